@@ -1,0 +1,190 @@
+import os from 'node:os';
+import path from 'node:path';
+import { existsSync } from 'node:fs';
+import dotenv from 'dotenv';
+import { z } from 'zod';
+
+/** The model used for chat, the LLM plan parser and hooks unless AQ_CHAT_MODEL says otherwise. */
+export const DEFAULT_CHAT_MODEL = 'claude-sonnet-4-6';
+
+export interface SlackConfig {
+  botToken?: string;
+  appToken?: string;
+  signingSecret?: string;
+  port: number;
+  /** Web API base URL ending in `/api/`; tests point it at a loopback fake. */
+  apiUrl?: string;
+}
+
+export interface AnthropicConfig {
+  apiKey?: string;
+  baseUrl?: string;
+  model: string;
+}
+
+export interface AppConfig {
+  /** Data folder (`AQ_HOME`). */
+  home: string;
+  /** `config.workspace_dir` of the spec: project workspaces live below it. */
+  workspaceDir: string;
+  databaseUrl: string;
+  /** Absolute path of the SQLite file (the only database supported today). */
+  databasePath: string;
+  slack: SlackConfig;
+  anthropic: AnthropicConfig;
+  chat: { perProjectChannels: { autoCreate: boolean } };
+  autoTask: {
+    enabled: boolean;
+    useLlmParser: boolean;
+    maxStepsPerPlan: number;
+    maxPlanDepth: number;
+    planFilePatterns?: string[];
+  };
+  /** Slack user ids allowed to run admin commands; empty means everyone. */
+  admins: string[];
+  /** Root of this app's own checkout, used by update_and_restart. */
+  appRoot: string;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const booleanText = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((v) => ['', '1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'].includes(v), {
+    message: 'must be true or false',
+  })
+  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+
+const portText = z
+  .string()
+  .trim()
+  .regex(/^\d+$/, { message: 'must be a whole number between 1 and 65535' })
+  .transform(Number)
+  .refine((n) => n >= 1 && n <= 65535, { message: 'must be a whole number between 1 and 65535' });
+
+const urlText = z
+  .string()
+  .trim()
+  .refine((v) => /^https?:\/\/[^\s]+$/i.test(v), { message: 'must be an http:// or https:// URL' });
+
+/** Where `.env` is looked for: the current directory, then the app's own checkout. */
+export function loadDotEnv(cwd = process.cwd()): string | null {
+  for (const dir of [cwd, appRootDir()]) {
+    const file = path.join(dir, '.env');
+    if (existsSync(file)) {
+      dotenv.config({ path: file, quiet: true });
+      return file;
+    }
+  }
+  return null;
+}
+
+export function appRootDir(): string {
+  // src/config.ts and dist/src/config.js both sit one or two folders below the root.
+  let dir = __dirname;
+  for (let i = 0; i < 4; i++) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    dir = path.dirname(dir);
+  }
+  return process.cwd();
+}
+
+function expandHome(p: string): string {
+  if (p === '~') return os.homedir();
+  if (p.startsWith('~/')) return path.join(os.homedir(), p.slice(2));
+  return p;
+}
+
+function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name];
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+function parseVar<T>(env: NodeJS.ProcessEnv, name: string, schema: z.ZodType<T>, fallback: T): T {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const why = parsed.error.issues[0]?.message ?? 'is not valid';
+    throw new ConfigError(`${name} ${why} (got ${JSON.stringify(raw)}).`);
+  }
+  return parsed.data;
+}
+
+function sqlitePathFromUrl(url: string, home: string): string {
+  if (/^postgres(ql)?:\/\//i.test(url)) {
+    throw new ConfigError(
+      'DATABASE_URL points at PostgreSQL, which is not supported yet. Unset DATABASE_URL to use the embedded SQLite database.',
+    );
+  }
+  const match = /^sqlite:(?:\/\/)?(.+)$/i.exec(url);
+  if (!match) {
+    throw new ConfigError(
+      `DATABASE_URL must look like sqlite:/path/to/file.db (got ${JSON.stringify(url)}).`,
+    );
+  }
+  const file = expandHome(match[1]);
+  return path.isAbsolute(file) ? file : path.resolve(home, file);
+}
+
+/** Builds the application config from environment variables, with the documented defaults. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const home = path.resolve(expandHome(read(env, 'AQ_HOME') ?? path.join(os.homedir(), '.agent-queue')));
+  const workspaceDir = path.resolve(
+    home,
+    expandHome(read(env, 'AQ_WORKSPACE_DIR') ?? path.join(home, 'workspaces')),
+  );
+  const databaseUrl = read(env, 'DATABASE_URL') ?? `sqlite:${path.join(home, 'agent-queue.db')}`;
+  const databasePath = sqlitePathFromUrl(databaseUrl, home);
+
+  const apiUrl = parseVar<string | undefined>(env, 'SLACK_API_URL', urlText, undefined);
+  const baseUrl = parseVar<string | undefined>(env, 'ANTHROPIC_BASE_URL', urlText, undefined);
+
+  const admins = (read(env, 'AQ_ADMINS') ?? '')
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const badAdmin = admins.find((id) => !/^[UW][A-Z0-9]+$/.test(id));
+  if (badAdmin) {
+    throw new ConfigError(
+      `AQ_ADMINS must list Slack user ids such as U012ABCDEF, separated by commas (got ${JSON.stringify(badAdmin)}).`,
+    );
+  }
+
+  return {
+    home,
+    workspaceDir,
+    databaseUrl,
+    databasePath,
+    slack: {
+      botToken: read(env, 'SLACK_BOT_TOKEN'),
+      appToken: read(env, 'SLACK_APP_TOKEN'),
+      signingSecret: read(env, 'SLACK_SIGNING_SECRET'),
+      port: parseVar(env, 'PORT', portText, 3000),
+      apiUrl: apiUrl === undefined ? undefined : apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`,
+    },
+    anthropic: {
+      apiKey: read(env, 'ANTHROPIC_API_KEY'),
+      baseUrl,
+      model: read(env, 'AQ_CHAT_MODEL') ?? DEFAULT_CHAT_MODEL,
+    },
+    chat: { perProjectChannels: { autoCreate: parseVar(env, 'AQ_AUTO_CREATE_CHANNELS', booleanText, false) } },
+    autoTask: {
+      enabled: parseVar(env, 'AQ_AUTO_TASK', booleanText, true),
+      useLlmParser: parseVar(env, 'AQ_USE_LLM_PARSER', booleanText, false),
+      maxStepsPerPlan: 20,
+      maxPlanDepth: 1,
+    },
+    admins,
+    appRoot: appRootDir(),
+  };
+}

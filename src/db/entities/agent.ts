@@ -1,0 +1,35 @@
+import { Entity, Index, Opt, PrimaryKey, Property } from '@mikro-orm/core';
+
+export const AGENT_STATES = ['IDLE', 'BUSY', 'PAUSED'] as const;
+export type AgentState = (typeof AGENT_STATES)[number];
+
+@Entity({ tableName: 'agents' })
+export class Agent {
+  @PrimaryKey({ type: 'string' })
+  id!: string;
+
+  @Property({ type: 'string' })
+  name!: string;
+
+  @Property({ type: 'string', default: 'claude' })
+  type: string & Opt = 'claude';
+
+  @Index()
+  @Property({ type: 'string', default: 'IDLE' })
+  state: AgentState & Opt = 'IDLE';
+
+  @Property({ type: 'string', nullable: true })
+  currentTask?: string | null;
+
+  @Property({ type: 'string', nullable: true })
+  checkoutPath?: string | null;
+
+  @Property({ type: 'string', nullable: true })
+  repoId?: string | null;
+
+  @Property({ type: 'datetime', nullable: true })
+  lastHeartbeat?: Date | null;
+
+  @Property({ type: 'datetime' })
+  createdAt: Date & Opt = new Date();
+}

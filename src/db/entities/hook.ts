@@ -1,0 +1,45 @@
+import { Entity, ManyToOne, Opt, PrimaryKey, Property } from '@mikro-orm/core';
+import { Project } from './project';
+
+export type HookTrigger = Record<string, unknown>;
+export type HookContextStep = Record<string, unknown>;
+
+@Entity({ tableName: 'hooks' })
+export class Hook {
+  @PrimaryKey({ type: 'string' })
+  id!: string;
+
+  @ManyToOne(() => Project, { deleteRule: 'cascade', fieldName: 'project_id' })
+  project!: Project;
+
+  @Property({ type: 'string' })
+  name!: string;
+
+  @Property({ type: 'boolean', default: true })
+  enabled: boolean & Opt = true;
+
+  @Property({ type: 'json' })
+  trigger!: HookTrigger;
+
+  @Property({ type: 'json' })
+  contextSteps: HookContextStep[] & Opt = [];
+
+  @Property({ type: 'text' })
+  promptTemplate!: string;
+
+  @Property({ type: 'integer', default: 3600 })
+  cooldownSeconds: number & Opt = 3600;
+
+  @Property({ type: 'json', nullable: true })
+  llmConfig?: Record<string, unknown> | null;
+
+  /** When the hook was last launched (cooldown counts from launch). */
+  @Property({ type: 'datetime', nullable: true })
+  lastRunAt?: Date | null;
+
+  @Property({ type: 'datetime' })
+  createdAt: Date & Opt = new Date();
+
+  @Property({ type: 'datetime', onUpdate: () => new Date() })
+  updatedAt: Date & Opt = new Date();
+}

@@ -1,0 +1,34 @@
+import path from 'node:path';
+import { openOrm } from '../../../src/db/orm';
+import { makeTempDir } from '../../support/tmp';
+
+describe('openOrm', () => {
+  it('creates the schema by migration, in WAL mode with foreign keys on, and is idempotent', async () => {
+    const tmp = await makeTempDir();
+    const file = path.join(tmp.dir, 'nested', 'aq.db');
+    try {
+      const orm = await openOrm(file);
+      try {
+        const conn = orm.em.getConnection();
+        expect((await conn.execute('PRAGMA journal_mode'))[0].journal_mode).toBe('wal');
+        expect((await conn.execute('PRAGMA foreign_keys'))[0].foreign_keys).toBe(1);
+        const tables = (await conn.execute("select name from sqlite_master where type='table'")).map(
+          (r: { name: string }) => r.name,
+        );
+        expect(tables).toEqual(expect.arrayContaining(['projects', 'tasks', 'task_dependencies', 'mikro_orm_migrations']));
+      } finally {
+        await orm.close(true);
+      }
+      const again = await openOrm(file);
+      try {
+        expect(await again.getMigrator().getPendingMigrations()).toEqual([]);
+        const applied = await again.getMigrator().getExecutedMigrations();
+        expect(applied).toHaveLength(1);
+      } finally {
+        await again.close(true);
+      }
+    } finally {
+      await tmp.cleanup();
+    }
+  });
+});
