@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import type { AppConfig } from '../config';
+import type { Database } from '../db/database';
+import type { EventLog } from '../orchestrator/events';
+import type { OrchestratorPort, ProcessController } from '../orchestrator/port';
+
+export type CommandResult = Record<string, unknown>;
+
+export const COMMAND_GROUPS = [
+  'status',
+  'projects',
+  'channels',
+  'tasks',
+  'agents',
+  'repos',
+  'git',
+  'workspaces',
+  'hooks',
+  'notes',
+  'files',
+  'system',
+] as const;
+export type CommandGroup = (typeof COMMAND_GROUPS)[number];
+
+/**
+ * How the chat model may use a command: `allowed` runs it directly, `confirm` needs a person to
+ * press a button first, `excluded` is never offered to the model.
+ */
+export type ModelAccess = 'allowed' | 'confirm' | 'excluded';
+
+/** Who asked for a command. Slack users are checked against AQ_ADMINS for admin commands. */
+export interface Actor {
+  source: 'slack' | 'cli' | 'chat' | 'hook' | 'system' | 'test';
+  userId?: string;
+  channelId?: string;
+}
+
+/** Conversation state the spec keeps on the handler. */
+export interface CommandSession {
+  activeProjectId: string | null;
+  /** Registered by an outer layer (Slack) and called after a project is deleted. */
+  onProjectDeleted?: (projectId: string) => void | Promise<void>;
+}
+
+export interface CommandContext {
+  db: Database;
+  config: AppConfig;
+  orchestrator: OrchestratorPort;
+  events: EventLog;
+  session: CommandSession;
+  actor: Actor;
+  process: ProcessController;
+  /** Runs another command through the same handler (same session and actor). */
+  execute(name: string, args: Record<string, unknown>): Promise<CommandResult>;
+}
+
+export interface CommandDefinition<S extends z.ZodObject = z.ZodObject> {
+  name: string;
+  group: CommandGroup;
+  description: string;
+  input: S;
+  /** Admin commands are refused for Slack users not listed in AQ_ADMINS. */
+  admin?: boolean;
+  modelAccess?: ModelAccess;
+  /** Marks commands that only read; the chat agent may run several of them at once. */
+  readOnly?: boolean;
+  run(args: z.output<S>, ctx: CommandContext): Promise<CommandResult>;
+}
+
+/** A command's contract, defined once; execute, the model's tools, help, Slack and the CLI derive from it. */
+export function defineCommand<S extends z.ZodObject>(definition: CommandDefinition<S>): CommandDefinition<S> {
+  if (!/^_?[a-z][a-z0-9_]*$/.test(definition.name)) {
+    throw new Error(`Command name ${JSON.stringify(definition.name)} must be snake_case.`);
+  }
+  return definition;
+}
+
+/** An expected failure whose message is for people: returned as `{"error": message}`. */
+export class CommandError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CommandError';
+  }
+}
+
+/** Any command, whatever its input schema (for registries and lists). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyCommand = CommandDefinition<any>;

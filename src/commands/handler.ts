@@ -1,0 +1,104 @@
+import type { AppConfig } from '../config';
+import type { Database } from '../db/database';
+import type { EventLog } from '../orchestrator/events';
+import type { OrchestratorPort, ProcessController } from '../orchestrator/port';
+import {
+  CommandError,
+  type Actor,
+  type AnyCommand,
+  type CommandContext,
+  type CommandResult,
+  type CommandSession,
+} from './catalog';
+import { describeInputError } from './validation-errors';
+
+export interface CommandHandlerDeps {
+  db: Database;
+  config: AppConfig;
+  orchestrator: OrchestratorPort;
+  events: EventLog;
+  process: ProcessController;
+  commands: readonly AnyCommand[];
+  log?: (message: string) => void;
+}
+
+/**
+ * The single execution layer: every slash command, button, chat tool call, hook and CLI call
+ * goes through `execute(name, args)` and gets a plain result or `{error}` back.
+ */
+export class CommandHandler implements CommandSession {
+  activeProjectId: string | null = null;
+  onProjectDeleted?: (projectId: string) => void | Promise<void>;
+
+  private readonly byName: Map<string, AnyCommand>;
+
+  constructor(private readonly deps: CommandHandlerDeps) {
+    this.byName = new Map(deps.commands.map((c) => [c.name, c]));
+    if (this.byName.size !== deps.commands.length) {
+      throw new Error('Two commands share a name.');
+    }
+  }
+
+  get db(): Database {
+    return this.deps.db;
+  }
+
+  get commands(): readonly AnyCommand[] {
+    return this.deps.commands;
+  }
+
+  command(name: string): AnyCommand | undefined {
+    return this.byName.get(name);
+  }
+
+  async execute(name: string, args: Record<string, unknown> = {}, actor: Actor = { source: 'system' }): Promise<CommandResult> {
+    const command = this.byName.get(name);
+    if (!command) return { error: `Unknown command: ${name}` };
+
+    if (command.admin && !this.isAdmin(actor)) {
+      return {
+        error: `Only workspace admins can run ${name}. Ask an admin, or have one add your Slack user id to AQ_ADMINS.`,
+      };
+    }
+
+    const input = args && typeof args === 'object' && !Array.isArray(args) ? args : {};
+    const parsed = command.input.safeParse(input);
+    if (!parsed.success) return { error: describeInputError(parsed.error, input) };
+
+    try {
+      return await command.run(parsed.data, this.context(actor));
+    } catch (err) {
+      if (!(err instanceof CommandError)) {
+        this.deps.log?.(`Command ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      }
+      return { error: errorText(err) };
+    }
+  }
+
+  /** Slack users must be listed in AQ_ADMINS (when it is set); local callers are trusted. */
+  isAdmin(actor: Actor): boolean {
+    if (actor.source !== 'slack' && actor.source !== 'chat') return true;
+    const admins = this.deps.config.admins;
+    if (admins.length === 0) return true;
+    return actor.userId !== undefined && admins.includes(actor.userId);
+  }
+
+  private context(actor: Actor): CommandContext {
+    return {
+      db: this.deps.db,
+      config: this.deps.config,
+      orchestrator: this.deps.orchestrator,
+      events: this.deps.events,
+      process: this.deps.process,
+      session: this,
+      actor,
+      execute: (name, args) => this.execute(name, args, actor),
+    };
+  }
+}
+
+/** The exception's own sentence (Python's str(e)), never a stack. */
+export function errorText(err: unknown): string {
+  if (err instanceof Error) return err.message || err.name;
+  return String(err);
+}

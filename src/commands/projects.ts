@@ -1,0 +1,185 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { assertSafePathSegment, nameToId } from '../db/ids';
+import type { ProjectRecord } from '../db/repositories/projects';
+import { CommandError, defineCommand, type CommandContext } from './catalog';
+import { boolean, decimal, integer, optional, requiredText } from './schema';
+
+/** The project or a CommandError naming the id. */
+export async function requireProject(ctx: CommandContext, projectId: string): Promise<ProjectRecord> {
+  const project = await ctx.db.projects.get(projectId);
+  if (!project) throw new CommandError(`Project '${projectId}' not found.`);
+  return project;
+}
+
+/** The given project id, else the active project, else a CommandError. */
+export function projectIdOrActive(ctx: CommandContext, projectId: string | undefined): string {
+  const id = projectId ?? ctx.session.activeProjectId;
+  if (!id) {
+    throw new CommandError('No project given and no active project set. Pass project_id, or run set_active_project first.');
+  }
+  return id;
+}
+
+export function projectView(p: ProjectRecord): Record<string, unknown> {
+  return {
+    id: p.id,
+    name: p.name,
+    status: p.status,
+    credit_weight: p.creditWeight,
+    max_concurrent_agents: p.maxConcurrentAgents,
+    workspace: p.workspace,
+    ...(p.chatChannelId ? { chat_channel_id: p.chatChannelId } : {}),
+  };
+}
+
+const projectId = requiredText('Project id');
+
+export const listProjects = defineCommand({
+  name: 'list_projects',
+  group: 'projects',
+  description: 'List every project with its status, scheduling weight and linked channel.',
+  input: z.object({}),
+  readOnly: true,
+  async run(_args, ctx) {
+    const projects = await ctx.db.projects.list();
+    return { projects: projects.map(projectView) };
+  },
+});
+
+export const createProject = defineCommand({
+  name: 'create_project',
+  group: 'projects',
+  description: 'Create a project with its own workspace directory. The id is the name lowercased with spaces as hyphens.',
+  input: z.object({
+    name: requiredText('Project name'),
+    credit_weight: optional(decimal('Share of agent time relative to other projects', { min: 0 })),
+    max_concurrent_agents: optional(integer('Most agents working on this project at once', { min: 1, max: 100 })),
+    auto_create_channels: optional(boolean('Create and link a Slack channel for the project')),
+  }),
+  async run(args, ctx) {
+    const id = nameToId(args.name);
+    try {
+      assertSafePathSegment(id, 'Project id');
+    } catch (err) {
+      throw new CommandError((err as Error).message);
+    }
+    if (await ctx.db.projects.get(id)) {
+      throw new CommandError(`Project '${id}' already exists. Pick another name, or use edit_project.`);
+    }
+    const workspace = path.join(ctx.config.workspaceDir, id);
+    await mkdir(workspace, { recursive: true });
+    const autoCreateChannels = args.auto_create_channels ?? ctx.config.chat.perProjectChannels.autoCreate;
+    const project = await ctx.db.projects.create({
+      id,
+      name: args.name,
+      workspace,
+      creditWeight: args.credit_weight ?? 1.0,
+      maxConcurrentAgents: args.max_concurrent_agents ?? 2,
+    });
+    await ctx.events.emit('project_created', {
+      projectId: id,
+      payload: { name: project.name, auto_create_channels: autoCreateChannels },
+    });
+    return { created: id, name: project.name, workspace, auto_create_channels: autoCreateChannels };
+  },
+});
+
+export const pauseProject = defineCommand({
+  name: 'pause_project',
+  group: 'projects',
+  description: 'Pause a project so no new tasks are scheduled for it.',
+  input: z.object({ project_id: projectId }),
+  async run({ project_id }, ctx) {
+    const project = await ctx.db.projects.update(project_id, { status: 'PAUSED' });
+    if (!project) throw new CommandError(`Project '${project_id}' not found.`);
+    await ctx.events.emit('project_paused', { projectId: project_id });
+    return { paused: project_id, name: project.name };
+  },
+});
+
+export const resumeProject = defineCommand({
+  name: 'resume_project',
+  group: 'projects',
+  description: 'Resume a paused project so its tasks are scheduled again.',
+  input: z.object({ project_id: projectId }),
+  async run({ project_id }, ctx) {
+    const project = await ctx.db.projects.update(project_id, { status: 'ACTIVE' });
+    if (!project) throw new CommandError(`Project '${project_id}' not found.`);
+    await ctx.events.emit('project_resumed', { projectId: project_id });
+    return { resumed: project_id, name: project.name };
+  },
+});
+
+export const editProject = defineCommand({
+  name: 'edit_project',
+  group: 'projects',
+  description: "Change a project's name, credit weight or agent limit.",
+  input: z.object({
+    project_id: projectId,
+    name: optional(requiredText('New display name')),
+    credit_weight: optional(decimal('Share of agent time relative to other projects', { min: 0 })),
+    max_concurrent_agents: optional(integer('Most agents working on this project at once', { min: 1, max: 100 })),
+  }),
+  async run(args, ctx) {
+    const changes: Record<string, unknown> = {};
+    const fields: string[] = [];
+    if (args.name !== undefined) {
+      changes.name = args.name;
+      fields.push('name');
+    }
+    if (args.credit_weight !== undefined) {
+      changes.creditWeight = args.credit_weight;
+      fields.push('credit_weight');
+    }
+    if (args.max_concurrent_agents !== undefined) {
+      changes.maxConcurrentAgents = args.max_concurrent_agents;
+      fields.push('max_concurrent_agents');
+    }
+    if (fields.length === 0) {
+      throw new CommandError('Nothing to update: give at least one of name, credit_weight, max_concurrent_agents.');
+    }
+    const project = await ctx.db.projects.update(args.project_id, changes);
+    if (!project) throw new CommandError(`Project '${args.project_id}' not found.`);
+    await ctx.events.emit('project_updated', { projectId: args.project_id, payload: { fields } });
+    return { updated: args.project_id, fields };
+  },
+});
+
+export const deleteProject = defineCommand({
+  name: 'delete_project',
+  group: 'projects',
+  description: 'Delete a project and everything that belongs to it (tasks, repos, hooks). Refused while tasks are running.',
+  input: z.object({
+    project_id: projectId,
+    archive_channels: optional(boolean('Also archive the linked Slack channel')),
+  }),
+  admin: true,
+  modelAccess: 'confirm',
+  async run({ project_id, archive_channels }, ctx) {
+    const project = await requireProject(ctx, project_id);
+    const running = await ctx.db.tasks.countInStatus('IN_PROGRESS', project_id);
+    if (running > 0) {
+      throw new CommandError(
+        `Project '${project_id}' has ${running} task(s) IN_PROGRESS. Stop them first (stop_task), then delete the project.`,
+      );
+    }
+    const channelId = project.chatChannelId;
+    await ctx.db.projects.delete(project_id);
+    if (ctx.session.activeProjectId === project_id) ctx.session.activeProjectId = null;
+    await ctx.events.emit('project_deleted', {
+      projectId: project_id,
+      payload: { name: project.name, channel_id: channelId, archive_channels: archive_channels === true },
+    });
+    if (ctx.session.onProjectDeleted) await ctx.session.onProjectDeleted(project_id);
+    return {
+      deleted: project_id,
+      name: project.name,
+      ...(channelId ? { channel_ids: { channel: channelId } } : {}),
+      ...(archive_channels === true ? { archive_channels: true } : {}),
+    };
+  },
+});
+
+export const projectCommands = [listProjects, createProject, pauseProject, resumeProject, editProject, deleteProject];

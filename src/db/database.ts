@@ -1,0 +1,45 @@
+import type { MikroORM, SqlEntityManager } from '@mikro-orm/sqlite';
+import { openOrm } from './orm';
+import { ProjectRepository } from './repositories/projects';
+import { TaskRepository } from './repositories/tasks';
+import { EventRepository } from './repositories/events';
+import { SystemStateRepository } from './repositories/system-state';
+
+/**
+ * The one door to storage. Every method forks a fresh EntityManager, so nothing read here is
+ * served from a cache another process (the daemon, `aq`) may have made stale.
+ */
+export class Database {
+  readonly projects: ProjectRepository;
+  readonly tasks: TaskRepository;
+  readonly events: EventRepository;
+  readonly state: SystemStateRepository;
+
+  private constructor(readonly orm: MikroORM) {
+    const fork = () => this.em();
+    this.projects = new ProjectRepository(fork);
+    this.tasks = new TaskRepository(fork);
+    this.events = new EventRepository(fork);
+    this.state = new SystemStateRepository(fork);
+  }
+
+  static async open(databasePath: string): Promise<Database> {
+    return new Database(await openOrm(databasePath));
+  }
+
+  /** A fresh unit of work. Use it for one command or one query, then let it go. */
+  em(): SqlEntityManager {
+    return this.orm.em.fork() as SqlEntityManager;
+  }
+
+  /** Runs `work` in one transaction on a fresh EntityManager. */
+  transaction<T>(work: (em: SqlEntityManager) => Promise<T>): Promise<T> {
+    return this.em().transactional((em) => work(em as SqlEntityManager));
+  }
+
+  async close(): Promise<void> {
+    await this.orm.close(true);
+  }
+}
+
+export type EmFactory = () => SqlEntityManager;

@@ -1,0 +1,54 @@
+import { Event } from '../entities';
+import type { EmFactory } from '../database';
+
+export interface EventRecord {
+  id: number;
+  type: string;
+  projectId: string | null;
+  taskId: string | null;
+  agentId: string | null;
+  payload: Record<string, unknown>;
+  origin: string | null;
+  createdAt: Date;
+}
+
+function toEventRecord(e: Event): EventRecord {
+  return {
+    id: e.id,
+    type: e.type,
+    projectId: e.projectId ?? null,
+    taskId: e.taskId ?? null,
+    agentId: e.agentId ?? null,
+    payload: e.payload ?? {},
+    origin: e.origin ?? null,
+    createdAt: e.createdAt,
+  };
+}
+
+export class EventRepository {
+  constructor(private readonly em: EmFactory) {}
+
+  async append(data: Omit<EventRecord, 'id' | 'createdAt'>): Promise<EventRecord> {
+    const em = this.em();
+    const event = em.create(Event, { ...data, createdAt: new Date() });
+    await em.flush();
+    return toEventRecord(event);
+  }
+
+  /** The newest `limit` events, newest first. */
+  async recent(limit: number, projectId?: string): Promise<EventRecord[]> {
+    const rows = await this.em().find(Event, projectId ? { projectId } : {}, { orderBy: { id: 'desc' }, limit });
+    return rows.map(toEventRecord);
+  }
+
+  /** Events after `afterId`, oldest first: how the daemon picks up events other processes wrote. */
+  async since(afterId: number, limit = 200): Promise<EventRecord[]> {
+    const rows = await this.em().find(Event, { id: { $gt: afterId } }, { orderBy: { id: 'asc' }, limit });
+    return rows.map(toEventRecord);
+  }
+
+  async latestId(): Promise<number> {
+    const rows: Array<{ id: number | null }> = await this.em().getConnection().execute('select max(id) as id from events');
+    return Number(rows[0]?.id ?? 0);
+  }
+}

@@ -1,0 +1,95 @@
+import { Project, type ProjectStatus } from '../entities';
+import type { EmFactory } from '../database';
+
+export interface ProjectRecord {
+  id: string;
+  name: string;
+  status: ProjectStatus;
+  creditWeight: number;
+  maxConcurrentAgents: number;
+  workspace: string;
+  chatChannelId: string | null;
+  budgetLimit: number | null;
+  createdAt: Date;
+}
+
+export function toProjectRecord(p: Project): ProjectRecord {
+  return {
+    id: p.id,
+    name: p.name,
+    status: p.status,
+    creditWeight: p.creditWeight,
+    maxConcurrentAgents: p.maxConcurrentAgents,
+    workspace: p.workspace,
+    chatChannelId: p.chatChannelId ?? null,
+    budgetLimit: p.budgetLimit ?? null,
+    createdAt: p.createdAt,
+  };
+}
+
+export type ProjectUpdate = Partial<
+  Pick<ProjectRecord, 'name' | 'status' | 'creditWeight' | 'maxConcurrentAgents' | 'chatChannelId' | 'budgetLimit'>
+>;
+
+export class ProjectRepository {
+  constructor(private readonly em: EmFactory) {}
+
+  async get(id: string): Promise<ProjectRecord | null> {
+    const p = await this.em().findOne(Project, { id });
+    return p ? toProjectRecord(p) : null;
+  }
+
+  async list(): Promise<ProjectRecord[]> {
+    const rows = await this.em().find(Project, {}, { orderBy: { createdAt: 'asc', id: 'asc' } });
+    return rows.map(toProjectRecord);
+  }
+
+  async count(): Promise<number> {
+    return this.em().count(Project, {});
+  }
+
+  async create(data: Pick<ProjectRecord, 'id' | 'name' | 'workspace'> & ProjectUpdate): Promise<ProjectRecord> {
+    const em = this.em();
+    const project = em.create(Project, {
+      id: data.id,
+      name: data.name,
+      workspace: data.workspace,
+      ...(data.creditWeight !== undefined && { creditWeight: data.creditWeight }),
+      ...(data.maxConcurrentAgents !== undefined && { maxConcurrentAgents: data.maxConcurrentAgents }),
+      ...(data.chatChannelId !== undefined && { chatChannelId: data.chatChannelId }),
+      ...(data.budgetLimit !== undefined && { budgetLimit: data.budgetLimit }),
+    });
+    await em.flush();
+    return toProjectRecord(project);
+  }
+
+  /** Applies the update; returns null when the project does not exist. */
+  async update(id: string, changes: ProjectUpdate): Promise<ProjectRecord | null> {
+    const em = this.em();
+    const project = await em.findOne(Project, { id });
+    if (!project) return null;
+    em.assign(project, changes);
+    await em.flush();
+    return toProjectRecord(project);
+  }
+
+  async findByChannel(channelId: string): Promise<ProjectRecord | null> {
+    const p = await this.em().findOne(Project, { chatChannelId: channelId }, { orderBy: { createdAt: 'asc' } });
+    return p ? toProjectRecord(p) : null;
+  }
+
+  /** Deletes the project; foreign keys cascade to its tasks, repos, workspaces and hooks. */
+  async delete(id: string): Promise<boolean> {
+    return this.em().transactional(async (em) => {
+      const conn = em.getConnection();
+      // Rows that reference the project without a foreign key are removed explicitly.
+      await conn.execute('delete from token_usage where project_id = ?', [id]);
+      await conn.execute(
+        "update agents set current_task = null, state = case when state = 'BUSY' then 'IDLE' else state end where current_task in (select id from tasks where project_id = ?)",
+        [id],
+      );
+      const deleted = await em.nativeDelete(Project, { id });
+      return deleted > 0;
+    });
+  }
+}

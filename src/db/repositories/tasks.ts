@@ -1,0 +1,253 @@
+import type { FilterQuery } from '@mikro-orm/core';
+import { Task, TaskDependency, type TaskStatus } from '../entities';
+import type { EmFactory } from '../database';
+import { generateTaskId } from '../ids';
+
+export interface TaskRecord {
+  id: string;
+  projectId: string;
+  title: string;
+  description: string;
+  status: TaskStatus;
+  priority: number;
+  assignedAgent: string | null;
+  retryCount: number;
+  maxRetries: number;
+  requiresApproval: boolean;
+  prUrl: string | null;
+  repoId: string | null;
+  branchName: string | null;
+  parentTaskId: string | null;
+  isPlanSubtask: boolean;
+  planDepth: number;
+  planSource: string | null;
+  autoTasks: boolean;
+  preferredWorkspaceId: string | null;
+  workspaceId: string | null;
+  resumeAfter: Date | null;
+  pauseReason: string | null;
+  skipped: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+  startedAt: Date | null;
+  completedAt: Date | null;
+}
+
+/** The fields a caller may set when creating a task. */
+export interface NewTask {
+  projectId: string;
+  title: string;
+  description: string;
+  status?: TaskStatus;
+  priority?: number;
+  requiresApproval?: boolean;
+  repoId?: string | null;
+  branchName?: string | null;
+  parentTaskId?: string | null;
+  isPlanSubtask?: boolean;
+  planDepth?: number;
+  planSource?: string | null;
+  autoTasks?: boolean;
+  preferredWorkspaceId?: string | null;
+  maxRetries?: number;
+}
+
+export type TaskUpdate = Partial<
+  Omit<TaskRecord, 'id' | 'projectId' | 'createdAt' | 'updatedAt'>
+>;
+
+export function toTaskRecord(t: Task): TaskRecord {
+  return {
+    id: t.id,
+    projectId: t.project.id,
+    title: t.title,
+    description: t.description,
+    status: t.status,
+    priority: t.priority,
+    assignedAgent: t.assignedAgent ?? null,
+    retryCount: t.retryCount,
+    maxRetries: t.maxRetries,
+    requiresApproval: t.requiresApproval,
+    prUrl: t.prUrl ?? null,
+    repoId: t.repoId ?? null,
+    branchName: t.branchName ?? null,
+    parentTaskId: t.parentTaskId ?? null,
+    isPlanSubtask: t.isPlanSubtask,
+    planDepth: t.planDepth,
+    planSource: t.planSource ?? null,
+    autoTasks: t.autoTasks,
+    preferredWorkspaceId: t.preferredWorkspaceId ?? null,
+    workspaceId: t.workspaceId ?? null,
+    resumeAfter: t.resumeAfter ?? null,
+    pauseReason: t.pauseReason ?? null,
+    skipped: t.skipped,
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
+    startedAt: t.startedAt ?? null,
+    completedAt: t.completedAt ?? null,
+  };
+}
+
+export interface TaskListFilter {
+  projectId?: string;
+  status?: TaskStatus;
+  statuses?: TaskStatus[];
+}
+
+export interface TaskSummaryRow {
+  id: string;
+  projectId: string;
+  title: string;
+  status: TaskStatus;
+  priority: number;
+  assignedAgent: string | null;
+}
+
+function whereOf(filter: TaskListFilter): FilterQuery<Task> {
+  const where: Record<string, unknown> = {};
+  if (filter.projectId) where.project = filter.projectId;
+  if (filter.status) where.status = filter.status;
+  else if (filter.statuses) where.status = { $in: filter.statuses };
+  return where as FilterQuery<Task>;
+}
+
+export class TaskRepository {
+  constructor(private readonly em: EmFactory) {}
+
+  async get(id: string): Promise<TaskRecord | null> {
+    const t = await this.em().findOne(Task, { id });
+    return t ? toTaskRecord(t) : null;
+  }
+
+  async exists(id: string): Promise<boolean> {
+    return (await this.em().count(Task, { id })) > 0;
+  }
+
+  /** Creates the task with a fresh human-readable id and, optionally, its upstream dependencies. */
+  async create(data: NewTask, dependsOn: string[] = []): Promise<TaskRecord> {
+    const id = await generateTaskId((candidate) => this.exists(candidate));
+    return this.em().transactional(async (em) => {
+      const task = em.create(Task, {
+        id,
+        project: data.projectId,
+        title: data.title,
+        description: data.description,
+        status: data.status ?? 'READY',
+        priority: data.priority ?? 100,
+        requiresApproval: data.requiresApproval ?? false,
+        repoId: data.repoId ?? null,
+        branchName: data.branchName ?? null,
+        parentTaskId: data.parentTaskId ?? null,
+        isPlanSubtask: data.isPlanSubtask ?? false,
+        planDepth: data.planDepth ?? 0,
+        planSource: data.planSource ?? null,
+        autoTasks: data.autoTasks ?? true,
+        preferredWorkspaceId: data.preferredWorkspaceId ?? null,
+        ...(data.maxRetries !== undefined && { maxRetries: data.maxRetries }),
+      });
+      for (const upstream of dependsOn) {
+        em.create(TaskDependency, { task: id, dependsOn: upstream });
+      }
+      await em.flush();
+      return toTaskRecord(task);
+    });
+  }
+
+  /** Applies the update; returns the task as it was before, or null when it does not exist. */
+  async update(id: string, changes: TaskUpdate): Promise<{ before: TaskRecord; after: TaskRecord } | null> {
+    const em = this.em();
+    const task = await em.findOne(Task, { id });
+    if (!task) return null;
+    const before = toTaskRecord(task);
+    em.assign(task, changes);
+    await em.flush();
+    return { before, after: toTaskRecord(task) };
+  }
+
+  /**
+   * Moves a task to `to` only if it is currently in one of `from` (compare-and-set), so two
+   * processes cannot both make the same move. Returns whether the row changed.
+   */
+  async transition(id: string, from: TaskStatus[], to: TaskStatus, changes: TaskUpdate = {}): Promise<boolean> {
+    const updated = await this.em().nativeUpdate(
+      Task,
+      { id, status: { $in: from } },
+      { ...changes, status: to, updatedAt: new Date() },
+    );
+    return updated > 0;
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return (await this.em().nativeDelete(Task, { id })) > 0;
+  }
+
+  /** One page of tasks in queue order (priority, then age) and the count of all matches. */
+  async list(filter: TaskListFilter, limit: number): Promise<{ tasks: TaskSummaryRow[]; total: number }> {
+    const conditions: string[] = [];
+    const params: unknown[] = [];
+    if (filter.projectId) {
+      conditions.push('project_id = ?');
+      params.push(filter.projectId);
+    }
+    const statuses = filter.status ? [filter.status] : filter.statuses;
+    if (statuses && statuses.length > 0) {
+      conditions.push(`status in (${statuses.map(() => '?').join(', ')})`);
+      params.push(...statuses);
+    }
+    const where = conditions.length ? `where ${conditions.join(' and ')}` : '';
+    const conn = this.em().getConnection();
+    const [rows, counts] = await Promise.all([
+      conn.execute<Array<{ id: string; project_id: string; title: string; status: TaskStatus; priority: number; assigned_agent: string | null }>>(
+        `select id, project_id, title, status, priority, assigned_agent from tasks ${where} order by priority, created_at, id limit ?`,
+        [...params, limit],
+      ),
+      conn.execute<Array<{ n: number }>>(`select count(*) as n from tasks ${where}`, params),
+    ]);
+    return {
+      tasks: rows.map((r) => ({
+        id: r.id,
+        projectId: r.project_id,
+        title: r.title,
+        status: r.status,
+        priority: Number(r.priority),
+        assignedAgent: r.assigned_agent ?? null,
+      })),
+      total: Number(counts[0]?.n ?? 0),
+    };
+  }
+
+  /** Task counts per status, aggregated in SQL. */
+  async countByStatus(projectId?: string): Promise<Record<string, number>> {
+    const conn = this.em().getConnection();
+    const rows: Array<{ status: string; n: number }> = projectId
+      ? await conn.execute('select status, count(*) as n from tasks where project_id = ? group by status', [projectId])
+      : await conn.execute('select status, count(*) as n from tasks group by status');
+    return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+  }
+
+  async countInStatus(status: TaskStatus, projectId?: string): Promise<number> {
+    return this.em().count(Task, whereOf({ status, projectId }));
+  }
+
+  // --- dependencies -------------------------------------------------------------------------
+
+  /** Tasks that `taskId` waits on, with their status. */
+  async upstream(taskId: string): Promise<Array<{ id: string; title: string; status: TaskStatus }>> {
+    return this.em()
+      .getConnection()
+      .execute(
+        'select t.id, t.title, t.status from task_dependencies d join tasks t on t.id = d.depends_on_id where d.task_id = ? order by t.priority, t.created_at',
+        [taskId],
+      );
+  }
+
+  /** Tasks that wait on `taskId`, with their status. */
+  async downstream(taskId: string): Promise<Array<{ id: string; title: string; status: TaskStatus }>> {
+    return this.em()
+      .getConnection()
+      .execute(
+        'select t.id, t.title, t.status from task_dependencies d join tasks t on t.id = d.task_id where d.depends_on_id = ? order by t.priority, t.created_at',
+        [taskId],
+      );
+  }
+}

@@ -1,0 +1,102 @@
+import type { Database } from '../db/database';
+import type { EventRecord } from '../db/repositories/events';
+
+/**
+ * Every event the system emits, one list. Hooks with `{type: "event", event_type}` match these
+ * names exactly; README documents them.
+ */
+export const EVENT_TYPES = [
+  'project_created',
+  'project_updated',
+  'project_paused',
+  'project_resumed',
+  'project_deleted',
+  'task_created',
+  'task_updated',
+  'task_status_forced',
+  'task_started',
+  'task_progress',
+  'task_completed',
+  'task_failed',
+  'task_retrying',
+  'task_blocked',
+  'task_paused',
+  'task_resumed',
+  'task_awaiting_approval',
+  'task_stopped',
+  'task_skipped',
+  'task_restarted',
+  'task_deleted',
+  'task_unblocked',
+  'chain_stuck',
+  'pr_created',
+  'merge_failed',
+  'plan_tasks_created',
+  'agent_created',
+  'hook_run_completed',
+  'hook_run_failed',
+  'hook_run_skipped',
+  'note_created',
+  'note_updated',
+  'note_deleted',
+  'orchestrator_paused',
+  'orchestrator_resumed',
+  'daemon_restart',
+  'budget_warning',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface EmitOptions {
+  projectId?: string | null;
+  taskId?: string | null;
+  agentId?: string | null;
+  payload?: Record<string, unknown>;
+}
+
+export type EventListener = (event: EventRecord) => void | Promise<void>;
+
+/** Identifies this process in the `origin` column, so the daemon can tell its own events apart. */
+export const PROCESS_ORIGIN = `${process.pid}:${Date.now().toString(36)}`;
+
+/**
+ * Stores events and fans them out to in-process listeners (Slack notifier, hook engine, App
+ * Home). A failing listener is logged and never breaks the emitter or the other listeners.
+ */
+export class EventLog {
+  private readonly listeners = new Set<EventListener>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly log: (message: string) => void = (m) => console.error(m),
+  ) {}
+
+  async emit(type: EventType, options: EmitOptions = {}): Promise<EventRecord> {
+    const event = await this.db.events.append({
+      type,
+      projectId: options.projectId ?? null,
+      taskId: options.taskId ?? null,
+      agentId: options.agentId ?? null,
+      payload: options.payload ?? {},
+      origin: PROCESS_ORIGIN,
+    });
+    await this.dispatch(event);
+    return event;
+  }
+
+  /** Delivers an event (for example one another process stored) to the listeners. */
+  async dispatch(event: EventRecord): Promise<void> {
+    for (const listener of [...this.listeners]) {
+      try {
+        await listener(event);
+      } catch (err) {
+        this.log(`Event listener failed on ${event.type}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  }
+
+  subscribe(listener: EventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}

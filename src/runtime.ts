@@ -1,0 +1,51 @@
+import type { AppConfig } from './config';
+import { Database } from './db/database';
+import { CommandHandler } from './commands/handler';
+import { ALL_COMMANDS } from './commands';
+import type { AnyCommand } from './commands/catalog';
+import { EventLog } from './orchestrator/events';
+import type { OrchestratorPort, ProcessController } from './orchestrator/port';
+import { realProcessController } from './orchestrator/process-controller';
+import { TaskControl } from './orchestrator/task-control';
+
+export interface Runtime {
+  config: AppConfig;
+  db: Database;
+  events: EventLog;
+  orchestrator: OrchestratorPort;
+  handler: CommandHandler;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  process?: ProcessController;
+  commands?: readonly AnyCommand[];
+  log?: (message: string) => void;
+}
+
+/** Wires storage, events, the orchestrator port and the command handler for one process. */
+export async function createRuntime(config: AppConfig, options: RuntimeOptions = {}): Promise<Runtime> {
+  const log = options.log ?? ((m: string) => console.error(m));
+  const db = await Database.open(config.databasePath);
+  const events = new EventLog(db, log);
+  const orchestrator = new TaskControl(db, events);
+  const handler = new CommandHandler({
+    db,
+    config,
+    orchestrator,
+    events,
+    process: options.process ?? realProcessController,
+    commands: options.commands ?? ALL_COMMANDS,
+    log,
+  });
+  return {
+    config,
+    db,
+    events,
+    orchestrator,
+    handler,
+    async close() {
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
+
+describe('project commands', () => {
+  let rt: TestRuntime;
+  beforeEach(async () => {
+    rt = await makeTestRuntime();
+  });
+  afterEach(async () => {
+    await rt.cleanup();
+  });
+
+  it('creates a project with spec defaults, its workspace folder and a project_created event', async () => {
+    const result = await rt.exec('create_project', { name: 'My Project' });
+    const workspace = path.join(rt.config.workspaceDir, 'my-project');
+    expect(result).toEqual({ created: 'my-project', name: 'My Project', workspace, auto_create_channels: false });
+    expect(existsSync(workspace)).toBe(true);
+    expect(await rt.exec('list_projects')).toEqual({
+      projects: [
+        { id: 'my-project', name: 'My Project', status: 'ACTIVE', credit_weight: 1, max_concurrent_agents: 2, workspace },
+      ],
+    });
+    const events = await rt.db.events.recent(5);
+    expect(events.map((e) => e.type)).toEqual(['project_created']);
+  });
+
+  it('takes auto_create_channels from the config when absent and from the argument when given', async () => {
+    const withConfig = await makeTestRuntime({ AQ_AUTO_CREATE_CHANNELS: 'true' });
+    try {
+      expect((await withConfig.exec('create_project', { name: 'a' })).auto_create_channels).toBe(true);
+      expect((await withConfig.exec('create_project', { name: 'b', auto_create_channels: false })).auto_create_channels).toBe(false);
+    } finally {
+      await withConfig.cleanup();
+    }
+  });
+
+  it('rejects names that would escape the workspace folder and duplicates', async () => {
+    expect(await rt.exec('create_project', { name: '../evil' })).toEqual({
+      error: expect.stringContaining('cannot be used as a folder name'),
+    });
+    expect(existsSync(path.join(rt.config.workspaceDir, '..', 'evil'))).toBe(false);
+    await rt.exec('create_project', { name: 'dup' });
+    expect(await rt.exec('create_project', { name: 'Dup' })).toEqual({ error: expect.stringContaining("'dup' already exists") });
+  });
+
+  it('names the bad field when input is invalid', async () => {
+    expect(await rt.exec('create_project', {})).toEqual({ error: "Missing required field 'name'." });
+    expect(await rt.exec('create_project', { name: 'x', max_concurrent_agents: 'many' })).toEqual({
+      error: expect.stringMatching(/^Field 'max_concurrent_agents' must be a number/),
+    });
+    expect(await rt.exec('create_project', { name: 'x', max_concurrent_agents: 1.5 })).toEqual({
+      error: expect.stringMatching(/^Field 'max_concurrent_agents' must be a whole number/),
+    });
+    expect(await rt.exec('no_such_command')).toEqual({ error: 'Unknown command: no_such_command' });
+  });
+
+  it('pauses, resumes and edits, and reports unknown projects', async () => {
+    await rt.exec('create_project', { name: 'p' });
+    expect(await rt.exec('pause_project', { project_id: 'p' })).toEqual({ paused: 'p', name: 'p' });
+    expect((await rt.db.projects.get('p'))?.status).toBe('PAUSED');
+    expect(await rt.exec('resume_project', { project_id: 'p' })).toEqual({ resumed: 'p', name: 'p' });
+    expect(await rt.exec('edit_project', { project_id: 'p', credit_weight: '2.5', max_concurrent_agents: 4 })).toEqual({
+      updated: 'p',
+      fields: ['credit_weight', 'max_concurrent_agents'],
+    });
+    expect(await rt.exec('edit_project', { project_id: 'p' })).toEqual({ error: expect.stringContaining('Nothing to update') });
+    expect(await rt.exec('pause_project', { project_id: 'nope' })).toEqual({ error: "Project 'nope' not found." });
+  });
+});

@@ -1,0 +1,59 @@
+import { loadConfig, type AppConfig } from '../../src/config';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime';
+import type { ProcessController } from '../../src/orchestrator/port';
+import { makeTempDir } from './tmp';
+
+/** Records what restart_daemon / update_and_restart asked of the process, instead of doing it. */
+export class RecordingProcessController implements ProcessController {
+  readonly signals: NodeJS.Signals[] = [];
+  readonly runs: Array<{ file: string; args: string[]; cwd: string }> = [];
+  /** Decides what a program run returns; the default runs nothing and succeeds. */
+  respond: (file: string, args: string[]) => { code: number; stdout: string; stderr: string } = () => ({
+    code: 0,
+    stdout: '',
+    stderr: '',
+  });
+
+  signalSelf(signal: NodeJS.Signals): void {
+    this.signals.push(signal);
+  }
+
+  async run(file: string, args: string[], options: { cwd: string; timeoutMs: number }) {
+    this.runs.push({ file, args, cwd: options.cwd });
+    return this.respond(file, args);
+  }
+}
+
+export interface TestRuntime extends Runtime {
+  home: string;
+  processController: RecordingProcessController;
+  /** Shorthand for handler.execute with a test actor. */
+  exec(name: string, args?: Record<string, unknown>): Promise<Record<string, unknown>>;
+  cleanup(): Promise<void>;
+}
+
+/** A real runtime (real SQLite file, real folders) in a fresh temporary AQ_HOME. */
+export async function makeTestRuntime(
+  env: Record<string, string> = {},
+  options: RuntimeOptions = {},
+): Promise<TestRuntime> {
+  const tmp = await makeTempDir('aq-rt-');
+  const config: AppConfig = loadConfig({ AQ_HOME: tmp.dir, ...env });
+  const processController = new RecordingProcessController();
+  const logs: string[] = [];
+  const runtime = await createRuntime(config, {
+    process: processController,
+    log: (m) => logs.push(m),
+    ...options,
+  });
+  return {
+    ...runtime,
+    home: tmp.dir,
+    processController,
+    exec: (name, args = {}) => runtime.handler.execute(name, args, { source: 'test' }),
+    async cleanup() {
+      await runtime.close();
+      await tmp.cleanup();
+    },
+  };
+}
