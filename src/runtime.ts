@@ -1,6 +1,6 @@
 import type { AppConfig } from './config';
 import { Database } from './db/database';
-import { CommandHandler } from './commands/handler';
+import { CommandHandler, type CommandHandlerDeps } from './commands/handler';
 import { ALL_COMMANDS } from './commands';
 import type { AnyCommand } from './commands/catalog';
 import { EventLog } from './orchestrator/events';
@@ -13,7 +13,10 @@ export interface Runtime {
   db: Database;
   events: EventLog;
   orchestrator: OrchestratorPort;
+  /** The process-wide handler (CLI, orchestrator, hooks). */
   handler: CommandHandler;
+  /** A new handler with its own session (active project), e.g. one per Slack channel. */
+  createHandler(): CommandHandler;
   close(): Promise<void>;
 }
 
@@ -29,7 +32,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
   const db = await Database.open(config.databasePath);
   const events = new EventLog(db, log);
   const orchestrator = new TaskControl(db, events);
-  const handler = new CommandHandler({
+  const handlerDeps: CommandHandlerDeps = {
     db,
     config,
     orchestrator,
@@ -37,13 +40,15 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     process: options.process ?? realProcessController,
     commands: options.commands ?? ALL_COMMANDS,
     log,
-  });
+  };
+  const handler = new CommandHandler(handlerDeps);
   return {
     config,
     db,
     events,
     orchestrator,
     handler,
+    createHandler: () => new CommandHandler(handlerDeps),
     async close() {
       await db.close();
     },

@@ -95,6 +95,37 @@ export class EventLog {
     }
   }
 
+  /**
+   * Polls the event table for events other processes (for example `aq`) stored and delivers
+   * them here, so the daemon reports them to Slack too. Returns a stop function.
+   */
+  followExternal(intervalMs = 1000): () => void {
+    let lastId: number | null = null;
+    let running = false;
+    const tick = async () => {
+      if (running) return;
+      running = true;
+      try {
+        if (lastId === null) {
+          lastId = await this.db.events.latestId();
+          return;
+        }
+        for (const event of await this.db.events.since(lastId)) {
+          lastId = event.id;
+          if (event.origin !== PROCESS_ORIGIN) await this.dispatch(event);
+        }
+      } catch (err) {
+        this.log(`Could not read new events: ${err instanceof Error ? err.message : String(err)}`);
+      } finally {
+        running = false;
+      }
+    };
+    void tick();
+    const timer = setInterval(() => void tick(), intervalMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   subscribe(listener: EventListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
