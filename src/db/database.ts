@@ -4,6 +4,7 @@ import { ProjectRepository } from './repositories/projects';
 import { TaskRepository } from './repositories/tasks';
 import { EventRepository } from './repositories/events';
 import { SystemStateRepository } from './repositories/system-state';
+import { HookRunRepository } from './repositories/hook-runs';
 
 /**
  * The one door to storage. Every method forks a fresh EntityManager, so nothing read here is
@@ -14,6 +15,7 @@ export class Database {
   readonly tasks: TaskRepository;
   readonly events: EventRepository;
   readonly state: SystemStateRepository;
+  readonly hookRuns: HookRunRepository;
 
   private constructor(readonly orm: MikroORM) {
     const fork = () => this.em();
@@ -21,6 +23,7 @@ export class Database {
     this.tasks = new TaskRepository(fork);
     this.events = new EventRepository(fork);
     this.state = new SystemStateRepository(fork);
+    this.hookRuns = new HookRunRepository(fork);
   }
 
   static async open(databasePath: string): Promise<Database> {

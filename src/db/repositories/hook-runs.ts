@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import { Hook, HookRun, type HookRunStatus } from '../entities';
+import type { EmFactory } from '../database';
+
+/** A hook as the engine needs it. */
+export interface HookDefinition {
+  id: string;
+  projectId: string;
+  name: string;
+  enabled: boolean;
+  trigger: Record<string, unknown>;
+  contextSteps: Array<Record<string, unknown>>;
+  promptTemplate: string;
+  cooldownSeconds: number;
+  llmConfig: Record<string, unknown> | null;
+  lastRunAt: Date | null;
+  createdAt: Date;
+}
+
+function toDefinition(h: Hook): HookDefinition {
+  return {
+    id: h.id,
+    projectId: h.project.id,
+    name: h.name,
+    enabled: h.enabled,
+    trigger: h.trigger ?? {},
+    contextSteps: (h.contextSteps ?? []) as Array<Record<string, unknown>>,
+    promptTemplate: h.promptTemplate,
+    cooldownSeconds: h.cooldownSeconds,
+    llmConfig: h.llmConfig ?? null,
+    lastRunAt: h.lastRunAt ?? null,
+    createdAt: h.createdAt,
+  };
+}
+
+export interface RunOutcome {
+  status: Exclude<HookRunStatus, 'running'>;
+  contextResults?: unknown[];
+  promptSent?: string | null;
+  llmResponse?: string | null;
+  skippedReason?: string | null;
+  tokensUsed?: number;
+}
+
+/** Storage for the hook engine: which hooks exist, when they last launched, and their runs. */
+export class HookRunRepository {
+  constructor(private readonly em: EmFactory) {}
+
+  async enabledHooks(): Promise<HookDefinition[]> {
+    const rows = await this.em().find(Hook, { enabled: true }, { orderBy: { id: 'asc' } });
+    return rows.map(toDefinition);
+  }
+
+  async hook(id: string): Promise<HookDefinition | null> {
+    const h = await this.em().findOne(Hook, { id });
+    return h ? toDefinition(h) : null;
+  }
+
+  /**
+   * Records a launch if the hook is still outside its cooldown (or `force`), atomically, so two
+   * processes cannot launch the same hook twice. Returns whether this caller won.
+   */
+  async claimLaunch(id: string, now: Date, cooldownSeconds: number, force: boolean): Promise<boolean> {
+    const threshold = new Date(now.getTime() - cooldownSeconds * 1000);
+    const where = force
+      ? { id }
+      : { id, $or: [{ lastRunAt: null }, { lastRunAt: { $lte: threshold } }] };
+    return (await this.em().nativeUpdate(Hook, where, { lastRunAt: now })) > 0;
+  }
+
+  async startRun(hook: HookDefinition, triggerReason: string, eventData: Record<string, unknown> | null): Promise<string> {
+    const em = this.em();
+    const id = randomUUID().replace(/-/g, '').slice(0, 12);
+    em.create(HookRun, {
+      id,
+      hook: hook.id,
+      projectId: hook.projectId,
+      triggerReason,
+      status: 'running',
+      eventData,
+      startedAt: new Date(),
+    });
+    await em.flush();
+    return id;
+  }
+
+  async finishRun(runId: string, outcome: RunOutcome): Promise<void> {
+    await this.em().nativeUpdate(
+      HookRun,
+      { id: runId },
+      {
+        status: outcome.status,
+        contextResults: outcome.contextResults ?? null,
+        promptSent: outcome.promptSent ?? null,
+        llmResponse: outcome.llmResponse ?? null,
+        skippedReason: outcome.skippedReason ?? null,
+        tokensUsed: outcome.tokensUsed ?? 0,
+        completedAt: new Date(),
+      },
+    );
+  }
+
+  /** Runs a crashed process left "running" are marked failed at start-up. */
+  async failAbandonedRuns(): Promise<number> {
+    return this.em().nativeUpdate(
+      HookRun,
+      { status: 'running' },
+      { status: 'failed', llmResponse: 'Interrupted: the daemon stopped during this run.', completedAt: new Date() },
+    );
+  }
+}

@@ -1,0 +1,64 @@
+import { spawn } from 'node:child_process';
+
+export interface ShellRun {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+}
+
+export interface ShellOptions {
+  cwd: string;
+  timeoutMs: number;
+  /** Output beyond these many characters is dropped (the run continues). */
+  maxStdout: number;
+  maxStderr: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Runs a command line through /bin/sh without blocking the event loop. On timeout the whole
+ * process group is killed, so `sleep 100 &` style children do not outlive it.
+ */
+export function runShell(command: string, options: ShellOptions): Promise<ShellRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('/bin/sh', ['-c', command], {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      if (stdout.length < options.maxStdout) stdout += chunk;
+    });
+    child.stderr.on('data', (chunk: string) => {
+      if (stderr.length < options.maxStderr) stderr += chunk;
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }, options.timeoutMs);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({
+        exitCode: timedOut ? -1 : (code ?? (signal ? 128 : 1)),
+        stdout: stdout.slice(0, options.maxStdout),
+        stderr: stderr.slice(0, options.maxStderr),
+        timedOut,
+      });
+    });
+  });
+}

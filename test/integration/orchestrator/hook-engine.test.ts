@@ -1,0 +1,168 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Hook } from '../../../src/db/entities';
+import { HookEngine, type HookModelRunner } from '../../../src/orchestrator/hooks';
+import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
+
+async function addHook(rt: TestRuntime, data: Partial<Hook> & { id: string; trigger: Record<string, unknown> }) {
+  const em = rt.db.em();
+  em.create(Hook, {
+    project: 'p',
+    name: data.id,
+    promptTemplate: 'Summarise: {{step_0}}',
+    contextSteps: [],
+    cooldownSeconds: 3600,
+    createdAt: new Date('2026-01-01T00:00:00Z'),
+    ...data,
+  });
+  await em.flush();
+}
+
+async function runs(rt: TestRuntime, hookId: string) {
+  return rt.db.em().getConnection().execute<Array<Record<string, unknown>>>(
+    'select status, trigger_reason, skipped_reason, tokens_used, prompt_sent, llm_response, context_results from hook_runs where hook_id = ? order by started_at',
+    [hookId],
+  );
+}
+
+describe('HookEngine', () => {
+  let rt: TestRuntime;
+  let clock: Date;
+  let prompts: string[];
+  let engine: HookEngine;
+  const model: HookModelRunner = async ({ prompt }) => {
+    prompts.push(prompt);
+    return { text: `answer to: ${prompt}`, tokensUsed: 42 };
+  };
+
+  beforeEach(async () => {
+    rt = await makeTestRuntime();
+    await rt.exec('create_project', { name: 'p' });
+    clock = new Date('2026-06-01T12:00:00Z');
+    prompts = [];
+    engine = new HookEngine({
+      db: rt.db,
+      events: rt.events,
+      execute: (name, args) => rt.handler.execute(name, args, { source: 'hook' }),
+      runModel: model,
+      now: () => clock,
+      maxConcurrent: 2,
+    });
+    engine.start();
+  });
+  afterEach(async () => {
+    engine.stop();
+    await engine.idle();
+    await rt.cleanup();
+  });
+
+  it('runs a periodic hook when due, templating step output into the prompt, then respects the interval', async () => {
+    await addHook(rt, {
+      id: 'tick',
+      trigger: { type: 'periodic', interval_seconds: 600 },
+      cooldownSeconds: 0,
+      contextSteps: [{ type: 'shell', command: 'echo hello-from-shell' }],
+    });
+    await engine.tick();
+    await engine.idle();
+    expect(prompts).toEqual(['Summarise: hello-from-shell\n']);
+    const [run] = await runs(rt, 'tick');
+    expect(run).toMatchObject({ status: 'completed', trigger_reason: 'periodic', tokens_used: 42 });
+
+    clock = new Date(clock.getTime() + 300_000);
+    await engine.tick();
+    await engine.idle();
+    expect(prompts).toHaveLength(1);
+    clock = new Date(clock.getTime() + 301_000);
+    await engine.tick();
+    await engine.idle();
+    expect(prompts).toHaveLength(2);
+    const events = (await rt.db.events.recent(10)).map((e) => e.type);
+    expect(events.filter((t) => t === 'hook_run_completed')).toHaveLength(2);
+  });
+
+  it('fires event hooks of the same project only, and enforces the cooldown between firings', async () => {
+    await rt.exec('create_project', { name: 'other' });
+    await addHook(rt, { id: 'on-done', trigger: { type: 'event', event_type: 'project_paused' }, promptTemplate: 'Paused {{event.project_id}}' });
+    await rt.exec('pause_project', { project_id: 'other' });
+    await engine.idle();
+    expect(prompts).toEqual([]);
+    await rt.exec('pause_project', { project_id: 'p' });
+    await engine.idle();
+    expect(prompts).toEqual(['Paused p']);
+    await rt.exec('pause_project', { project_id: 'p' });
+    await engine.idle();
+    expect(prompts).toHaveLength(1);
+  });
+
+  it('fire() bypasses the cooldown but not an unknown id', async () => {
+    await addHook(rt, { id: 'manual', trigger: { type: 'periodic', interval_seconds: 99999 }, lastRunAt: clock });
+    expect(await engine.fire('manual')).toBeNull();
+    await engine.idle();
+    expect(prompts).toHaveLength(1);
+    expect((await runs(rt, 'manual'))[0]).toMatchObject({ trigger_reason: 'manual', status: 'completed' });
+    expect(await engine.fire('missing')).toBe("Hook 'missing' not found.");
+  });
+
+  it('skips the model when a step short-circuits, and records the reason', async () => {
+    await addHook(rt, {
+      id: 'quiet',
+      trigger: { type: 'periodic', interval_seconds: 1 },
+      contextSteps: [{ type: 'shell', command: 'true', skip_llm_if_exit_zero: true }],
+    });
+    await engine.tick();
+    await engine.idle();
+    expect(prompts).toEqual([]);
+    expect((await runs(rt, 'quiet'))[0]).toMatchObject({ status: 'skipped', skipped_reason: 'step_0: exit code 0' });
+  });
+
+  it('reads files through the validated read_file command and fails the run on a model error', async () => {
+    const file = path.join(rt.config.workspaceDir, 'p', 'notes.txt');
+    await writeFile(file, 'line one\nline two\n');
+    await addHook(rt, {
+      id: 'reader',
+      trigger: { type: 'periodic', interval_seconds: 1 },
+      contextSteps: [{ type: 'read_file', path: file }],
+      promptTemplate: '{{step_0}}',
+    });
+    const failing = new HookEngine({
+      db: rt.db,
+      events: rt.events,
+      execute: (name, args) => rt.handler.execute(name, args, { source: 'hook' }),
+      runModel: async ({ prompt }) => {
+        prompts.push(prompt);
+        throw new Error('model unavailable');
+      },
+      now: () => clock,
+    });
+    await failing.tick();
+    await failing.idle();
+    expect(prompts[0]).toContain('line one');
+    expect((await runs(rt, 'reader'))[0]).toMatchObject({ status: 'failed', llm_response: 'model unavailable' });
+  });
+
+  it('never runs more hooks at once than the cap, nor the same hook twice', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const slow = new HookEngine({
+      db: rt.db,
+      events: rt.events,
+      execute: (name, args) => rt.handler.execute(name, args, { source: 'hook' }),
+      runModel: async () => {
+        await gate;
+        return { text: 'ok', tokensUsed: 1 };
+      },
+      now: () => clock,
+      maxConcurrent: 1,
+    });
+    await addHook(rt, { id: 'a', trigger: { type: 'periodic', interval_seconds: 1 } });
+    await addHook(rt, { id: 'b', trigger: { type: 'periodic', interval_seconds: 1 } });
+    const [first, second] = await Promise.all([slow.fire('a'), slow.fire('a')]);
+    expect([first, second].filter((r) => r === null)).toHaveLength(1);
+    expect(await slow.fire('b')).toMatch(/already running/);
+    release();
+    await slow.idle();
+    expect(await runs(rt, 'a')).toHaveLength(1);
+    expect(await runs(rt, 'b')).toHaveLength(0);
+  });
+});
