@@ -1,0 +1,41 @@
+import { mainText, renderHookPrompt } from '../../../src/orchestrator/hook-template';
+import { shortCircuitReason } from '../../../src/orchestrator/hook-steps';
+
+describe('renderHookPrompt', () => {
+  const steps = [
+    { stdout: '', content: 'file text', exit_code: 0 },
+    { exit_code: 3, stderr: 'boom' },
+  ];
+
+  it('uses the first non-empty main field of a step, else its JSON', () => {
+    expect(renderHookPrompt('A={{step_0}}', steps)).toBe('A=file text');
+    expect(renderHookPrompt('B={{ step_1 }}', steps)).toBe('B={"exit_code":3,"stderr":"boom"}');
+    expect(mainText({ diff: 'x' })).toBe('x');
+  });
+
+  it('reads step fields and event fields, dotted paths included', () => {
+    const event = { type: 'task_failed', task: { id: 't-1' }, count: 2 };
+    expect(renderHookPrompt('{{step_1.exit_code}} {{event.type}} {{event.task.id}} {{event.count}}', steps, event)).toBe(
+      '3 task_failed t-1 2',
+    );
+    expect(renderHookPrompt('{{event}}', steps, { a: 1 })).toBe('{"a":1}');
+  });
+
+  it('renders a missing step or event as empty and leaves unknown placeholders as written', () => {
+    expect(renderHookPrompt('[{{step_9}}][{{event.type}}][{{project}}][{{ step_x }}]', steps, null)).toBe(
+      '[][][{{project}}][{{ step_x }}]',
+    );
+  });
+});
+
+describe('shortCircuitReason', () => {
+  it('applies each flag only when its condition holds', () => {
+    expect(shortCircuitReason({ skip_llm_if_exit_zero: true }, { exit_code: 0 })).toBe('exit code 0');
+    expect(shortCircuitReason({ skip_llm_if_exit_zero: true }, { exit_code: 1 })).toBeNull();
+    expect(shortCircuitReason({ skip_llm_if_empty: true }, { stdout: '  \n', content: '' })).toBe('output empty');
+    expect(shortCircuitReason({ skip_llm_if_empty: true }, { stdout: 'x' })).toBeNull();
+    expect(shortCircuitReason({ skip_llm_if_status_ok: true }, { status_code: 204 })).toBe('HTTP 204');
+    expect(shortCircuitReason({ skip_llm_if_status_ok: true }, { status_code: 500 })).toBeNull();
+    expect(shortCircuitReason({}, { exit_code: 0 })).toBeNull();
+  });
+});
