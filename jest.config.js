@@ -10,6 +10,7 @@ module.exports = {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }],
     '^.+\\.mjs$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
   testTimeout: 30000,
   maxWorkers: 2,
 };

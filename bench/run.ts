@@ -1,0 +1,23 @@
+import { markdownTable, type BenchRow } from './table';
+import { runPlanBench } from './plan-bench';
+
+type Suite = { name: string; run: () => Promise<BenchRow[]> };
+
+const SUITES: Suite[] = [{ name: 'plan', run: runPlanBench }];
+
+/** `npm run bench [suite…]`: prints every figure as one Markdown table. */
+async function main(): Promise<void> {
+  const only = process.argv.slice(2);
+  const rows: BenchRow[] = [];
+  for (const suite of SUITES) {
+    if (only.length > 0 && !only.includes(suite.name)) continue;
+    process.stderr.write(`running ${suite.name}…\n`);
+    rows.push(...(await suite.run()));
+  }
+  process.stdout.write(`${markdownTable(rows)}\n`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exitCode = 1;
+});

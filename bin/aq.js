@@ -1,0 +1,15 @@
+#!/usr/bin/env node
+'use strict';
+const path = require('node:path');
+const fs = require('node:fs');
+
+const entry = path.join(__dirname, '..', 'dist', 'src', 'cli.js');
+if (!fs.existsSync(entry)) {
+  process.stderr.write('aq is not built yet: run `npm run build` (npm ci does it for you).\n');
+  process.exit(1);
+}
+require(entry)
+  .main(process.argv.slice(2))
+  .then((code) => {
+    process.exitCode = code;
+  });

@@ -1,0 +1,84 @@
+import { Command, CommanderError } from 'commander';
+import { ALL_COMMANDS } from './commands';
+import { ConfigError, loadConfig, loadDotEnv } from './config';
+import { createRuntime, type Runtime } from './runtime';
+import { execOne, execStream } from './cli/exec';
+import { commandHelpText, commandListText, suggestCommands } from './cli/help';
+import { CliExit, processIo, type CliIo } from './cli/io';
+import { registerPlanCommands } from './cli/plan';
+
+const DESCRIPTION =
+  'Agent Queue from the command line: run any command of the catalog against the same database the Slack app uses. ' +
+  'Works with zero configuration: data lives in AQ_HOME (default ~/.agent-queue) in an embedded SQLite database.';
+
+/** Runs the `aq` tool; resolves to the process exit code. */
+export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let runtime: Runtime | null = null;
+  const openRuntime = async (): Promise<Runtime> => {
+    if (env === process.env) loadDotEnv();
+    runtime = await createRuntime(loadConfig(env), { log: () => undefined });
+    return runtime;
+  };
+
+  const program = new Command('aq')
+    .description(DESCRIPTION)
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout(s.trimEnd()), writeErr: (s) => io.stderr(s.trimEnd()) })
+    .showHelpAfterError('(run `aq --help` for usage)');
+
+  let exitCode = 0;
+
+  program
+    .command('exec')
+    .description('Run a command: `aq exec NAME [JSON_ARGS]` prints one JSON result line (exit 1 on an error result); `aq exec -` reads {"name","args"} lines from standard input.')
+    .argument('<name>', 'command name, or - to read commands from standard input')
+    .argument('[json_args]', 'arguments as a JSON object')
+    .action(async (name: string, jsonArgs: string | undefined) => {
+      const rt = await openRuntime();
+      exitCode = name === '-' ? await execStream(rt.handler, io) : await execOne(rt.handler, name, jsonArgs, io);
+    });
+
+  program
+    .command('help')
+    .description('List the commands, or show one command\'s fields.')
+    .argument('[command]', 'a command name')
+    .action((name: string | undefined) => {
+      if (!name) {
+        io.stdout(commandListText(ALL_COMMANDS));
+        return;
+      }
+      const command = ALL_COMMANDS.find((c) => c.name === name);
+      if (!command) {
+        throw new CliExit(1, `Unknown command: ${name}. Did you mean: ${suggestCommands(name, ALL_COMMANDS).join(', ')}?`);
+      }
+      io.stdout(commandHelpText(command));
+    });
+
+  registerPlanCommands(program, io);
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (err) {
+    if (err instanceof CliExit) {
+      if (err.message) io.stderr(err.message);
+      return err.code;
+    }
+    if (err instanceof CommanderError) return err.exitCode;
+    if (err instanceof ConfigError) {
+      io.stderr(`Configuration error: ${err.message}`);
+      return 1;
+    }
+    io.stderr(`aq failed: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  } finally {
+    const rt = runtime as Runtime | null;
+    if (rt) await rt.close();
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}
