@@ -1,5 +1,21 @@
 import type { AnyCommand } from './catalog';
+import { statusCommands } from './status';
 import { projectCommands } from './projects';
+import { channelCommands } from './channels';
+import { taskCommands } from './tasks';
+import { taskLifecycleCommands } from './task-lifecycle';
+import { taskDependencyCommands } from './task-dependencies';
+import { taskResultCommands } from './task-results';
+import { agentCommands } from './agents';
 
 /** Every command, in the order help lists them. Adding a command is adding it to a group file. */
-export const ALL_COMMANDS: readonly AnyCommand[] = [...projectCommands];
+export const ALL_COMMANDS: readonly AnyCommand[] = [
+  ...statusCommands,
+  ...projectCommands,
+  ...channelCommands,
+  ...taskCommands,
+  ...taskLifecycleCommands,
+  ...taskDependencyCommands,
+  ...taskResultCommands,
+  ...agentCommands,
+];

@@ -5,6 +5,11 @@ import { TaskRepository } from './repositories/tasks';
 import { EventRepository } from './repositories/events';
 import { SystemStateRepository } from './repositories/system-state';
 import { HookRunRepository } from './repositories/hook-runs';
+import { AgentRepository } from './repositories/agents';
+import { TaskResultRepository } from './repositories/task-results';
+import { TokenUsageRepository } from './repositories/token-usage';
+import { RepoRepository } from './repositories/repos';
+import { WorkspaceRepository } from './repositories/workspaces';
 
 /**
  * The one door to storage. Every method forks a fresh EntityManager, so nothing read here is
@@ -16,6 +21,11 @@ export class Database {
   readonly events: EventRepository;
   readonly state: SystemStateRepository;
   readonly hookRuns: HookRunRepository;
+  readonly agents: AgentRepository;
+  readonly taskResults: TaskResultRepository;
+  readonly tokenUsage: TokenUsageRepository;
+  readonly repos: RepoRepository;
+  readonly workspaces: WorkspaceRepository;
 
   private constructor(readonly orm: MikroORM) {
     const fork = () => this.em();
@@ -24,6 +34,11 @@ export class Database {
     this.events = new EventRepository(fork);
     this.state = new SystemStateRepository(fork);
     this.hookRuns = new HookRunRepository(fork);
+    this.agents = new AgentRepository(fork);
+    this.taskResults = new TaskResultRepository(fork);
+    this.tokenUsage = new TokenUsageRepository(fork);
+    this.repos = new RepoRepository(fork);
+    this.workspaces = new WorkspaceRepository(fork);
   }
 
   static async open(databasePath: string): Promise<Database> {

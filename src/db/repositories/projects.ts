@@ -81,10 +81,9 @@ export class ProjectRepository {
   /** Deletes the project; foreign keys cascade to its tasks, repos, workspaces and hooks. */
   async delete(id: string): Promise<boolean> {
     return this.em().transactional(async (em) => {
-      const conn = em.getConnection();
       // Rows that reference the project without a foreign key are removed explicitly.
-      await conn.execute('delete from token_usage where project_id = ?', [id]);
-      await conn.execute(
+      await em.execute('delete from token_usage where project_id = ?', [id]);
+      await em.execute(
         "update agents set current_task = null, state = case when state = 'BUSY' then 'IDLE' else state end where current_task in (select id from tasks where project_id = ?)",
         [id],
       );

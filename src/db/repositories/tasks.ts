@@ -250,4 +250,94 @@ export class TaskRepository {
         [taskId],
       );
   }
+
+  async addDependency(taskId: string, dependsOn: string): Promise<void> {
+    const em = this.em();
+    em.create(TaskDependency, { task: taskId, dependsOn });
+    await em.flush();
+  }
+
+  async removeDependency(taskId: string, dependsOn: string): Promise<boolean> {
+    return (await this.em().nativeDelete(TaskDependency, { task: taskId, dependsOn })) > 0;
+  }
+
+  async hasDependency(taskId: string, dependsOn: string): Promise<boolean> {
+    return (await this.em().count(TaskDependency, { task: taskId, dependsOn })) > 0;
+  }
+
+  /** Whether `upstream` already (transitively) depends on `taskId`, so a new edge would close a cycle. */
+  async dependsTransitively(upstream: string, taskId: string): Promise<boolean> {
+    const rows = await this.em()
+      .getConnection()
+      .execute<Array<{ found: number }>>(
+        `with recursive reach(id) as (
+           select depends_on_id from task_dependencies where task_id = ?
+           union
+           select d.depends_on_id from task_dependencies d join reach r on d.task_id = r.id
+         ) select count(*) as found from reach where id = ?`,
+        [upstream, taskId],
+      );
+    return Number(rows[0]?.found ?? 0) > 0;
+  }
+
+  /** How many of the task's upstream tasks are not COMPLETED. */
+  async unmetDependencyCount(taskId: string): Promise<number> {
+    const rows = await this.em()
+      .getConnection()
+      .execute<Array<{ n: number }>>(
+        `select count(*) as n from task_dependencies d join tasks u on u.id = d.depends_on_id
+          where d.task_id = ? and u.status <> 'COMPLETED'`,
+        [taskId],
+      );
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /**
+   * Moves DEFINED tasks whose upstream tasks are all COMPLETED to READY and returns them. With
+   * `amongDownstreamOf`, only direct dependants of that task are considered.
+   */
+  async promoteDefined(amongDownstreamOf?: string): Promise<Array<{ id: string; title: string; projectId: string }>> {
+    return this.em().transactional(async (em) => {
+      const scope = amongDownstreamOf ? 'and t.id in (select task_id from task_dependencies where depends_on_id = ?)' : '';
+      const ready = await em.execute<Array<{ id: string; title: string; project_id: string }>>(
+        `select t.id, t.title, t.project_id from tasks t
+          where t.status = 'DEFINED' ${scope}
+            and not exists (select 1 from task_dependencies d join tasks u on u.id = d.depends_on_id
+                             where d.task_id = t.id and u.status <> 'COMPLETED')
+          order by t.priority, t.created_at`,
+        amongDownstreamOf ? [amongDownstreamOf] : [],
+      );
+      for (const row of ready) {
+        await em.execute("update tasks set status = 'READY', updated_at = ? where id = ? and status = 'DEFINED'", [new Date(), row.id]);
+      }
+      return ready.map((r) => ({ id: r.id, title: r.title, projectId: r.project_id }));
+    });
+  }
+
+  /** Every task downstream of `taskId` (transitively) that is not COMPLETED, nearest first. */
+  async stuckDownstream(taskId: string): Promise<Array<{ id: string; title: string; status: TaskStatus }>> {
+    return this.em()
+      .getConnection()
+      .execute(
+        `with recursive down(id, depth) as (
+           select task_id, 1 from task_dependencies where depends_on_id = ?
+           union
+           select d.task_id, down.depth + 1 from task_dependencies d join down on d.depends_on_id = down.id
+           where down.depth < 1000
+         )
+         select t.id, t.title, t.status from tasks t
+           join (select id, min(depth) as depth from down group by id) nearest on nearest.id = t.id
+          where t.status <> 'COMPLETED'
+          order by nearest.depth, t.priority, t.created_at`,
+        [taskId],
+      );
+  }
+
+  /** BLOCKED tasks of a project (for chain health). */
+  async blockedInProject(projectId: string): Promise<Array<{ id: string; title: string }>> {
+    return this.em()
+      .getConnection()
+      .execute("select id, title from tasks where project_id = ? and status = 'BLOCKED' order by priority, created_at", [projectId]);
+  }
 }
+

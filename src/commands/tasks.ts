@@ -1,0 +1,167 @@
+import { z } from 'zod';
+import { CommandError, defineCommand } from './catalog';
+import { projectIdOrActive, requireProject } from './projects';
+import { boolean, integer, optional, requiredText, stringList } from './schema';
+import { requireTask, taskId, taskStatus } from './task-common';
+
+export const LIST_TASKS_LIMIT = 200;
+
+export const listTasks = defineCommand({
+  name: 'list_tasks',
+  group: 'tasks',
+  description: `List tasks in queue order (priority, then age), at most ${LIST_TASKS_LIMIT}; total counts every match.`,
+  input: z.object({
+    project_id: optional(requiredText('Only this project')),
+    status: optional(taskStatus('Only tasks in this status')),
+  }),
+  readOnly: true,
+  async run({ project_id, status }, ctx) {
+    const { tasks, total } = await ctx.db.tasks.list({ projectId: project_id, status }, LIST_TASKS_LIMIT);
+    return {
+      tasks: tasks.map((t) => ({
+        id: t.id,
+        project_id: t.projectId,
+        title: t.title,
+        status: t.status,
+        priority: t.priority,
+        assigned_agent: t.assignedAgent,
+      })),
+      total,
+    };
+  },
+});
+
+export const createTask = defineCommand({
+  name: 'create_task',
+  group: 'tasks',
+  description:
+    'Queue a task for an agent. Lower priority numbers run first. With depends_on, the task waits (DEFINED) until those tasks complete.',
+  input: z.object({
+    title: requiredText('Short title'),
+    description: requiredText('Self-contained description of the work'),
+    project_id: optional(requiredText('Project id (defaults to the active project)')),
+    priority: optional(integer('Lower runs first; default 100')),
+    repo_id: optional(requiredText('Repo to work in')),
+    requires_approval: optional(boolean('Open a pull request and wait for approval instead of merging')),
+    depends_on: optional(stringList('Task ids that must complete first')),
+  }),
+  async run(args, ctx) {
+    const projectId = projectIdOrActive(ctx, args.project_id);
+    await requireProject(ctx, projectId);
+    if (args.repo_id && !(await ctx.db.repos.get(args.repo_id))) throw new CommandError(`Repo '${args.repo_id}' not found.`);
+    const upstream = [...new Set(args.depends_on ?? [])];
+    let waiting = false;
+    for (const id of upstream) {
+      const task = await ctx.db.tasks.get(id);
+      if (!task) throw new CommandError(`Cannot depend on task '${id}': it does not exist.`);
+      if (task.status !== 'COMPLETED') waiting = true;
+    }
+    const task = await ctx.db.tasks.create(
+      {
+        projectId,
+        title: args.title,
+        description: args.description,
+        priority: args.priority ?? 100,
+        repoId: args.repo_id ?? null,
+        requiresApproval: args.requires_approval ?? false,
+        status: waiting ? 'DEFINED' : 'READY',
+      },
+      upstream,
+    );
+    await ctx.events.emit('task_created', { projectId, taskId: task.id, payload: { title: task.title, status: task.status } });
+    return {
+      created: task.id,
+      title: task.title,
+      project_id: projectId,
+      ...(args.repo_id && { repo_id: args.repo_id }),
+      ...(args.requires_approval && { requires_approval: true }),
+      ...(upstream.length > 0 && { depends_on: upstream, status: task.status }),
+    };
+  },
+});
+
+export const getTask = defineCommand({
+  name: 'get_task',
+  group: 'tasks',
+  description: 'Show one task in full.',
+  input: z.object({ task_id: taskId }),
+  readOnly: true,
+  async run({ task_id }, ctx) {
+    const t = await requireTask(ctx, task_id);
+    return {
+      id: t.id,
+      project_id: t.projectId,
+      title: t.title,
+      description: t.description,
+      status: t.status,
+      priority: t.priority,
+      assigned_agent: t.assignedAgent,
+      retry_count: t.retryCount,
+      max_retries: t.maxRetries,
+      requires_approval: t.requiresApproval,
+      ...(t.prUrl && { pr_url: t.prUrl }),
+    };
+  },
+});
+
+export const editTask = defineCommand({
+  name: 'edit_task',
+  group: 'tasks',
+  description: "Change a task's title, description or priority.",
+  input: z.object({
+    task_id: taskId,
+    title: optional(requiredText('New title')),
+    description: optional(requiredText('New description')),
+    priority: optional(integer('New priority (lower runs first)')),
+  }),
+  async run({ task_id, title, description, priority }, ctx) {
+    const changes: Record<string, unknown> = {};
+    if (title !== undefined) changes.title = title;
+    if (description !== undefined) changes.description = description;
+    if (priority !== undefined) changes.priority = priority;
+    const fields = Object.keys(changes);
+    if (fields.length === 0) throw new CommandError('Nothing to update: give at least one of title, description, priority.');
+    const updated = await ctx.db.tasks.update(task_id, changes);
+    if (!updated) throw new CommandError(`Task '${task_id}' not found.`);
+    await ctx.events.emit('task_updated', { projectId: updated.after.projectId, taskId: task_id, payload: { fields } });
+    return { updated: task_id, fields };
+  },
+});
+
+export const deleteTask = defineCommand({
+  name: 'delete_task',
+  group: 'tasks',
+  description: 'Delete a task (a running one is stopped first).',
+  input: z.object({ task_id: taskId }),
+  modelAccess: 'confirm',
+  async run({ task_id }, ctx) {
+    const task = await requireTask(ctx, task_id);
+    if (task.status === 'IN_PROGRESS') {
+      const error = await ctx.orchestrator.stopTask(task_id);
+      if (error) throw new CommandError(`Could not stop task '${task_id}' before deleting it: ${error}`);
+    }
+    await ctx.db.tasks.delete(task_id);
+    await ctx.events.emit('task_deleted', { projectId: task.projectId, taskId: task_id, payload: { title: task.title } });
+    return { deleted: task_id, title: task.title };
+  },
+});
+
+export const setTaskStatus = defineCommand({
+  name: 'set_task_status',
+  group: 'tasks',
+  description: 'Force a task into any status, bypassing the usual rules (for repairs).',
+  input: z.object({ task_id: taskId, status: taskStatus('The new status') }),
+  async run({ task_id, status }, ctx) {
+    const updated = await ctx.db.tasks.update(task_id, { status });
+    if (!updated) throw new CommandError(`Task '${task_id}' not found.`);
+    const { before } = updated;
+    await ctx.events.emit('task_status_forced', {
+      projectId: before.projectId,
+      taskId: task_id,
+      payload: { title: before.title, old_status: before.status, new_status: status },
+    });
+    return { task_id, old_status: before.status, new_status: status, title: before.title };
+  },
+});
+
+export const taskCommands = [listTasks, createTask, getTask, editTask, deleteTask, setTaskStatus];

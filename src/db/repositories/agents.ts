@@ -1,0 +1,71 @@
+import { Agent, type AgentState } from '../entities';
+import type { EmFactory } from '../database';
+
+export interface AgentRecord {
+  id: string;
+  name: string;
+  type: string;
+  state: AgentState;
+  currentTask: string | null;
+  checkoutPath: string | null;
+  repoId: string | null;
+}
+
+function toAgentRecord(a: Agent): AgentRecord {
+  return {
+    id: a.id,
+    name: a.name,
+    type: a.type,
+    state: a.state,
+    currentTask: a.currentTask ?? null,
+    checkoutPath: a.checkoutPath ?? null,
+    repoId: a.repoId ?? null,
+  };
+}
+
+export class AgentRepository {
+  constructor(private readonly em: EmFactory) {}
+
+  async get(id: string): Promise<AgentRecord | null> {
+    const a = await this.em().findOne(Agent, { id });
+    return a ? toAgentRecord(a) : null;
+  }
+
+  async list(): Promise<AgentRecord[]> {
+    const rows = await this.em().find(Agent, {}, { orderBy: { createdAt: 'asc', id: 'asc' } });
+    return rows.map(toAgentRecord);
+  }
+
+  async create(data: { id: string; name: string; type: string; repoId?: string | null }): Promise<AgentRecord> {
+    const em = this.em();
+    const agent = em.create(Agent, { id: data.id, name: data.name, type: data.type, repoId: data.repoId ?? null });
+    await em.flush();
+    return toAgentRecord(agent);
+  }
+
+  /** Agents with their current task, joined in one query (for status views). */
+  async listWithWork(): Promise<
+    Array<AgentRecord & { task: { id: string; title: string; projectId: string; status: string } | null }>
+  > {
+    const rows = await this.em()
+      .getConnection()
+      .execute<Array<Record<string, string | null>>>(
+        `select a.id, a.name, a.type, a.state, a.current_task, a.checkout_path, a.repo_id,
+                t.id as task_id, t.title as task_title, t.project_id as task_project, t.status as task_status
+           from agents a left join tasks t on t.id = a.current_task
+          order by a.created_at, a.id`,
+      );
+    return rows.map((r) => ({
+      id: r.id as string,
+      name: r.name as string,
+      type: r.type as string,
+      state: r.state as AgentState,
+      currentTask: r.current_task,
+      checkoutPath: r.checkout_path,
+      repoId: r.repo_id,
+      task: r.task_id
+        ? { id: r.task_id, title: r.task_title as string, projectId: r.task_project as string, status: r.task_status as string }
+        : null,
+    }));
+  }
+}

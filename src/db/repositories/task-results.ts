@@ -1,0 +1,58 @@
+import { TaskResult } from '../entities';
+import type { EmFactory } from '../database';
+
+export interface TaskResultRecord {
+  id: number;
+  taskId: string;
+  agentId: string | null;
+  result: string;
+  summary: string | null;
+  errorMessage: string | null;
+  filesChanged: string[] | null;
+  tokensUsed: number;
+  costUsd: number;
+  sessionId: string | null;
+  createdAt: Date;
+}
+
+export type NewTaskResult = Omit<TaskResultRecord, 'id' | 'createdAt'>;
+
+export class TaskResultRepository {
+  constructor(private readonly em: EmFactory) {}
+
+  /** The newest result of a task, or null when none was recorded. */
+  async latest(taskId: string): Promise<TaskResultRecord | null> {
+    const r = await this.em().findOne(TaskResult, { task: taskId }, { orderBy: { id: 'desc' } });
+    if (!r) return null;
+    return {
+      id: r.id,
+      taskId,
+      agentId: r.agentId ?? null,
+      result: r.result,
+      summary: r.summary ?? null,
+      errorMessage: r.errorMessage ?? null,
+      filesChanged: r.filesChanged ?? null,
+      tokensUsed: r.tokensUsed,
+      costUsd: r.costUsd,
+      sessionId: r.sessionId ?? null,
+      createdAt: r.createdAt,
+    };
+  }
+
+  async add(data: NewTaskResult): Promise<void> {
+    const em = this.em();
+    em.create(TaskResult, {
+      task: data.taskId,
+      agentId: data.agentId,
+      result: data.result,
+      summary: data.summary,
+      errorMessage: data.errorMessage,
+      filesChanged: data.filesChanged,
+      tokensUsed: data.tokensUsed,
+      costUsd: data.costUsd,
+      sessionId: data.sessionId,
+      createdAt: new Date(),
+    });
+    await em.flush();
+  }
+}

@@ -1,0 +1,107 @@
+import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
+
+describe('status, channels and agents', () => {
+  let rt: TestRuntime;
+  beforeEach(async () => {
+    rt = await makeTestRuntime();
+    await rt.exec('create_project', { name: 'alpha' });
+  });
+  afterEach(() => rt.cleanup());
+
+  it('summarises agents, counts and queues in get_status', async () => {
+    const t1 = (await rt.exec('create_task', { project_id: 'alpha', title: 'Run', description: 'd' })).created as string;
+    await rt.exec('create_task', { project_id: 'alpha', title: 'Wait', description: 'd', priority: 1 });
+    await rt.exec('create_agent', { name: 'Agent One' });
+    await rt.exec('create_agent', { name: 'idle' });
+    await rt.db.tasks.update(t1, { status: 'IN_PROGRESS', assignedAgent: 'agent-one' });
+    await rt.db.em().getConnection().execute("update agents set state = 'BUSY', current_task = ? where id = 'agent-one'", [t1]);
+    expect(await rt.exec('get_status')).toEqual({
+      projects: 1,
+      agents: [
+        { id: 'agent-one', name: 'Agent One', state: 'BUSY', working_on: { task_id: t1, title: 'Run', project_id: 'alpha', status: 'IN_PROGRESS' } },
+        { id: 'idle', name: 'idle', state: 'IDLE' },
+      ],
+      tasks: {
+        total: 2,
+        by_status: { IN_PROGRESS: 1, READY: 1 },
+        in_progress: [{ id: t1, title: 'Run', project_id: 'alpha', assigned_agent: 'agent-one' }],
+        ready_to_work: [{ id: expect.any(String), title: 'Wait', project_id: 'alpha' }],
+      },
+      orchestrator_paused: false,
+    });
+  });
+
+  it('links channels by id and by name, and looks projects up by channel', async () => {
+    expect(await rt.exec('set_project_channel', { project_id: 'alpha', channel_id: 'C1' })).toEqual({ project_id: 'alpha', channel_id: 'C1', status: 'linked' });
+    expect(await rt.exec('get_project_channels', { project_id: 'alpha' })).toEqual({ project_id: 'alpha', channel_id: 'C1' });
+    expect(await rt.exec('get_project_for_channel', { channel_id: 'C1' })).toEqual({ channel_id: 'C1', project_id: 'alpha', project_name: 'alpha' });
+    expect(await rt.exec('get_project_for_channel', { channel_id: 42 })).toEqual({ channel_id: '42', project_id: null, project_name: null });
+    expect((await rt.exec('list_projects')).projects).toEqual([expect.objectContaining({ chat_channel_id: 'C1' })]);
+
+    const channels = [{ id: 'C9', name: 'aq-alpha' }];
+    expect(await rt.exec('set_control_interface', { project_name: 'alpha', channel_name: '#aq-alpha', guild_channels: channels })).toEqual({
+      project_id: 'alpha',
+      channel_id: 'C9',
+      status: 'linked',
+    });
+    expect(await rt.exec('set_control_interface', { project_id: 'alpha', channel_name: 'x', _resolved_channel_id: 'C7' })).toMatchObject({ channel_id: 'C7' });
+    expect(await rt.exec('set_control_interface', { project_id: 'alpha', channel_name: '#nope', guild_channels: channels })).toEqual({ error: "Channel '#nope' not found." });
+    expect(await rt.exec('set_control_interface', { project_id: 'alpha', channel_name: 'x' })).toEqual({ error: expect.stringContaining('no channel list') });
+    expect(await rt.exec('set_control_interface', { channel_name: 'x' })).toEqual({ error: "Missing required field 'project_id'." });
+    expect(await rt.exec('set_control_interface', { project_id: 'ghost', channel_name: 'x', _resolved_channel_id: 'C1' })).toEqual({ error: "Project 'ghost' not found." });
+    expect(await rt.exec('set_project_channel', { project_id: 'ghost', channel_id: 'C1' })).toEqual({ error: "Project 'ghost' not found." });
+    expect(await rt.exec('get_project_channels', { project_id: 'ghost' })).toEqual({ error: "Project 'ghost' not found." });
+  });
+
+  it('returns the channel on delete_project and cascades every record', async () => {
+    await rt.exec('set_project_channel', { project_id: 'alpha', channel_id: 'C1' });
+    const t = (await rt.exec('create_task', { project_id: 'alpha', title: 'x', description: 'y' })).created as string;
+    const deleted: string[] = [];
+    rt.handler.onProjectDeleted = (id) => {
+      deleted.push(id);
+    };
+    await rt.db.tokenUsage.record({ projectId: 'alpha', taskId: t, source: 'agent', inputTokens: 1, outputTokens: 1 });
+    expect(await rt.exec('delete_project', { project_id: 'alpha', archive_channels: true })).toEqual({
+      deleted: 'alpha',
+      name: 'alpha',
+      channel_ids: { channel: 'C1' },
+      archive_channels: true,
+    });
+    expect(deleted).toEqual(['alpha']);
+    const conn = rt.db.em().getConnection();
+    expect(await conn.execute('select count(*) as n from tasks')).toEqual([{ n: 0 }]);
+    expect(await conn.execute('select count(*) as n from token_usage')).toEqual([{ n: 0 }]);
+    await rt.exec('create_project', { name: 'beta' });
+    expect(await rt.exec('delete_project', { project_id: 'beta' })).toEqual({ deleted: 'beta', name: 'beta' });
+  });
+
+  it('refuses to delete a project with running tasks', async () => {
+    const t = (await rt.exec('create_task', { project_id: 'alpha', title: 'x', description: 'y' })).created as string;
+    await rt.db.tasks.update(t, { status: 'IN_PROGRESS' });
+    expect(await rt.exec('delete_project', { project_id: 'alpha' })).toEqual({ error: expect.stringContaining('IN_PROGRESS') });
+    expect(await rt.exec('delete_project', { project_id: 'ghost' })).toEqual({ error: "Project 'ghost' not found." });
+  });
+
+  it('creates and lists agents, validating the repo and duplicates', async () => {
+    expect(await rt.exec('create_agent', { name: 'Builder Bot' })).toEqual({ created: 'builder-bot', name: 'Builder Bot' });
+    expect(await rt.exec('list_agents')).toEqual({
+      agents: [{ id: 'builder-bot', name: 'Builder Bot', type: 'claude', state: 'IDLE', current_task: null }],
+    });
+    expect(await rt.exec('create_agent', { name: 'builder bot' })).toEqual({ error: expect.stringContaining('already exists') });
+    expect(await rt.exec('create_agent', { name: 'x', repo_id: 'nope' })).toEqual({ error: "Repo 'nope' not found." });
+    expect(await rt.exec('create_agent', { name: 'x', agent_type: 'gpt' })).toEqual({ error: expect.stringMatching(/^Field 'agent_type' must be one of claude/) });
+  });
+
+  it('guards admin commands for Slack users outside AQ_ADMINS', async () => {
+    const guarded = await (await import('../../support/runtime')).makeTestRuntime({ AQ_ADMINS: 'U1' });
+    try {
+      await guarded.exec('create_project', { name: 'p' });
+      const asStranger = await guarded.handler.execute('delete_project', { project_id: 'p' }, { source: 'slack', userId: 'U2' });
+      expect(asStranger).toEqual({ error: expect.stringContaining('Only workspace admins') });
+      expect(await guarded.handler.execute('list_projects', {}, { source: 'slack', userId: 'U2' })).toHaveProperty('projects');
+      expect(await guarded.handler.execute('delete_project', { project_id: 'p' }, { source: 'slack', userId: 'U1' })).toMatchObject({ deleted: 'p' });
+    } finally {
+      await guarded.cleanup();
+    }
+  });
+});

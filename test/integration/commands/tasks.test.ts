@@ -1,0 +1,116 @@
+import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
+
+describe('task commands', () => {
+  let rt: TestRuntime;
+  beforeEach(async () => {
+    rt = await makeTestRuntime();
+    await rt.exec('create_project', { name: 'alpha' });
+  });
+  afterEach(() => rt.cleanup());
+
+  const create = async (args: Record<string, unknown> = {}) =>
+    (await rt.exec('create_task', { project_id: 'alpha', title: 'T', description: 'D', ...args })) as Record<string, unknown>;
+
+  it('creates READY tasks with spec defaults and readable ids', async () => {
+    const result = await create({ title: 'Write docs', description: 'All of them' });
+    expect(result).toEqual({ created: expect.stringMatching(/^[a-z]+-[a-z]+-\d{3}$/), title: 'Write docs', project_id: 'alpha' });
+    expect(await rt.exec('get_task', { task_id: result.created })).toEqual({
+      id: result.created,
+      project_id: 'alpha',
+      title: 'Write docs',
+      description: 'All of them',
+      status: 'READY',
+      priority: 100,
+      assigned_agent: null,
+      retry_count: 0,
+      max_retries: 3,
+      requires_approval: false,
+    });
+    const withFlags = await create({ requires_approval: 'true', priority: '5' });
+    expect(withFlags.requires_approval).toBe(true);
+    expect((await rt.exec('get_task', { task_id: withFlags.created })).priority).toBe(5);
+  });
+
+  it('falls back to the active project and errors when none can be resolved', async () => {
+    expect(await rt.exec('create_task', { title: 'x', description: 'y' })).toEqual({
+      error: expect.stringContaining('No project given and no active project set'),
+    });
+    expect(await rt.exec('set_active_project', { project_id: 'alpha' }).catch(() => null)).toBeDefined();
+    rt.handler.activeProjectId = 'alpha';
+    expect(await rt.exec('create_task', { title: 'x', description: 'y' })).toMatchObject({ project_id: 'alpha' });
+    expect(await rt.exec('create_task', { project_id: 'nope', title: 'x', description: 'y' })).toEqual({
+      error: "Project 'nope' not found.",
+    });
+    expect(await rt.exec('create_task', { project_id: 'alpha', title: 'x', description: 'y', repo_id: 'r' })).toEqual({
+      error: "Repo 'r' not found.",
+    });
+  });
+
+  it('lists at most 200 tasks in priority order with the full total', async () => {
+    for (let i = 0; i < 205; i++) {
+      await rt.db.tasks.create({ projectId: 'alpha', title: `t${i}`, description: 'd', priority: 300 - i });
+    }
+    const all = (await rt.exec('list_tasks')) as { tasks: Array<{ priority: number }>; total: number };
+    expect(all.total).toBe(205);
+    expect(all.tasks).toHaveLength(200);
+    expect(all.tasks[0]).toEqual(expect.objectContaining({ priority: 96, status: 'READY', project_id: 'alpha', assigned_agent: null }));
+    expect(Object.keys(all.tasks[0]).sort()).toEqual(['assigned_agent', 'id', 'priority', 'project_id', 'status', 'title']);
+    expect(all.tasks.map((t) => t.priority)).toEqual([...all.tasks.map((t) => t.priority)].sort((a, b) => a - b));
+    expect(((await rt.exec('list_tasks', { status: 'completed' })) as { total: number }).total).toBe(0);
+    expect(await rt.exec('list_tasks', { status: 'DONE' })).toEqual({ error: expect.stringMatching(/^Field 'status' must be one of DEFINED, READY/) });
+  });
+
+  it('edits fields, refuses an empty edit and unknown tasks', async () => {
+    const { created } = await create();
+    expect(await rt.exec('edit_task', { task_id: created, title: 'New', priority: 1 })).toEqual({ updated: created, fields: ['title', 'priority'] });
+    expect((await rt.exec('get_task', { task_id: created })).title).toBe('New');
+    expect(await rt.exec('edit_task', { task_id: created })).toEqual({ error: expect.stringContaining('Nothing to update') });
+    expect(await rt.exec('edit_task', { task_id: 'ghost', title: 'x' })).toEqual({ error: "Task 'ghost' not found." });
+    expect(await rt.exec('get_task', {})).toEqual({ error: "Missing required field 'task_id'." });
+  });
+
+  it('forces a status and reports old and new', async () => {
+    const { created } = await create();
+    expect(await rt.exec('set_task_status', { task_id: created, status: 'blocked' })).toEqual({
+      task_id: created,
+      old_status: 'READY',
+      new_status: 'BLOCKED',
+      title: 'T',
+    });
+    expect(await rt.exec('set_task_status', { task_id: 'ghost', status: 'READY' })).toEqual({ error: "Task 'ghost' not found." });
+  });
+
+  it('restarts any task but a running one, resetting retries and the agent', async () => {
+    const { created } = await create();
+    await rt.db.tasks.update(created as string, { status: 'FAILED', retryCount: 3, assignedAgent: 'a1' });
+    expect(await rt.exec('restart_task', { task_id: created })).toEqual({ restarted: created, title: 'T', previous_status: 'FAILED' });
+    expect(await rt.exec('get_task', { task_id: created })).toMatchObject({ status: 'READY', retry_count: 0, assigned_agent: null });
+    await rt.db.tasks.update(created as string, { status: 'IN_PROGRESS' });
+    expect(await rt.exec('restart_task', { task_id: created })).toEqual({ error: expect.stringContaining('IN_PROGRESS') });
+  });
+
+  it('approves only AWAITING_APPROVAL tasks and logs task_completed', async () => {
+    const { created } = await create();
+    expect(await rt.exec('approve_task', { task_id: created })).toEqual({ error: expect.stringContaining('not AWAITING_APPROVAL') });
+    await rt.db.tasks.update(created as string, { status: 'AWAITING_APPROVAL' });
+    expect(await rt.exec('approve_task', { task_id: created })).toEqual({ approved: created, title: 'T' });
+    expect((await rt.exec('get_task', { task_id: created })).status).toBe('COMPLETED');
+    const [latest] = await rt.db.events.recent(1);
+    expect(latest).toMatchObject({ type: 'task_completed', taskId: created, projectId: 'alpha' });
+    expect(await rt.exec('approve_task', { task_id: created })).toEqual({ error: expect.stringContaining('is COMPLETED') });
+  });
+
+  it('deletes tasks, stopping a running one first and releasing its agent and workspace', async () => {
+    const { created } = await create();
+    await rt.db.agents.create({ id: 'a1', name: 'a1', type: 'claude' });
+    await rt.db.workspaces.create({ id: 'w1', projectId: 'alpha', name: 'w1', path: '/tmp/w1', sourceType: 'link', repoId: null });
+    await rt.db.workspaces.acquire('w1', created as string, 'a1');
+    await rt.db.em().getConnection().execute("update agents set state = 'BUSY', current_task = ? where id = 'a1'", [created]);
+    await rt.db.tasks.update(created as string, { status: 'IN_PROGRESS', assignedAgent: 'a1' });
+    expect(await rt.exec('delete_task', { task_id: created })).toEqual({ deleted: created, title: 'T' });
+    expect(await rt.exec('get_task', { task_id: created })).toEqual({ error: `Task '${created}' not found.` });
+    expect(await rt.db.agents.get('a1')).toMatchObject({ state: 'IDLE', currentTask: null });
+    expect(await rt.db.workspaces.get('w1')).toMatchObject({ lockedByTaskId: null });
+    expect(await rt.exec('delete_task', { task_id: created })).toEqual({ error: `Task '${created}' not found.` });
+  });
+});
