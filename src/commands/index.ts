@@ -7,6 +7,10 @@ import { taskLifecycleCommands } from './task-lifecycle';
 import { taskDependencyCommands } from './task-dependencies';
 import { taskResultCommands } from './task-results';
 import { agentCommands } from './agents';
+import { hookCommands } from './hooks';
+import { noteCommands } from './notes';
+import { fileCommands } from './files';
+import { systemCommands } from './system';
 
 /** Every command, in the order help lists them. Adding a command is adding it to a group file. */
 export const ALL_COMMANDS: readonly AnyCommand[] = [
@@ -18,4 +22,8 @@ export const ALL_COMMANDS: readonly AnyCommand[] = [
   ...taskDependencyCommands,
   ...taskResultCommands,
   ...agentCommands,
+  ...hookCommands,
+  ...noteCommands,
+  ...fileCommands,
+  ...systemCommands,
 ];

@@ -5,6 +5,7 @@ import { TaskRepository } from './repositories/tasks';
 import { EventRepository } from './repositories/events';
 import { SystemStateRepository } from './repositories/system-state';
 import { HookRunRepository } from './repositories/hook-runs';
+import { HookRepository } from './repositories/hooks';
 import { AgentRepository } from './repositories/agents';
 import { TaskResultRepository } from './repositories/task-results';
 import { TokenUsageRepository } from './repositories/token-usage';
@@ -20,6 +21,7 @@ export class Database {
   readonly tasks: TaskRepository;
   readonly events: EventRepository;
   readonly state: SystemStateRepository;
+  readonly hooks: HookRepository;
   readonly hookRuns: HookRunRepository;
   readonly agents: AgentRepository;
   readonly taskResults: TaskResultRepository;
@@ -33,6 +35,7 @@ export class Database {
     this.tasks = new TaskRepository(fork);
     this.events = new EventRepository(fork);
     this.state = new SystemStateRepository(fork);
+    this.hooks = new HookRepository(fork);
     this.hookRuns = new HookRunRepository(fork);
     this.agents = new AgentRepository(fork);
     this.taskResults = new TaskResultRepository(fork);

@@ -1,0 +1,220 @@
+import { spawn } from 'node:child_process';
+import { createReadStream } from 'node:fs';
+import { open, readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import readline from 'node:readline';
+import fg from 'fast-glob';
+import { z } from 'zod';
+import { runShell } from '../util/run-shell';
+import { CommandError, defineCommand, type CommandContext } from './catalog';
+import { fromWorkspaceDir, isWithin, validatePath } from './path-validation';
+import { projectIdOrActive, requireProject } from './projects';
+import { integer, optional, requiredText } from './schema';
+
+export const READ_FILE_DEFAULT_LINES = 200;
+export const COMMAND_DEFAULT_TIMEOUT = 30;
+export const COMMAND_MAX_TIMEOUT = 120;
+export const STDOUT_LIMIT = 4000;
+export const STDERR_LIMIT = 2000;
+export const SEARCH_MAX_MATCHES = 50;
+export const SEARCH_OUTPUT_LIMIT = 4000;
+const SEARCH_TIMEOUT_MS = 30_000;
+
+async function requireDirectory(dir: string, shown: string): Promise<void> {
+  const info = await stat(dir).catch(() => null);
+  if (!info || !info.isDirectory()) throw new CommandError(`Directory not found: ${shown}`);
+}
+
+async function looksBinary(file: string): Promise<boolean> {
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.alloc(8192);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead).includes(0);
+  } finally {
+    await handle.close();
+  }
+}
+
+export const readFileCommand = defineCommand({
+  name: 'read_file',
+  group: 'files',
+  description: `Read a text file inside the workspace directory or a linked repo (first ${READ_FILE_DEFAULT_LINES} lines by default).`,
+  input: z.object({
+    path: requiredText('File path; relative paths start at the workspace directory'),
+    max_lines: optional(integer(`Most lines to return (default ${READ_FILE_DEFAULT_LINES})`, { min: 1 })),
+  }),
+  readOnly: true,
+  async run(args, ctx) {
+    const file = await validatePath(ctx, fromWorkspaceDir(ctx, args.path));
+    const info = await stat(file).catch(() => null);
+    if (!info) throw new CommandError(`File not found: ${args.path}`);
+    if (!info.isFile()) throw new CommandError(`${args.path} is a directory, not a file. Use list_directory.`);
+    if (await looksBinary(file)) throw new CommandError(`${args.path} is a binary file and cannot be shown as text.`);
+    const maxLines = args.max_lines ?? READ_FILE_DEFAULT_LINES;
+    const lines: string[] = [];
+    let total = 0;
+    const reader = readline.createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
+    for await (const line of reader) {
+      total++;
+      if (lines.length < maxLines) lines.push(line);
+    }
+    let content = lines.join('\n');
+    if (total > maxLines) content += `\n\n[… truncated: showing ${maxLines} of ${total} lines; pass max_lines to see more]`;
+    return { content, path: file };
+  },
+});
+
+async function resolveWorkingDir(ctx: CommandContext, given: string): Promise<string> {
+  if (path.isAbsolute(given)) return given;
+  const project = await ctx.db.projects.get(given);
+  return project ? project.workspace : path.join(ctx.config.workspaceDir, given);
+}
+
+export const runCommand = defineCommand({
+  name: 'run_command',
+  group: 'files',
+  description: `Run a shell command in a workspace folder (timeout ${COMMAND_DEFAULT_TIMEOUT} s by default, at most ${COMMAND_MAX_TIMEOUT} s).`,
+  input: z.object({
+    command: requiredText('Shell command line'),
+    working_dir: requiredText('Folder: absolute, a project id, or relative to the workspace directory'),
+    timeout: optional(integer(`Seconds before the command is killed (default ${COMMAND_DEFAULT_TIMEOUT})`, { min: 1, max: COMMAND_MAX_TIMEOUT })),
+  }),
+  admin: true,
+  modelAccess: 'confirm',
+  async run(args, ctx) {
+    const dir = await validatePath(ctx, await resolveWorkingDir(ctx, args.working_dir));
+    await requireDirectory(dir, args.working_dir);
+    const timeout = args.timeout ?? COMMAND_DEFAULT_TIMEOUT;
+    const run = await runShell(args.command, {
+      cwd: dir,
+      timeoutMs: timeout * 1000,
+      maxStdout: STDOUT_LIMIT,
+      maxStderr: STDERR_LIMIT,
+    });
+    if (run.timedOut) throw new CommandError(`Command timed out after ${timeout} seconds and was stopped.`);
+    return { returncode: run.exitCode, stdout: run.stdout, stderr: run.stderr };
+  },
+});
+
+function grep(pattern: string, dir: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('grep', ['-rnEI', '--', pattern, '.'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const matches: string[] = [];
+    let pending = '';
+    let stderr = '';
+    let done = false;
+    const finish = (error?: Error) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve(matches.join('\n'));
+    };
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      finish(new CommandError(`Search timed out after ${SEARCH_TIMEOUT_MS / 1000} seconds; narrow the path or the pattern.`));
+    }, SEARCH_TIMEOUT_MS);
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      const parts = (pending + chunk).split('\n');
+      pending = parts.pop() ?? '';
+      for (const line of parts) {
+        if (matches.length < SEARCH_MAX_MATCHES) matches.push(line.replace(/^\.\//, ''));
+      }
+      if (matches.length >= SEARCH_MAX_MATCHES) {
+        child.kill('SIGKILL');
+        finish();
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', (err) => finish(err));
+    child.on('close', (code) => {
+      if (pending && matches.length < SEARCH_MAX_MATCHES) matches.push(pending.replace(/^\.\//, ''));
+      if (code === 2 && matches.length === 0) {
+        finish(new CommandError(`Invalid search: ${stderr.trim().split('\n')[0] || 'grep failed'}`));
+      } else finish();
+    });
+  });
+}
+
+export const searchFiles = defineCommand({
+  name: 'search_files',
+  group: 'files',
+  description: `Search file contents with a regular expression (grep mode, ${SEARCH_MAX_MATCHES} matches at most) or file names with a glob (find mode).`,
+  input: z.object({
+    pattern: requiredText('Regular expression (grep) or file-name glob such as *.ts (find)'),
+    path: requiredText('Folder to search; relative paths start at the workspace directory'),
+    mode: optional(z.enum(['grep', 'find']).describe('grep (default) or find')),
+  }),
+  readOnly: true,
+  async run(args, ctx) {
+    const dir = await validatePath(ctx, fromWorkspaceDir(ctx, args.path));
+    await requireDirectory(dir, args.path);
+    const mode = args.mode ?? 'grep';
+    let output: string;
+    if (mode === 'grep') {
+      output = await grep(args.pattern, dir);
+    } else {
+      const glob = args.pattern.includes('/') ? args.pattern : `**/${args.pattern}`;
+      const found = await fg(glob, { cwd: dir, onlyFiles: true, dot: true, followSymbolicLinks: false, suppressErrors: true });
+      output = found.sort().join('\n');
+    }
+    return { results: output ? output.slice(0, SEARCH_OUTPUT_LIMIT) : '(no matches)', mode };
+  },
+});
+
+export const listDirectory = defineCommand({
+  name: 'list_directory',
+  group: 'files',
+  description: "List a folder of a project's workspace (default: the first workspace's root).",
+  input: z.object({
+    project_id: optional(requiredText('Project id (defaults to the active project)')),
+    workspace: optional(requiredText('Workspace name or id')),
+    path: optional(z.string().describe('Folder inside the workspace; empty for its root')),
+  }),
+  readOnly: true,
+  async run(args, ctx) {
+    const projectId = projectIdOrActive(ctx, args.project_id);
+    await requireProject(ctx, projectId);
+    let workspace;
+    if (args.workspace) {
+      workspace = await ctx.db.workspaces.findInProject(projectId, args.workspace);
+      if (!workspace) throw new CommandError(`Workspace '${args.workspace}' not found in project '${projectId}'.`);
+    } else {
+      [workspace] = await ctx.db.workspaces.list(projectId);
+      if (!workspace) throw new CommandError(`Project '${projectId}' has no workspaces. Add one with /aq add_workspace.`);
+    }
+    const root = await validatePath(ctx, workspace.path);
+    const relative = (args.path ?? '').replace(/^\/+/, '');
+    const target = await validatePath(ctx, path.join(root, relative));
+    if (!isWithin(target, root)) throw new CommandError(`Access denied: ${args.path} is outside the workspace.`);
+    let entries;
+    try {
+      entries = await readdir(target, { withFileTypes: true });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EACCES' || code === 'EPERM') throw new CommandError(`Permission denied: ${relative || '/'}`);
+      throw new CommandError(`Directory not found: ${relative || '/'}`);
+    }
+    const directories: string[] = [];
+    const files: Array<{ name: string; size: number }> = [];
+    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      if (entry.isDirectory()) directories.push(entry.name);
+      else {
+        const info = await stat(path.join(target, entry.name)).catch(() => null);
+        files.push({ name: entry.name, size: info?.size ?? 0 });
+      }
+    }
+    return {
+      project_id: projectId,
+      path: relative || '/',
+      workspace_path: root,
+      workspace_name: workspace.name,
+      directories,
+      files,
+    };
+  },
+});
+
+export const fileCommands = [readFileCommand, runCommand, searchFiles, listDirectory];

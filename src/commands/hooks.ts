@@ -1,0 +1,178 @@
+import { z } from 'zod';
+import { nameToId } from '../db/ids';
+import { EVENT_TYPES } from '../orchestrator/events';
+import { CommandError, defineCommand } from './catalog';
+import { requireProject } from './projects';
+import { boolean, integer, jsonList, jsonObject, optional, requiredText } from './schema';
+
+export const DEFAULT_HOOK_COOLDOWN_SECONDS = 3600;
+export const DEFAULT_HOOK_RUNS_LIMIT = 10;
+
+/** Refuses triggers the engine could never fire (the original's hooks silently never ran). */
+function validateTrigger(trigger: Record<string, unknown>): void {
+  if (trigger.type === 'periodic') {
+    const interval = Number(trigger.interval_seconds);
+    if (!Number.isFinite(interval) || interval <= 0) {
+      throw new CommandError('A periodic trigger needs interval_seconds greater than 0, e.g. {"type": "periodic", "interval_seconds": 3600}.');
+    }
+    return;
+  }
+  if (trigger.type === 'event') {
+    if (!(EVENT_TYPES as readonly unknown[]).includes(trigger.event_type)) {
+      throw new CommandError(
+        `Unknown event_type ${JSON.stringify(trigger.event_type)}. Valid events: ${EVENT_TYPES.join(', ')}.`,
+      );
+    }
+    return;
+  }
+  throw new CommandError('trigger.type must be "periodic" (with interval_seconds) or "event" (with event_type).');
+}
+
+const hookId = requiredText('Hook id');
+
+export const createHook = defineCommand({
+  name: 'create_hook',
+  group: 'hooks',
+  description: 'Create a hook: on a schedule or an event, gather context and run a prompt through the model.',
+  input: z.object({
+    project_id: requiredText('Project id'),
+    name: requiredText('Hook name (its id is derived from it)'),
+    trigger: jsonObject('{"type":"periodic","interval_seconds":N} or {"type":"event","event_type":NAME}'),
+    prompt_template: requiredText('Prompt; may use {{step_N}}, {{step_N.field}}, {{event}}, {{event.field}}'),
+    context_steps: optional(jsonList('Steps run before the prompt: shell, read_file, http, git_diff, db_query, create_task')),
+    cooldown_seconds: optional(integer('Minimum seconds between firings (default 3600)', { min: 0 })),
+    llm_config: optional(jsonObject('Model settings for this hook, e.g. {"model": "…"}')),
+  }),
+  async run(args, ctx) {
+    await requireProject(ctx, args.project_id);
+    validateTrigger(args.trigger);
+    const id = nameToId(args.name);
+    if (await ctx.db.hookRuns.hook(id)) throw new CommandError(`Hook '${id}' already exists. Pick another name, or use edit_hook.`);
+    await ctx.db.hooks.create({
+      id,
+      projectId: args.project_id,
+      name: args.name,
+      trigger: args.trigger,
+      contextSteps: (args.context_steps ?? []) as Array<Record<string, unknown>>,
+      promptTemplate: args.prompt_template,
+      cooldownSeconds: args.cooldown_seconds ?? DEFAULT_HOOK_COOLDOWN_SECONDS,
+      llmConfig: args.llm_config ?? null,
+    });
+    return { created: id, name: args.name, project_id: args.project_id };
+  },
+});
+
+export const listHooks = defineCommand({
+  name: 'list_hooks',
+  group: 'hooks',
+  description: 'List hooks, optionally of one project.',
+  input: z.object({ project_id: optional(requiredText('Only this project')) }),
+  readOnly: true,
+  async run({ project_id }, ctx) {
+    const hooks = await ctx.db.hooks.list(project_id);
+    return {
+      hooks: hooks.map((h) => ({
+        id: h.id,
+        project_id: h.projectId,
+        name: h.name,
+        enabled: h.enabled,
+        trigger: h.trigger,
+        cooldown_seconds: h.cooldownSeconds,
+      })),
+    };
+  },
+});
+
+export const editHook = defineCommand({
+  name: 'edit_hook',
+  group: 'hooks',
+  description: "Change a hook: enable or disable it, or change its trigger, steps, prompt, cooldown or model settings.",
+  input: z.object({
+    hook_id: hookId,
+    enabled: optional(boolean('Whether the hook runs')),
+    trigger: optional(jsonObject('New trigger')),
+    context_steps: optional(jsonList('New context steps')),
+    prompt_template: optional(requiredText('New prompt template')),
+    cooldown_seconds: optional(integer('New cooldown in seconds', { min: 0 })),
+    llm_config: optional(jsonObject('New model settings')),
+  }),
+  async run(args, ctx) {
+    const changes: Record<string, unknown> = {};
+    const fields: string[] = [];
+    const set = (field: string, key: string, value: unknown) => {
+      if (value === undefined) return;
+      changes[key] = value;
+      fields.push(field);
+    };
+    if (args.trigger) validateTrigger(args.trigger);
+    set('enabled', 'enabled', args.enabled);
+    set('trigger', 'trigger', args.trigger);
+    set('context_steps', 'contextSteps', args.context_steps);
+    set('prompt_template', 'promptTemplate', args.prompt_template);
+    set('cooldown_seconds', 'cooldownSeconds', args.cooldown_seconds);
+    set('llm_config', 'llmConfig', args.llm_config);
+    if (fields.length === 0) throw new CommandError('Nothing to update: give at least one field to change.');
+    if (!(await ctx.db.hooks.update(args.hook_id, changes))) throw new CommandError(`Hook '${args.hook_id}' not found.`);
+    return { updated: args.hook_id, fields };
+  },
+});
+
+export const deleteHook = defineCommand({
+  name: 'delete_hook',
+  group: 'hooks',
+  description: 'Delete a hook and its run history.',
+  input: z.object({ hook_id: hookId }),
+  async run({ hook_id }, ctx) {
+    const hook = await ctx.db.hookRuns.hook(hook_id);
+    if (!hook) throw new CommandError(`Hook '${hook_id}' not found.`);
+    await ctx.db.hooks.delete(hook_id);
+    return { deleted: hook_id, name: hook.name };
+  },
+});
+
+export const listHookRuns = defineCommand({
+  name: 'list_hook_runs',
+  group: 'hooks',
+  description: 'Recent runs of a hook, newest first.',
+  input: z.object({
+    hook_id: hookId,
+    limit: optional(integer(`How many runs (default ${DEFAULT_HOOK_RUNS_LIMIT})`, { min: 1, max: 200 })),
+  }),
+  readOnly: true,
+  async run({ hook_id, limit }, ctx) {
+    const hook = await ctx.db.hookRuns.hook(hook_id);
+    if (!hook) throw new CommandError(`Hook '${hook_id}' not found.`);
+    const runs = await ctx.db.hooks.runs(hook_id, limit ?? DEFAULT_HOOK_RUNS_LIMIT);
+    return {
+      hook_id,
+      hook_name: hook.name,
+      runs: runs.map((r) => ({
+        id: r.id,
+        trigger_reason: r.triggerReason,
+        status: r.status,
+        tokens_used: r.tokensUsed,
+        skipped_reason: r.skippedReason,
+        started_at: r.startedAt.toISOString(),
+        completed_at: r.completedAt ? r.completedAt.toISOString() : null,
+      })),
+    };
+  },
+});
+
+export const fireHook = defineCommand({
+  name: 'fire_hook',
+  group: 'hooks',
+  description: 'Run a hook now, ignoring its cooldown; it runs in the background.',
+  input: z.object({ hook_id: hookId }),
+  async run({ hook_id }, ctx) {
+    const engine = ctx.orchestrator.hookEngine;
+    if (!engine) {
+      throw new CommandError('The hook engine is not enabled in this process: hooks run inside the app (`npm start`). Fire the hook from Slack with /aq fire_hook.');
+    }
+    const error = await engine.fire(hook_id);
+    if (error) throw new CommandError(error);
+    return { fired: hook_id, status: 'running' };
+  },
+});
+
+export const hookCommands = [createHook, listHooks, editHook, deleteHook, listHookRuns, fireHook];

@@ -1,0 +1,183 @@
+import { appendFile, mkdir, readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { CommandError, defineCommand, type CommandContext } from './catalog';
+import { validatePath } from './path-validation';
+import { requireProject } from './projects';
+import { optional, requiredText } from './schema';
+
+/** A note's file name: the title lowercased, every run of other characters a hyphen. */
+export function noteSlug(title: string): string {
+  return title
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+function titleFromName(name: string): string {
+  const words = name.replace(/\.md$/, '').replace(/[-_]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+async function fileTitle(file: string, name: string): Promise<string> {
+  const text = await readFile(file, 'utf8');
+  const first = text.split('\n', 1)[0] ?? '';
+  return first.startsWith('#') ? first.replace(/^#+\s*/, '').trim() || titleFromName(name) : titleFromName(name);
+}
+
+async function notesDir(ctx: CommandContext, projectId: string): Promise<string> {
+  const project = await requireProject(ctx, projectId);
+  if (!project.workspace) throw new CommandError(`Project '${projectId}' has no workspace.`);
+  return path.join(project.workspace, 'notes');
+}
+
+function noteFile(dir: string, title: string): { slug: string; file: string } {
+  const slug = noteSlug(title);
+  if (!slug) throw new CommandError(`The title ${JSON.stringify(title)} has no letters or digits to name a note file with.`);
+  return { slug, file: path.join(dir, `${slug}.md`) };
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    return (await stat(file)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+async function markdownFiles(dir: string): Promise<Array<{ name: string; file: string; size: number; mtime: number }>> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  const out = [];
+  for (const name of names.filter((n) => n.endsWith('.md')).sort()) {
+    const file = path.join(dir, name);
+    const info = await stat(file);
+    if (info.isFile()) out.push({ name, file, size: info.size, mtime: info.mtimeMs / 1000 });
+  }
+  return out;
+}
+
+const projectId = requiredText('Project id');
+const title = requiredText('Note title');
+
+export const listNotes = defineCommand({
+  name: 'list_notes',
+  group: 'notes',
+  description: "List a project's notes (Markdown files in its workspace's notes/ folder).",
+  input: z.object({ project_id: projectId }),
+  readOnly: true,
+  async run({ project_id }, ctx) {
+    const dir = await notesDir(ctx, project_id);
+    const files = await markdownFiles(dir);
+    const notes = [];
+    for (const f of files) {
+      notes.push({ name: f.name, title: await fileTitle(f.file, f.name), size_bytes: f.size, modified: f.mtime, path: f.file });
+    }
+    return { project_id, notes };
+  },
+});
+
+export const writeNote = defineCommand({
+  name: 'write_note',
+  group: 'notes',
+  description: 'Write a note (replacing a note with the same title).',
+  input: z.object({ project_id: projectId, title, content: z.string().describe('Markdown content') }),
+  async run(args, ctx) {
+    const dir = await notesDir(ctx, args.project_id);
+    const { file } = noteFile(dir, args.title);
+    const existed = await exists(file);
+    await mkdir(dir, { recursive: true });
+    await writeFile(file, args.content);
+    await ctx.events.emit(existed ? 'note_updated' : 'note_created', { projectId: args.project_id, payload: { title: args.title, path: file } });
+    return { path: file, title: args.title, status: existed ? 'updated' : 'created' };
+  },
+});
+
+export const appendNote = defineCommand({
+  name: 'append_note',
+  group: 'notes',
+  description: 'Add text to the end of a note, creating it (with a # title) when it does not exist.',
+  input: z.object({ project_id: projectId, title, content: z.string().describe('Markdown to append') }),
+  async run(args, ctx) {
+    const dir = await notesDir(ctx, args.project_id);
+    const { file } = noteFile(dir, args.title);
+    const existed = await exists(file);
+    await mkdir(dir, { recursive: true });
+    if (existed) await appendFile(file, `\n\n${args.content}`);
+    else await writeFile(file, `# ${args.title}\n\n${args.content}`);
+    const size = (await stat(file)).size;
+    await ctx.events.emit(existed ? 'note_updated' : 'note_created', { projectId: args.project_id, payload: { title: args.title, path: file } });
+    return { path: file, title: args.title, status: existed ? 'appended' : 'created', size_bytes: size };
+  },
+});
+
+export const readNote = defineCommand({
+  name: 'read_note',
+  group: 'notes',
+  description: 'Read a note.',
+  input: z.object({ project_id: projectId, title }),
+  readOnly: true,
+  async run(args, ctx) {
+    const dir = await notesDir(ctx, args.project_id);
+    const { file } = noteFile(dir, args.title);
+    if (!(await exists(file))) throw new CommandError(`Note '${args.title}' not found in project '${args.project_id}'.`);
+    const content = await readFile(file, 'utf8');
+    return { content, title: args.title, path: file, size_bytes: Buffer.byteLength(content) };
+  },
+});
+
+export const deleteNote = defineCommand({
+  name: 'delete_note',
+  group: 'notes',
+  description: 'Delete a note.',
+  input: z.object({ project_id: projectId, title }),
+  async run(args, ctx) {
+    const dir = await notesDir(ctx, args.project_id);
+    const { file } = noteFile(dir, args.title);
+    if (!(await exists(file))) throw new CommandError(`Note '${args.title}' not found in project '${args.project_id}'.`);
+    await unlink(file);
+    await ctx.events.emit('note_deleted', { projectId: args.project_id, payload: { title: args.title, path: file } });
+    return { deleted: file, title: args.title };
+  },
+});
+
+export const compareSpecsNotes = defineCommand({
+  name: 'compare_specs_notes',
+  group: 'notes',
+  description: "List a project's specs (specs/ in its repo or workspace) beside its notes, to compare them.",
+  input: z.object({ project_id: projectId, specs_path: optional(requiredText('Specs folder to use instead')) }),
+  readOnly: true,
+  async run(args, ctx) {
+    const project = await requireProject(ctx, args.project_id);
+    const notesPath = path.join(project.workspace, 'notes');
+    let specsPath: string;
+    if (args.specs_path) {
+      specsPath = await validatePath(ctx, path.resolve(project.workspace, args.specs_path));
+    } else {
+      const [repo] = await ctx.db.repos.list(args.project_id);
+      const repoRoot = repo ? (repo.sourceType === 'link' ? repo.sourcePath : repo.checkoutBasePath) : null;
+      const inRepo = repoRoot ? path.join(repoRoot, 'specs') : null;
+      specsPath = inRepo && (await stat(inRepo).then((s) => s.isDirectory(), () => false)) ? inRepo : path.join(project.workspace, 'specs');
+    }
+    const describe = async (dir: string) => {
+      const listed = [];
+      for (const f of await markdownFiles(dir)) listed.push({ name: f.name, title: await fileTitle(f.file, f.name), size_bytes: f.size });
+      return listed;
+    };
+    return {
+      specs: await describe(specsPath),
+      notes: await describe(notesPath),
+      specs_path: specsPath,
+      notes_path: notesPath,
+      project_id: args.project_id,
+    };
+  },
+});
+
+export const noteCommands = [listNotes, writeNote, appendNote, readNote, deleteNote, compareSpecsNotes];

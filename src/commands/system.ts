@@ -1,0 +1,157 @@
+import { z } from 'zod';
+import type { EventRecord } from '../db/repositories/events';
+import { CommandError, defineCommand } from './catalog';
+import { requireProject } from './projects';
+import { integer, optional, requiredText } from './schema';
+
+export const DEFAULT_EVENTS_LIMIT = 10;
+const NO_REASON = 'No reason provided';
+const TAIL = 1500;
+
+export function eventView(e: EventRecord): Record<string, unknown> {
+  return {
+    id: e.id,
+    type: e.type,
+    project_id: e.projectId,
+    task_id: e.taskId,
+    agent_id: e.agentId,
+    payload: e.payload,
+    created_at: e.createdAt.toISOString(),
+  };
+}
+
+export const getRecentEvents = defineCommand({
+  name: 'get_recent_events',
+  group: 'system',
+  description: 'The newest events of the system log, newest first.',
+  input: z.object({ limit: optional(integer(`How many (default ${DEFAULT_EVENTS_LIMIT})`, { min: 1, max: 500 })) }),
+  readOnly: true,
+  async run({ limit }, ctx) {
+    const events = await ctx.db.events.recent(limit ?? DEFAULT_EVENTS_LIMIT);
+    return { events: events.map(eventView) };
+  },
+});
+
+const sum = (rows: Array<{ tokens: number }>) => rows.reduce((total, r) => total + Number(r.tokens), 0);
+
+export const getTokenUsage = defineCommand({
+  name: 'get_token_usage',
+  group: 'system',
+  description: 'Tokens used (agents, chat and hooks, cache included): for a task by agent, for a project by task, or per project.',
+  input: z.object({
+    task_id: optional(requiredText('One task')),
+    project_id: optional(requiredText('One project')),
+  }),
+  readOnly: true,
+  async run({ task_id, project_id }, ctx) {
+    if (task_id) {
+      const rows = await ctx.db.tokenUsage.byAgentForTask(task_id);
+      return {
+        task_id,
+        breakdown: rows.map((r) => ({ agent_id: r.agent_id, tokens: Number(r.tokens), entries: Number(r.entries) })),
+        total: sum(rows),
+      };
+    }
+    if (project_id) {
+      const rows = await ctx.db.tokenUsage.byTaskForProject(project_id);
+      return {
+        project_id,
+        breakdown: rows.map((r) => ({ task_id: r.task_id, agent_id: r.agent_id, tokens: Number(r.tokens) })),
+        total: sum(rows),
+      };
+    }
+    const rows = await ctx.db.tokenUsage.byProject();
+    return { breakdown: rows.map((r) => ({ project_id: r.project_id, tokens: Number(r.tokens) })), total: sum(rows) };
+  },
+});
+
+export const setActiveProject = defineCommand({
+  name: 'set_active_project',
+  group: 'system',
+  description: 'Set the project this conversation works in by default; without project_id, clear it.',
+  input: z.object({ project_id: optional(z.string().trim().describe('Project id; empty to clear')) }),
+  async run({ project_id }, ctx) {
+    if (!project_id) {
+      ctx.session.activeProjectId = null;
+      return { active_project: null, message: 'Active project cleared' };
+    }
+    const project = await requireProject(ctx, project_id);
+    ctx.session.activeProjectId = project.id;
+    return { active_project: project.id, name: project.name };
+  },
+});
+
+export const orchestratorControl = defineCommand({
+  name: 'orchestrator_control',
+  group: 'system',
+  description: 'Pause or resume scheduling of new tasks everywhere, or show whether it is paused.',
+  input: z.object({ action: requiredText('pause, resume or status') }),
+  async run({ action }, ctx) {
+    const verb = action.trim().toLowerCase();
+    if (verb === 'pause') {
+      await ctx.orchestrator.pause();
+      await ctx.events.emit('orchestrator_paused');
+      return { status: 'paused', message: 'Orchestrator paused: no new tasks will be scheduled. Running tasks continue.' };
+    }
+    if (verb === 'resume') {
+      await ctx.orchestrator.resume();
+      await ctx.events.emit('orchestrator_resumed');
+      return { status: 'running', message: 'Orchestrator resumed' };
+    }
+    return {
+      status: (await ctx.orchestrator.isPaused()) ? 'paused' : 'running',
+      running_tasks: await ctx.orchestrator.runningTaskCount(),
+    };
+  },
+});
+
+export const restartDaemon = defineCommand({
+  name: 'restart_daemon',
+  group: 'system',
+  description: 'Restart the Agent Queue app process.',
+  input: z.object({ reason: optional(requiredText('Why (shown in the notification)')) }),
+  admin: true,
+  modelAccess: 'excluded',
+  async run({ reason }, ctx) {
+    const why = reason ?? NO_REASON;
+    await ctx.events.emit('daemon_restart', { payload: { reason: why, message: `🔄 **Daemon restart initiated** — ${why}` } });
+    ctx.orchestrator.restartRequested = true;
+    // Let the caller deliver this reply before the process starts shutting down.
+    setImmediate(() => ctx.process.signalSelf('SIGTERM'));
+    return { status: 'restarting', message: 'Daemon restart initiated', reason: why };
+  },
+});
+
+function tail(text: string): string {
+  const trimmed = text.trim();
+  return trimmed.length > TAIL ? `…${trimmed.slice(-TAIL)}` : trimmed;
+}
+
+export const updateAndRestart = defineCommand({
+  name: 'update_and_restart',
+  group: 'system',
+  description: "Pull the app's latest code (fast-forward only), reinstall it, and restart.",
+  input: z.object({ reason: optional(requiredText('Why (shown in the notification)')) }),
+  admin: true,
+  modelAccess: 'excluded',
+  async run({ reason }, ctx) {
+    const why = reason ?? NO_REASON;
+    const cwd = ctx.config.appRoot;
+    const pull = await ctx.process.run('git', ['pull', '--ff-only'], { cwd, timeoutMs: 120_000 });
+    if (pull.code !== 0) {
+      throw new CommandError(`git pull exited with code ${pull.code}; nothing was changed. ${tail(pull.stderr || pull.stdout)}`);
+    }
+    const install = await ctx.process.run('npm', ['ci', '--no-audit', '--no-fund'], { cwd, timeoutMs: 900_000 });
+    if (install.code !== 0) {
+      throw new CommandError(`npm ci (install) exited with code ${install.code}; the app keeps running the old build. ${tail(install.stderr || install.stdout)}`);
+    }
+    await ctx.events.emit('daemon_restart', {
+      payload: { reason: why, message: `🔄 **Update pulled, daemon restart initiated** — ${why}` },
+    });
+    ctx.orchestrator.restartRequested = true;
+    setImmediate(() => ctx.process.signalSelf('SIGTERM'));
+    return { status: 'updating', message: 'Update pulled and daemon restart initiated', pull_output: pull.stdout.trim(), reason: why };
+  },
+});
+
+export const systemCommands = [getRecentEvents, getTokenUsage, setActiveProject, orchestratorControl, restartDaemon, updateAndRestart];
