@@ -1,9 +1,13 @@
 import { markdownTable, type BenchRow } from './table';
 import { runPlanBench } from './plan-bench';
+import { runCommandsBench } from './commands-bench';
 
 type Suite = { name: string; run: () => Promise<BenchRow[]> };
 
-const SUITES: Suite[] = [{ name: 'plan', run: runPlanBench }];
+const SUITES: Suite[] = [
+  { name: 'plan', run: runPlanBench },
+  { name: 'commands', run: () => runCommandsBench() },
+];
 
 /** `npm run bench [suite…]`: prints every figure as one Markdown table. */
 async function main(): Promise<void> {

@@ -16,8 +16,8 @@ export const getStatus = defineCommand({
       ctx.db.projects.count(),
       ctx.db.agents.listWithWork(),
       ctx.db.tasks.countByStatus(),
-      ctx.db.tasks.list({ status: 'IN_PROGRESS' }, STATUS_IN_PROGRESS_LIMIT),
-      ctx.db.tasks.list({ status: 'READY' }, STATUS_READY_LIMIT),
+      ctx.db.tasks.list({ status: 'IN_PROGRESS' }, STATUS_IN_PROGRESS_LIMIT, { count: false }),
+      ctx.db.tasks.list({ status: 'READY' }, STATUS_READY_LIMIT, { count: false }),
       ctx.orchestrator.isPaused(),
     ]);
     return {

@@ -182,7 +182,7 @@ export class TaskRepository {
   }
 
   /** One page of tasks in queue order (priority, then age) and the count of all matches. */
-  async list(filter: TaskListFilter, limit: number): Promise<{ tasks: TaskSummaryRow[]; total: number }> {
+  async list(filter: TaskListFilter, limit: number, options: { count?: boolean } = {}): Promise<{ tasks: TaskSummaryRow[]; total: number }> {
     const conditions: string[] = [];
     const params: unknown[] = [];
     if (filter.projectId) {
@@ -201,7 +201,9 @@ export class TaskRepository {
         `select id, project_id, title, status, priority, assigned_agent from tasks ${where} order by priority, created_at, id limit ?`,
         [...params, limit],
       ),
-      conn.execute<Array<{ n: number }>>(`select count(*) as n from tasks ${where}`, params),
+      options.count === false
+        ? Promise.resolve([{ n: -1 }])
+        : conn.execute<Array<{ n: number }>>(`select count(*) as n from tasks ${where}`, params),
     ]);
     return {
       tasks: rows.map((r) => ({
@@ -216,12 +218,12 @@ export class TaskRepository {
     };
   }
 
-  /** Task counts per status, aggregated in SQL. */
+  /** Task counts per status, from the trigger-maintained task_status_counts table. */
   async countByStatus(projectId?: string): Promise<Record<string, number>> {
     const conn = this.em().getConnection();
     const rows: Array<{ status: string; n: number }> = projectId
-      ? await conn.execute('select status, count(*) as n from tasks where project_id = ? group by status', [projectId])
-      : await conn.execute('select status, count(*) as n from tasks group by status');
+      ? await conn.execute('select status, n from task_status_counts where project_id = ? and n > 0', [projectId])
+      : await conn.execute('select status, sum(n) as n from task_status_counts group by status having sum(n) > 0');
     return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
   }
 
