@@ -14,7 +14,7 @@ export interface OrchestratorPort {
   /** Tasks running right now (IN_PROGRESS). */
   runningTaskCount(): Promise<number>;
   /** The hook engine, when hooks are enabled in this process. */
-  readonly hookEngine: HookEnginePort | null;
+  hookEngine: HookEnginePort | null;
   /** Set by restart_daemon before the process is signalled. */
   restartRequested: boolean;
 }

@@ -12,9 +12,8 @@ describe('openOrm', () => {
         const conn = orm.em.getConnection();
         expect((await conn.execute('PRAGMA journal_mode'))[0].journal_mode).toBe('wal');
         expect((await conn.execute('PRAGMA foreign_keys'))[0].foreign_keys).toBe(1);
-        const tables = (await conn.execute("select name from sqlite_master where type='table'")).map(
-          (r: { name: string }) => r.name,
-        );
+        const rows = await conn.execute<Array<{ name: string }>>("select name from sqlite_master where type='table'");
+        const tables = rows.map((r) => r.name);
         expect(tables).toEqual(expect.arrayContaining(['projects', 'tasks', 'task_dependencies', 'mikro_orm_migrations']));
       } finally {
         await orm.close(true);
