@@ -1,11 +1,18 @@
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-/** Builds dist/ once (incrementally) so tests can run the real `bin/aq.js`. */
+/**
+ * Builds dist/ once (incrementally) so tests can run the real `bin/aq.js`. Type errors do not
+ * stop the build here (tsc still emits); `npm test` type-checks the whole tree before Jest runs.
+ */
 export default function globalSetup(): void {
   const root = path.join(__dirname, '..', '..');
-  execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
+  const result = spawnSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
     cwd: root,
-    stdio: 'inherit',
+    encoding: 'utf8',
   });
+  if (!existsSync(path.join(root, 'dist', 'src', 'cli.js'))) {
+    throw new Error(`Could not build dist/ for the CLI tests:\n${result.stdout}${result.stderr}`);
+  }
 }
