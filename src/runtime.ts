@@ -4,6 +4,7 @@ import { CommandHandler, type CommandHandlerDeps } from './commands/handler';
 import { ALL_COMMANDS } from './commands';
 import type { AnyCommand } from './commands/catalog';
 import { EventLog } from './orchestrator/events';
+import { GitManager } from './git/git-manager';
 import type { OrchestratorPort, ProcessController } from './orchestrator/port';
 import { realProcessController } from './orchestrator/process-controller';
 import { TaskControl } from './orchestrator/task-control';
@@ -12,6 +13,7 @@ export interface Runtime {
   config: AppConfig;
   db: Database;
   events: EventLog;
+  git: GitManager;
   orchestrator: OrchestratorPort;
   /** The process-wide handler (CLI, orchestrator, hooks). */
   handler: CommandHandler;
@@ -23,6 +25,7 @@ export interface Runtime {
 export interface RuntimeOptions {
   process?: ProcessController;
   commands?: readonly AnyCommand[];
+  git?: GitManager;
   log?: (message: string) => void;
 }
 
@@ -31,6 +34,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
   const log = options.log ?? ((m: string) => console.error(m));
   const db = await Database.open(config.databasePath);
   const events = new EventLog(db, log);
+  const git = options.git ?? new GitManager();
   const orchestrator = new TaskControl(db, events);
   const handlerDeps: CommandHandlerDeps = {
     db,
@@ -38,6 +42,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     orchestrator,
     events,
     process: options.process ?? realProcessController,
+    git,
     commands: options.commands ?? ALL_COMMANDS,
     log,
   };
@@ -46,6 +51,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     config,
     db,
     events,
+    git,
     orchestrator,
     handler,
     createHandler: () => new CommandHandler(handlerDeps),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AppConfig } from '../config';
 import type { Database } from '../db/database';
+import type { GitManager } from '../git/git-manager';
 import type { EventLog } from '../orchestrator/events';
 import type { OrchestratorPort, ProcessController } from '../orchestrator/port';
 
@@ -50,6 +51,7 @@ export interface CommandContext {
   session: CommandSession;
   actor: Actor;
   process: ProcessController;
+  git: GitManager;
   /** Runs another command through the same handler (same session and actor). */
   execute(name: string, args: Record<string, unknown>): Promise<CommandResult>;
 }

@@ -1,5 +1,6 @@
 import type { AppConfig } from '../config';
 import type { Database } from '../db/database';
+import type { GitManager } from '../git/git-manager';
 import type { EventLog } from '../orchestrator/events';
 import type { OrchestratorPort, ProcessController } from '../orchestrator/port';
 import {
@@ -18,6 +19,7 @@ export interface CommandHandlerDeps {
   orchestrator: OrchestratorPort;
   events: EventLog;
   process: ProcessController;
+  git: GitManager;
   commands: readonly AnyCommand[];
   log?: (message: string) => void;
 }
@@ -90,6 +92,7 @@ export class CommandHandler implements CommandSession {
       orchestrator: this.deps.orchestrator,
       events: this.deps.events,
       process: this.deps.process,
+      git: this.deps.git,
       session: this,
       actor,
       execute: (name, args) => this.execute(name, args, actor),

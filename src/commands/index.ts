@@ -11,6 +11,10 @@ import { hookCommands } from './hooks';
 import { noteCommands } from './notes';
 import { fileCommands } from './files';
 import { systemCommands } from './system';
+import { repoCommands } from './repos';
+import { gitCommands } from './git';
+import { gitLowLevelCommands } from './git-lowlevel';
+import { workspaceCommands } from './workspaces';
 
 /** Every command, in the order help lists them. Adding a command is adding it to a group file. */
 export const ALL_COMMANDS: readonly AnyCommand[] = [
@@ -22,6 +26,10 @@ export const ALL_COMMANDS: readonly AnyCommand[] = [
   ...taskDependencyCommands,
   ...taskResultCommands,
   ...agentCommands,
+  ...repoCommands,
+  ...gitCommands,
+  ...gitLowLevelCommands,
+  ...workspaceCommands,
   ...hookCommands,
   ...noteCommands,
   ...fileCommands,

@@ -341,5 +341,12 @@ export class TaskRepository {
       .getConnection()
       .execute("select id, title from tasks where project_id = ? and status = 'BLOCKED' order by priority, created_at", [projectId]);
   }
-}
 
+  /** The task working on `branch` in a project, if any (newest first). */
+  async idForBranch(projectId: string, branch: string): Promise<string | null> {
+    const rows = await this.em()
+      .getConnection()
+      .execute<Array<{ id: string }>>('select id from tasks where project_id = ? and branch_name = ? order by created_at desc limit 1', [projectId, branch]);
+    return rows[0]?.id ?? null;
+  }
+}

@@ -1,0 +1,59 @@
+import { GitError } from '../git/git-errors';
+import type { RepoRecord } from '../db/repositories/repos';
+import { CommandError, type CommandContext } from './catalog';
+import { requireProject } from './projects';
+
+/** Where a repo's checkout is: the linked folder, or the cloned/initialised one. */
+export function repoCheckoutPath(repo: RepoRecord): string | null {
+  return repo.sourceType === 'link' ? repo.sourcePath : repo.checkoutBasePath;
+}
+
+/** The spec's repo path resolution for git commands. */
+export async function resolveRepoPath(
+  ctx: CommandContext,
+  ids: { projectId?: string; repoId?: string },
+): Promise<{ path: string; repo: RepoRecord }> {
+  if (!ids.projectId && !ids.repoId) throw new CommandError('Give project_id or repo_id to pick a repository.');
+  if (ids.projectId) await requireProject(ctx, ids.projectId);
+  let repo: RepoRecord | null;
+  if (ids.repoId) {
+    repo = await ctx.db.repos.get(ids.repoId);
+    if (!repo) throw new CommandError(`Repo '${ids.repoId}' not found.`);
+  } else {
+    [repo] = await ctx.db.repos.list(ids.projectId);
+  }
+  if (!repo) {
+    throw new CommandError(
+      `Project '${ids.projectId}' has no repository. Add a workspace with /aq add_workspace (or a repository with /aq add_repo).`,
+    );
+  }
+  const path = repoCheckoutPath(repo);
+  if (!path) throw new CommandError(`Repo '${repo.id}' has no checkout path.`);
+  await assertGitRepo(ctx, path);
+  return { path, repo };
+}
+
+export async function assertGitRepo(ctx: CommandContext, path: string): Promise<void> {
+  try {
+    await ctx.git.assertRepo(path);
+  } catch (err) {
+    throw new CommandError(err instanceof GitError ? err.message : String(err));
+  }
+}
+
+/** Runs git work, turning git failures into command errors (one sentence). */
+export async function gitStep<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof GitError) throw new CommandError(err.message);
+    throw err;
+  }
+}
+
+/** The spec's non-blocking warning when agents are running in the project. */
+export async function inProgressWarning(ctx: CommandContext, projectId: string | undefined): Promise<string | null> {
+  if (!projectId) return null;
+  const n = await ctx.db.tasks.countInStatus('IN_PROGRESS', projectId);
+  return n > 0 ? `⚠️ ${n} task(s) currently IN_PROGRESS for this project — this operation may disrupt running agent(s).` : null;
+}

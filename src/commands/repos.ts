@@ -1,0 +1,93 @@
+import { mkdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { assertSafePathSegment, repoNameToId } from '../db/ids';
+import type { RepoRecord } from '../db/repositories/repos';
+import { CommandError, defineCommand } from './catalog';
+import { requireProject } from './projects';
+import { gitStep } from './repo-path';
+import { optional, requiredText } from './schema';
+
+function repoView(r: RepoRecord): Record<string, unknown> {
+  return {
+    id: r.id,
+    project_id: r.projectId,
+    source_type: r.sourceType,
+    url: r.url,
+    source_path: r.sourcePath,
+    default_branch: r.defaultBranch,
+    checkout_base_path: r.checkoutBasePath,
+  };
+}
+
+function nameFrom(url: string | undefined, sourcePath: string | undefined): string {
+  if (url) return url.replace(/\/+$/, '').split(/[/:]/).pop()!.replace(/\.git$/, '');
+  if (sourcePath) return path.basename(path.resolve(sourcePath));
+  return '';
+}
+
+export const addRepo = defineCommand({
+  name: 'add_repo',
+  group: 'repos',
+  description: 'Add a repository to a project: clone it from a URL, link an existing folder, or init a new one.',
+  input: z.object({
+    project_id: requiredText('Project id'),
+    source: z.enum(['clone', 'link', 'init']).describe('clone (from url), link (an existing folder) or init (a new repository)'),
+    url: optional(requiredText('Repository URL (for clone)')),
+    path: optional(requiredText('Existing folder (for link)')),
+    default_branch: optional(requiredText('Default branch (default main)')),
+    name: optional(requiredText('Repo name; derived from the URL or folder when absent')),
+  }),
+  async run(args, ctx) {
+    const project = await requireProject(ctx, args.project_id);
+    if (args.source === 'clone' && !args.url) throw new CommandError('A url is required to clone a repository.');
+    if (args.source === 'link' && !args.path) throw new CommandError('A path is required to link a repository.');
+    if (args.source === 'link') {
+      const info = await stat(args.path!).catch(() => null);
+      if (!info) throw new CommandError(`Path not found: ${args.path}`);
+      if (!info.isDirectory()) throw new CommandError(`Not a directory: ${args.path}`);
+    }
+    const name = args.name ?? (nameFrom(args.url, args.path) || (args.source === 'init' ? project.id : ''));
+    const id = repoNameToId(name);
+    try {
+      assertSafePathSegment(id, 'Repo name');
+    } catch (err) {
+      throw new CommandError((err as Error).message);
+    }
+    if (await ctx.db.repos.get(id)) throw new CommandError(`Repo '${id}' already exists. Pass another name.`);
+    const defaultBranch = args.default_branch ?? 'main';
+    let checkoutBasePath = project.workspace;
+    if (args.source === 'clone') {
+      checkoutBasePath = path.join(project.workspace, id);
+      await gitStep(() => ctx.git.clone(args.url!, checkoutBasePath));
+    } else if (args.source === 'init') {
+      checkoutBasePath = path.join(project.workspace, id);
+      await mkdir(checkoutBasePath, { recursive: true });
+      await gitStep(() => ctx.git.init(checkoutBasePath, defaultBranch));
+    }
+    const repo = await ctx.db.repos.create({
+      id,
+      projectId: project.id,
+      name,
+      sourceType: args.source,
+      url: args.url ?? null,
+      sourcePath: args.source === 'link' ? path.resolve(args.path!) : null,
+      defaultBranch,
+      checkoutBasePath,
+    });
+    return { created: repo.id, name: repo.name, source_type: repo.sourceType, checkout_base_path: repo.checkoutBasePath };
+  },
+});
+
+export const listRepos = defineCommand({
+  name: 'list_repos',
+  group: 'repos',
+  description: 'List repositories, optionally of one project.',
+  input: z.object({ project_id: optional(requiredText('Only this project')) }),
+  readOnly: true,
+  async run({ project_id }, ctx) {
+    return { repos: (await ctx.db.repos.list(project_id)).map(repoView) };
+  },
+});
+
+export const repoCommands = [addRepo, listRepos];

@@ -1,0 +1,258 @@
+import { mkdir, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { assertSafePathSegment, nameToId } from '../db/ids';
+import type { WorkspaceRecord } from '../db/repositories/workspaces';
+import { findBranchConflicts } from '../git/merge-check';
+import { syncWorkspace } from '../git/sync';
+import { CommandError, defineCommand, type CommandContext } from './catalog';
+import { isWithin } from './path-validation';
+import { projectIdOrActive, requireProject } from './projects';
+import { gitStep } from './repo-path';
+import { boolean, optional, requiredText } from './schema';
+
+function workspaceView(w: WorkspaceRecord): Record<string, unknown> {
+  return {
+    id: w.id,
+    name: w.name,
+    path: w.path,
+    source_type: w.sourceType,
+    repo_id: w.repoId,
+    locked_by_task_id: w.lockedByTaskId,
+    locked_by_agent_id: w.lockedByAgentId,
+    locked_at: w.lockedAt ? w.lockedAt.toISOString() : null,
+  };
+}
+
+async function requireWorkspace(ctx: CommandContext, id: string): Promise<WorkspaceRecord> {
+  const w = await ctx.db.workspaces.get(id);
+  if (!w) throw new CommandError(`Workspace '${id}' not found. List them with /aq list_workspaces.`);
+  return w;
+}
+
+async function projectWorkspaces(ctx: CommandContext, projectId: string | undefined): Promise<{ projectId: string; workspaces: WorkspaceRecord[]; defaultBranch: string }> {
+  const id = projectIdOrActive(ctx, projectId);
+  await requireProject(ctx, id);
+  const workspaces = await ctx.db.workspaces.list(id);
+  if (workspaces.length === 0) throw new CommandError(`Project '${id}' has no workspaces. Add one with /aq add_workspace.`);
+  const [repo] = await ctx.db.repos.list(id);
+  return { projectId: id, workspaces, defaultBranch: repo?.defaultBranch ?? 'main' };
+}
+
+async function defaultBranchOf(ctx: CommandContext, w: WorkspaceRecord, fallback: string): Promise<string> {
+  const repo = w.repoId ? await ctx.db.repos.get(w.repoId) : null;
+  return repo?.defaultBranch ?? fallback;
+}
+
+export const addWorkspace = defineCommand({
+  name: 'add_workspace',
+  group: 'workspaces',
+  description: "Give a project a workspace for agents: clone its repository into a new folder, or link an existing checkout.",
+  input: z.object({
+    project_id: requiredText('Project id'),
+    source: optional(z.enum(['clone', 'link']).describe('clone (default) or link')),
+    name: optional(requiredText('Workspace name (default: ws-<n>)')),
+    repo_id: optional(requiredText('Repo to clone (default: the project’s first repo with a URL)')),
+    url: optional(requiredText('URL to clone instead of a repo’s')),
+    path: optional(requiredText('Existing git checkout (for link)')),
+  }),
+  async run(args, ctx) {
+    const project = await requireProject(ctx, args.project_id);
+    const source = args.source ?? (args.path ? 'link' : 'clone');
+    const existing = await ctx.db.workspaces.list(project.id);
+    const name = args.name ?? `ws-${existing.length + 1}`;
+    const slug = nameToId(name);
+    try {
+      assertSafePathSegment(slug, 'Workspace name');
+    } catch (err) {
+      throw new CommandError((err as Error).message);
+    }
+    const id = `${project.id}-${slug}`;
+    if (await ctx.db.workspaces.get(id)) throw new CommandError(`Workspace '${id}' already exists. Pick another name.`);
+    const repos = await ctx.db.repos.list(project.id);
+    const repo = args.repo_id ? await ctx.db.repos.get(args.repo_id) : (repos.find((r) => r.url) ?? repos[0] ?? null);
+    if (args.repo_id && !repo) throw new CommandError(`Repo '${args.repo_id}' not found.`);
+
+    let workspacePath: string;
+    let warning: string | undefined;
+    if (source === 'link') {
+      if (!args.path) throw new CommandError('A path is required to link a workspace.');
+      workspacePath = path.resolve(args.path);
+      await gitStep(() => ctx.git.assertRepo(workspacePath));
+      const remote = await ctx.git.getRemoteUrl(workspacePath);
+      if (repo?.url && remote && remote !== repo.url) {
+        warning = `This checkout's origin is ${remote}, but project '${project.id}' uses ${repo.url}. Agents would commit to the wrong repository.`;
+      }
+    } else {
+      const url = args.url ?? repo?.url ?? repo?.sourcePath ?? null;
+      if (!url) throw new CommandError(`Nothing to clone: add a repository with a URL (/aq add_repo) or pass url.`);
+      workspacePath = path.join(project.workspace, 'workspaces', slug);
+      if (await stat(workspacePath).catch(() => null)) throw new CommandError(`Folder already exists: ${workspacePath}`);
+      await mkdir(path.dirname(workspacePath), { recursive: true });
+      await gitStep(() => ctx.git.clone(url, workspacePath));
+    }
+    if ((await ctx.db.workspaces.list()).some((w) => w.path === workspacePath)) {
+      throw new CommandError(`Another workspace already uses ${workspacePath}.`);
+    }
+    const created = await ctx.db.workspaces.create({
+      id,
+      projectId: project.id,
+      name,
+      path: workspacePath,
+      sourceType: source,
+      repoId: repo?.id ?? null,
+    });
+    return { created: created.id, name, path: workspacePath, source_type: source, repo_id: created.repoId, ...(warning && { warning }) };
+  },
+});
+
+export const listWorkspaces = defineCommand({
+  name: 'list_workspaces',
+  group: 'workspaces',
+  description: 'List workspaces with the task and agent holding each one.',
+  input: z.object({ project_id: optional(requiredText('Only this project (default: the active project, else all)')) }),
+  readOnly: true,
+  async run({ project_id }, ctx) {
+    const scope = project_id ?? ctx.session.activeProjectId ?? undefined;
+    if (scope) await requireProject(ctx, scope);
+    const workspaces = await ctx.db.workspaces.list(scope);
+    return { project_id: scope ?? null, workspaces: workspaces.map(workspaceView) };
+  },
+});
+
+export const releaseWorkspace = defineCommand({
+  name: 'release_workspace',
+  group: 'workspaces',
+  description: 'Release a stuck workspace lock. Refused while its task is running unless force is true.',
+  input: z.object({ workspace_id: requiredText('Workspace id'), force: optional(boolean('Release even if its task is running')) }),
+  async run({ workspace_id, force }, ctx) {
+    const w = await requireWorkspace(ctx, workspace_id);
+    if (!w.lockedByTaskId) return { workspace_id, released: false, message: 'The workspace was not locked.' };
+    const task = await ctx.db.tasks.get(w.lockedByTaskId);
+    if (task?.status === 'IN_PROGRESS' && !force) {
+      throw new CommandError(`Task '${task.id}' is running in this workspace. Stop it first, or pass force=true.`);
+    }
+    await ctx.db.workspaces.release(workspace_id);
+    return { workspace_id, released: true, previous_task_id: w.lockedByTaskId };
+  },
+});
+
+export const removeWorkspace = defineCommand({
+  name: 'remove_workspace',
+  group: 'workspaces',
+  description: 'Remove a workspace (refused while locked); delete_files also deletes a cloned folder.',
+  input: z.object({ workspace_id: requiredText('Workspace id'), delete_files: optional(boolean('Also delete the cloned folder')) }),
+  admin: true,
+  modelAccess: 'confirm',
+  async run({ workspace_id, delete_files }, ctx) {
+    const w = await requireWorkspace(ctx, workspace_id);
+    if (w.lockedByTaskId) throw new CommandError(`Workspace '${workspace_id}' is locked by task '${w.lockedByTaskId}'. Release it first.`);
+    let filesDeleted = false;
+    if (delete_files) {
+      const project = await requireProject(ctx, w.projectId);
+      if (w.sourceType !== 'clone' || !isWithin(w.path, project.workspace)) {
+        throw new CommandError('Only folders Agent Queue cloned inside the project workspace can be deleted; linked folders are left alone.');
+      }
+      await rm(w.path, { recursive: true, force: true });
+      filesDeleted = true;
+    }
+    await ctx.db.workspaces.delete(workspace_id);
+    return { removed: workspace_id, name: w.name, path: w.path, files_deleted: filesDeleted };
+  },
+});
+
+export const findMergeConflictWorkspaces = defineCommand({
+  name: 'find_merge_conflict_workspaces',
+  group: 'workspaces',
+  description: "Scan a project's workspaces (read-only) for branches that would conflict with the default branch and for unresolved conflicts.",
+  input: z.object({ project_id: optional(requiredText('Project id (default: the active project)')) }),
+  readOnly: true,
+  async run({ project_id }, ctx) {
+    const { projectId, workspaces, defaultBranch } = await projectWorkspaces(ctx, project_id);
+    const conflicts = [];
+    for (const w of workspaces) {
+      const base = await defaultBranchOf(ctx, w, defaultBranch);
+      try {
+        await ctx.git.assertRepo(w.path);
+        if (await ctx.git.getRemoteUrl(w.path)) await ctx.git.fetch(w.path, { prune: true });
+        const [branch, treeConflicts, branchConflicts] = await Promise.all([
+          ctx.git.currentBranch(w.path),
+          ctx.git.conflictedFiles(w.path),
+          findBranchConflicts(ctx.git, w.path, base),
+        ]);
+        if (treeConflicts.length === 0 && branchConflicts.length === 0) continue;
+        const described = [];
+        for (const c of branchConflicts) {
+          described.push({
+            branch: c.branch,
+            task_id: await ctx.db.tasks.idForBranch(projectId, c.branch),
+            conflicting_files: c.conflictingFiles,
+            commits_behind_main: c.commitsBehindMain,
+          });
+        }
+        conflicts.push({
+          workspace_id: w.id,
+          workspace_name: w.name,
+          workspace_path: w.path,
+          current_branch: branch,
+          locked_by_task_id: w.lockedByTaskId,
+          locked_by_agent_id: w.lockedByAgentId,
+          has_working_tree_conflict: treeConflicts.length > 0,
+          branch_conflicts: described,
+        });
+      } catch (err) {
+        conflicts.push({ workspace_id: w.id, workspace_name: w.name, workspace_path: w.path, error: err instanceof Error ? err.message : String(err) });
+      }
+    }
+    return {
+      project_id: projectId,
+      workspaces_scanned: workspaces.length,
+      workspaces_with_conflicts: conflicts.filter((c) => !('error' in c)).length,
+      conflicts,
+    };
+  },
+});
+
+export const syncWorkspaces = defineCommand({
+  name: 'sync_workspaces',
+  group: 'workspaces',
+  description: "Bring a project's workspaces up to date with origin: reset the default branch, push and rebase feature branches. Locked workspaces are skipped unless skip_locked is false.",
+  input: z.object({
+    project_id: optional(requiredText('Project id (default: the active project)')),
+    skip_locked: optional(boolean('Skip workspaces an agent holds (default true)')),
+  }),
+  async run({ project_id, skip_locked }, ctx) {
+    const { projectId, workspaces, defaultBranch } = await projectWorkspaces(ctx, project_id);
+    const results: Array<Record<string, unknown>> = [];
+    for (const w of workspaces) {
+      const base = { workspace_id: w.id, workspace_name: w.name, workspace_path: w.path };
+      if (!(await ctx.git.isRepo(w.path))) {
+        results.push({ ...base, status: 'error', message: `Not a git repository: ${w.path}` });
+        continue;
+      }
+      if (w.lockedByTaskId && skip_locked !== false) {
+        results.push({ ...base, status: 'skipped', message: `Locked by task ${w.lockedByTaskId}` });
+        continue;
+      }
+      try {
+        const outcome = await syncWorkspace(ctx.git, w.path, await defaultBranchOf(ctx, w, defaultBranch));
+        results.push({ ...base, ...outcome });
+      } catch (err) {
+        results.push({ ...base, status: 'error', message: err instanceof Error ? err.message : String(err) });
+      }
+    }
+    const count = (status: string) => results.filter((r) => r.status === status).length;
+    return {
+      project_id: projectId,
+      default_branch: defaultBranch,
+      total_workspaces: workspaces.length,
+      synced: count('synced'),
+      skipped: count('skipped'),
+      errors: count('error'),
+      conflicts: count('conflict'),
+      workspaces: results,
+    };
+  },
+});
+
+export const workspaceCommands = [addWorkspace, listWorkspaces, releaseWorkspace, removeWorkspace, findMergeConflictWorkspaces, syncWorkspaces];
