@@ -1,0 +1,62 @@
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigError, DEFAULT_CHAT_MODEL, loadConfig } from '../../../src/config';
+
+describe('loadConfig', () => {
+  it('uses the documented defaults with an empty environment', () => {
+    const config = loadConfig({});
+    const home = path.join(os.homedir(), '.agent-queue');
+    expect(config.home).toBe(home);
+    expect(config.workspaceDir).toBe(path.join(home, 'workspaces'));
+    expect(config.databaseUrl).toBe(`sqlite:${path.join(home, 'agent-queue.db')}`);
+    expect(config.databasePath).toBe(path.join(home, 'agent-queue.db'));
+    expect(config.slack).toEqual({ botToken: undefined, appToken: undefined, signingSecret: undefined, port: 3000, apiUrl: undefined });
+    expect(config.anthropic.model).toBe(DEFAULT_CHAT_MODEL);
+    expect(config.chat.perProjectChannels.autoCreate).toBe(false);
+    expect(config.autoTask.useLlmParser).toBe(false);
+    expect(config.admins).toEqual([]);
+  });
+
+  it('derives paths from AQ_HOME and reads every variable', () => {
+    const config = loadConfig({
+      AQ_HOME: '/data/aq',
+      SLACK_BOT_TOKEN: 'xoxb-1',
+      SLACK_APP_TOKEN: 'xapp-1',
+      PORT: '8080',
+      SLACK_API_URL: 'http://127.0.0.1:9/api',
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:8',
+      AQ_CHAT_MODEL: 'my-model',
+      AQ_AUTO_CREATE_CHANNELS: 'yes',
+      AQ_USE_LLM_PARSER: 'TRUE',
+      AQ_ADMINS: 'U01, W02',
+    });
+    expect(config.workspaceDir).toBe('/data/aq/workspaces');
+    expect(config.databasePath).toBe('/data/aq/agent-queue.db');
+    expect(config.slack).toMatchObject({ botToken: 'xoxb-1', appToken: 'xapp-1', port: 8080, apiUrl: 'http://127.0.0.1:9/api/' });
+    expect(config.anthropic).toMatchObject({ baseUrl: 'http://127.0.0.1:8', model: 'my-model' });
+    expect(config.chat.perProjectChannels.autoCreate).toBe(true);
+    expect(config.autoTask.useLlmParser).toBe(true);
+    expect(config.admins).toEqual(['U01', 'W02']);
+    expect(loadConfig({ AQ_HOME: '/x', AQ_WORKSPACE_DIR: 'ws', DATABASE_URL: 'sqlite:db/aq.db' })).toMatchObject({
+      workspaceDir: '/x/ws',
+      databasePath: '/x/db/aq.db',
+    });
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT must be a whole number between 1 and 65535 (got "eighty").'],
+    [{ PORT: '70000' }, 'PORT must be a whole number between 1 and 65535 (got "70000").'],
+    [{ AQ_USE_LLM_PARSER: 'maybe' }, 'AQ_USE_LLM_PARSER must be true or false (got "maybe").'],
+    [{ SLACK_API_URL: 'slack.com' }, 'SLACK_API_URL must be an http:// or https:// URL (got "slack.com").'],
+    [{ AQ_ADMINS: 'alice' }, 'AQ_ADMINS must list Slack user ids such as U012ABCDEF, separated by commas (got "alice").'],
+    [{ DATABASE_URL: 'postgres://db/aq' }, expect.stringContaining('PostgreSQL, which is not supported yet')],
+    [{ DATABASE_URL: 'mysql://x' }, expect.stringContaining('DATABASE_URL must look like sqlite:')],
+  ])('rejects %j with a clear sentence', (env, message) => {
+    expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrow(ConfigError);
+    try {
+      loadConfig(env as NodeJS.ProcessEnv);
+    } catch (err) {
+      expect((err as Error).message).toEqual(message);
+    }
+  });
+});
