@@ -1,0 +1,76 @@
+import { TASK_STATUSES } from '../../../src/db/entities';
+import { nextStatus, statusesAccepting, TaskStateMachine } from '../../../src/orchestrator/state-machine';
+import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
+
+describe('task state machine table', () => {
+  it('allows the happy path and the failure paths', () => {
+    expect(nextStatus('DEFINED', 'DEPS_MET')).toBe('READY');
+    expect(nextStatus('READY', 'ASSIGN')).toBe('ASSIGNED');
+    expect(nextStatus('ASSIGNED', 'AGENT_STARTED')).toBe('IN_PROGRESS');
+    expect(nextStatus('IN_PROGRESS', 'AGENT_COMPLETED')).toBe('COMPLETED');
+    expect(nextStatus('IN_PROGRESS', 'PR_CREATED')).toBe('AWAITING_APPROVAL');
+    expect(nextStatus('IN_PROGRESS', 'AGENT_FAILED')).toBe('FAILED');
+    expect(nextStatus('FAILED', 'RETRY')).toBe('READY');
+    expect(nextStatus('FAILED', 'MAX_RETRIES')).toBe('BLOCKED');
+    expect(nextStatus('IN_PROGRESS', 'RATE_LIMITED')).toBe('PAUSED');
+    expect(nextStatus('PAUSED', 'RESUME_TIMER')).toBe('READY');
+    expect(nextStatus('IN_PROGRESS', 'MERGE_FAILED')).toBe('BLOCKED');
+    expect(nextStatus('IN_PROGRESS', 'RECOVERY')).toBe('READY');
+  });
+
+  it('refuses what the table does not list', () => {
+    expect(nextStatus('COMPLETED', 'AGENT_STARTED')).toBeNull();
+    expect(nextStatus('READY', 'AGENT_COMPLETED')).toBeNull();
+    expect(nextStatus('DEFINED', 'ASSIGN')).toBeNull();
+    expect(nextStatus('BLOCKED', 'RETRY')).toBeNull();
+    expect(nextStatus('IN_PROGRESS', 'ADMIN_RESTART')).toBeNull();
+    expect(nextStatus('PAUSED', 'ASSIGN')).toBeNull();
+  });
+
+  it('lets every status but IN_PROGRESS be restarted, and only BLOCKED/FAILED be skipped', () => {
+    expect(statusesAccepting('ADMIN_RESTART').sort()).toEqual(TASK_STATUSES.filter((s) => s !== 'IN_PROGRESS').sort());
+    expect(statusesAccepting('ADMIN_SKIP').sort()).toEqual(['BLOCKED', 'FAILED']);
+  });
+});
+
+describe('TaskStateMachine against the database', () => {
+  let rt: TestRuntime;
+  const logs: string[] = [];
+  let machine: TaskStateMachine;
+  beforeEach(async () => {
+    rt = await makeTestRuntime();
+    await rt.db.projects.create({ id: 'p', name: 'p', workspace: rt.home });
+    machine = new TaskStateMachine(rt.db, (m) => logs.push(m));
+  });
+  afterEach(() => rt.cleanup());
+
+  it('applies an allowed move with its changes', async () => {
+    const t = await rt.db.tasks.create({ projectId: 'p', title: 't', description: 'd' });
+    expect(await machine.fire(t.id, 'ASSIGN', { assignedAgent: 'a1' })).toEqual({ ok: true, from: 'READY', to: 'ASSIGNED' });
+    expect(await rt.db.tasks.get(t.id)).toMatchObject({ status: 'ASSIGNED', assignedAgent: 'a1' });
+  });
+
+  it('refuses an invalid move, writes nothing and logs it', async () => {
+    const t = await rt.db.tasks.create({ projectId: 'p', title: 't', description: 'd', status: 'COMPLETED' });
+    const outcome = await machine.fire(t.id, 'AGENT_FAILED', { retryCount: 9 });
+    expect(outcome).toEqual({ ok: false, reason: 'refused', from: 'COMPLETED' });
+    expect(await rt.db.tasks.get(t.id)).toMatchObject({ status: 'COMPLETED', retryCount: 0 });
+    expect(logs.some((l) => l.includes('refused AGENT_FAILED'))).toBe(true);
+  });
+
+  it('refuses a move from a status the caller did not expect', async () => {
+    const t = await rt.db.tasks.create({ projectId: 'p', title: 't', description: 'd', status: 'FAILED' });
+    expect(await machine.fire(t.id, 'RETRY', {}, ['IN_PROGRESS'])).toMatchObject({ ok: false, reason: 'refused' });
+  });
+
+  it('is compare-and-set: of two racing moves from the same status only one lands', async () => {
+    const t = await rt.db.tasks.create({ projectId: 'p', title: 't', description: 'd' });
+    const other = new TaskStateMachine(rt.db, () => undefined);
+    const [a, b] = await Promise.all([machine.fire(t.id, 'ASSIGN', { assignedAgent: 'x' }), other.fire(t.id, 'ASSIGN', { assignedAgent: 'y' })]);
+    expect([a.ok, b.ok].filter(Boolean)).toHaveLength(1);
+  });
+
+  it('reports a missing task', async () => {
+    expect(await machine.fire('nope', 'ASSIGN')).toEqual({ ok: false, reason: 'not_found' });
+  });
+});
