@@ -8,6 +8,9 @@ import { GitManager } from './git/git-manager';
 import type { OrchestratorPort, ProcessController } from './orchestrator/port';
 import { realProcessController } from './orchestrator/process-controller';
 import { TaskControl } from './orchestrator/task-control';
+import { Orchestrator, SwitchableOrchestrator, type OrchestratorOptions } from './orchestrator/orchestrator';
+import { ClaudeCodeAdapter } from './agents/claude-code';
+import { GitManagerTaskGit } from './orchestrator/task-git';
 
 export interface Runtime {
   config: AppConfig;
@@ -19,6 +22,12 @@ export interface Runtime {
   handler: CommandHandler;
   /** A new handler with its own session (active project), e.g. one per Slack channel. */
   createHandler(): CommandHandler;
+  /** Starts the daemon's orchestrator loop; it becomes `orchestrator` for every handler. */
+  startDaemon(options?: Partial<OrchestratorOptions>): Promise<void>;
+  /** Stops the loop (live runs go back to READY) and falls back to the DB-only TaskControl. */
+  stopDaemon(): Promise<void>;
+  /** The running daemon orchestrator, or null in `aq` processes. */
+  daemon(): Orchestrator | null;
   close(): Promise<void>;
 }
 
@@ -35,7 +44,9 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
   const db = await Database.open(config.databasePath);
   const events = new EventLog(db, log);
   const git = options.git ?? new GitManager();
-  const orchestrator = new TaskControl(db, events);
+  const taskControl = new TaskControl(db, events);
+  const orchestrator = new SwitchableOrchestrator(taskControl);
+  let daemon: Orchestrator | null = null;
   const handlerDeps: CommandHandlerDeps = {
     db,
     config,
@@ -55,7 +66,35 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     orchestrator,
     handler,
     createHandler: () => new CommandHandler(handlerDeps),
+    async startDaemon(daemonOptions = {}) {
+      if (daemon) return;
+      daemon = new Orchestrator(db, events, config, {
+        adapters: { claude: new ClaudeCodeAdapter({ apiKey: config.anthropic.apiKey, baseUrl: config.anthropic.baseUrl, log }) },
+        git: new GitManagerTaskGit(git),
+        hookEngine: taskControl.hookEngine,
+        log,
+        ...daemonOptions,
+      });
+      daemon.restartRequested = taskControl.restartRequested;
+      orchestrator.current = daemon;
+      await daemon.start();
+    },
+    async stopDaemon() {
+      if (!daemon) return;
+      const stopping = daemon;
+      daemon = null;
+      await stopping.stop();
+      taskControl.hookEngine = stopping.hookEngine;
+      taskControl.restartRequested = stopping.restartRequested;
+      orchestrator.current = taskControl;
+    },
+    daemon: () => daemon,
     async close() {
+      if (daemon) {
+        const stopping = daemon;
+        daemon = null;
+        await stopping.stop();
+      }
       await db.close();
     },
   };

@@ -11,6 +11,9 @@ import { TaskResultRepository } from './repositories/task-results';
 import { TokenUsageRepository } from './repositories/token-usage';
 import { RepoRepository } from './repositories/repos';
 import { WorkspaceRepository } from './repositories/workspaces';
+import { SchedulingRepository } from './repositories/scheduling';
+import { TaskRunRepository } from './repositories/task-runs';
+import { PlanChainRepository } from './repositories/plan-chains';
 
 /**
  * The one door to storage. Every method forks a fresh EntityManager, so nothing read here is
@@ -28,6 +31,9 @@ export class Database {
   readonly tokenUsage: TokenUsageRepository;
   readonly repos: RepoRepository;
   readonly workspaces: WorkspaceRepository;
+  readonly scheduling: SchedulingRepository;
+  readonly taskRuns: TaskRunRepository;
+  readonly planChains: PlanChainRepository;
 
   private constructor(readonly orm: MikroORM) {
     const fork = () => this.em();
@@ -42,6 +48,9 @@ export class Database {
     this.tokenUsage = new TokenUsageRepository(fork);
     this.repos = new RepoRepository(fork);
     this.workspaces = new WorkspaceRepository(fork);
+    this.scheduling = new SchedulingRepository(fork);
+    this.taskRuns = new TaskRunRepository(fork);
+    this.planChains = new PlanChainRepository(fork);
   }
 
   static async open(databasePath: string): Promise<Database> {

@@ -32,6 +32,8 @@ export const EVENT_TYPES = [
   'pr_created',
   'merge_failed',
   'plan_tasks_created',
+  'plan_skipped',
+  'task_waiting_workspace',
   'agent_created',
   'hook_run_completed',
   'hook_run_failed',

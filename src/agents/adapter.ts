@@ -1,0 +1,48 @@
+/**
+ * A coding agent the orchestrator can run in a workspace. One `run` is one attempt at a task;
+ * it never throws for the agent's own failures — those come back as an outcome.
+ */
+
+export interface AgentUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
+}
+
+export function totalAgentTokens(u: AgentUsage): number {
+  return u.inputTokens + u.outputTokens + u.cacheReadTokens + u.cacheCreationTokens;
+}
+
+export const ZERO_USAGE: AgentUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 };
+
+export interface AgentRunRequest {
+  taskId: string;
+  prompt: string;
+  /** The locked workspace, checked out on the task's branch. */
+  cwd: string;
+  /** Aborted when the task is stopped or the daemon shuts down. */
+  signal: AbortSignal;
+  /** Short human-readable lines as the agent works (text, tool calls). */
+  onProgress?: (line: string) => void;
+}
+
+export type AgentRunStatus = 'completed' | 'failed' | 'rate_limited' | 'aborted';
+
+export interface AgentRunOutcome {
+  status: AgentRunStatus;
+  /** The agent's final answer (empty when it produced none). */
+  summary: string;
+  errorMessage: string | null;
+  usage: AgentUsage;
+  costUsd: number;
+  sessionId: string | null;
+  /** For rate_limited: when the limit resets, if the agent said so. */
+  resetsAt: Date | null;
+}
+
+export interface AgentAdapter {
+  /** The agent type this adapter serves (`agents.type`). */
+  readonly type: string;
+  run(request: AgentRunRequest): Promise<AgentRunOutcome>;
+}

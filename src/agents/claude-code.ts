@@ -1,0 +1,180 @@
+import path from 'node:path';
+import type { Options, SDKMessage, SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
+import { isRateLimitMessage, parseResetTime } from '../orchestrator/rate-limits';
+import { ZERO_USAGE, type AgentAdapter, type AgentRunOutcome, type AgentRunRequest, type AgentUsage } from './adapter';
+
+export interface ClaudeCodeOptions {
+  apiKey?: string;
+  baseUrl?: string;
+  /** Empty lets the CLI choose its default model. */
+  model?: string;
+  /** `CLAUDE_CODE_MAX_RETRIES`: the CLI's own API retries (its default of 10 takes minutes). */
+  maxRetries?: number;
+  maxTurns?: number;
+  /** Extra environment over the one built here (tests: HOME, CLAUDE_CONFIG_DIR). */
+  env?: Record<string, string | undefined>;
+  pathToClaudeCodeExecutable?: string;
+  log?: (message: string) => void;
+}
+
+export const CLAUDE_ALLOWED_TOOLS = ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep'];
+/** Headless runs have nobody to ask: AskUserQuestion would resolve to empty answers. */
+export const CLAUDE_DISALLOWED_TOOLS = ['AskUserQuestion'];
+
+/** The CLI's environment: ours, the Anthropic settings, no telemetry, bounded retries. */
+export function buildClaudeEnv(options: ClaudeCodeOptions, base: NodeJS.ProcessEnv = process.env): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...base };
+  // A daemon started from inside Claude Code must not look like a nested session.
+  delete env.CLAUDECODE;
+  delete env.CLAUDE_CODE_ENTRYPOINT;
+  if (options.apiKey) env.ANTHROPIC_API_KEY = options.apiKey;
+  if (options.baseUrl) env.ANTHROPIC_BASE_URL = options.baseUrl;
+  env.CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC = '1';
+  env.DISABLE_TELEMETRY = '1';
+  env.DISABLE_AUTOUPDATER = '1';
+  env.DISABLE_ERROR_REPORTING = '1';
+  env.CLAUDE_CODE_MAX_RETRIES = String(options.maxRetries ?? 2);
+  return { ...env, ...(options.env ?? {}) };
+}
+
+const LINE_LIMIT = 300;
+
+function oneLine(text: string, limit = LINE_LIMIT): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
+}
+
+/** A tool call as one short line: `Bash · npm test`, `Write · src/a.ts`. */
+export function describeToolUse(name: string, input: unknown, cwd: string): string {
+  const args = (input ?? {}) as Record<string, unknown>;
+  const rel = (p: unknown) => (typeof p === 'string' ? (path.isAbsolute(p) ? path.relative(cwd, p) || '.' : p) : '');
+  let detail = '';
+  if (typeof args.command === 'string') detail = args.command;
+  else if (args.file_path !== undefined) detail = rel(args.file_path);
+  else if (typeof args.pattern === 'string') detail = args.pattern;
+  else if (args.path !== undefined) detail = rel(args.path);
+  return oneLine(detail ? `${name} · ${detail}` : name);
+}
+
+/** Progress lines for one SDK message (assistant text and tool calls only). */
+export function progressLines(message: SDKMessage, cwd: string): string[] {
+  if (message.type !== 'assistant' || message.parent_tool_use_id) return [];
+  const lines: string[] = [];
+  for (const block of message.message.content as Array<{ type: string; text?: string; name?: string; input?: unknown }>) {
+    if (block.type === 'text' && block.text?.trim()) lines.push(oneLine(block.text));
+    else if (block.type === 'tool_use' && block.name) lines.push(describeToolUse(block.name, block.input, cwd));
+  }
+  return lines;
+}
+
+function usageOf(result: SDKResultMessage | null): AgentUsage {
+  const u = result?.usage as Partial<Record<string, number>> | undefined;
+  if (!u) return { ...ZERO_USAGE };
+  return {
+    inputTokens: Number(u.input_tokens ?? 0),
+    outputTokens: Number(u.output_tokens ?? 0),
+    cacheReadTokens: Number(u.cache_read_input_tokens ?? 0),
+    cacheCreationTokens: Number(u.cache_creation_input_tokens ?? 0),
+  };
+}
+
+function errorOf(err: unknown): string {
+  return err instanceof Error ? err.message || err.name : String(err);
+}
+
+/** Runs Claude Code through the Agent SDK's `query()` in the task's workspace. */
+export class ClaudeCodeAdapter implements AgentAdapter {
+  readonly type = 'claude';
+
+  constructor(private readonly options: ClaudeCodeOptions = {}) {}
+
+  async run(request: AgentRunRequest): Promise<AgentRunOutcome> {
+    // Loaded on first use: the SDK is ESM-only and `aq` processes never need it.
+    const { query } = await import('@anthropic-ai/claude-agent-sdk');
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    if (request.signal.aborted) abort();
+    else request.signal.addEventListener('abort', abort, { once: true });
+
+    const options: Options = {
+      cwd: request.cwd,
+      env: buildClaudeEnv(this.options),
+      settingSources: [],
+      permissionMode: 'acceptEdits',
+      allowedTools: CLAUDE_ALLOWED_TOOLS,
+      disallowedTools: CLAUDE_DISALLOWED_TOOLS,
+      abortController: controller,
+      ...(this.options.model && { model: this.options.model }),
+      ...(this.options.maxTurns && { maxTurns: this.options.maxTurns }),
+      ...(this.options.pathToClaudeCodeExecutable && { pathToClaudeCodeExecutable: this.options.pathToClaudeCodeExecutable }),
+      stderr: (data: string) => this.options.log?.(`[claude ${request.taskId}] ${data.trimEnd()}`),
+    };
+
+    let result: SDKResultMessage | null = null;
+    let thrown: string | null = null;
+    let sessionId: string | null = null;
+    let resetsAt: Date | null = null;
+    let limitRejected = false;
+    let lastRetryStatus: number | null = null;
+    let assistantError: string | null = null;
+    try {
+      for await (const message of query({ prompt: request.prompt, options })) {
+        if ('session_id' in message && message.session_id) sessionId = message.session_id;
+        if (message.type === 'result') result = message;
+        else if (message.type === 'rate_limit_event') {
+          // Mostly an informational heartbeat ('allowed'); only 'rejected' stops work.
+          const info = message.rate_limit_info;
+          if (info.resetsAt) resetsAt = new Date(info.resetsAt * 1000);
+          if (info.status === 'rejected') limitRejected = true;
+        } else if (message.type === 'system' && message.subtype === 'api_retry') {
+          lastRetryStatus = message.error_status;
+        } else if (message.type === 'assistant') {
+          if (message.error) assistantError = String(message.error);
+          for (const line of progressLines(message, request.cwd)) request.onProgress?.(line);
+        }
+      }
+    } catch (err) {
+      // The SDK throws after yielding an error result; the result (kept above) says more.
+      thrown = errorOf(err);
+    } finally {
+      request.signal.removeEventListener('abort', abort);
+    }
+    return this.outcome({ result, thrown, sessionId, resetsAt, limitRejected, lastRetryStatus, assistantError, aborted: controller.signal.aborted });
+  }
+
+  private outcome(s: {
+    result: SDKResultMessage | null;
+    thrown: string | null;
+    sessionId: string | null;
+    resetsAt: Date | null;
+    limitRejected: boolean;
+    lastRetryStatus: number | null;
+    assistantError: string | null;
+    aborted: boolean;
+  }): AgentRunOutcome {
+    const usage = usageOf(s.result);
+    const base = { usage, costUsd: Number(s.result?.total_cost_usd ?? 0), sessionId: s.result?.session_id ?? s.sessionId };
+    const text = s.result && 'result' in s.result && typeof s.result.result === 'string' ? s.result.result : '';
+    if (s.aborted) {
+      return { ...base, status: 'aborted', summary: text, errorMessage: 'Agent was stopped.', resetsAt: null };
+    }
+    if (s.result && !s.result.is_error && s.result.subtype === 'success') {
+      if (!text.trim() && usage.inputTokens + usage.outputTokens === 0) {
+        return { ...base, status: 'failed', summary: '', errorMessage: 'The agent produced no output and used no tokens (auth failure, rate limit or CLI crash).', resetsAt: null };
+      }
+      return { ...base, status: 'completed', summary: text, errorMessage: null, resetsAt: null };
+    }
+    const errors = s.result && 'errors' in s.result && Array.isArray(s.result.errors) ? s.result.errors.join('; ') : '';
+    const message =
+      [s.result ? `${s.result.subtype}${text ? `: ${text}` : ''}` : '', errors, s.result ? '' : (s.thrown ?? '')]
+        .filter(Boolean)
+        .join(' — ') || s.thrown || 'The agent ended without a result.';
+    const limited =
+      s.limitRejected || s.lastRetryStatus === 429 || s.assistantError === 'rate_limit' || isRateLimitMessage(text) || isRateLimitMessage(errors);
+    if (limited) {
+      const resetsAt = (s.resetsAt && s.resetsAt.getTime() > Date.now() ? s.resetsAt : null) ?? parseResetTime(`${text} ${errors}`);
+      return { ...base, status: 'rate_limited', summary: text, errorMessage: message, resetsAt };
+    }
+    return { ...base, status: 'failed', summary: text, errorMessage: message, resetsAt: null };
+  }
+}

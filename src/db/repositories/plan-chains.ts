@@ -1,0 +1,88 @@
+import type { SqlEntityManager } from '@mikro-orm/sqlite';
+import type { EmFactory } from '../database';
+import { generateTaskId } from '../ids';
+
+export interface PlanChildInput {
+  title: string;
+  description: string;
+  priority: number;
+}
+
+export interface PlanChainInput {
+  parent: {
+    id: string;
+    projectId: string;
+    requiresApproval: boolean;
+    planDepth: number;
+    workspaceId: string | null;
+    branchName: string | null;
+    maxRetries: number;
+  };
+  planSource: string;
+  children: PlanChildInput[];
+}
+
+/**
+ * Plan steps become a chain of DEFINED subtasks in one transaction: step i waits on step i−1,
+ * the first waits on the parent, tasks that waited on the parent now also wait on the last step,
+ * and only the last step inherits the parent's approval requirement.
+ */
+export class PlanChainRepository {
+  constructor(private readonly em: EmFactory) {}
+
+  async create(input: PlanChainInput): Promise<Array<{ id: string; title: string }>> {
+    if (input.children.length === 0) return [];
+    const taken = new Set<string>();
+    const ids: string[] = [];
+    for (let i = 0; i < input.children.length; i++) {
+      const id = await generateTaskId(async (candidate) => taken.has(candidate) || (await this.exists(candidate)));
+      taken.add(id);
+      ids.push(id);
+    }
+    const { parent } = input;
+    return this.em().transactional(async (em) => {
+      const tx = em as SqlEntityManager;
+      const now = Date.now();
+      const existingDownstream = await tx.execute<Array<{ task_id: string }>>(
+        'select task_id from task_dependencies where depends_on_id = ?',
+        [parent.id],
+      );
+      const last = input.children.length - 1;
+      for (let i = 0; i < input.children.length; i++) {
+        const child = input.children[i];
+        await tx.execute(
+          `insert into tasks (id, project_id, title, description, status, priority, retry_count, max_retries,
+              requires_approval, branch_name, parent_task_id, is_plan_subtask, plan_depth, plan_source, auto_tasks,
+              preferred_workspace_id, skipped, created_at, updated_at)
+           values (?, ?, ?, ?, 'DEFINED', ?, 0, ?, ?, ?, ?, 1, ?, ?, 0, ?, 0, ?, ?)`,
+          [
+            ids[i],
+            parent.projectId,
+            child.title,
+            child.description,
+            child.priority,
+            parent.maxRetries,
+            i === last && parent.requiresApproval ? 1 : 0,
+            parent.branchName,
+            parent.id,
+            parent.planDepth + 1,
+            input.planSource,
+            parent.workspaceId,
+            now + i, // keeps the chain in order among equal priorities
+            now + i,
+          ],
+        );
+        await tx.execute('insert into task_dependencies (task_id, depends_on_id) values (?, ?)', [ids[i], i === 0 ? parent.id : ids[i - 1]]);
+      }
+      for (const { task_id } of existingDownstream) {
+        await tx.execute('insert or ignore into task_dependencies (task_id, depends_on_id) values (?, ?)', [task_id, ids[last]]);
+      }
+      return input.children.map((c, i) => ({ id: ids[i], title: c.title }));
+    });
+  }
+
+  private async exists(id: string): Promise<boolean> {
+    const rows = await this.em().getConnection().execute<Array<{ n: number }>>('select count(*) as n from tasks where id = ?', [id]);
+    return Number(rows[0]?.n ?? 0) > 0;
+  }
+}

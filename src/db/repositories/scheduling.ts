@@ -1,0 +1,174 @@
+import type { EmFactory } from '../database';
+
+/** One READY task as the scheduler sees it. */
+export interface ReadyTaskRow {
+  id: string;
+  projectId: string;
+  priority: number;
+  createdAt: number;
+  preferredWorkspaceId: string | null;
+}
+
+export interface SchedulingProjectRow {
+  id: string;
+  status: 'ACTIVE' | 'PAUSED';
+  creditWeight: number;
+  maxConcurrentAgents: number;
+  budgetLimit: number | null;
+  workspace: string;
+}
+
+/** A daemon's claim to be the one that schedules. */
+export interface DaemonLease {
+  owner: string;
+  heartbeat: number;
+}
+
+const LEASE_KEY = 'daemon_lease';
+
+/**
+ * The scheduler's snapshot, read with bounded SQL: every query either reads a few rows per
+ * project through an index or groups a small table, so one pass stays fast at 10k READY tasks.
+ */
+export class SchedulingRepository {
+  constructor(private readonly em: EmFactory) {}
+
+  private query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return this.em().getConnection().execute(sql, params) as Promise<T[]>;
+  }
+
+  async projects(): Promise<SchedulingProjectRow[]> {
+    const rows = await this.query<Record<string, unknown>>(
+      'select id, status, credit_weight, max_concurrent_agents, budget_limit, workspace from projects order by id',
+    );
+    return rows.map((r) => ({
+      id: String(r.id),
+      status: r.status as 'ACTIVE' | 'PAUSED',
+      creditWeight: Number(r.credit_weight),
+      maxConcurrentAgents: Number(r.max_concurrent_agents),
+      budgetLimit: r.budget_limit === null || r.budget_limit === undefined ? null : Number(r.budget_limit),
+      workspace: String(r.workspace),
+    }));
+  }
+
+  /**
+   * The first `perProject` READY tasks of every ACTIVE project in queue order. The correlated
+   * LIMIT walks the (project, status, priority, created_at) index, so cost follows the number of
+   * projects, not the number of READY tasks.
+   */
+  async readyTasks(perProject: number): Promise<Record<string, ReadyTaskRow[]>> {
+    const rows = await this.query<Record<string, unknown>>(
+      `select t.id, t.project_id, t.priority, t.created_at, t.preferred_workspace_id
+         from projects p
+         join tasks t on t.id in (
+           select x.id from tasks x
+            where x.project_id = p.id and x.status = 'READY'
+            order by x.priority, x.created_at
+            limit ?)
+        where p.status = 'ACTIVE'`,
+      [Math.max(1, perProject)],
+    );
+    const byProject: Record<string, ReadyTaskRow[]> = {};
+    for (const r of rows) {
+      const row: ReadyTaskRow = {
+        id: String(r.id),
+        projectId: String(r.project_id),
+        priority: Number(r.priority),
+        createdAt: Number(r.created_at),
+        preferredWorkspaceId: (r.preferred_workspace_id as string | null) ?? null,
+      };
+      (byProject[row.projectId] ??= []).push(row);
+    }
+    return byProject;
+  }
+
+  /** ASSIGNED + IN_PROGRESS tasks per project, from the trigger-maintained counts table. */
+  async activeCounts(): Promise<Record<string, number>> {
+    const rows = await this.query<{ project_id: string; n: number }>(
+      "select project_id, sum(n) as n from task_status_counts where status in ('ASSIGNED', 'IN_PROGRESS') group by project_id having sum(n) > 0",
+    );
+    return Object.fromEntries(rows.map((r) => [r.project_id, Number(r.n)]));
+  }
+
+  async completedSince(since: Date): Promise<Record<string, number>> {
+    const rows = await this.query<{ project_id: string; n: number }>(
+      "select project_id, count(*) as n from tasks where status = 'COMPLETED' and completed_at >= ? group by project_id",
+      [since.getTime()],
+    );
+    return Object.fromEntries(rows.map((r) => [r.project_id, Number(r.n)]));
+  }
+
+  async tokensSince(since: Date): Promise<{ perProject: Record<string, number>; total: number }> {
+    const rows = await this.query<{ project_id: string | null; tokens: number }>(
+      'select project_id, sum(tokens) as tokens from token_usage where created_at >= ? group by project_id',
+      [since.getTime()],
+    );
+    const perProject: Record<string, number> = {};
+    let total = 0;
+    for (const r of rows) {
+      total += Number(r.tokens);
+      if (r.project_id) perProject[r.project_id] = Number(r.tokens);
+    }
+    return { perProject, total };
+  }
+
+  /** Unlocked workspaces per project (oldest first) and the ids of locked ones. */
+  async workspaces(): Promise<{ available: Record<string, string[]>; locked: string[]; projectsWithAny: Set<string> }> {
+    const rows = await this.query<{ id: string; project_id: string; locked_by_task_id: string | null; path_locked: number }>(
+      `select w.id, w.project_id, w.locked_by_task_id,
+              exists (select 1 from workspaces o where o.path = w.path and o.id <> w.id and o.locked_by_task_id is not null) as path_locked
+         from workspaces w order by w.created_at, w.id`,
+    );
+    const available: Record<string, string[]> = {};
+    const locked: string[] = [];
+    const projectsWithAny = new Set<string>();
+    for (const r of rows) {
+      projectsWithAny.add(r.project_id);
+      if (r.locked_by_task_id || Number(r.path_locked)) locked.push(r.id);
+      else (available[r.project_id] ??= []).push(r.id);
+    }
+    return { available, locked, projectsWithAny };
+  }
+
+  async idleAgents(): Promise<Array<{ id: string; type: string }>> {
+    return this.query("select id, type from agents where state = 'IDLE' and current_task is null order by created_at, id");
+  }
+
+  // --- the daemon lease -----------------------------------------------------------------------
+
+  /**
+   * Takes or renews the lease in one statement: it succeeds when nobody holds it, when `owner`
+   * already does, or when the holder's heartbeat is older than `staleMs`.
+   */
+  async acquireLease(owner: string, now: Date, staleMs: number): Promise<boolean> {
+    const value = JSON.stringify({ owner, heartbeat: now.getTime() });
+    const result = (await this.em()
+      .getConnection()
+      .execute(
+        `insert into system_state (key, value, updated_at) values (?, ?, ?)
+           on conflict (key) do update set value = excluded.value, updated_at = excluded.updated_at
+            where json_extract(system_state.value, '$.owner') = ?
+               or coalesce(json_extract(system_state.value, '$.heartbeat'), 0) < ?`,
+        [LEASE_KEY, value, now.getTime(), owner, now.getTime() - staleMs],
+        'run',
+      )) as { affectedRows?: number };
+    return Number(result.affectedRows ?? 0) > 0;
+  }
+
+  async releaseLease(owner: string): Promise<void> {
+    await this.em()
+      .getConnection()
+      .execute("delete from system_state where key = ? and json_extract(value, '$.owner') = ?", [LEASE_KEY, owner]);
+  }
+
+  async lease(): Promise<DaemonLease | null> {
+    const rows = await this.query<{ value: string | null }>('select value from system_state where key = ?', [LEASE_KEY]);
+    if (!rows[0]?.value) return null;
+    try {
+      const parsed = typeof rows[0].value === 'string' ? JSON.parse(rows[0].value) : rows[0].value;
+      return { owner: String(parsed.owner), heartbeat: Number(parsed.heartbeat) };
+    } catch {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,131 @@
+import type { Database } from '../db/database';
+import type { SchedulingProjectRow } from '../db/repositories/scheduling';
+import type { TaskGit } from './completion';
+import type { EventLog } from './events';
+import { schedule, type Assignment, type SchedulerSnapshot } from './scheduler';
+import type { TaskStateMachine } from './state-machine';
+
+export interface CycleDeps {
+  db: Database;
+  events: EventLog;
+  machine: TaskStateMachine;
+  git: Pick<TaskGit, 'isRepo'>;
+  now: () => Date;
+  windowMs: number;
+  log: (message: string) => void;
+}
+
+export interface CycleReport {
+  resumed: string[];
+  promoted: string[];
+  assignments: Assignment[];
+  launched: Assignment[];
+  blocked: string[];
+}
+
+export const NO_WORKSPACE_REASON =
+  'The project has no workspace: its directory is not a git repository and no workspace was added. Add a workspace with /aq add_workspace, then restart the task.';
+
+/** PAUSED tasks whose resume_after has passed go back to READY. */
+export async function resumePaused(deps: CycleDeps): Promise<string[]> {
+  const resumed: string[] = [];
+  for (const t of await deps.db.taskRuns.dueToResume(deps.now())) {
+    const moved = await deps.machine.fire(t.id, 'RESUME_TIMER', { resumeAfter: null, pauseReason: null }, ['PAUSED']);
+    if (!moved.ok) continue;
+    resumed.push(t.id);
+    await deps.events.emit('task_resumed', { projectId: t.projectId, taskId: t.id, payload: { title: t.title } });
+  }
+  return resumed;
+}
+
+/** DEFINED tasks whose dependencies are all COMPLETED become READY. */
+export async function promoteReady(deps: CycleDeps): Promise<string[]> {
+  const promoted = await deps.db.tasks.promoteDefined();
+  for (const p of promoted) {
+    await deps.events.emit('task_unblocked', { projectId: p.projectId, taskId: p.id, payload: { title: p.title } });
+  }
+  return promoted.map((p) => p.id);
+}
+
+/**
+ * The scheduler's input, from bounded SQL. Projects with READY work but no workspace rows get
+ * their own directory as an implicit workspace when it is a git repository; otherwise their
+ * READY tasks are BLOCKED with a reason that says what to do.
+ */
+export async function buildSnapshot(
+  deps: CycleDeps,
+  options: { globalPaused: boolean; excludeWorkspaceIds: Set<string>; blocked: string[] },
+): Promise<SchedulerSnapshot> {
+  const { db } = deps;
+  const since = new Date(deps.now().getTime() - deps.windowMs);
+  const idleAgents = await db.scheduling.idleAgents();
+  const perProject = Math.min(Math.max(idleAgents.length * 2, 4), 64);
+  const [projects, readyTasks, activeCounts, tokens, completed, workspaces] = await Promise.all([
+    db.scheduling.projects(),
+    idleAgents.length > 0 ? db.scheduling.readyTasks(perProject) : Promise.resolve({}),
+    db.scheduling.activeCounts(),
+    db.scheduling.tokensSince(since),
+    db.scheduling.completedSince(since),
+    db.scheduling.workspaces(),
+  ]);
+  const byId = new Map<string, SchedulingProjectRow>(projects.map((p) => [p.id, p]));
+  for (const projectId of Object.keys(readyTasks)) {
+    if (workspaces.projectsWithAny.has(projectId)) continue;
+    const project = byId.get(projectId);
+    if (!project) continue;
+    if (await deps.git.isRepo(project.workspace).catch(() => false)) {
+      const id = await db.taskRuns.ensureImplicitWorkspace(projectId, project.workspace);
+      if (await db.workspaces.get(id)) (workspaces.available[projectId] ??= []).push(id);
+      continue;
+    }
+    for (const t of await db.taskRuns.readyInProject(projectId)) {
+      const moved = await deps.machine.fire(t.id, 'NO_WORKSPACE', { pauseReason: NO_WORKSPACE_REASON }, ['READY']);
+      if (!moved.ok) continue;
+      options.blocked.push(t.id);
+      await deps.events.emit('task_blocked', { projectId, taskId: t.id, payload: { title: t.title, reason: NO_WORKSPACE_REASON } });
+    }
+    delete (readyTasks as Record<string, unknown>)[projectId];
+  }
+  const available: Record<string, string[]> = {};
+  for (const [projectId, ids] of Object.entries(workspaces.available)) {
+    available[projectId] = ids.filter((id) => !options.excludeWorkspaceIds.has(id));
+  }
+  return {
+    projects: projects.map((p) => ({ id: p.id, status: p.status, creditWeight: p.creditWeight, maxConcurrentAgents: p.maxConcurrentAgents, budgetLimit: p.budgetLimit })),
+    readyTasks,
+    idleAgents: idleAgents.map((a) => ({ id: a.id })),
+    activeAgentCounts: activeCounts,
+    projectTokenUsage: tokens.perProject,
+    tasksCompletedInWindow: completed,
+    availableWorkspaces: available,
+    lockedWorkspaceIds: [...workspaces.locked, ...options.excludeWorkspaceIds],
+    globalPaused: options.globalPaused,
+    globalBudget: null,
+  };
+}
+
+/**
+ * Tells people, once per task, that it waits because every workspace of its project is busy
+ * (instead of a notice every cycle).
+ */
+export async function noticeWaiting(deps: CycleDeps, snapshot: SchedulerSnapshot, assigned: Assignment[], notified: Set<string>): Promise<void> {
+  if (snapshot.idleAgents.length <= assigned.length) return;
+  const used = new Set(assigned.map((a) => a.workspaceId));
+  const taken = new Set(assigned.map((a) => a.taskId));
+  for (const project of snapshot.projects) {
+    if (project.status !== 'ACTIVE') continue;
+    const next = (snapshot.readyTasks[project.id] ?? []).find((t) => !taken.has(t.id));
+    if (!next || notified.has(next.id)) continue;
+    const active = (snapshot.activeAgentCounts[project.id] ?? 0) + assigned.filter((a) => a.projectId === project.id).length;
+    if (active >= project.maxConcurrentAgents) continue;
+    const free = (snapshot.availableWorkspaces[project.id] ?? []).filter((w) => !used.has(w));
+    if (free.length > 0) continue;
+    notified.add(next.id);
+    const task = await deps.db.tasks.get(next.id);
+    await deps.events.emit('task_waiting_workspace', {
+      projectId: project.id,
+      taskId: next.id,
+      payload: { title: task?.title ?? next.id, reason: 'Every workspace of the project is in use; the task starts when one frees up.' },
+    });
+  }
+}

@@ -1,0 +1,303 @@
+import { randomUUID } from 'node:crypto';
+import type { AppConfig } from '../config';
+import type { ChatProvider } from '../chat/provider';
+import type { Database } from '../db/database';
+import type { AgentAdapter } from '../agents/adapter';
+import type { TaskGit } from './completion';
+import { buildSnapshot, noticeWaiting, promoteReady, resumePaused, type CycleDeps, type CycleReport } from './cycle';
+import type { EventLog } from './events';
+import type { HookEnginePort, OrchestratorPort, SkipOutcome } from './port';
+import { recoverStaleState, type RecoveryReport } from './recovery';
+import { schedule } from './scheduler';
+import { TaskStateMachine } from './state-machine';
+import { TaskControl } from './task-control';
+import { runTask, type RunHandle, type RunnerDeps } from './task-runner';
+
+export interface OrchestratorOptions {
+  adapters: Record<string, AgentAdapter>;
+  git: TaskGit;
+  chatProvider?: ChatProvider | null;
+  /** The hook engine, exposed to commands (fire_hook). */
+  hookEngine?: HookEnginePort | null;
+  /** Called at the end of every cycle: the hook engine's periodic check goes here. */
+  onTick?: () => Promise<void>;
+  intervalMs?: number;
+  /** A lease whose heartbeat is older than this belongs to a dead daemon. */
+  leaseStaleMs?: number;
+  progressIntervalMs?: number;
+  rateLimitBackoffMs?: number;
+  /** The scheduler's rolling window for token usage and completed tasks. */
+  windowMs?: number;
+  owner?: string;
+  now?: () => Date;
+  log?: (message: string) => void;
+}
+
+/**
+ * The daemon's orchestrator: a TaskControl (so commands work the same) plus the loop that
+ * resumes, promotes, schedules and launches, and the live runs it can abort. Only the holder of
+ * the `daemon_lease` row schedules; another daemon started on the same database stands by.
+ */
+export class Orchestrator extends TaskControl {
+  readonly owner: string;
+  readonly machine: TaskStateMachine;
+  private readonly runs = new Map<string, RunHandle>();
+  private readonly waitingNotified = new Set<string>();
+  private readonly log: (message: string) => void;
+  private readonly now: () => Date;
+  private timer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private cycling: Promise<void> | null = null;
+  private again = false;
+  private stopped = true;
+  private leader = false;
+  lastRecovery: RecoveryReport | null = null;
+
+  constructor(
+    db: Database,
+    events: EventLog,
+    private readonly config: AppConfig,
+    private readonly options: OrchestratorOptions,
+  ) {
+    super(db, events);
+    this.owner = options.owner ?? `daemon:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.log = options.log ?? ((m) => console.error(m));
+    this.now = options.now ?? (() => new Date());
+    this.machine = new TaskStateMachine(db, this.log);
+    this.hookEngine = options.hookEngine ?? null;
+  }
+
+  get isLeader(): boolean {
+    return this.leader;
+  }
+
+  /** Task ids with a live agent run in this process. */
+  get runningTaskIds(): string[] {
+    return [...this.runs.keys()];
+  }
+
+  async start(): Promise<void> {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.unsubscribe = this.events.subscribe((event) => {
+      if (event.type !== 'task_progress') this.kick();
+    });
+    await this.runCycle();
+    this.timer = setInterval(() => this.kick(), this.options.intervalMs ?? 2000);
+    this.timer.unref?.();
+  }
+
+  /** Stops the loop, aborts live runs (they go back to READY), and gives up the lease. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    await this.cycling;
+    for (const run of this.runs.values()) run.controller.abort();
+    await this.idle();
+    if (this.leader) await this.db.scheduling.releaseLease(this.owner).catch(() => undefined);
+    this.leader = false;
+  }
+
+  /** Asks for a pass soon (coalesced with one already running). */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.cycling) {
+      this.again = true;
+      return;
+    }
+    void this.runCycle();
+  }
+
+  /** Resolves when no agent run is live in this process. */
+  async idle(): Promise<void> {
+    while (this.runs.size > 0) await Promise.allSettled([...this.runs.values()].map((r) => r.done));
+  }
+
+  /** One full pass. Never throws; errors are logged and the next pass tries again. */
+  async runCycle(): Promise<CycleReport | null> {
+    if (this.cycling) {
+      this.again = true;
+      await this.cycling;
+      return null;
+    }
+    let report: CycleReport | null = null;
+    const pass = (async () => {
+      do {
+        this.again = false;
+        try {
+          report = await this.cycleOnce();
+        } catch (err) {
+          this.log(`Orchestrator cycle failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        }
+      } while (this.again && !this.stopped);
+    })();
+    this.cycling = pass;
+    try {
+      await pass;
+    } finally {
+      this.cycling = null;
+    }
+    return report;
+  }
+
+  private cycleDeps(): CycleDeps {
+    return {
+      db: this.db,
+      events: this.events,
+      machine: this.machine,
+      git: this.options.git,
+      now: this.now,
+      windowMs: this.options.windowMs ?? 24 * 3600_000,
+      log: this.log,
+    };
+  }
+
+  private async cycleOnce(): Promise<CycleReport> {
+    const report: CycleReport = { resumed: [], promoted: [], assignments: [], launched: [], blocked: [] };
+    if (!(await this.holdLease())) return report;
+    await this.watchRuns();
+    const deps = this.cycleDeps();
+    report.resumed = await resumePaused(deps);
+    report.promoted = await promoteReady(deps);
+    const paused = await this.isPaused();
+    if (!paused && !this.stopped) {
+      const busy = new Set([...this.runs.values()].map((r) => r.workspaceId));
+      const snapshot = await buildSnapshot(deps, { globalPaused: paused, excludeWorkspaceIds: busy, blocked: report.blocked });
+      report.assignments = schedule(snapshot);
+      for (const a of report.assignments) {
+        const refused = await this.db.taskRuns.claimLaunch(a);
+        if (refused) {
+          this.log(`Launch of ${a.taskId} skipped: ${refused.replace(/_/g, ' ')}.`);
+          continue;
+        }
+        this.launch(a.taskId, a.agentId, a.workspaceId);
+        this.waitingNotified.delete(a.taskId);
+        report.launched.push(a);
+      }
+      await noticeWaiting(deps, snapshot, report.launched, this.waitingNotified);
+    }
+    if (this.options.onTick) {
+      await this.options.onTick().catch((err) => this.log(`Tick callback failed: ${err instanceof Error ? err.message : String(err)}`));
+    }
+    return report;
+  }
+
+  /** Takes or renews the lease; the first time it is won, recovers what a dead daemon left. */
+  private async holdLease(): Promise<boolean> {
+    const won = await this.db.scheduling.acquireLease(this.owner, this.now(), this.options.leaseStaleMs ?? 30_000);
+    if (!won) {
+      if (this.leader) this.log('Another daemon took the scheduling lease; this one stands by.');
+      this.leader = false;
+      return false;
+    }
+    if (!this.leader) {
+      this.leader = true;
+      this.lastRecovery = await recoverStaleState(this.db, this.events, this.runningTaskIds);
+      const r = this.lastRecovery;
+      if (r.tasks.length || r.agents || r.locks) {
+        this.log(`Recovered after restart: ${r.tasks.length} task(s) back to READY, ${r.agents} agent(s) freed, ${r.locks} lock(s) released.`);
+      }
+    }
+    return true;
+  }
+
+  /** A run whose task left IN_PROGRESS behind our back (stop from `aq`) is aborted. */
+  private async watchRuns(): Promise<void> {
+    for (const run of this.runs.values()) {
+      if (run.phase !== 'running' || run.controller.signal.aborted) continue;
+      const task = await this.db.tasks.get(run.taskId);
+      if (!task || task.status !== 'IN_PROGRESS') {
+        this.log(`Task ${run.taskId} is ${task?.status ?? 'gone'}; aborting its run.`);
+        run.controller.abort();
+      }
+    }
+  }
+
+  private runnerDeps(): RunnerDeps {
+    return {
+      db: this.db,
+      events: this.events,
+      config: this.config,
+      machine: this.machine,
+      git: this.options.git,
+      adapters: this.options.adapters,
+      chatProvider: this.options.chatProvider,
+      progressIntervalMs: this.options.progressIntervalMs ?? 2000,
+      rateLimitBackoffMs: this.options.rateLimitBackoffMs ?? 60_000,
+      log: this.log,
+    };
+  }
+
+  private launch(taskId: string, agentId: string, workspaceId: string): void {
+    const handle: RunHandle = { taskId, agentId, workspaceId, controller: new AbortController(), phase: 'starting', done: Promise.resolve() };
+    this.runs.set(taskId, handle);
+    handle.done = runTask(this.runnerDeps(), handle).finally(() => {
+      this.runs.delete(taskId);
+      this.kick();
+    });
+  }
+
+  /** Stops the task in the database, then ends its live run (the CLI needs ~2 s to exit). */
+  override async stopTask(taskId: string): Promise<string | null> {
+    const error = await super.stopTask(taskId);
+    const run = this.runs.get(taskId);
+    if (run && !error) {
+      run.controller.abort();
+      await Promise.race([run.done, new Promise((r) => setTimeout(r, 10_000).unref())]);
+    }
+    return error;
+  }
+
+  override async skipTask(taskId: string): Promise<SkipOutcome> {
+    const outcome = await super.skipTask(taskId);
+    this.kick();
+    return outcome;
+  }
+
+  override async resume(): Promise<void> {
+    await super.resume();
+    this.kick();
+  }
+}
+
+/**
+ * The runtime's orchestrator port: the DB-only TaskControl until the daemon starts, then the
+ * daemon's Orchestrator. Holding this one object lets every handler see the switch.
+ */
+export class SwitchableOrchestrator implements OrchestratorPort {
+  constructor(public current: OrchestratorPort) {}
+  get hookEngine(): HookEnginePort | null {
+    return this.current.hookEngine;
+  }
+  set hookEngine(engine: HookEnginePort | null) {
+    (this.current as { hookEngine: HookEnginePort | null }).hookEngine = engine;
+  }
+  get restartRequested(): boolean {
+    return this.current.restartRequested;
+  }
+  set restartRequested(value: boolean) {
+    this.current.restartRequested = value;
+  }
+  stopTask(taskId: string) {
+    return this.current.stopTask(taskId);
+  }
+  skipTask(taskId: string) {
+    return this.current.skipTask(taskId);
+  }
+  isPaused() {
+    return this.current.isPaused();
+  }
+  pause() {
+    return this.current.pause();
+  }
+  resume() {
+    return this.current.resume();
+  }
+  runningTaskCount() {
+    return this.current.runningTaskCount();
+  }
+}

@@ -1,0 +1,96 @@
+import type { GitManager } from '../git/git-manager';
+import { createPullRequest } from '../git/pull-requests';
+import type { TaskGit } from './completion';
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * The orchestrator's git steps on top of GitManager. Kept thin: each step is a few GitManager
+ * calls, and every failure leaves the workspace on a known branch with a clean tree.
+ */
+export class GitManagerTaskGit implements TaskGit {
+  constructor(private readonly git: GitManager) {}
+
+  isRepo(path: string): Promise<boolean> {
+    return this.git.isRepo(path);
+  }
+
+  detectDefaultBranch(path: string): Promise<string> {
+    return this.git.detectDefaultBranch(path);
+  }
+
+  commitAll(path: string, msg: string): Promise<{ committed: boolean }> {
+    return this.git.commitAll(path, msg);
+  }
+
+  pushBranch(path: string, branch: string): Promise<void> {
+    return this.git.push(path, branch, { forceWithLease: true });
+  }
+
+  createPullRequest(path: string, pr: { title: string; body: string; branch: string; base: string }): Promise<string> {
+    return createPullRequest(this.git.ghPath, path, pr);
+  }
+
+  private async hasOrigin(path: string): Promise<boolean> {
+    return (await this.git.getRemoteUrl(path).catch(() => null)) !== null;
+  }
+
+  private async remoteBranchExists(path: string, branch: string): Promise<boolean> {
+    return (await this.git.run(path, ['branch', '-r', '--list', `origin/${branch}`]).catch(() => '')).trim() !== '';
+  }
+
+  /** Puts the default branch at origin's tip (it is never worked on directly). */
+  private async resetDefault(path: string, defaultBranch: string): Promise<void> {
+    if ((await this.git.currentBranch(path)) !== defaultBranch) await this.git.run(path, ['checkout', defaultBranch, '--']);
+    if (await this.remoteBranchExists(path, defaultBranch)) await this.git.run(path, ['reset', '--hard', `origin/${defaultBranch}`]);
+  }
+
+  async prepareTaskBranch(path: string, branch: string, options: { defaultBranch: string; reuse: boolean }): Promise<void> {
+    const origin = await this.hasOrigin(path);
+    if (origin) await this.git.fetch(path);
+    if (await this.git.hasUncommittedChanges(path)) {
+      // Leftovers of an interrupted run are kept in a stash, never thrown away.
+      await this.git.run(path, ['stash', 'push', '--include-untracked', '-m', `agent-queue: left in the workspace before ${branch}`]);
+    }
+    if (options.reuse && (await this.git.branchExists(path, branch))) {
+      await this.git.run(path, ['checkout', branch, '--']);
+      return;
+    }
+    if (options.reuse && origin && (await this.remoteBranchExists(path, branch))) {
+      await this.git.run(path, ['checkout', '-B', branch, `origin/${branch}`]);
+      return;
+    }
+    await this.resetDefault(path, options.defaultBranch);
+    await this.git.run(path, ['checkout', '-B', branch]);
+  }
+
+  async mergeTaskBranch(path: string, branch: string, defaultBranch: string): Promise<{ merged: true } | { merged: false; message: string }> {
+    const origin = await this.hasOrigin(path);
+    const restore = async () => {
+      await this.resetDefault(path, defaultBranch).catch(() => undefined);
+      await this.git.run(path, ['checkout', branch, '--']).catch(() => undefined);
+    };
+    try {
+      if (origin) await this.git.fetch(path);
+      await this.resetDefault(path, defaultBranch);
+      const outcome = await this.git.merge(path, branch, defaultBranch);
+      if (outcome.status === 'conflict') {
+        await restore();
+        return { merged: false, message: `Merge conflict in ${outcome.files.join(', ')}; the workspace was restored to '${branch}'.` };
+      }
+    } catch (err) {
+      await restore();
+      return { merged: false, message: message(err) };
+    }
+    if (!origin) return { merged: true };
+    try {
+      await this.git.push(path, defaultBranch, { setUpstream: false });
+    } catch (err) {
+      await restore();
+      return { merged: false, message: `${message(err)}; the workspace was restored to '${branch}'.` };
+    }
+    return { merged: true };
+  }
+}

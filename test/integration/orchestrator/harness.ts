@@ -1,0 +1,132 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { AgentAdapter, AgentRunOutcome, AgentRunRequest } from '../../../src/agents/adapter';
+import type { EventRecord } from '../../../src/db/repositories/events';
+import { GitManager } from '../../../src/git/git-manager';
+import type { OrchestratorOptions } from '../../../src/orchestrator/orchestrator';
+import { GitManagerTaskGit } from '../../../src/orchestrator/task-git';
+import { cloneWorkspace, createOriginRepo } from '../../support/git-fixtures';
+import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
+
+export type Behaviour = (req: AgentRunRequest, attempt: number) => Promise<Partial<AgentRunOutcome>>;
+
+/**
+ * A test double of the external agent process: each run calls the behaviour for its task
+ * (default: succeed with a summary). Timing-sensitive tests use it; the e2e suite runs the real CLI.
+ */
+export class ScriptedAdapter implements AgentAdapter {
+  readonly type = 'claude';
+  readonly calls: AgentRunRequest[] = [];
+  readonly attempts = new Map<string, number>();
+  behaviours = new Map<string, Behaviour>();
+  fallback: Behaviour = async () => ({});
+
+  on(taskId: string, behaviour: Behaviour): this {
+    this.behaviours.set(taskId, behaviour);
+    return this;
+  }
+
+  async run(req: AgentRunRequest): Promise<AgentRunOutcome> {
+    this.calls.push(req);
+    const attempt = (this.attempts.get(req.taskId) ?? 0) + 1;
+    this.attempts.set(req.taskId, attempt);
+    const partial = await (this.behaviours.get(req.taskId) ?? this.fallback)(req, attempt);
+    return {
+      status: 'completed',
+      summary: `done ${req.taskId}`,
+      errorMessage: null,
+      usage: { inputTokens: 100, outputTokens: 20, cacheReadTokens: 5, cacheCreationTokens: 3 },
+      costUsd: 0.01,
+      sessionId: `s-${req.taskId}-${attempt}`,
+      resetsAt: null,
+      ...partial,
+    };
+  }
+}
+
+/** Writes a file in the run's workspace (what an agent does). */
+export async function writeIn(req: AgentRunRequest, file: string, content: string): Promise<void> {
+  await mkdir(path.dirname(path.join(req.cwd, file)), { recursive: true });
+  await writeFile(path.join(req.cwd, file), content);
+}
+
+/** Resolves when the run is aborted. */
+export function untilAborted(req: AgentRunRequest): Promise<void> {
+  return new Promise((resolve) => {
+    if (req.signal.aborted) resolve();
+    else req.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+export async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export interface Harness {
+  rt: TestRuntime;
+  adapter: ScriptedAdapter;
+  origin: string;
+  workspace: string;
+  events: EventRecord[];
+  start(options?: Partial<OrchestratorOptions>): Promise<void>;
+  task(title: string, extra?: Record<string, unknown>, dependsOn?: string[]): Promise<string>;
+  status(taskId: string): Promise<string | undefined>;
+  waitStatus(taskId: string, status: string, timeoutMs?: number): Promise<void>;
+  eventsOf(type: string, taskId?: string): EventRecord[];
+  cleanup(): Promise<void>;
+}
+
+/** A runtime with one project whose workspace is a clone of a bare origin, and `agents` agents. */
+export async function makeHarness(options: { agents?: number; workspaces?: number; projectId?: string } = {}): Promise<Harness> {
+  const rt = await makeTestRuntime();
+  const projectId = options.projectId ?? 'proj';
+  const origin = await createOriginRepo(rt.home);
+  await rt.db.projects.create({ id: projectId, name: projectId, workspace: path.join(rt.home, 'project-dir'), maxConcurrentAgents: 5 });
+  let workspace = '';
+  for (let i = 0; i < (options.workspaces ?? 1); i++) {
+    const dir = await cloneWorkspace(origin, path.join(rt.home, `ws${i}`));
+    if (i === 0) workspace = dir;
+    await rt.db.workspaces.create({ id: `ws${i}`, projectId, name: `ws${i}`, path: dir, sourceType: 'clone', repoId: null });
+  }
+  for (let i = 0; i < (options.agents ?? 1); i++) await rt.db.agents.create({ id: `agent-${i}`, name: `Agent ${i}`, type: 'claude' });
+  const adapter = new ScriptedAdapter();
+  const events: EventRecord[] = [];
+  rt.events.subscribe((e) => {
+    events.push(e);
+  });
+  const h: Harness = {
+    rt,
+    adapter,
+    origin,
+    workspace,
+    events,
+    async start(extra = {}) {
+      await rt.startDaemon({ adapters: { claude: adapter }, git: new GitManagerTaskGit(new GitManager()), intervalMs: 100, progressIntervalMs: 20, log: () => undefined, ...extra });
+    },
+    async task(title, extra = {}, dependsOn = []) {
+      const t = await rt.db.tasks.create({ projectId, title, description: `Do: ${title}`, ...(dependsOn.length && { status: 'DEFINED' }), ...extra }, dependsOn);
+      rt.daemon()?.kick();
+      return t.id;
+    },
+    async status(taskId) {
+      return (await rt.db.tasks.get(taskId))?.status;
+    },
+    async waitStatus(taskId, status, timeoutMs = 15_000) {
+      await waitFor(async () => (await h.status(taskId)) === status, timeoutMs, `${taskId} to be ${status} (is ${await h.status(taskId)})`);
+    },
+    eventsOf(type, taskId) {
+      return events.filter((e) => e.type === type && (!taskId || e.taskId === taskId));
+    },
+    async cleanup() {
+      await rt.stopDaemon();
+      await rt.cleanup();
+    },
+  };
+  return h;
+}
