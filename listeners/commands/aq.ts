@@ -1,0 +1,52 @@
+import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { commandHelpText, commandListText } from '../../src/cli/help';
+import { parseCommandArgs, tokenize } from '../../src/slack/args';
+import type { ListenerDeps } from '../index';
+
+const SLACK_TEXT_LIMIT = 3000;
+
+function codeBlock(value: unknown): string {
+  const json = JSON.stringify(value, null, 2);
+  const body = json.length > SLACK_TEXT_LIMIT - 20 ? `${json.slice(0, SLACK_TEXT_LIMIT - 40)}\n… (truncated)` : json;
+  return `\`\`\`${body}\`\`\``;
+}
+
+/**
+ * `/aq <command> key=value …`: acknowledged at once, then run through the command layer and
+ * answered through response_url. `/aq help [command]` lists the catalog.
+ */
+export function aqCommand({ runtime }: ListenerDeps) {
+  return async ({ command, ack, respond }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
+    await ack();
+    const words = tokenize(command.text ?? '');
+    const name = words[0]?.toLowerCase();
+    const commands = runtime.handler.commands;
+    if (!name || name === 'help') {
+      const target = words[1] ? commands.find((c) => c.name === words[1]) : undefined;
+      const text = target ? commandHelpText(target) : commandListText(commands).replace(/aq help/g, '/aq help').replace(/`aq exec [^`]*`/, '`/aq COMMAND key=value`');
+      await respond({ response_type: 'ephemeral', text: `\`\`\`${text.slice(0, SLACK_TEXT_LIMIT - 10)}\`\`\`` });
+      return;
+    }
+    const definition = commands.find((c) => c.name === name);
+    if (!definition) {
+      await respond({
+        response_type: 'ephemeral',
+        text: `I don't know the command \`${name}\`. Try \`/aq help\` for the list of commands.`,
+      });
+      return;
+    }
+    const handler = runtime.createHandler();
+    const linked = await runtime.db.projects.findByChannel(command.channel_id);
+    handler.activeProjectId = linked?.id ?? null;
+    const result = await handler.execute(name, parseCommandArgs(definition, words.slice(1)), {
+      source: 'slack',
+      userId: command.user_id,
+      channelId: command.channel_id,
+    });
+    if ('error' in result) {
+      await respond({ response_type: 'ephemeral', text: `:warning: ${String(result.error)}` });
+      return;
+    }
+    await respond({ response_type: 'ephemeral', text: `*${name}*\n${codeBlock(result)}` });
+  };
+}

@@ -1,0 +1,12 @@
+import type { App } from '@slack/bolt';
+import type { Runtime } from '../src/runtime';
+import { registerCommandListeners } from './commands';
+
+export interface ListenerDeps {
+  runtime: Runtime;
+}
+
+/** Every Slack listener, registered in the layout of Slack's bolt-ts templates. */
+export function registerListeners(app: App, deps: ListenerDeps): void {
+  registerCommandListeners(app, deps);
+}

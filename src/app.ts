@@ -1,0 +1,121 @@
+import { spawn } from 'node:child_process';
+import type { App } from '@slack/bolt';
+import { ConfigError, loadConfig, loadDotEnv, type AppConfig } from './config';
+import { createRuntime, type Runtime } from './runtime';
+import { createSlackApp, type SlackAppOptions } from './slack/slack-app';
+
+const MISSING_TOKENS = (missing: string[]) => `Agent Queue cannot start: ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set.
+
+To run it:
+  1. Create the Slack app from manifest.yml (https://api.slack.com/apps → Create New App → From an app manifest).
+  2. Copy .env.sample to .env and set SLACK_BOT_TOKEN (xoxb-…) and SLACK_APP_TOKEN (xapp-…, Socket Mode),
+     or SLACK_SIGNING_SECRET and PORT to receive events over HTTP instead.
+  3. Run npm start again.
+
+See README.md, "Create the Slack app". The aq command works without Slack: npx aq help`;
+
+/** Which Slack settings are missing for the chosen mode (none when the app can start). */
+export function missingSlackSettings(config: AppConfig): string[] {
+  const missing: string[] = [];
+  if (!config.slack.botToken) missing.push('SLACK_BOT_TOKEN');
+  if (!config.slack.appToken && !config.slack.signingSecret) missing.push('SLACK_APP_TOKEN (or SLACK_SIGNING_SECRET)');
+  return missing;
+}
+
+export interface StartedApp {
+  app: App;
+  runtime: Runtime;
+  stop(): Promise<void>;
+}
+
+/** Starts the runtime and the Slack app; `stop` shuts both down. */
+export async function startApp(config: AppConfig, options: SlackAppOptions & { port?: number; host?: string } = {}): Promise<StartedApp> {
+  const runtime = await createRuntime(config);
+  try {
+    const app = createSlackApp(runtime, options);
+    await app.init();
+    if (config.slack.appToken) await app.start();
+    else {
+      const port = options.port ?? config.slack.port;
+      await app.start(options.host ? { port, host: options.host } : port);
+    }
+    const stopRelay = runtime.events.followExternal();
+    return {
+      app,
+      runtime,
+      async stop() {
+        stopRelay();
+        await app.stop().catch(() => undefined);
+        await runtime.close();
+      },
+    };
+  } catch (err) {
+    await runtime.close();
+    throw err;
+  }
+}
+
+/** Re-runs this process (same arguments) once it has shut down, as restart_daemon promises. */
+function relaunch(): void {
+  const child = spawn(process.execPath, process.argv.slice(1), { detached: true, stdio: 'inherit', env: process.env });
+  child.unref();
+}
+
+async function main(): Promise<number> {
+  loadDotEnv();
+  let config: AppConfig;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`Configuration error: ${err.message}`);
+      return 1;
+    }
+    throw err;
+  }
+  const missing = missingSlackSettings(config);
+  if (missing.length > 0) {
+    console.error(MISSING_TOKENS(missing));
+    return 1;
+  }
+  if (config.admins.length === 0) {
+    console.warn('Warning: AQ_ADMINS is empty, so every Slack user may run admin commands (run_command, delete_project, …).');
+  }
+  let started: StartedApp;
+  try {
+    started = await startApp(config);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    console.error(`Agent Queue could not connect to Slack: ${reason}\nCheck SLACK_BOT_TOKEN and SLACK_APP_TOKEN in .env.`);
+    return 1;
+  }
+  const mode = config.slack.appToken ? 'Socket Mode' : `HTTP on port ${config.slack.port}`;
+  console.log(`Agent Queue is running (${mode}). Data: ${config.home}. Stop with Ctrl-C.`);
+  await new Promise<void>((resolve) => {
+    const shutdown = (signal: string) => {
+      console.log(`${signal} received: shutting down…`);
+      resolve();
+    };
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+    process.once('SIGINT', () => shutdown('SIGINT'));
+  });
+  const restart = started.runtime.orchestrator.restartRequested;
+  await started.stop();
+  if (restart) {
+    console.log('Restarting…');
+    relaunch();
+  }
+  return 0;
+}
+
+if (require.main === module) {
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err) => {
+      console.error(`Agent Queue stopped on an unexpected error: ${err instanceof Error ? err.message : String(err)}`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,27 @@
+import { App, LogLevel, type AppOptions } from '@slack/bolt';
+import type { Runtime } from '../runtime';
+import { registerListeners } from '../../listeners';
+
+export interface SlackAppOptions {
+  logLevel?: LogLevel;
+  /** Extra Web API client options (tests: loopback URL, no retries). */
+  clientOptions?: AppOptions['clientOptions'];
+}
+
+/** The Bolt app for this runtime: Socket Mode with an app token, HTTP with a signing secret. */
+export function createSlackApp(runtime: Runtime, options: SlackAppOptions = {}): App {
+  const { slack } = runtime.config;
+  const clientOptions = {
+    ...(slack.apiUrl && { slackApiUrl: slack.apiUrl }),
+    ...options.clientOptions,
+  };
+  const app = new App({
+    token: slack.botToken,
+    ...(slack.appToken ? { appToken: slack.appToken, socketMode: true } : { signingSecret: slack.signingSecret }),
+    logLevel: options.logLevel ?? LogLevel.WARN,
+    clientOptions,
+    deferInitialization: true,
+  });
+  registerListeners(app, { runtime });
+  return app;
+}

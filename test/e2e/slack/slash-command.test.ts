@@ -1,0 +1,94 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { LogLevel } from '@slack/bolt';
+import { loadConfig } from '../../../src/config';
+import { startApp, type StartedApp } from '../../../src/app';
+import { FakeSlack } from '../../support/fake-slack';
+import { slashCommand } from '../../support/slack-payloads';
+import { makeTempDir } from '../../support/tmp';
+
+const SECRET = 'test-signing-secret';
+
+describe('/aq through the real Bolt app (HTTP mode) and a loopback Slack', () => {
+  let slack: FakeSlack;
+  let started: StartedApp;
+  let appUrl: string;
+  let cleanup: () => Promise<void>;
+
+  beforeEach(async () => {
+    slack = await FakeSlack.start();
+    const tmp = await makeTempDir('aq-e2e-');
+    cleanup = tmp.cleanup;
+    const config = loadConfig({ AQ_HOME: tmp.dir, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl, AQ_ADMINS: 'UADMIN' });
+    started = await startApp(config, { port: 0, host: '127.0.0.1', logLevel: LogLevel.ERROR, clientOptions: { retryConfig: { retries: 0 } } });
+    const address = (started.app as unknown as { receiver: { server?: { address(): { port: number } } } }).receiver.server?.address();
+    appUrl = `http://127.0.0.1:${address?.port}`;
+  });
+  afterEach(async () => {
+    await started.stop();
+    await slack.close();
+    await cleanup();
+  });
+
+  const send = (text: string, userId = 'U1', channelId = 'C1') =>
+    FakeSlack.postToApp(appUrl, slashCommand({ text, userId, channelId, responseUrl: slack.responseUrl() }), { signingSecret: SECRET });
+
+  it('acks at once and answers through response_url with the command result', async () => {
+    const ack = await send('create_project name="Demo Project"');
+    expect(ack.status).toBe(200);
+    await slack.waitFor(() => slack.responses.length === 1, 'the response');
+    expect(String(slack.responses[0].body.text)).toContain('"created": "demo-project"');
+    expect(await started.runtime.handler.execute('list_projects', {})).toMatchObject({ projects: [expect.objectContaining({ id: 'demo-project' })] });
+    expect(slack.callsTo('auth.test')).toHaveLength(1);
+  });
+
+  it('fills required fields from bare words, defaults to the channel project, and shows errors plainly', async () => {
+    await started.runtime.handler.execute('create_project', { name: 'p' });
+    await started.runtime.handler.execute('set_project_channel', { project_id: 'p', channel_id: 'CPROJ' });
+    await send('create_task title="Fix login" description="The form crashes"', 'U1', 'CPROJ');
+    await slack.waitFor(() => slack.responses.length === 1, 'the create_task response');
+    expect(String(slack.responses[0].body.text)).toContain('"project_id": "p"');
+    await send('get_task no-such-task');
+    await slack.waitFor(() => slack.responses.length === 2, 'the get_task response');
+    expect(slack.responses[1].body).toMatchObject({ response_type: 'ephemeral', text: ":warning: Task 'no-such-task' not found." });
+  });
+
+  it('refuses admin commands to non-admins, lists help, and explains unknown words', async () => {
+    await send('run_command command=ls working_dir=.', 'USTRANGER');
+    await send('help');
+    await send('frobnicate');
+    await slack.waitFor(() => slack.responses.length === 3, 'three responses');
+    const texts = slack.responses.map((r) => String(r.body.text));
+    expect(texts.find((t) => t.includes('Only workspace admins'))).toBeDefined();
+    expect(texts.find((t) => t.includes('create_project'))).toBeDefined();
+    expect(texts.find((t) => t.includes("I don't know the command `frobnicate`"))).toBeDefined();
+  });
+
+  it('rejects a wrongly signed request', async () => {
+    const response = await FakeSlack.postToApp(appUrl, slashCommand({ text: 'get_status', responseUrl: slack.responseUrl() }), {
+      signingSecret: SECRET,
+      badSignature: true,
+    });
+    expect(response.status).toBe(401);
+    expect(slack.responses).toHaveLength(0);
+  });
+});
+
+describe('npm start without Slack tokens', () => {
+  it('says what to set and exits 1', async () => {
+    const app = path.join(__dirname, '..', '..', '..', 'dist', 'src', 'app.js');
+    const home = await makeTempDir('aq-start-');
+    try {
+      await promisify(execFile)(process.execPath, [app], { env: { PATH: process.env.PATH, HOME: home.dir, AQ_HOME: home.dir } });
+      throw new Error('app.js should have exited with code 1');
+    } catch (err) {
+      const failure = err as { code?: number; stderr?: string };
+      expect(failure.code).toBe(1);
+      expect(failure.stderr).toContain('SLACK_BOT_TOKEN and SLACK_APP_TOKEN (or SLACK_SIGNING_SECRET) are not set');
+      expect(failure.stderr).toContain('manifest.yml');
+    } finally {
+      await home.cleanup();
+    }
+  });
+});
