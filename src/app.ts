@@ -2,7 +2,10 @@ import { spawn } from 'node:child_process';
 import type { App } from '@slack/bolt';
 import { ConfigError, loadConfig, loadDotEnv, type AppConfig } from './config';
 import { createRuntime, type Runtime } from './runtime';
+import { HookEngine } from './orchestrator/hooks';
 import { createSlackApp, type SlackAppOptions } from './slack/slack-app';
+
+const HOOK_TICK_MS = 5000;
 
 const MISSING_TOKENS = (missing: string[]) => `Agent Queue cannot start: ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set.
 
@@ -29,8 +32,20 @@ export interface StartedApp {
 }
 
 /** Starts the runtime and the Slack app; `stop` shuts both down. */
-export async function startApp(config: AppConfig, options: SlackAppOptions & { port?: number; host?: string } = {}): Promise<StartedApp> {
+export async function startApp(
+  config: AppConfig,
+  options: SlackAppOptions & { port?: number; host?: string; daemon?: boolean } = {},
+): Promise<StartedApp> {
   const runtime = await createRuntime(config);
+  const log = (message: string) => console.error(message);
+  const hooks = new HookEngine({
+    db: runtime.db,
+    events: runtime.events,
+    execute: (name, args) => runtime.handler.execute(name, args, { source: 'hook' }),
+    runModel: null,
+    log,
+  });
+  let hookTimer: NodeJS.Timeout | null = null;
   try {
     const app = createSlackApp(runtime, options);
     await app.init();
@@ -40,16 +55,27 @@ export async function startApp(config: AppConfig, options: SlackAppOptions & { p
       await app.start(options.host ? { port, host: options.host } : port);
     }
     const stopRelay = runtime.events.followExternal();
+    if (options.daemon !== false) {
+      hooks.start();
+      runtime.orchestrator.hookEngine = hooks;
+      hookTimer = setInterval(() => void hooks.tick().catch((err) => log(`Hook tick failed: ${String(err)}`)), HOOK_TICK_MS);
+      await runtime.startDaemon();
+    }
     return {
       app,
       runtime,
       async stop() {
         stopRelay();
+        if (hookTimer) clearInterval(hookTimer);
+        hooks.stop();
         await app.stop().catch(() => undefined);
+        await hooks.idle();
         await runtime.close();
       },
     };
   } catch (err) {
+    if (hookTimer) clearInterval(hookTimer);
+    hooks.stop();
     await runtime.close();
     throw err;
   }
