@@ -195,8 +195,9 @@ export class Orchestrator extends TaskControl {
       return false;
     }
     if (!this.leader) {
-      this.leader = true;
+      // Leader only once recovery went through; a failure is retried next cycle.
       this.lastRecovery = await recoverStaleState(this.db, this.events, this.runningTaskIds);
+      this.leader = true;
       const r = this.lastRecovery;
       if (r.tasks.length || r.agents || r.locks) {
         this.log(`Recovered after restart: ${r.tasks.length} task(s) back to READY, ${r.agents} agent(s) freed, ${r.locks} lock(s) released.`);

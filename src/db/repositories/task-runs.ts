@@ -91,7 +91,7 @@ export class TaskRunRepository {
     agents: number;
     locks: number;
   }> {
-    const keep = liveTaskIds.length ? liveTaskIds : ['\u0000'];
+    const keep = liveTaskIds.length ? liveTaskIds : [''];
     const marks = keep.map(() => '?').join(', ');
     return this.em().transactional(async (em) => {
       const tx = em as SqlEntityManager;
