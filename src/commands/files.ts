@@ -99,7 +99,10 @@ export const runCommand = defineCommand({
 
 function grep(pattern: string, dir: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn('grep', ['-rnEI', '--', pattern, '.'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    // No shell: the pattern is one argument after `--`, so it can never become an option or a
+    // command. -r (not -R) does not follow symlinks found while recursing, so a link inside the
+    // workspace cannot lead the search outside it; git's internals are noise and skipped.
+    const child = spawn('grep', ['-rnEI', '--exclude-dir=.git', '--', pattern, '.'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
     const matches: string[] = [];
     let pending = '';
     let stderr = '';
@@ -199,11 +202,15 @@ export const listDirectory = defineCommand({
     }
     const directories: string[] = [];
     const files: Array<{ name: string; size: number }> = [];
-    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-      if (entry.isDirectory()) directories.push(entry.name);
-      else {
-        const info = await stat(path.join(target, entry.name)).catch(() => null);
-        files.push({ name: entry.name, size: info?.size ?? 0 });
+    // Code-point order, the same on every machine (localeCompare depends on the system locale).
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      // A symlink is shown as what it points to; entering one is still checked by validatePath.
+      const info = entry.isSymbolicLink() ? await stat(path.join(target, entry.name)).catch(() => null) : null;
+      if (entry.isDirectory() || info?.isDirectory()) {
+        directories.push(entry.name);
+      } else {
+        const fileInfo = info ?? (await stat(path.join(target, entry.name)).catch(() => null));
+        files.push({ name: entry.name, size: fileInfo?.size ?? 0 });
       }
     }
     return {

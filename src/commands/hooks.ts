@@ -18,6 +18,9 @@ function validateTrigger(trigger: Record<string, unknown>): void {
     return;
   }
   if (trigger.type === 'event') {
+    if (trigger.event_type === undefined || trigger.event_type === '') {
+      throw new CommandError(`An event trigger needs event_type, one of: ${EVENT_TYPES.join(', ')}.`);
+    }
     if (!(EVENT_TYPES as readonly unknown[]).includes(trigger.event_type)) {
       throw new CommandError(
         `Unknown event_type ${JSON.stringify(trigger.event_type)}. Valid events: ${EVENT_TYPES.join(', ')}.`,

@@ -122,8 +122,9 @@ export const restartDaemon = defineCommand({
   },
 });
 
-function tail(text: string): string {
-  const trimmed = text.trim();
+/** The end of a failed step's output (both streams), where the reason usually is. */
+function tail(run: { stdout: string; stderr: string }): string {
+  const trimmed = [run.stdout.trim(), run.stderr.trim()].filter(Boolean).join('\n');
   return trimmed.length > TAIL ? `…${trimmed.slice(-TAIL)}` : trimmed;
 }
 
@@ -139,11 +140,13 @@ export const updateAndRestart = defineCommand({
     const cwd = ctx.config.appRoot;
     const pull = await ctx.process.run('git', ['pull', '--ff-only'], { cwd, timeoutMs: 120_000 });
     if (pull.code !== 0) {
-      throw new CommandError(`git pull exited with code ${pull.code}; nothing was changed. ${tail(pull.stderr || pull.stdout)}`);
+      throw new CommandError(`git pull exited non-zero (code ${pull.code}); nothing was changed. ${tail(pull)}`.trim());
     }
     const install = await ctx.process.run('npm', ['ci', '--no-audit', '--no-fund'], { cwd, timeoutMs: 900_000 });
     if (install.code !== 0) {
-      throw new CommandError(`npm ci (install) exited with code ${install.code}; the app keeps running the old build. ${tail(install.stderr || install.stdout)}`);
+      throw new CommandError(
+        `The install (npm ci) exited non-zero (code ${install.code}); the update was pulled but not installed, and no restart was made: fix the install (run npm ci in the app folder) before restarting. ${tail(install)}`.trim(),
+      );
     }
     await ctx.events.emit('daemon_restart', {
       payload: { reason: why, message: `🔄 **Update pulled, daemon restart initiated** — ${why}` },
