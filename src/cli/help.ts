@@ -7,9 +7,18 @@ interface FieldHelp {
   required: boolean;
   description: string;
   choices?: string[];
+  /** A schema default (`.default(x)`); most commands state theirs in the description instead. */
+  default?: unknown;
 }
 
-type JsonSchema = { type?: string | string[]; enum?: unknown[]; description?: string; items?: JsonSchema; anyOf?: JsonSchema[] };
+type JsonSchema = {
+  type?: string | string[];
+  enum?: unknown[];
+  description?: string;
+  default?: unknown;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+};
 
 function typeOf(schema: JsonSchema): string {
   if (schema.enum) return 'choice';
@@ -19,20 +28,27 @@ function typeOf(schema: JsonSchema): string {
   return schema.type ?? 'value';
 }
 
-/** The fields of a command, read from its zod schema. */
+type ObjectSchema = { properties?: Record<string, JsonSchema>; required?: string[] };
+
+/**
+ * The fields of a command, read from its zod schema: the input view says what a caller must send
+ * (a field with a default is optional there); the output view keeps defaults the input view drops.
+ */
 export function commandFields(command: AnyCommand): FieldHelp[] {
-  const schema = z.toJSONSchema(command.input, { unrepresentable: 'any' }) as {
-    properties?: Record<string, JsonSchema>;
-    required?: string[];
-  };
-  const required = new Set(schema.required ?? []);
-  return Object.entries(schema.properties ?? {}).map(([name, field]) => ({
-    name,
-    type: typeOf(field),
-    required: required.has(name),
-    description: field.description ?? '',
-    ...(field.enum && { choices: field.enum.map(String) }),
-  }));
+  const input = z.toJSONSchema(command.input, { unrepresentable: 'any', io: 'input' }) as ObjectSchema;
+  const output = z.toJSONSchema(command.input, { unrepresentable: 'any' }) as ObjectSchema;
+  const required = new Set(input.required ?? []);
+  return Object.entries(input.properties ?? {}).map(([name, field]) => {
+    const fallback = field.default ?? output.properties?.[name]?.default;
+    return {
+      name,
+      type: typeOf(field),
+      required: required.has(name),
+      description: field.description ?? output.properties?.[name]?.description ?? '',
+      ...(field.enum && { choices: field.enum.map(String) }),
+      ...(fallback !== undefined && { default: fallback }),
+    };
+  });
 }
 
 export function commandListText(commands: readonly AnyCommand[]): string {
@@ -59,7 +75,8 @@ export function commandHelpText(command: AnyCommand): string {
     lines.push('', 'Fields:');
     for (const f of fields) {
       const choices = f.choices ? ` (one of: ${f.choices.join(', ')})` : '';
-      lines.push(`  ${f.name} (${f.type}, ${f.required ? 'required' : 'optional'})${f.description ? ` — ${f.description}` : ''}${choices}`);
+      const fallback = f.default !== undefined ? `, default ${JSON.stringify(f.default)}` : '';
+      lines.push(`  ${f.name} (${f.type}, ${f.required ? 'required' : 'optional'}${fallback})${f.description ? ` — ${f.description}` : ''}${choices}`);
     }
   }
   return lines.join('\n');

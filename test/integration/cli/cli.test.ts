@@ -1,8 +1,10 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { main } from '../../../src/cli';
+import { ALL_COMMANDS } from '../../../src/commands';
 import type { CliIo } from '../../../src/cli/io';
 import { makeTempDir } from '../../support/tmp';
 
@@ -62,6 +64,77 @@ describe('aq CLI', () => {
     ]);
   });
 
+  it('exec reports unknown commands and unreadable JSON_ARGS', async () => {
+    const unknown = captureIo();
+    expect(await main(['exec', 'no_such_command'], unknown.io, env())).toBe(1);
+    expect(unknown.out).toEqual(['{"error":"Unknown command: no_such_command"}']);
+    const badJson = captureIo();
+    expect(await main(['exec', 'list_projects', '{name:'], badJson.io, env())).toBe(2);
+    expect(badJson.out).toEqual([]);
+    expect(badJson.err[0]).toMatch(/^JSON_ARGS is not valid JSON: /);
+    const invalidField = captureIo();
+    expect(await main(['exec', 'get_recent_events', '{"limit": "many"}'], invalidField.io, env())).toBe(1);
+    expect(JSON.parse(invalidField.out[0]).error).toContain('limit');
+  });
+
+  it('exec - keeps one session: the active project carries from line to line', async () => {
+    const { io, out } = captureIo([
+      '{"name": "create_project", "args": {"name": "Focus"}}',
+      '{"name": "set_active_project", "args": {"project_id": "focus"}}',
+      '{"name": "create_task", "args": {"title": "T", "description": "D"}}',
+      '   ',
+      '{"name": "list_tasks"}',
+      '{"name": "set_active_project"}',
+      '{"name": "create_task", "args": {"title": "T2", "description": "D"}}',
+    ]);
+    expect(await main(['exec', '-'], io, env())).toBe(1);
+    const results = out.map((l) => JSON.parse(l));
+    expect(results).toHaveLength(6);
+    expect(results[1]).toEqual({ active_project: 'focus', name: 'Focus' });
+    expect(results[2]).toMatchObject({ title: 'T', project_id: 'focus' });
+    expect(results[3]).toMatchObject({ total: 1, tasks: [expect.objectContaining({ title: 'T', project_id: 'focus' })] });
+    expect(results[4]).toEqual({ active_project: null, message: 'Active project cleared' });
+    expect(results[5]).toEqual({ error: expect.stringContaining('project') });
+
+    const clean = captureIo(['{"name": "list_projects"}', '{"name": "get_status", "args": {}}']);
+    expect(await main(['exec', '-'], clean.io, env())).toBe(0);
+    expect(clean.out).toHaveLength(2);
+  });
+
+  it('--help explains the tool, AQ_HOME and the zero-config database', async () => {
+    const { io, out } = captureIo();
+    expect(await main(['--help'], io, env())).toBe(0);
+    const text = out.join('\n');
+    expect(text).toContain('AQ_HOME');
+    expect(text).toContain('~/.agent-queue');
+    expect(text).toContain('SQLite');
+    expect(text).toMatch(/exec <name> \[json_args\]/);
+    expect(text).toContain('help [command]');
+    expect(text).toContain('plan');
+  });
+
+  it('help groups the catalog and details every command from its schema', async () => {
+    const list = captureIo();
+    expect(await main(['help'], list.io, env())).toBe(0);
+    const text = list.out.join('\n');
+    for (const header of ['Projects:', 'Hooks:', 'Notes:', 'Files:', 'System:']) expect(text).toContain(header);
+    expect(text).toMatch(/Hooks:\n {2}create_hook +Create a hook/);
+    const run = captureIo();
+    expect(await main(['help', 'run_command'], run.io, env())).toBe(0);
+    expect(run.out[0]).toContain('run_command — Run a shell command');
+    expect(run.out[0]).toContain('Admin only in Slack (AQ_ADMINS).');
+    expect(run.out[0]).toContain('  command (string, required) — Shell command line');
+    expect(run.out[0]).toContain('  timeout (integer, optional) — Seconds before the command is killed (default 30)');
+    const search = captureIo();
+    await main(['help', 'search_files'], search.io, env());
+    expect(search.out[0]).toContain('mode (choice, optional) — grep (default) or find (one of: grep, find)');
+    for (const command of ALL_COMMANDS) {
+      const one = captureIo();
+      expect(await main(['help', command.name], one.io, env())).toBe(0);
+      expect(one.out[0].startsWith(`${command.name} — `)).toBe(true);
+    }
+  });
+
   it('help lists the catalog and explains one command; an unknown one gets suggestions', async () => {
     const list = captureIo();
     expect(await main(['help'], list.io, env())).toBe(0);
@@ -101,6 +174,33 @@ describe('aq CLI', () => {
     const { io, err } = captureIo();
     expect(await main(['exec', 'list_projects'], io, { AQ_HOME: home, PORT: 'abc' })).toBe(1);
     expect(err).toEqual(['Configuration error: PORT must be a whole number between 1 and 65535 (got "abc").']);
+  });
+
+  it('runs as the installed bin with zero configuration: the database goes to ~/.agent-queue and the process exits', async () => {
+    const bin = path.join(__dirname, '..', '..', '..', 'bin', 'aq.js');
+    const started = Date.now();
+    const { stdout } = await execFileAsync(process.execPath, [bin, 'exec', 'list_projects'], {
+      env: { PATH: process.env.PATH, HOME: home },
+      timeout: 20_000,
+    });
+    expect(JSON.parse(stdout)).toEqual({ projects: [] });
+    expect(existsSync(path.join(home, '.agent-queue', 'agent-queue.db'))).toBe(true);
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it('the installed bin reads exec - from standard input and exits 1 when a line failed', async () => {
+    const bin = path.join(__dirname, '..', '..', '..', 'bin', 'aq.js');
+    const child = spawn(process.execPath, [bin, 'exec', '-'], { env: { PATH: process.env.PATH, AQ_HOME: home } });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stdin.end('{"name": "create_project", "args": {"name": "x"}}\n{"name": "set_active_project", "args": {"project_id": "x"}}\nnope\n');
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(code).toBe(1);
+    expect(stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([
+      expect.objectContaining({ created: 'x' }),
+      { active_project: 'x', name: 'x' },
+      { error: expect.stringMatching(/^Line 3 is not valid JSON: /) },
+    ]);
   });
 
   it('runs as the installed bin with zero configuration besides AQ_HOME', async () => {
