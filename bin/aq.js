@@ -10,6 +10,12 @@ if (!fs.existsSync(entry)) {
 }
 require(entry)
   .main(process.argv.slice(2))
-  .then((code) => {
-    process.exitCode = code;
-  });
+  .then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err) => {
+      process.stderr.write(`aq failed: ${err && err.message ? err.message : String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );

@@ -141,6 +141,31 @@ function grep(pattern: string, dir: string): Promise<string> {
   });
 }
 
+/**
+ * Find mode: regular files whose path matches the glob (a bare name pattern matches at any
+ * depth), sorted. Symlinks are neither listed nor followed, so names outside stay unseen.
+ */
+function findFiles(pattern: string, dir: string): Promise<string[]> {
+  const glob = pattern.includes('/') ? pattern : `**/${pattern}`;
+  return new Promise((resolve, reject) => {
+    const found: string[] = [];
+    const stream = fg.stream(glob, { cwd: dir, onlyFiles: true, dot: true, followSymbolicLinks: false, suppressErrors: true });
+    const timer = setTimeout(() => {
+      (stream as NodeJS.ReadableStream & { destroy(): void }).destroy();
+      reject(new CommandError(`Search timed out after ${SEARCH_TIMEOUT_MS / 1000} seconds; narrow the path or the pattern.`));
+    }, SEARCH_TIMEOUT_MS);
+    stream.on('data', (entry: string | Buffer) => found.push(String(entry)));
+    stream.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    stream.on('end', () => {
+      clearTimeout(timer);
+      resolve(found.sort());
+    });
+  });
+}
+
 export const searchFiles = defineCommand({
   name: 'search_files',
   group: 'files',
@@ -159,9 +184,7 @@ export const searchFiles = defineCommand({
     if (mode === 'grep') {
       output = await grep(args.pattern, dir);
     } else {
-      const glob = args.pattern.includes('/') ? args.pattern : `**/${args.pattern}`;
-      const found = await fg(glob, { cwd: dir, onlyFiles: true, dot: true, followSymbolicLinks: false, suppressErrors: true });
-      output = found.sort().join('\n');
+      output = (await findFiles(args.pattern, dir)).join('\n');
     }
     return { results: output ? output.slice(0, SEARCH_OUTPUT_LIMIT) : '(no matches)', mode };
   },

@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { main } from '../../../src/cli';
@@ -201,6 +201,13 @@ describe('aq CLI', () => {
       { active_project: 'x', name: 'x' },
       { error: expect.stringMatching(/^Line 3 is not valid JSON: /) },
     ]);
+  });
+
+  it('the bin says how to build when dist/ is missing', async () => {
+    await mkdir(path.join(home, 'bin'));
+    await copyFile(path.join(__dirname, '..', '..', '..', 'bin', 'aq.js'), path.join(home, 'bin', 'aq.js'));
+    const failure = await execFileAsync(process.execPath, [path.join(home, 'bin', 'aq.js'), 'help']).catch((err: { code: number; stderr: string }) => err);
+    expect(failure).toMatchObject({ code: 1, stderr: 'aq is not built yet: run `npm run build` (npm ci does it for you).\n' });
   });
 
   it('runs as the installed bin with zero configuration besides AQ_HOME', async () => {
