@@ -154,8 +154,8 @@ export const compareSpecsNotes = defineCommand({
   input: z.object({ project_id: projectId, specs_path: optional(requiredText('Specs folder to use instead')) }),
   readOnly: true,
   async run(args, ctx) {
+    const notesPath = await notesDir(ctx, args.project_id);
     const project = await requireProject(ctx, args.project_id);
-    const notesPath = path.join(project.workspace, 'notes');
     let specsPath: string;
     if (args.specs_path) {
       specsPath = await validatePath(ctx, path.resolve(project.workspace, args.specs_path));

@@ -118,6 +118,18 @@ describe('note commands', () => {
     expect((await readdir(notes)).sort()).toEqual(['etc-passwd.md', 'x.md']);
   });
 
+  it('refuses note commands for a project without a workspace', async () => {
+    await rt.db.em().getConnection().execute("update projects set workspace = '' where id = 'alpha'");
+    for (const [name, args] of [
+      ['list_notes', {}],
+      ['write_note', { title: 't', content: 'c' }],
+      ['read_note', { title: 't' }],
+      ['compare_specs_notes', {}],
+    ] as const) {
+      expect(await rt.exec(name, { project_id: 'alpha', ...args })).toEqual({ error: "Project 'alpha' has no workspace." });
+    }
+  });
+
   it("compare_specs_notes lists the workspace specs/ (or the repo's) beside the notes", async () => {
     expect(await rt.exec('compare_specs_notes', { project_id: 'alpha' })).toEqual({
       specs: [],
