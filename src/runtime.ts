@@ -5,6 +5,10 @@ import { ALL_COMMANDS } from './commands';
 import type { AnyCommand } from './commands/catalog';
 import { EventLog } from './orchestrator/events';
 import { GitManager } from './git/git-manager';
+import { AnthropicChatProvider } from './chat/anthropic';
+import { createChatService } from './chat/chat-service';
+import type { ChatProvider } from './chat/provider';
+import type { ChatService } from './chat/service';
 import type { OrchestratorPort, ProcessController } from './orchestrator/port';
 import { realProcessController } from './orchestrator/process-controller';
 import { TaskControl } from './orchestrator/task-control';
@@ -17,6 +21,10 @@ export interface Runtime {
   db: Database;
   events: EventLog;
   git: GitManager;
+  /** The chat model, when ANTHROPIC_API_KEY is set. */
+  chatProvider: ChatProvider | null;
+  /** The chat agent, when a chat model is configured. */
+  chat: ChatService | null;
   orchestrator: OrchestratorPort;
   /** The process-wide handler (CLI, orchestrator, hooks). */
   handler: CommandHandler;
@@ -35,6 +43,8 @@ export interface RuntimeOptions {
   process?: ProcessController;
   commands?: readonly AnyCommand[];
   git?: GitManager;
+  /** A chat model to use instead of the one ANTHROPIC_API_KEY selects. */
+  chatProvider?: ChatProvider | null;
   log?: (message: string) => void;
 }
 
@@ -58,11 +68,22 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     log,
   };
   const handler = new CommandHandler(handlerDeps);
+  const chatProvider =
+    options.chatProvider !== undefined
+      ? options.chatProvider
+      : config.anthropic.apiKey
+        ? new AnthropicChatProvider({ apiKey: config.anthropic.apiKey, baseUrl: config.anthropic.baseUrl, model: config.anthropic.model })
+        : null;
+  const chat = chatProvider
+    ? createChatService({ db, config, provider: chatProvider, createHandler: () => new CommandHandler(handlerDeps), log })
+    : null;
   return {
     config,
     db,
     events,
     git,
+    chatProvider,
+    chat,
     orchestrator,
     handler,
     createHandler: () => new CommandHandler(handlerDeps),

@@ -5,6 +5,7 @@ import { TaskRepository } from './repositories/tasks';
 import { EventRepository } from './repositories/events';
 import { SystemStateRepository } from './repositories/system-state';
 import { HookRunRepository } from './repositories/hook-runs';
+import { ChatThreadRepository } from './repositories/chat-threads';
 import { HookRepository } from './repositories/hooks';
 import { AgentRepository } from './repositories/agents';
 import { TaskResultRepository } from './repositories/task-results';
@@ -26,6 +27,7 @@ export class Database {
   readonly state: SystemStateRepository;
   readonly hooks: HookRepository;
   readonly hookRuns: HookRunRepository;
+  readonly chatThreads: ChatThreadRepository;
   readonly agents: AgentRepository;
   readonly taskResults: TaskResultRepository;
   readonly tokenUsage: TokenUsageRepository;
@@ -43,6 +45,7 @@ export class Database {
     this.state = new SystemStateRepository(fork);
     this.hooks = new HookRepository(fork);
     this.hookRuns = new HookRunRepository(fork);
+    this.chatThreads = new ChatThreadRepository(fork);
     this.agents = new AgentRepository(fork);
     this.taskResults = new TaskResultRepository(fork);
     this.tokenUsage = new TokenUsageRepository(fork);

@@ -1,0 +1,58 @@
+import Anthropic from '@anthropic-ai/sdk';
+import type { ChatContentBlock, ChatProvider, ChatResponse, CreateMessageRequest } from './provider';
+
+export interface AnthropicProviderOptions {
+  apiKey: string;
+  baseUrl?: string;
+  model: string;
+  maxRetries?: number;
+}
+
+/** ChatProvider over the Anthropic SDK, with prompt caching on the system prompt and tools. */
+export class AnthropicChatProvider implements ChatProvider {
+  readonly model: string;
+  private readonly client: Anthropic;
+
+  constructor(options: AnthropicProviderOptions) {
+    this.model = options.model;
+    this.client = new Anthropic({ apiKey: options.apiKey, baseURL: options.baseUrl, maxRetries: options.maxRetries ?? 2 });
+  }
+
+  async createMessage(request: CreateMessageRequest): Promise<ChatResponse> {
+    const tools = request.tools?.map((tool, i, all) => ({
+      name: tool.name,
+      description: tool.description,
+      input_schema: tool.inputSchema as Anthropic.Messages.Tool.InputSchema,
+      ...(i === all.length - 1 && { cache_control: { type: 'ephemeral' as const } }),
+    }));
+    const response = await this.client.messages.create(
+      {
+        model: request.model ?? this.model,
+        max_tokens: request.maxTokens,
+        ...(request.system && { system: [{ type: 'text' as const, text: request.system, cache_control: { type: 'ephemeral' as const } }] }),
+        ...(tools && tools.length > 0 && { tools }),
+        messages: request.messages as Anthropic.Messages.MessageParam[],
+      },
+      { signal: request.signal },
+    );
+    const content: ChatContentBlock[] = [];
+    for (const block of response.content ?? []) {
+      if (block.type === 'text') content.push({ type: 'text', text: block.text });
+      else if (block.type === 'tool_use') content.push({ type: 'tool_use', id: block.id, name: block.name, input: block.input });
+    }
+    const usage = response.usage ?? ({} as Anthropic.Messages.Usage);
+    return {
+      text: content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n').trim(),
+      toolUses: content.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id, name: b.name, input: b.input }] : [])),
+      content,
+      stopReason: response.stop_reason ?? null,
+      model: response.model,
+      usage: {
+        inputTokens: usage.input_tokens ?? 0,
+        outputTokens: usage.output_tokens ?? 0,
+        cacheReadTokens: usage.cache_read_input_tokens ?? 0,
+        cacheCreationTokens: usage.cache_creation_input_tokens ?? 0,
+      },
+    };
+  }
+}
