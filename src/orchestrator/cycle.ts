@@ -13,6 +13,8 @@ export interface CycleDeps {
   now: () => Date;
   windowMs: number;
   log: (message: string) => void;
+  /** Completed-in-window counts, possibly cached (they only feed the min-task guarantee). */
+  completedSince?: (since: Date) => Promise<Record<string, number>>;
 }
 
 export interface CycleReport {
@@ -58,14 +60,16 @@ export async function buildSnapshot(
 ): Promise<SchedulerSnapshot> {
   const { db } = deps;
   const since = new Date(deps.now().getTime() - deps.windowMs);
-  const idleAgents = await db.scheduling.idleAgents();
-  const perProject = Math.min(Math.max(idleAgents.length * 2, 4), 64);
-  const [projects, readyTasks, activeCounts, tokens, completed, workspaces] = await Promise.all([
-    db.scheduling.projects(),
+  const [idleAgents, projects] = await Promise.all([db.scheduling.idleAgents(), db.scheduling.projects()]);
+  // A project can take at most min(idle agents, its concurrency cap) tasks in one round; a few
+  // more cover tasks skipped for workspace affinity. Rows cost, so read no more than that.
+  const cap = projects.reduce((m, p) => Math.max(m, p.maxConcurrentAgents), 1);
+  const perProject = Math.min(idleAgents.length, cap) + 8;
+  const [readyTasks, activeCounts, tokens, completed, workspaces] = await Promise.all([
     idleAgents.length > 0 ? db.scheduling.readyTasks(perProject) : Promise.resolve({}),
     db.scheduling.activeCounts(),
     db.scheduling.tokensSince(since),
-    db.scheduling.completedSince(since),
+    deps.completedSince ? deps.completedSince(since) : db.scheduling.completedSince(since),
     db.scheduling.workspaces(),
   ]);
   const byId = new Map<string, SchedulingProjectRow>(projects.map((p) => [p.id, p]));

@@ -80,6 +80,7 @@ export class Orchestrator extends TaskControl {
     if (!this.stopped) return;
     this.stopped = false;
     this.unsubscribe = this.events.subscribe((event) => {
+      if (event.type === 'task_completed') this.completedCache = null;
       if (event.type !== 'task_progress') this.kick();
     });
     await this.runCycle();
@@ -144,8 +145,23 @@ export class Orchestrator extends TaskControl {
     return report;
   }
 
+  private completedCache: { at: number; value: Record<string, number> } | null = null;
+
+  /**
+   * Tasks completed per project in the window, cached for 30 s: the count scans completed tasks
+   * (no completed_at index) and only decides the min-task guarantee, where seconds do not matter.
+   */
+  private async completedSince(since: Date): Promise<Record<string, number>> {
+    const now = this.now().getTime();
+    if (!this.completedCache || now - this.completedCache.at > 30_000) {
+      this.completedCache = { at: now, value: await this.db.scheduling.completedSince(since) };
+    }
+    return this.completedCache.value;
+  }
+
   private cycleDeps(): CycleDeps {
     return {
+      completedSince: (since) => this.completedSince(since),
       db: this.db,
       events: this.events,
       machine: this.machine,
