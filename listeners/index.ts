@@ -1,6 +1,8 @@
 import type { App } from '@slack/bolt';
 import type { Runtime } from '../src/runtime';
 import { registerCommandListeners } from './commands';
+import { registerEventListeners } from './events';
+import { registerActionListeners } from './actions';
 
 export interface ListenerDeps {
   runtime: Runtime;
@@ -9,4 +11,6 @@ export interface ListenerDeps {
 /** Every Slack listener, registered in the layout of Slack's bolt-ts templates. */
 export function registerListeners(app: App, deps: ListenerDeps): void {
   registerCommandListeners(app, deps);
+  registerEventListeners(app, deps);
+  registerActionListeners(app, deps);
 }

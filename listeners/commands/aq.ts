@@ -2,6 +2,7 @@ import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt'
 import { commandHelpText, commandListText } from '../../src/cli/help';
 import { parseCommandArgs, tokenize } from '../../src/slack/args';
 import type { ListenerDeps } from '../index';
+import { chatReplyBlocks } from '../../src/slack/chat-replies';
 
 const SLACK_TEXT_LIMIT = 3000;
 
@@ -29,10 +30,22 @@ export function aqCommand({ runtime }: ListenerDeps) {
     }
     const definition = commands.find((c) => c.name === name);
     if (!definition) {
-      await respond({
-        response_type: 'ephemeral',
-        text: `I don't know the command \`${name}\`. Try \`/aq help\` for the list of commands.`,
+      if (!runtime.chat) {
+        await respond({
+          response_type: 'ephemeral',
+          text: `I don't know the command \`${name}\`, and plain-language requests need ANTHROPIC_API_KEY. Try \`/aq help\` for the list of commands.`,
+        });
+        return;
+      }
+      const project = await runtime.db.projects.findByChannel(command.channel_id);
+      const reply = await runtime.chat.reply({
+        conversationId: `${command.channel_id}:slash:${command.user_id}`,
+        text: command.text,
+        actor: { source: 'chat', userId: command.user_id, channelId: command.channel_id },
+        userName: `<@${command.user_id}>`,
+        projectId: project?.id ?? null,
       });
+      await respond({ response_type: 'ephemeral', ...chatReplyBlocks(reply) });
       return;
     }
     const handler = runtime.createHandler();

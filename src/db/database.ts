@@ -6,6 +6,7 @@ import { EventRepository } from './repositories/events';
 import { SystemStateRepository } from './repositories/system-state';
 import { HookRunRepository } from './repositories/hook-runs';
 import { ChatThreadRepository } from './repositories/chat-threads';
+import { ProcessedEventRepository } from './repositories/processed-events';
 import { HookRepository } from './repositories/hooks';
 import { AgentRepository } from './repositories/agents';
 import { TaskResultRepository } from './repositories/task-results';
@@ -28,6 +29,7 @@ export class Database {
   readonly hooks: HookRepository;
   readonly hookRuns: HookRunRepository;
   readonly chatThreads: ChatThreadRepository;
+  readonly processedEvents: ProcessedEventRepository;
   readonly agents: AgentRepository;
   readonly taskResults: TaskResultRepository;
   readonly tokenUsage: TokenUsageRepository;
@@ -46,6 +48,7 @@ export class Database {
     this.hooks = new HookRepository(fork);
     this.hookRuns = new HookRunRepository(fork);
     this.chatThreads = new ChatThreadRepository(fork);
+    this.processedEvents = new ProcessedEventRepository(fork);
     this.agents = new AgentRepository(fork);
     this.taskResults = new TaskResultRepository(fork);
     this.tokenUsage = new TokenUsageRepository(fork);

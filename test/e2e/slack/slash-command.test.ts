@@ -62,7 +62,7 @@ describe('/aq through the real Bolt app (HTTP mode) and a loopback Slack', () =>
     const texts = slack.responses.map((r) => String(r.body.text));
     expect(texts.find((t) => t.includes('Only workspace admins'))).toBeDefined();
     expect(texts.find((t) => t.includes('create_project'))).toBeDefined();
-    expect(texts.find((t) => t.includes("I don't know the command `frobnicate`"))).toBeDefined();
+    expect(texts.find((t) => t.includes("I don't know the command `frobnicate`, and plain-language requests need ANTHROPIC_API_KEY"))).toBeDefined();
   });
 
   it('rejects a wrongly signed request', async () => {

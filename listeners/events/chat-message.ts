@@ -1,0 +1,57 @@
+import type { WebClient } from '@slack/web-api';
+import type { Runtime } from '../../src/runtime';
+import { chatReplyBlocks } from '../../src/slack/chat-replies';
+
+export interface IncomingChat {
+  channel: string;
+  /** The thread to answer in: the message's thread, or the message itself. */
+  threadTs: string;
+  text: string;
+  userId: string;
+  eventId?: string;
+}
+
+const NO_CHAT = 'Chat needs a model: set ANTHROPIC_API_KEY and restart. Meanwhile, `/aq help` lists the commands you can run directly.';
+
+/** Strips the bot's own mention from a message. */
+export function withoutMentions(text: string): string {
+  return text.replace(/<@[A-Z0-9]+>/g, '').trim();
+}
+
+/**
+ * Answers a mention or DM in its thread: a placeholder that shows the agent's progress, then the
+ * reply (with Confirm / Cancel buttons when a command needs a person's say-so).
+ */
+export async function answerChat(runtime: Runtime, client: WebClient, message: IncomingChat): Promise<void> {
+  if (message.eventId && !(await runtime.db.processedEvents.claim(message.eventId))) return;
+  if (!runtime.chat) {
+    await client.chat.postMessage({ channel: message.channel, thread_ts: message.threadTs, text: NO_CHAT });
+    return;
+  }
+  const placeholder = await client.chat.postMessage({ channel: message.channel, thread_ts: message.threadTs, text: ':thought_balloon: Thinking…' });
+  const ts = placeholder.ts as string;
+  let lastStatus = '';
+  const onProgress = async (status: string) => {
+    if (status === lastStatus) return;
+    lastStatus = status;
+    await client.chat.update({ channel: message.channel, ts, text: `:thought_balloon: ${status}` }).catch(() => undefined);
+  };
+  const project = await runtime.db.projects.findByChannel(message.channel);
+  try {
+    const reply = await runtime.chat.reply({
+      conversationId: `${message.channel}:${message.threadTs}`,
+      text: message.text,
+      actor: { source: 'chat', userId: message.userId, channelId: message.channel },
+      userName: `<@${message.userId}>`,
+      projectId: project?.id ?? null,
+      onProgress,
+    });
+    await client.chat.update({ channel: message.channel, ts, ...chatReplyBlocks(reply) });
+  } catch (err) {
+    await client.chat.update({
+      channel: message.channel,
+      ts,
+      text: `:warning: Something went wrong while answering: ${err instanceof Error ? err.message : String(err)}`,
+    });
+  }
+}

@@ -1,0 +1,18 @@
+import type { EmFactory } from '../database';
+
+/** Slack event ids already handled, so a retried delivery is processed once. */
+export class ProcessedEventRepository {
+  constructor(private readonly em: EmFactory) {}
+
+  /** Records the id; false when it was already recorded (a duplicate delivery). */
+  async claim(eventId: string): Promise<boolean> {
+    // Raw inserts report no affected rows through this driver; RETURNING yields a row only when it inserted.
+    const rows = await this.em()
+      .getConnection()
+      .execute<Array<{ event_id: string }>>(
+        'insert or ignore into processed_slack_events (event_id, received_at) values (?, ?) returning event_id',
+        [eventId, new Date()],
+      );
+    return rows.length > 0;
+  }
+}
