@@ -3,6 +3,7 @@ import type { App } from '@slack/bolt';
 import { ConfigError, loadConfig, loadDotEnv, type AppConfig } from './config';
 import { createRuntime, type Runtime } from './runtime';
 import { HookEngine } from './orchestrator/hooks';
+import { createHookModelRunner } from './chat/hook-runner';
 import { createSlackApp, type SlackAppOptions } from './slack/slack-app';
 
 const HOOK_TICK_MS = 5000;
@@ -42,7 +43,9 @@ export async function startApp(
     db: runtime.db,
     events: runtime.events,
     execute: (name, args) => runtime.handler.execute(name, args, { source: 'hook' }),
-    runModel: null,
+    runModel: runtime.chatProvider
+      ? createHookModelRunner({ provider: runtime.chatProvider, createHandler: () => runtime.createHandler(), workspaceDir: config.workspaceDir })
+      : null,
     log,
   });
   let hookTimer: NodeJS.Timeout | null = null;
