@@ -9,8 +9,9 @@ export interface ListenerDeps {
 }
 
 /** Every Slack listener, registered in the layout of Slack's bolt-ts templates. */
-export function registerListeners(app: App, deps: ListenerDeps): void {
+export function registerListeners(app: App, deps: ListenerDeps): () => void {
   registerCommandListeners(app, deps);
-  registerEventListeners(app, deps);
+  const stopEvents = registerEventListeners(app, deps);
   registerActionListeners(app, deps);
+  return stopEvents;
 }

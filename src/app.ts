@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process';
 import type { App } from '@slack/bolt';
 import { ConfigError, loadConfig, loadDotEnv, type AppConfig } from './config';
-import { createRuntime, type Runtime } from './runtime';
+import { createRuntime, type Runtime, type RuntimeOptions } from './runtime';
 import { HookEngine } from './orchestrator/hooks';
 import { createHookModelRunner } from './chat/hook-runner';
 import { createSlackApp, type SlackAppOptions } from './slack/slack-app';
+import { SlackNotifier } from './slack/notifier';
+import { followProjectChannels } from './slack/channels';
 
 const HOOK_TICK_MS = 5000;
 
@@ -29,15 +31,16 @@ export function missingSlackSettings(config: AppConfig): string[] {
 export interface StartedApp {
   app: App;
   runtime: Runtime;
+  notifier: SlackNotifier;
   stop(): Promise<void>;
 }
 
 /** Starts the runtime and the Slack app; `stop` shuts both down. */
 export async function startApp(
   config: AppConfig,
-  options: SlackAppOptions & { port?: number; host?: string; daemon?: boolean } = {},
+  options: SlackAppOptions & { port?: number; host?: string; daemon?: boolean; commands?: RuntimeOptions['commands'] } = {},
 ): Promise<StartedApp> {
-  const runtime = await createRuntime(config);
+  const runtime = await createRuntime(config, options.commands ? { commands: options.commands } : {});
   const log = (message: string) => console.error(message);
   const hooks = new HookEngine({
     db: runtime.db,
@@ -50,8 +53,11 @@ export async function startApp(
   });
   let hookTimer: NodeJS.Timeout | null = null;
   try {
-    const app = createSlackApp(runtime, options);
+    const { app, stopListeners } = createSlackApp(runtime, options);
     await app.init();
+    const notifier = new SlackNotifier(runtime, app.client, log);
+    const stopNotifier = notifier.start();
+    const stopChannels = followProjectChannels(runtime, app.client, log);
     if (config.slack.appToken) await app.start();
     else {
       const port = options.port ?? config.slack.port;
@@ -67,12 +73,17 @@ export async function startApp(
     return {
       app,
       runtime,
+      notifier,
       async stop() {
         stopRelay();
+        stopNotifier();
+        stopChannels();
+        stopListeners();
         if (hookTimer) clearInterval(hookTimer);
         hooks.stop();
         await app.stop().catch(() => undefined);
         await hooks.idle();
+        await notifier.idle();
         await runtime.close();
       },
     };

@@ -14,6 +14,8 @@ export interface SlackConfig {
   port: number;
   /** Web API base URL ending in `/api/`; tests point it at a loopback fake. */
   apiUrl?: string;
+  /** Channel for daemon notices and for projects without a channel of their own. */
+  notifyChannel?: string;
 }
 
 export interface AnthropicConfig {
@@ -171,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       signingSecret: read(env, 'SLACK_SIGNING_SECRET'),
       port: parseVar(env, 'PORT', portText, 3000),
       apiUrl: apiUrl === undefined ? undefined : apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`,
+      notifyChannel: read(env, 'SLACK_NOTIFY_CHANNEL'),
     },
     anthropic: {
       apiKey: read(env, 'ANTHROPIC_API_KEY'),

@@ -1,9 +1,12 @@
 import type { App, BlockButtonAction } from '@slack/bolt';
 import type { ListenerDeps } from '../index';
 import { chatReplyBlocks } from '../../src/slack/chat-replies';
+import { registerTaskButtons } from './task-buttons';
 
 /** Confirm / Cancel on a command the chat agent asked to run. */
-export function registerActionListeners(app: App, { runtime }: ListenerDeps): void {
+export function registerActionListeners(app: App, deps: ListenerDeps): void {
+  const { runtime } = deps;
+  registerTaskButtons(app, deps);
   for (const kind of ['confirm', 'cancel'] as const) {
     app.action<BlockButtonAction>(`aq_${kind}`, async ({ ack, body, action, client, respond }) => {
       await ack();

@@ -3,14 +3,9 @@ import { commandHelpText, commandListText } from '../../src/cli/help';
 import { parseCommandArgs, tokenize } from '../../src/slack/args';
 import type { ListenerDeps } from '../index';
 import { chatReplyBlocks } from '../../src/slack/chat-replies';
+import { renderResult } from '../../src/slack/blocks/render';
 
 const SLACK_TEXT_LIMIT = 3000;
-
-function codeBlock(value: unknown): string {
-  const json = JSON.stringify(value, null, 2);
-  const body = json.length > SLACK_TEXT_LIMIT - 20 ? `${json.slice(0, SLACK_TEXT_LIMIT - 40)}\n… (truncated)` : json;
-  return `\`\`\`${body}\`\`\``;
-}
 
 /**
  * `/aq <command> key=value …`: acknowledged at once, then run through the command layer and
@@ -51,7 +46,8 @@ export function aqCommand({ runtime }: ListenerDeps) {
     const handler = runtime.createHandler();
     const linked = await runtime.db.projects.findByChannel(command.channel_id);
     handler.activeProjectId = linked?.id ?? null;
-    const result = await handler.execute(name, parseCommandArgs(definition, words.slice(1)), {
+    const args = parseCommandArgs(definition, words.slice(1));
+    const result = await handler.execute(name, args, {
       source: 'slack',
       userId: command.user_id,
       channelId: command.channel_id,
@@ -60,6 +56,6 @@ export function aqCommand({ runtime }: ListenerDeps) {
       await respond({ response_type: 'ephemeral', text: `:warning: ${String(result.error)}` });
       return;
     }
-    await respond({ response_type: 'ephemeral', text: `*${name}*\n${codeBlock(result)}` });
+    await respond({ response_type: 'ephemeral', ...renderResult(name, args, result) });
   };
 }

@@ -1,6 +1,10 @@
 import type { WebClient } from '@slack/web-api';
 import type { Runtime } from '../../src/runtime';
+import type { KnownBlock } from '@slack/types';
+import type { ChatReply } from '../../src/chat/service';
 import { chatReplyBlocks } from '../../src/slack/chat-replies';
+import { capBlocks } from '../../src/slack/blocks/common';
+import { renderResult } from '../../src/slack/blocks/render';
 
 export interface IncomingChat {
   channel: string;
@@ -16,6 +20,21 @@ const NO_CHAT = 'Chat needs a model: set ANTHROPIC_API_KEY and restart. Meanwhil
 /** Strips the bot's own mention from a message. */
 export function withoutMentions(text: string): string {
   return text.replace(/<@[A-Z0-9]+>/g, '').trim();
+}
+
+/** Rich blocks for what the agent did: tasks it created or showed, lists and status. */
+async function resultBlocks(runtime: Runtime, reply: ChatReply): Promise<KnownBlock[]> {
+  const blocks: KnownBlock[] = [];
+  for (const run of reply.runs.slice(0, 3)) {
+    if ('error' in run.result) continue;
+    if (run.command === 'create_task' && typeof run.result.created === 'string') {
+      const task = await runtime.handler.execute('get_task', { task_id: run.result.created }, { source: 'system' });
+      if (!('error' in task)) blocks.push({ type: 'divider' }, ...renderResult('get_task', {}, task).blocks);
+    } else if (['get_task', 'list_tasks', 'get_status'].includes(run.command)) {
+      blocks.push({ type: 'divider' }, ...renderResult(run.command, run.args, run.result).blocks);
+    }
+  }
+  return blocks;
 }
 
 /**
@@ -46,7 +65,9 @@ export async function answerChat(runtime: Runtime, client: WebClient, message: I
       projectId: project?.id ?? null,
       onProgress,
     });
-    await client.chat.update({ channel: message.channel, ts, ...chatReplyBlocks(reply) });
+    const rendered = chatReplyBlocks(reply);
+    const results = await resultBlocks(runtime, reply);
+    await client.chat.update({ channel: message.channel, ts, text: rendered.text, blocks: capBlocks([...rendered.blocks, ...results]) });
   } catch (err) {
     await client.chat.update({
       channel: message.channel,

@@ -1,9 +1,11 @@
 import type { App } from '@slack/bolt';
 import type { ListenerDeps } from '../index';
 import { answerChat, withoutMentions } from './chat-message';
+import { registerAppHome } from './app-home';
 
 /** Mentions and direct messages go to the chat agent; the bot's own messages and edits are ignored. */
-export function registerEventListeners(app: App, { runtime }: ListenerDeps): void {
+export function registerEventListeners(app: App, { runtime }: ListenerDeps): () => void {
+  const stopHome = registerAppHome(app, runtime);
   app.event('app_mention', async ({ event, body, client }) => {
     if (event.bot_id || !event.user) return;
     void answerChat(runtime, client, {
@@ -26,4 +28,5 @@ export function registerEventListeners(app: App, { runtime }: ListenerDeps): voi
       eventId: (body as { event_id?: string }).event_id,
     });
   });
+  return stopHome;
 }

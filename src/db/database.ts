@@ -7,6 +7,7 @@ import { SystemStateRepository } from './repositories/system-state';
 import { HookRunRepository } from './repositories/hook-runs';
 import { ChatThreadRepository } from './repositories/chat-threads';
 import { ProcessedEventRepository } from './repositories/processed-events';
+import { TaskThreadRepository } from './repositories/task-threads';
 import { HookRepository } from './repositories/hooks';
 import { AgentRepository } from './repositories/agents';
 import { TaskResultRepository } from './repositories/task-results';
@@ -30,6 +31,7 @@ export class Database {
   readonly hookRuns: HookRunRepository;
   readonly chatThreads: ChatThreadRepository;
   readonly processedEvents: ProcessedEventRepository;
+  readonly taskThreads: TaskThreadRepository;
   readonly agents: AgentRepository;
   readonly taskResults: TaskResultRepository;
   readonly tokenUsage: TokenUsageRepository;
@@ -49,6 +51,7 @@ export class Database {
     this.hookRuns = new HookRunRepository(fork);
     this.chatThreads = new ChatThreadRepository(fork);
     this.processedEvents = new ProcessedEventRepository(fork);
+    this.taskThreads = new TaskThreadRepository(fork);
     this.agents = new AgentRepository(fork);
     this.taskResults = new TaskResultRepository(fork);
     this.tokenUsage = new TokenUsageRepository(fork);

@@ -9,7 +9,7 @@ export interface SlackAppOptions {
 }
 
 /** The Bolt app for this runtime: Socket Mode with an app token, HTTP with a signing secret. */
-export function createSlackApp(runtime: Runtime, options: SlackAppOptions = {}): App {
+export function createSlackApp(runtime: Runtime, options: SlackAppOptions = {}): { app: App; stopListeners: () => void } {
   const { slack } = runtime.config;
   const clientOptions = {
     ...(slack.apiUrl && { slackApiUrl: slack.apiUrl }),
@@ -22,6 +22,6 @@ export function createSlackApp(runtime: Runtime, options: SlackAppOptions = {}):
     clientOptions,
     deferInitialization: true,
   });
-  registerListeners(app, { runtime });
-  return app;
+  const stopListeners = registerListeners(app, { runtime });
+  return { app, stopListeners };
 }

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { slackSignature } from './slack-signing';
 
 export interface ApiCall {
@@ -39,7 +40,45 @@ export class FakeSlack {
   private ts = 1_700_000_000;
   private waiters: Array<() => void> = [];
 
+  private sockets: WebSocketServer | null = null;
+  private socket: WebSocket | null = null;
+  private envelopes = 0;
+
   private constructor(private readonly server: http.Server) {}
+
+  /** Serves Socket Mode: apps.connections.open hands out ws://…/link, which says hello. */
+  enableSocketMode(): void {
+    this.sockets = new WebSocketServer({ server: this.server, path: '/link' });
+    this.sockets.on('connection', (ws) => {
+      this.socket = ws;
+      ws.send(JSON.stringify({ type: 'hello', num_connections: 1, connection_info: { app_id: 'A1' }, debug_info: { host: 'fake' } }));
+    });
+    this.setResponse('apps.connections.open', { ok: true, url: `${this.url.replace('http', 'ws')}/link?ticket=fake` });
+  }
+
+  async waitForSocket(timeoutMs = 5000): Promise<void> {
+    await this.waitFor(() => this.socket !== null, 'a Socket Mode connection', timeoutMs);
+  }
+
+  /** Sends an envelope over Socket Mode and resolves with the app's ack and how long it took. */
+  sendEnvelope(type: string, payload: unknown, timeoutMs = 5000): Promise<{ ack: Record<string, unknown>; elapsedMs: number }> {
+    const socket = this.socket;
+    if (!socket) throw new Error('No Socket Mode connection yet.');
+    const envelopeId = `env-${++this.envelopes}`;
+    const started = performance.now();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`No ack for ${envelopeId}`)), timeoutMs);
+      const onMessage = (data: Buffer) => {
+        const message = JSON.parse(data.toString()) as Record<string, unknown>;
+        if (message.envelope_id !== envelopeId) return;
+        clearTimeout(timer);
+        socket.off('message', onMessage);
+        resolve({ ack: message, elapsedMs: performance.now() - started });
+      };
+      socket.on('message', onMessage);
+      socket.send(JSON.stringify({ envelope_id: envelopeId, type, payload, accepts_response_payload: type === 'slash_commands' }));
+    });
+  }
 
   static async start(): Promise<FakeSlack> {
     let fake!: FakeSlack;
@@ -84,6 +123,8 @@ export class FakeSlack {
   }
 
   async close(): Promise<void> {
+    for (const client of this.sockets?.clients ?? []) client.terminate();
+    this.sockets?.close();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }

@@ -77,6 +77,9 @@ describe('a mention through Slack, the chat agent and the command layer', () => 
     expect(placeholders[0].args).toMatchObject({ channel: 'CPROJ', thread_ts: '1700000000.000100', text: ':thought_balloon: Thinking…' });
     const final = slack.callsTo('chat.update').at(-1)!;
     expect(final.args.text).toBe(`Queued task \`${tasks.tasks[0].id}\` in web.`);
+    const rendered = JSON.stringify(final.args.blocks);
+    expect(rendered).toContain('*Add dark mode*');
+    expect(rendered).toContain('aq_restart_task');
     expect(model.requests[0].body.messages?.[0]).toEqual({ role: 'user', content: '[from <@U1>] please add dark mode' });
   });
 

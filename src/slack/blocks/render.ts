@@ -1,0 +1,19 @@
+import { genericBlocks } from './generic';
+import { statusBlocks } from './status';
+import { taskDetailBlocks, taskListBlocks } from './tasks';
+import type { Rendered } from './common';
+
+/** Block Kit for a command's result; a renderer per kind, and a generic one for the rest. */
+export function renderResult(command: string, args: Record<string, unknown>, result: Record<string, unknown>): Rendered {
+  if ('error' in result) return { text: `:warning: ${String(result.error)}`, blocks: [] };
+  switch (command) {
+    case 'get_status':
+      return statusBlocks(result);
+    case 'get_task':
+      return taskDetailBlocks(result);
+    case 'list_tasks':
+      return taskListBlocks(result as { tasks: Array<Record<string, unknown>>; total: number }, { project_id: args.project_id, status: args.status });
+    default:
+      return genericBlocks(command, result);
+  }
+}

@@ -1,0 +1,145 @@
+import { LogLevel } from '@slack/bolt';
+import { z } from 'zod';
+import { ALL_COMMANDS } from '../../../src/commands';
+import { defineCommand } from '../../../src/commands/catalog';
+import { loadConfig } from '../../../src/config';
+import { startApp, type StartedApp } from '../../../src/app';
+import { FakeSlack } from '../../support/fake-slack';
+import { blockActions, eventCallback, slashCommand } from '../../support/slack-payloads';
+import { makeTempDir } from '../../support/tmp';
+
+const SECRET = 'interactive-secret';
+
+const slowCommand = defineCommand({
+  name: 'slow_probe',
+  group: 'system',
+  description: 'Test-only: answers after 4 seconds.',
+  input: z.object({}),
+  async run() {
+    await new Promise((r) => setTimeout(r, 4000));
+    return { done: true };
+  },
+});
+
+describe('buttons, App Home, task threads and channels through the real Bolt app', () => {
+  let slack: FakeSlack;
+  let started: StartedApp;
+  let appUrl: string;
+  let cleanup: () => Promise<void>;
+
+  beforeEach(async () => {
+    slack = await FakeSlack.start();
+    const tmp = await makeTempDir('aq-int-');
+    cleanup = tmp.cleanup;
+    const config = loadConfig({ AQ_HOME: tmp.dir, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl, AQ_AUTO_CREATE_CHANNELS: 'true' });
+    started = await startApp(config, { port: 0, host: '127.0.0.1', logLevel: LogLevel.ERROR, clientOptions: { retryConfig: { retries: 0 } }, daemon: false, commands: [...ALL_COMMANDS, slowCommand] });
+    const server = (started.app as unknown as { receiver: { server: { address(): { port: number } } } }).receiver.server;
+    appUrl = `http://127.0.0.1:${server.address().port}`;
+  });
+  afterEach(async () => {
+    await started.stop();
+    await slack.close();
+    await cleanup();
+  });
+
+  const exec = (name: string, args: Record<string, unknown> = {}) => started.runtime.handler.execute(name, args, { source: 'test' });
+  const press = (actionId: string, value: string) =>
+    FakeSlack.postToApp(appUrl, `payload=${encodeURIComponent(JSON.stringify(blockActions({ actionId, value, responseUrl: slack.responseUrl('btn') })))}`, { signingSecret: SECRET });
+
+  it('creates and links #aq-<project> when asked, taking another name when it is taken', async () => {
+    slack.setResponse('conversations.create', (args) => (args.name === 'aq-web' ? { ok: false, error: 'name_taken' } : { ok: true, channel: { id: 'CWEB2', name: args.name } }));
+    await exec('create_project', { name: 'Web' });
+    await slack.waitFor(() => slack.callsTo('conversations.create').length === 2, 'two create attempts');
+    await slack.waitFor(() => true, 'settle');
+    expect(slack.callsTo('conversations.create').map((c) => c.args.name)).toEqual(['aq-web', 'aq-web-2']);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await exec('get_project_channels', { project_id: 'web' })).toEqual({ project_id: 'web', channel_id: 'CWEB2' });
+    await exec('delete_project', { project_id: 'web', archive_channels: true });
+    await slack.waitFor(() => slack.callsTo('conversations.archive').length === 1, 'the archive');
+    expect(slack.callsTo('conversations.archive')[0].args.channel).toBe('CWEB2');
+  });
+
+  it('approves from a button, redraws the message, and answers a second click politely', async () => {
+    await exec('create_project', { name: 'p', auto_create_channels: false });
+    const id = (await exec('create_task', { project_id: 'p', title: 'Ship it', description: 'd' })).created as string;
+    await exec('set_task_status', { task_id: id, status: 'AWAITING_APPROVAL' });
+    expect((await press('aq_approve_task', id)).status).toBe(200);
+    await slack.waitFor(() => slack.responses.length === 1, 'the redraw');
+    expect((await exec('get_task', { task_id: id })).status).toBe('COMPLETED');
+    expect(slack.responses[0].body).toMatchObject({ replace_original: true });
+    const redrawn = JSON.stringify(slack.responses[0].body.blocks);
+    expect(redrawn).toContain('🟢');
+    expect(redrawn).toContain('Approved by <@U1>');
+    expect(redrawn).not.toContain('aq_approve_task');
+
+    await press('aq_approve_task', id);
+    await slack.waitFor(() => slack.responses.length === 3, 'the polite note and redraw');
+    expect(slack.responses[1].body).toMatchObject({ response_type: 'ephemeral', replace_original: false, text: expect.stringContaining('already COMPLETED') });
+    expect((await exec('get_recent_events', { limit: 50 })).events).toEqual(expect.arrayContaining([]));
+  });
+
+  it('publishes the App Home dashboard with approval buttons', async () => {
+    await exec('create_project', { name: 'p', auto_create_channels: false });
+    const id = (await exec('create_task', { project_id: 'p', title: 'Review me', description: 'd' })).created as string;
+    await exec('set_task_status', { task_id: id, status: 'AWAITING_APPROVAL' });
+    await FakeSlack.postToApp(appUrl, JSON.stringify(eventCallback({ type: 'app_home_opened', user: 'U1', channel: 'D1', tab: 'home', event_ts: '1700000000.1' })), {
+      signingSecret: SECRET,
+      contentType: 'json',
+    });
+    await slack.waitFor(() => slack.callsTo('views.publish').length === 1, 'views.publish');
+    const view = slack.callsTo('views.publish')[0].args.view as { type: string; blocks: unknown[] };
+    expect(view.type).toBe('home');
+    const text = JSON.stringify(view.blocks);
+    expect(text).toContain('Agent Queue status');
+    expect(text).toContain('Review me');
+    expect(text).toContain('aq_approve_task');
+    expect(view.blocks.length).toBeLessThanOrEqual(100);
+  });
+
+  it('opens a thread per task and replies there as the task moves on', async () => {
+    await exec('create_project', { name: 'p', auto_create_channels: false });
+    await exec('set_project_channel', { project_id: 'p', channel_id: 'CP' });
+    const id = (await exec('create_task', { project_id: 'p', title: 'Build it', description: 'd' })).created as string;
+    await started.runtime.events.emit('task_started', { projectId: 'p', taskId: id, payload: { title: 'Build it', agent_name: 'claude-1', branch: `${id}/build-it` } });
+    await started.runtime.events.emit('task_completed', { projectId: 'p', taskId: id, payload: { title: 'Build it', summary: 'Added **the** feature.', tokens: 1200 } });
+    await started.notifier.idle();
+    const [root, reply] = slack.callsTo('chat.postMessage');
+    expect(root.args).toMatchObject({ channel: 'CP', text: '🟡 Build it started' });
+    expect(JSON.stringify(root.args.blocks)).toContain('aq_stop_task');
+    expect(reply.args).toMatchObject({ channel: 'CP', thread_ts: expect.any(String), reply_broadcast: 'true', text: '✅ Task completed: Build it' });
+    expect(JSON.stringify(reply.args.blocks)).toContain('Added *the* feature.');
+  });
+
+  it('acks a slow command at once and answers when it finishes', async () => {
+    const ack = await FakeSlack.postToApp(appUrl, slashCommand({ text: 'slow_probe', responseUrl: slack.responseUrl() }), { signingSecret: SECRET });
+    expect(ack.status).toBe(200);
+    expect(ack.elapsedMs).toBeLessThan(1000);
+    expect(slack.responses).toHaveLength(0);
+    await slack.waitFor(() => slack.responses.length === 1, 'the slow answer', 8000);
+    expect(JSON.stringify(slack.responses[0].body)).toContain('done');
+  });
+});
+
+describe('Socket Mode through a loopback apps.connections.open and WebSocket', () => {
+  it('connects, acks a slash command envelope and answers through response_url', async () => {
+    const slack = await FakeSlack.start();
+    slack.enableSocketMode();
+    const tmp = await makeTempDir('aq-socket-');
+    const config = loadConfig({ AQ_HOME: tmp.dir, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_APP_TOKEN: 'xapp-test', SLACK_API_URL: slack.apiUrl });
+    const started = await startApp(config, { logLevel: LogLevel.ERROR, clientOptions: { retryConfig: { retries: 0 } }, daemon: false });
+    try {
+      await slack.waitForSocket();
+      expect(slack.callsTo('apps.connections.open')[0].authorization).toBe('Bearer xapp-test');
+      const fields = Object.fromEntries(new URLSearchParams(slashCommand({ text: 'create_project name=sock', responseUrl: slack.responseUrl() })));
+      const { ack, elapsedMs } = await slack.sendEnvelope('slash_commands', fields);
+      expect(ack.envelope_id).toBe('env-1');
+      expect(elapsedMs).toBeLessThan(3000);
+      await slack.waitFor(() => slack.responses.length === 1, 'the response');
+      expect(await started.runtime.handler.execute('get_project_channels', { project_id: 'sock' }, { source: 'test' })).toEqual({ project_id: 'sock', channel_id: null });
+    } finally {
+      await started.stop();
+      await slack.close();
+      await tmp.cleanup();
+    }
+  });
+});
