@@ -1,12 +1,16 @@
 import { markdownTable, type BenchRow } from './table';
 import { runPlanBench } from './plan-bench';
 import { runCommandsBench } from './commands-bench';
+import { runSchedulerBench } from './scheduler-bench';
+import { runSlackBench } from './slack-bench';
 
 type Suite = { name: string; run: () => Promise<BenchRow[]> };
 
 const SUITES: Suite[] = [
   { name: 'plan', run: runPlanBench },
   { name: 'commands', run: () => runCommandsBench() },
+  { name: 'scheduler', run: runSchedulerBench },
+  { name: 'slack', run: () => runSlackBench() },
 ];
 
 /** `npm run bench [suite…]`: prints every figure as one Markdown table. */
