@@ -110,6 +110,7 @@ export class SlackNotifier {
       if (channel) await this.client.chat.postMessage({ channel, text: markdownToMrkdwn(String(event.payload.message ?? 'Restarting')) });
       return;
     }
+    if (event.type === 'hook_run_completed' || event.type === 'hook_run_failed') return this.postHookResult(event);
     if (!event.taskId) return;
     const channel = await this.channelFor(event.projectId);
     if (!channel) return;
@@ -122,6 +123,20 @@ export class SlackNotifier {
     await this.client.chat.postMessage(
       thread ? { ...base, thread_ts: thread.threadTs, reply_broadcast: post.broadcast === true } : base,
     );
+  }
+
+  private async postHookResult(event: EventRecord): Promise<void> {
+    const channel = await this.channelFor(event.projectId);
+    if (!channel) return;
+    const p = event.payload as Record<string, unknown>;
+    const ok = event.type === 'hook_run_completed';
+    const heading = `🪝 Hook *${esc(p.hook_name ?? p.hook_id)}* ${ok ? 'ran' : 'failed'}${p.tokens_used ? ` · ${esc(p.tokens_used)} tokens` : ''}`;
+    const response = typeof p.response === 'string' && p.response ? markdownToMrkdwn(p.response) : '';
+    await this.client.chat.postMessage({
+      channel,
+      text: `🪝 Hook ${String(p.hook_name ?? p.hook_id)} ${ok ? 'ran' : 'failed'}`,
+      blocks: [section(heading), ...(response ? [section(response)] : [])],
+    });
   }
 
   private async openThread(event: EventRecord, channel: string): Promise<void> {

@@ -3,7 +3,10 @@ import path from 'node:path';
 import { ClaudeCodeAdapter } from '../../../src/agents/claude-code';
 import { GitManager } from '../../../src/git/git-manager';
 import { GitManagerTaskGit } from '../../../src/orchestrator/task-git';
+import { WebClient } from '@slack/web-api';
+import { SlackNotifier } from '../../../src/slack/notifier';
 import { FakeAnthropic } from '../../support/fake-anthropic';
+import { FakeSlack } from '../../support/fake-slack';
 import { gitOut } from '../../support/git-fixtures';
 import { makeHarness, waitFor, type Harness } from '../../integration/orchestrator/harness';
 
@@ -79,6 +82,35 @@ describe('orchestrator with the real Claude Code CLI (e2e)', () => {
     expect(h.eventsOf('task_progress', id).map((e) => String(e.payload.text)).join('\n')).toContain('Write · hello.txt');
     // The CLI got our prompt, with the execution rules.
     expect(JSON.stringify(fake.requests[0].body.messages)).toContain('Do NOT push');
+  });
+
+  it('reports the run in Slack: a message per task, then its progress and outcome in that thread', async () => {
+    const slack = await FakeSlack.start();
+    const notifier = new SlackNotifier(h.rt, new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } }));
+    const stop = notifier.start();
+    try {
+      await h.rt.exec('set_project_channel', { project_id: 'proj', channel_id: 'CPROJ' });
+      fake.enqueue(
+        { toolUses: [{ name: 'Write', input: { file_path: path.join(h.workspace, 'notes.txt'), content: 'noted\n' } }] },
+        { text: 'Wrote **notes.txt**.' },
+      );
+      await startWithClaude();
+      const id = await h.task('Write notes');
+      await h.waitStatus(id, 'COMPLETED', 60_000);
+      await slack.waitFor(() => slack.callsTo('chat.postMessage').some((c) => String(c.args.text).startsWith('✅')), 'the completion reply', 15_000);
+      await notifier.idle();
+      const posts = slack.callsTo('chat.postMessage');
+      const root = posts[0];
+      expect(root.args).toMatchObject({ channel: 'CPROJ', text: '🟡 Write notes started' });
+      const thread = await h.rt.db.taskThreads.get(id);
+      expect(thread).toEqual({ channelId: 'CPROJ', threadTs: expect.any(String) });
+      const completion = posts.find((c) => String(c.args.text).startsWith('✅'))!;
+      expect(completion.args).toMatchObject({ channel: 'CPROJ', thread_ts: thread!.threadTs, text: '✅ Task completed: Write notes' });
+      expect(JSON.stringify(completion.args.blocks)).toContain('Wrote *notes.txt*.');
+    } finally {
+      stop();
+      await slack.close();
+    }
   });
 
   it('requires_approval: pushed branch, PR URL from gh, AWAITING_APPROVAL', async () => {

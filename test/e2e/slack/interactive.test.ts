@@ -108,6 +108,12 @@ describe('buttons, App Home, task threads and channels through the real Bolt app
     expect(JSON.stringify(root.args.blocks)).toContain('aq_stop_task');
     expect(reply.args).toMatchObject({ channel: 'CP', thread_ts: expect.any(String), reply_broadcast: 'true', text: '✅ Task completed: Build it' });
     expect(JSON.stringify(reply.args.blocks)).toContain('Added *the* feature.');
+
+    await started.runtime.events.emit('hook_run_completed', { projectId: 'p', payload: { hook_id: 'nightly', hook_name: 'Nightly', tokens_used: 42, response: 'All **green**.' } });
+    await started.notifier.idle();
+    const hookPost = slack.callsTo('chat.postMessage').at(-1)!;
+    expect(hookPost.args).toMatchObject({ channel: 'CP', text: '🪝 Hook Nightly ran' });
+    expect(JSON.stringify(hookPost.args.blocks)).toContain('All *green*.');
   });
 
   it('acks a slow command at once and answers when it finishes', async () => {
