@@ -19,8 +19,7 @@ export async function runSlackBench(rounds = 6, concurrency = 50): Promise<Bench
   const started = await startApp(config, { port: 0, host: '127.0.0.1', logLevel: LogLevel.ERROR, clientOptions: { retryConfig: { retries: 0 } }, daemon: false });
   try {
     await seedTasks(started.runtime.db, await seedProjects(started.runtime.db, 50, config.workspaceDir), 10_000);
-    const server = (started.app as unknown as { receiver: { server: { address(): { port: number } } } }).receiver.server;
-    const url = `http://127.0.0.1:${server.address().port}`;
+    const url = started.httpUrl!;
     const acks: number[] = [];
     for (let round = 0; round < rounds; round++) {
       const batch = await Promise.all(

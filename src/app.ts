@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { App } from '@slack/bolt';
 import { ConfigError, loadConfig, loadDotEnv, type AppConfig } from './config';
 import { createRuntime, type Runtime, type RuntimeOptions } from './runtime';
@@ -32,6 +34,8 @@ export interface StartedApp {
   app: App;
   runtime: Runtime;
   notifier: SlackNotifier;
+  /** Where the HTTP receiver listens (HTTP mode only), e.g. http://127.0.0.1:3000. */
+  httpUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -58,10 +62,12 @@ export async function startApp(
     const notifier = new SlackNotifier(runtime, app.client, log);
     const stopNotifier = notifier.start();
     const stopChannels = followProjectChannels(runtime, app.client, log);
+    let httpUrl: string | undefined;
     if (config.slack.appToken) await app.start();
     else {
       const port = options.port ?? config.slack.port;
-      await app.start(options.host ? { port, host: options.host } : port);
+      const server = (await app.start(options.host ? { port, host: options.host } : port)) as Server;
+      httpUrl = `http://${options.host ?? '127.0.0.1'}:${(server.address() as AddressInfo).port}`;
     }
     const stopRelay = runtime.events.followExternal();
     if (options.daemon !== false) {
@@ -74,6 +80,7 @@ export async function startApp(
       app,
       runtime,
       notifier,
+      httpUrl,
       async stop() {
         stopRelay();
         stopNotifier();

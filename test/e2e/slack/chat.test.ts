@@ -1,58 +1,28 @@
-import { LogLevel } from '@slack/bolt';
-import { loadConfig } from '../../../src/config';
-import { startApp, type StartedApp } from '../../../src/app';
+import type { StartedApp } from '../../../src/app';
+import { startTestApp, type TestApp } from '../../support/slack-app';
 import { FakeAnthropic } from '../../support/fake-anthropic';
 import { FakeSlack } from '../../support/fake-slack';
-import { slashCommand } from '../../support/slack-payloads';
-import { makeTempDir } from '../../support/tmp';
+import { eventCallback, slashCommand } from '../../support/slack-payloads';
 
-const SECRET = 'chat-secret';
-
-function mentionEnvelope(eventId: string, text: string, ts: string): string {
-  return JSON.stringify({
-    token: 'verification-token',
-    team_id: 'T1',
-    api_app_id: 'A1',
-    type: 'event_callback',
-    event_id: eventId,
-    event_time: 1_700_000_000,
-    authorizations: [{ team_id: 'T1', user_id: 'UBOT', is_bot: true }],
-    event: { type: 'app_mention', user: 'U1', text, ts, channel: 'CPROJ', event_ts: ts },
-  });
-}
+const SECRET = 'test-signing-secret';
 
 describe('a mention through Slack, the chat agent and the command layer', () => {
+  let app: TestApp;
   let slack: FakeSlack;
   let model: FakeAnthropic;
   let started: StartedApp;
   let appUrl: string;
-  let cleanup: () => Promise<void>;
 
   beforeEach(async () => {
-    slack = await FakeSlack.start();
     model = await FakeAnthropic.start();
-    const tmp = await makeTempDir('aq-chat-e2e-');
-    cleanup = tmp.cleanup;
-    const config = loadConfig({
-      AQ_HOME: tmp.dir,
-      SLACK_BOT_TOKEN: 'xoxb-test',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.apiUrl,
-      ANTHROPIC_API_KEY: 'sk-fake',
-      ANTHROPIC_BASE_URL: model.url,
-      AQ_CHAT_MODEL: 'fake-model-1',
-    });
-    started = await startApp(config, { port: 0, host: '127.0.0.1', logLevel: LogLevel.ERROR, clientOptions: { retryConfig: { retries: 0 } }, daemon: false });
-    const server = (started.app as unknown as { receiver: { server: { address(): { port: number } } } }).receiver.server;
-    appUrl = `http://127.0.0.1:${server.address().port}`;
+    app = await startTestApp({ ANTHROPIC_API_KEY: 'sk-fake', ANTHROPIC_BASE_URL: model.url, AQ_CHAT_MODEL: 'fake-model-1' });
+    ({ slack, started, url: appUrl } = app);
     await started.runtime.handler.execute('create_project', { name: 'web' });
     await started.runtime.handler.execute('set_project_channel', { project_id: 'web', channel_id: 'CPROJ' });
   });
   afterEach(async () => {
-    await started.stop();
-    await slack.close();
+    await app.stop();
     await model.close();
-    await cleanup();
   });
 
   it('creates a task in the channel project and answers in the thread, once per event id', async () => {
@@ -63,7 +33,8 @@ describe('a mention through Slack, the chat agent and the command layer', () => 
         return { text: `Queued task \`${result.created}\` in web.` };
       },
     );
-    const body = mentionEnvelope('Ev1', '<@UBOT> please add dark mode', '1700000000.000100');
+    const ts = '1700000000.000100';
+    const body = JSON.stringify(eventCallback({ type: 'app_mention', user: 'U1', text: '<@UBOT> please add dark mode', ts, channel: 'CPROJ', event_ts: ts }, 'Ev1'));
     const first = await FakeSlack.postToApp(appUrl, body, { signingSecret: SECRET, contentType: 'json' });
     expect(first.status).toBe(200);
     const retry = await FakeSlack.postToApp(appUrl, body, { signingSecret: SECRET, contentType: 'json', headers: { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' } });

@@ -4,11 +4,12 @@ import { ALL_COMMANDS } from '../../../src/commands';
 import { defineCommand } from '../../../src/commands/catalog';
 import { loadConfig } from '../../../src/config';
 import { startApp, type StartedApp } from '../../../src/app';
+import { startTestApp, type TestApp } from '../../support/slack-app';
 import { FakeSlack } from '../../support/fake-slack';
 import { blockActions, eventCallback, slashCommand } from '../../support/slack-payloads';
 import { makeTempDir } from '../../support/tmp';
 
-const SECRET = 'interactive-secret';
+const SECRET = 'test-signing-secret';
 
 const slowCommand = defineCommand({
   name: 'slow_probe',
@@ -22,25 +23,16 @@ const slowCommand = defineCommand({
 });
 
 describe('buttons, App Home, task threads and channels through the real Bolt app', () => {
+  let app: TestApp;
   let slack: FakeSlack;
   let started: StartedApp;
   let appUrl: string;
-  let cleanup: () => Promise<void>;
 
   beforeEach(async () => {
-    slack = await FakeSlack.start();
-    const tmp = await makeTempDir('aq-int-');
-    cleanup = tmp.cleanup;
-    const config = loadConfig({ AQ_HOME: tmp.dir, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl, AQ_AUTO_CREATE_CHANNELS: 'true' });
-    started = await startApp(config, { port: 0, host: '127.0.0.1', logLevel: LogLevel.ERROR, clientOptions: { retryConfig: { retries: 0 } }, daemon: false, commands: [...ALL_COMMANDS, slowCommand] });
-    const server = (started.app as unknown as { receiver: { server: { address(): { port: number } } } }).receiver.server;
-    appUrl = `http://127.0.0.1:${server.address().port}`;
+    app = await startTestApp({ AQ_AUTO_CREATE_CHANNELS: 'true' }, { commands: [...ALL_COMMANDS, slowCommand] });
+    ({ slack, started, url: appUrl } = app);
   });
-  afterEach(async () => {
-    await started.stop();
-    await slack.close();
-    await cleanup();
-  });
+  afterEach(() => app.stop());
 
   const exec = (name: string, args: Record<string, unknown> = {}) => started.runtime.handler.execute(name, args, { source: 'test' });
   const press = (actionId: string, value: string) =>

@@ -1,9 +1,8 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { LogLevel } from '@slack/bolt';
-import { loadConfig } from '../../../src/config';
-import { startApp, type StartedApp } from '../../../src/app';
+import type { StartedApp } from '../../../src/app';
+import { startTestApp, type TestApp } from '../../support/slack-app';
 import { FakeSlack } from '../../support/fake-slack';
 import { slashCommand } from '../../support/slack-payloads';
 import { makeTempDir } from '../../support/tmp';
@@ -11,25 +10,16 @@ import { makeTempDir } from '../../support/tmp';
 const SECRET = 'test-signing-secret';
 
 describe('/aq through the real Bolt app (HTTP mode) and a loopback Slack', () => {
+  let app: TestApp;
   let slack: FakeSlack;
   let started: StartedApp;
   let appUrl: string;
-  let cleanup: () => Promise<void>;
 
   beforeEach(async () => {
-    slack = await FakeSlack.start();
-    const tmp = await makeTempDir('aq-e2e-');
-    cleanup = tmp.cleanup;
-    const config = loadConfig({ AQ_HOME: tmp.dir, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl, AQ_ADMINS: 'UADMIN' });
-    started = await startApp(config, { port: 0, host: '127.0.0.1', logLevel: LogLevel.ERROR, clientOptions: { retryConfig: { retries: 0 } } });
-    const address = (started.app as unknown as { receiver: { server?: { address(): { port: number } } } }).receiver.server?.address();
-    appUrl = `http://127.0.0.1:${address?.port}`;
+    app = await startTestApp({ AQ_ADMINS: 'UADMIN' });
+    ({ slack, started, url: appUrl } = app);
   });
-  afterEach(async () => {
-    await started.stop();
-    await slack.close();
-    await cleanup();
-  });
+  afterEach(() => app.stop());
 
   const send = (text: string, userId = 'U1', channelId = 'C1') =>
     FakeSlack.postToApp(appUrl, slashCommand({ text, userId, channelId, responseUrl: slack.responseUrl() }), { signingSecret: SECRET });

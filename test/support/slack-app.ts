@@ -1,0 +1,47 @@
+import { LogLevel } from '@slack/bolt';
+import { loadConfig } from '../../src/config';
+import { startApp, type StartedApp } from '../../src/app';
+import type { AnyCommand } from '../../src/commands/catalog';
+import { FakeSlack } from './fake-slack';
+import { makeTempDir } from './tmp';
+
+export interface TestApp {
+  slack: FakeSlack;
+  started: StartedApp;
+  /** The app's HTTP receiver. */
+  url: string;
+  signingSecret: string;
+  home: string;
+  stop(): Promise<void>;
+}
+
+/** The real app in HTTP mode on 127.0.0.1, talking to a fresh FakeSlack, in a temporary AQ_HOME. */
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: { daemon?: boolean; commands?: readonly AnyCommand[] } = {},
+): Promise<TestApp> {
+  const slack = await FakeSlack.start();
+  const tmp = await makeTempDir('aq-app-');
+  const signingSecret = 'test-signing-secret';
+  const config = loadConfig({ AQ_HOME: tmp.dir, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: signingSecret, SLACK_API_URL: slack.apiUrl, ...env });
+  const started = await startApp(config, {
+    port: 0,
+    host: '127.0.0.1',
+    logLevel: LogLevel.ERROR,
+    clientOptions: { retryConfig: { retries: 0 } },
+    daemon: options.daemon ?? false,
+    ...(options.commands && { commands: options.commands }),
+  });
+  return {
+    slack,
+    started,
+    url: started.httpUrl!,
+    signingSecret,
+    home: tmp.dir,
+    async stop() {
+      await started.stop();
+      await slack.close();
+      await tmp.cleanup();
+    },
+  };
+}
