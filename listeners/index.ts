@@ -3,6 +3,7 @@ import type { Runtime } from '../src/runtime';
 import { registerCommandListeners } from './commands';
 import { registerEventListeners } from './events';
 import { registerActionListeners } from './actions';
+import { registerViewListeners } from './views';
 
 export interface ListenerDeps {
   runtime: Runtime;
@@ -13,5 +14,6 @@ export function registerListeners(app: App, deps: ListenerDeps): () => void {
   registerCommandListeners(app, deps);
   const stopEvents = registerEventListeners(app, deps);
   registerActionListeners(app, deps);
+  registerViewListeners(app, deps);
   return stopEvents;
 }

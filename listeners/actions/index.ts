@@ -2,11 +2,17 @@ import type { App, BlockButtonAction } from '@slack/bolt';
 import type { ListenerDeps } from '../index';
 import { chatReplyBlocks } from '../../src/slack/chat-replies';
 import { registerTaskButtons } from './task-buttons';
+import { newTaskModal } from '../../src/slack/blocks/modals';
 
 /** Confirm / Cancel on a command the chat agent asked to run. */
 export function registerActionListeners(app: App, deps: ListenerDeps): void {
   const { runtime } = deps;
   registerTaskButtons(app, deps);
+  app.action<BlockButtonAction>('aq_open_new_task', async ({ ack, body, client }) => {
+    await ack();
+    const { projects } = (await runtime.handler.execute('list_projects', {}, { source: 'slack', userId: body.user.id })) as { projects: Array<{ id: string; name: string }> };
+    await client.views.open({ trigger_id: body.trigger_id, view: newTaskModal(projects) });
+  });
   for (const kind of ['confirm', 'cancel'] as const) {
     app.action<BlockButtonAction>(`aq_${kind}`, async ({ ack, body, action, client, respond }) => {
       await ack();

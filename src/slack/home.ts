@@ -9,7 +9,7 @@ const APPROVAL_LIMIT = 15;
 export async function homeView(runtime: Runtime): Promise<{ type: 'home'; blocks: KnownBlock[] }> {
   const actor = { source: 'system' as const };
   const status = await runtime.handler.execute('get_status', {}, actor);
-  const blocks: KnownBlock[] = [...statusBlocks(status).blocks];
+  const blocks: KnownBlock[] = [...statusBlocks(status).blocks, { type: 'actions', elements: [button('➕ New task', 'aq_open_new_task', 'new', 'primary')] }];
   const awaiting = (await runtime.handler.execute('list_tasks', { status: 'AWAITING_APPROVAL' }, actor)) as {
     tasks: Array<{ id: string; title: string; project_id: string }>;
     total: number;

@@ -67,7 +67,10 @@ describe('buttons, App Home, task threads and channels through the real Bolt app
     await press('aq_approve_task', id);
     await slack.waitFor(() => slack.responses.length === 3, 'the polite note and redraw');
     expect(slack.responses[1].body).toMatchObject({ response_type: 'ephemeral', replace_original: false, text: expect.stringContaining('already COMPLETED') });
-    expect((await exec('get_recent_events', { limit: 50 })).events).toEqual(expect.arrayContaining([]));
+    const { events } = (await exec('get_recent_events', { limit: 50 })) as { events: Array<{ type: string; task_id: string; payload: Record<string, unknown> }> };
+    const completions = events.filter((e) => e.type === 'task_completed' && e.task_id === id);
+    expect(completions).toHaveLength(1);
+    expect(completions[0].payload).toMatchObject({ approved: true, approved_by: 'U1' });
   });
 
   it('publishes the App Home dashboard with approval buttons', async () => {
@@ -86,6 +89,51 @@ describe('buttons, App Home, task threads and channels through the real Bolt app
     expect(text).toContain('Review me');
     expect(text).toContain('aq_approve_task');
     expect(view.blocks.length).toBeLessThanOrEqual(100);
+  });
+
+  it('opens the New task modal from App Home and queues the task it submits, refusing empty fields', async () => {
+    await exec('create_project', { name: 'p', auto_create_channels: false });
+    await press('aq_open_new_task', 'new');
+    await slack.waitFor(() => slack.callsTo('views.open').length === 1, 'views.open');
+    const view = slack.callsTo('views.open')[0].args.view as { callback_id: string; blocks: Array<{ block_id: string }> };
+    expect(view.callback_id).toBe('aq_new_task');
+    expect(view.blocks.map((b) => b.block_id)).toEqual(['project', 'title', 'description', 'approval']);
+
+    const submit = (title: string) =>
+      FakeSlack.postToApp(
+        appUrl,
+        `payload=${encodeURIComponent(
+          JSON.stringify({
+            type: 'view_submission',
+            team: { id: 'T1', domain: 'x' },
+            user: { id: 'U1', name: 'alice', team_id: 'T1' },
+            api_app_id: 'A1',
+            token: 'verification-token',
+            trigger_id: '1.2.3',
+            view: {
+              id: 'V1',
+              type: 'modal',
+              callback_id: 'aq_new_task',
+              state: {
+                values: {
+                  project: { value: { type: 'static_select', selected_option: { value: 'p', text: { type: 'plain_text', text: 'p' } } } },
+                  title: { value: { type: 'plain_text_input', value: title } },
+                  description: { value: { type: 'plain_text_input', value: 'Make it so.' } },
+                  approval: { value: { type: 'checkboxes', selected_options: [{ value: 'requires_approval' }] } },
+                },
+              },
+            },
+          }),
+        )}`,
+        { signingSecret: SECRET },
+      );
+    const refused = await submit('  ');
+    expect(JSON.parse(refused.body)).toEqual({ response_action: 'errors', errors: { title: 'Give the task a title.' } });
+    expect((await submit('From the modal')).status).toBe(200);
+    await slack.waitFor(() => slack.callsTo('chat.postMessage').some((c) => String(c.args.text).startsWith('Queued task')), 'the DM confirmation');
+    const tasks = (await exec('list_tasks', { project_id: 'p' })) as { tasks: Array<{ id: string; title: string }> };
+    expect(tasks.tasks.map((t) => t.title)).toEqual(['From the modal']);
+    expect((await exec('get_task', { task_id: tasks.tasks[0].id })).requires_approval).toBe(true);
   });
 
   it('opens a thread per task and replies there as the task moves on', async () => {
@@ -134,6 +182,17 @@ describe('Socket Mode through a loopback apps.connections.open and WebSocket', (
       expect(elapsedMs).toBeLessThan(3000);
       await slack.waitFor(() => slack.responses.length === 1, 'the response');
       expect(await started.runtime.handler.execute('get_project_channels', { project_id: 'sock' }, { source: 'test' })).toEqual({ project_id: 'sock', channel_id: null });
+
+      const home = await slack.sendEnvelope('events_api', eventCallback({ type: 'app_home_opened', user: 'U1', channel: 'D1', tab: 'home', event_ts: '1.2' }));
+      expect(home.ack.envelope_id).toBe('env-2');
+      await slack.waitFor(() => slack.callsTo('views.publish').length === 1, 'views.publish over Socket Mode');
+
+      const id = (await started.runtime.handler.execute('create_task', { project_id: 'sock', title: 'Sock task', description: 'd' }, { source: 'test' })).created as string;
+      await started.runtime.handler.execute('set_task_status', { task_id: id, status: 'FAILED' }, { source: 'test' });
+      const click = await slack.sendEnvelope('interactive', blockActions({ actionId: 'aq_skip_task', value: id, responseUrl: slack.responseUrl('skip') }));
+      expect(click.ack.envelope_id).toBe('env-3');
+      await slack.waitFor(() => slack.responses.some((r) => r.id === 'skip'), 'the redraw after Skip');
+      expect((await started.runtime.handler.execute('get_task', { task_id: id }, { source: 'test' })).status).toBe('COMPLETED');
     } finally {
       await started.stop();
       await slack.close();
