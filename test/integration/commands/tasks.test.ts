@@ -35,8 +35,7 @@ describe('task commands', () => {
     expect(await rt.exec('create_task', { title: 'x', description: 'y' })).toEqual({
       error: expect.stringContaining('No project given and no active project set'),
     });
-    expect(await rt.exec('set_active_project', { project_id: 'alpha' }).catch(() => null)).toBeDefined();
-    rt.handler.activeProjectId = 'alpha';
+    expect(await rt.exec('set_active_project', { project_id: 'alpha' })).toEqual({ active_project: 'alpha', name: 'alpha' });
     expect(await rt.exec('create_task', { title: 'x', description: 'y' })).toMatchObject({ project_id: 'alpha' });
     expect(await rt.exec('create_task', { project_id: 'nope', title: 'x', description: 'y' })).toEqual({
       error: "Project 'nope' not found.",
