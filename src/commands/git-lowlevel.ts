@@ -1,18 +1,12 @@
 import { z } from 'zod';
 import { createPullRequest } from '../git/pull-requests';
-import { CommandError, defineCommand } from './catalog';
-import { gitStep, resolveRepoPath } from './repo-path';
+import { defineCommand } from './catalog';
+import { currentBranchOrFail, gitStep, resolveRepoPath } from './repo-path';
 import { integer, optional, requiredText } from './schema';
 
 const repoId = requiredText('Repo id');
 const projectId = requiredText('Project id');
 const optionalRepo = optional(requiredText('Repo id (default: the project’s first repo)'));
-
-async function currentBranch(path: string, read: (p: string) => Promise<string | null>): Promise<string> {
-  const branch = await gitStep(() => read(path));
-  if (!branch) throw new CommandError('Cannot tell the current branch (detached HEAD); give the branch name.');
-  return branch;
-}
 
 export const gitCommit = defineCommand({
   name: 'git_commit',
@@ -35,7 +29,7 @@ export const gitPush = defineCommand({
   input: z.object({ repo_id: repoId, branch: optional(requiredText('Branch')), project_id: optional(projectId) }),
   async run(args, ctx) {
     const { path } = await resolveRepoPath(ctx, { repoId: args.repo_id, projectId: args.project_id });
-    const branch = args.branch ?? (await currentBranch(path, (p) => ctx.git.currentBranch(p)));
+    const branch = args.branch ?? (await currentBranchOrFail(ctx, path));
     await gitStep(() => ctx.git.push(path, branch));
     return { repo_id: args.repo_id, pushed: branch };
   },
@@ -93,7 +87,7 @@ export const gitCreatePr = defineCommand({
   }),
   async run(args, ctx) {
     const { path, repo } = await resolveRepoPath(ctx, { repoId: args.repo_id, projectId: args.project_id });
-    const branch = args.branch ?? (await currentBranch(path, (p) => ctx.git.currentBranch(p)));
+    const branch = args.branch ?? (await currentBranchOrFail(ctx, path));
     const base = args.base ?? (repo.defaultBranch || 'main');
     const url = await gitStep(() => createPullRequest(ctx.git.ghPath, path, { title: args.title, body: args.body ?? '', branch, base }));
     return { repo_id: args.repo_id, pr_url: url, branch, base };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { CommandError, defineCommand, type CommandContext } from './catalog';
+import { CommandError, defineCommand } from './catalog';
 import { requireProject } from './projects';
-import { assertGitRepo, gitStep, inProgressWarning, repoCheckoutPath, resolveRepoPath } from './repo-path';
+import { assertGitRepo, currentBranchOrFail, gitStep, inProgressWarning, repoCheckoutPath, resolveRepoPath } from './repo-path';
 import { optional, requiredText } from './schema';
 import { requireTask, taskId } from './task-common';
 
@@ -11,12 +11,6 @@ const branchName = requiredText('Branch name');
 
 function withWarning(result: Record<string, unknown>, warning: string | null): Record<string, unknown> {
   return warning ? { ...result, warning } : result;
-}
-
-async function currentBranchOrFail(ctx: CommandContext, path: string): Promise<string> {
-  const branch = await gitStep(() => ctx.git.currentBranch(path));
-  if (!branch) throw new CommandError('Cannot tell the current branch (detached HEAD); give the branch name.');
-  return branch;
 }
 
 export const createBranch = defineCommand({

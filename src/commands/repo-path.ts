@@ -51,6 +51,13 @@ export async function gitStep<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The checked-out branch, or a CommandError on a detached HEAD. */
+export async function currentBranchOrFail(ctx: CommandContext, path: string): Promise<string> {
+  const branch = await gitStep(() => ctx.git.currentBranch(path));
+  if (!branch) throw new CommandError('Cannot tell the current branch (detached HEAD); give the branch name.');
+  return branch;
+}
+
 /** The spec's non-blocking warning when agents are running in the project. */
 export async function inProgressWarning(ctx: CommandContext, projectId: string | undefined): Promise<string | null> {
   if (!projectId) return null;
