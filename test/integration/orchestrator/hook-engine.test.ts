@@ -1,4 +1,7 @@
 import { writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { commitFile, gitOut } from '../../support/git-fixtures';
 import path from 'node:path';
 import { Hook } from '../../../src/db/entities';
 import { HookEngine, type HookModelRunner } from '../../../src/orchestrator/hooks';
@@ -164,5 +167,35 @@ describe('HookEngine', () => {
     await slow.idle();
     expect(await runs(rt, 'a')).toHaveLength(1);
     expect(await runs(rt, 'b')).toHaveLength(0);
+  });
+
+  it('fetches http context (loopback) and git diffs, and skips the model on a 2xx when asked', async () => {
+    const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('all systems nominal'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const ws = path.join(rt.config.workspaceDir, 'p');
+    await gitOut(ws, 'init', '-b', 'main');
+    await gitOut(ws, 'config', 'user.email', 't@example.com');
+    await gitOut(ws, 'config', 'user.name', 'T');
+    await commitFile(ws, 'a.txt', 'one\n');
+    await gitOut(ws, 'checkout', '-b', 'feature');
+    await commitFile(ws, 'a.txt', 'two\n');
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/health`;
+      await addHook(rt, {
+        id: 'watch',
+        trigger: { type: 'periodic', interval_seconds: 1 },
+        contextSteps: [{ type: 'http', url }, { type: 'git_diff', base_branch: 'main' }],
+        promptTemplate: 'Health: {{step_0.body}} ({{step_0.status_code}})\n{{step_1}}',
+      });
+      await addHook(rt, { id: 'quiet-http', trigger: { type: 'periodic', interval_seconds: 1 }, contextSteps: [{ type: 'http', url, skip_llm_if_status_ok: true }] });
+      await engine.tick();
+      await engine.idle();
+      expect(prompts).toHaveLength(1);
+      expect(prompts[0]).toContain('Health: all systems nominal (200)');
+      expect(prompts[0]).toContain('+two');
+      expect((await runs(rt, 'quiet-http'))[0]).toMatchObject({ status: 'skipped', skipped_reason: 'step_0: HTTP 200' });
+    } finally {
+      server.close();
+    }
   });
 });
