@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { withoutSecrets } from './safe-env';
 
 export interface ShellRun {
   exitCode: number;
@@ -13,6 +14,7 @@ export interface ShellOptions {
   /** Output beyond these many characters is dropped (the run continues). */
   maxStdout: number;
   maxStderr: number;
+  /** Defaults to this process's environment without secrets: the output may be shown in Slack. */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -24,7 +26,7 @@ export function runShell(command: string, options: ShellOptions): Promise<ShellR
   return new Promise((resolve, reject) => {
     const child = spawn('/bin/sh', ['-c', command], {
       cwd: options.cwd,
-      env: options.env ?? process.env,
+      env: options.env ?? withoutSecrets(process.env),
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
