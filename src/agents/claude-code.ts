@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Options, SDKMessage, SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
 import { isRateLimitMessage, parseResetTime } from '../orchestrator/rate-limits';
+import { withoutSecrets } from '../util/safe-env';
 import { ZERO_USAGE, type AgentAdapter, type AgentRunOutcome, type AgentRunRequest, type AgentUsage } from './adapter';
 
 export interface ClaudeCodeOptions {
@@ -21,9 +22,15 @@ export const CLAUDE_ALLOWED_TOOLS = ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'G
 /** Headless runs have nobody to ask: AskUserQuestion would resolve to empty answers. */
 export const CLAUDE_DISALLOWED_TOOLS = ['AskUserQuestion'];
 
-/** The CLI's environment: ours, the Anthropic settings, no telemetry, bounded retries. */
+/**
+ * The CLI's environment: ours without secrets (the agent's output is posted to Slack), plus the
+ * Anthropic settings it needs, no telemetry, bounded retries.
+ */
 export function buildClaudeEnv(options: ClaudeCodeOptions, base: NodeJS.ProcessEnv = process.env): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { ...base };
+  const env: Record<string, string | undefined> = withoutSecrets(base);
+  for (const name of ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_AUTH_TOKEN'] as const) {
+    if (base[name]) env[name] = base[name];
+  }
   // A daemon started from inside Claude Code must not look like a nested session.
   delete env.CLAUDECODE;
   delete env.CLAUDE_CODE_ENTRYPOINT;

@@ -57,6 +57,14 @@ describe('Claude Code adapter pieces', () => {
     expect(env.CLAUDE_CODE_ENTRYPOINT).toBeUndefined();
   });
 
+  it('keeps Slack tokens and other secrets away from the agent, but not its own Anthropic key', () => {
+    const env = buildClaudeEnv({}, { PATH: '/bin', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', GITHUB_TOKEN: 'ghp', ANTHROPIC_API_KEY: 'sk-env' });
+    expect(env).toMatchObject({ PATH: '/bin', ANTHROPIC_API_KEY: 'sk-env' });
+    expect(env.SLACK_BOT_TOKEN).toBeUndefined();
+    expect(env.SLACK_APP_TOKEN).toBeUndefined();
+    expect(env.GITHUB_TOKEN).toBeUndefined();
+  });
+
   it('turns assistant text and tool calls into short progress lines', () => {
     expect(describeToolUse('Write', { file_path: '/ws/a/src/x.ts', content: '...' }, '/ws/a')).toBe('Write · src/x.ts');
     expect(describeToolUse('Bash', { command: 'npm   test\n--silent' }, '/ws/a')).toBe('Bash · npm test --silent');
