@@ -1,192 +1,287 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { WebSocketServer, type WebSocket } from 'ws';
-import { slackSignature } from './slack-signing';
+import { FakeSocketMode, type EnvelopeAck, type SendEnvelopeOptions } from './fake-slack-socket';
+import { httpReply, isRawReply, parseSlackBody, SlackDefaults, type RawReply } from './fake-slack-web';
+import { signedHeaders } from './slack-signing';
 
+export { httpReply, type RawReply } from './fake-slack-web';
+export type { EnvelopeAck, SendEnvelopeOptions } from './fake-slack-socket';
+
+/** One Web API call the fake received. */
 export interface ApiCall {
   method: string;
   args: Record<string, unknown>;
+  headers: http.IncomingHttpHeaders;
+  /** The `authorization` header ("Bearer xoxb-…"), recorded, never checked. */
   authorization?: string;
+  at: number;
 }
 
-type Answer = Record<string, unknown> | ((args: Record<string, unknown>) => Record<string, unknown>);
-
-function parseBody(raw: string, contentType: string | undefined): Record<string, unknown> {
-  if (contentType?.includes('application/json')) return raw ? JSON.parse(raw) : {};
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of new URLSearchParams(raw)) {
-    out[key] = /^[[{]/.test(value) ? safeJson(value) : value;
-  }
-  return out;
+/** One POST to a response_url (what `respond()` sends). */
+export interface ResponsePost {
+  id: string;
+  body: Record<string, unknown>;
+  headers: http.IncomingHttpHeaders;
+  at: number;
 }
 
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
+export type SlackAnswer = Record<string, unknown> | RawReply;
+export type SlackHandler = (args: Record<string, unknown>, call: ApiCall) => SlackAnswer | Promise<SlackAnswer>;
+
+export interface FakeSlackOptions {
+  /** How often the Socket Mode server pings each connection (default 5 s). */
+  pingIntervalMs?: number;
+}
+
+export interface PostToAppOptions {
+  signingSecret: string;
+  /** 'form' (default; slash commands and interactions) or 'json' (Events API). */
+  contentType?: 'form' | 'json';
+  badSignature?: boolean;
+  /** Seconds added to the signed timestamp (e.g. -600 for a stale request). */
+  timestampOffset?: number;
+  /** Extra headers, e.g. { 'x-slack-retry-num': '1' }. */
+  headers?: Record<string, string>;
+  /** Path on the app; Bolt's default is /slack/events. */
+  path?: string;
+}
+
+export interface AppResponse {
+  status: number;
+  body: string;
+  elapsedMs: number;
 }
 
 /**
- * A loopback stand-in for Slack: the Web API at /api/<method> (recording every call) and a
- * response_url sink at /response/<id>.
+ * A loopback Slack on 127.0.0.1: the Web API at /api/<method> (every call recorded, answers
+ * scriptable), a response_url sink at /response/<id>, and Socket Mode (apps.connections.open →
+ * ws://…/link) on the same port. Also signs and posts requests to an app's HTTP receiver.
  */
 export class FakeSlack {
   readonly calls: ApiCall[] = [];
-  readonly responses: Array<{ id: string; body: Record<string, unknown> }> = [];
-  private readonly answers = new Map<string, Answer>();
-  private ts = 1_700_000_000;
-  private waiters: Array<() => void> = [];
+  readonly responses: ResponsePost[] = [];
+  readonly socketMode: FakeSocketMode;
+  private readonly scripted = new Map<string, { answer: SlackAnswer | SlackHandler; remaining: number }>();
+  private readonly defaults: SlackDefaults;
+  private readonly waiters = new Set<() => void>();
 
-  private sockets: WebSocketServer | null = null;
-  private socket: WebSocket | null = null;
-  private envelopes = 0;
-
-  private constructor(private readonly server: http.Server) {}
-
-  /** Serves Socket Mode: apps.connections.open hands out ws://…/link, which says hello. */
-  enableSocketMode(): void {
-    this.sockets = new WebSocketServer({ server: this.server, path: '/link' });
-    this.sockets.on('connection', (ws) => {
-      this.socket = ws;
-      ws.send(JSON.stringify({ type: 'hello', num_connections: 1, connection_info: { app_id: 'A1' }, debug_info: { host: 'fake' } }));
-    });
-    this.setResponse('apps.connections.open', { ok: true, url: `${this.url.replace('http', 'ws')}/link?ticket=fake` });
+  private constructor(private readonly server: http.Server, options: FakeSlackOptions) {
+    this.defaults = new SlackDefaults(() => this.wsUrl);
+    this.socketMode = new FakeSocketMode(server, options.pingIntervalMs);
   }
 
-  async waitForSocket(timeoutMs = 5000): Promise<void> {
-    await this.waitFor(() => this.socket !== null, 'a Socket Mode connection', timeoutMs);
-  }
-
-  /** Sends an envelope over Socket Mode and resolves with the app's ack and how long it took. */
-  sendEnvelope(type: string, payload: unknown, timeoutMs = 5000): Promise<{ ack: Record<string, unknown>; elapsedMs: number }> {
-    const socket = this.socket;
-    if (!socket) throw new Error('No Socket Mode connection yet.');
-    const envelopeId = `env-${++this.envelopes}`;
-    const started = performance.now();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`No ack for ${envelopeId}`)), timeoutMs);
-      const onMessage = (data: Buffer) => {
-        const message = JSON.parse(data.toString()) as Record<string, unknown>;
-        if (message.envelope_id !== envelopeId) return;
-        clearTimeout(timer);
-        socket.off('message', onMessage);
-        resolve({ ack: message, elapsedMs: performance.now() - started });
-      };
-      socket.on('message', onMessage);
-      socket.send(JSON.stringify({ envelope_id: envelopeId, type, payload, accepts_response_payload: type === 'slash_commands' }));
-    });
-  }
-
-  static async start(): Promise<FakeSlack> {
+  static async start(options: FakeSlackOptions = {}): Promise<FakeSlack> {
     let fake!: FakeSlack;
-    const server = http.createServer((req, res) => fake.handle(req, res));
-    fake = new FakeSlack(server);
+    const server = http.createServer((req, res) => void fake.handle(req, res));
+    fake = new FakeSlack(server, options);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return fake;
   }
 
-  get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
   }
 
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** For `clientOptions.slackApiUrl` (trailing slash included). */
   get apiUrl(): string {
     return `${this.url}/api/`;
+  }
+
+  get wsUrl(): string {
+    return `ws://127.0.0.1:${this.port}`;
   }
 
   responseUrl(id = 'r1'): string {
     return `${this.url}/response/${id}`;
   }
 
-  setResponse(method: string, answer: Answer): void {
-    this.answers.set(method, answer);
+  /**
+   * Scripts a method's answer: an object, a RawReply (`httpReply(429, …, {'retry-after': '1'})`),
+   * or a handler `(args, call) => answer`. With `times`, the script is used that many times and
+   * the default answer comes back afterwards.
+   */
+  setResponse(method: string, answer: SlackAnswer | SlackHandler, options: { times?: number } = {}): void {
+    this.scripted.set(method, { answer, remaining: options.times ?? Infinity });
+  }
+
+  clearResponse(method: string): void {
+    this.scripted.delete(method);
   }
 
   callsTo(method: string): ApiCall[] {
     return this.calls.filter((c) => c.method === method);
   }
 
-  /** Resolves when `predicate` holds, or rejects with what was seen after `timeoutMs`. */
-  async waitFor(predicate: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  clearCalls(): void {
+    this.calls.length = 0;
+  }
+
+  clearResponses(): void {
+    this.responses.length = 0;
+  }
+
+  /** Resolves when `predicate` holds (checked on every request and every 50 ms), else rejects listing what was seen. */
+  async waitFor(predicate: () => boolean, what = 'a condition', timeoutMs = 5_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!predicate()) {
-      if (Date.now() > deadline) {
-        throw new Error(`Timed out waiting for ${what}. Calls: ${this.calls.map((c) => c.method).join(', ') || 'none'}; responses: ${this.responses.length}`);
-      }
-      await new Promise<void>((resolve) => {
-        this.waiters.push(resolve);
-        setTimeout(resolve, 50);
-      });
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`FakeSlack: timed out after ${timeoutMs} ms waiting for ${what}.\n${this.describe()}`);
+      await this.nextChange(Math.min(50, left));
     }
   }
 
-  async close(): Promise<void> {
-    for (const client of this.sockets?.clients ?? []) client.terminate();
-    this.sockets?.close();
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  /** The first call to `method` matching `predicate` (already made or still to come). */
+  async waitForCall(method: string, predicate: (call: ApiCall) => boolean = () => true, timeoutMs = 5_000): Promise<ApiCall> {
+    let found: ApiCall | undefined;
+    await this.waitFor(() => (found = this.calls.find((c) => c.method === method && predicate(c))) !== undefined, `a ${method} call`, timeoutMs);
+    return found!;
   }
 
-  /** Posts a signed request to a Bolt HTTP receiver, the way Slack does. */
-  static async postToApp(
-    appUrl: string,
-    body: string,
-    options: { signingSecret: string; contentType?: 'form' | 'json'; badSignature?: boolean; headers?: Record<string, string> },
-  ): Promise<{ status: number; body: string; elapsedMs: number }> {
-    const timestamp = Math.floor(Date.now() / 1000);
-    const signature = options.badSignature ? 'v0=deadbeef' : slackSignature(options.signingSecret, timestamp, body);
+  /** The first response_url POST matching `predicate`. */
+  async waitForResponse(predicate: (response: ResponsePost) => boolean = () => true, timeoutMs = 5_000): Promise<ResponsePost> {
+    let found: ResponsePost | undefined;
+    await this.waitFor(() => (found = this.responses.find(predicate)) !== undefined, 'a response_url POST', timeoutMs);
+    return found!;
+  }
+
+  // --- Socket Mode --------------------------------------------------------------------------
+
+  /** Kept for older call sites: Socket Mode is always served. */
+  enableSocketMode(): void {}
+
+  async waitForSocketConnection(timeoutMs = 5_000): Promise<void> {
+    await this.waitFor(() => this.socketMode.isConnected(), 'a Socket Mode connection', timeoutMs);
+  }
+
+  /** Alias of waitForSocketConnection. */
+  waitForSocket(timeoutMs = 5_000): Promise<void> {
+    return this.waitForSocketConnection(timeoutMs);
+  }
+
+  /** Sends `{envelope_id, type, payload, accepts_response_payload}`; resolves with the app's ack. */
+  sendEnvelope(type: string, payload: unknown, options: SendEnvelopeOptions | number = {}): Promise<EnvelopeAck> {
+    return this.socketMode.sendEnvelope(type, payload, typeof options === 'number' ? { timeoutMs: options } : options);
+  }
+
+  // --- HTTP mode ----------------------------------------------------------------------------
+
+  /**
+   * Posts to an app's HTTP receiver as Slack does: signed, to /slack/events. `body` may be the
+   * raw string, or an object (JSON-encoded for 'json', form-encoded for 'form').
+   */
+  static async postToApp(appBaseUrl: string, body: string | Record<string, unknown>, options: PostToAppOptions): Promise<AppResponse> {
+    const json = options.contentType === 'json';
+    const raw = typeof body === 'string' ? body : json ? JSON.stringify(body) : formEncode(body);
     const started = performance.now();
-    const response = await fetch(`${appUrl}/slack/events`, {
+    const response = await fetch(`${appBaseUrl.replace(/\/$/, '')}${options.path ?? '/slack/events'}`, {
       method: 'POST',
       headers: {
-        'content-type': options.contentType === 'json' ? 'application/json' : 'application/x-www-form-urlencoded',
-        'x-slack-signature': signature,
-        'x-slack-request-timestamp': String(timestamp),
+        'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded',
+        ...signedHeaders(raw, options),
         ...options.headers,
       },
-      body,
+      body: raw,
     });
     const text = await response.text();
     return { status: response.status, body: text, elapsedMs: performance.now() - started };
   }
 
-  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    let raw = '';
-    req.on('data', (chunk) => (raw += chunk));
-    req.on('end', () => {
-      const url = new URL(req.url ?? '/', this.url);
-      const body = parseBody(raw, req.headers['content-type']);
-      let answer: Record<string, unknown>;
-      if (url.pathname.startsWith('/response/')) {
-        this.responses.push({ id: url.pathname.slice('/response/'.length), body });
-        answer = { ok: true };
-      } else if (url.pathname.startsWith('/api/')) {
-        const method = url.pathname.slice('/api/'.length);
-        this.calls.push({ method, args: body, authorization: req.headers.authorization });
-        answer = this.answer(method, body);
-      } else {
-        res.writeHead(404).end();
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
-      for (const wake of this.waiters.splice(0)) wake();
+  postToApp(appBaseUrl: string, body: string | Record<string, unknown>, options: PostToAppOptions): Promise<AppResponse> {
+    return FakeSlack.postToApp(appBaseUrl, body, options);
+  }
+
+  async close(): Promise<void> {
+    for (const wake of this.waiters) wake();
+    await this.socketMode.close();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  // --- internals ----------------------------------------------------------------------------
+
+  private nextChange(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.waiters.add(done);
     });
   }
 
-  private answer(method: string, args: Record<string, unknown>): Record<string, unknown> {
-    const scripted = this.answers.get(method);
-    if (scripted) return typeof scripted === 'function' ? scripted(args) : scripted;
-    switch (method) {
-      case 'auth.test':
-        return { ok: true, user_id: 'UBOT', bot_id: 'BBOT', team_id: 'T1', user: 'aq' };
-      case 'chat.postMessage':
-        return { ok: true, channel: args.channel, ts: `${++this.ts}.000100`, message: { text: args.text } };
-      case 'conversations.create':
-        return { ok: true, channel: { id: `C${++this.ts}`, name: args.name } };
-      default:
-        return { ok: true };
+  private notify(): void {
+    for (const wake of [...this.waiters]) wake();
+  }
+
+  private describe(): string {
+    const calls = this.calls.map((c) => `  ${c.method}${summarize(c.args)}`).join('\n') || '  (none)';
+    const responses = this.responses.map((r) => `  ${r.id}${summarize(r.body)}`).join('\n') || '  (none)';
+    return `Web API calls seen:\n${calls}\nresponse_url POSTs seen:\n${responses}\nSocket Mode connected: ${this.socketMode.isConnected()}`;
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    try {
+      const raw = await readBody(req);
+      const path = new URL(req.url ?? '/', this.url).pathname;
+      const body = parseSlackBody(raw, req.headers['content-type']);
+      let reply: SlackAnswer;
+      if (path.startsWith('/response/')) {
+        this.responses.push({ id: decodeURIComponent(path.slice('/response/'.length)), body, headers: req.headers, at: Date.now() });
+        reply = { ok: true };
+      } else if (path.startsWith('/api/')) {
+        const call: ApiCall = { method: path.slice('/api/'.length), args: body, headers: req.headers, authorization: req.headers.authorization, at: Date.now() };
+        this.calls.push(call);
+        reply = await this.answer(call);
+      } else {
+        reply = httpReply(404, { ok: false, error: 'unknown_path', path });
+      }
+      const { status, headers, payload } = isRawReply(reply) ? { status: reply.status, headers: reply.headers, payload: reply.body } : { status: 200, headers: {}, payload: reply };
+      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers }).end(JSON.stringify(payload));
+    } catch (error) {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ ok: false, error: 'fake_slack_error', detail: String(error) }));
+    } finally {
+      this.notify();
     }
   }
+
+  private async answer(call: ApiCall): Promise<SlackAnswer> {
+    const script = this.scripted.get(call.method);
+    if (script && script.remaining > 0) {
+      script.remaining -= 1;
+      return typeof script.answer === 'function' ? script.answer(call.args, call) : script.answer;
+    }
+    return this.defaults.answer(call.method, call.args);
+  }
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function formEncode(fields: Record<string, unknown>): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(fields)) {
+    if (value !== undefined) params.set(key, typeof value === 'string' ? value : JSON.stringify(value));
+  }
+  return params.toString();
+}
+
+function summarize(args: Record<string, unknown>): string {
+  const parts = ['channel', 'text', 'user_id', 'name', 'ts', 'thread_ts', 'response_type']
+    .filter((key) => args[key] !== undefined)
+    .map((key) => `${key}=${JSON.stringify(args[key]).slice(0, 80)}`);
+  return parts.length ? ` (${parts.join(', ')})` : '';
 }

@@ -1,0 +1,126 @@
+/**
+ * The Web API half of the fake Slack: request body parsing and the default answer of each
+ * method. FakeSlack (fake-slack.ts) owns the server and the call log.
+ */
+
+const RAW = Symbol('raw-http-reply');
+
+/** A reply with its own HTTP status and headers (e.g. a 429 with retry-after). */
+export interface RawReply {
+  [RAW]: true;
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** Builds a RawReply: `httpReply(429, { ok: false, error: 'ratelimited' }, { 'retry-after': '1' })`. */
+export function httpReply(status: number, body: unknown = {}, headers: Record<string, string> = {}): RawReply {
+  return { [RAW]: true, status, headers, body };
+}
+
+export function isRawReply(value: unknown): value is RawReply {
+  return typeof value === 'object' && value !== null && RAW in value;
+}
+
+/**
+ * Parses a Web API request body. The WebClient posts application/x-www-form-urlencoded with
+ * object arguments (`blocks`, `view`, `attachments`) JSON-encoded inside form fields, so any
+ * field that looks like JSON is parsed. JSON bodies (used by `respond()` and some clients) are
+ * parsed as such.
+ */
+export function parseSlackBody(raw: string, contentType: string | undefined): Record<string, unknown> {
+  if (!raw) return {};
+  if (contentType?.includes('application/json')) return safeJson(raw) as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of new URLSearchParams(raw)) {
+    out[key] = /^\s*[[{]/.test(value) ? safeJson(value) : value;
+  }
+  return out;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Sensible `{ ok: true, … }` answers, with monotonic message timestamps and channel ids. */
+export class SlackDefaults {
+  private tsCounter = 100;
+  private channelCounter = 0;
+  private viewCounter = 0;
+
+  constructor(private readonly wsUrl: () => string) {}
+
+  /** A unique, increasing message ts like "1700000000.000100". */
+  nextTs(): string {
+    this.tsCounter += 1;
+    return `${1_700_000_000 + Math.floor(this.tsCounter / 1_000_000)}.${String(this.tsCounter % 1_000_000).padStart(6, '0')}`;
+  }
+
+  answer(method: string, args: Record<string, unknown>): Record<string, unknown> {
+    const channel = typeof args.channel === 'string' ? args.channel : 'C1';
+    switch (method) {
+      case 'auth.test':
+        return { ok: true, url: 'https://example.slack.com/', team: 'example', user: 'aq', team_id: 'T1', user_id: 'UBOT', bot_id: 'BBOT', is_enterprise_install: false };
+      case 'apps.connections.open':
+        return { ok: true, url: `${this.wsUrl()}/link?ticket=x` };
+      case 'chat.postMessage': {
+        const ts = this.nextTs();
+        return { ok: true, channel, ts, message: this.message(args, ts) };
+      }
+      case 'chat.update':
+        return { ok: true, channel, ts: args.ts, text: args.text ?? '', message: this.message(args, String(args.ts)) };
+      case 'chat.postEphemeral':
+        return { ok: true, message_ts: this.nextTs() };
+      case 'chat.delete':
+        return { ok: true, channel, ts: args.ts };
+      case 'views.publish':
+      case 'views.open':
+      case 'views.update':
+      case 'views.push':
+        return { ok: true, view: this.view(args) };
+      case 'conversations.create': {
+        this.channelCounter += 1;
+        const id = `C${String(this.channelCounter).padStart(4, '0')}`;
+        return { ok: true, channel: { id, name: args.name, is_channel: true, is_private: args.is_private === 'true' || args.is_private === true, is_archived: false, created: 1_700_000_000, creator: 'UBOT' } };
+      }
+      case 'conversations.archive':
+      case 'conversations.join':
+      case 'conversations.invite':
+      case 'conversations.setTopic':
+      case 'conversations.setPurpose':
+        return { ok: true, channel: { id: channel } };
+      case 'conversations.info':
+        return { ok: true, channel: { id: channel, name: `channel-${channel.toLowerCase()}`, is_channel: channel.startsWith('C'), is_im: channel.startsWith('D'), is_archived: false, is_member: true } };
+      case 'conversations.replies':
+      case 'conversations.history':
+        return { ok: true, messages: [], has_more: false, response_metadata: { next_cursor: '' } };
+      case 'assistant.threads.setStatus':
+      case 'assistant.threads.setTitle':
+      case 'assistant.threads.setSuggestedPrompts':
+      case 'reactions.add':
+      case 'reactions.remove':
+        return { ok: true };
+      case 'users.info': {
+        const id = typeof args.user === 'string' ? args.user : 'U1';
+        return { ok: true, user: { id, team_id: 'T1', name: `user-${id.toLowerCase()}`, real_name: `User ${id}`, is_bot: id === 'UBOT', tz: 'UTC', profile: { display_name: `user-${id.toLowerCase()}` } } };
+      }
+      default:
+        return { ok: true };
+    }
+  }
+
+  private message(args: Record<string, unknown>, ts: string): Record<string, unknown> {
+    return { type: 'message', user: 'UBOT', bot_id: 'BBOT', app_id: 'A1', team: 'T1', ts, text: args.text ?? '', ...(args.blocks !== undefined && { blocks: args.blocks }), ...(args.thread_ts !== undefined && { thread_ts: args.thread_ts }) };
+  }
+
+  private view(args: Record<string, unknown>): Record<string, unknown> {
+    this.viewCounter += 1;
+    const view = (typeof args.view === 'object' && args.view) || {};
+    const id = typeof args.view_id === 'string' ? args.view_id : `V${String(this.viewCounter).padStart(4, '0')}`;
+    return { id, team_id: 'T1', app_id: 'A1', bot_id: 'BBOT', hash: `${1_700_000_000 + this.viewCounter}.fakehash`, state: { values: {} }, ...view };
+  }
+}
