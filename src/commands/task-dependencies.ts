@@ -63,7 +63,8 @@ export const getTaskDependencies = defineCommand({
 export const getChainHealth = defineCommand({
   name: 'get_chain_health',
   group: 'tasks',
-  description: 'Find tasks stuck behind BLOCKED tasks, for one task or a whole project (default: the active project).',
+  description:
+    'Find tasks stuck behind BLOCKED tasks (every downstream task not yet COMPLETED), for one task or a whole project (default: the active project); a project lists only BLOCKED tasks that hold something up.',
   input: z.object({
     task_id: optional(requiredText('A task to check')),
     project_id: optional(requiredText('A project to check')),
@@ -81,15 +82,17 @@ export const getChainHealth = defineCommand({
     const scope = project_id ?? ctx.session.activeProjectId;
     if (scope) await requireProject(ctx, scope);
     const blocked = scope ? await ctx.db.tasks.blockedInProject(scope) : [];
-    const stuckChains = [];
-    for (const b of blocked) {
-      const stuck = await ctx.db.tasks.stuckDownstream(b.id);
-      stuckChains.push({
+    const downstream = await ctx.db.tasks.stuckDownstreamOf(blocked.map((b) => b.id));
+    // A BLOCKED task that nothing waits on holds up no chain, so it is not listed.
+    const stuckChains = blocked.flatMap((b) => {
+      const stuck = downstream.get(b.id) ?? [];
+      if (stuck.length === 0) return [];
+      return [{
         blocked_task: { id: b.id, title: b.title },
         stuck_downstream: stuck.map((s) => ({ id: s.id, title: s.title })),
         stuck_count: stuck.length,
-      });
-    }
+      }];
+    });
     return { project_id: scope ?? null, stuck_chains: stuckChains, total_stuck_chains: stuckChains.length };
   },
 });

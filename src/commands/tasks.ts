@@ -50,12 +50,11 @@ export const createTask = defineCommand({
     await requireProject(ctx, projectId);
     if (args.repo_id && !(await ctx.db.repos.get(args.repo_id))) throw new CommandError(`Repo '${args.repo_id}' not found.`);
     const upstream = [...new Set(args.depends_on ?? [])];
-    let waiting = false;
-    for (const id of upstream) {
-      const task = await ctx.db.tasks.get(id);
-      if (!task) throw new CommandError(`Cannot depend on task '${id}': it does not exist.`);
-      if (task.status !== 'COMPLETED') waiting = true;
-    }
+    const upstreamStatus = await ctx.db.tasks.statusesOf(upstream);
+    const missing = upstream.find((id) => !upstreamStatus.has(id));
+    if (missing) throw new CommandError(`Cannot depend on task '${missing}': it does not exist.`);
+    // Waits (DEFINED) while any upstream task is unfinished; the orchestrator promotes it to READY.
+    const waiting = upstream.some((id) => upstreamStatus.get(id) !== 'COMPLETED');
     const task = await ctx.db.tasks.create(
       {
         projectId,

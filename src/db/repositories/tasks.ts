@@ -282,6 +282,21 @@ export class TaskRepository {
     return Number(rows[0]?.found ?? 0) > 0;
   }
 
+  /** The status of each of the given tasks that exists (one query; missing ids are absent). */
+  async statusesOf(ids: string[]): Promise<Map<string, TaskStatus>> {
+    const found = new Map<string, TaskStatus>();
+    const conn = this.em().getConnection();
+    for (let start = 0; start < ids.length; start += 500) {
+      const batch = ids.slice(start, start + 500);
+      const rows = await conn.execute<Array<{ id: string; status: TaskStatus }>>(
+        `select id, status from tasks where id in (${batch.map(() => '?').join(', ')})`,
+        batch,
+      );
+      for (const r of rows) found.set(r.id, r.status);
+    }
+    return found;
+  }
+
   /** How many of the task's upstream tasks are not COMPLETED. */
   async unmetDependencyCount(taskId: string): Promise<number> {
     const rows = await this.em()
@@ -318,21 +333,36 @@ export class TaskRepository {
 
   /** Every task downstream of `taskId` (transitively) that is not COMPLETED, nearest first. */
   async stuckDownstream(taskId: string): Promise<Array<{ id: string; title: string; status: TaskStatus }>> {
-    return this.em()
-      .getConnection()
-      .execute(
-        `with recursive down(id, depth) as (
-           select task_id, 1 from task_dependencies where depends_on_id = ?
+    return (await this.stuckDownstreamOf([taskId])).get(taskId) ?? [];
+  }
+
+  /**
+   * `stuckDownstream` for many roots in one recursive query (a breadth-first walk over the
+   * dependency edges done by SQLite), so a project's chain health is one round trip, not one
+   * per blocked task. Every root is in the map, with an empty list when nothing waits on it.
+   */
+  async stuckDownstreamOf(rootIds: string[]): Promise<Map<string, Array<{ id: string; title: string; status: TaskStatus }>>> {
+    const result = new Map<string, Array<{ id: string; title: string; status: TaskStatus }>>(rootIds.map((id) => [id, []]));
+    const conn = this.em().getConnection();
+    // Batches keep the bound-parameter list well under SQLite's limit.
+    for (let start = 0; start < rootIds.length; start += 500) {
+      const batch = rootIds.slice(start, start + 500);
+      const rows = await conn.execute<Array<{ root: string; id: string; title: string; status: TaskStatus }>>(
+        `with recursive down(root, id, depth) as (
+           select depends_on_id, task_id, 1 from task_dependencies where depends_on_id in (${batch.map(() => '?').join(', ')})
            union
-           select d.task_id, down.depth + 1 from task_dependencies d join down on d.depends_on_id = down.id
+           select down.root, d.task_id, down.depth + 1 from task_dependencies d join down on d.depends_on_id = down.id
            where down.depth < 1000
          )
-         select t.id, t.title, t.status from tasks t
-           join (select id, min(depth) as depth from down group by id) nearest on nearest.id = t.id
-          where t.status <> 'COMPLETED'
-          order by nearest.depth, t.priority, t.created_at`,
-        [taskId],
+         select nearest.root, t.id, t.title, t.status from tasks t
+           join (select root, id, min(depth) as depth from down group by root, id) nearest on nearest.id = t.id
+          where t.status <> 'COMPLETED' and t.id <> nearest.root
+          order by nearest.root, nearest.depth, t.priority, t.created_at, t.id`,
+        batch,
       );
+      for (const r of rows) result.get(r.root)?.push({ id: r.id, title: r.title, status: r.status });
+    }
+    return result;
   }
 
   /** BLOCKED tasks of a project (for chain health). */

@@ -104,4 +104,30 @@ describe('status, channels and agents', () => {
       await guarded.cleanup();
     }
   });
+
+  it('caps the ready list at the 20 most urgent and takes the total from the counts', async () => {
+    for (let i = 0; i < 25; i++) {
+      await rt.db.tasks.create({ projectId: 'alpha', title: `t${i}`, description: 'd', priority: 100 - i });
+    }
+    const { tasks } = (await rt.exec('get_status')) as { tasks: { total: number; by_status: Record<string, number>; ready_to_work: Array<{ title: string }> } };
+    expect(tasks.total).toBe(25);
+    expect(tasks.by_status).toEqual({ READY: 25 });
+    expect(tasks.ready_to_work).toHaveLength(20);
+    expect(tasks.ready_to_work[0]).toEqual({ id: expect.any(String), title: 't24', project_id: 'alpha' });
+    expect(tasks.ready_to_work[19].title).toBe('t5');
+    expect((await rt.exec('get_status')).orchestrator_paused).toBe(false);
+  });
+
+  it('names the missing field for channel commands', async () => {
+    expect(await rt.exec('set_control_interface', { project_id: 'alpha' })).toEqual({ error: "Missing required field 'channel_name'." });
+    expect(await rt.exec('get_project_for_channel', {})).toEqual({ error: "Missing required field 'channel_id'." });
+    expect(await rt.exec('set_project_channel', { project_id: 'alpha' })).toEqual({ error: "Missing required field 'channel_id'." });
+  });
+
+  it('shows what an agent works on in list_agents', async () => {
+    await rt.exec('create_agent', { name: 'w', agent_type: 'claude' });
+    const t = (await rt.exec('create_task', { project_id: 'alpha', title: 'Run', description: 'd' })).created as string;
+    await rt.db.em().getConnection().execute("update agents set state = 'BUSY', current_task = ? where id = 'w'", [t]);
+    expect(await rt.exec('list_agents')).toEqual({ agents: [{ id: 'w', name: 'w', type: 'claude', state: 'BUSY', current_task: t }] });
+  });
 });

@@ -140,4 +140,119 @@ describe('dependencies, skip, stop and chain health', () => {
     expect(Array.from(explained.agent_summary)).toHaveLength(1001);
     expect(await rt.exec('get_task_result', { task_id: a.created })).toMatchObject({ result: 'FAILED', tokens_used: 10, cost_usd: 0.5 });
   });
+
+  it('starts READY when every upstream is done, and keeps waiting while any edge is unmet', async () => {
+    const done = await task('Done');
+    await rt.exec('set_task_status', { task_id: done.created, status: 'COMPLETED' });
+    const open = await task('Open');
+    const ready = await task('Ready', [done.created]);
+    expect(ready.status).toBe('READY');
+    expect(await rt.exec('add_dependency', { task_id: ready.created, depends_on: open.created })).toMatchObject({ status: 'DEFINED' });
+    const x = await task('X');
+    expect(await rt.exec('add_dependency', { task_id: x.created, depends_on: done.created })).toMatchObject({ status: 'READY' });
+    const two = await task('Two', [open.created, x.created]);
+    expect(await rt.exec('remove_dependency', { task_id: two.created, depends_on: x.created })).toEqual({
+      task_id: two.created,
+      removed: x.created,
+      status: 'DEFINED',
+    });
+    expect(await rt.exec('get_task_dependencies', { task_id: open.created })).toEqual({
+      task_id: open.created,
+      depends_on: [],
+      dependents: expect.arrayContaining([
+        { id: ready.created, title: 'Ready', status: 'DEFINED' },
+        { id: two.created, title: 'Two', status: 'DEFINED' },
+      ]),
+    });
+    expect(await rt.exec('get_task_dependencies', { task_id: 'ghost' })).toEqual({ error: "Task 'ghost' not found." });
+    expect(await rt.exec('remove_dependency', { task_id: 'ghost', depends_on: x.created })).toEqual({ error: "Task 'ghost' not found." });
+  });
+
+  it('refuses a longer cycle', async () => {
+    const a = await task('A');
+    const b = await task('B', [a.created]);
+    const c = await task('C', [b.created]);
+    const d = await task('D', [c.created]);
+    expect(await rt.exec('add_dependency', { task_id: a.created, depends_on: d.created })).toEqual({ error: expect.stringContaining('cycle') });
+    expect((await rt.exec('get_task_dependencies', { task_id: a.created })).depends_on).toEqual([]);
+  });
+
+  it('promotes a task with two upstreams only when the second is skipped too', async () => {
+    const a = await task('A');
+    const other = await task('Other');
+    const both = await task('Both', [a.created, other.created]);
+    await rt.exec('set_task_status', { task_id: a.created, status: 'BLOCKED' });
+    await rt.exec('set_task_status', { task_id: other.created, status: 'FAILED' });
+    expect(await rt.exec('skip_task', { task_id: a.created })).toMatchObject({ unblocked_count: 0, unblocked: [] });
+    expect(await rt.exec('skip_task', { task_id: other.created })).toEqual({
+      skipped: other.created,
+      unblocked_count: 1,
+      unblocked: [{ id: both.created, title: 'Both' }],
+    });
+    expect(await status(both.created)).toBe('READY');
+    const skipped = await rt.db.tasks.get(a.created);
+    expect(skipped).toMatchObject({ status: 'COMPLETED', skipped: true, completedAt: expect.any(Date) });
+    expect(await rt.exec('skip_task', { task_id: a.created })).toEqual({ error: expect.stringContaining('is COMPLETED') });
+  });
+
+  it('stop releases the agent and the workspace lock, and reports the stuck chain', async () => {
+    const a = await task('A');
+    const b = await task('B', [a.created]);
+    await rt.db.agents.create({ id: 'a1', name: 'a1', type: 'claude' });
+    await rt.db.workspaces.create({ id: 'w1', projectId: 'alpha', name: 'w1', path: '/tmp/w1', sourceType: 'link', repoId: null });
+    await rt.db.workspaces.acquire('w1', a.created, 'a1');
+    await rt.db.em().getConnection().execute("update agents set state = 'BUSY', current_task = ? where id = 'a1'", [a.created]);
+    await rt.db.tasks.update(a.created, { status: 'IN_PROGRESS', assignedAgent: 'a1' });
+    expect(await rt.exec('stop_task', { task_id: a.created })).toEqual({ stopped: a.created });
+    expect(await rt.db.tasks.get(a.created)).toMatchObject({ status: 'BLOCKED', assignedAgent: null });
+    expect(await rt.db.agents.get('a1')).toMatchObject({ state: 'IDLE', currentTask: null });
+    expect(await rt.db.workspaces.get('w1')).toMatchObject({ lockedByTaskId: null, lockedByAgentId: null });
+    const events = (await rt.db.events.recent(2)).map((e) => [e.type, e.taskId]);
+    expect(events).toEqual([
+      ['chain_stuck', a.created],
+      ['task_stopped', a.created],
+    ]);
+    expect(await rt.exec('stop_task', { task_id: a.created })).toEqual({ error: expect.stringContaining('not IN_PROGRESS') });
+    expect(await rt.exec('stop_task', { task_id: 'ghost' })).toEqual({ error: "Task 'ghost' not found." });
+    expect(await rt.exec('get_chain_health', { task_id: a.created })).toMatchObject({ stuck_count: 1, stuck_downstream: [{ id: b.created, title: 'B', status: 'DEFINED' }] });
+  });
+
+  it('lists one stuck chain per BLOCKED task that holds something up, for a named project', async () => {
+    const a = await task('A');
+    const b = await task('B', [a.created]);
+    const lone = await task('Lone');
+    const x = await task('X');
+    const y = await task('Y', [x.created]);
+    const z = await task('Z', [y.created, b.created]);
+    for (const id of [a.created, lone.created, x.created]) await rt.exec('set_task_status', { task_id: id, status: 'BLOCKED' });
+    const health = (await rt.exec('get_chain_health', { project_id: 'alpha' })) as {
+      stuck_chains: Array<{ blocked_task: { id: string }; stuck_downstream: Array<{ id: string }>; stuck_count: number }>;
+      total_stuck_chains: number;
+    };
+    expect(health.total_stuck_chains).toBe(2);
+    const byRoot = Object.fromEntries(health.stuck_chains.map((c) => [c.blocked_task.id, c.stuck_downstream.map((s) => s.id)]));
+    expect(byRoot).toEqual({ [a.created]: [b.created, z.created], [x.created]: [y.created, z.created] });
+    expect(await rt.exec('get_chain_health', { project_id: 'ghost' })).toEqual({ error: "Project 'ghost' not found." });
+    expect(await rt.exec('get_chain_health')).toEqual({ project_id: null, stuck_chains: [], total_stuck_chains: 0 });
+  });
+
+  it('returns the newest task result with snake_case keys', async () => {
+    const a = await task('A');
+    const base = { taskId: a.created, agentId: 'a1', summary: null, errorMessage: null, filesChanged: null, tokensUsed: 1, costUsd: 0, sessionId: null };
+    await rt.db.taskResults.add({ ...base, result: 'FAILED' });
+    await rt.db.taskResults.add({ ...base, result: 'COMPLETED', summary: 'done', filesChanged: ['a.ts'] });
+    expect(await rt.exec('get_task_result', { task_id: a.created })).toEqual({
+      task_id: a.created,
+      agent_id: 'a1',
+      result: 'COMPLETED',
+      summary: 'done',
+      error_message: null,
+      files_changed: ['a.ts'],
+      tokens_used: 1,
+      cost_usd: 0,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    expect(await rt.exec('get_agent_error', { task_id: a.created })).toMatchObject({ error_type: 'Unknown error', error_message: null, agent_summary: 'done' });
+    expect(await rt.exec('get_agent_error', { task_id: 'ghost' })).toEqual({ error: "Task 'ghost' not found." });
+  });
 });

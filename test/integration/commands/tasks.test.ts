@@ -112,4 +112,47 @@ describe('task commands', () => {
     expect(await rt.db.workspaces.get('w1')).toMatchObject({ lockedByTaskId: null });
     expect(await rt.exec('delete_task', { task_id: created })).toEqual({ error: `Task '${created}' not found.` });
   });
+
+  it('filters list_tasks by project and status, and shows pr_url only when set', async () => {
+    await rt.exec('create_project', { name: 'beta' });
+    const a = await create({ title: 'A' });
+    await create({ title: 'B', project_id: 'beta' });
+    await rt.db.tasks.update(a.created as string, { status: 'AWAITING_APPROVAL', prUrl: 'https://example.test/pr/1' });
+    const inBeta = (await rt.exec('list_tasks', { project_id: 'beta' })) as { tasks: Array<{ title: string }>; total: number };
+    expect(inBeta.total).toBe(1);
+    expect(inBeta.tasks.map((t) => t.title)).toEqual(['B']);
+    const awaiting = (await rt.exec('list_tasks', { status: 'AWAITING_APPROVAL' })) as { tasks: Array<{ id: string }>; total: number };
+    expect(awaiting).toEqual({ tasks: [expect.objectContaining({ id: a.created })], total: 1 });
+    expect(await rt.exec('get_task', { task_id: a.created })).toMatchObject({ pr_url: 'https://example.test/pr/1' });
+    expect(await rt.exec('list_tasks', { project_id: 'ghost' })).toEqual({ tasks: [], total: 0 });
+  });
+
+  it('records forced status changes and refuses unknown statuses', async () => {
+    const { created } = await create();
+    await rt.exec('set_task_status', { task_id: created, status: 'FAILED' });
+    const [latest] = await rt.db.events.recent(1);
+    expect(latest).toMatchObject({ type: 'task_status_forced', taskId: created, payload: { old_status: 'READY', new_status: 'FAILED' } });
+    expect(await rt.exec('set_task_status', { task_id: created, status: 'DONE' })).toEqual({
+      error: expect.stringMatching(/^Field 'status' must be one of /),
+    });
+    expect(await rt.exec('set_task_status', { task_id: created })).toEqual({ error: "Missing required field 'status'." });
+  });
+
+  it('lets a Slack user outside AQ_ADMINS queue and inspect tasks', async () => {
+    const guarded = await makeTestRuntime({ AQ_ADMINS: 'U1' });
+    try {
+      await guarded.exec('create_project', { name: 'p' });
+      const asSlack = (name: string, args: Record<string, unknown> = {}) =>
+        guarded.handler.execute(name, args, { source: 'slack', userId: 'U2' });
+      const { created } = await asSlack('create_task', { project_id: 'p', title: 'x', description: 'y' });
+      expect(created).toEqual(expect.any(String));
+      expect(await asSlack('get_task', { task_id: created })).toMatchObject({ id: created });
+      expect(await asSlack('list_tasks')).toMatchObject({ total: 1 });
+      expect(await asSlack('get_status')).toMatchObject({ projects: 1 });
+      expect(await asSlack('list_agents')).toEqual({ agents: [] });
+      expect(await asSlack('get_chain_health', { project_id: 'p' })).toMatchObject({ total_stuck_chains: 0 });
+    } finally {
+      await guarded.cleanup();
+    }
+  });
 });
