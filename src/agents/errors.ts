@@ -8,9 +8,16 @@ interface Rule extends ErrorClassification {
 }
 
 /**
- * Checked in order; the first rule with a matching word wins. Words match whole: letters and
- * digits may not touch them, but `_` and punctuation may — so "authentication_failed" is an
- * authentication error while "author" is not, and "max_tokens" is a token limit.
+ * The original's categories and order (research §3.5), with whole-word matching instead of
+ * substrings. The rule:
+ * - case-insensitive; rules are checked in the order below and the first rule with a matching
+ *   word wins (so "token quota exceeded" is a quota problem, and a timeout message that also
+ *   mentions tokens is a token limit, as in the original);
+ * - a word matches only whole: no letter or digit may touch it on either side, while `_`,
+ *   `-` and punctuation may. "author" and "tokenizer" match nothing, "oauth" is not "auth"
+ *   (it has its own entry), "authentication_failed" is an authentication error, "max_tokens"
+ *   and "rate_limit_error" match "tokens" and "rate_limit", and "429" does not match "14290";
+ * - a space inside a phrase matches any run of spaces, `_` or `-` ("rate limit" = "rate-limit").
  */
 const RULES: Rule[] = [
   {
@@ -19,7 +26,10 @@ const RULES: Rule[] = [
     suggestedFix: 'The model could not produce valid structured output after several tries. Simplify the task or drop the output-format constraints.',
   },
   {
-    words: ['auth', 'authentication', 'unauthorized', 'invalid api key', 'invalid x-api-key'],
+    words: [
+      'auth', 'oauth', 'authentication', 'authenticate', 'authenticated', 'unauthenticated', 'authorization',
+      'unauthorized', '401', 'invalid api key', 'invalid x-api-key', 'api key', 'api_key',
+    ],
     errorType: 'Authentication error',
     suggestedFix: 'Check that ANTHROPIC_API_KEY (or the Claude Code login) is valid and not expired, then restart the task.',
   },
@@ -39,12 +49,12 @@ const RULES: Rule[] = [
     suggestedFix: 'The context window or token budget was exceeded. Split the task into smaller tasks.',
   },
   {
-    words: ['timeout', 'timed out', 'time out', 'deadline exceeded'],
+    words: ['timeout', 'timeouts', 'timed out', 'time out', 'deadline exceeded'],
     errorType: 'Timeout',
     suggestedFix: 'The run took too long. Simplify the task, or raise the time limit.',
   },
   {
-    words: ['config', 'configuration', 'invalid model', 'model not found'],
+    words: ['config', 'configuration', 'misconfigured', 'misconfiguration', 'invalid model', 'model not found'],
     errorType: 'Configuration error',
     suggestedFix: 'Check the model name, the allowed tools and the MCP server settings.',
   },
@@ -54,7 +64,7 @@ const RULES: Rule[] = [
     suggestedFix: 'An MCP server failed. Check its configuration and that it starts on its own.',
   },
   {
-    words: ['permission', 'permission denied', 'eacces', 'eperm', 'not permitted'],
+    words: ['permission', 'permissions', 'permission denied', 'eacces', 'eperm', 'not permitted'],
     errorType: 'Permission denied',
     suggestedFix: 'A file or directory could not be accessed. Check the workspace permissions.',
   },

@@ -18,6 +18,16 @@ describe('classifyError', () => {
     ['EACCES: permission denied, open /x', 'Permission denied'],
     ['Agent was stopped', 'Cancelled'],
     ['Claude Code process aborted by user', 'Cancelled'],
+    ['OAuth token has expired', 'Authentication error'],
+    ['Failed to authenticate. API Error: 401', 'Authentication error'],
+    ['ANTHROPIC_API_KEY is not set', 'Authentication error'],
+    ['Request failed: rate-limit exceeded', 'Rate limit'],
+    ['Overloaded', 'Rate limit'],
+    ['context window exceeded', 'Token limit'],
+    ['deadline exceeded', 'Timeout'],
+    ['model not found: claude-x', 'Configuration error'],
+    ['Claude Code lacks permissions for /etc', 'Permission denied'],
+    ['Request cancelled', 'Cancelled'],
     ['segfault in module', 'Unexpected error'],
   ])('%j is a %s', (message, type) => {
     expect(classifyError(message).errorType).toBe(type);
@@ -27,11 +37,18 @@ describe('classifyError', () => {
     expect(classifyError('the author of the file changed it').errorType).toBe('Unexpected error');
     expect(classifyError('tokenizer crashed').errorType).toBe('Unexpected error');
     expect(classifyError('reconfigure the thing').errorType).toBe('Unexpected error');
+    expect(classifyError('request 14290 crashed').errorType).toBe('Unexpected error');
+    expect(classifyError('The AUTHORS file is missing').errorType).toBe('Unexpected error');
+    expect(classifyError('tokenization went wrong; no such commit').errorType).toBe('Unexpected error');
+    expect(classifyError('stop_reason: max_tokens').errorType).toBe('Token limit');
   });
 
   it('takes the first rule that matches', () => {
     expect(classifyError('auth failed after timeout').errorType).toBe('Authentication error');
     expect(classifyError('timeout while counting tokens').errorType).toBe('Token limit');
+    expect(classifyError('token quota exhausted').errorType).toBe('Token quota exhausted');
+    expect(classifyError('rate limit hit, quota fine').errorType).toBe('Rate limit');
+    expect(classifyError('MCP config invalid').errorType).toBe('Configuration error');
   });
 
   it('calls an empty message unknown and always suggests a fix', () => {
