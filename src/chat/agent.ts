@@ -1,11 +1,15 @@
-import { randomUUID } from 'node:crypto';
-import type { Actor, CommandResult } from '../commands/catalog';
+import type { Actor, AnyCommand, CommandResult } from '../commands/catalog';
 import type { CommandHandler } from '../commands/handler';
-import type { ChatContentBlock, ChatMessage, ChatProvider, ChatToolDefinition, ChatUsage } from './provider';
+import { describeInputError } from '../commands/validation-errors';
+import { newConfirmation } from './confirmations';
+import type { ChatContentBlock, ChatMessage, ChatProvider, ChatToolDefinition, ChatToolUse, ChatUsage } from './provider';
 import type { ChatCommandRun, PendingConfirmation } from './service';
 
+/** Model calls one turn may make before the agent stops and says so. */
 export const MAX_TOOL_ROUNDS = 12;
 export const CHAT_MAX_TOKENS = 2048;
+/** A tool result longer than this is cut before it reaches the model. */
+export const MAX_TOOL_RESULT_CHARS = 30_000;
 
 export interface AgentTurnInput {
   provider: ChatProvider;
@@ -24,55 +28,122 @@ export interface AgentTurnOutput {
   text: string;
   runs: ChatCommandRun[];
   pendingConfirmations: PendingConfirmation[];
-  /** The conversation after the turn, ready to store (always well-formed for the next call). */
+  /** The conversation after the turn, ending with the assistant's reply (well-formed for the next call). */
   messages: ChatMessage[];
   usage: ChatUsage[];
+  /** True when a model call failed; `text` then says so. */
   failed: boolean;
 }
 
-function summarizeArgs(args: Record<string, unknown>): string {
-  const shown = Object.entries(args)
-    .filter(([, v]) => v !== undefined && v !== '')
-    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
-    .join(', ');
-  return shown.length > 200 ? `${shown.slice(0, 197)}...` : shown;
+const ACTION_KEYS = ['created', 'updated', 'deleted', 'approved', 'restarted', 'skipped', 'stopped', 'paused', 'resumed', 'fired', 'archived', 'cancelled'];
+
+function capitalize(word: string): string {
+  return word ? word[0].toUpperCase() + word.slice(1) : word;
 }
 
-/** Plain-words outcome of the commands run, for when the model ends without text. */
-export function describeRuns(runs: ChatCommandRun[]): string {
-  if (runs.length === 0) return 'I had nothing to report.';
-  const sentences = runs.map((run) => {
-    const r = run.result;
-    if ('error' in r) return `${run.command} failed: ${String(r.error)}`;
-    if (typeof r.created === 'string') return `Created ${r.created}${typeof r.title === 'string' ? ` (${r.title})` : ''}${typeof r.project_id === 'string' ? ` in ${r.project_id}` : ''}.`;
-    for (const key of ['updated', 'deleted', 'approved', 'restarted', 'skipped', 'stopped', 'paused', 'resumed', 'fired']) {
-      if (typeof r[key] === 'string') return `${key[0].toUpperCase()}${key.slice(1)} ${String(r[key])}.`;
-    }
-    return `Ran ${run.command}.`;
+/** "Created task swift-fox-042 (Fix login) in demo." from create_task's result. */
+function describeRun(run: ChatCommandRun): string | null {
+  const r = run.result;
+  if ('error' in r) return `${run.command} failed: ${String(r.error)}`;
+  const key = ACTION_KEYS.find((k) => typeof r[k] === 'string');
+  if (!key) return null;
+  const [verb, ...rest] = run.command.split('_');
+  const noun = rest.length && key.startsWith(verb.replace(/e$/, '')) ? `${rest.join(' ')} ` : '';
+  const title = typeof r.title === 'string' ? ` (${r.title})` : '';
+  const where = typeof r.project_id === 'string' && r.project_id !== r[key] ? ` in ${r.project_id}` : '';
+  return `${capitalize(key)} ${noun}${String(r[key])}${title}${where}.`;
+}
+
+/** The outcome of the commands run, in plain words, for when the model ends without text. */
+export function describeOutcome(runs: ChatCommandRun[], pending: PendingConfirmation[] = []): string {
+  const sentences = runs.map(describeRun).filter((s): s is string => s !== null);
+  const lookedUp = [...new Set(runs.filter((run) => describeRun(run) === null).map((run) => run.command))];
+  if (lookedUp.length) sentences.push(`I looked things up (${lookedUp.join(', ')}) but have nothing to add; ask me for the details you need.`);
+  for (const p of pending) sentences.push(`Waiting for someone to confirm: ${p.summary}`);
+  return sentences.length ? sentences.join(' ') : 'I have no answer to that. Could you say it another way?';
+}
+
+/** Why a model call failed, in a few words. */
+function failureReason(err: unknown): string {
+  const e = err as { status?: number; name?: string };
+  if (e?.name === 'APIUserAbortError' || e?.name === 'AbortError') return 'the request was cancelled';
+  const status = e?.status;
+  if (status === 429) return 'the model is rate limited right now';
+  if (status === 401 || status === 403) return 'the model service rejected the API key (check ANTHROPIC_API_KEY)';
+  if (status === 529) return 'the model service is overloaded';
+  if (status !== undefined && status >= 500) return `the model service failed (HTTP ${status})`;
+  if (status !== undefined) return `the model service refused the request (HTTP ${status})`;
+  return 'the model service could not be reached';
+}
+
+/**
+ * A short, honest sentence for a failed model call. `changes` describes what commands did
+ * before the failure; only when there is none does it say nothing was changed.
+ */
+export function apiFailureText(err: unknown, changes: string | null): string {
+  const after = changes ? `Before that: ${changes}` : 'Nothing was changed.';
+  return `I couldn't finish because ${failureReason(err)}. ${after} Please try again in a moment.`;
+}
+
+function isReadOnly(handler: CommandHandler, name: string): boolean {
+  return handler.command(name)?.readOnly === true;
+}
+
+/** What this turn changed, in words, or null when it only read (or nothing succeeded). */
+function changesMade(handler: CommandHandler, runs: ChatCommandRun[]): string | null {
+  const changing = runs.filter((run) => !isReadOnly(handler, run.command) && !('error' in run.result));
+  return changing.length ? describeOutcome(changing) : null;
+}
+
+function resultContent(result: CommandResult): string {
+  const json = JSON.stringify(result);
+  if (json.length <= MAX_TOOL_RESULT_CHARS) return json;
+  return `${json.slice(0, MAX_TOOL_RESULT_CHARS)}… (cut: ${json.length - MAX_TOOL_RESULT_CHARS} more characters; ask for less, e.g. with a filter or a limit)`;
+}
+
+interface ToolOutcome {
+  block: ChatContentBlock;
+  run?: ChatCommandRun;
+  pending?: PendingConfirmation;
+}
+
+/** Runs one tool call: directly, or held for a person's confirmation. Never throws. */
+async function runTool(input: AgentTurnInput, use: ChatToolUse): Promise<ToolOutcome> {
+  const args = (use.input && typeof use.input === 'object' && !Array.isArray(use.input) ? use.input : {}) as Record<string, unknown>;
+  const command: AnyCommand | undefined = input.handler.command(use.name);
+  const answer = (result: CommandResult): ChatContentBlock => ({
+    type: 'tool_result',
+    tool_use_id: use.id,
+    content: resultContent(result),
+    ...('error' in result && { is_error: true }),
   });
-  return sentences.join(' ');
-}
+  if (!command || command.modelAccess === 'excluded') return { block: answer({ error: `Unknown command: ${use.name}` }) };
 
-/** A short, honest sentence for a failed model call. */
-export function apiFailureText(err: unknown, ranCommands: boolean): string {
-  const status = (err as { status?: number }).status;
-  const reason =
-    status === 429
-      ? 'the model is rate limited right now'
-      : status === 401 || status === 403
-        ? 'the model service rejected the API key (check ANTHROPIC_API_KEY)'
-        : status === 529
-          ? 'the model service is overloaded'
-          : status !== undefined && status >= 500
-            ? `the model service failed (HTTP ${status})`
-            : 'the model service could not be reached';
-  return `I couldn't finish because ${reason}. ${ranCommands ? 'Some actions above did run.' : 'Nothing was changed.'} Please try again in a moment.`;
+  if (command.modelAccess === 'confirm') {
+    // Check the input now, so nobody is asked to confirm a call that cannot run.
+    const parsed = command.input.safeParse(args);
+    if (!parsed.success) return { block: answer({ error: describeInputError(parsed.error, args) }) };
+    const pending = newConfirmation(use.name, args);
+    const held = {
+      status: 'awaiting_confirmation',
+      message: `Not run yet: a person must press Confirm (or Cancel) under your reply. Tell them what will happen; do not call ${use.name} again for this.`,
+    };
+    return { block: answer(held), pending };
+  }
+
+  let result: CommandResult;
+  try {
+    result = await input.handler.execute(use.name, args, input.actor);
+  } catch (err) {
+    result = { error: err instanceof Error ? err.message : String(err) };
+  }
+  return { block: answer(result), run: { command: use.name, args, result } };
 }
 
 /**
  * One chat turn: send the conversation and tools, run every tool call through the command layer
- * (calls in one round run together), return their results, and repeat until the model answers
- * in text or the round bound is reached.
+ * (the calls of one round run together; results keep the calls' order), send the results back,
+ * and repeat until the model answers without tools or the round bound is reached.
  */
 export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnOutput> {
   const messages = [...input.messages];
@@ -80,10 +151,21 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnOutp
   const pending: PendingConfirmation[] = [];
   const usage: ChatUsage[] = [];
   const maxRounds = input.maxRounds ?? MAX_TOOL_ROUNDS;
-  const startLength = messages.length;
+  const progress = async (status: string) => {
+    try {
+      await input.onProgress?.(status);
+    } catch {
+      // A status line that fails to update must not stop the work.
+    }
+  };
+  const finish = (text: string, failed = false): AgentTurnOutput => {
+    // `messages` always ends with a user message here, so the reply keeps roles alternating.
+    messages.push({ role: 'assistant', content: text });
+    return { text, runs, pendingConfirmations: pending, messages, usage, failed };
+  };
 
   for (let round = 0; round < maxRounds; round++) {
-    await input.onProgress?.(round === 0 ? 'Thinking…' : 'Thinking about the results…');
+    await progress(round === 0 ? 'Thinking…' : 'Thinking about the results…');
     let response;
     try {
       response = await input.provider.createMessage({
@@ -94,41 +176,31 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnOutp
         signal: input.signal,
       });
     } catch (err) {
-      const text = apiFailureText(err, runs.length > 0);
-      // Keep the stored conversation well-formed: drop this turn's unfinished tool exchange.
-      const kept = [...messages.slice(0, startLength), { role: 'assistant' as const, content: text }];
-      return { text, runs, pendingConfirmations: pending, messages: kept, usage, failed: true };
+      return finish(apiFailureText(err, changesMade(input.handler, runs)), true);
     }
     usage.push(response.usage);
-    messages.push({ role: 'assistant', content: response.content.length ? response.content : [{ type: 'text', text: response.text || '…' }] });
+    const content = response.content.filter((b) => b.type !== 'text' || b.text.trim() !== '');
+
     if (response.toolUses.length === 0) {
-      const text = response.text.trim() || describeRuns(runs);
+      const text = response.text.trim();
+      if (!text) return finish(describeOutcome(runs, pending));
+      messages.push({ role: 'assistant', content });
       return { text, runs, pendingConfirmations: pending, messages, usage, failed: false };
     }
-    await input.onProgress?.(`Running ${response.toolUses.map((t) => t.name).join(', ')}…`);
-    const results: ChatContentBlock[] = await Promise.all(
-      response.toolUses.map(async (use) => {
-        const args = (use.input && typeof use.input === 'object' ? use.input : {}) as Record<string, unknown>;
-        const command = input.handler.command(use.name);
-        let result: CommandResult;
-        if (!command || command.modelAccess === 'excluded') {
-          result = { error: `Unknown command: ${use.name}` };
-        } else if (command.modelAccess === 'confirm') {
-          const confirmation = { id: randomUUID(), command: use.name, args, summary: `Run ${use.name}${Object.keys(args).length ? ` (${summarizeArgs(args)})` : ''}` };
-          pending.push(confirmation);
-          result = { status: 'awaiting_confirmation', message: `This needs a person's confirmation. Confirm and Cancel buttons are shown; do not call ${use.name} again.` };
-        } else {
-          result = await input.handler.execute(use.name, args, input.actor);
-          runs.push({ command: use.name, args, result });
-        }
-        return { type: 'tool_result' as const, tool_use_id: use.id, content: JSON.stringify(result), ...('error' in result && { is_error: true }) };
-      }),
-    );
-    messages.push({ role: 'user', content: results });
+
+    messages.push({ role: 'assistant', content });
+    await progress(`Running ${[...new Set(response.toolUses.map((t) => t.name))].join(', ')}…`);
+    const outcomes = await Promise.all(response.toolUses.map((use) => runTool(input, use)));
+    for (const o of outcomes) {
+      if (o.run) runs.push(o.run);
+      if (o.pending) pending.push(o.pending);
+    }
+    messages.push({ role: 'user', content: outcomes.map((o) => o.block) });
   }
 
-  const text = `I stopped after ${maxRounds} rounds of tool calls without finishing. So far: ${describeRuns(runs)}`;
-  messages.push({ role: 'assistant', content: text });
-  // The last assistant message must follow the tool results, keeping the transcript valid.
-  return { text, runs, pendingConfirmations: pending, messages, usage, failed: false };
+  const soFar = changesMade(input.handler, runs);
+  const waiting = pending.length ? ` ${describeOutcome([], pending)}` : '';
+  return finish(
+    `I stopped after ${maxRounds} rounds of tool calls without reaching an answer. ${soFar ? `So far: ${soFar}` : 'Nothing was changed.'}${waiting}`,
+  );
 }

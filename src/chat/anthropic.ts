@@ -5,6 +5,7 @@ export interface AnthropicProviderOptions {
   apiKey: string;
   baseUrl?: string;
   model: string;
+  /** SDK retries for 408/409/429/5xx and connection errors (default 2), honouring retry-after. */
   maxRetries?: number;
 }
 
@@ -37,7 +38,10 @@ export class AnthropicChatProvider implements ChatProvider {
     );
     const content: ChatContentBlock[] = [];
     for (const block of response.content ?? []) {
-      if (block.type === 'text') content.push({ type: 'text', text: block.text });
+      // An empty text block cannot be sent back in the next request, so it is dropped here.
+      if (block.type === 'text') {
+        if (block.text.trim()) content.push({ type: 'text', text: block.text });
+      }
       else if (block.type === 'tool_use') content.push({ type: 'tool_use', id: block.id, name: block.name, input: block.input });
     }
     const usage = response.usage ?? ({} as Anthropic.Messages.Usage);

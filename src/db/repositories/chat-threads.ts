@@ -1,10 +1,16 @@
-import { ChatThread } from '../entities';
+import { ChatThread, SystemState } from '../entities';
 import type { EmFactory } from '../database';
 
 export interface StoredConversation {
   summary: string | null;
   turns: unknown[];
 }
+
+/**
+ * Pending chat confirmations live in `system_state` under this prefix: one small row each, so a
+ * restart keeps them and any process can take one.
+ */
+const PENDING_PREFIX = 'chat_confirmation:';
 
 export class ChatThreadRepository {
   constructor(private readonly em: EmFactory) {}
@@ -16,5 +22,21 @@ export class ChatThreadRepository {
 
   async save(id: string, conversation: StoredConversation): Promise<void> {
     await this.em().upsert(ChatThread, { id, summary: conversation.summary, turns: conversation.turns, updatedAt: new Date() });
+  }
+
+  async savePending(id: string, value: unknown): Promise<void> {
+    await this.em().upsert(SystemState, { key: PENDING_PREFIX + id, value, updatedAt: new Date() });
+  }
+
+  /**
+   * Reads and removes a pending confirmation. The delete decides the winner, so two clicks on
+   * the same Confirm button (or two processes) never both get it.
+   */
+  async takePending<T>(id: string): Promise<T | null> {
+    const key = PENDING_PREFIX + id;
+    const row = await this.em().findOne(SystemState, { key });
+    if (!row) return null;
+    const deleted = await this.em().nativeDelete(SystemState, { key });
+    return deleted === 1 ? (row.value as T) : null;
   }
 }
