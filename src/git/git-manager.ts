@@ -1,67 +1,91 @@
-import { stat } from 'node:fs/promises';
-import { simpleGit, type SimpleGit } from 'simple-git';
-import { assertValidBranchName } from './branch-names';
+import { mkdir, realpath, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { assertValidBranchName, assertValidRefName, assertValidRemoteName, branchNameForTask } from './branch-names';
+import { changedFiles, diffAgainstDefault, workingDiff } from './diffs';
 import { GitError, toGitError } from './git-errors';
+import { GitRunner, type GitRunResult } from './git-runner';
+import { findBranchConflicts, type BranchConflict } from './merge-check';
+import { mergeBranch, type MergeOutcome } from './merge';
+import { createPullRequest, type PullRequestInput } from './pull-requests';
+import { refSha } from './repo-state';
+import { isConflict, parsePorcelainZ, type PorcelainEntry } from './status';
+import { syncWorkspaceSteps, type SyncOutcome } from './sync';
+import { mergeTaskBranch, prepareTaskBranch, type MergeTaskOutcome, type PrepareTaskOutcome } from './task-branches';
+
+export type { BranchConflict, MergeOutcome, MergeTaskOutcome, PorcelainEntry, PrepareTaskOutcome, PullRequestInput, SyncOutcome };
 
 export interface GitManagerOptions {
-  /** Longest a single git command may take. */
+  /** Longest a git command may go without output before it is killed (default 120 s). */
   timeoutMs?: number;
-  /** Path of the GitHub CLI used for pull requests. */
+  /** Environment for git and gh (default process.env); prompts, pager and locale are always overridden. */
+  env?: NodeJS.ProcessEnv;
+  /** Path of the GitHub CLI used for pull requests (default `gh` on PATH). */
   ghPath?: string;
 }
 
-export interface PorcelainEntry {
-  code: string;
-  path: string;
+export interface CommitSummary {
+  sha: string;
+  shortSha: string;
+  author: string;
+  /** ISO 8601 author date. */
+  date: string;
+  subject: string;
 }
 
-export type MergeOutcome = { status: 'merged' } | { status: 'conflict'; files: string[] };
-
-const FALLBACK_IDENTITY = ['-c', 'user.name=Agent Queue', '-c', 'user.email=agent-queue@localhost'];
-const CONFLICT_CODES = new Set(['UU', 'AA', 'DD', 'AU', 'UA', 'DU', 'UD']);
-
 /**
- * Git through simple-git's async API: nothing here blocks the event loop, every command has a
- * timeout, never prompts, and fails with a one-line GitError.
+ * The git layer: plain data in and out, no database, no Slack. Every command runs through
+ * simple-git's async API (gh through execFile) with a timeout and no prompts, so nothing here
+ * blocks the event loop or waits for a person; failures are a GitError with one short sentence.
+ * Branch and ref names from users are validated before they reach git.
  */
 export class GitManager {
   readonly timeoutMs: number;
   readonly ghPath: string;
+  private readonly runner: GitRunner;
 
   constructor(options: GitManagerOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? 120_000;
     this.ghPath = options.ghPath ?? 'gh';
+    this.runner = new GitRunner(this.timeoutMs, options.env);
   }
 
-  protected git(cwd: string): SimpleGit {
-    return simpleGit({ baseDir: cwd, timeout: { block: this.timeoutMs }, maxConcurrentProcesses: 4 }).env({
-      ...process.env,
-      GIT_TERMINAL_PROMPT: '0',
-      GIT_PAGER: 'cat',
-      LC_ALL: 'C',
-    });
+  /** The environment git and gh run with. */
+  get env(): NodeJS.ProcessEnv {
+    return this.runner.processEnv;
   }
 
-  /** Runs git and returns its standard output; failures become a GitError. */
-  async run(cwd: string, args: string[]): Promise<string> {
-    try {
-      return await this.git(cwd).raw(args);
-    } catch (err) {
-      throw toGitError(err);
-    }
+  /** Runs `git <args>` and returns stdout. Internal building block: args must not carry unchecked user input. */
+  run(cwd: string, args: string[]): Promise<string> {
+    return this.runner.run(cwd, args);
+  }
+
+  /** Like run, but the exit codes in `okCodes` come back as results instead of errors. */
+  exec(cwd: string, args: string[], options: { okCodes?: number[] } = {}): Promise<GitRunResult> {
+    return this.runner.exec(cwd, args, options);
+  }
+
+  /** True on exit 0, false on exit 1. */
+  test(cwd: string, args: string[]): Promise<boolean> {
+    return this.runner.test(cwd, args);
+  }
+
+  identityArgs(cwd: string): Promise<string[]> {
+    return this.runner.identityArgs(cwd);
   }
 
   // --- repositories -------------------------------------------------------------------------
 
+  /** True when `path` is the top of a git working tree (not a bare repo, not a folder inside one). */
   async isRepo(path: string): Promise<boolean> {
     try {
-      return (await this.git(path).raw(['rev-parse', '--is-inside-work-tree'])).trim() === 'true';
+      const top = (await this.runner.run(path, ['rev-parse', '--show-toplevel'])).trim();
+      return top !== '' && (await realpath(top)) === (await realpath(path));
     } catch {
       return false;
     }
   }
 
-  /** Throws "Directory not found" or "Not a git repository" as the case may be. */
+  /** Throws "Directory not found: …" or "Not a git repository: …" as the case may be. */
   async assertRepo(path: string): Promise<void> {
     const info = await stat(path).catch(() => null);
     if (!info || !info.isDirectory()) throw new GitError(`Directory not found: ${path}`);
@@ -69,50 +93,49 @@ export class GitManager {
   }
 
   async clone(url: string, dest: string, options: { branch?: string } = {}): Promise<void> {
-    if (url.startsWith('-')) throw new GitError(`Invalid repository URL ${JSON.stringify(url)}.`);
+    if (!url || url.startsWith('-') || /[\x00-\x1f]/.test(url)) throw new GitError(`Invalid repository URL ${JSON.stringify(url)}.`);
     if (options.branch) assertValidBranchName(options.branch);
-    const args = ['clone', ...(options.branch ? ['--branch', options.branch] : []), '--', url, dest];
+    const target = resolve(dest);
+    await mkdir(dirname(target), { recursive: true });
+    const args = ['clone', ...(options.branch ? ['--branch', options.branch] : []), '--', url, target];
     try {
-      await simpleGit({ timeout: { block: this.timeoutMs } })
-        .env({ ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' })
-        .raw(args);
+      await this.runner.run(dirname(target), args);
     } catch (err) {
       throw toGitError(err, `Could not clone ${url}`);
     }
   }
 
-  /** A new repository with one empty commit, so branches can be made at once. */
-  async init(path: string, defaultBranch: string): Promise<void> {
+  /** A new repository (or an existing one without commits) with one empty commit, so branches work. */
+  async init(path: string, options: { defaultBranch?: string } | string = {}): Promise<void> {
+    const defaultBranch = (typeof options === 'string' ? options : options.defaultBranch) ?? 'main';
     assertValidBranchName(defaultBranch);
-    await this.run(path, ['init', '-b', defaultBranch]);
-    await this.run(path, [...(await this.identityArgs(path)), 'commit', '--allow-empty', '-m', 'Initial commit']);
+    await mkdir(path, { recursive: true });
+    await this.run(path, ['init', '--initial-branch', defaultBranch]);
+    if (!(await refSha(this, path, 'HEAD'))) {
+      await this.run(path, [...(await this.identityArgs(path)), 'commit', '--allow-empty', '--no-verify', '-m', 'Initial commit']);
+    }
   }
 
   async getRemoteUrl(path: string, remote = 'origin'): Promise<string | null> {
-    try {
-      return (await this.git(path).raw(['remote', 'get-url', remote])).trim() || null;
-    } catch {
-      return null;
-    }
+    assertValidRemoteName(remote);
+    const out = await this.exec(path, ['remote', 'get-url', remote], { okCodes: [1, 2, 128] });
+    return out.code === 0 ? out.stdout.trim() || null : null;
   }
 
-  /** origin's HEAD, else main or master if present, else the current branch, else `main`. */
+  /** origin's HEAD, else `main` or `master` (local or on origin), else the current branch, else `main`. */
   async detectDefaultBranch(path: string): Promise<string> {
-    try {
-      const ref = (await this.git(path).raw(['symbolic-ref', '--quiet', 'refs/remotes/origin/HEAD'])).trim();
-      if (ref) return ref.replace(/^refs\/remotes\/origin\//, '');
-    } catch {
-      // no origin/HEAD: fall through
+    const head = await this.exec(path, ['symbolic-ref', '--quiet', 'refs/remotes/origin/HEAD'], { okCodes: [1, 128] });
+    if (head.code === 0 && head.stdout.trim()) return head.stdout.trim().replace(/^refs\/remotes\/origin\//, '');
+    for (const candidate of ['main', 'master']) {
+      if ((await refSha(this, path, `refs/heads/${candidate}`)) || (await refSha(this, path, `refs/remotes/origin/${candidate}`))) return candidate;
     }
-    const { branches } = await this.listBranches(path);
-    for (const candidate of ['main', 'master']) if (branches.includes(candidate)) return candidate;
     return (await this.currentBranch(path)) ?? 'main';
   }
 
   /** The checked-out branch, or null on a detached HEAD. */
   async currentBranch(path: string): Promise<string | null> {
-    const name = (await this.run(path, ['rev-parse', '--abbrev-ref', 'HEAD'])).trim();
-    return name === 'HEAD' ? null : name;
+    const out = await this.exec(path, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { okCodes: [1] });
+    return out.code === 0 ? out.stdout.trim() || null : null;
   }
 
   async headSha(path: string): Promise<string> {
@@ -121,159 +144,201 @@ export class GitManager {
 
   async listBranches(path: string): Promise<{ current: string | null; branches: string[] }> {
     const out = await this.run(path, ['for-each-ref', '--format=%(refname:short)', 'refs/heads']);
-    return { current: await this.currentBranch(path).catch(() => null), branches: out.split('\n').filter(Boolean) };
+    return { current: await this.currentBranch(path), branches: out.split('\n').filter(Boolean) };
   }
 
   async branchExists(path: string, name: string): Promise<boolean> {
     assertValidBranchName(name);
-    // simple-git resolves a non-zero exit without stderr, so judge by the printed sha.
-    const sha = await this.git(path)
-      .raw(['rev-parse', '--verify', '--quiet', `refs/heads/${name}`])
-      .catch(() => '');
-    return sha.trim() !== '';
+    return (await refSha(this, path, `refs/heads/${name}`)) !== null;
   }
 
   // --- status -------------------------------------------------------------------------------
 
   async porcelainStatus(path: string): Promise<PorcelainEntry[]> {
-    const out = await this.run(path, ['status', '--porcelain=v1', '--untracked-files=all']);
-    return out
-      .split('\n')
-      .filter((l) => l.length > 3)
-      .map((l) => ({ code: l.slice(0, 2), path: l.slice(3) }));
+    return parsePorcelainZ(await this.run(path, ['status', '--porcelain=v1', '-z', '--untracked-files=all']));
   }
 
-  /** Short status text, or '' when clean. */
+  /** `git status --short` text, or '' when the tree is clean. */
   async statusText(path: string): Promise<string> {
-    return (await this.run(path, ['status', '--short', '--branch'])).split('\n').slice(1).join('\n').trim();
+    return (await this.run(path, ['status', '--short', '--untracked-files=all'])).trimEnd();
   }
 
   async hasUncommittedChanges(path: string): Promise<boolean> {
     return (await this.porcelainStatus(path)).length > 0;
   }
 
-  /** Files left in conflict (porcelain UU, AA, DD …). */
+  /** Files left in conflict (porcelain UU, AA, DD, AU, UA, DU, UD). */
   async conflictedFiles(path: string): Promise<string[]> {
-    return (await this.porcelainStatus(path)).filter((e) => CONFLICT_CODES.has(e.code)).map((e) => e.path);
+    return (await this.porcelainStatus(path)).filter(isConflict).map((e) => e.path);
   }
 
+  async hasConflicts(path: string): Promise<boolean> {
+    return (await this.conflictedFiles(path)).length > 0;
+  }
+
+  /** For find_merge_conflict_workspaces: unresolved conflicts in the working tree. */
+  async workingTreeConflict(path: string): Promise<{ hasConflict: boolean; files: string[] }> {
+    const files = await this.conflictedFiles(path);
+    return { hasConflict: files.length > 0, files };
+  }
+
+  /** `git log --oneline` lines, newest first; [] for a repository without commits. */
   async log(path: string, count: number, ref?: string): Promise<string[]> {
-    if (ref) assertValidBranchName(ref);
-    try {
-      const out = await this.git(path).raw(['log', '--oneline', '--no-decorate', `-n${count}`, ...(ref ? [ref, '--'] : [])]);
-      return out.split('\n').filter(Boolean);
-    } catch (err) {
-      if (/does not have any commits|bad default revision/.test(String(err))) return [];
-      throw toGitError(err);
-    }
+    if (ref) assertValidRefName(ref);
+    if (!(await refSha(this, path, ref ?? 'HEAD'))) return [];
+    const out = await this.run(path, ['log', '--oneline', '--no-decorate', `-n${clampCount(count)}`, ref ?? 'HEAD', '--']);
+    return out.split('\n').filter(Boolean);
+  }
+
+  async recentCommits(path: string, count: number): Promise<CommitSummary[]> {
+    if (!(await refSha(this, path, 'HEAD'))) return [];
+    const out = await this.run(path, ['log', `-n${clampCount(count)}`, '--format=%H%x1f%h%x1f%an%x1f%aI%x1f%s%x1e', 'HEAD', '--']);
+    return out
+      .split('\x1e')
+      .map((r) => r.trim())
+      .filter(Boolean)
+      .map((record) => {
+        const [sha, shortSha, author, date, subject] = record.split('\x1f');
+        return { sha, shortSha, author, date, subject };
+      });
   }
 
   // --- branches and commits -----------------------------------------------------------------
 
   async createBranch(path: string, name: string, options: { checkout?: boolean; startPoint?: string } = {}): Promise<void> {
     assertValidBranchName(name);
-    if (options.startPoint) assertValidBranchName(options.startPoint.replace(/^origin\//, ''));
+    if (options.startPoint) assertValidRefName(options.startPoint);
     if (await this.branchExists(path, name)) throw new GitError(`Branch '${name}' already exists.`);
+    if (options.startPoint && !(await refSha(this, path, options.startPoint))) throw new GitError(`Start point '${options.startPoint}' not found.`);
     const start = options.startPoint ? [options.startPoint] : [];
     await this.run(path, options.checkout === false ? ['branch', name, ...start] : ['checkout', '-b', name, ...start]);
   }
 
+  /** Switches branch (a branch only on origin is checked out as a new tracking branch). */
   async checkout(path: string, name: string): Promise<void> {
     assertValidBranchName(name);
-    if (!(await this.branchExists(path, name))) {
-      const remote = (await this.run(path, ['branch', '-r', '--list', `origin/${name}`])).trim();
-      if (!remote) throw new GitError(`Branch '${name}' not found.`);
+    if (!(await this.branchExists(path, name)) && !(await refSha(this, path, `refs/remotes/origin/${name}`))) {
+      throw new GitError(`Branch '${name}' not found.`);
     }
     await this.run(path, ['checkout', name, '--']);
   }
 
   async deleteBranch(path: string, name: string, options: { force?: boolean } = {}): Promise<void> {
     assertValidBranchName(name);
+    if (!(await this.branchExists(path, name))) throw new GitError(`Branch '${name}' not found.`);
     await this.run(path, ['branch', options.force ? '-D' : '-d', name]);
   }
 
-  private async identityArgs(path: string): Promise<string[]> {
-    try {
-      const email = (await this.git(path).raw(['config', '--get', 'user.email'])).trim();
-      return email ? [] : FALLBACK_IDENTITY;
-    } catch {
-      return FALLBACK_IDENTITY;
-    }
-  }
-
-  /** Stages everything and commits; nothing to commit is not an error. */
+  /** Stages everything and commits; nothing to commit is a result, not an error. */
   async commitAll(path: string, message: string): Promise<{ committed: boolean; sha?: string }> {
+    if (!message.trim()) throw new GitError('A commit message is required.');
     await this.run(path, ['add', '-A']);
-    if ((await this.run(path, ['diff', '--cached', '--name-only'])).trim() === '') return { committed: false };
+    if (await this.test(path, ['diff', '--cached', '--quiet'])) return { committed: false };
     await this.run(path, [...(await this.identityArgs(path)), 'commit', '-m', message]);
     return { committed: true, sha: await this.headSha(path) };
   }
 
-  async push(path: string, branch: string, options: { forceWithLease?: boolean; setUpstream?: boolean } = {}): Promise<void> {
+  /**
+   * Pushes `branch` to the same name on the remote. `forceWithLease: true` leases against the
+   * remote-tracking ref; `{ expected }` against a given sha ('' = the branch must not exist yet).
+   * A forced push of the default branch is refused outright.
+   */
+  async push(
+    path: string,
+    branch: string,
+    options: { forceWithLease?: boolean | { expected: string }; setUpstream?: boolean; remote?: string } = {},
+  ): Promise<void> {
     assertValidBranchName(branch);
-    const args = ['push', ...(options.setUpstream !== false ? ['-u'] : []), ...(options.forceWithLease ? ['--force-with-lease'] : []), 'origin', `${branch}:${branch}`];
+    const remote = options.remote ?? 'origin';
+    assertValidRemoteName(remote);
+    const lease = options.forceWithLease;
+    if (lease && branch === (await this.detectDefaultBranch(path))) {
+      throw new GitError(`Refusing to force-push the default branch '${branch}'.`);
+    }
+    if (lease && typeof lease === 'object' && lease.expected && !/^[0-9a-f]{40}$/.test(lease.expected)) {
+      throw new GitError('The expected sha for a lease must be 40 hex digits.');
+    }
+    const leaseArgs = !lease ? [] : lease === true ? [`--force-with-lease=refs/heads/${branch}`] : [`--force-with-lease=refs/heads/${branch}:${lease.expected}`];
+    const args = ['push', ...(options.setUpstream !== false ? ['--set-upstream'] : []), ...leaseArgs, remote, `refs/heads/${branch}:refs/heads/${branch}`];
     try {
-      await this.git(path).raw(args);
+      await this.run(path, args);
     } catch (err) {
       throw toGitError(err, `Could not push '${branch}'`);
     }
   }
 
-  async fetch(path: string, options: { prune?: boolean } = {}): Promise<void> {
+  async fetch(path: string, options: { prune?: boolean; remote?: string } = {}): Promise<void> {
+    const remote = options.remote ?? 'origin';
+    assertValidRemoteName(remote);
     try {
-      await this.git(path).raw(['fetch', 'origin', ...(options.prune ? ['--prune'] : [])]);
+      await this.run(path, ['fetch', ...(options.prune ? ['--prune'] : []), remote]);
     } catch (err) {
-      throw toGitError(err, 'Could not fetch from origin');
+      throw toGitError(err, `Could not fetch from ${remote}`);
     }
   }
 
-  /**
-   * Merges `branch` into `into` (checked out for the merge). A conflict is aborted, so the tree
-   * is exactly as before, and reported as a result rather than an error.
-   */
-  async merge(path: string, branch: string, into: string): Promise<MergeOutcome> {
-    assertValidBranchName(branch);
-    assertValidBranchName(into);
-    if (await this.hasUncommittedChanges(path)) {
-      throw new GitError('You have uncommitted changes; commit or stash them before merging.');
-    }
-    if (!(await this.branchExists(path, branch))) throw new GitError(`Branch '${branch}' not found.`);
-    if ((await this.currentBranch(path)) !== into) await this.checkout(path, into);
-    const identity = await this.identityArgs(path);
-    try {
-      await this.git(path).raw([...identity, 'merge', '--no-edit', branch]);
-    } catch (err) {
-      const files = await this.conflictedFiles(path);
-      if (files.length === 0) throw toGitError(err);
-    }
-    const files = await this.conflictedFiles(path);
-    if (files.length > 0) {
-      await this.run(path, ['merge', '--abort']);
-      return { status: 'conflict', files };
-    }
-    return { status: 'merged' };
+  /** Merges `branch` into `into`; a conflict is aborted (tree, index and HEAD as before) and reported. */
+  merge(path: string, branch: string, into: string): Promise<MergeOutcome> {
+    return mergeBranch(this, path, branch, into);
   }
 
   // --- diffs --------------------------------------------------------------------------------
 
-  /** Unstaged working-tree changes, or, with `base`, everything (committed or not) that differs from it. */
-  async diff(path: string, base?: string): Promise<string> {
-    if (base) assertValidBranchName(base);
-    return this.run(path, base ? ['diff', base, '--'] : ['diff']);
+  /**
+   * Without a base: unstaged working-tree changes (`git diff`). With a base: everything this
+   * checkout changed since it left `base` — committed or not — as `git diff $(merge-base base HEAD)`.
+   */
+  diff(path: string, options: { base?: string } | string = {}): Promise<string> {
+    return workingDiff(this, path, typeof options === 'string' ? options : options.base);
   }
 
-  /** What `branch` changed since it left `base` (three-dot). */
-  async diffBranch(path: string, base: string, branch: string): Promise<string> {
-    assertValidBranchName(base);
-    assertValidBranchName(branch);
-    return this.run(path, ['diff', `${base}...${branch}`, '--']);
+  /** get_task_diff: what `branch` changed since it left the default branch (`default...branch`). */
+  diffAgainstDefault(path: string, branch: string, defaultBranch: string): Promise<string> {
+    return diffAgainstDefault(this, path, branch, defaultBranch);
   }
 
-  /** Files changed against `base` since the merge base, plus uncommitted ones. */
-  async changedFiles(path: string, base: string): Promise<string[]> {
-    assertValidBranchName(base);
-    const committed = (await this.run(path, ['diff', '--name-only', `${base}...HEAD`, '--'])).split('\n');
-    const pending = (await this.porcelainStatus(path)).map((e) => e.path.replace(/^.* -> /, ''));
-    return [...new Set([...committed, ...pending].filter(Boolean))].sort();
+  /** Same as diffAgainstDefault, arguments in `base, branch` order. */
+  diffBranch(path: string, base: string, branch: string): Promise<string> {
+    return diffAgainstDefault(this, path, branch, base);
   }
+
+  /** Files that differ from the merge base with `base`, uncommitted and untracked ones included. */
+  changedFiles(path: string, base: string): Promise<string[]> {
+    return changedFiles(this, path, base);
+  }
+
+  // --- workspace maintenance and the orchestrator -------------------------------------------
+
+  /** find_merge_conflict_workspaces: fetch --prune, then simulate merging each origin branch into the default. */
+  async branchConflicts(path: string, options: { defaultBranch: string }): Promise<BranchConflict[]> {
+    assertValidBranchName(options.defaultBranch);
+    await this.fetch(path, { prune: true });
+    return findBranchConflicts(this, path, options.defaultBranch);
+  }
+
+  /** sync_workspaces steps 3–7 for one workspace. */
+  syncWorkspace(path: string, options: { defaultBranch: string }): Promise<SyncOutcome> {
+    return syncWorkspaceSteps(this, path, options.defaultBranch);
+  }
+
+  prepareTaskBranch(path: string, options: { defaultBranch: string; branch: string }): Promise<PrepareTaskOutcome> {
+    return prepareTaskBranch(this, path, options);
+  }
+
+  mergeTaskBranch(path: string, options: { branch: string; defaultBranch: string; push: boolean }): Promise<MergeTaskOutcome> {
+    return mergeTaskBranch(this, path, options);
+  }
+
+  branchNameForTask(taskId: string, title: string): string {
+    return branchNameForTask(taskId, title);
+  }
+
+  /** Opens a pull request with the GitHub CLI; returns its URL. */
+  createPullRequest(path: string, pr: PullRequestInput): Promise<string> {
+    return createPullRequest(this.ghPath, path, pr, this.timeoutMs, this.env);
+  }
+}
+
+function clampCount(count: number): number {
+  return Number.isFinite(count) ? Math.min(Math.max(Math.trunc(count), 1), 1000) : 10;
 }

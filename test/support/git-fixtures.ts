@@ -1,9 +1,14 @@
 import { execFile } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
 const execFileAsync = promisify(execFile);
+
+/**
+ * Test helpers over real git (execFile, local paths only, no network). Every repository made
+ * here gets a local user.name/user.email, since CI runs as root with no git config at all.
+ */
 
 /** Runs git in `cwd` and returns stdout (trimmed). Test repos set their own identity. */
 export async function gitOut(cwd: string, ...args: string[]): Promise<string> {
@@ -59,4 +64,30 @@ export async function pushBranch(origin: string, scratch: string, branch: string
   await gitOut(clone, 'checkout', '-b', branch);
   await commitFile(clone, file, content, `${branch}: ${file}`);
   await gitOut(clone, 'push', '-u', 'origin', branch);
+}
+
+/** What a checkout looks like: branch, HEAD, short status and every tracked file's content. */
+export interface RepoSnapshot {
+  branch: string;
+  head: string;
+  status: string;
+  files: Record<string, string>;
+}
+
+export async function snapshot(repo: string): Promise<RepoSnapshot> {
+  const files: Record<string, string> = {};
+  for (const file of (await gitOut(repo, 'ls-files')).split('\n').filter(Boolean)) {
+    files[file] = await readFile(path.join(repo, file), 'utf8').catch(() => '<missing>');
+  }
+  return {
+    branch: await gitOut(repo, 'rev-parse', '--abbrev-ref', 'HEAD'),
+    head: await gitOut(repo, 'rev-parse', 'HEAD'),
+    status: await gitOut(repo, 'status', '--short', '--untracked-files=all'),
+    files,
+  };
+}
+
+/** An environment in which git sees no global or system config (no identity, like CI as root). */
+export function bareGitEnv(home: string): NodeJS.ProcessEnv {
+  return { ...process.env, HOME: home, XDG_CONFIG_HOME: home, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
 }

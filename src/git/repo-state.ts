@@ -1,0 +1,71 @@
+import { access } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { GitManager } from './git-manager';
+
+/** Questions about a repository's state that sync and the task-branch steps share. */
+
+/** The commit a ref points at, or null when there is no such ref. */
+export async function refSha(git: GitManager, path: string, ref: string): Promise<string | null> {
+  const out = await git.exec(path, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { okCodes: [1, 128] });
+  return out.code === 0 ? out.stdout.trim() : null;
+}
+
+/** Whether `ancestor` is contained in `descendant`. */
+export function isAncestor(git: GitManager, path: string, ancestor: string, descendant: string): Promise<boolean> {
+  return git.test(path, ['merge-base', '--is-ancestor', ancestor, descendant]);
+}
+
+/** A linked worktree (`git worktree add`) has its own git dir inside the common one. */
+export async function isWorktree(git: GitManager, path: string): Promise<boolean> {
+  const out = await git.run(path, ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir']);
+  const [gitDir, common] = out.split('\n').map((l) => l.trim());
+  return gitDir !== common;
+}
+
+/** Branch name → the worktree path it is checked out in, over every worktree of the repository. */
+export async function checkedOutBranches(git: GitManager, path: string): Promise<Map<string, string>> {
+  const out = await git.run(path, ['worktree', 'list', '--porcelain']);
+  const map = new Map<string, string>();
+  let current = '';
+  for (const line of out.split('\n')) {
+    if (line.startsWith('worktree ')) current = line.slice('worktree '.length);
+    else if (line.startsWith('branch refs/heads/')) map.set(line.slice('branch refs/heads/'.length), current);
+  }
+  return map;
+}
+
+/** A merge, rebase, cherry-pick or revert left half done in this working tree, if any. */
+export async function operationInProgress(git: GitManager, path: string): Promise<string | null> {
+  const markers: Array<[string, string]> = [
+    ['MERGE_HEAD', 'merge'],
+    ['rebase-merge', 'rebase'],
+    ['rebase-apply', 'rebase'],
+    ['CHERRY_PICK_HEAD', 'cherry-pick'],
+    ['REVERT_HEAD', 'revert'],
+  ];
+  const paths = (await git.run(path, ['rev-parse', ...markers.flatMap(([m]) => ['--git-path', m])])).split('\n');
+  for (let i = 0; i < markers.length; i++) {
+    const found = await access(resolve(path, paths[i].trim())).then(
+      () => true,
+      () => false,
+    );
+    if (found) return markers[i][1];
+  }
+  return null;
+}
+
+/**
+ * Before a branch is moved to `target` (a reset to origin), commits it has that `target` lacks
+ * are kept on a backup branch, so nothing unpushed is ever lost. Returns the backup's name.
+ */
+export async function keepUnpushedCommits(git: GitManager, path: string, branch: string, target: string): Promise<string | null> {
+  const sha = await refSha(git, path, `refs/heads/${branch}`);
+  if (!sha || (await isAncestor(git, path, sha, target))) return null;
+  const backup = `agent-queue/backup/${branch}-${sha.slice(0, 10)}`;
+  if (!(await refSha(git, path, `refs/heads/${backup}`))) await git.run(path, ['branch', backup, sha]);
+  return backup;
+}
+
+export async function hasRemote(git: GitManager, path: string, remote = 'origin'): Promise<boolean> {
+  return (await git.getRemoteUrl(path, remote)) !== null;
+}
