@@ -130,7 +130,7 @@ export const editTask = defineCommand({
 export const deleteTask = defineCommand({
   name: 'delete_task',
   group: 'tasks',
-  description: 'Delete a task (a running one is stopped first).',
+  description: 'Delete a task (a running one is stopped first). Tasks that waited only on it become READY.',
   input: z.object({ task_id: taskId }),
   modelAccess: 'confirm',
   async run({ task_id }, ctx) {
@@ -139,8 +139,14 @@ export const deleteTask = defineCommand({
       const error = await ctx.orchestrator.stopTask(task_id);
       if (error) throw new CommandError(`Could not stop task '${task_id}' before deleting it: ${error}`);
     }
+    const dependents = await ctx.db.tasks.downstream(task_id);
     await ctx.db.tasks.delete(task_id);
     await ctx.events.emit('task_deleted', { projectId: task.projectId, taskId: task_id, payload: { title: task.title } });
+    // Its edges went with it, so tasks that waited only on it can run now.
+    const promoted = await ctx.db.tasks.promoteDefined({ ids: dependents.map((d) => d.id) });
+    for (const p of promoted) {
+      await ctx.events.emit('task_unblocked', { projectId: p.projectId, taskId: p.id, payload: { title: p.title, by: task_id } });
+    }
     return { deleted: task_id, title: task.title };
   },
 });

@@ -311,23 +311,42 @@ export class TaskRepository {
 
   /**
    * Moves DEFINED tasks whose upstream tasks are all COMPLETED to READY and returns them. With
-   * `amongDownstreamOf`, only direct dependants of that task are considered.
+   * `amongDownstreamOf`, only direct dependants of that task are considered; with `{ ids }`,
+   * only those tasks. Each move is compare-and-set, so a task another process promoted at the
+   * same moment is reported by that process only.
    */
-  async promoteDefined(amongDownstreamOf?: string): Promise<Array<{ id: string; title: string; projectId: string }>> {
+  async promoteDefined(scope?: string | { ids: string[] }): Promise<Array<{ id: string; title: string; projectId: string }>> {
+    if (typeof scope === 'object' && scope.ids.length === 0) return [];
     return this.em().transactional(async (em) => {
-      const scope = amongDownstreamOf ? 'and t.id in (select task_id from task_dependencies where depends_on_id = ?)' : '';
+      let filter = '';
+      let params: string[] = [];
+      if (typeof scope === 'string') {
+        filter = 'and t.id in (select task_id from task_dependencies where depends_on_id = ?)';
+        params = [scope];
+      } else if (scope) {
+        filter = `and t.id in (${scope.ids.map(() => '?').join(', ')})`;
+        params = scope.ids;
+      }
       const ready = await em.execute<Array<{ id: string; title: string; project_id: string }>>(
         `select t.id, t.title, t.project_id from tasks t
-          where t.status = 'DEFINED' ${scope}
+          where t.status = 'DEFINED' ${filter}
             and not exists (select 1 from task_dependencies d join tasks u on u.id = d.depends_on_id
                              where d.task_id = t.id and u.status <> 'COMPLETED')
           order by t.priority, t.created_at`,
-        amongDownstreamOf ? [amongDownstreamOf] : [],
+        params,
       );
+      const promoted: Array<{ id: string; title: string; projectId: string }> = [];
       for (const row of ready) {
-        await em.execute("update tasks set status = 'READY', updated_at = ? where id = ? and status = 'DEFINED'", [new Date(), row.id]);
+        const changed = await em.execute(
+          "update tasks set status = 'READY', updated_at = ? where id = ? and status = 'DEFINED'",
+          [new Date(), row.id],
+          'run',
+        );
+        if (Number((changed as { affectedRows?: number }).affectedRows ?? 0) > 0) {
+          promoted.push({ id: row.id, title: row.title, projectId: row.project_id });
+        }
       }
-      return ready.map((r) => ({ id: r.id, title: r.title, projectId: r.project_id }));
+      return promoted;
     });
   }
 

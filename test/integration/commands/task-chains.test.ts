@@ -255,4 +255,18 @@ describe('dependencies, skip, stop and chain health', () => {
     expect(await rt.exec('get_agent_error', { task_id: a.created })).toMatchObject({ error_type: 'Unknown error', error_message: null, agent_summary: 'done' });
     expect(await rt.exec('get_agent_error', { task_id: 'ghost' })).toEqual({ error: "Task 'ghost' not found." });
   });
+
+  it('promotes dependants when their last unmet upstream is approved or deleted', async () => {
+    const a = await task('A');
+    const b = await task('B', [a.created]);
+    const gone = await task('Gone');
+    const c = await task('C', [gone.created]);
+    await rt.exec('set_task_status', { task_id: a.created, status: 'AWAITING_APPROVAL' });
+    expect(await rt.exec('approve_task', { task_id: a.created })).toEqual({ approved: a.created, title: 'A' });
+    expect(await status(b.created)).toBe('READY');
+    expect(await rt.exec('delete_task', { task_id: gone.created })).toEqual({ deleted: gone.created, title: 'Gone' });
+    expect(await status(c.created)).toBe('READY');
+    const [latest] = await rt.db.events.recent(1);
+    expect(latest).toMatchObject({ type: 'task_unblocked', taskId: c.created });
+  });
 });
