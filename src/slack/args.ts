@@ -1,6 +1,16 @@
 import type { AnyCommand } from '../commands/catalog';
 import { commandFields } from '../cli/help';
 
+/** Slack sends slash-command text with &, < and > escaped; quotes may arrive "smart". */
+export function unescapeSlackText(text: string): string {
+  return text
+    .replace(/[\u201c\u201d]/g, '"')
+    .replace(/[\u2018\u2019]/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
 /** Splits slash-command text into words, keeping "quoted strings" and {json} / [json] values whole. */
 export function tokenize(text: string): string[] {
   const tokens: string[] = [];
@@ -8,7 +18,7 @@ export function tokenize(text: string): string[] {
   let quote: string | null = null;
   let depth = 0;
   let started = false;
-  for (const ch of text.replace(/[\u201c\u201d]/g, '"').replace(/[\u2018\u2019]/g, "'")) {
+  for (const ch of unescapeSlackText(text)) {
     if (quote) {
       if (ch === quote) quote = null;
       else current += ch;
@@ -34,12 +44,34 @@ export function tokenize(text: string): string[] {
   return tokens;
 }
 
-/** Slack's `<#C123|name>` and `<@U123>` become their ids; JSON values are parsed. */
-function value(raw: string): unknown {
-  const channel = /^<#([A-Z0-9]+)(?:\|[^>]*)?>$/.exec(raw);
-  if (channel) return channel[1];
-  const user = /^<@([A-Z0-9]+)(?:\|[^>]*)?>$/.exec(raw);
-  if (user) return user[1];
+type Field = ReturnType<typeof commandFields>[number];
+
+const fieldCache = new WeakMap<AnyCommand, Field[]>();
+
+/** The command's fields from its zod schema (cached: building JSON Schema is not free). */
+export function fieldsOf(command: AnyCommand): Field[] {
+  let fields = fieldCache.get(command);
+  if (!fields) {
+    fields = commandFields(command);
+    fieldCache.set(command, fields);
+  }
+  return fields;
+}
+
+const TRUE_WORDS = new Set(['true', 'yes', 'y', 'on']);
+const FALSE_WORDS = new Set(['false', 'no', 'n', 'off']);
+
+/**
+ * One value as typed in Slack: `<#C123|name>` and `<@U123>` become their ids, `#name` its name,
+ * `<https://x|x>` its URL, JSON objects and lists are parsed, and numbers and booleans are
+ * converted when the field's type asks for them (so an id like `042` stays text).
+ */
+export function parseValue(raw: string, type = 'string'): unknown {
+  const mention = /^<[#@]([A-Z0-9]+)(?:\|[^>]*)?>$/.exec(raw);
+  if (mention) return mention[1];
+  const link = /^<((?:https?|mailto):[^|>]+)(?:\|[^>]*)?>$/.exec(raw);
+  if (link) return link[1];
+  if (/^#[a-z0-9_-]+$/.test(raw)) return raw.slice(1);
   const trimmed = raw.trim();
   if (/^[{[]/.test(trimmed)) {
     try {
@@ -48,28 +80,47 @@ function value(raw: string): unknown {
       return raw;
     }
   }
+  const types = type.split(' | ');
+  if ((types.includes('integer') || types.includes('number')) && trimmed !== '' && !Number.isNaN(Number(trimmed))) return Number(trimmed);
+  if (types.includes('boolean')) {
+    const word = trimmed.toLowerCase();
+    if (TRUE_WORDS.has(word)) return true;
+    if (FALSE_WORDS.has(word)) return false;
+  }
   return raw;
 }
 
+export interface ParsedArgs {
+  args: Record<string, unknown>;
+  /** Bare words that no required field was left to take. */
+  unused: string[];
+}
+
 /**
- * `key=value …` arguments for a command. Bare words fill the command's required fields in order,
- * so `/aq get_task swift-fox-042` works. Values stay text; the command's schema converts numbers
- * and booleans.
+ * `key=value …` arguments for a command, typed by its schema. Bare words fill the command's
+ * required fields in order, so `/aq get_task swift-fox-042` works.
  */
-export function parseCommandArgs(command: AnyCommand, words: string[]): Record<string, unknown> {
+export function parseSlashArgs(command: AnyCommand, words: string[]): ParsedArgs {
+  const fields = fieldsOf(command);
+  const typeOf = new Map(fields.map((f) => [f.name, f.type]));
   const args: Record<string, unknown> = {};
   const positional: string[] = [];
   for (const word of words) {
     const match = /^([A-Za-z_][\w]*)=([\s\S]*)$/.exec(word);
-    if (match) args[match[1]] = value(match[2]);
+    if (match) args[match[1]] = parseValue(match[2], typeOf.get(match[1]));
     else positional.push(word);
   }
-  const open = commandFields(command)
-    .filter((f) => f.required && !(f.name in args))
-    .map((f) => f.name);
+  const open = fields.filter((f) => f.required && !(f.name in args));
+  const unused: string[] = [];
   positional.forEach((word, i) => {
     const field = open[i];
-    if (field) args[field] = value(word);
+    if (field) args[field.name] = parseValue(word, field.type);
+    else unused.push(word);
   });
-  return args;
+  return { args, unused };
+}
+
+/** The arguments alone (see parseSlashArgs). */
+export function parseCommandArgs(command: AnyCommand, words: string[]): Record<string, unknown> {
+  return parseSlashArgs(command, words).args;
 }

@@ -1,5 +1,5 @@
 import { ALL_COMMANDS } from '../../../src/commands';
-import { parseCommandArgs, tokenize } from '../../../src/slack/args';
+import { parseCommandArgs, parseSlashArgs, tokenize } from '../../../src/slack/args';
 import { markdownToMrkdwn } from '../../../src/slack/mrkdwn';
 
 const command = (name: string) => ALL_COMMANDS.find((c) => c.name === name)!;
@@ -27,7 +27,13 @@ describe('slash-command arguments', () => {
       trigger: { type: 'event', event_type: 'task_failed' },
       name: 'h',
     });
-    expect(parseCommandArgs(command('create_task'), ['title=T', 'priority=5', 'requires_approval=true'])).toEqual({ title: 'T', priority: '5', requires_approval: 'true' });
+    expect(parseCommandArgs(command('create_task'), ['title=T', 'priority=5', 'requires_approval=true'])).toEqual({ title: 'T', priority: 5, requires_approval: true });
+    expect(parseCommandArgs(command('get_task'), ['042'])).toEqual({ task_id: '042' });
+  });
+
+  it('reports bare words that no field takes, and reads Slack-escaped and curly-quoted text', () => {
+    expect(parseSlashArgs(command('get_task'), ['swift-fox-042', 'extra', 'words'])).toEqual({ args: { task_id: 'swift-fox-042' }, unused: ['extra', 'words'] });
+    expect(tokenize('create_task title=\u201ca &amp; b &lt;c&gt;\u201d')).toEqual(['create_task', 'title=a & b <c>']);
   });
 });
 
