@@ -56,7 +56,11 @@ export interface CommandContext {
   execute(name: string, args: Record<string, unknown>): Promise<CommandResult>;
 }
 
-export interface CommandDefinition<S extends z.ZodObject = z.ZodObject> {
+/**
+ * A command's contract. `R` is the success shape its `run` returns, inferred by `defineCommand`,
+ * so callers can read typed fields (see `ResultOf`); the wire format is that same snake_case object.
+ */
+export interface CommandDefinition<S extends z.ZodObject = z.ZodObject, R extends CommandResult = CommandResult> {
   name: string;
   group: CommandGroup;
   description: string;
@@ -66,11 +70,13 @@ export interface CommandDefinition<S extends z.ZodObject = z.ZodObject> {
   modelAccess?: ModelAccess;
   /** Marks commands that only read; the chat agent may run several of them at once. */
   readOnly?: boolean;
-  run(args: z.output<S>, ctx: CommandContext): Promise<CommandResult>;
+  run(args: z.output<S>, ctx: CommandContext): Promise<R>;
 }
 
 /** A command's contract, defined once; execute, the model's tools, help, Slack and the CLI derive from it. */
-export function defineCommand<S extends z.ZodObject>(definition: CommandDefinition<S>): CommandDefinition<S> {
+export function defineCommand<S extends z.ZodObject, R extends CommandResult>(
+  definition: CommandDefinition<S, R>,
+): CommandDefinition<S, R> {
   if (!/^_?[a-z][a-z0-9_]*$/.test(definition.name)) {
     throw new Error(`Command name ${JSON.stringify(definition.name)} must be snake_case.`);
   }
@@ -85,6 +91,24 @@ export class CommandError extends Error {
   }
 }
 
-/** Any command, whatever its input schema (for registries and lists). */
+/** Any command, whatever its input schema and result (for registries and lists). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyCommand = CommandDefinition<any>;
+export type AnyCommand = CommandDefinition<any, CommandResult>;
+
+/**
+ * The success result of a command, e.g. `ResultOf<typeof getTask>`: the snake_case object its
+ * `run` returns. `execute` answers either this or `{ error }` (see `CommandOutcome`).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ResultOf<C> = C extends CommandDefinition<any, infer R> ? R : never;
+
+/** The input a command accepts after validation, e.g. `InputOf<typeof getTask>`. */
+export type InputOf<C> = C extends CommandDefinition<infer S, CommandResult> ? z.output<S> : never;
+
+/** What `execute` answers for a command: its success result, or an error sentence alone. */
+export type CommandOutcome<C> = ResultOf<C> | { error: string };
+
+/** True when `execute` answered with an error (the result then has only `error`). */
+export function isCommandError(result: CommandResult): result is { error: string } {
+  return typeof result.error === 'string';
+}
