@@ -99,6 +99,8 @@ export const getTask = defineCommand({
       max_retries: t.maxRetries,
       requires_approval: t.requiresApproval,
       ...(t.prUrl && { pr_url: t.prUrl }),
+      ...(t.branchName && { branch: t.branchName }),
+      ...(t.startedAt && { started_at: t.startedAt.toISOString() }),
     };
   },
 });
