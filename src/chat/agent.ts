@@ -2,7 +2,7 @@ import type { Actor, AnyCommand, CommandResult } from '../commands/catalog';
 import type { CommandHandler } from '../commands/handler';
 import { describeInputError } from '../commands/validation-errors';
 import { newConfirmation } from './confirmations';
-import type { ChatContentBlock, ChatMessage, ChatProvider, ChatToolDefinition, ChatToolUse, ChatUsage } from './provider';
+import type { ChatContentBlock, ChatMessage, ChatProvider, ChatToolDefinition, ChatToolUse, ChatUsage } from '../model/provider';
 import type { ChatCommandRun, PendingConfirmation } from './service';
 
 /** Model calls one turn may make before the agent stops and says so. */

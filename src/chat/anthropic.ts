@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import type { ChatContentBlock, ChatProvider, ChatResponse, CreateMessageRequest } from './provider';
+import type { ChatContentBlock, ChatProvider, ChatResponse, CreateMessageRequest } from '../model/provider';
 
 export interface AnthropicProviderOptions {
   apiKey: string;

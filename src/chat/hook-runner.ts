@@ -1,8 +1,8 @@
 import type { CommandHandler } from '../commands/handler';
 import type { HookModelRunner } from '../orchestrator/hooks';
 import { runAgentTurn } from './agent';
-import type { ChatProvider } from './provider';
-import { totalTokens } from './provider';
+import type { ChatProvider } from '../model/provider';
+import { totalTokens } from '../model/provider';
 import { buildSystemPrompt } from './system-prompt';
 import { toolDefinitions } from './tools';
 

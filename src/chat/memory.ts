@@ -1,4 +1,4 @@
-import type { ChatContentBlock, ChatMessage, ChatProvider, ChatUsage } from './provider';
+import type { ChatContentBlock, ChatMessage, ChatProvider, ChatUsage } from '../model/provider';
 
 /**
  * The memory rule. A conversation (one Slack thread, one DM) is stored in `chat_threads` as

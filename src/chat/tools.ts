@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AnyCommand } from '../commands/catalog';
-import type { ChatToolDefinition } from './provider';
+import type { ChatToolDefinition } from '../model/provider';
 
 const CONFIRM_NOTE = ' A person must confirm this with a button before it runs.';
 

@@ -1,7 +1,7 @@
 import { mkdir, rename, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppConfig } from '../config';
-import type { ChatProvider } from '../chat/provider';
+import type { ChatProvider } from '../model/provider';
 import type { Database } from '../db/database';
 import type { TaskRecord } from '../db/repositories/tasks';
 import { parsePlanWithLlm } from '../plan/llm-parser';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '../config';
-import type { ChatProvider } from '../chat/provider';
+import type { ChatProvider } from '../model/provider';
 import type { Database } from '../db/database';
 import type { AgentAdapter } from '../agents/adapter';
 import type { TaskGit } from './completion';

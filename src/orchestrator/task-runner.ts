@@ -1,5 +1,5 @@
 import type { AppConfig } from '../config';
-import type { ChatProvider } from '../chat/provider';
+import type { ChatProvider } from '../model/provider';
 import type { Database } from '../db/database';
 import type { TaskRecord } from '../db/repositories/tasks';
 import { totalAgentTokens, type AgentAdapter, type AgentRunOutcome } from '../agents/adapter';
@@ -9,7 +9,7 @@ import { buildAgentPrompt } from './agent-prompt';
 import { createTasksFromPlan } from './auto-task';
 import { completeRun, reportBlocked, type TaskGit } from './completion';
 import type { EventLog } from './events';
-import { resumeTime } from './rate-limits';
+import { resumeTime } from '../agents/rate-limits';
 import type { TaskStateMachine } from './state-machine';
 
 export interface RunnerDeps {

@@ -1,4 +1,4 @@
-import type { ChatProvider, ChatToolDefinition } from '../chat/provider';
+import type { ChatProvider, ChatToolDefinition } from '../model/provider';
 import { DEFAULT_MAX_STEPS, parsePlan, type ParsedPlan, type ParsePlanOptions, type PlanStep } from './parser';
 import { pyStrip } from './python-text';
 

@@ -1,5 +1,5 @@
 import { KEEP_MESSAGES, MAX_MESSAGES, SUMMARY_HEADING, SUMMARY_INSTRUCTIONS, SUMMARY_MAX_TOKENS } from '../../../src/chat/memory';
-import type { ChatMessage } from '../../../src/chat/provider';
+import type { ChatMessage } from '../../../src/model/provider';
 import type { RecordedRequest } from '../../support/fake-anthropic';
 import { actor, chatHarness, systemText, type ChatHarness } from './setup';
 

@@ -1,5 +1,5 @@
 import { apiFailureText, describeOutcome, runAgentTurn } from '../../../src/chat/agent';
-import type { ChatProvider, ChatResponse, ChatToolUse, CreateMessageRequest } from '../../../src/chat/provider';
+import type { ChatProvider, ChatResponse, ChatToolUse, CreateMessageRequest } from '../../../src/model/provider';
 import type { AnyCommand, CommandResult } from '../../../src/commands/catalog';
 import type { CommandHandler } from '../../../src/commands/handler';
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 import { compactConversation, cutIndex, forStorage, KEEP_MESSAGES, MAX_MESSAGES, STORED_RESULT_CHARS, SUMMARY_HEADING, withSummary } from '../../../src/chat/memory';
-import type { ChatMessage, ChatProvider, CreateMessageRequest } from '../../../src/chat/provider';
+import type { ChatMessage, ChatProvider, CreateMessageRequest } from '../../../src/model/provider';
 
 const user = (text: string): ChatMessage => ({ role: 'user', content: text });
 const assistant = (text: string): ChatMessage => ({ role: 'assistant', content: [{ type: 'text', text }] });

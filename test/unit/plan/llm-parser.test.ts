@@ -1,4 +1,4 @@
-import type { ChatProvider, ChatResponse, CreateMessageRequest } from '../../../src/chat/provider';
+import type { ChatProvider, ChatResponse, CreateMessageRequest } from '../../../src/model/provider';
 import {
   EXTRACT_PLAN_STEPS_TOOL,
   parsePlanWithLlm,

@@ -1,4 +1,4 @@
-import { isRateLimitMessage, parseResetTime, resumeTime } from '../../../src/orchestrator/rate-limits';
+import { isRateLimitMessage, parseResetTime, resumeTime } from '../../../src/agents/rate-limits';
 
 describe('rate-limit detection', () => {
   it('recognises usage limits, rate limits and 429s', () => {
