@@ -1,6 +1,5 @@
 import { AnthropicChatProvider } from '../../../src/chat/anthropic';
-import { createChatService, type ChatServiceDeps } from '../../../src/chat/chat-service';
-import type { ChatRequest, ChatService } from '../../../src/chat/service';
+import { createChatService, type ChatRequest, type ChatService, type ChatServiceDeps } from '../../../src/chat/service';
 import type { Actor } from '../../../src/commands/catalog';
 import { FakeAnthropic } from '../../support/fake-anthropic';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
