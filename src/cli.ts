@@ -3,7 +3,7 @@ import { ALL_COMMANDS } from './commands';
 import { ConfigError, loadConfig, loadDotEnv } from './config';
 import { createRuntime, type Runtime } from './runtime';
 import { execOne, execStream } from './cli/exec';
-import { commandHelpText, commandListText, suggestCommands } from './cli/help';
+import { commandHelpText, commandListText, suggestCommands } from './commands/help';
 import { CliExit, processIo, type CliIo } from './cli/io';
 import { registerPlanCommands } from './cli/plan';
 

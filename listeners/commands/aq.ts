@@ -1,5 +1,5 @@
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
-import { commandHelpText, commandListText } from '../../src/cli/help';
+import { commandHelpText, commandListText } from '../../src/commands/help';
 import { parseCommandArgs, tokenize } from '../../src/slack/args';
 import type { ListenerDeps } from '../index';
 import { chatReplyBlocks } from '../../src/slack/chat-replies';

@@ -1,5 +1,5 @@
 import type { AnyCommand } from '../commands/catalog';
-import { commandFields } from '../cli/help';
+import { commandFields } from '../commands/help';
 
 /** Slack sends slash-command text with &, < and > escaped; quotes may arrive "smart". */
 export function unescapeSlackText(text: string): string {

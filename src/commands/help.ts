@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { COMMAND_GROUPS, type AnyCommand } from '../commands/catalog';
+import { COMMAND_GROUPS, type AnyCommand } from './catalog';
 
 interface FieldHelp {
   name: string;
