@@ -6,7 +6,7 @@ import { ConfigError, loadConfig, loadDotEnv, type AppConfig } from './config';
 import { createRuntime, type Runtime, type RuntimeOptions } from './runtime';
 import { HookEngine } from './orchestrator/hooks';
 import { createHookModelRunner } from './chat/hook-runner';
-import { createSlackApp, type SlackAppOptions } from './slack/slack-app';
+import { createSlackApp, type SlackAppOptions } from './slack-app';
 import { SlackNotifier } from './slack/notifier';
 import { followProjectChannels } from './slack/channels';
 

@@ -1,6 +1,6 @@
 import { App, LogLevel, type AppOptions } from '@slack/bolt';
-import type { Runtime } from '../runtime';
-import { registerListeners } from '../../listeners';
+import type { Runtime } from './runtime';
+import { registerListeners } from '../listeners';
 
 export interface SlackAppOptions {
   logLevel?: LogLevel;
