@@ -7,7 +7,7 @@ import fg from 'fast-glob';
 import { z } from 'zod';
 import { runShell } from '../util/run-shell';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
-import { fromWorkspaceDir, isWithin, validatePath } from './path-validation';
+import { allowedRoots, fromWorkspaceDir, isAllowed, isWithin, keepAllowed, resolveReal, validatePath } from './path-validation';
 import { projectIdOrActive, requireProject } from './projects';
 import { integer, optional, requiredText } from './schema';
 
@@ -141,9 +141,22 @@ function grep(pattern: string, dir: string): Promise<string> {
   });
 }
 
+/** `..` as a whole path segment, also inside braces or extglobs (`{..,a}`, `@(..)`) or escaped. */
+const PARENT_SEGMENT = /(^|[/{,(|])\\?\.\\?\.(?=$|[/},)|])/;
+
+/** Find-mode patterns stay below the searched folder: no absolute pattern, no `..`. */
+function refuseLeavingPattern(pattern: string): void {
+  if (pattern.startsWith('/') || pattern.startsWith('~') || PARENT_SEGMENT.test(pattern)) {
+    throw new CommandError(
+      `The pattern ${pattern} reaches outside the folder being searched. Use a glob below it, such as *.ts or src/**/*.md, and give the folder as path.`,
+    );
+  }
+}
+
 /**
  * Find mode: regular files whose path matches the glob (a bare name pattern matches at any
- * depth), sorted. Symlinks are neither listed nor followed, so names outside stay unseen.
+ * depth), sorted. Symlinks are neither listed nor followed while matching wildcards; a pattern
+ * naming a symlinked folder literally is the caller's to check (keepAllowed).
  */
 function findFiles(pattern: string, dir: string): Promise<string[]> {
   const glob = pattern.includes('/') ? pattern : `**/${pattern}`;
@@ -184,7 +197,8 @@ export const searchFiles = defineCommand({
     if (mode === 'grep') {
       output = await grep(args.pattern, dir);
     } else {
-      output = (await findFiles(args.pattern, dir)).join('\n');
+      refuseLeavingPattern(args.pattern);
+      output = (await keepAllowed(ctx, dir, await findFiles(args.pattern, dir))).join('\n');
     }
     return { results: output ? output.slice(0, SEARCH_OUTPUT_LIMIT) : '(no matches)', mode };
   },
@@ -225,10 +239,20 @@ export const listDirectory = defineCommand({
     }
     const directories: string[] = [];
     const files: Array<{ name: string; size: number }> = [];
+    const allowed = await allowedRoots(ctx);
     // Code-point order, the same on every machine (localeCompare depends on the system locale).
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      // A symlink is shown as what it points to; entering one is still checked by validatePath.
-      const info = entry.isSymbolicLink() ? await stat(path.join(target, entry.name)).catch(() => null) : null;
+      // A symlink is shown as what it points to when that is allowed; one leading outside is shown
+      // as a bare name (no size, no kind), so nothing about the place outside is told.
+      let info = null;
+      if (entry.isSymbolicLink()) {
+        const real = await resolveReal(path.join(target, entry.name)).catch(() => null);
+        if (!real || !isAllowed(real, allowed)) {
+          files.push({ name: entry.name, size: 0 });
+          continue;
+        }
+        info = await stat(real).catch(() => null);
+      }
       if (entry.isDirectory() || info?.isDirectory()) {
         directories.push(entry.name);
       } else {
