@@ -3,7 +3,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import { assertSafePathSegment, repoNameToId } from '../db/ids';
 import type { RepoRecord } from '../db/repositories/repos';
+import { isAdminHere } from './admin-check';
 import { CommandError, defineCommand } from './catalog';
+import { linkTargetCheck, validatePath } from './path-validation';
 import { requireProject } from './projects';
 import { gitStep } from './repo-path';
 import { optional, requiredText } from './schema';
@@ -29,7 +31,8 @@ function nameFrom(url: string | undefined, sourcePath: string | undefined): stri
 export const addRepo = defineCommand({
   name: 'add_repo',
   group: 'repos',
-  description: 'Add a repository to a project: clone it from a URL, link an existing folder, or init a new one.',
+  description:
+    'Add a repository to a project: clone it from a URL, link an existing folder, or init a new one. Linking a folder outside the workspace directory is for admins.',
   input: z.object({
     project_id: requiredText('Project id'),
     source: z.enum(['clone', 'link', 'init']).describe('clone (from url), link (an existing folder) or init (a new repository)'),
@@ -42,8 +45,11 @@ export const addRepo = defineCommand({
     const project = await requireProject(ctx, args.project_id);
     if (args.source === 'clone' && !args.url) throw new CommandError('A url is required to clone a repository.');
     if (args.source === 'link' && !args.path) throw new CommandError('A path is required to link a repository.');
+    let sourcePath: string | null = null;
     if (args.source === 'link') {
-      const info = await stat(args.path!).catch(() => null);
+      // Linking makes the folder readable by file commands: the one guard is linkTargetCheck.
+      sourcePath = await linkTargetCheck(ctx.config, args.path!, isAdminHere(ctx));
+      const info = await stat(sourcePath).catch(() => null);
       if (!info) throw new CommandError(`Path not found: ${args.path}`);
       if (!info.isDirectory()) throw new CommandError(`Not a directory: ${args.path}`);
     }
@@ -58,10 +64,10 @@ export const addRepo = defineCommand({
     const defaultBranch = args.default_branch ?? 'main';
     let checkoutBasePath = project.workspace;
     if (args.source === 'clone') {
-      checkoutBasePath = path.join(project.workspace, id);
+      checkoutBasePath = await validatePath(ctx, path.join(project.workspace, id));
       await gitStep(() => ctx.git.clone(args.url!, checkoutBasePath));
     } else if (args.source === 'init') {
-      checkoutBasePath = path.join(project.workspace, id);
+      checkoutBasePath = await validatePath(ctx, path.join(project.workspace, id));
       await mkdir(checkoutBasePath, { recursive: true });
       await gitStep(() => ctx.git.init(checkoutBasePath, defaultBranch));
     }
@@ -71,7 +77,7 @@ export const addRepo = defineCommand({
       name,
       sourceType: args.source,
       url: args.url ?? null,
-      sourcePath: args.source === 'link' ? path.resolve(args.path!) : null,
+      sourcePath,
       defaultBranch,
       checkoutBasePath,
     });
@@ -86,6 +92,7 @@ export const listRepos = defineCommand({
   input: z.object({ project_id: optional(requiredText('Only this project')) }),
   readOnly: true,
   async run({ project_id }, ctx) {
+    if (project_id) await requireProject(ctx, project_id);
     return { repos: (await ctx.db.repos.list(project_id)).map(repoView) };
   },
 });

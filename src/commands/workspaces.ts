@@ -5,8 +5,9 @@ import { assertSafePathSegment, nameToId } from '../db/ids';
 import type { WorkspaceRecord } from '../db/repositories/workspaces';
 import { findBranchConflicts } from '../git/merge-check';
 import { syncWorkspace } from '../git/sync';
+import { isAdminHere } from './admin-check';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
-import { isWithin } from './path-validation';
+import { isWithin, linkTargetCheck, resolveReal, validatePath } from './path-validation';
 import { projectIdOrActive, requireProject } from './projects';
 import { gitStep } from './repo-path';
 import { boolean, optional, requiredText } from './schema';
@@ -47,7 +48,8 @@ async function defaultBranchOf(ctx: CommandContext, w: WorkspaceRecord, fallback
 export const addWorkspace = defineCommand({
   name: 'add_workspace',
   group: 'workspaces',
-  description: "Give a project a workspace for agents: clone its repository into a new folder, or link an existing checkout.",
+  description:
+    'Give a project a workspace for agents: clone its repository into a new folder, or link an existing checkout (outside the workspace directory: admins only).',
   input: z.object({
     project_id: requiredText('Project id'),
     source: optional(z.enum(['clone', 'link']).describe('clone (default) or link')),
@@ -71,13 +73,17 @@ export const addWorkspace = defineCommand({
     if (await ctx.db.workspaces.get(id)) throw new CommandError(`Workspace '${id}' already exists. Pick another name.`);
     const repos = await ctx.db.repos.list(project.id);
     const repo = args.repo_id ? await ctx.db.repos.get(args.repo_id) : (repos.find((r) => r.url) ?? repos[0] ?? null);
-    if (args.repo_id && !repo) throw new CommandError(`Repo '${args.repo_id}' not found.`);
+    if (args.repo_id && !repo) throw new CommandError(`Repo '${args.repo_id}' not found. List them with /aq list_repos.`);
+    if (repo && repo.projectId !== project.id) {
+      throw new CommandError(`Repo '${repo.id}' belongs to project '${repo.projectId}', not '${project.id}'. Pick one of this project's repos.`);
+    }
 
     let workspacePath: string;
     let warning: string | undefined;
     if (source === 'link') {
       if (!args.path) throw new CommandError('A path is required to link a workspace.');
-      workspacePath = path.resolve(args.path);
+      // Linking makes the folder readable by file commands: the one guard is linkTargetCheck.
+      workspacePath = await linkTargetCheck(ctx.config, args.path, isAdminHere(ctx));
       await gitStep(() => ctx.git.assertRepo(workspacePath));
       const remote = await ctx.git.getRemoteUrl(workspacePath);
       if (repo?.url && remote && remote !== repo.url) {
@@ -86,7 +92,7 @@ export const addWorkspace = defineCommand({
     } else {
       const url = args.url ?? repo?.url ?? repo?.sourcePath ?? null;
       if (!url) throw new CommandError(`Nothing to clone: add a repository with a URL (/aq add_repo) or pass url.`);
-      workspacePath = path.join(project.workspace, 'workspaces', slug);
+      workspacePath = await validatePath(ctx, path.join(project.workspace, 'workspaces', slug));
       if (await stat(workspacePath).catch(() => null)) throw new CommandError(`Folder already exists: ${workspacePath}`);
       await mkdir(path.dirname(workspacePath), { recursive: true });
       await gitStep(() => ctx.git.clone(url, workspacePath));
@@ -150,7 +156,8 @@ export const removeWorkspace = defineCommand({
     let filesDeleted = false;
     if (delete_files) {
       const project = await requireProject(ctx, w.projectId);
-      if (w.sourceType !== 'clone' || !isWithin(w.path, project.workspace)) {
+      // Judged by real paths: a symlinked folder on the way must not lead the deletion outside.
+      if (w.sourceType !== 'clone' || !isWithin(await resolveReal(w.path), await resolveReal(project.workspace))) {
         throw new CommandError('Only folders Agent Queue cloned inside the project workspace can be deleted; linked folders are left alone.');
       }
       await rm(w.path, { recursive: true, force: true });
