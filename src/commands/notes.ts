@@ -2,7 +2,7 @@ import { appendFile, mkdir, readdir, readFile, stat, unlink, writeFile } from 'n
 import path from 'node:path';
 import { z } from 'zod';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
-import { validatePath } from './path-validation';
+import { keepAllowed, validatePath } from './path-validation';
 import { requireProject } from './projects';
 import { optional, requiredText } from './schema';
 
@@ -29,12 +29,15 @@ async function fileTitle(file: string, name: string): Promise<string> {
 async function notesDir(ctx: CommandContext, projectId: string): Promise<string> {
   const project = await requireProject(ctx, projectId);
   if (!project.workspace) throw new CommandError(`Project '${projectId}' has no workspace.`);
-  return path.join(project.workspace, 'notes');
+  // Judged by real paths, like every file command: a symlinked notes/ must not lead outside.
+  return validatePath(ctx, path.join(project.workspace, 'notes'));
 }
 
-function noteFile(dir: string, title: string): { slug: string; file: string } {
+async function noteFile(ctx: CommandContext, dir: string, title: string): Promise<{ slug: string; file: string }> {
   const slug = noteSlug(title);
   if (!slug) throw new CommandError(`The title ${JSON.stringify(title)} has no letters or digits to name a note file with.`);
+  // A note file that is a symlink leading outside is refused, for reading and for writing.
+  await validatePath(ctx, path.join(dir, `${slug}.md`));
   return { slug, file: path.join(dir, `${slug}.md`) };
 }
 
@@ -46,7 +49,7 @@ async function exists(file: string): Promise<boolean> {
   }
 }
 
-async function markdownFiles(dir: string): Promise<Array<{ name: string; file: string; size: number; mtime: number }>> {
+async function markdownFiles(ctx: CommandContext, dir: string): Promise<Array<{ name: string; file: string; size: number; mtime: number }>> {
   let names: string[];
   try {
     names = await readdir(dir);
@@ -55,7 +58,8 @@ async function markdownFiles(dir: string): Promise<Array<{ name: string; file: s
     throw err;
   }
   const out = [];
-  for (const name of names.filter((n) => n.endsWith('.md')).sort()) {
+  // Entries whose real path is outside the allowed folders (symlinks out) are not listed.
+  for (const name of (await keepAllowed(ctx, dir, names.filter((n) => n.endsWith('.md')))).sort()) {
     const file = path.join(dir, name);
     const info = await stat(file);
     if (info.isFile()) out.push({ name, file, size: info.size, mtime: info.mtimeMs / 1000 });
@@ -74,7 +78,7 @@ export const listNotes = defineCommand({
   readOnly: true,
   async run({ project_id }, ctx) {
     const dir = await notesDir(ctx, project_id);
-    const files = await markdownFiles(dir);
+    const files = await markdownFiles(ctx, dir);
     const notes = [];
     for (const f of files) {
       notes.push({ name: f.name, title: await fileTitle(f.file, f.name), size_bytes: f.size, modified: f.mtime, path: f.file });
@@ -90,7 +94,7 @@ export const writeNote = defineCommand({
   input: z.object({ project_id: projectId, title, content: z.string().describe('Markdown content') }),
   async run(args, ctx) {
     const dir = await notesDir(ctx, args.project_id);
-    const { file } = noteFile(dir, args.title);
+    const { file } = await noteFile(ctx, dir, args.title);
     const existed = await exists(file);
     await mkdir(dir, { recursive: true });
     await writeFile(file, args.content);
@@ -106,7 +110,7 @@ export const appendNote = defineCommand({
   input: z.object({ project_id: projectId, title, content: z.string().describe('Markdown to append') }),
   async run(args, ctx) {
     const dir = await notesDir(ctx, args.project_id);
-    const { file } = noteFile(dir, args.title);
+    const { file } = await noteFile(ctx, dir, args.title);
     const existed = await exists(file);
     await mkdir(dir, { recursive: true });
     if (existed) await appendFile(file, `\n\n${args.content}`);
@@ -125,7 +129,7 @@ export const readNote = defineCommand({
   readOnly: true,
   async run(args, ctx) {
     const dir = await notesDir(ctx, args.project_id);
-    const { file } = noteFile(dir, args.title);
+    const { file } = await noteFile(ctx, dir, args.title);
     if (!(await exists(file))) throw new CommandError(`Note '${args.title}' not found in project '${args.project_id}'.`);
     const content = await readFile(file, 'utf8');
     return { content, title: args.title, path: file, size_bytes: Buffer.byteLength(content) };
@@ -139,7 +143,7 @@ export const deleteNote = defineCommand({
   input: z.object({ project_id: projectId, title }),
   async run(args, ctx) {
     const dir = await notesDir(ctx, args.project_id);
-    const { file } = noteFile(dir, args.title);
+    const { file } = await noteFile(ctx, dir, args.title);
     if (!(await exists(file))) throw new CommandError(`Note '${args.title}' not found in project '${args.project_id}'.`);
     await unlink(file);
     await ctx.events.emit('note_deleted', { projectId: args.project_id, payload: { title: args.title, path: file } });
@@ -167,7 +171,7 @@ export const compareSpecsNotes = defineCommand({
     }
     const describe = async (dir: string) => {
       const listed = [];
-      for (const f of await markdownFiles(dir)) listed.push({ name: f.name, title: await fileTitle(f.file, f.name), size_bytes: f.size });
+      for (const f of await markdownFiles(ctx, dir)) listed.push({ name: f.name, title: await fileTitle(f.file, f.name), size_bytes: f.size });
       return listed;
     };
     return {
