@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { EventRecord } from '../db/repositories/events';
 import { CommandError, defineCommand } from './catalog';
 import { requireProject } from './projects';
+import { limitField, nextOffset, offsetField, pageOf, type PageRequest } from './paging';
 import { integer, optional, requiredText } from './schema';
 
 export const DEFAULT_EVENTS_LIMIT = 10;
@@ -32,36 +33,35 @@ export const getRecentEvents = defineCommand({
   },
 });
 
-const sum = (rows: Array<{ tokens: number }>) => rows.reduce((total, r) => total + Number(r.tokens), 0);
+export const TOKEN_USAGE_LIMIT = 100;
+export const TOKEN_USAGE_MAX_LIMIT = 1000;
+
+/** A page of a breakdown: the spec's keys, then how many rows there are in all and where the next page starts. */
+function breakdownPage<T>(page: PageRequest, result: { rows: T[]; rowCount: number; tokens: number }) {
+  return {
+    breakdown: result.rows,
+    total: result.tokens,
+    breakdown_total: result.rowCount,
+    next_offset: nextOffset(page, result.rows.length, result.rowCount),
+  };
+}
 
 export const getTokenUsage = defineCommand({
   name: 'get_token_usage',
   group: 'system',
-  description: 'Tokens used (agents, chat and hooks, cache included): for a task by agent, for a project by task, or per project.',
+  description: `Tokens used (agents, chat and hooks, cache included): for a task by agent, for a project by task, or per project. The breakdown is largest first, ${TOKEN_USAGE_LIMIT} rows a page (breakdown_total counts them all; next_offset asks for the next page); total is every token.`,
   input: z.object({
     task_id: optional(requiredText('One task')),
     project_id: optional(requiredText('One project')),
+    limit: limitField(TOKEN_USAGE_LIMIT, TOKEN_USAGE_MAX_LIMIT),
+    offset: offsetField(),
   }),
   readOnly: true,
-  async run({ task_id, project_id }, ctx) {
-    if (task_id) {
-      const rows = await ctx.db.tokenUsage.byAgentForTask(task_id);
-      return {
-        task_id,
-        breakdown: rows.map((r) => ({ agent_id: r.agent_id, tokens: Number(r.tokens), entries: Number(r.entries) })),
-        total: sum(rows),
-      };
-    }
-    if (project_id) {
-      const rows = await ctx.db.tokenUsage.byTaskForProject(project_id);
-      return {
-        project_id,
-        breakdown: rows.map((r) => ({ task_id: r.task_id, agent_id: r.agent_id, tokens: Number(r.tokens) })),
-        total: sum(rows),
-      };
-    }
-    const rows = await ctx.db.tokenUsage.byProject();
-    return { breakdown: rows.map((r) => ({ project_id: r.project_id, tokens: Number(r.tokens) })), total: sum(rows) };
+  async run({ task_id, project_id, ...paging }, ctx) {
+    const page = pageOf(paging, TOKEN_USAGE_LIMIT);
+    if (task_id) return { task_id, ...breakdownPage(page, await ctx.db.tokenUsage.byAgentForTask(task_id, page)) };
+    if (project_id) return { project_id, ...breakdownPage(page, await ctx.db.tokenUsage.byTaskForProject(project_id, page)) };
+    return breakdownPage(page, await ctx.db.tokenUsage.byProject(page));
   },
 });
 

@@ -13,7 +13,39 @@ export interface TokenUsageEntry {
   costUsd?: number;
 }
 
-/** Token accounting: one row per model run, summed in SQL. */
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+export interface TaskBreakdown {
+  rows: Array<{ agent_id: string | null; tokens: number; entries: number }>;
+  /** How many agents used tokens on the task in all. */
+  rowCount: number;
+  tokens: number;
+}
+
+export interface ProjectBreakdown {
+  rows: Array<{ task_id: string | null; agent_id: string | null; tokens: number }>;
+  /** How many (task, agent) rows the project has in all. */
+  rowCount: number;
+  tokens: number;
+}
+
+export interface OverallBreakdown {
+  rows: Array<{ project_id: string | null; tokens: number }>;
+  /** How many projects (and the no-project row) have usage. */
+  rowCount: number;
+  tokens: number;
+}
+
+/** The totals tables store a missing project, task or agent as '' (see the migration). */
+const orNull = (value: string): string | null => (value === '' ? null : value);
+
+/**
+ * Token accounting: one row per model run. Reads come from totals that triggers keep exact
+ * (migration …_token_usage_totals), so their cost does not grow with history.
+ */
 export class TokenUsageRepository {
   constructor(private readonly em: EmFactory) {}
 
@@ -41,27 +73,59 @@ export class TokenUsageRepository {
     return this.em().getConnection().execute(sql, params) as Promise<T[]>;
   }
 
-  /** For one task: tokens per agent. */
-  byAgentForTask(taskId: string) {
-    return this.query<{ agent_id: string | null; tokens: number; entries: number }>(
-      'select agent_id, sum(tokens) as tokens, count(*) as entries from token_usage where task_id = ? group by agent_id order by tokens desc',
-      [taskId],
-    );
+  /** For one task: one page of tokens per agent, largest first, with the task's totals. */
+  async byAgentForTask(taskId: string, page: Page): Promise<TaskBreakdown> {
+    // A task's rows are few (one per agent that worked it), so summing them here stays cheap.
+    const [rows, totals] = await Promise.all([
+      this.query<{ agent_id: string; tokens: number; entries: number }>(
+        'select agent_id, sum(tokens) as tokens, sum(entries) as entries from token_usage_totals where task_id = ? group by agent_id order by tokens desc, agent_id limit ? offset ?',
+        [taskId, page.limit, page.offset],
+      ),
+      this.query<{ tokens: number | null; n: number }>(
+        'select sum(tokens) as tokens, count(distinct agent_id) as n from token_usage_totals where task_id = ?',
+        [taskId],
+      ),
+    ]);
+    return {
+      rows: rows.map((r) => ({ agent_id: orNull(r.agent_id), tokens: Number(r.tokens), entries: Number(r.entries) })),
+      rowCount: Number(totals[0]?.n ?? 0),
+      tokens: Number(totals[0]?.tokens ?? 0),
+    };
   }
 
-  /** For one project: tokens per task and agent. */
-  byTaskForProject(projectId: string) {
-    return this.query<{ task_id: string | null; agent_id: string | null; tokens: number }>(
-      'select task_id, agent_id, sum(tokens) as tokens from token_usage where project_id = ? group by task_id, agent_id order by tokens desc',
-      [projectId],
-    );
+  /** For one project: one page of tokens per task and agent, largest first, with the project's totals. */
+  async byTaskForProject(projectId: string, page: Page): Promise<ProjectBreakdown> {
+    const [rows, totals] = await Promise.all([
+      this.query<{ task_id: string; agent_id: string; tokens: number }>(
+        'select task_id, agent_id, tokens from token_usage_totals where project_id = ? order by tokens desc, task_id, agent_id limit ? offset ?',
+        [projectId, page.limit, page.offset],
+      ),
+      this.query<{ tokens: number; task_agent_rows: number }>(
+        'select tokens, task_agent_rows from token_usage_project_totals where project_id = ?',
+        [projectId],
+      ),
+    ]);
+    return {
+      rows: rows.map((r) => ({ task_id: orNull(r.task_id), agent_id: orNull(r.agent_id), tokens: Number(r.tokens) })),
+      rowCount: Number(totals[0]?.task_agent_rows ?? 0),
+      tokens: Number(totals[0]?.tokens ?? 0),
+    };
   }
 
-  /** Everything: tokens per project. */
-  byProject() {
-    return this.query<{ project_id: string | null; tokens: number }>(
-      'select project_id, sum(tokens) as tokens from token_usage group by project_id order by tokens desc',
-    );
+  /** Everything: one page of tokens per project (null: chat and hooks outside a project), largest first. */
+  async byProject(page: Page): Promise<OverallBreakdown> {
+    const [rows, totals] = await Promise.all([
+      this.query<{ project_id: string; tokens: number }>(
+        'select project_id, tokens from token_usage_project_totals order by tokens desc, project_id limit ? offset ?',
+        [page.limit, page.offset],
+      ),
+      this.query<{ tokens: number | null; n: number }>('select sum(tokens) as tokens, count(*) as n from token_usage_project_totals'),
+    ]);
+    return {
+      rows: rows.map((r) => ({ project_id: orNull(r.project_id), tokens: Number(r.tokens) })),
+      rowCount: Number(totals[0]?.n ?? 0),
+      tokens: Number(totals[0]?.tokens ?? 0),
+    };
   }
 
   /** Tokens per project since `since` (the scheduler's rolling window). */

@@ -45,6 +45,8 @@ describe('system commands', () => {
         { agent_id: 'a2', tokens: 2, entries: 1 },
       ],
       total: 119,
+      breakdown_total: 2,
+      next_offset: null,
     });
     expect(await rt.exec('get_token_usage', { project_id: 'alpha' })).toEqual({
       project_id: 'alpha',
@@ -53,6 +55,8 @@ describe('system commands', () => {
         { task_id: t, agent_id: 'a2', tokens: 2 },
       ],
       total: 119,
+      breakdown_total: 2,
+      next_offset: null,
     });
     expect(await rt.exec('get_token_usage')).toEqual({
       breakdown: [
@@ -60,8 +64,10 @@ describe('system commands', () => {
         { project_id: null, tokens: 7 },
       ],
       total: 126,
+      breakdown_total: 2,
+      next_offset: null,
     });
-    expect(await rt.exec('get_token_usage', { task_id: 'none' })).toEqual({ task_id: 'none', breakdown: [], total: 0 });
+    expect(await rt.exec('get_token_usage', { task_id: 'none' })).toEqual({ task_id: 'none', breakdown: [], total: 0, breakdown_total: 0, next_offset: null });
     const mixed = (await rt.exec('get_token_usage', { task_id: t, project_id: 'alpha' })) as { total: number };
     expect(mixed).toMatchObject({ task_id: t, total: 119 });
     expect(Number.isInteger(mixed.total)).toBe(true);
