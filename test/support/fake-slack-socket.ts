@@ -29,6 +29,9 @@ export class FakeSocketMode {
   readonly connections: WebSocket[] = [];
   /** Every message the app sent over the socket (acks included), parsed. */
   readonly received: Array<Record<string, unknown>> = [];
+  /** Pongs the app answered our pings with, over every connection. */
+  pongs = 0;
+  private readonly pongWaiters = new Set<() => void>();
 
   constructor(server: http.Server, private readonly pingIntervalMs = 5_000) {
     this.wss = new WebSocketServer({ server, path: '/link' });
@@ -38,6 +41,24 @@ export class FakeSocketMode {
   /** The newest open connection, if any. */
   get socket(): WebSocket | undefined {
     return [...this.connections].reverse().find((ws) => ws.readyState === WebSocket.OPEN);
+  }
+
+  /** Resolves once the app has answered `count` pings in all. */
+  waitForPongs(count: number, timeoutMs = 10_000): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (this.pongs < count) return;
+        this.pongWaiters.delete(check);
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.pongWaiters.delete(check);
+        reject(new Error(`waitForPongs: ${this.pongs} of ${count} pongs after ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pongWaiters.add(check);
+      check();
+    });
   }
 
   isConnected(): boolean {
@@ -124,6 +145,10 @@ export class FakeSocketMode {
       if (message) this.received.push(message);
     });
     ws.on('error', () => undefined);
+    ws.on('pong', () => {
+      this.pongs++;
+      for (const wake of this.pongWaiters) wake();
+    });
     const ping = setInterval(() => {
       if (ws.readyState === WebSocket.OPEN) ws.ping('fake-slack');
     }, this.pingIntervalMs);

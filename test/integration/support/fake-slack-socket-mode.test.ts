@@ -62,7 +62,7 @@ describe('FakeSlack Socket Mode with a real Bolt app', () => {
   });
 
   it('the connection survives server pings', async () => {
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    await slack.socketMode.waitForPongs(slack.socketMode.pongs + 2);
     expect(slack.socketMode.isConnected()).toBe(true);
     expect(slack.callsTo('apps.connections.open')).toHaveLength(1);
   });
