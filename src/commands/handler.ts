@@ -11,6 +11,7 @@ import {
   type CommandResult,
   type CommandSession,
 } from './catalog';
+import { findUnsafeInput } from './input-guard';
 import { describeInputError } from './validation-errors';
 
 export interface CommandHandlerDeps {
@@ -64,6 +65,9 @@ export class CommandHandler implements CommandSession {
     }
 
     const input = args && typeof args === 'object' && !Array.isArray(args) ? args : {};
+    // One boundary for every command: text storage or a child process cannot take is refused here.
+    const unsafe = findUnsafeInput(input);
+    if (unsafe) return { error: unsafe };
     const parsed = command.input.safeParse(input);
     if (!parsed.success) return { error: describeInputError(parsed.error, input) };
 

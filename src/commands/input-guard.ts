@@ -1,0 +1,132 @@
+/**
+ * One check, before any command's schema runs, on every string anywhere in a command's input
+ * (nested objects, lists and JSON values included, and the keys of objects):
+ *
+ * - NUL (U+0000) is always refused: SQLite ends text at it and no child process can take it in
+ *   an argument or environment variable.
+ * - The other C0 controls (U+0001–U+001F), DEL (U+007F) and the C1 controls (U+0080–U+009F) are
+ *   refused too: nobody types them, terminals and git read them as escapes, and stored they would
+ *   come back into Slack and logs. Tab, line feed and carriage return are kept: free text
+ *   (descriptions, notes, prompts, commit messages) needs them.
+ * - In identifier fields (a key that is `id` or ends in `_id`/`_ids`, and `depends_on`) tabs and
+ *   line breaks are refused too, except at the ends where the schema trims them.
+ * - Text that is not well-formed UTF-16 (half of a surrogate pair) is refused: storage would
+ *   silently turn it into U+FFFD.
+ * - Nesting deeper than MAX_INPUT_DEPTH is refused, so nothing later (schemas, error messages,
+ *   JSON columns) can run out of stack on it.
+ *
+ * The walk is iterative, so hostile input cannot exhaust the stack here either.
+ */
+
+export const MAX_INPUT_DEPTH = 32;
+
+const IDENTIFIER_KEY = /(^|_)ids?$|^depends_on$/;
+
+type Path = ReadonlyArray<string | number>;
+
+function fieldName(path: Path): string {
+  const shown = path.length > 4 ? [...path.slice(0, 4), '…'] : path;
+  return shown
+    .map((p) => (typeof p === 'number' ? `[${p}]` : p))
+    .join('.')
+    .replace(/\.\[/g, '[')
+    .replace(/\.…$/, '…');
+}
+
+function codePoint(code: number): string {
+  return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+const TAB = 0x09;
+const LINE_FEED = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+
+type CharProblem = { kind: 'control'; code: number } | { kind: 'whitespace' } | { kind: 'surrogate' } | null;
+
+/** The first character storage or a child process cannot take (one pass over the UTF-16 units). */
+function firstBadChar(text: string): CharProblem {
+  let whitespace = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === TAB || c === LINE_FEED || c === CARRIAGE_RETURN) {
+      whitespace = true;
+    } else if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
+      return { kind: 'control', code: c };
+    } else if (c >= 0xd800 && c <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (!(next >= 0xdc00 && next <= 0xdfff)) return { kind: 'surrogate' };
+      i++;
+    } else if (c >= 0xdc00 && c <= 0xdfff) {
+      return { kind: 'surrogate' };
+    }
+  }
+  return whitespace ? { kind: 'whitespace' } : null;
+}
+
+/** The key that names what a value is: the last object key on its path (list items inherit it). */
+function ownerKey(path: Path): string | undefined {
+  for (let i = path.length - 1; i >= 0; i--) {
+    const part = path[i];
+    if (typeof part === 'string') return part;
+  }
+  return undefined;
+}
+
+function textProblem(text: string, path: Path, isKey: boolean): string | null {
+  const where = isKey ? `A field name inside '${fieldName(path.slice(0, -1)) || 'the input'}'` : `Field '${fieldName(path)}'`;
+  const bad = firstBadChar(text);
+  if (bad === null) return null;
+  if (bad.kind === 'control' && bad.code === 0) {
+    return `${where} contains a NUL character (\\u0000), which cannot be stored or passed on; remove it.`;
+  }
+  if (bad.kind === 'control') {
+    return `${where} contains the control character ${codePoint(bad.code)}, which is not allowed; only tabs and line breaks may appear in text.`;
+  }
+  if (bad.kind === 'surrogate') {
+    return `${where} is not valid Unicode text (it holds half of a surrogate pair); send it as UTF-8 text.`;
+  }
+  const key = isKey ? undefined : ownerKey(path);
+  if (key !== undefined && IDENTIFIER_KEY.test(key) && firstBadChar(text.trim()) !== null) {
+    return `${where} contains a tab or line break; an id is a single line of text.`;
+  }
+  return null;
+}
+
+/**
+ * The first problem in a command's raw input, as a sentence naming the field, or null when every
+ * string in it can be stored and passed on.
+ */
+export function findUnsafeInput(args: Record<string, unknown>): string | null {
+  const stack: Array<{ value: unknown; path: Path }> = Object.keys(args)
+    .reverse()
+    .map((key) => ({ value: args[key], path: [key] }));
+  for (const key of Object.keys(args)) {
+    const problem = textProblem(key, [key], true);
+    if (problem) return problem;
+  }
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const { value, path } = item;
+    if (typeof value === 'string') {
+      const problem = textProblem(value, path, false);
+      if (problem) return problem;
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (path.length > MAX_INPUT_DEPTH) {
+      return `Field '${fieldName(path.slice(0, 1))}' is nested more than ${MAX_INPUT_DEPTH} levels deep; send a flatter value.`;
+    }
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: [...path, i] });
+      continue;
+    }
+    const keys = Object.keys(value);
+    for (const key of keys) {
+      const problem = textProblem(key, [...path, key], true);
+      if (problem) return problem;
+    }
+    for (let i = keys.length - 1; i >= 0; i--) {
+      stack.push({ value: (value as Record<string, unknown>)[keys[i]], path: [...path, keys[i]] });
+    }
+  }
+  return null;
+}
