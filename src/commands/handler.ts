@@ -4,13 +4,13 @@ import type { GitManager } from '../git/git-manager';
 import type { EventLog } from '../orchestrator/events';
 import type { OrchestratorPort, ProcessController } from '../orchestrator/port';
 import {
-  CommandError,
   type Actor,
   type AnyCommand,
   type CommandContext,
   type CommandResult,
   type CommandSession,
 } from './catalog';
+import { errorDetails, errorText, isForPeople } from './error-text';
 import { findUnsafeInput } from './input-guard';
 import { describeInputError } from './validation-errors';
 
@@ -64,20 +64,17 @@ export class CommandHandler implements CommandSession {
       };
     }
 
-    const input = args && typeof args === 'object' && !Array.isArray(args) ? args : {};
-    // One boundary for every command: text storage or a child process cannot take is refused here.
-    const unsafe = findUnsafeInput(input);
-    if (unsafe) return { error: unsafe };
-    const parsed = command.input.safeParse(input);
-    if (!parsed.success) return { error: describeInputError(parsed.error, input) };
-
     try {
+      const input = args && typeof args === 'object' && !Array.isArray(args) ? args : {};
+      // One boundary for every command: text storage or a child process cannot take is refused here.
+      const unsafe = findUnsafeInput(input);
+      if (unsafe) return { error: unsafe };
+      const parsed = command.input.safeParse(input);
+      if (!parsed.success) return { error: describeInputError(parsed.error, input) };
       return await command.run(parsed.data, this.context(actor));
     } catch (err) {
-      if (!(err instanceof CommandError)) {
-        this.deps.log?.(`Command ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-      }
-      return { error: errorText(err) };
+      if (!isForPeople(err)) this.deps.log?.(`Command ${name} failed: ${errorDetails(err)}`);
+      return { error: errorText(err, name) };
     }
   }
 
@@ -102,10 +99,4 @@ export class CommandHandler implements CommandSession {
       execute: (name, args) => this.execute(name, args, actor),
     };
   }
-}
-
-/** The exception's own sentence (Python's str(e)), never a stack. */
-export function errorText(err: unknown): string {
-  if (err instanceof Error) return err.message || err.name;
-  return String(err);
 }
