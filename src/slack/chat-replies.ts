@@ -1,27 +1,42 @@
 import type { KnownBlock } from '@slack/types';
 import type { ChatReply } from '../chat/service';
-import { markdownToMrkdwn } from './mrkdwn';
+import { button, clip, fallback, LIMITS, type Rendered } from './blocks/common';
+import { fitBlocks } from './blocks/long';
+import { bold, packRich, txt } from './blocks/text';
+import { markdownToBlocks, markdownToMrkdwn } from './mrkdwn';
 
-const SECTION_LIMIT = 3000;
+const CONFIRMATIONS_SHOWN = 5;
 
-/** Block Kit for a chat reply: the answer, then Confirm / Cancel for each pending confirmation. */
-export function chatReplyBlocks(reply: ChatReply): { text: string; blocks: KnownBlock[] } {
-  const text = markdownToMrkdwn(reply.text);
-  const blocks: KnownBlock[] = [];
-  for (let i = 0; i < text.length && blocks.length < 40; i += SECTION_LIMIT) {
-    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: text.slice(i, i + SECTION_LIMIT) } });
-  }
-  for (const pending of reply.pendingConfirmations.slice(0, 5)) {
-    blocks.push(
-      { type: 'section', text: { type: 'mrkdwn', text: `:raised_hand: *Needs confirmation:* ${pending.summary.slice(0, 2900)}` } },
-      {
-        type: 'actions',
-        elements: [
-          { type: 'button', style: 'danger', text: { type: 'plain_text', text: 'Confirm' }, action_id: 'aq_confirm', value: pending.id },
-          { type: 'button', text: { type: 'plain_text', text: 'Cancel' }, action_id: 'aq_cancel', value: pending.id },
-        ],
-      },
-    );
-  }
-  return { text: text.slice(0, 3000) || '…', blocks };
+/**
+ * Block Kit for a chat reply: the answer (Markdown → mrkdwn, escaped, nothing cut: what does not
+ * fit one message is attached), then Confirm / Cancel for each pending confirmation. The
+ * confirmation's summary quotes the model's arguments, so it is shown as literal text.
+ */
+export function chatReplyBlocks(reply: ChatReply): Rendered {
+  const pending = reply.pendingConfirmations.slice(0, CONFIRMATIONS_SHOWN);
+  const confirmations: KnownBlock[] = pending.flatMap((p) => [
+    ...packRich([[txt('✋ '), bold('Needs confirmation: '), txt(p.summary)]], LIMITS.richText),
+    {
+      type: 'actions',
+      elements: [
+        {
+          ...button('Confirm', 'aq_confirm', p.id, 'danger'),
+          confirm: {
+            title: { type: 'plain_text', text: 'Run this command?' },
+            text: { type: 'plain_text', text: clip(p.summary || 'Run the command the assistant proposed.', 300) },
+            confirm: { type: 'plain_text', text: 'Run it' },
+            deny: { type: 'plain_text', text: 'Not now' },
+            style: 'danger',
+          },
+        },
+        button('Cancel', 'aq_cancel', p.id),
+      ],
+    } as KnownBlock,
+  ]);
+  const answer = fitBlocks(markdownToBlocks(reply.text || '…'), () => reply.text, 'reply.md', LIMITS.blocksPerMessage - confirmations.length);
+  return {
+    text: fallback(markdownToMrkdwn(reply.text)) || '…',
+    blocks: [...answer.blocks, ...confirmations],
+    ...(answer.file && { files: [answer.file] }),
+  };
 }

@@ -1,10 +1,11 @@
+import type { KnownBlock } from '@slack/types';
 import MarkdownIt from 'markdown-it';
+import { esc, mdCode, preformatted } from './blocks/text';
 
 const md = new MarkdownIt({ html: false, linkify: false, breaks: false });
 
-function escape(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
+/** Longest text we put in one block (Slack's section limit is 3000). */
+const BLOCK_TEXT = 2900;
 
 interface Token {
   type: string;
@@ -16,16 +17,25 @@ interface Token {
   attrGet(name: string): string | null;
 }
 
+/**
+ * A link target Slack can carry: http(s) or mailto only, with the characters that would end or
+ * split `<url|text>` percent-encoded. Anything else is not a link (null).
+ */
+export function safeLinkTarget(href: string): string | null {
+  if (!/^(https?:\/\/|mailto:)/i.test(href)) return null;
+  return href.replace(/[<>|\s]/g, (c) => encodeURIComponent(c)).replace(/&/g, '&amp;');
+}
+
 function inline(tokens: Token[]): string {
   let out = '';
-  const links: string[] = [];
+  const links: Array<string | null> = [];
   for (const t of tokens) {
     switch (t.type) {
       case 'text':
-        out += escape(t.content);
+        out += esc(t.content);
         break;
       case 'code_inline':
-        out += `\`${t.content}\``;
+        out += mdCode(t.content).text;
         break;
       case 'strong_open':
       case 'strong_close':
@@ -39,37 +49,41 @@ function inline(tokens: Token[]): string {
       case 's_close':
         out += '~';
         break;
-      case 'link_open':
-        links.push(t.attrGet('href') ?? '');
-        out += '<' + (links.at(-1) ?? '') + '|';
+      case 'link_open': {
+        const target = safeLinkTarget(t.attrGet('href') ?? '');
+        links.push(target);
+        if (target) out += `<${target}|`;
         break;
+      }
       case 'link_close':
-        links.pop();
-        out += '>';
+        if (links.pop()) out += '>';
         break;
       case 'softbreak':
       case 'hardbreak':
         out += '\n';
         break;
       default:
-        out += escape(t.content ?? '');
+        out += esc(t.content ?? '');
     }
   }
   // Slack's <url|text> needs the text; an empty one would show as "|".
   return out.replace(/<([^|>]+)\|>/g, '<$1>');
 }
 
-/** Agent and note Markdown → Slack mrkdwn: headings bold, **x** → *x*, links <url|text>, lists kept. */
-export function markdownToMrkdwn(markdown: string): string {
+type Chunk = { kind: 'mrkdwn' | 'code'; text: string };
+
+/** Markdown as a run of mrkdwn lines and literal code blocks. */
+function chunks(markdown: string): Chunk[] {
   const tokens = md.parse(markdown, {}) as unknown as Token[];
-  const lines: string[] = [];
+  const out: Chunk[] = [];
   const lists: Array<{ ordered: boolean; n: number }> = [];
   let pendingPrefix = '';
+  const line = (text: string) => out.push({ kind: 'mrkdwn', text });
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
     switch (t.type) {
       case 'heading_open':
-        lines.push(`*${inline(tokens[i + 1].children ?? []).replace(/\*/g, '')}*`);
+        line(`*${inline(tokens[i + 1].children ?? []).replace(/\*/g, '')}*`);
         i += 2;
         break;
       case 'bullet_list_open':
@@ -89,22 +103,97 @@ export function markdownToMrkdwn(markdown: string): string {
         break;
       }
       case 'inline':
-        lines.push(pendingPrefix + inline(t.children ?? []));
+        line(pendingPrefix + inline(t.children ?? []));
         pendingPrefix = '';
         break;
       case 'fence':
       case 'code_block':
-        lines.push(`\`\`\`\n${t.content.replace(/\n$/, '')}\n\`\`\``);
+        out.push({ kind: 'code', text: t.content.replace(/\n$/, '') });
         break;
       case 'blockquote_open':
         pendingPrefix = '> ';
         break;
       case 'hr':
-        lines.push('―――');
+        line('―――');
         break;
       default:
         break;
     }
   }
-  return lines.join('\n');
+  return out;
+}
+
+/** A code fence in mrkdwn; content with its own ``` cannot be fenced unchanged, so it is shown as escaped lines. */
+function fence(code: string): string {
+  return code.includes('```') ? esc(code) : `\`\`\`\n${esc(code)}\n\`\`\``;
+}
+
+/**
+ * Agent, model and note Markdown → Slack mrkdwn: headings bold, **x** → *x*, links <url|text>
+ * (http, https, mailto only), lists kept; every piece of text escaped, code included.
+ */
+export function markdownToMrkdwn(markdown: string): string {
+  return chunks(markdown)
+    .map((c) => (c.kind === 'code' ? fence(c.text) : c.text))
+    .join('\n');
+}
+
+/**
+ * The same Markdown as blocks, nothing cut: prose in mrkdwn sections (split at line breaks) and
+ * code as literal preformatted blocks. Callers that must fit a message decide what to do with
+ * more blocks than fit (see `fitBlocks` in blocks/long.ts).
+ */
+export function markdownToBlocks(markdown: string): KnownBlock[] {
+  const blocks: KnownBlock[] = [];
+  let prose: string[] = [];
+  const flush = () => {
+    if (prose.length) blocks.push(...proseSections(prose));
+    prose = [];
+  };
+  for (const c of chunks(markdown)) {
+    if (c.kind === 'mrkdwn') {
+      prose.push(c.text);
+      continue;
+    }
+    flush();
+    for (let i = 0; i < c.text.length || i === 0; i += BLOCK_TEXT) blocks.push(preformatted(c.text.slice(i, i + BLOCK_TEXT)));
+  }
+  flush();
+  return blocks;
+}
+
+function proseSections(lines: string[]): KnownBlock[] {
+  const sections: KnownBlock[] = [];
+  let current = '';
+  const push = (text: string) => {
+    if (text.trim()) sections.push({ type: 'section', text: { type: 'mrkdwn', text } });
+  };
+  for (const raw of lines) {
+    // A single line longer than a block is split between words (entities are never split).
+    const pieces = raw.length > BLOCK_TEXT ? splitLine(raw) : [raw];
+    for (const piece of pieces) {
+      if (current && current.length + 1 + piece.length > BLOCK_TEXT) {
+        push(current);
+        current = '';
+      }
+      current = current ? `${current}\n${piece}` : piece;
+    }
+  }
+  push(current);
+  return sections;
+}
+
+function splitLine(line: string): string[] {
+  const out: string[] = [];
+  let rest = line;
+  while (rest.length > BLOCK_TEXT) {
+    let at = rest.lastIndexOf(' ', BLOCK_TEXT);
+    if (at < BLOCK_TEXT / 2) at = BLOCK_TEXT;
+    const amp = rest.lastIndexOf('&', at);
+    if (amp > at - 5 && !/^&(amp|lt|gt);/.test(rest.slice(amp, at))) at = amp;
+    out.push(rest.slice(0, at));
+    rest = rest.slice(at).replace(/^ /, '');
+  }
+  out.push(rest);
+  return out;
 }

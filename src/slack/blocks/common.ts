@@ -1,4 +1,7 @@
 import type { Button, KnownBlock } from '@slack/types';
+import { esc, mdCode, preformatted } from './text';
+
+export { esc } from './text';
 
 /**
  * Block Kit limits we render within (Slack's reference: 50 blocks in a message, 100 in a Home
@@ -15,8 +18,10 @@ export const LIMITS = {
   actionId: 255,
   actionValue: 2000,
   headerText: 150,
-  /** The `text` fallback of a message (notifications, screen readers). */
+  /** The `text` fallback of a message (notifications, screen readers); Slack's own cap is 40,000. */
   messageText: 3000,
+  /** Characters we put in one rich_text block (Slack documents no smaller cap; this keeps cards readable). */
+  richText: 3000,
 } as const;
 
 /** Status emoji, as the original's notifications use them (research §6.5). */
@@ -41,23 +46,40 @@ export function emoji(status: string): string {
   return STATUS_EMOJI[status] ?? '•';
 }
 
-/** Text cut to `limit` characters, saying how many lines were left out. */
+/**
+ * Text cut to `limit` characters at a line or word boundary, saying how many lines were left out.
+ * For places with a hard cap; long content should be split (splitText) or attached instead.
+ */
 export function truncate(text: string, limit: number): string {
   if (text.length <= limit) return text;
-  const note = (hidden: number) => `\n… truncated, ${hidden} more line${hidden === 1 ? '' : 's'}`;
-  const cut = text.slice(0, Math.max(0, limit - note(text.split('\n').length).length));
-  const hidden = text.split('\n').length - cut.split('\n').length + (text[cut.length] === '\n' ? 0 : 1);
+  const total = text.split('\n').length;
+  const note = (hidden: number) => `\n… cut here, ${hidden} more line${hidden === 1 ? '' : 's'} not shown`;
+  let cut = text.slice(0, Math.max(0, limit - note(total).length));
+  const boundary = Math.max(cut.lastIndexOf('\n'), cut.lastIndexOf(' '));
+  if (boundary > cut.length / 2) cut = cut.slice(0, boundary);
+  cut = cut.replace(/&[a-z]{0,3}$/, '');
+  const hidden = total - cut.split('\n').length + (text[cut.length] === '\n' ? 0 : 1);
   return `${cut}${note(Math.max(hidden, 1))}`;
 }
 
-/** Slack escaping for text we did not write. */
-export function esc(text: unknown): string {
-  return String(text ?? '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/** Text split into pieces of at most `limit` characters, at line breaks where it can (nothing lost). */
+export function splitText(text: string, limit: number): string[] {
+  const pieces: string[] = [];
+  let rest = text;
+  while (rest.length > limit) {
+    let at = rest.lastIndexOf('\n', limit);
+    if (at < limit / 2) at = rest.lastIndexOf(' ', limit);
+    if (at < limit / 2) at = limit;
+    pieces.push(rest.slice(0, at));
+    rest = rest.slice(rest[at] === '\n' ? at + 1 : at);
+  }
+  pieces.push(rest);
+  return pieces;
 }
 
-/** Inline code that cannot be broken by a backtick in the value. */
+/** Inline code for a value we did not write (escaped; a value with a backtick is shown without the span). */
 export function code(text: unknown): string {
-  return `\`${esc(text).replace(/`/g, 'ˋ')}\``;
+  return mdCode(text).text;
 }
 
 export function section(text: string): KnownBlock {
@@ -72,8 +94,17 @@ export function fields(pairs: Array<[string, string]>): KnownBlock {
   };
 }
 
+/** A short label within `limit` characters: cut at a word with an ellipsis, so the cut shows. */
+export function clip(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const cut = text.slice(0, limit - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${space > limit / 2 ? cut.slice(0, space) : cut}…`;
+}
+
+/** A header: plain_text, so the text we did not write shows literally. */
 export function header(text: string): KnownBlock {
-  return { type: 'header', text: { type: 'plain_text', text: text.slice(0, LIMITS.headerText), emoji: true } };
+  return { type: 'header', text: { type: 'plain_text', text: clip(text || ' ', LIMITS.headerText), emoji: true } };
 }
 
 export function context(text: string): KnownBlock {
@@ -84,16 +115,20 @@ export function divider(): KnownBlock {
   return { type: 'divider' };
 }
 
-/** A code block that fits one section, saying how many lines were cut. */
-export function codeBlock(text: string, limit: number = LIMITS.sectionText): KnownBlock {
-  const body = truncate((text || ' ').replace(/```/g, "'''"), limit - 6);
-  return { type: 'section', text: { type: 'mrkdwn', text: `\`\`\`${body}\`\`\`` } };
+/** A code block of literal text in one block, saying how many lines were cut (see codeBlocks for all of it). */
+export function codeBlock(text: string, limit: number = LIMITS.richText): KnownBlock {
+  return preformatted(truncate(text || ' ', limit));
+}
+
+/** Literal text as as many code blocks as it takes, split at line breaks. */
+export function codeBlocks(text: string, limit: number = LIMITS.richText): KnownBlock[] {
+  return splitText(text || ' ', limit).map((piece) => preformatted(piece));
 }
 
 export function button(text: string, actionId: string, value: string, style?: 'primary' | 'danger'): Button {
   return {
     type: 'button',
-    text: { type: 'plain_text', text: text.slice(0, LIMITS.buttonText), emoji: true },
+    text: { type: 'plain_text', text: clip(text, LIMITS.buttonText), emoji: true },
     action_id: actionId.slice(0, LIMITS.actionId),
     value: value.slice(0, LIMITS.actionValue),
     ...(style && { style }),
@@ -122,12 +157,29 @@ export function packLines(lines: string[], separator = '\n'): KnownBlock[] {
   return blocks;
 }
 
-/** A message's fallback text within Slack's limit. */
+/** A message's fallback text (already mrkdwn) within our limit, cut at a word and never inside an entity. */
 export function fallback(text: string): string {
-  return text.length > LIMITS.messageText ? `${text.slice(0, LIMITS.messageText - 1)}…` : text || ' ';
+  if (text.length <= LIMITS.messageText) return text || ' ';
+  let cut = text.slice(0, LIMITS.messageText - 1);
+  const space = cut.lastIndexOf(' ');
+  if (space > cut.length - 200) cut = cut.slice(0, space);
+  return `${cut.replace(/&[a-z]{0,3}$/, '')}…`;
+}
+
+/** The fallback `text` for a message from text we did not write (escaped, within the limit). */
+export function fallbackOf(untrusted: unknown): string {
+  return fallback(esc(untrusted));
 }
 
 export interface Rendered {
+  /** The top-level fallback: mrkdwn, escaped. */
   text: string;
   blocks: KnownBlock[];
+  /** Content too long for the message, to upload next to it (the blocks say so). */
+  files?: Array<{ filename: string; title: string; content: string }>;
+}
+
+/** Task and agent states as words people read ("in progress", not IN_PROGRESS). */
+export function statusWord(status: unknown): string {
+  return String(status ?? '').toLowerCase().replace(/_/g, ' ');
 }

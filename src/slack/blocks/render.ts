@@ -1,3 +1,4 @@
+import { errorReply } from './errors';
 import { genericBlocks } from './generic';
 import { statusBlocks } from './status';
 import { taskDetailBlocks, taskListBlocks } from './tasks';
@@ -5,7 +6,7 @@ import type { Rendered } from './common';
 
 /** Block Kit for a command's result; a renderer per kind, and a generic one for the rest. */
 export function renderResult(command: string, args: Record<string, unknown>, result: Record<string, unknown>): Rendered {
-  if ('error' in result) return { text: `:warning: ${String(result.error)}`, blocks: [] };
+  if ('error' in result) return errorReply(result.error, command);
   switch (command) {
     case 'get_status':
       return statusBlocks(result);

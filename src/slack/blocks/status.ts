@@ -1,5 +1,6 @@
 import type { KnownBlock } from '@slack/types';
-import { context, emoji, esc, header, section, type Rendered } from './common';
+import { context, emoji, header, LIMITS, section, statusWord, type Rendered } from './common';
+import { bold, mono, packRich, txt, type Line } from './text';
 
 interface StatusResult {
   projects: number;
@@ -8,25 +9,33 @@ interface StatusResult {
   orchestrator_paused: boolean;
 }
 
-/** get_status as blocks: paused banner, counts, agents, running and ready work. */
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** A task as a literal line: emoji, id, title, project. */
+function taskLine(mark: string, t: { id: string; title: string; project_id: string }): Line {
+  return [txt(`${mark} `), mono(t.id), txt(` ${t.title} (${t.project_id})`)];
+}
+
+/** get_status as blocks: paused banner, counts in words, agents, running and ready work (all listed). */
 export function statusBlocks(raw: Record<string, unknown>): Rendered {
   const s = raw as unknown as StatusResult;
   const blocks: KnownBlock[] = [header('Agent Queue status')];
   if (s.orchestrator_paused) blocks.push(section(':double_vertical_bar: *Scheduling is paused* — no new tasks start. Resume with `/aq orchestrator_control action=resume`.'));
   const counts = Object.entries(s.tasks.by_status)
-    .map(([status, n]) => `${emoji(status)} ${status} ${n}`)
+    .map(([status, n]) => `${emoji(status)} ${n} ${statusWord(status)}`)
     .join('   ');
-  blocks.push(section(`*${s.tasks.total}* tasks in *${s.projects}* projects\n${counts || 'No tasks yet.'}`));
-  const agents = s.agents.length
-    ? s.agents.map((a) => `${emoji(a.state)} *${esc(a.name)}* — ${a.working_on ? `\`${esc(a.working_on.task_id)}\` ${esc(a.working_on.title)}` : a.state.toLowerCase()}`).join('\n')
-    : 'No agents yet — add one with `/aq create_agent name=…`.';
-  blocks.push(section(`*Agents*\n${agents}`));
-  if (s.tasks.in_progress.length) {
-    blocks.push(section(`*In progress*\n${s.tasks.in_progress.map((t) => `🟡 \`${esc(t.id)}\` ${esc(t.title)} (${esc(t.project_id)})`).join('\n')}`));
-  }
-  if (s.tasks.ready_to_work.length) {
-    blocks.push(section(`*Ready to work*\n${s.tasks.ready_to_work.map((t) => `🔵 \`${esc(t.id)}\` ${esc(t.title)} (${esc(t.project_id)})`).join('\n')}`));
-  }
+  blocks.push(section(`*${plural(s.tasks.total, 'task')}* in *${plural(s.projects, 'project')}*\n${counts || 'No tasks yet.'}`));
+  const agentLines: Line[] = s.agents.map((a) => [
+    txt(`${emoji(a.state)} `),
+    bold(a.name),
+    ...(a.working_on ? [txt(' — '), mono(a.working_on.task_id), txt(` ${a.working_on.title}`)] : [txt(` — ${statusWord(a.state)}`)]),
+  ]);
+  if (agentLines.length) blocks.push(...packRich([[bold('Agents')], ...agentLines], LIMITS.richText));
+  else blocks.push(section('*Agents*\nNo agents yet — add one with `/aq create_agent name=…`.'));
+  if (s.tasks.in_progress.length) blocks.push(...packRich([[bold('In progress')], ...s.tasks.in_progress.map((t) => taskLine('🟡', t))], LIMITS.richText));
+  if (s.tasks.ready_to_work.length) blocks.push(...packRich([[bold('Ready to work')], ...s.tasks.ready_to_work.map((t) => taskLine('🔵', t))], LIMITS.richText));
   blocks.push(context(`Updated ${new Date().toISOString().replace('T', ' ').slice(0, 16)} UTC`));
-  return { text: `${s.tasks.total} tasks, ${s.agents.length} agents${s.orchestrator_paused ? ', scheduling paused' : ''}`, blocks };
+  return { text: `${plural(s.tasks.total, 'task')}, ${plural(s.agents.length, 'agent')}${s.orchestrator_paused ? ', scheduling paused' : ''}`, blocks };
 }

@@ -1,5 +1,7 @@
 import type { KnownBlock } from '@slack/types';
-import { button, capBlocks, context, emoji, esc, section, truncate, type Rendered } from './common';
+import { button, context, emoji, fallbackOf, LIMITS, statusWord, type Rendered } from './common';
+import { fitBlocks } from './long';
+import { bold, link, mono, packRich, txt, type Line } from './text';
 
 /** The buttons a task in `status` offers (each runs the command of the same name). */
 export function taskButtons(taskId: string, status: string): KnownBlock | null {
@@ -9,32 +11,30 @@ export function taskButtons(taskId: string, status: string): KnownBlock | null {
   if (status === 'BLOCKED' || status === 'FAILED' || status === 'AWAITING_APPROVAL') buttons.push(button('Skip', 'aq_skip_task', taskId));
   if (status !== 'IN_PROGRESS' && status !== 'COMPLETED') buttons.push(button('Restart', 'aq_restart_task', taskId));
   if (status === 'BLOCKED' || status === 'FAILED') buttons.push(button('View error', 'aq_get_agent_error', taskId));
-  return buttons.length ? { type: 'actions', block_id: `task:${taskId}`, elements: buttons } : null;
+  return buttons.length ? { type: 'actions', block_id: `task:${taskId}`.slice(0, 255), elements: buttons } : null;
 }
 
+/** A task's card: its title and every detail as literal rich text, the description in full, buttons. */
 export function taskDetailBlocks(task: Record<string, unknown>, note?: string): Rendered {
   const id = String(task.id);
   const status = String(task.status);
-  const blocks: KnownBlock[] = [
-    section(`${emoji(status)} *${esc(task.title)}*  \`${esc(id)}\``),
-    {
-      type: 'section',
-      fields: [
-        { type: 'mrkdwn', text: `*Status*\n${status}` },
-        { type: 'mrkdwn', text: `*Project*\n${esc(task.project_id)}` },
-        { type: 'mrkdwn', text: `*Priority*\n${esc(task.priority)}` },
-        { type: 'mrkdwn', text: `*Agent*\n${task.assigned_agent ? esc(task.assigned_agent) : '—'}` },
-        { type: 'mrkdwn', text: `*Retries*\n${esc(task.retry_count)} / ${esc(task.max_retries)}` },
-        { type: 'mrkdwn', text: `*Approval*\n${task.requires_approval ? 'required' : 'not required'}` },
-      ],
-    },
-  ];
-  if (typeof task.description === 'string' && task.description) blocks.push(section(truncate(esc(task.description), 1500)));
-  if (task.pr_url) blocks.push(section(`Pull request: <${String(task.pr_url)}>`));
+  const facts = [
+    `Status: ${statusWord(status)}`,
+    `Project: ${String(task.project_id ?? '—')}`,
+    `Priority: ${String(task.priority ?? '—')}`,
+    `Agent: ${task.assigned_agent ? String(task.assigned_agent) : '—'}`,
+    `Retries: ${String(task.retry_count ?? 0)} / ${String(task.max_retries ?? '—')}`,
+    `Approval: ${task.requires_approval ? 'required' : 'not required'}`,
+  ].join(' · ');
+  const lines: Line[] = [[txt(`${emoji(status)} `), bold(task.title), txt('  '), mono(id)], [txt(facts)]];
+  if (typeof task.pr_url === 'string' && task.pr_url) lines.push([txt('Pull request: '), link(task.pr_url)]);
+  const blocks: KnownBlock[] = packRich(lines, LIMITS.richText);
+  if (typeof task.description === 'string' && task.description) blocks.push(...packRich(task.description.split('\n').map((l) => [txt(l)]), LIMITS.richText));
   const actions = taskButtons(id, status);
   if (actions) blocks.push(actions);
   if (note) blocks.push(context(note));
-  return { text: `${emoji(status)} ${String(task.title)} (${id}) — ${status}`, blocks };
+  const fitted = fitBlocks(blocks, () => JSON.stringify(task, null, 2), `${id}.json`);
+  return { text: fallbackOf(`${emoji(status)} ${String(task.title)} (${id}) — ${statusWord(status)}`), blocks: fitted.blocks, ...(fitted.file && { files: [fitted.file] }) };
 }
 
 export const TASK_PAGE_SIZE = 20;
@@ -48,17 +48,25 @@ export function taskListBlocks(
   const page = result.tasks.slice(offset, offset + TASK_PAGE_SIZE);
   const shown = result.tasks.length;
   const blocks: KnownBlock[] = [
-    section(`*Tasks* — ${result.total} match${result.total === 1 ? '' : 'es'}${result.total > shown ? ` (first ${shown} listed)` : ''}`),
+    ...packRich([[bold('Tasks'), txt(` — ${result.total} match${result.total === 1 ? '' : 'es'}${result.total > shown ? ` (first ${shown} listed)` : ''}`)]], LIMITS.richText),
   ];
   if (page.length === 0) blocks.push(context('No tasks.'));
-  for (const t of page) {
-    blocks.push(section(`${emoji(String(t.status))} \`${esc(t.id)}\` *${esc(t.title)}*\n${esc(t.status)} · priority ${esc(t.priority)} · ${esc(t.project_id)}${t.assigned_agent ? ` · ${esc(t.assigned_agent)}` : ''}`));
-  }
+  const lines: Line[] = page.flatMap((t, i) => {
+    const line: Line = [
+      txt(`${emoji(String(t.status))} `),
+      mono(t.id),
+      txt(' '),
+      bold(t.title),
+      txt(`\n${statusWord(t.status)} · priority ${String(t.priority)} · ${String(t.project_id)}${t.assigned_agent ? ` · ${String(t.assigned_agent)}` : ''}`),
+    ];
+    return i === 0 ? [line] : [[], line];
+  });
+  if (lines.length) blocks.push(...packRich(lines, LIMITS.richText));
   const nav = [];
   const value = (to: number) => JSON.stringify({ ...filter, offset: to });
   if (offset > 0) nav.push(button('◀ Prev', 'aq_tasks_page_prev', value(Math.max(0, offset - TASK_PAGE_SIZE))));
   if (offset + TASK_PAGE_SIZE < shown) nav.push(button('Next ▶', 'aq_tasks_page_next', value(offset + TASK_PAGE_SIZE)));
   if (nav.length) blocks.push({ type: 'actions', elements: nav });
   blocks.push(context(`Showing ${page.length ? offset + 1 : 0}–${offset + page.length} of ${shown}`));
-  return { text: `${result.total} tasks`, blocks: capBlocks(blocks) };
+  return { text: `${result.total} tasks`, blocks };
 }
