@@ -159,7 +159,7 @@ export async function linkRefusal(config: AppConfig, real: string): Promise<stri
   if (isWithin(home, real)) return real === home ? 'it is the home directory' : `it holds the home directory (${home})`;
   for (const name of HOME_SECRETS) {
     const secret = path.join(home, name);
-    if (isWithin(real, secret)) return `it is inside ${secret}, which holds credentials`;
+    if (isWithin(real, secret)) return real === secret ? 'it holds credentials' : `it is inside ${secret}, which holds credentials`;
   }
 
   const temp = await resolveReal(os.tmpdir());
