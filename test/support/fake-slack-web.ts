@@ -51,8 +51,12 @@ export class SlackDefaults {
   private tsCounter = 100;
   private channelCounter = 0;
   private viewCounter = 0;
+  private fileCounter = 0;
 
-  constructor(private readonly wsUrl: () => string) {}
+  constructor(
+    private readonly wsUrl: () => string,
+    private readonly baseUrl: () => string = () => 'http://127.0.0.1',
+  ) {}
 
   /** A unique, increasing message ts like "1700000000.000100". */
   nextTs(): string {
@@ -104,6 +108,19 @@ export class SlackDefaults {
       case 'reactions.add':
       case 'reactions.remove':
         return { ok: true };
+      case 'files.getUploadURLExternal': {
+        this.fileCounter += 1;
+        const id = `F${String(this.fileCounter).padStart(4, '0')}`;
+        return { ok: true, file_id: id, upload_url: `${this.baseUrl()}/upload/${id}` };
+      }
+      case 'files.completeUploadExternal': {
+        const files = typeof args.files === 'string' ? (JSON.parse(args.files) as unknown[]) : (args.files as unknown[]) ?? [];
+        return { ok: true, files: files.map((f) => ({ ...(f as object), ...(args.channel_id ? { channels: [args.channel_id] } : {}) })) };
+      }
+      case 'conversations.open': {
+        const user = typeof args.users === 'string' ? args.users.split(',')[0] : 'U1';
+        return { ok: true, channel: { id: `D${user.replace(/^U/, '')}` } };
+      }
       case 'users.info': {
         const id = typeof args.user === 'string' ? args.user : 'U1';
         return { ok: true, user: { id, team_id: 'T1', name: `user-${id.toLowerCase()}`, real_name: `User ${id}`, is_bot: id === 'UBOT', tz: 'UTC', profile: { display_name: `user-${id.toLowerCase()}` } } };

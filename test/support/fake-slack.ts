@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { FakeSocketMode, type EnvelopeAck, type SendEnvelopeOptions } from './fake-slack-socket';
 import { httpReply, isRawReply, parseSlackBody, SlackDefaults, type RawReply } from './fake-slack-web';
 import { signedHeaders } from './slack-signing';
+import { describeViolations, validateCall, validateMessage, type Violation } from './slack-validator';
 
 export { httpReply, type RawReply } from './fake-slack-web';
 export type { EnvelopeAck, SendEnvelopeOptions } from './fake-slack-socket';
@@ -32,6 +33,23 @@ export type SlackHandler = (args: Record<string, unknown>, call: ApiCall) => Sla
 export interface FakeSlackOptions {
   /** How often the Socket Mode server pings each connection (default 5 s). */
   pingIntervalMs?: number;
+  /**
+   * Every message, view and response_url POST is checked by slack-validator.ts; `close()` fails
+   * the test when one broke a rule. Only tests of the fake itself send invalid payloads on purpose.
+   */
+  allowInvalidPayloads?: boolean;
+}
+
+/** A payload that broke a Block Kit limit or carried markup we did not write. */
+export interface PayloadViolation extends Violation {
+  /** `chat.postMessage`, `views.publish`, `response_url r1`, … */
+  where: string;
+}
+
+/** An upload received at an upload_url (files.uploadV2's second step). */
+export interface FileUploadSeen {
+  fileId: string;
+  content: string;
 }
 
 export interface PostToAppOptions {
@@ -61,13 +79,15 @@ export interface AppResponse {
 export class FakeSlack {
   readonly calls: ApiCall[] = [];
   readonly responses: ResponsePost[] = [];
+  readonly violations: PayloadViolation[] = [];
+  readonly uploads: FileUploadSeen[] = [];
   readonly socketMode: FakeSocketMode;
   private readonly scripted = new Map<string, { answer: SlackAnswer | SlackHandler; remaining: number }>();
   private readonly defaults: SlackDefaults;
   private readonly waiters = new Set<() => void>();
 
-  private constructor(private readonly server: http.Server, options: FakeSlackOptions) {
-    this.defaults = new SlackDefaults(() => this.wsUrl);
+  private constructor(private readonly server: http.Server, private readonly options: FakeSlackOptions) {
+    this.defaults = new SlackDefaults(() => this.wsUrl, () => this.url);
     this.socketMode = new FakeSocketMode(server, options.pingIntervalMs);
   }
 
@@ -195,11 +215,24 @@ export class FakeSlack {
     return FakeSlack.postToApp(appBaseUrl, body, options);
   }
 
+  /** Closes the fake; throws (failing the test) when any payload broke a Slack rule. */
   async close(): Promise<void> {
     for (const wake of this.waiters) wake();
     await this.socketMode.close();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    if (this.violations.length && !this.options.allowInvalidPayloads) {
+      throw new Error(`FakeSlack: the app sent payloads Slack would reject or that carry markup we did not write:\n${this.violations.map((v) => describeViolations(v.where, [v])).join('\n')}`);
+    }
+  }
+
+  /** Returns and forgets the violations seen so far (for tests that send invalid payloads on purpose). */
+  takeViolations(): PayloadViolation[] {
+    return this.violations.splice(0);
+  }
+
+  private check(where: string, violations: Violation[]): void {
+    for (const v of violations) this.violations.push({ where, ...v });
   }
 
   // --- internals ----------------------------------------------------------------------------
@@ -233,11 +266,17 @@ export class FakeSlack {
       const body = parseSlackBody(raw, req.headers['content-type']);
       let reply: SlackAnswer;
       if (path.startsWith('/response/')) {
-        this.responses.push({ id: decodeURIComponent(path.slice('/response/'.length)), body, headers: req.headers, at: Date.now() });
+        const id = decodeURIComponent(path.slice('/response/'.length));
+        this.responses.push({ id, body, headers: req.headers, at: Date.now() });
+        this.check(`response_url ${id}`, validateMessage(body));
+        reply = { ok: true };
+      } else if (path.startsWith('/upload/')) {
+        this.uploads.push({ fileId: decodeURIComponent(path.slice('/upload/'.length)), content: raw });
         reply = { ok: true };
       } else if (path.startsWith('/api/')) {
         const call: ApiCall = { method: path.slice('/api/'.length), args: body, headers: req.headers, authorization: req.headers.authorization, at: Date.now() };
         this.calls.push(call);
+        this.check(call.method, validateCall(call.method, call.args));
         reply = await this.answer(call);
       } else {
         reply = httpReply(404, { ok: false, error: 'unknown_path', path });

@@ -3,6 +3,7 @@ import { startTestApp, type TestApp } from '../../support/slack-app';
 import { FakeAnthropic } from '../../support/fake-anthropic';
 import { FakeSlack } from '../../support/fake-slack';
 import { eventCallback, slashCommand } from '../../support/slack-payloads';
+import { showsLiterally } from '../../support/hostile';
 
 const SECRET = 'test-signing-secret';
 
@@ -49,7 +50,7 @@ describe('a mention through Slack, the chat agent and the command layer', () => 
     const final = slack.callsTo('chat.update').at(-1)!;
     expect(final.args.text).toBe(`Queued task \`${tasks.tasks[0].id}\` in web.`);
     const rendered = JSON.stringify(final.args.blocks);
-    expect(rendered).toContain('*Add dark mode*');
+    expect(showsLiterally(final.args.blocks, 'Add dark mode')).toBe(true);
     expect(rendered).toContain('aq_restart_task');
     expect(model.requests[0].body.messages?.[0]).toEqual({ role: 'user', content: '[from <@U1>] please add dark mode' });
   });

@@ -1,0 +1,316 @@
+/**
+ * Checks what the app sends to Slack: Block Kit limits (Slack's reference), empty texts, select
+ * options, and text that would ping, mention or link when we did not write it. FakeSlack runs
+ * every message, view and response_url POST through it, so every Slack test is checked.
+ *
+ * Telling our templates from text we did not write: the hostile fixture (hostile.ts) carries
+ * markers no template of ours produces: a user id (U999) and a host (evil.example). Broadcasts
+ * (<!channel>, <!here>, <!everyone>) and user-group mentions are never ours, so any of them is a
+ * violation; so is a `<…>` Slack would read as markup but is none of the forms we write (user,
+ * channel, date, http/https/mailto link), and an `&` or `<` left unescaped in mrkdwn.
+ */
+
+export const HOSTILE_USER = 'U999';
+export const HOSTILE_HOST = 'evil.example';
+
+export interface Violation {
+  /** Where in the payload, e.g. `blocks[3].text.text`. */
+  path: string;
+  problem: string;
+}
+
+export type PayloadKind = 'message' | 'view';
+
+/** Slack's limits (Block Kit reference; chat.postMessage for `text`). */
+export const SLACK_LIMITS = {
+  messageBlocks: 50,
+  viewBlocks: 100,
+  /** Slack truncates past 40,000; we keep the fallback under 4,000 (issue 10). */
+  topLevelText: 4000,
+  sectionText: 3000,
+  fieldText: 2000,
+  fields: 10,
+  headerText: 150,
+  buttonText: 75,
+  actionId: 255,
+  blockId: 255,
+  buttonValue: 2000,
+  contextElements: 10,
+  actionsElements: 25,
+  optionText: 75,
+  optionValue: 150,
+  selectOptions: 100,
+  checkboxOptions: 10,
+  confirmTitle: 100,
+  confirmText: 300,
+  confirmButton: 30,
+  modalTitle: 24,
+  inputLabel: 2000,
+  richText: 4000,
+} as const;
+
+/** The methods whose arguments carry message text, blocks or a view. */
+export const MESSAGE_METHODS = new Set(['chat.postMessage', 'chat.postEphemeral', 'chat.update', 'chat.scheduleMessage', 'chat.meMessage']);
+export const VIEW_METHODS = new Set(['views.publish', 'views.open', 'views.update', 'views.push']);
+
+/** Problems with the mrkdwn `text` (empty list: fine). */
+export function mrkdwnProblems(text: string): string[] {
+  const problems: string[] = [];
+  for (const match of text.matchAll(/<([^<>]*)>/g)) {
+    const inner = match[1];
+    if (inner.startsWith('!date^')) continue;
+    if (inner.startsWith('!')) problems.push(`a broadcast or group mention ${match[0]}`);
+    else if (/^@[UW]/.test(inner)) {
+      if (inner.slice(1).split('|')[0] === HOSTILE_USER) problems.push(`a mention of ${match[0]} taken from text we did not write`);
+    } else if (/^#C/.test(inner)) continue;
+    else if (/^(https?:\/\/|mailto:)/i.test(inner)) {
+      if (inner.toLowerCase().includes(HOSTILE_HOST)) problems.push(`a link ${match[0]} taken from text we did not write`);
+    } else problems.push(`unescaped markup ${match[0]}`);
+  }
+  if (/<(?![^<>]*>)/.test(text)) problems.push('an unescaped <');
+  const amp = /&(?!amp;|lt;|gt;)/.exec(text);
+  if (amp) problems.push(`an unescaped & in "${text.slice(Math.max(0, amp.index - 20), amp.index + 20)}"`);
+  return problems;
+}
+
+class Checker {
+  readonly violations: Violation[] = [];
+
+  add(path: string, problem: string): void {
+    this.violations.push({ path, problem });
+  }
+
+  length(path: string, text: unknown, max: number, what: string): void {
+    if (typeof text === 'string' && text.length > max) this.add(path, `${what} is ${text.length} characters (at most ${max})`);
+  }
+
+  textObject(path: string, obj: unknown, max: number, options: { plainOnly?: boolean } = {}): void {
+    if (!obj || typeof obj !== 'object') return this.add(path, 'missing text object');
+    const t = obj as { type?: string; text?: unknown };
+    if (t.type !== 'plain_text' && t.type !== 'mrkdwn') return this.add(path, `text object of type ${String(t.type)}`);
+    if (options.plainOnly && t.type !== 'plain_text') this.add(path, 'must be plain_text');
+    if (typeof t.text !== 'string' || t.text.length === 0) return this.add(`${path}.text`, 'empty text');
+    this.length(`${path}.text`, t.text, max, 'text');
+    if (t.type === 'mrkdwn') for (const p of mrkdwnProblems(t.text)) this.add(`${path}.text`, p);
+  }
+
+  confirm(path: string, confirm: unknown): void {
+    if (confirm === undefined) return;
+    const c = confirm as Record<string, unknown>;
+    this.textObject(`${path}.title`, c.title, SLACK_LIMITS.confirmTitle, { plainOnly: true });
+    this.textObject(`${path}.text`, c.text, SLACK_LIMITS.confirmText);
+    this.textObject(`${path}.confirm`, c.confirm, SLACK_LIMITS.confirmButton, { plainOnly: true });
+    this.textObject(`${path}.deny`, c.deny, SLACK_LIMITS.confirmButton, { plainOnly: true });
+  }
+
+  options(path: string, options: unknown, max: number): Set<string> {
+    const values = new Set<string>();
+    if (!Array.isArray(options)) return values;
+    if (options.length > max) this.add(path, `${options.length} options (at most ${max})`);
+    options.forEach((option: Record<string, unknown>, i) => {
+      this.textObject(`${path}[${i}].text`, option.text, SLACK_LIMITS.optionText);
+      const value = option.value;
+      if (typeof value !== 'string' || value.length === 0) this.add(`${path}[${i}].value`, 'empty option value');
+      else {
+        this.length(`${path}[${i}].value`, value, SLACK_LIMITS.optionValue, 'option value');
+        if (values.has(value)) this.add(`${path}[${i}].value`, `duplicate option value ${value}`);
+        values.add(value);
+      }
+    });
+    return values;
+  }
+
+  element(path: string, el: Record<string, unknown>): void {
+    if (typeof el.action_id === 'string') this.length(`${path}.action_id`, el.action_id, SLACK_LIMITS.actionId, 'action_id');
+    switch (el.type) {
+      case 'button':
+        this.textObject(`${path}.text`, el.text, SLACK_LIMITS.buttonText, { plainOnly: true });
+        this.length(`${path}.value`, el.value, SLACK_LIMITS.buttonValue, 'button value');
+        this.confirm(`${path}.confirm`, el.confirm);
+        break;
+      case 'static_select':
+      case 'multi_static_select': {
+        if (el.options === undefined && el.option_groups === undefined) this.add(path, 'a select without options');
+        const values = this.options(`${path}.options`, el.options, SLACK_LIMITS.selectOptions);
+        if (Array.isArray(el.options) && el.options.length === 0) this.add(`${path}.options`, 'a select with no options');
+        const initial = el.initial_option as { value?: string } | undefined;
+        if (initial && !values.has(String(initial.value))) this.add(`${path}.initial_option`, 'initial_option is not one of the options');
+        break;
+      }
+      case 'checkboxes':
+      case 'radio_buttons':
+        this.options(`${path}.options`, el.options, SLACK_LIMITS.checkboxOptions);
+        break;
+      case 'overflow':
+        this.options(`${path}.options`, el.options, 5);
+        break;
+      default:
+        break;
+    }
+  }
+
+  richElements(path: string, elements: unknown): number {
+    let size = 0;
+    if (!Array.isArray(elements)) return size;
+    elements.forEach((el: Record<string, unknown>, i) => {
+      const at = `${path}[${i}]`;
+      switch (el.type) {
+        case 'rich_text_section':
+        case 'rich_text_preformatted':
+        case 'rich_text_quote':
+          size += this.richElements(`${at}.elements`, el.elements);
+          break;
+        case 'rich_text_list':
+          size += this.richElements(`${at}.elements`, el.elements);
+          break;
+        case 'text':
+          if (typeof el.text !== 'string' || el.text.length === 0) this.add(`${at}.text`, 'empty rich text');
+          size += String(el.text ?? '').length;
+          break;
+        case 'link':
+          if (!/^(https?:\/\/|mailto:)/i.test(String(el.url))) this.add(`${at}.url`, `a link to ${String(el.url)}`);
+          if (String(el.url).toLowerCase().includes(HOSTILE_HOST)) this.add(`${at}.url`, 'a link taken from text we did not write');
+          size += String(el.text ?? el.url ?? '').length;
+          break;
+        case 'user':
+          if (el.user_id === HOSTILE_USER) this.add(at, 'a mention taken from text we did not write');
+          break;
+        case 'broadcast':
+        case 'usergroup':
+          this.add(at, `a ${String(el.type)} mention`);
+          break;
+        default:
+          break;
+      }
+    });
+    return size;
+  }
+
+  block(path: string, block: Record<string, unknown>): void {
+    if (typeof block.block_id === 'string') this.length(`${path}.block_id`, block.block_id, SLACK_LIMITS.blockId, 'block_id');
+    switch (block.type) {
+      case 'section': {
+        if (block.text === undefined && block.fields === undefined) this.add(path, 'a section with neither text nor fields');
+        if (block.text !== undefined) this.textObject(`${path}.text`, block.text, SLACK_LIMITS.sectionText);
+        if (Array.isArray(block.fields)) {
+          if (block.fields.length > SLACK_LIMITS.fields) this.add(`${path}.fields`, `${block.fields.length} fields (at most ${SLACK_LIMITS.fields})`);
+          block.fields.forEach((f, i) => this.textObject(`${path}.fields[${i}]`, f, SLACK_LIMITS.fieldText));
+        }
+        if (block.accessory) this.element(`${path}.accessory`, block.accessory as Record<string, unknown>);
+        break;
+      }
+      case 'header':
+        this.textObject(`${path}.text`, block.text, SLACK_LIMITS.headerText, { plainOnly: true });
+        break;
+      case 'context': {
+        const elements = Array.isArray(block.elements) ? block.elements : [];
+        if (elements.length === 0 || elements.length > SLACK_LIMITS.contextElements) this.add(`${path}.elements`, `${elements.length} context elements (1 to ${SLACK_LIMITS.contextElements})`);
+        elements.forEach((e: Record<string, unknown>, i) => {
+          if (e.type === 'plain_text' || e.type === 'mrkdwn') this.textObject(`${path}.elements[${i}]`, e, SLACK_LIMITS.sectionText);
+        });
+        break;
+      }
+      case 'actions': {
+        const elements = Array.isArray(block.elements) ? block.elements : [];
+        if (elements.length === 0 || elements.length > SLACK_LIMITS.actionsElements) this.add(`${path}.elements`, `${elements.length} actions (1 to ${SLACK_LIMITS.actionsElements})`);
+        elements.forEach((e: Record<string, unknown>, i) => this.element(`${path}.elements[${i}]`, e));
+        break;
+      }
+      case 'input':
+        this.textObject(`${path}.label`, block.label, SLACK_LIMITS.inputLabel, { plainOnly: true });
+        if (block.hint !== undefined) this.textObject(`${path}.hint`, block.hint, SLACK_LIMITS.inputLabel, { plainOnly: true });
+        if (block.element) this.element(`${path}.element`, block.element as Record<string, unknown>);
+        break;
+      case 'rich_text': {
+        const size = this.richElements(`${path}.elements`, block.elements);
+        if (size > SLACK_LIMITS.richText) this.add(path, `rich text of ${size} characters (we keep it under ${SLACK_LIMITS.richText})`);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  blocks(path: string, blocks: unknown, max: number): void {
+    if (blocks === undefined) return;
+    if (!Array.isArray(blocks)) return this.add(path, 'blocks is not a list');
+    if (blocks.length > max) this.add(path, `${blocks.length} blocks (at most ${max})`);
+    blocks.forEach((b, i) => this.block(`${path}[${i}]`, b as Record<string, unknown>));
+  }
+}
+
+/** Violations in a message payload (Web API arguments or a response_url body). */
+export function validateMessage(payload: Record<string, unknown>): Violation[] {
+  const check = new Checker();
+  if (payload.delete_original === true || payload.delete_original === 'true') return [];
+  const text = payload.text;
+  const hasBlocks = Array.isArray(payload.blocks) && payload.blocks.length > 0;
+  if (!hasBlocks && payload.attachments === undefined && (typeof text !== 'string' || text.trim() === '')) check.add('text', 'a message with no text and no blocks');
+  if (typeof text === 'string') {
+    check.length('text', text, SLACK_LIMITS.topLevelText - 1, 'the top-level text');
+    if (payload.mrkdwn !== false && payload.mrkdwn !== 'false') for (const p of mrkdwnProblems(text)) check.add('text', p);
+  }
+  check.blocks('blocks', payload.blocks, SLACK_LIMITS.messageBlocks);
+  return check.violations;
+}
+
+/** Violations in a view (App Home or modal). */
+export function validateView(view: Record<string, unknown>): Violation[] {
+  const check = new Checker();
+  if (view.type === 'modal') {
+    check.textObject('view.title', view.title, SLACK_LIMITS.modalTitle, { plainOnly: true });
+    if (view.submit !== undefined) check.textObject('view.submit', view.submit, SLACK_LIMITS.modalTitle, { plainOnly: true });
+    if (view.close !== undefined) check.textObject('view.close', view.close, SLACK_LIMITS.modalTitle, { plainOnly: true });
+  }
+  check.blocks('view.blocks', view.blocks, SLACK_LIMITS.viewBlocks);
+  return check.violations;
+}
+
+/** Violations in one Web API call's arguments (methods that carry no text: none). */
+export function validateCall(method: string, args: Record<string, unknown>): Violation[] {
+  if (MESSAGE_METHODS.has(method)) return validateMessage(args);
+  if (VIEW_METHODS.has(method) && args.view && typeof args.view === 'object') return validateView(args.view as Record<string, unknown>);
+  return [];
+}
+
+function unescape(text: string): string {
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
+/**
+ * The texts a person would read, one string per text object or rich_text block: plain_text and
+ * rich text as they are, mrkdwn with its entities decoded. `literalOnly` keeps only the texts Slack
+ * shows character for character (plain_text, rich text), where formatting characters stay put.
+ */
+export function visibleTexts(payload: unknown, options: { literalOnly?: boolean } = {}): string[] {
+  const out: string[] = [];
+  const richText = (elements: unknown): string =>
+    Array.isArray(elements)
+      ? elements
+          .map((e: Record<string, unknown>) => (e.type === 'text' ? String(e.text) : e.type === 'link' ? String(e.text ?? e.url) : e.elements ? richText(e.elements) : ''))
+          .join('')
+      : '';
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (!node || typeof node !== 'object') return;
+    const obj = node as Record<string, unknown>;
+    if (obj.type === 'rich_text') return void out.push(richText(obj.elements));
+    if (obj.type === 'plain_text' && typeof obj.text === 'string') return void out.push(obj.text);
+    if (obj.type === 'mrkdwn' && typeof obj.text === 'string') {
+      if (!options.literalOnly) out.push(unescape(obj.text));
+      return;
+    }
+    for (const [key, value] of Object.entries(obj)) {
+      if (key === 'text' && typeof value === 'string') {
+        if (!options.literalOnly) out.push(unescape(value));
+      } else walk(value);
+    }
+  };
+  walk(payload);
+  return out;
+}
+
+/** Readable list of violations for a failure message. */
+export function describeViolations(where: string, violations: Violation[]): string {
+  return violations.map((v) => `  ${where} ${v.path}: ${v.problem}`).join('\n');
+}
