@@ -48,7 +48,13 @@ export const createTask = defineCommand({
   async run(args, ctx) {
     const projectId = projectIdOrActive(ctx, args.project_id);
     await requireProject(ctx, projectId);
-    if (args.repo_id && !(await ctx.db.repos.get(args.repo_id))) throw new CommandError(`Repo '${args.repo_id}' not found.`);
+    if (args.repo_id) {
+      const repo = await ctx.db.repos.get(args.repo_id);
+      if (!repo) throw new CommandError(`Repo '${args.repo_id}' not found.`);
+      if (repo.projectId !== projectId) {
+        throw new CommandError(`Repo '${args.repo_id}' belongs to project '${repo.projectId}', not '${projectId}'.`);
+      }
+    }
     const upstream = [...new Set(args.depends_on ?? [])];
     const upstreamStatus = await ctx.db.tasks.statusesOf(upstream);
     const missing = upstream.find((id) => !upstreamStatus.has(id));

@@ -87,6 +87,7 @@ export class ProjectRepository {
         "update agents set current_task = null, state = case when state = 'BUSY' then 'IDLE' else state end where current_task in (select id from tasks where project_id = ?)",
         [id],
       );
+      await em.execute('update agents set repo_id = null where repo_id in (select id from repos where project_id = ?)', [id]);
       const deleted = await em.nativeDelete(Project, { id });
       return deleted > 0;
     });
