@@ -1,20 +1,43 @@
 import type { CommandHandler } from '../commands/handler';
-import type { CliIo } from './io';
+import { type CliIo, MAX_LINE_BYTES, type OversizedLine } from './io';
 
 const CLI_ACTOR = { source: 'cli' } as const;
 
+function megabytes(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+const TOO_LARGE = `larger than the ${megabytes(MAX_LINE_BYTES)} the CLI reads`;
+
+/** JSON.parse's own complaint, on one line and without the input it quotes (which may be huge). */
+function jsonProblem(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  const firstLine = text.split('\n', 1)[0] ?? '';
+  return firstLine.length > 200 ? `${firstLine.slice(0, 199)}…` : firstLine;
+}
+
 function parseArgs(text: string | undefined): Record<string, unknown> {
   if (text === undefined || text.trim() === '') return {};
+  if (Buffer.byteLength(text) > MAX_LINE_BYTES) throw new Error(`JSON_ARGS is ${TOO_LARGE}.`);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new Error(`JSON_ARGS is not valid JSON: ${(err as Error).message}`);
+    throw new Error(`JSON_ARGS is not valid JSON: ${jsonProblem(err)}`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new Error('JSON_ARGS must be a JSON object, for example \'{"project_id": "demo"}\'.');
   }
   return value as Record<string, unknown>;
+}
+
+/** One result line; a result that cannot be written as JSON is reported instead of crashing. */
+function resultLine(result: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(result);
+  } catch {
+    return JSON.stringify({ error: "The result could not be written as JSON; the details are in the app's log." });
+  }
 }
 
 /** `aq exec NAME [JSON_ARGS]`: one command, one JSON line. Returns the exit code. */
@@ -27,36 +50,48 @@ export async function execOne(handler: CommandHandler, name: string, jsonArgs: s
     return 2;
   }
   const result = await handler.execute(name, args, CLI_ACTOR);
-  io.stdout(JSON.stringify(result));
+  io.stdout(resultLine(result));
   return 'error' in result ? 1 : 0;
+}
+
+/** The result of one input line of `aq exec -`. */
+async function runLine(handler: CommandHandler, line: string | OversizedLine, lineNumber: number): Promise<Record<string, unknown> | null> {
+  if (typeof line !== 'string' || Buffer.byteLength(line) > MAX_LINE_BYTES) {
+    const bytes = typeof line === 'string' ? Buffer.byteLength(line) : line.bytes;
+    return { error: `Line ${lineNumber} is ${megabytes(bytes)}, ${TOO_LARGE}; it was skipped.` };
+  }
+  if (line.trim() === '') return null;
+  let request: { name?: unknown; args?: unknown };
+  try {
+    request = JSON.parse(line);
+  } catch (err) {
+    return { error: `Line ${lineNumber} is not valid JSON: ${jsonProblem(err)}` };
+  }
+  if (request === null || typeof request !== 'object' || typeof request.name !== 'string') {
+    return { error: `Line ${lineNumber} needs a "name" string, like {"name": "get_status", "args": {}}.` };
+  }
+  const args = request.args && typeof request.args === 'object' && !Array.isArray(request.args) ? request.args : {};
+  return handler.execute(request.name, args as Record<string, unknown>, CLI_ACTOR);
 }
 
 /**
  * `aq exec -`: one `{"name", "args"}` object per input line, one result line each, in order and
- * in one session, so state such as the active project carries from line to line.
+ * in one session, so state such as the active project carries from line to line. A bad line
+ * (not JSON, too large, too deep) gets a one-line error and the session goes on.
  */
 export async function execStream(handler: CommandHandler, io: CliIo): Promise<number> {
   let failed = false;
   let lineNumber = 0;
   for await (const line of io.readLines()) {
     lineNumber++;
-    if (line.trim() === '') continue;
-    let request: { name?: unknown; args?: unknown };
+    let result: Record<string, unknown> | null;
     try {
-      request = JSON.parse(line);
-    } catch (err) {
-      io.stdout(JSON.stringify({ error: `Line ${lineNumber} is not valid JSON: ${(err as Error).message}` }));
-      failed = true;
-      continue;
+      result = await runLine(handler, line, lineNumber);
+    } catch {
+      result = { error: `Line ${lineNumber} could not be run; the details are in the app's log.` };
     }
-    if (request === null || typeof request !== 'object' || typeof request.name !== 'string') {
-      io.stdout(JSON.stringify({ error: `Line ${lineNumber} needs a "name" string, like {"name": "get_status", "args": {}}.` }));
-      failed = true;
-      continue;
-    }
-    const args = request.args && typeof request.args === 'object' && !Array.isArray(request.args) ? request.args : {};
-    const result = await handler.execute(request.name, args as Record<string, unknown>, CLI_ACTOR);
-    io.stdout(JSON.stringify(result));
+    if (result === null) continue;
+    io.stdout(resultLine(result));
     if ('error' in result) failed = true;
   }
   return failed ? 1 : 0;
