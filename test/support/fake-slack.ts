@@ -271,7 +271,7 @@ export class FakeSlack {
         this.check(`response_url ${id}`, validateMessage(body));
         reply = { ok: true };
       } else if (path.startsWith('/upload/')) {
-        this.uploads.push({ fileId: decodeURIComponent(path.slice('/upload/'.length)), content: raw });
+        this.uploads.push({ fileId: decodeURIComponent(path.slice('/upload/'.length)), content: await uploadedContent(raw, req.headers['content-type']) });
         reply = { ok: true };
       } else if (path.startsWith('/api/')) {
         const call: ApiCall = { method: path.slice('/api/'.length), args: body, headers: req.headers, authorization: req.headers.authorization, at: Date.now() };
@@ -308,6 +308,14 @@ function readBody(req: http.IncomingMessage): Promise<string> {
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+/** The file in an upload_url POST: the WebClient sends it as multipart form data. */
+async function uploadedContent(raw: string, contentType: string | undefined): Promise<string> {
+  if (!contentType?.includes('multipart/form-data')) return raw;
+  const form = await new Request('http://upload.local/', { method: 'POST', headers: { 'content-type': contentType }, body: raw }).formData();
+  for (const value of form.values()) if (typeof value !== 'string') return value.text();
+  return String(form.values().next().value ?? '');
 }
 
 function formEncode(fields: Record<string, unknown>): string {
