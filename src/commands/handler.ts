@@ -12,6 +12,7 @@ import {
 } from './catalog';
 import { errorDetails, errorText, isForPeople } from './error-text';
 import { findUnsafeInput } from './input-guard';
+import { actorIsAdmin } from './admin-check';
 import { describeInputError } from './validation-errors';
 
 export interface CommandHandlerDeps {
@@ -80,10 +81,7 @@ export class CommandHandler implements CommandSession {
 
   /** Slack users must be listed in AQ_ADMINS (when it is set); local callers are trusted. */
   isAdmin(actor: Actor): boolean {
-    if (actor.source !== 'slack' && actor.source !== 'chat') return true;
-    const admins = this.deps.config.admins;
-    if (admins.length === 0) return true;
-    return actor.userId !== undefined && admins.includes(actor.userId);
+    return actorIsAdmin(actor, this.deps.config.admins);
   }
 
   private context(actor: Actor): CommandContext {
