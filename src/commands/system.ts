@@ -6,6 +6,7 @@ import { limitField, nextOffset, offsetField, pageOf, type PageRequest } from '.
 import { integer, optional, requiredText } from './schema';
 
 export const DEFAULT_EVENTS_LIMIT = 10;
+export const EVENTS_MAX_LIMIT = 500;
 const NO_REASON = 'No reason provided';
 const TAIL = 1500;
 
@@ -24,12 +25,16 @@ export function eventView(e: EventRecord): Record<string, unknown> {
 export const getRecentEvents = defineCommand({
   name: 'get_recent_events',
   group: 'system',
-  description: 'The newest events of the system log, newest first.',
-  input: z.object({ limit: optional(integer(`How many (default ${DEFAULT_EVENTS_LIMIT})`, { min: 1, max: 500 })) }),
+  description: 'The newest events of the system log, newest first; total counts every event and next_offset asks for older ones.',
+  input: z.object({
+    limit: optional(integer(`How many (default ${DEFAULT_EVENTS_LIMIT})`, { min: 1, max: EVENTS_MAX_LIMIT })),
+    offset: offsetField(),
+  }),
   readOnly: true,
-  async run({ limit }, ctx) {
-    const events = await ctx.db.events.recent(limit ?? DEFAULT_EVENTS_LIMIT);
-    return { events: events.map(eventView) };
+  async run(args, ctx) {
+    const page = pageOf(args, DEFAULT_EVENTS_LIMIT);
+    const [events, total] = await Promise.all([ctx.db.events.recent(page.limit, undefined, page.offset), ctx.db.events.count()]);
+    return { events: events.map(eventView), total, next_offset: nextOffset(page, events.length, total) };
   },
 });
 

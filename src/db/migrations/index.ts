@@ -2,10 +2,12 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122225818 } from './Migration20261122225818_initial';
 import { Migration20261122235900 } from './Migration20261122235900_task_status_counts';
 import { Migration20261123050000 } from './Migration20261123050000_token_usage_totals';
+import { Migration20261123051000 } from './Migration20261123051000_history_counts';
 
 /** Every migration, oldest first. Add a new file and list it here; never edit a shipped one. */
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122225818_initial', class: Migration20261122225818 },
   { name: 'Migration20261122235900_task_status_counts', class: Migration20261122235900 },
   { name: 'Migration20261123050000_token_usage_totals', class: Migration20261123050000 },
+  { name: 'Migration20261123051000_history_counts', class: Migration20261123051000 },
 ];

@@ -35,10 +35,16 @@ export class EventRepository {
     return toEventRecord(event);
   }
 
-  /** The newest `limit` events, newest first. */
-  async recent(limit: number, projectId?: string): Promise<EventRecord[]> {
-    const rows = await this.em().find(Event, projectId ? { projectId } : {}, { orderBy: { id: 'desc' }, limit });
+  /** The newest `limit` events (after skipping the `offset` newest), newest first. */
+  async recent(limit: number, projectId?: string, offset = 0): Promise<EventRecord[]> {
+    const rows = await this.em().find(Event, projectId ? { projectId } : {}, { orderBy: { id: 'desc' }, limit, offset });
     return rows.map(toEventRecord);
+  }
+
+  /** How many events are stored, from the trigger-kept history_counts (no table scan). */
+  async count(): Promise<number> {
+    const rows: Array<{ n: number }> = await this.em().getConnection().execute("select n from history_counts where name = 'events'");
+    return Number(rows[0]?.n ?? 0);
   }
 
   /** Events after `afterId`, oldest first: how the daemon picks up events other processes wrote. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Hook, HookRun, type HookRunStatus } from '../entities';
 import type { EmFactory } from '../database';
+import type { HookRunRecord } from './hooks';
 
 /** A hook as the engine needs it. */
 export interface HookDefinition {
@@ -98,6 +99,30 @@ export class HookRunRepository {
         completedAt: new Date(),
       },
     );
+  }
+
+  /**
+   * One page of a hook's runs, newest first, and how many runs it has in all (from the
+   * trigger-kept history_counts, so the count does not read the whole history).
+   */
+  async runsPage(hookId: string, page: { limit: number; offset: number }): Promise<{ runs: HookRunRecord[]; total: number }> {
+    const em = this.em();
+    const [rows, counts] = await Promise.all([
+      em.find(HookRun, { hook: hookId }, { orderBy: { startedAt: 'desc', id: 'desc' }, limit: page.limit, offset: page.offset }),
+      em.getConnection().execute<Array<{ n: number }>>('select n from history_counts where name = ?', [`hook_runs:${hookId}`]),
+    ]);
+    return {
+      runs: rows.map((r) => ({
+        id: r.id,
+        triggerReason: r.triggerReason,
+        status: r.status,
+        tokensUsed: r.tokensUsed,
+        skippedReason: r.skippedReason ?? null,
+        startedAt: r.startedAt,
+        completedAt: r.completedAt ?? null,
+      })),
+      total: Number(counts[0]?.n ?? 0),
+    };
   }
 
   /** Runs a crashed process left "running" are marked failed at start-up. */

@@ -1,11 +1,7 @@
 import path from 'node:path';
-import { MikroORM } from '@mikro-orm/sqlite';
 import { Database } from '../../../src/db/database';
-import { ormOptions } from '../../../src/db/orm';
-import { MIGRATIONS } from '../../../src/db/migrations';
+import { databaseBefore } from '../../support/older-database';
 import { makeTempDir } from '../../support/tmp';
-
-const TOTALS_MIGRATION = 'Migration20261123050000_token_usage_totals';
 
 describe('token usage totals migration', () => {
   let tmp: { dir: string; cleanup: () => Promise<void> };
@@ -17,20 +13,17 @@ describe('token usage totals migration', () => {
   it('backfills the totals from usage rows written before it, then keeps them with triggers', async () => {
     const file = path.join(tmp.dir, 'old.db');
     // A database as it was before the totals existed, with usage history in it.
-    const older = MIGRATIONS.slice(0, MIGRATIONS.findIndex((m) => m.name === TOTALS_MIGRATION));
-    const base = ormOptions(file);
-    const orm = await MikroORM.init({ ...base, migrations: { ...base.migrations, migrationsList: older } });
-    await orm.getMigrator().up();
     const now = Date.now();
-    await orm.em.fork().getConnection().execute(
-      `insert into projects (id, name, workspace, created_at, updated_at) values ('p1', 'p1', '/w/p1', ${now}, ${now}), ('p2', 'p2', '/w/p2', ${now}, ${now})`,
-    );
-    await orm.em.fork().getConnection().execute(
-      `insert into token_usage (project_id, task_id, agent_id, source, tokens, created_at) values
-         ('p1', 't1', 'a1', 'agent', 10, ${now}), ('p1', 't1', 'a1', 'agent', 5, ${now}), ('p1', 't1', 'a2', 'agent', 7, ${now}),
-         ('p1', 't2', null, 'hook', 1, ${now}), ('p2', 't3', 'a1', 'agent', 100, ${now}), (null, null, null, 'chat', 4, ${now})`,
-    );
-    await orm.close(true);
+    await databaseBefore(file, 'Migration20261123050000_token_usage_totals', async (sql) => {
+      await sql(
+        `insert into projects (id, name, workspace, created_at, updated_at) values ('p1', 'p1', '/w/p1', ${now}, ${now}), ('p2', 'p2', '/w/p2', ${now}, ${now})`,
+      );
+      await sql(
+        `insert into token_usage (project_id, task_id, agent_id, source, tokens, created_at) values
+           ('p1', 't1', 'a1', 'agent', 10, ${now}), ('p1', 't1', 'a1', 'agent', 5, ${now}), ('p1', 't1', 'a2', 'agent', 7, ${now}),
+           ('p1', 't2', null, 'hook', 1, ${now}), ('p2', 't3', 'a1', 'agent', 100, ${now}), (null, null, null, 'chat', 4, ${now})`,
+      );
+    });
 
     const db = await Database.open(file);
     try {
