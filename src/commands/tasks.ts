@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CommandError, defineCommand } from './catalog';
+import { limitField, nextOffset, offsetField, pageOf } from './paging';
 import { projectIdOrActive, requireProject } from './projects';
 import { boolean, integer, optional, requiredText, stringList } from './schema';
 import { requireTask, taskId, taskStatus } from './task-common';
@@ -9,14 +10,17 @@ export const LIST_TASKS_LIMIT = 200;
 export const listTasks = defineCommand({
   name: 'list_tasks',
   group: 'tasks',
-  description: `List tasks in queue order (priority, then age), at most ${LIST_TASKS_LIMIT}; total counts every match.`,
+  description: `List tasks in queue order (priority, then age), at most ${LIST_TASKS_LIMIT}; total counts every match, and next_offset (null at the end) asks for the next slice.`,
   input: z.object({
     project_id: optional(requiredText('Only this project')),
     status: optional(taskStatus('Only tasks in this status')),
+    limit: limitField(LIST_TASKS_LIMIT, LIST_TASKS_LIMIT),
+    offset: offsetField(),
   }),
   readOnly: true,
-  async run({ project_id, status }, ctx) {
-    const { tasks, total } = await ctx.db.tasks.list({ projectId: project_id, status }, LIST_TASKS_LIMIT);
+  async run({ project_id, status, ...paging }, ctx) {
+    const page = pageOf(paging, LIST_TASKS_LIMIT);
+    const { tasks, total } = await ctx.db.tasks.list({ projectId: project_id, status }, page.limit, { offset: page.offset });
     return {
       tasks: tasks.map((t) => ({
         id: t.id,
@@ -27,6 +31,7 @@ export const listTasks = defineCommand({
         assigned_agent: t.assignedAgent,
       })),
       total,
+      next_offset: nextOffset(page, tasks.length, total),
     };
   },
 });

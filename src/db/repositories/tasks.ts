@@ -181,8 +181,16 @@ export class TaskRepository {
     return (await this.em().nativeDelete(Task, { id })) > 0;
   }
 
-  /** One page of tasks in queue order (priority, then age) and the count of all matches. */
-  async list(filter: TaskListFilter, limit: number, options: { count?: boolean } = {}): Promise<{ tasks: TaskSummaryRow[]; total: number }> {
+  /**
+   * One page of tasks in queue order (priority, then age), `offset` matches in, and the count of
+   * all matches, read from the trigger-kept task_status_counts (its keys are exactly the filter's
+   * columns), so the count does not grow with the number of tasks.
+   */
+  async list(
+    filter: TaskListFilter,
+    limit: number,
+    options: { count?: boolean; offset?: number } = {},
+  ): Promise<{ tasks: TaskSummaryRow[]; total: number }> {
     const conditions: string[] = [];
     const params: unknown[] = [];
     if (filter.projectId) {
@@ -198,12 +206,12 @@ export class TaskRepository {
     const conn = this.em().getConnection();
     const [rows, counts] = await Promise.all([
       conn.execute<Array<{ id: string; project_id: string; title: string; status: TaskStatus; priority: number; assigned_agent: string | null }>>(
-        `select id, project_id, title, status, priority, assigned_agent from tasks ${where} order by priority, created_at, id limit ?`,
-        [...params, limit],
+        `select id, project_id, title, status, priority, assigned_agent from tasks ${where} order by priority, created_at, id limit ? offset ?`,
+        [...params, limit, options.offset ?? 0],
       ),
       options.count === false
         ? Promise.resolve([{ n: -1 }])
-        : conn.execute<Array<{ n: number }>>(`select count(*) as n from tasks ${where}`, params),
+        : conn.execute<Array<{ n: number }>>(`select coalesce(sum(n), 0) as n from task_status_counts ${where}`, params),
     ]);
     return {
       tasks: rows.map((r) => ({
