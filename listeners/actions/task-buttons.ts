@@ -2,61 +2,101 @@ import type { App, BlockButtonAction } from '@slack/bolt';
 import type { ListenerDeps } from '../index';
 import { renderResult } from '../../src/slack/blocks/render';
 import { taskDetailBlocks, taskListBlocks } from '../../src/slack/blocks/tasks';
+import { statusWords } from '../../src/slack/blocks/cards-format';
+import { esc } from '../../src/slack/blocks/common';
+import { originOfClick, redraw, tell, type Origin, type ReplyDeps } from './reply';
 
-/** Button → command, and the words for the note left on the message. */
-const TASK_ACTIONS: Record<string, { command: string; done: string; expects: string[] }> = {
-  aq_approve_task: { command: 'approve_task', done: 'Approved', expects: ['AWAITING_APPROVAL'] },
-  aq_skip_task: { command: 'skip_task', done: 'Skipped', expects: ['BLOCKED', 'FAILED', 'AWAITING_APPROVAL'] },
-  aq_restart_task: { command: 'restart_task', done: 'Restarted', expects: ['DEFINED', 'READY', 'ASSIGNED', 'WAITING_INPUT', 'PAUSED', 'AWAITING_APPROVAL', 'FAILED', 'BLOCKED'] },
-  aq_stop_task: { command: 'stop_task', done: 'Stopped', expects: ['IN_PROGRESS'] },
+/** Button → command, what it says when done, and the states in which it still makes sense. */
+const TASK_ACTIONS: Record<string, { command: string; verb: string; done: string; expects: string[] }> = {
+  aq_approve_task: { command: 'approve_task', verb: 'approve', done: 'Approved', expects: ['AWAITING_APPROVAL'] },
+  aq_skip_task: { command: 'skip_task', verb: 'skip', done: 'Skipped', expects: ['BLOCKED', 'FAILED'] },
+  aq_restart_task: {
+    command: 'restart_task',
+    verb: 'restart',
+    done: 'Restarted',
+    expects: ['DEFINED', 'READY', 'ASSIGNED', 'WAITING_INPUT', 'PAUSED', 'AWAITING_APPROVAL', 'FAILED', 'BLOCKED'],
+  },
+  aq_stop_task: { command: 'stop_task', verb: 'stop', done: 'Stopped', expects: ['IN_PROGRESS'] },
 };
 
+/** What a click did: the note for the person who clicked, and the line left on a redrawn message. */
+interface Outcome {
+  ok: boolean;
+  note: string;
+  stamp: string;
+}
+
+/** Notes on a thread root are left to the notifier, which redraws the root on the task's events. */
+const isThreadRoot = (body: BlockButtonAction) => body.actions[0]?.block_id?.startsWith('root:') === true;
+
 /**
- * Task buttons run their command as the person who clicked, then redraw the message from the
- * task's current state. A stale button (state changed, double click) gets a polite note.
+ * Task buttons run their command as the person who clicked, re-checking the task's state first
+ * (a stale button or a double click gets a polite note), then show the outcome where the click
+ * happened: the message is redrawn from the task's current state, the Home is refreshed.
  */
 export function registerTaskButtons(app: App, { runtime }: ListenerDeps): void {
   for (const [actionId, spec] of Object.entries(TASK_ACTIONS)) {
-    app.action<BlockButtonAction>(actionId, async ({ ack, body, action, respond }) => {
+    app.action<BlockButtonAction>(actionId, async ({ ack, body, action, respond, client }) => {
       await ack();
+      const deps: ReplyDeps = { runtime, client };
+      const origin = originOfClick(body, respond);
       const taskId = action.value ?? '';
-      const actor = { source: 'slack' as const, userId: body.user.id, channelId: body.channel?.id };
+      const actor = { source: 'slack' as const, userId: body.user.id, ...(origin.kind === 'message' && { channelId: origin.channelId }) };
       const before = await runtime.handler.execute('get_task', { task_id: taskId }, actor);
       if ('error' in before) {
-        await respond({ response_type: 'ephemeral', replace_original: false, text: `That task no longer exists (${taskId}).` });
+        await tell(deps, origin, `:grey_question: That task no longer exists (\`${esc(taskId)}\`).`);
         return;
       }
-      let note: string;
+      const title = `*${esc(before.title)}*`;
+      let outcome: Outcome;
       if (!spec.expects.includes(String(before.status))) {
-        note = `Nothing to do: the task is already ${String(before.status)}.`;
-        await respond({ response_type: 'ephemeral', replace_original: false, text: `${note} The message now shows its current state.` });
+        const note = `Nothing to do: ${title} is already ${statusWords(before.status)}.`;
+        outcome = { ok: false, note: `:information_source: ${note}`, stamp: `${note} This message shows its current state.` };
       } else {
         const result = await runtime.handler.execute(spec.command, { task_id: taskId }, actor);
-        if ('error' in result) {
-          await respond({ response_type: 'ephemeral', replace_original: false, text: `:warning: ${String(result.error)}` });
-          note = `${spec.done} failed for <@${body.user.id}>.`;
-        } else {
-          note = `${spec.done} by <@${body.user.id}>.`;
-        }
+        outcome =
+          'error' in result
+            ? { ok: false, note: `:warning: Could not ${spec.verb} ${title}: ${esc(result.error)}`, stamp: `${spec.done} failed for <@${body.user.id}>.` }
+            : { ok: true, note: `:white_check_mark: ${spec.done} ${title}.`, stamp: `${spec.done} by <@${body.user.id}>.` };
       }
-      const after = await runtime.handler.execute('get_task', { task_id: taskId }, actor);
-      if (!('error' in after)) await respond({ replace_original: true, ...taskDetailBlocks(after, note) });
+      await answer(deps, origin, body, taskId, outcome, actor);
     });
   }
 
-  app.action<BlockButtonAction>('aq_get_agent_error', async ({ ack, body, action, respond }) => {
+  app.action<BlockButtonAction>('aq_get_agent_error', async ({ ack, body, action, respond, client }) => {
     await ack();
+    const origin = originOfClick(body, respond);
     const result = await runtime.handler.execute('get_agent_error', { task_id: action.value ?? '' }, { source: 'slack', userId: body.user.id });
-    await respond({ response_type: 'ephemeral', replace_original: false, ...renderResult('get_agent_error', {}, result) });
+    const rendered = renderResult('get_agent_error', {}, result);
+    if (origin.kind === 'home' && !('error' in result)) {
+      await client.views.open({
+        trigger_id: body.trigger_id,
+        view: { type: 'modal', title: { type: 'plain_text', text: 'Why it stopped' }, close: { type: 'plain_text', text: 'Close' }, blocks: rendered.blocks.slice(0, 100) },
+      });
+      return;
+    }
+    await tell({ runtime, client }, origin, rendered.text, rendered.blocks);
   });
 
   for (const direction of ['prev', 'next']) {
-    app.action<BlockButtonAction>(`aq_tasks_page_${direction}`, async ({ ack, body, action, respond }) => {
+    app.action<BlockButtonAction>(`aq_tasks_page_${direction}`, async ({ ack, body, action, respond, client }) => {
       await ack();
+      const origin = originOfClick(body, respond);
       const { offset, ...filter } = JSON.parse(action.value ?? '{}') as { offset?: number; project_id?: string; status?: string };
       const result = await runtime.handler.execute('list_tasks', filter, { source: 'slack', userId: body.user.id });
-      if ('error' in result) return void (await respond({ response_type: 'ephemeral', replace_original: false, text: `:warning: ${String(result.error)}` }));
-      await respond({ replace_original: true, ...taskListBlocks(result as never, filter, offset ?? 0) });
+      if ('error' in result) return tell({ runtime, client }, origin, `:warning: ${esc(result.error)}`);
+      await redraw({ runtime, client }, origin, taskListBlocks(result as never, filter, offset ?? 0));
     });
   }
+}
+
+/** The outcome where the click happened: a refreshed Home with the note, or the redrawn message. */
+async function answer(deps: ReplyDeps, origin: Origin, body: BlockButtonAction, taskId: string, outcome: Outcome, actor: { source: 'slack'; userId: string }): Promise<void> {
+  if (origin.kind !== 'message' || isThreadRoot(body)) {
+    await tell(deps, origin, outcome.note);
+    return;
+  }
+  if (!outcome.ok) await tell(deps, origin, outcome.note);
+  const after = await deps.runtime.handler.execute('get_task', { task_id: taskId }, actor);
+  if (!('error' in after)) await redraw(deps, origin, taskDetailBlocks(after, outcome.stamp));
 }

@@ -1,6 +1,6 @@
 import type { App } from '@slack/bolt';
 import type { Runtime } from '../../src/runtime';
-import { homeView } from '../../src/slack/home';
+import { publishHome } from '../../src/slack/home';
 
 const REFRESH_DEBOUNCE_MS = 2000;
 const RECENT_VIEWER_MS = 60 * 60 * 1000;
@@ -11,9 +11,7 @@ export function registerAppHome(app: App, runtime: Runtime): () => void {
   const viewers = new Map<string, number>();
   let timer: NodeJS.Timeout | null = null;
 
-  const publish = async (userId: string) => {
-    await app.client.views.publish({ user_id: userId, view: await homeView(runtime) });
-  };
+  const publish = (userId: string) => publishHome(app.client, runtime, userId, undefined, (m) => console.error(m));
 
   app.event('app_home_opened', async ({ event }) => {
     if (event.tab !== 'home') return;
@@ -21,16 +19,21 @@ export function registerAppHome(app: App, runtime: Runtime): () => void {
     await publish(event.user);
   });
 
-  return runtime.events.subscribe((event) => {
+  const unsubscribe = runtime.events.subscribe((event) => {
     if (!REFRESHING_EVENTS.test(event.type) || event.type === 'task_progress' || viewers.size === 0 || timer) return;
     timer = setTimeout(() => {
       timer = null;
       const cutoff = Date.now() - RECENT_VIEWER_MS;
       for (const [user, seen] of viewers) {
         if (seen < cutoff) viewers.delete(user);
-        else void publish(user).catch(() => undefined);
+        else void publish(user);
       }
     }, REFRESH_DEBOUNCE_MS);
     timer.unref();
   });
+  return () => {
+    unsubscribe();
+    if (timer) clearTimeout(timer);
+    timer = null;
+  };
 }

@@ -1,33 +1,48 @@
 import type { KnownBlock } from '@slack/types';
-import type { Runtime } from '../runtime';
-import { button, capBlocks, context, esc, LIMITS, section } from './blocks/common';
-import { statusBlocks } from './blocks/status';
+import type { WebClient } from '@slack/web-api';
+import type { CommandHandler } from '../commands/handler';
+import { capBlocks, context, LIMITS } from './blocks/common';
+import { HOME_CAPS, loadHomeData, type Execute, type HomeData } from './home-data';
+import { firstSteps, homeHeader, needsYou, pausedProjects, readyQueue, running } from './blocks/home-sections';
 
-const APPROVAL_LIMIT = 15;
+/** What the Home needs from the process: a command handler (the Runtime has one). */
+export interface HomeSource {
+  handler: Pick<CommandHandler, 'execute'>;
+}
 
-/** The App Home dashboard: status, tasks awaiting approval (with buttons), paused projects. */
-export async function homeView(runtime: Runtime): Promise<{ type: 'home'; blocks: KnownBlock[] }> {
-  const actor = { source: 'system' as const };
-  const status = await runtime.handler.execute('get_status', {}, actor);
-  const blocks: KnownBlock[] = [...statusBlocks(status).blocks, { type: 'actions', elements: [button('➕ New task', 'aq_open_new_task', 'new', 'primary')] }];
-  const awaiting = (await runtime.handler.execute('list_tasks', { status: 'AWAITING_APPROVAL' }, actor)) as {
-    tasks: Array<{ id: string; title: string; project_id: string }>;
-    total: number;
-  };
-  blocks.push({ type: 'divider' }, section(`*Awaiting approval* (${awaiting.total})`));
-  if (awaiting.total === 0) blocks.push(context('Nothing is waiting for you.'));
-  for (const t of awaiting.tasks.slice(0, APPROVAL_LIMIT)) {
-    blocks.push({
-      type: 'section',
-      text: { type: 'mrkdwn', text: `⏳ \`${esc(t.id)}\` *${esc(t.title)}* (${esc(t.project_id)})` },
-      accessory: button('Approve', 'aq_approve_task', t.id, 'primary'),
-    });
-    blocks.push({ type: 'actions', elements: [button('Skip', 'aq_skip_task', t.id)] });
+export interface HomeView {
+  type: 'home';
+  blocks: KnownBlock[];
+}
+
+const executeAsApp = (source: HomeSource): Execute => (name, args = {}) => source.handler.execute(name, args, { source: 'system' });
+
+/**
+ * The App Home dashboard, top-down by urgency: what needs a person, what is running, the ready
+ * queue, paused projects. A fresh install gets its first steps instead of empty sections.
+ * `note` (our own mrkdwn) tells the viewer what their last click did.
+ */
+export async function homeView(source: HomeSource, note?: string): Promise<HomeView> {
+  let data: HomeData;
+  try {
+    data = await loadHomeData(executeAsApp(source));
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    return { type: 'home', blocks: [context(`:warning: The dashboard could not be loaded: ${why.replace(/[<>&]/g, ' ')}. Open the tab again in a moment.`)] };
   }
-  const projects = (await runtime.handler.execute('list_projects', {}, actor)) as { projects: Array<{ id: string; name: string; status: string }> };
-  const paused = projects.projects.filter((p) => p.status === 'PAUSED');
-  if (paused.length) {
-    blocks.push({ type: 'divider' }, section(`*Paused projects*\n${paused.map((p) => `⏸️ ${esc(p.name)} (\`${esc(p.id)}\`)`).join('\n')}`));
-  }
+  const blocks: KnownBlock[] = [...homeHeader(data, note), ...firstSteps(data)];
+  const hasWork = Object.values(data.byStatus).some((n) => n > 0);
+  if (hasWork) blocks.push(...needsYou(data), ...running(data), ...readyQueue(data));
+  blocks.push(...pausedProjects(data, HOME_CAPS.paused));
+  blocks.push(context(`Updated ${new Date().toISOString().replace('T', ' ').slice(0, 16)} UTC`));
   return { type: 'home', blocks: capBlocks(blocks, LIMITS.blocksPerHome) };
+}
+
+/** Publishes the Home for one person; failures are logged, never thrown (the Home is best effort). */
+export async function publishHome(client: WebClient, source: HomeSource, userId: string, note?: string, log: (m: string) => void = () => undefined): Promise<void> {
+  try {
+    await client.views.publish({ user_id: userId, view: await homeView(source, note) });
+  } catch (err) {
+    log(`Publishing the App Home for ${userId} failed: ${(err as { data?: { error?: string } }).data?.error ?? String(err)}`);
+  }
 }

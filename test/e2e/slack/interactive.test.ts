@@ -66,7 +66,7 @@ describe('buttons, App Home, task threads and channels through the real Bolt app
 
     await press('aq_approve_task', id);
     await slack.waitFor(() => slack.responses.length === 3, 'the polite note and redraw');
-    expect(slack.responses[1].body).toMatchObject({ response_type: 'ephemeral', replace_original: false, text: expect.stringContaining('already COMPLETED') });
+    expect(slack.responses[1].body).toMatchObject({ response_type: 'ephemeral', replace_original: false, text: expect.stringContaining('already completed') });
     const { events } = (await exec('get_recent_events', { limit: 50 })) as { events: Array<{ type: string; task_id: string; payload: Record<string, unknown> }> };
     const completions = events.filter((e) => e.type === 'task_completed' && e.task_id === id);
     expect(completions).toHaveLength(1);
@@ -85,7 +85,7 @@ describe('buttons, App Home, task threads and channels through the real Bolt app
     const view = slack.callsTo('views.publish')[0].args.view as { type: string; blocks: unknown[] };
     expect(view.type).toBe('home');
     const text = JSON.stringify(view.blocks);
-    expect(text).toContain('Agent Queue status');
+    expect(text).toContain('Needs you');
     expect(text).toContain('Review me');
     expect(text).toContain('aq_approve_task');
     expect(view.blocks.length).toBeLessThanOrEqual(100);
@@ -97,7 +97,7 @@ describe('buttons, App Home, task threads and channels through the real Bolt app
     await slack.waitFor(() => slack.callsTo('views.open').length === 1, 'views.open');
     const view = slack.callsTo('views.open')[0].args.view as { callback_id: string; blocks: Array<{ block_id: string }> };
     expect(view.callback_id).toBe('aq_new_task');
-    expect(view.blocks.map((b) => b.block_id)).toEqual(['project', 'title', 'description', 'approval']);
+    expect(view.blocks.map((b) => b.block_id)).toEqual(['project', 'title', 'description', 'priority', 'depends_on', 'approval']);
 
     const submit = (title: string) =>
       FakeSlack.postToApp(
@@ -130,7 +130,7 @@ describe('buttons, App Home, task threads and channels through the real Bolt app
     const refused = await submit('  ');
     expect(JSON.parse(refused.body)).toEqual({ response_action: 'errors', errors: { title: 'Give the task a title.' } });
     expect((await submit('From the modal')).status).toBe(200);
-    await slack.waitFor(() => slack.callsTo('chat.postMessage').some((c) => String(c.args.text).startsWith('Queued task')), 'the DM confirmation');
+    await slack.waitFor(() => slack.callsTo('chat.postMessage').some((c) => String(c.args.text).includes('Queued *From the modal*')), 'the DM confirmation');
     const tasks = (await exec('list_tasks', { project_id: 'p' })) as { tasks: Array<{ id: string; title: string }> };
     expect(tasks.tasks.map((t) => t.title)).toEqual(['From the modal']);
     expect((await exec('get_task', { task_id: tasks.tasks[0].id })).requires_approval).toBe(true);

@@ -1,0 +1,95 @@
+import type { Button } from '@slack/types';
+import { button, esc } from './common';
+
+/** Task and agent states as people say them ("awaiting approval", not AWAITING_APPROVAL). */
+const STATUS_WORDS: Record<string, string> = {
+  DEFINED: 'waiting on other tasks',
+  READY: 'ready',
+  ASSIGNED: 'assigned',
+  IN_PROGRESS: 'running',
+  WAITING_INPUT: 'waiting for input',
+  PAUSED: 'paused',
+  VERIFYING: 'verifying',
+  AWAITING_APPROVAL: 'awaiting approval',
+  COMPLETED: 'completed',
+  FAILED: 'failed',
+  BLOCKED: 'blocked',
+  ACTIVE: 'active',
+  IDLE: 'idle',
+  BUSY: 'busy',
+};
+
+export function statusWords(status: unknown): string {
+  const key = String(status ?? '');
+  return STATUS_WORDS[key] ?? esc(key.toLowerCase().replace(/_/g, ' '));
+}
+
+const numberFormat = new Intl.NumberFormat('en-US');
+
+/** 1234567 → "1,234,567". */
+export function formatNumber(n: unknown): string {
+  const value = Number(n ?? 0);
+  return Number.isFinite(value) ? numberFormat.format(value) : '—';
+}
+
+/** 0.01234 → "$0.0123", 12.5 → "$12.50": cents for whole amounts, more digits for small ones. */
+export function formatDollars(n: unknown): string {
+  const value = Number(n ?? 0);
+  if (!Number.isFinite(value)) return '—';
+  return `$${value !== 0 && Math.abs(value) < 1 ? value.toFixed(4) : value.toFixed(2)}`;
+}
+
+/** "1 task", "3 tasks". */
+export function plural(n: number, word: string, many = `${word}s`): string {
+  return `${formatNumber(n)} ${n === 1 ? word : many}`;
+}
+
+/** Milliseconds as "45s", "12m", "3h 05m", "2d 4h". */
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return `${h}h ${String(m % 60).padStart(2, '0')}m`;
+  return `${Math.floor(h / 24)}d ${h % 24}h`;
+}
+
+/** The first non-empty line of a text, at most `limit` characters. */
+export function firstLine(text: unknown, limit = 200): string {
+  const line =
+    String(text ?? '')
+      .split('\n')
+      .map((l) => l.trim())
+      .find(Boolean) ?? '';
+  return line.length > limit ? `${line.slice(0, limit - 1)}…` : line;
+}
+
+/** A button that asks "are you sure?" first (Stop, Delete, Confirm of a destructive command). */
+export function dangerButton(
+  text: string,
+  actionId: string,
+  value: string,
+  confirm: { title: string; text: string; confirm: string },
+): Button {
+  return {
+    ...button(text, actionId, value, 'danger'),
+    confirm: {
+      title: { type: 'plain_text', text: confirm.title.slice(0, 100) },
+      text: { type: 'mrkdwn', text: confirm.text.slice(0, 300) },
+      confirm: { type: 'plain_text', text: confirm.confirm.slice(0, 30) },
+      deny: { type: 'plain_text', text: 'Cancel' },
+      style: 'danger',
+    },
+  };
+}
+
+/** Stop for a running task, with a confirm dialog naming it. */
+export function stopTaskButton(taskId: string, title?: unknown): Button {
+  const name = title ? `*${esc(String(title)).slice(0, 200)}*` : `task \`${esc(taskId)}\``;
+  return dangerButton('Stop', 'aq_stop_task', taskId, {
+    title: 'Stop this task?',
+    text: `The agent working on ${name} is stopped and its work so far is kept on the branch.`,
+    confirm: 'Stop it',
+  });
+}

@@ -1,0 +1,140 @@
+import type { AnyCommand, CommandOutcome, CommandResult, InputOf } from '../commands/catalog';
+import { listProjects } from '../commands/projects';
+import { listRepos } from '../commands/repos';
+import { getStatus } from '../commands/status';
+import { getRecentEvents } from '../commands/system';
+import { getAgentError } from '../commands/task-results';
+import { getTask, listTasks } from '../commands/tasks';
+
+/** Runs a command as the Slack app (the handler's `execute`). */
+export type Execute = (name: string, args?: Record<string, unknown>) => Promise<CommandResult>;
+
+/** A command run with its typed result (`{ error }` on failure). */
+export async function run<C extends AnyCommand>(execute: Execute, command: C, args: InputOf<C>): Promise<CommandOutcome<C>> {
+  return (await execute(command.name, args as Record<string, unknown>)) as CommandOutcome<C>;
+}
+
+export function failed(result: CommandResult): result is { error: string } {
+  return typeof result.error === 'string';
+}
+
+/** How many rows each Home section shows before saying "N more". */
+export const HOME_CAPS = { needsYou: 8, running: 8, ready: 10, paused: 5 } as const;
+const PROGRESS_EVENTS_SCANNED = 200;
+
+export interface AttentionRow {
+  id: string;
+  title: string;
+  projectId: string;
+  status: 'AWAITING_APPROVAL' | 'FAILED' | 'BLOCKED';
+  /** First line of the error (failed/blocked) or nothing. */
+  detail: string | null;
+  prUrl: string | null;
+}
+
+export interface RunningRow {
+  id: string;
+  title: string;
+  projectId: string;
+  agent: string | null;
+  startedAt: Date | null;
+  lastProgress: string | null;
+}
+
+export interface HomeData {
+  projectCount: number;
+  repoCount: number;
+  agents: Array<{ id: string; name: string; state: string }>;
+  byStatus: Record<string, number>;
+  schedulingPaused: boolean;
+  attention: AttentionRow[];
+  attentionTotal: number;
+  running: RunningRow[];
+  runningTotal: number;
+  ready: Array<{ id: string; title: string; projectId: string }>;
+  readyTotal: number;
+  pausedProjects: Array<{ id: string; name: string }>;
+}
+
+const lastLine = (text: unknown): string | null =>
+  String(text ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .at(-1) ?? null;
+
+/** Everything the Home shows, read through commands (never from the database directly). */
+export async function loadHomeData(execute: Execute): Promise<HomeData> {
+  const [status, projects, repos, awaiting, failedTasks, blocked] = await Promise.all([
+    run(execute, getStatus, {}),
+    run(execute, listProjects, {}),
+    run(execute, listRepos, {}),
+    run(execute, listTasks, { status: 'AWAITING_APPROVAL' }),
+    run(execute, listTasks, { status: 'FAILED' }),
+    run(execute, listTasks, { status: 'BLOCKED' }),
+  ]);
+  if (failed(status)) throw new Error(status.error);
+  const projectList = failed(projects) ? [] : projects.projects;
+  const lists = [awaiting, failedTasks, blocked].map((l) => (failed(l) ? { tasks: [], total: 0 } : l));
+  const attentionTasks = lists.flatMap((l) => l.tasks).slice(0, HOME_CAPS.needsYou);
+  const attention = await Promise.all(
+    attentionTasks.map(async (t): Promise<AttentionRow> => {
+      const status = t.status as AttentionRow['status'];
+      let detail: string | null = null;
+      let prUrl: string | null = null;
+      if (status === 'AWAITING_APPROVAL') {
+        const full = await run(execute, getTask, { task_id: t.id });
+        if (!failed(full)) prUrl = (full as { pr_url?: string }).pr_url ?? null;
+      } else {
+        const why = await run(execute, getAgentError, { task_id: t.id });
+        if (!failed(why)) {
+          const w = why as { error_message?: string | null; agent_summary?: string };
+          detail = (w.error_message || w.agent_summary) ?? null;
+        }
+      }
+      return { id: t.id, title: t.title, projectId: t.project_id, status, detail, prUrl };
+    }),
+  );
+
+  const inProgress = status.tasks.in_progress.slice(0, HOME_CAPS.running);
+  const events = inProgress.length ? await run(execute, getRecentEvents, { limit: PROGRESS_EVENTS_SCANNED }) : { events: [] };
+  const progress = new Map<string, string>();
+  if (!failed(events)) {
+    for (const e of events.events) {
+      const taskId = e.task_id as string | null;
+      if (e.type === 'task_progress' && taskId && !progress.has(taskId)) {
+        const line = lastLine((e.payload as { text?: unknown }).text);
+        if (line) progress.set(taskId, line);
+      }
+    }
+  }
+  const running = await Promise.all(
+    inProgress.map(async (t): Promise<RunningRow> => {
+      const full = await run(execute, getTask, { task_id: t.id });
+      const startedAt = failed(full) ? undefined : (full as { started_at?: string }).started_at;
+      return {
+        id: t.id,
+        title: t.title,
+        projectId: t.project_id,
+        agent: t.assigned_agent,
+        startedAt: startedAt ? new Date(startedAt) : null,
+        lastProgress: progress.get(t.id) ?? null,
+      };
+    }),
+  );
+
+  return {
+    projectCount: status.projects,
+    repoCount: failed(repos) ? 0 : repos.repos.length,
+    agents: status.agents.map((a) => ({ id: a.id, name: a.name, state: a.state })),
+    byStatus: status.tasks.by_status,
+    schedulingPaused: status.orchestrator_paused,
+    attention,
+    attentionTotal: lists.reduce((n, l) => n + l.total, 0),
+    running,
+    runningTotal: status.tasks.by_status.IN_PROGRESS ?? status.tasks.in_progress.length,
+    ready: status.tasks.ready_to_work.slice(0, HOME_CAPS.ready).map((t) => ({ id: t.id, title: t.title, projectId: t.project_id })),
+    readyTotal: status.tasks.by_status.READY ?? status.tasks.ready_to_work.length,
+    pausedProjects: projectList.filter((p) => p.status === 'PAUSED').map((p) => ({ id: String(p.id), name: String(p.name) })),
+  };
+}
