@@ -3,8 +3,9 @@ import type { Runtime } from '../../src/runtime';
 import type { KnownBlock } from '@slack/types';
 import type { ChatReply } from '../../src/chat/service';
 import { chatReplyBlocks } from '../../src/slack/chat-replies';
-import { capBlocks } from '../../src/slack/blocks/common';
+import { capBlocks, esc } from '../../src/slack/blocks/common';
 import { renderResult } from '../../src/slack/blocks/render';
+import { firstDelivery } from '../../src/slack/slack-events';
 
 export interface IncomingChat {
   channel: string;
@@ -42,7 +43,7 @@ async function resultBlocks(runtime: Runtime, reply: ChatReply): Promise<KnownBl
  * reply (with Confirm / Cancel buttons when a command needs a person's say-so).
  */
 export async function answerChat(runtime: Runtime, client: WebClient, message: IncomingChat): Promise<void> {
-  if (message.eventId && !(await runtime.db.processedEvents.claim(message.eventId))) return;
+  if (!(await firstDelivery(runtime, message.eventId))) return;
   if (!runtime.chat) {
     await client.chat.postMessage({ channel: message.channel, thread_ts: message.threadTs, text: NO_CHAT });
     return;
@@ -53,16 +54,17 @@ export async function answerChat(runtime: Runtime, client: WebClient, message: I
   const onProgress = async (status: string) => {
     if (status === lastStatus) return;
     lastStatus = status;
-    await client.chat.update({ channel: message.channel, ts, text: `:thought_balloon: ${status}` }).catch(() => undefined);
+    await client.chat.update({ channel: message.channel, ts, text: `:thought_balloon: ${esc(status)}` }).catch(() => undefined);
   };
-  const project = await runtime.db.projects.findByChannel(message.channel);
+  const linked = await runtime.handler.execute('get_project_for_channel', { channel_id: message.channel }, { source: 'system' });
+  const projectId = typeof linked.project_id === 'string' ? linked.project_id : null;
   try {
     const reply = await runtime.chat.reply({
       conversationId: `${message.channel}:${message.threadTs}`,
       text: message.text,
       actor: { source: 'chat', userId: message.userId, channelId: message.channel },
       userName: `<@${message.userId}>`,
-      projectId: project?.id ?? null,
+      projectId,
       onProgress,
     });
     const rendered = chatReplyBlocks(reply);
@@ -72,7 +74,7 @@ export async function answerChat(runtime: Runtime, client: WebClient, message: I
     await client.chat.update({
       channel: message.channel,
       ts,
-      text: `:warning: Something went wrong while answering: ${err instanceof Error ? err.message : String(err)}`,
+      text: `:warning: Something went wrong while answering: ${esc(err instanceof Error ? err.message : String(err))}. Try again, or use \`/aq help\` to run a command directly.`,
     });
   }
 }
