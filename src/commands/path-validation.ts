@@ -36,6 +36,17 @@ const SYSTEM_DIRS = [
 /** Folders in the home directory that hold credentials. */
 const HOME_SECRETS = ['.ssh', '.gnupg', '.aws', '.azure', '.kube', '.docker', '.config'];
 
+/** The machine's fixed places, resolved once: they do not move while the process runs. */
+let fixedPlaces: Promise<{ home: string; temp: string; system: string[] }> | null = null;
+function machinePlaces(): Promise<{ home: string; temp: string; system: string[] }> {
+  fixedPlaces ??= (async () => ({
+    home: await resolveReal(os.homedir()),
+    temp: await resolveReal(os.tmpdir()),
+    system: await Promise.all(SYSTEM_DIRS.map((dir) => resolveReal(dir).catch(() => dir))),
+  }))();
+  return fixedPlaces;
+}
+
 /** What path checks need from a command context (tests pass just these two). */
 export type PathContext = Pick<CommandContext, 'config' | 'db'>;
 
@@ -155,16 +166,14 @@ export async function linkRefusal(config: AppConfig, real: string): Promise<stri
     if (isWithin(folder, real)) return real === folder ? `it is Agent Queue's ${what}` : `it holds Agent Queue's ${what} (${folder})`;
   }
 
-  const home = await resolveReal(os.homedir());
+  const { home, temp, system: systemDirs } = await machinePlaces();
   if (isWithin(home, real)) return real === home ? 'it is the home directory' : `it holds the home directory (${home})`;
   for (const name of HOME_SECRETS) {
     const secret = path.join(home, name);
     if (isWithin(real, secret)) return real === secret ? 'it holds credentials' : `it is inside ${secret}, which holds credentials`;
   }
 
-  const temp = await resolveReal(os.tmpdir());
-  for (const dir of SYSTEM_DIRS) {
-    const system = await resolveReal(dir);
+  for (const system of systemDirs) {
     // The home directory may live in one (/root, /var/lib/…): its own rules above apply there.
     if (isWithin(real, home) && isWithin(home, system)) continue;
     // So may the temporary folder (/private/var/folders/… on macOS).
