@@ -206,7 +206,11 @@ export class TaskRepository {
     const conn = this.em().getConnection();
     const [rows, counts] = await Promise.all([
       conn.execute<Array<{ id: string; project_id: string; title: string; status: TaskStatus; priority: number; assigned_agent: string | null }>>(
-        `select id, project_id, title, status, priority, assigned_agent from tasks ${where} order by priority, created_at, id limit ? offset ?`,
+        // The page's rowids come from an index-only walk (each order index ends in the rowid), so a
+        // deep offset skips index entries instead of reading and discarding whole rows.
+        `select id, project_id, title, status, priority, assigned_agent from tasks
+          where rowid in (select rowid from tasks ${where} order by priority, created_at, rowid limit ? offset ?)
+          order by priority, created_at, rowid`,
         [...params, limit, options.offset ?? 0],
       ),
       options.count === false
