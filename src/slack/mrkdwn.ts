@@ -18,17 +18,18 @@ interface Token {
 }
 
 /**
- * A link target Slack can carry: http(s) or mailto only, with the characters that would end or
- * split `<url|text>` percent-encoded. Anything else is not a link (null).
+ * A link target as text people can read: http(s) and mailto only (anything else is dropped), escaped.
+ * Links from Markdown are never written as <url|label>: a label could hide where the link goes,
+ * so the address is shown next to the text and Slack links it itself.
  */
 export function safeLinkTarget(href: string): string | null {
   if (!/^(https?:\/\/|mailto:)/i.test(href)) return null;
-  return href.replace(/[<>|\s]/g, (c) => encodeURIComponent(c)).replace(/&/g, '&amp;');
+  return esc(href);
 }
 
 function inline(tokens: Token[]): string {
   let out = '';
-  const links: Array<string | null> = [];
+  const links: Array<{ target: string | null; start: number }> = [];
   for (const t of tokens) {
     switch (t.type) {
       case 'text':
@@ -49,15 +50,16 @@ function inline(tokens: Token[]): string {
       case 's_close':
         out += '~';
         break;
-      case 'link_open': {
-        const target = safeLinkTarget(t.attrGet('href') ?? '');
-        links.push(target);
-        if (target) out += `<${target}|`;
+      case 'link_open':
+        links.push({ target: safeLinkTarget(t.attrGet('href') ?? ''), start: out.length });
+        break;
+      case 'link_close': {
+        const link = links.pop();
+        if (!link?.target) break;
+        const label = out.slice(link.start);
+        out = label === link.target || label === '' ? `${out.slice(0, link.start)}${link.target}` : `${out} (${link.target})`;
         break;
       }
-      case 'link_close':
-        if (links.pop()) out += '>';
-        break;
       case 'softbreak':
       case 'hardbreak':
         out += '\n';
@@ -66,8 +68,7 @@ function inline(tokens: Token[]): string {
         out += esc(t.content ?? '');
     }
   }
-  // Slack's <url|text> needs the text; an empty one would show as "|".
-  return out.replace(/<([^|>]+)\|>/g, '<$1>');
+  return out;
 }
 
 type Chunk = { kind: 'mrkdwn' | 'code'; text: string };
@@ -129,8 +130,8 @@ function fence(code: string): string {
 }
 
 /**
- * Agent, model and note Markdown → Slack mrkdwn: headings bold, **x** → *x*, links <url|text>
- * (http, https, mailto only), lists kept; every piece of text escaped, code included.
+ * Agent, model and note Markdown → Slack mrkdwn: headings bold, **x** → *x*, links as
+ * "text (address)" (http, https, mailto only), lists kept; every piece of text escaped, code included.
  */
 export function markdownToMrkdwn(markdown: string): string {
   return chunks(markdown)

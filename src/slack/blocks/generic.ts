@@ -13,14 +13,13 @@ function scalarText(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** One record of a list as a line (name/title/id first, then up to five short fields), all literal. */
+/** One record of a list as a line (name/title/id first, then every other field), all literal. */
 function itemLine(item: Record<string, unknown>): Line {
   const label = item.title ?? item.name ?? item.id ?? item.task_id;
   const state = typeof item.status === 'string' ? item.status : typeof item.state === 'string' ? item.state : null;
   const rest = Object.entries(item)
-    .filter(([k, v]) => !['title', 'name'].includes(k) && v !== null && v !== undefined && typeof v !== 'object')
-    .slice(0, 5)
-    .map(([k, v]) => `${k}: ${String(v)}`)
+    .filter(([k, v]) => !['title', 'name'].includes(k) && v !== null && v !== undefined && !(Array.isArray(v) && v.length === 0))
+    .map(([k, v]) => `${k}: ${scalarText(v)}`)
     .join(' · ');
   return [state ? txt(`${emoji(state)} `) : null, bold(scalarText(label)), rest ? txt(`\n${rest}`) : null];
 }

@@ -71,10 +71,13 @@ export const bold = (text: unknown): RichTextText => txt(text, { bold: true });
 export const italic = (text: unknown): RichTextText => txt(text, { italic: true });
 export const mono = (text: unknown): RichTextText => txt(text, { code: true });
 
-/** A link we made (http, https or mailto only), shown with literal text. */
-export function link(url: string, text?: string): RichTextElement {
-  if (!/^(https?:|mailto:)/i.test(url)) return txt(text ? `${text} (${url})` : url);
-  return { type: 'link', url, ...(text && { text }) };
+/**
+ * A link showing its own address (a label could hide where it goes). Only a plain http(s) or
+ * mailto address becomes a link; anything else is shown as text.
+ */
+export function link(url: string): RichTextElement {
+  if (!/^(https?:\/\/|mailto:)[^\s<>|"`]+$/i.test(url)) return txt(url);
+  return { type: 'link', url };
 }
 
 export type Line = Array<RichTextElement | null | undefined | false>;

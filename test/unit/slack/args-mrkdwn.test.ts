@@ -41,7 +41,7 @@ describe('markdownToMrkdwn', () => {
   it('converts headings, emphasis, links, lists and code for Slack', () => {
     const md = '# Summary\n\nDid **three** things, *carefully*, see [the PR](https://x.test/1).\n\n- one\n- two\n\n1. first\n2. second\n\n```ts\nconst a = 1 < 2;\n```\n\nUse `npm test` & relax.';
     expect(markdownToMrkdwn(md)).toBe(
-      '*Summary*\nDid *three* things, _carefully_, see <https://x.test/1|the PR>.\n• one\n• two\n1. first\n2. second\n```\nconst a = 1 &lt; 2;\n```\nUse `npm test` &amp; relax.',
+      '*Summary*\nDid *three* things, _carefully_, see the PR (https://x.test/1).\n• one\n• two\n1. first\n2. second\n```\nconst a = 1 &lt; 2;\n```\nUse `npm test` &amp; relax.',
     );
   });
 
