@@ -33,9 +33,12 @@ const FILE_SYSTEM_SENTENCES: Record<string, (where: string) => string> = {
   EROFS: (where) => `The file system is read-only: ${where}.`,
 };
 
-/** Node's file system errors carry a code, a syscall and a path; say what happened, without the code. */
+/**
+ * Node's file system errors carry a code, a syscall and a path; say what happened, without the
+ * code. Checked by shape, not `instanceof Error`: errors from Node's core may come from another realm.
+ */
 function fileSystemSentence(err: unknown): string | null {
-  if (!(err instanceof Error)) return null;
+  if (typeof err !== 'object' || err === null) return null;
   const { code, syscall, path } = err as NodeJS.ErrnoException;
   if (typeof code !== 'string' || typeof syscall !== 'string') return null;
   const say = FILE_SYSTEM_SENTENCES[code];
@@ -44,6 +47,6 @@ function fileSystemSentence(err: unknown): string | null {
 
 /** The full story of an unexpected error, for the log only. */
 export function errorDetails(err: unknown): string {
-  if (err instanceof Error) return err.stack ?? `${err.name}: ${err.message}`;
+  if (typeof err === 'object' && err !== null && 'stack' in err && typeof err.stack === 'string') return err.stack;
   return String(err);
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CommandError, defineCommand } from './catalog';
+import { errorText } from './error-text';
 import { requireProject } from './projects';
 import { assertGitRepo, currentBranchOrFail, gitStep, inProgressWarning, repoCheckoutPath, resolveRepoPath } from './repo-path';
 import { optional, requiredText } from './schema';
@@ -99,7 +100,7 @@ export const getGitStatus = defineCommand({
     const statuses = [];
     for (const target of targets) {
       try {
-        if (!target.path) throw new Error('no checkout path');
+        if (!target.path) throw new CommandError(`Repo '${target.repoId}' has no checkout path.`);
         await ctx.git.assertRepo(target.path);
         const [branch, status, commits] = await Promise.all([
           ctx.git.currentBranch(target.path),
@@ -114,7 +115,7 @@ export const getGitStatus = defineCommand({
           recent_commits: commits,
         });
       } catch (err) {
-        statuses.push({ repo_id: target.repoId, error: err instanceof Error ? err.message : String(err) });
+        statuses.push({ repo_id: target.repoId, error: errorText(err, 'get_git_status') });
       }
     }
     return { project_id, project_name: project.name, repos: statuses };
