@@ -3,8 +3,9 @@ import { type CliIo, MAX_LINE_BYTES, type OversizedLine } from './io';
 
 const CLI_ACTOR = { source: 'cli' } as const;
 
+/** A size in MB with one decimal, rounded up so a line just over the limit never reads as equal to it. */
 function megabytes(bytes: number): string {
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  return `${(Math.ceil((bytes / (1024 * 1024)) * 10) / 10).toFixed(1)} MB`;
 }
 
 const TOO_LARGE = `larger than the ${megabytes(MAX_LINE_BYTES)} the CLI reads`;
