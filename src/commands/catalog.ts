@@ -31,7 +31,7 @@ export type ModelAccess = 'allowed' | 'confirm' | 'excluded';
 
 /** Who asked for a command. Slack users are checked against AQ_ADMINS for admin commands. */
 export interface Actor {
-  source: 'slack' | 'cli' | 'chat' | 'hook' | 'system' | 'test';
+  source: 'slack' | 'cli' | 'chat' | 'hook' | 'system';
   userId?: string;
   channelId?: string;
 }

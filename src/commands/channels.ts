@@ -18,6 +18,8 @@ export const setProjectChannel = defineCommand({
   },
 });
 
+// The spec keeps the original's names here (project_name, _resolved_channel_id, guild_channels:
+// a Discord "guild" is a Slack workspace), so callers written against it keep working.
 const channelList = z
   .array(z.object({ id: z.preprocess((v) => String(v), z.string()), name: z.string() }))
   .describe('Known channels as {id, name}, used to resolve channel_name');

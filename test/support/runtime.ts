@@ -27,7 +27,7 @@ export class RecordingProcessController implements ProcessController {
 export interface TestRuntime extends Runtime {
   home: string;
   processController: RecordingProcessController;
-  /** Shorthand for handler.execute with a test actor. */
+  /** Shorthand for handler.execute as a local, trusted caller (like the orchestrator). */
   exec(name: string, args?: Record<string, unknown>): Promise<Record<string, unknown>>;
   cleanup(): Promise<void>;
 }
@@ -50,7 +50,7 @@ export async function makeTestRuntime(
     ...runtime,
     home: tmp.dir,
     processController,
-    exec: (name, args = {}) => runtime.handler.execute(name, args, { source: 'test' }),
+    exec: (name, args = {}) => runtime.handler.execute(name, args, { source: 'system' }),
     async cleanup() {
       await runtime.close();
       await tmp.cleanup();

@@ -34,7 +34,7 @@ describe('buttons, App Home, task threads and channels through the real Bolt app
   });
   afterEach(() => app.stop());
 
-  const exec = (name: string, args: Record<string, unknown> = {}) => started.runtime.handler.execute(name, args, { source: 'test' });
+  const exec = (name: string, args: Record<string, unknown> = {}) => started.runtime.handler.execute(name, args, { source: 'system' });
   const press = (actionId: string, value: string) =>
     FakeSlack.postToApp(appUrl, `payload=${encodeURIComponent(JSON.stringify(blockActions({ actionId, value, responseUrl: slack.responseUrl('btn') })))}`, { signingSecret: SECRET });
 
@@ -144,9 +144,8 @@ describe('buttons, App Home, task threads and channels through the real Bolt app
     await started.runtime.events.emit('task_completed', { projectId: 'p', taskId: id, payload: { title: 'Build it', summary: 'Added **the** feature.', tokens: 1200 } });
     await started.notifier.idle();
     const [root, reply] = slack.callsTo('chat.postMessage');
-    expect(root.args).toMatchObject({ channel: 'CP', text: '🟡 Build it started' });
-    expect(JSON.stringify(root.args.blocks)).toContain('aq_stop_task');
-    expect(reply.args).toMatchObject({ channel: 'CP', thread_ts: expect.any(String), reply_broadcast: 'true', text: '✅ Task completed: Build it' });
+    expect(root.args).toMatchObject({ channel: 'CP', text: '🔵 Build it — ready' });
+    expect(reply.args).toMatchObject({ channel: 'CP', thread_ts: expect.any(String), text: '✅ Completed: Build it' });
     expect(JSON.stringify(reply.args.blocks)).toContain('Added *the* feature.');
 
     await started.runtime.events.emit('hook_run_completed', { projectId: 'p', payload: { hook_id: 'nightly', hook_name: 'Nightly', tokens_used: 42, response: 'All **green**.' } });
@@ -181,18 +180,18 @@ describe('Socket Mode through a loopback apps.connections.open and WebSocket', (
       expect(ack.envelope_id).toBe('env-1');
       expect(elapsedMs).toBeLessThan(3000);
       await slack.waitFor(() => slack.responses.length === 1, 'the response');
-      expect(await started.runtime.handler.execute('get_project_channels', { project_id: 'sock' }, { source: 'test' })).toEqual({ project_id: 'sock', channel_id: null });
+      expect(await started.runtime.handler.execute('get_project_channels', { project_id: 'sock' }, { source: 'system' })).toEqual({ project_id: 'sock', channel_id: null });
 
       const home = await slack.sendEnvelope('events_api', eventCallback({ type: 'app_home_opened', user: 'U1', channel: 'D1', tab: 'home', event_ts: '1.2' }));
       expect(home.ack.envelope_id).toBe('env-2');
       await slack.waitFor(() => slack.callsTo('views.publish').length === 1, 'views.publish over Socket Mode');
 
-      const id = (await started.runtime.handler.execute('create_task', { project_id: 'sock', title: 'Sock task', description: 'd' }, { source: 'test' })).created as string;
-      await started.runtime.handler.execute('set_task_status', { task_id: id, status: 'FAILED' }, { source: 'test' });
+      const id = (await started.runtime.handler.execute('create_task', { project_id: 'sock', title: 'Sock task', description: 'd' }, { source: 'system' })).created as string;
+      await started.runtime.handler.execute('set_task_status', { task_id: id, status: 'FAILED' }, { source: 'system' });
       const click = await slack.sendEnvelope('interactive', blockActions({ actionId: 'aq_skip_task', value: id, responseUrl: slack.responseUrl('skip') }));
       expect(click.ack.envelope_id).toBe('env-3');
       await slack.waitFor(() => slack.responses.some((r) => r.id === 'skip'), 'the redraw after Skip');
-      expect((await started.runtime.handler.execute('get_task', { task_id: id }, { source: 'test' })).status).toBe('COMPLETED');
+      expect((await started.runtime.handler.execute('get_task', { task_id: id }, { source: 'system' })).status).toBe('COMPLETED');
     } finally {
       await started.stop();
       await slack.close();
