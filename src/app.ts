@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { App } from '@slack/bolt';
+import { sandboxStatus } from './agents/confinement';
 import { ConfigError, loadConfig, loadDotEnv, type AppConfig } from './config';
 import { createRuntime, type Runtime, type RuntimeOptions } from './runtime';
 import { HookEngine } from './orchestrator/hooks';
@@ -127,6 +128,14 @@ async function main(): Promise<number> {
   }
   if (config.admins.length === 0) {
     console.warn('Warning: AQ_ADMINS is empty, so every Slack user may run admin commands (run_command, delete_project, …).');
+  }
+  const sandbox = sandboxStatus(config.agents.allowUnsandboxed);
+  if (!sandbox.available) {
+    console.warn(
+      sandbox.tasks_may_run
+        ? `Warning: ${sandbox.missing.join(' and ')} missing, so agents run shell commands WITHOUT the sandbox (AQ_ALLOW_UNSANDBOXED=true). Install them with scripts/install-system-packages.sh.`
+        : `Warning: ${sandbox.missing.join(' and ')} missing, so tasks cannot run: agents run shell commands only in the sandbox. Install them with scripts/install-system-packages.sh, or set AQ_ALLOW_UNSANDBOXED=true.`,
+    );
   }
   let started: StartedApp;
   try {

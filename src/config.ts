@@ -44,6 +44,13 @@ export interface AppConfig {
   };
   /** Slack user ids allowed to run admin commands; empty means everyone. */
   admins: string[];
+  /** Where coding agents may go besides their workspace (see src/agents/confinement.ts). */
+  agents: {
+    allowUnsandboxed: boolean;
+    /** Hosts sandboxed shell commands may reach; empty means the built-in registry and forge list. */
+    allowedDomains: string[];
+    extraDirs: string[];
+  };
   /** Root of this app's own checkout, used by update_and_restart. */
   appRoot: string;
 }
@@ -151,10 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const apiUrl = parseVar<string | undefined>(env, 'SLACK_API_URL', urlText, undefined);
   const baseUrl = parseVar<string | undefined>(env, 'ANTHROPIC_BASE_URL', urlText, undefined);
 
-  const admins = (read(env, 'AQ_ADMINS') ?? '')
-    .split(/[\s,]+/)
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const admins = listOf(read(env, 'AQ_ADMINS'));
   const badAdmin = admins.find((id) => !/^[UW][A-Z0-9]+$/.test(id));
   if (badAdmin) {
     throw new ConfigError(
@@ -188,6 +192,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxPlanDepth: 1,
     },
     admins,
+    agents: {
+      allowUnsandboxed: parseVar(env, 'AQ_ALLOW_UNSANDBOXED', booleanText, false),
+      allowedDomains: listOf(read(env, 'AQ_AGENT_ALLOWED_DOMAINS')),
+      extraDirs: listOf(read(env, 'AQ_AGENT_EXTRA_DIRS')).map((dir) => path.resolve(expandHome(dir))),
+    },
     appRoot: appRootDir(),
   };
+}
+
+/** A comma- or space-separated list. */
+function listOf(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(/[\s,]+/)
+    .map((item) => item.trim())
+    .filter(Boolean);
 }

@@ -14,6 +14,7 @@ import { realProcessController } from './orchestrator/process-controller';
 import { TaskControl } from './orchestrator/task-control';
 import { Orchestrator, SwitchableOrchestrator, type OrchestratorOptions } from './orchestrator/orchestrator';
 import { ClaudeCodeAdapter } from './agents/claude-code';
+import { claudeCodeOptions } from './agents/claude-options';
 import { GitManagerTaskGit } from './orchestrator/task-git';
 
 export interface Runtime {
@@ -90,7 +91,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     async startDaemon(daemonOptions = {}) {
       if (daemon) return;
       daemon = new Orchestrator(db, events, config, {
-        adapters: { claude: new ClaudeCodeAdapter({ apiKey: config.anthropic.apiKey, baseUrl: config.anthropic.baseUrl, log }) },
+        adapters: { claude: new ClaudeCodeAdapter(claudeCodeOptions(config, log)) },
         git: new GitManagerTaskGit(git),
         hookEngine: taskControl.hookEngine,
         log,

@@ -1,7 +1,9 @@
+import os from 'node:os';
 import path from 'node:path';
 import type { Options, SDKMessage, SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
 import { isRateLimitMessage, parseResetTime } from './rate-limits';
 import { withoutSecrets } from '../util/safe-env';
+import { missingSandboxPrograms, pathGuard, sandboxSettings, type ConfinementPolicy, type Refusal } from './confinement';
 import { ZERO_USAGE, type AgentAdapter, type AgentRunOutcome, type AgentRunRequest, type AgentUsage } from './adapter';
 
 export interface ClaudeCodeOptions {
@@ -15,6 +17,10 @@ export interface ClaudeCodeOptions {
   /** Extra environment over the one built here (tests: HOME, CLAUDE_CONFIG_DIR). */
   env?: Record<string, string | undefined>;
   pathToClaudeCodeExecutable?: string;
+  /** Where agents may go besides their workspace, and whether they may run unsandboxed. */
+  confinement?: ConfinementPolicy;
+  /** Files sandboxed commands must not read (the app's database, its .env). */
+  hiddenPaths?: string[];
   log?: (message: string) => void;
 }
 
@@ -89,7 +95,29 @@ function errorOf(err: unknown): string {
   return err instanceof Error ? err.message || err.name : String(err);
 }
 
-/** Runs Claude Code through the Agent SDK's `query()` in the task's workspace. */
+const failedBeforeStart: AgentRunOutcome = {
+  status: 'failed',
+  summary: '',
+  errorMessage: null,
+  usage: { ...ZERO_USAGE },
+  costUsd: 0,
+  sessionId: null,
+  resetsAt: null,
+};
+
+/** Why a task cannot run when the shell sandbox is missing and the policy requires it. */
+export function unsandboxedRefusal(missing: string[]): string {
+  return `Agents run shell commands in a sandbox, and this machine lacks ${missing.join(' and ')}: install the Debian packages bubblewrap and socat (apt-get install bubblewrap socat), or set AQ_ALLOW_UNSANDBOXED=true to let agents run unconfined shell commands.`;
+}
+
+/** The agent's answer, followed by what it tried outside its workspace. */
+function withRefusals(summary: string, refusals: Refusal[]): string {
+  const lines = refusals.map((r) => `- ${r.tool}${r.path ? ` ${r.path}` : ''}`);
+  const note = `Refused ${refusals.length} attempt${refusals.length === 1 ? '' : 's'} outside the workspace:\n${lines.join('\n')}`;
+  return summary.trim() ? `${summary.trimEnd()}\n\n${note}` : note;
+}
+
+/** Runs Claude Code through the Agent SDK's `query()` in the task's workspace, confined to it. */
 export class ClaudeCodeAdapter implements AgentAdapter {
   readonly type = 'claude';
 
@@ -103,9 +131,23 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     if (request.signal.aborted) abort();
     else request.signal.addEventListener('abort', abort, { once: true });
 
+    const policy = this.options.confinement ?? {};
+    const env = buildClaudeEnv(this.options);
+    const missing = missingSandboxPrograms(env.PATH);
+    if (missing.length > 0 && !policy.allowUnsandboxed) {
+      return { ...failedBeforeStart, errorMessage: unsandboxedRefusal(missing) };
+    }
+    const roots = [request.cwd, ...(policy.extraDirs ?? [])];
+    const refusals: Refusal[] = [];
+    const guard = pathGuard(roots, (refusal) => {
+      refusals.push(refusal);
+      request.onProgress?.(`Refused · ${refusal.tool}${refusal.path ? ` · ${refusal.path}` : ''} (outside the workspace)`);
+    });
     const options: Options = {
       cwd: request.cwd,
-      env: buildClaudeEnv(this.options),
+      env,
+      hooks: { PreToolUse: [{ hooks: [guard], onFailure: 'block' }] },
+      ...(missing.length === 0 && { sandbox: sandboxSettings(env.HOME ?? os.homedir(), roots, policy, this.options.hiddenPaths) }),
       settingSources: [],
       permissionMode: 'acceptEdits',
       allowedTools: CLAUDE_ALLOWED_TOOLS,
@@ -146,7 +188,8 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     } finally {
       request.signal.removeEventListener('abort', abort);
     }
-    return this.outcome({ result, thrown, sessionId, resetsAt, limitRejected, lastRetryStatus, assistantError, aborted: controller.signal.aborted });
+    const outcome = this.outcome({ result, thrown, sessionId, resetsAt, limitRejected, lastRetryStatus, assistantError, aborted: controller.signal.aborted });
+    return refusals.length > 0 ? { ...outcome, summary: withRefusals(outcome.summary, refusals) } : outcome;
   }
 
   private outcome(s: {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sandboxStatus } from '../agents/confinement';
 import { defineCommand } from './catalog';
 
 /** Caps keep get_status fast on large queues; by_status always has the full counts. */
@@ -42,6 +43,7 @@ export const getStatus = defineCommand({
         ready_to_work: ready.tasks.map((t) => ({ id: t.id, title: t.title, project_id: t.projectId })),
       },
       orchestrator_paused: paused,
+      agent_sandbox: sandboxStatus(ctx.config.agents.allowUnsandboxed),
     };
   },
 });

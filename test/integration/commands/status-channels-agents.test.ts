@@ -1,4 +1,5 @@
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
+import { putTask } from '../../support/task-fixtures';
 
 describe('status, channels and agents', () => {
   let rt: TestRuntime;
@@ -13,7 +14,7 @@ describe('status, channels and agents', () => {
     await rt.exec('create_task', { project_id: 'alpha', title: 'Wait', description: 'd', priority: 1 });
     await rt.exec('create_agent', { name: 'Agent One' });
     await rt.exec('create_agent', { name: 'idle' });
-    await rt.db.tasks.update(t1, { status: 'IN_PROGRESS', assignedAgent: 'agent-one' });
+    await putTask(rt.db, t1, 'IN_PROGRESS', { assignedAgent: 'agent-one' });
     await rt.db.em().getConnection().execute("update agents set state = 'BUSY', current_task = ? where id = 'agent-one'", [t1]);
     expect(await rt.exec('get_status')).toEqual({
       projects: 1,
@@ -28,6 +29,7 @@ describe('status, channels and agents', () => {
         ready_to_work: [{ id: expect.any(String), title: 'Wait', project_id: 'alpha' }],
       },
       orchestrator_paused: false,
+      agent_sandbox: { available: true, missing: [], tasks_may_run: true },
     });
   });
 
@@ -77,7 +79,7 @@ describe('status, channels and agents', () => {
 
   it('refuses to delete a project with running tasks', async () => {
     const t = (await rt.exec('create_task', { project_id: 'alpha', title: 'x', description: 'y' })).created as string;
-    await rt.db.tasks.update(t, { status: 'IN_PROGRESS' });
+    await putTask(rt.db, t, 'IN_PROGRESS');
     expect(await rt.exec('delete_project', { project_id: 'alpha' })).toEqual({ error: expect.stringContaining('IN_PROGRESS') });
     expect(await rt.exec('delete_project', { project_id: 'ghost' })).toEqual({ error: "Project 'ghost' not found." });
   });

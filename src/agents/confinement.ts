@@ -1,0 +1,172 @@
+import { accessSync, constants } from 'node:fs';
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
+import type { HookCallback, HookJSONOutput, Options } from '@anthropic-ai/claude-agent-sdk';
+
+/** What a project allows its agents beyond their own workspace. */
+export interface ConfinementPolicy {
+  /** Folders agents may also read and write (besides the workspace). */
+  extraDirs?: string[];
+  /** Hosts sandboxed shell commands may reach (wildcards such as *.example.com). */
+  allowedDomains?: string[];
+  /** Run shell commands without the sandbox when bubblewrap or socat is missing. */
+  allowUnsandboxed?: boolean;
+}
+
+/** Package registries and git forges: what builds and `git push` usually need. */
+export const DEFAULT_ALLOWED_DOMAINS = [
+  'registry.npmjs.org',
+  'pypi.org',
+  'files.pythonhosted.org',
+  'github.com',
+  '*.github.com',
+  '*.githubusercontent.com',
+  'gitlab.com',
+];
+
+/** Programs Claude Code's sandbox needs on Linux (Debian packages bubblewrap and socat). */
+export const SANDBOX_PROGRAMS = ['bwrap', 'socat'];
+
+/** Secrets in a home folder that sandboxed commands must not read. */
+const HOME_SECRETS = ['.ssh', '.aws', '.azure', '.gnupg', '.config/gh', '.config/glab-cli', '.config/gcloud', '.docker', '.kube', '.netrc', '.git-credentials', '.npmrc', '.pypirc'];
+
+/** The sandbox programs missing from PATH (empty when the sandbox can run). */
+export function missingSandboxPrograms(pathVariable = process.env.PATH ?? ''): string[] {
+  const dirs = pathVariable.split(path.delimiter).filter(Boolean);
+  return SANDBOX_PROGRAMS.filter(
+    (program) =>
+      !dirs.some((dir) => {
+        try {
+          accessSync(path.join(dir, program), constants.X_OK);
+          return true;
+        } catch {
+          return false;
+        }
+      }),
+  );
+}
+
+/**
+ * The real path of `target`, following symlinks as far as the path exists: a file that is
+ * about to be created is judged by the real folder it would land in.
+ */
+export async function realPathOf(target: string): Promise<string> {
+  const absolute = path.resolve(target);
+  const rest: string[] = [];
+  let current = absolute;
+  for (;;) {
+    try {
+      return path.join(await realpath(current), ...rest.reverse());
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) return absolute;
+      rest.push(path.basename(current));
+      current = parent;
+    }
+  }
+}
+
+export function isInside(candidate: string, root: string): boolean {
+  const relative = path.relative(root, candidate);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+/** Tool input fields that name a file or folder. */
+const PATH_FIELDS = ['file_path', 'path', 'notebook_path'];
+
+/** The part of a glob before its first wildcard: the folder a pattern can reach. */
+function globBase(pattern: string): string {
+  const segments = pattern.split('/');
+  const fixed: string[] = [];
+  for (const segment of segments) {
+    if (/[*?[\]{}]/.test(segment)) break;
+    fixed.push(segment);
+  }
+  return fixed.join('/') || '.';
+}
+
+/** The paths a tool call would touch, resolved against the workspace. */
+export function pathsOfToolCall(tool: string, input: Record<string, unknown>, cwd: string): string[] {
+  const found: string[] = [];
+  for (const field of PATH_FIELDS) {
+    const value = input[field];
+    if (typeof value === 'string' && value.trim()) found.push(path.resolve(cwd, value));
+  }
+  if (tool === 'Glob' && typeof input.pattern === 'string') {
+    const base = typeof input.path === 'string' ? path.resolve(cwd, input.path) : cwd;
+    found.push(path.resolve(base, globBase(input.pattern)));
+  }
+  if (tool === 'Grep' && typeof input.glob === 'string') {
+    const base = typeof input.path === 'string' ? path.resolve(cwd, input.path) : cwd;
+    found.push(path.resolve(base, globBase(input.glob)));
+  }
+  return found;
+}
+
+export interface Refusal {
+  tool: string;
+  path: string;
+  reason: string;
+}
+
+function deny(reason: string): HookJSONOutput {
+  return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } };
+}
+
+/**
+ * A PreToolUse hook that refuses any file tool call whose real path leaves the allowed roots,
+ * and any shell command that asks to leave the sandbox. It sees every call, including those
+ * `allowedTools` approves before the permission callback would be asked.
+ */
+export function pathGuard(roots: string[], onRefused: (refusal: Refusal) => void): HookCallback {
+  const realRoots = Promise.all(roots.map(realPathOf));
+  return async (input) => {
+    if (input.hook_event_name !== 'PreToolUse') return {};
+    const tool = input.tool_name;
+    const toolInput = (input.tool_input ?? {}) as Record<string, unknown>;
+    if (tool === 'Bash' && toolInput.dangerouslyDisableSandbox) {
+      const reason = 'Shell commands always run in the sandbox here; run it without dangerouslyDisableSandbox.';
+      onRefused({ tool, path: '', reason });
+      return deny(reason);
+    }
+    const allowed = await realRoots;
+    for (const candidate of pathsOfToolCall(tool, toolInput, input.cwd)) {
+      const real = await realPathOf(candidate);
+      if (!allowed.some((root) => isInside(real, root))) {
+        const reason = `${candidate} is outside this task's workspace; agents may only read and write inside ${roots[0]}.`;
+        onRefused({ tool, path: candidate, reason });
+        return deny(reason);
+      }
+    }
+    return {};
+  };
+}
+
+/** Claude Code's shell sandbox: writes only in the workspace, home secrets hidden, no escape hatch. */
+export function sandboxSettings(home: string, roots: string[], policy: ConfinementPolicy, hidden: string[] = []): NonNullable<Options['sandbox']> {
+  return {
+    enabled: true,
+    failIfUnavailable: true,
+    autoAllowBashIfSandboxed: true,
+    allowUnsandboxedCommands: false,
+    network: { allowedDomains: policy.allowedDomains ?? DEFAULT_ALLOWED_DOMAINS, strictAllowlist: true },
+    filesystem: {
+      allowWrite: roots.slice(1),
+      denyRead: [...HOME_SECRETS.map((secret) => path.join(home, secret)), ...hidden],
+    },
+  };
+}
+
+export interface SandboxStatus {
+  /** Shell commands of agents run in Claude Code's sandbox. */
+  available: boolean;
+  missing: string[];
+  /** Whether tasks run at all: always with the sandbox, without it only when the policy allows. */
+  tasks_may_run: boolean;
+}
+
+/** What get_status and the app's start-up say about agent confinement on this machine. */
+export function sandboxStatus(allowUnsandboxed: boolean): SandboxStatus {
+  const missing = missingSandboxPrograms();
+  return { available: missing.length === 0, missing, tasks_may_run: missing.length === 0 || allowUnsandboxed };
+}

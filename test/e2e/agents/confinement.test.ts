@@ -1,0 +1,138 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ClaudeCodeAdapter, unsandboxedRefusal, type ClaudeCodeOptions } from '../../../src/agents/claude-code';
+import { missingSandboxPrograms } from '../../../src/agents/confinement';
+import { FakeAnthropic, type ToolResultBlock } from '../../support/fake-anthropic';
+import { makeTempDir } from '../../support/tmp';
+
+jest.setTimeout(90_000);
+
+const SECRET = 'BEGIN FAKE PRIVATE KEY do-not-leak';
+
+/** The text of a tool_result, whatever shape the CLI gave it. */
+function textOf(block: ToolResultBlock): string {
+  return typeof block.content === 'string' ? block.content : JSON.stringify(block.content);
+}
+
+/**
+ * The real Claude Code CLI against the loopback Messages API, with a scripted model that tries to
+ * leave its workspace: every attempt is refused, reported, and the run goes on to finish.
+ */
+describe('agents are confined to their workspace (real Claude Code CLI)', () => {
+  let fake: FakeAnthropic;
+  let tmp: { dir: string; cleanup: () => Promise<void> };
+  let workspace: string;
+  let outside: string;
+  let home: string;
+
+  beforeAll(() => {
+    // CI and the README install these; without them the sandbox cannot be tested at all.
+    expect(missingSandboxPrograms()).toEqual([]);
+  });
+
+  beforeEach(async () => {
+    fake = await FakeAnthropic.start();
+    tmp = await makeTempDir('aq-confine-');
+    workspace = path.join(tmp.dir, 'workspace');
+    outside = path.join(tmp.dir, 'outside');
+    home = path.join(tmp.dir, 'home');
+    await mkdir(workspace, { recursive: true });
+    await mkdir(outside, { recursive: true });
+    await mkdir(path.join(home, '.ssh'), { recursive: true });
+    await mkdir(path.join(home, 'config'), { recursive: true });
+    await writeFile(path.join(home, '.ssh', 'id_rsa'), `${SECRET}\n`);
+    await writeFile(path.join(outside, 'notes.txt'), `${SECRET}\n`);
+    await symlink(outside, path.join(workspace, 'link-out'));
+  });
+
+  afterEach(async () => {
+    await fake.close();
+    await tmp.cleanup();
+  });
+
+  function adapter(options: Partial<ClaudeCodeOptions> = {}, env: Record<string, string> = {}): ClaudeCodeAdapter {
+    return new ClaudeCodeAdapter({
+      apiKey: 'sk-ant-fake',
+      baseUrl: fake.url,
+      maxRetries: 0,
+      env: { HOME: home, CLAUDE_CONFIG_DIR: path.join(home, 'config'), ...env },
+      ...options,
+    });
+  }
+
+  /** A PATH with git and a shell but neither bwrap nor socat. */
+  async function pathWithoutSandbox(): Promise<string> {
+    const bin = path.join(tmp.dir, 'bin');
+    await mkdir(bin);
+    for (const program of ['git', 'sh', 'bash', 'env', 'cat', 'ls']) {
+      const found = (process.env.PATH ?? '').split(':').map((dir) => path.join(dir, program)).find((candidate) => existsSync(candidate));
+      if (found) await symlink(found, path.join(bin, program));
+    }
+    return bin;
+  }
+
+  const request = (onProgress?: (line: string) => void) => ({
+    taskId: 't-confine',
+    prompt: 'Try everything.',
+    cwd: workspace,
+    signal: new AbortController().signal,
+    onProgress,
+  });
+
+  it('refuses writes and reads outside (direct, ../, symlink, home secrets), reports them, and completes', async () => {
+    fake.enqueue(
+      { toolUses: [{ name: 'Write', input: { file_path: path.join(outside, 'escape.txt'), content: 'escaped' } }] },
+      { toolUses: [{ name: 'Write', input: { file_path: path.join(workspace, '..', 'outside', 'dotdot.txt'), content: 'escaped' } }] },
+      { toolUses: [{ name: 'Write', input: { file_path: path.join(workspace, 'link-out', 'via-link.txt'), content: 'escaped' } }] },
+      { toolUses: [{ name: 'Read', input: { file_path: path.join(home, '.ssh', 'id_rsa') } }] },
+      { toolUses: [{ name: 'Glob', input: { pattern: '../outside/*' } }] },
+      { toolUses: [{ name: 'Bash', input: { command: `cat ${path.join(home, '.ssh', 'id_rsa')}; echo escaped > ${path.join(outside, 'bash.txt')}` } }] },
+      { toolUses: [{ name: 'Bash', input: { command: `echo escaped > ${path.join(outside, 'hatch.txt')}`, dangerouslyDisableSandbox: true } }] },
+      { toolUses: [{ name: 'Write', input: { file_path: path.join(workspace, 'inside.txt'), content: 'inside\n' } }] },
+      { text: 'Wrote inside.txt.' },
+    );
+    const progress: string[] = [];
+    const outcome = await adapter().run(request((line) => progress.push(line)));
+
+    expect(outcome.status).toBe('completed');
+    for (const name of ['escape.txt', 'dotdot.txt', 'via-link.txt', 'bash.txt', 'hatch.txt']) {
+      expect(existsSync(path.join(outside, name))).toBe(false);
+    }
+    expect(await readFile(path.join(workspace, 'inside.txt'), 'utf8')).toBe('inside\n');
+
+    // What the model was told for each call, in order: refusals, a sandboxed shell, then success.
+    const results = fake.requests.map((r) => fake.toolResultsIn(r)).filter((r) => r.length > 0).map((r) => r[0]);
+    expect(results).toHaveLength(8);
+    for (const refused of [results[0], results[1], results[2], results[3], results[4], results[6]]) {
+      expect(refused.is_error).toBe(true);
+    }
+    expect(textOf(results[0])).toContain('outside this task');
+    expect(textOf(results[2])).toContain('outside this task');
+    expect(textOf(results[3])).toContain('outside this task');
+    expect(textOf(results[5])).not.toContain(SECRET);
+    expect(results[7].is_error).toBeFalsy();
+    for (const block of results) expect(textOf(block)).not.toContain(SECRET);
+
+    expect(outcome.summary).toContain('Wrote inside.txt.');
+    expect(outcome.summary).toMatch(/Refused 6 attempts outside the workspace/);
+    expect(outcome.summary).toContain(`Write ${path.join(outside, 'escape.txt')}`);
+    expect(outcome.summary).toContain(`Read ${path.join(home, '.ssh', 'id_rsa')}`);
+    expect(progress.filter((line) => line.startsWith('Refused'))).toHaveLength(6);
+  });
+
+  it('without bubblewrap and socat, refuses to run unless the policy allows unsandboxed shells', async () => {
+    const PATH = await pathWithoutSandbox();
+    expect(missingSandboxPrograms(PATH)).toEqual(['bwrap', 'socat']);
+    const refused = await adapter({}, { PATH }).run(request());
+    expect(refused).toMatchObject({ status: 'failed', errorMessage: unsandboxedRefusal(['bwrap', 'socat']) });
+    expect(refused.errorMessage).toContain('apt-get install bubblewrap socat');
+    expect(fake.requests).toHaveLength(0);
+
+    fake.enqueue({ toolUses: [{ name: 'Write', input: { file_path: path.join(outside, 'escape.txt'), content: 'escaped' } }] }, { text: 'Gave up.' });
+    const unsandboxed = await adapter({ confinement: { allowUnsandboxed: true } }, { PATH }).run(request());
+    expect(unsandboxed.status).toBe('completed');
+    expect(existsSync(path.join(outside, 'escape.txt'))).toBe(false);
+    expect(unsandboxed.summary).toContain('Refused 1 attempt outside the workspace');
+  });
+});
