@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { nameToId } from '../db/ids';
 import { EVENT_TYPES } from '../orchestrator/events';
-import { CommandError, defineCommand } from './catalog';
+import { isAdminHere } from './admin-check';
+import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { requireProject } from './projects';
 import { boolean, integer, jsonList, jsonObject, optional, requiredText } from './schema';
 
@@ -33,6 +34,19 @@ function validateTrigger(trigger: Record<string, unknown>): void {
 
 const hookId = requiredText('Hook id');
 
+/** Steps that run a shell command or fetch a URL from the app's own machine. */
+const MACHINE_STEPS = new Set(['shell', 'http']);
+
+/** A hook's shell and http steps act on the app's machine, as run_command does: admins only. */
+function requireAdminForSteps(steps: unknown[] | undefined, ctx: Pick<CommandContext, 'actor' | 'config'>): void {
+  const risky = (steps ?? []).map((step) => (step as { type?: unknown } | null)?.type).filter((type) => MACHINE_STEPS.has(String(type)));
+  if (risky.length > 0 && !isAdminHere(ctx)) {
+    throw new CommandError(
+      `Hook steps of type ${[...new Set(risky)].join(' and ')} run on the app's machine, so only admins may add them. Ask an admin, or have one add your Slack user id to AQ_ADMINS.`,
+    );
+  }
+}
+
 export const createHook = defineCommand({
   name: 'create_hook',
   group: 'hooks',
@@ -49,6 +63,7 @@ export const createHook = defineCommand({
   async run(args, ctx) {
     await requireProject(ctx, args.project_id);
     validateTrigger(args.trigger);
+    requireAdminForSteps(args.context_steps, ctx);
     const id = nameToId(args.name);
     if (await ctx.db.hookRuns.hook(id)) throw new CommandError(`Hook '${id}' already exists. Pick another name, or use edit_hook.`);
     await ctx.db.hooks.create({
@@ -108,6 +123,7 @@ export const editHook = defineCommand({
       fields.push(field);
     };
     if (args.trigger) validateTrigger(args.trigger);
+    requireAdminForSteps(args.context_steps, ctx);
     set('enabled', 'enabled', args.enabled);
     set('trigger', 'trigger', args.trigger);
     set('context_steps', 'contextSteps', args.context_steps);
