@@ -98,7 +98,7 @@ function chunks(markdown: string): Chunk[] {
         lists.pop();
         break;
       case 'list_item_open': {
-        const list = lists.at(-1)!;
+        const list = lists.at(-1) ?? { ordered: false, n: 0 };
         list.n++;
         pendingPrefix = `${'    '.repeat(lists.length - 1)}${list.ordered ? `${list.n}.` : '•'} `;
         break;

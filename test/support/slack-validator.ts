@@ -85,11 +85,20 @@ class Checker {
   }
 
   textObject(path: string, obj: unknown, max: number, options: { plainOnly?: boolean } = {}): void {
-    if (!obj || typeof obj !== 'object') return this.add(path, 'missing text object');
+    if (!obj || typeof obj !== 'object') {
+      this.add(path, 'missing text object');
+      return;
+    }
     const t = obj as { type?: string; text?: unknown };
-    if (t.type !== 'plain_text' && t.type !== 'mrkdwn') return this.add(path, `text object of type ${String(t.type)}`);
+    if (t.type !== 'plain_text' && t.type !== 'mrkdwn') {
+      this.add(path, `text object of type ${String(t.type)}`);
+      return;
+    }
     if (options.plainOnly && t.type !== 'plain_text') this.add(path, 'must be plain_text');
-    if (typeof t.text !== 'string' || t.text.length === 0) return this.add(`${path}.text`, 'empty text');
+    if (typeof t.text !== 'string' || t.text.length === 0) {
+      this.add(`${path}.text`, 'empty text');
+      return;
+    }
     this.length(`${path}.text`, t.text, max, 'text');
     if (t.type === 'mrkdwn') for (const p of mrkdwnProblems(t.text)) this.add(`${path}.text`, p);
   }
@@ -194,7 +203,9 @@ class Checker {
         if (block.text !== undefined) this.textObject(`${path}.text`, block.text, SLACK_LIMITS.sectionText);
         if (Array.isArray(block.fields)) {
           if (block.fields.length > SLACK_LIMITS.fields) this.add(`${path}.fields`, `${block.fields.length} fields (at most ${SLACK_LIMITS.fields})`);
-          block.fields.forEach((f, i) => this.textObject(`${path}.fields[${i}]`, f, SLACK_LIMITS.fieldText));
+          block.fields.forEach((f, i) => {
+            this.textObject(`${path}.fields[${i}]`, f, SLACK_LIMITS.fieldText);
+          });
         }
         if (block.accessory) this.element(`${path}.accessory`, block.accessory as Record<string, unknown>);
         break;
@@ -213,7 +224,9 @@ class Checker {
       case 'actions': {
         const elements = Array.isArray(block.elements) ? block.elements : [];
         if (elements.length === 0 || elements.length > SLACK_LIMITS.actionsElements) this.add(`${path}.elements`, `${elements.length} actions (1 to ${SLACK_LIMITS.actionsElements})`);
-        elements.forEach((e: Record<string, unknown>, i) => this.element(`${path}.elements[${i}]`, e));
+        elements.forEach((e: Record<string, unknown>, i) => {
+          this.element(`${path}.elements[${i}]`, e);
+        });
         break;
       }
       case 'input':
@@ -233,9 +246,14 @@ class Checker {
 
   blocks(path: string, blocks: unknown, max: number): void {
     if (blocks === undefined) return;
-    if (!Array.isArray(blocks)) return this.add(path, 'blocks is not a list');
+    if (!Array.isArray(blocks)) {
+      this.add(path, 'blocks is not a list');
+      return;
+    }
     if (blocks.length > max) this.add(path, `${blocks.length} blocks (at most ${max})`);
-    blocks.forEach((b, i) => this.block(`${path}[${i}]`, b as Record<string, unknown>));
+    blocks.forEach((b, i) => {
+      this.block(`${path}[${i}]`, b as Record<string, unknown>);
+    });
   }
 }
 
@@ -273,7 +291,7 @@ export function validateCall(method: string, args: Record<string, unknown>): Vio
   return [];
 }
 
-function unescape(text: string): string {
+function decodeEntities(text: string): string {
   return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 }
 
@@ -291,18 +309,27 @@ export function visibleTexts(payload: unknown, options: { literalOnly?: boolean 
           .join('')
       : '';
   const walk = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(walk);
+    if (Array.isArray(node)) {
+      for (const child of node) walk(child);
+      return;
+    }
     if (!node || typeof node !== 'object') return;
     const obj = node as Record<string, unknown>;
-    if (obj.type === 'rich_text') return void out.push(richText(obj.elements));
-    if (obj.type === 'plain_text' && typeof obj.text === 'string') return void out.push(obj.text);
+    if (obj.type === 'rich_text') {
+      out.push(richText(obj.elements));
+      return;
+    }
+    if (obj.type === 'plain_text' && typeof obj.text === 'string') {
+      out.push(obj.text);
+      return;
+    }
     if (obj.type === 'mrkdwn' && typeof obj.text === 'string') {
-      if (!options.literalOnly) out.push(unescape(obj.text));
+      if (!options.literalOnly) out.push(decodeEntities(obj.text));
       return;
     }
     for (const [key, value] of Object.entries(obj)) {
       if (key === 'text' && typeof value === 'string') {
-        if (!options.literalOnly) out.push(unescape(value));
+        if (!options.literalOnly) out.push(decodeEntities(value));
       } else walk(value);
     }
   };

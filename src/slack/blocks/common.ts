@@ -141,22 +141,6 @@ export function capBlocks(blocks: KnownBlock[], limit: number = LIMITS.blocksPer
   return [...blocks.slice(0, limit - 1), context(`… ${blocks.length - limit + 1} more not shown`)];
 }
 
-/** Lines packed into as few sections as fit (each within the section limit). */
-export function packLines(lines: string[], separator = '\n'): KnownBlock[] {
-  const blocks: KnownBlock[] = [];
-  let current = '';
-  for (const line of lines) {
-    const piece = truncate(line, LIMITS.sectionText - 10);
-    if (current && current.length + separator.length + piece.length > LIMITS.sectionText) {
-      blocks.push(section(current));
-      current = '';
-    }
-    current = current ? `${current}${separator}${piece}` : piece;
-  }
-  if (current) blocks.push(section(current));
-  return blocks;
-}
-
 /** A message's fallback text (already mrkdwn) within our limit, cut at a word and never inside an entity. */
 export function fallback(text: string): string {
   if (text.length <= LIMITS.messageText) return text || ' ';
