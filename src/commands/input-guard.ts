@@ -72,10 +72,11 @@ function ownerKey(path: Path): string | undefined {
   return undefined;
 }
 
-function textProblem(text: string, path: Path, isKey: boolean): string | null {
-  const where = isKey ? `A field name inside '${fieldName(path.slice(0, -1)) || 'the input'}'` : `Field '${fieldName(path)}'`;
+function textProblem(text: string, at: () => Path, isKey: boolean): string | null {
   const bad = firstBadChar(text);
   if (bad === null) return null;
+  const path = at();
+  const where = isKey ? `A field name inside '${fieldName(path.slice(0, -1)) || 'the input'}'` : `Field '${fieldName(path)}'`;
   if (bad.kind === 'control' && bad.code === 0) {
     return `${where} contains a NUL character (\\u0000), which cannot be stored or passed on; remove it.`;
   }
@@ -92,40 +93,54 @@ function textProblem(text: string, path: Path, isKey: boolean): string | null {
   return null;
 }
 
+/** Where a value sits, as a chain to its parent: paths are built only for the error sentence. */
+interface Place {
+  parent: Place | null;
+  key: string | number;
+  depth: number;
+}
+
+function pathOf(place: Place): Path {
+  const path: Array<string | number> = [];
+  for (let at: Place | null = place; at !== null; at = at.parent) path.push(at.key);
+  return path.reverse();
+}
+
+function childOf(parent: Place | null, key: string | number): Place {
+  return { parent, key, depth: parent ? parent.depth + 1 : 1 };
+}
+
 /**
  * The first problem in a command's raw input, as a sentence naming the field, or null when every
- * string in it can be stored and passed on.
+ * string in it can be stored and passed on. Only containers go on the stack, so a long list of
+ * numbers or strings costs no memory beyond the input itself.
  */
 export function findUnsafeInput(args: Record<string, unknown>): string | null {
-  const stack: Array<{ value: unknown; path: Path }> = Object.keys(args)
-    .reverse()
-    .map((key) => ({ value: args[key], path: [key] }));
-  for (const key of Object.keys(args)) {
-    const problem = textProblem(key, [key], true);
-    if (problem) return problem;
-  }
+  const stack: Array<{ value: object; place: Place | null }> = [{ value: args, place: null }];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    const { value, path } = item;
-    if (typeof value === 'string') {
-      const problem = textProblem(value, path, false);
-      if (problem) return problem;
-      continue;
+    const { value, place } = item;
+    if (place !== null && place.depth > MAX_INPUT_DEPTH) {
+      return `Field '${fieldName(pathOf(place).slice(0, 1))}' is nested more than ${MAX_INPUT_DEPTH} levels deep; send a flatter value.`;
     }
-    if (value === null || typeof value !== 'object') continue;
-    if (path.length > MAX_INPUT_DEPTH) {
-      return `Field '${fieldName(path.slice(0, 1))}' is nested more than ${MAX_INPUT_DEPTH} levels deep; send a flatter value.`;
-    }
+    const check = (key: string | number, child: unknown): string | null => {
+      if (typeof key === 'string') {
+        const problem = textProblem(key, () => pathOf(childOf(place, key)), true);
+        if (problem) return problem;
+      }
+      if (typeof child === 'string') return textProblem(child, () => pathOf(childOf(place, key)), false);
+      if (child !== null && typeof child === 'object') stack.push({ value: child, place: childOf(place, key) });
+      return null;
+    };
     if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: [...path, i] });
-      continue;
-    }
-    const keys = Object.keys(value);
-    for (const key of keys) {
-      const problem = textProblem(key, [...path, key], true);
-      if (problem) return problem;
-    }
-    for (let i = keys.length - 1; i >= 0; i--) {
-      stack.push({ value: (value as Record<string, unknown>)[keys[i]], path: [...path, keys[i]] });
+      for (let i = 0; i < value.length; i++) {
+        const problem = check(i, value[i]);
+        if (problem) return problem;
+      }
+    } else {
+      for (const key of Object.keys(value)) {
+        const problem = check(key, (value as Record<string, unknown>)[key]);
+        if (problem) return problem;
+      }
     }
   }
   return null;

@@ -75,6 +75,7 @@ export const GARBAGE: unknown[] = [
   'ghost',
   '../../../../etc/passwd',
   "'; DROP TABLE tasks; --",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal placeholder is the hostile text here
   '%s%n{0}${x}',
   '\u202e\ufeff😀',
   'x'.repeat(20_000),
