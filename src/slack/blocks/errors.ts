@@ -1,4 +1,4 @@
-import { context, fallbackOf, type Rendered } from './common';
+import { clip, context, fallbackOf, LIMITS, type Rendered } from './common';
 import { md, plainSection } from './text';
 
 /**
@@ -8,5 +8,5 @@ import { md, plainSection } from './text';
 export function errorReply(message: unknown, command?: string): Rendered {
   const sentence = String(message ?? 'Something went wrong.');
   const hint = command ? md`See \`/aq help ${command}\` for its fields and an example.` : md`\`/aq help\` lists the commands.`;
-  return { text: fallbackOf(`:warning: ${sentence}`), blocks: [plainSection(`:warning: ${sentence}`.slice(0, 2990)), context(hint.text)] };
+  return { text: fallbackOf(`:warning: ${sentence}`), blocks: [plainSection(clip(`:warning: ${sentence}`, LIMITS.sectionText)), context(hint.text)] };
 }

@@ -1,5 +1,5 @@
 import type { KnownBlock } from '@slack/types';
-import { emoji, fallbackOf, LIMITS, type Rendered } from './common';
+import { clip, emoji, fallbackOf, LIMITS, type Rendered } from './common';
 import { fitBlocks, longCode, type FileUpload } from './long';
 import { bold, md, packRich, txt, type Line } from './text';
 
@@ -52,7 +52,7 @@ export function genericBlocks(command: string, result: Record<string, unknown>):
   if (fitted.file) files.push(fitted.file);
   const first = Object.entries(result).find(([, v]) => v === null || typeof v !== 'object');
   const summary = first ? `${first[0]}: ${scalarText(first[1])}` : command;
-  return { text: fallbackOf(`${command}: ${summary}`.slice(0, 300)), blocks: fitted.blocks, ...(files.length && { files }) };
+  return { text: fallbackOf(clip(`${command}: ${summary}`, 300)), blocks: fitted.blocks, ...(files.length && { files }) };
 }
 
 /** An error for a person: the sentence as is (escaped), with the help hint for the command. */
