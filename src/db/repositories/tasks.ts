@@ -396,11 +396,18 @@ export class TaskRepository {
     return result;
   }
 
-  /** BLOCKED tasks of a project (for chain health). */
-  async blockedInProject(projectId: string): Promise<Array<{ id: string; title: string }>> {
+  /**
+   * BLOCKED tasks of a project (for chain health), in queue order; with `page`, only that slice
+   * (the count of all of them is `countByStatus(projectId).BLOCKED`, kept by triggers).
+   */
+  async blockedInProject(projectId: string, page?: { limit: number; offset: number }): Promise<Array<{ id: string; title: string }>> {
     return this.em()
       .getConnection()
-      .execute("select id, title from tasks where project_id = ? and status = 'BLOCKED' order by priority, created_at", [projectId]);
+      .execute("select id, title from tasks where project_id = ? and status = 'BLOCKED' order by priority, created_at, rowid limit ? offset ?", [
+        projectId,
+        page?.limit ?? -1,
+        page?.offset ?? 0,
+      ]);
   }
 
   /** The task working on `branch` in a project, if any (newest first). */

@@ -60,4 +60,15 @@ describe('list_tasks pages reach every task', () => {
     await rt.exec('delete_project', { project_id: 'beta' });
     expect(await rt.exec('list_tasks', { offset: 400 })).toMatchObject({ total: 449, next_offset: null });
   });
+
+  it('blocked tasks of a project (chain health) come in slices that add up to the whole, with a kept count', async () => {
+    await insertTasks(rt, 'alpha', 25, 'BLOCKED');
+    await insertTasks(rt, 'beta', 3, 'BLOCKED');
+    const whole = await rt.db.tasks.blockedInProject('alpha');
+    expect(whole).toHaveLength(25);
+    const slices = [];
+    for (let offset = 0; offset < 25; offset += 10) slices.push(...(await rt.db.tasks.blockedInProject('alpha', { limit: 10, offset })));
+    expect(slices).toEqual(whole);
+    expect((await rt.db.tasks.countByStatus('alpha')).BLOCKED).toBe(25);
+  });
 });
