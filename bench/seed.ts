@@ -1,4 +1,5 @@
 import type { Database } from '../src/db/database';
+import { TOKEN_USAGE_TOTALS_BACKFILL, TOKEN_USAGE_TOTALS_TRIGGERS } from '../src/db/migrations/Migration20261123050000_token_usage_totals';
 
 const STATUSES = ['READY', 'READY', 'DEFINED', 'COMPLETED', 'COMPLETED', 'COMPLETED', 'FAILED', 'BLOCKED', 'AWAITING_APPROVAL'];
 
@@ -36,5 +37,32 @@ export async function seedTasks(db: Database, projectIds: string[], count: numbe
       }
       await em.execute(`insert into tasks (${columns}) values ${rows.join(', ')}`, params);
     }
+  });
+}
+
+/**
+ * Appends usage rows `from`…`to - 1` in one statement (a recursive CTE generates them inside
+ * SQLite, so 1M rows need no JavaScript loop). Row i belongs to task i mod `tasks` (and that
+ * task's project, as seedTasks spreads them) and one of 20 agents. The per-row totals trigger is
+ * set aside during the load and the totals rebuilt with the migration's own backfill, which
+ * ends in the state the trigger keeps (the tests prove both agree); a million trigger runs
+ * would make seeding, not reading, the slow part of the bench.
+ */
+export async function seedTokenUsage(db: Database, projects: number, tasks: number, from: number, to: number): Promise<void> {
+  if (to <= from) return;
+  await db.transaction(async (em) => {
+    await em.execute('drop trigger `token_usage_totals_insert`');
+    await em.execute(
+      `insert into token_usage (project_id, task_id, agent_id, source, input_tokens, output_tokens, tokens, cost_usd, created_at)
+       with recursive n(i) as (select ? union all select i + 1 from n where i < ?)
+       select 'bench-' || ((i % ?) % ?), 'bench-task-' || (i % ?), 'agent-' || (i % 20), 'agent',
+              1000 + i % 500, 200, 1200 + i % 500, 0.01, ? + i * 1000
+         from n`,
+      [from, to - 1, tasks, projects, tasks, 1_700_000_000_000],
+    );
+    await em.execute('delete from token_usage_totals');
+    await em.execute('delete from token_usage_project_totals');
+    for (const sql of TOKEN_USAGE_TOTALS_BACKFILL) await em.execute(sql);
+    await em.execute(TOKEN_USAGE_TOTALS_TRIGGERS.token_usage_totals_insert);
   });
 }

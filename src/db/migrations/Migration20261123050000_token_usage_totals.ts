@@ -40,6 +40,22 @@ function removeRow(): string {
     delete from token_usage_project_totals where project_id = coalesce(old.project_id, '') and entries <= 0;`;
 }
 
+/** Fills empty totals tables from the usage rows (the migration's backfill; bulk loads reuse it). */
+export const TOKEN_USAGE_TOTALS_BACKFILL = [
+  "insert into `token_usage_totals` (`project_id`, `task_id`, `agent_id`, `tokens`, `entries`) select coalesce(`project_id`, ''), coalesce(`task_id`, ''), coalesce(`agent_id`, ''), sum(`tokens`), count(*) from `token_usage` group by 1, 2, 3;",
+  'insert into `token_usage_project_totals` (`project_id`, `tokens`, `entries`, `task_agent_rows`) select `project_id`, sum(`tokens`), sum(`entries`), count(*) from `token_usage_totals` group by `project_id`;',
+];
+
+/** The triggers that keep the totals, by name. */
+export const TOKEN_USAGE_TOTALS_TRIGGERS = {
+  token_usage_totals_insert: `create trigger \`token_usage_totals_insert\` after insert on \`token_usage\` begin${addRow()}
+    end;`,
+  token_usage_totals_delete: `create trigger \`token_usage_totals_delete\` after delete on \`token_usage\` begin${removeRow()}
+    end;`,
+  token_usage_totals_update: `create trigger \`token_usage_totals_update\` after update of \`project_id\`, \`task_id\`, \`agent_id\`, \`tokens\` on \`token_usage\` begin${removeRow()}${addRow()}
+    end;`,
+};
+
 export class Migration20261123050000 extends Migration {
   override async up(): Promise<void> {
     this.addSql(
@@ -56,19 +72,8 @@ export class Migration20261123050000 extends Migration {
     // the window instead of a scan of all history.
     this.addSql('create index `token_usage_time` on `token_usage` (`created_at`, `project_id`, `tokens`);');
 
-    this.addSql(
-      "insert into `token_usage_totals` (`project_id`, `task_id`, `agent_id`, `tokens`, `entries`) select coalesce(`project_id`, ''), coalesce(`task_id`, ''), coalesce(`agent_id`, ''), sum(`tokens`), count(*) from `token_usage` group by 1, 2, 3;",
-    );
-    this.addSql(
-      'insert into `token_usage_project_totals` (`project_id`, `tokens`, `entries`, `task_agent_rows`) select `project_id`, sum(`tokens`), sum(`entries`), count(*) from `token_usage_totals` group by `project_id`;',
-    );
-
-    this.addSql(`create trigger \`token_usage_totals_insert\` after insert on \`token_usage\` begin${addRow()}
-    end;`);
-    this.addSql(`create trigger \`token_usage_totals_delete\` after delete on \`token_usage\` begin${removeRow()}
-    end;`);
-    this.addSql(`create trigger \`token_usage_totals_update\` after update of \`project_id\`, \`task_id\`, \`agent_id\`, \`tokens\` on \`token_usage\` begin${removeRow()}${addRow()}
-    end;`);
+    for (const sql of TOKEN_USAGE_TOTALS_BACKFILL) this.addSql(sql);
+    for (const sql of Object.values(TOKEN_USAGE_TOTALS_TRIGGERS)) this.addSql(sql);
   }
 
   override async down(): Promise<void> {
