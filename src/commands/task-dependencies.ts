@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { TaskStateMachine } from '../orchestrator/state-machine';
+import { promoteWaiting } from '../orchestrator/task-moves';
 import { CommandError, defineCommand } from './catalog';
 import { requireProject } from './projects';
 import { optional, requiredText } from './schema';
@@ -24,7 +26,10 @@ export const addDependency = defineCommand({
     }
     await ctx.db.tasks.addDependency(task_id, depends_on);
     let status = task.status;
-    if (upstream.status !== 'COMPLETED' && (await ctx.db.tasks.transition(task_id, ['READY'], 'DEFINED'))) status = 'DEFINED';
+    if (upstream.status !== 'COMPLETED' && task.status === 'READY') {
+      const held = await new TaskStateMachine(ctx.db).fire(task_id, 'DEPS_ADDED', {}, { from: ['READY'], quiet: true });
+      if (held.ok) status = 'DEFINED';
+    }
     return { task_id, depends_on, status };
   },
 });
@@ -40,8 +45,9 @@ export const removeDependency = defineCommand({
       throw new CommandError(`Task '${task_id}' does not depend on '${depends_on}'.`);
     }
     let status = task.status;
-    if (status === 'DEFINED' && (await ctx.db.tasks.unmetDependencyCount(task_id)) === 0) {
-      if (await ctx.db.tasks.transition(task_id, ['DEFINED'], 'READY')) status = 'READY';
+    if (status === 'DEFINED') {
+      const promoted = await promoteWaiting(ctx.db, new TaskStateMachine(ctx.db), { ids: [task_id] });
+      if (promoted.length > 0) status = 'READY';
     }
     return { task_id, removed: depends_on, status };
   },

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { TaskStateMachine } from '../orchestrator/state-machine';
+import { promoteWaiting } from '../orchestrator/task-moves';
 import { CommandError, defineCommand } from './catalog';
 import { requireTask, taskId } from './task-common';
 
@@ -24,13 +26,13 @@ export const restartTask = defineCommand({
     if (task.status === 'IN_PROGRESS') {
       throw new CommandError(`Task '${task_id}' is IN_PROGRESS. Stop it first (stop_task), then restart it.`);
     }
-    const moved = await ctx.db.tasks.transition(task_id, [task.status], 'READY', {
-      retryCount: 0,
-      assignedAgent: null,
-      resumeAfter: null,
-      pauseReason: null,
-    });
-    if (!moved) throw new CommandError(`Task '${task_id}' changed while restarting; try again.`);
+    const moved = await new TaskStateMachine(ctx.db).fire(
+      task_id,
+      'ADMIN_RESTART',
+      { retryCount: 0, assignedAgent: null, resumeAfter: null, pauseReason: null },
+      { from: [task.status], quiet: true },
+    );
+    if (!moved.ok) throw new CommandError(`Task '${task_id}' changed while restarting; try again.`);
     await ctx.events.emit('task_restarted', {
       projectId: task.projectId,
       taskId: task_id,
@@ -50,14 +52,15 @@ export const approveTask = defineCommand({
     if (task.status !== 'AWAITING_APPROVAL') {
       throw new CommandError(`Task '${task_id}' is ${task.status}, not AWAITING_APPROVAL, so there is nothing to approve.`);
     }
-    const moved = await ctx.db.tasks.transition(task_id, ['AWAITING_APPROVAL'], 'COMPLETED', { completedAt: new Date() });
-    if (!moved) throw new CommandError(`Task '${task_id}' was already handled by someone else.`);
+    const machine = new TaskStateMachine(ctx.db);
+    const moved = await machine.fire(task_id, 'ADMIN_APPROVE', { completedAt: new Date() }, { from: ['AWAITING_APPROVAL'], quiet: true });
+    if (!moved.ok) throw new CommandError(`Task '${task_id}' was already handled by someone else.`);
     await ctx.events.emit('task_completed', {
       projectId: task.projectId,
       taskId: task_id,
       payload: { title: task.title, approved: true, ...(ctx.actor.userId && { approved_by: ctx.actor.userId }) },
     });
-    const promoted = await ctx.db.tasks.promoteDefined(task_id);
+    const promoted = await promoteWaiting(ctx.db, machine, task_id);
     for (const p of promoted) {
       await ctx.events.emit('task_unblocked', { projectId: p.projectId, taskId: p.id, payload: { title: p.title } });
     }

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { TaskStateMachine } from '../orchestrator/state-machine';
+import { promoteWaiting } from '../orchestrator/task-moves';
 import { CommandError, defineCommand } from './catalog';
 import { limitField, nextOffset, offsetField, pageOf } from './paging';
 import { projectIdOrActive, requireProject } from './projects';
@@ -156,7 +158,7 @@ export const deleteTask = defineCommand({
     await ctx.db.tasks.delete(task_id);
     await ctx.events.emit('task_deleted', { projectId: task.projectId, taskId: task_id, payload: { title: task.title } });
     // Its edges went with it, so tasks that waited only on it can run now.
-    const promoted = await ctx.db.tasks.promoteDefined({ ids: dependents.map((d) => d.id) });
+    const promoted = await promoteWaiting(ctx.db, new TaskStateMachine(ctx.db), { ids: dependents.map((d) => d.id) });
     for (const p of promoted) {
       await ctx.events.emit('task_unblocked', { projectId: p.projectId, taskId: p.id, payload: { title: p.title, by: task_id } });
     }
@@ -170,15 +172,18 @@ export const setTaskStatus = defineCommand({
   description: 'Force a task into any status, bypassing the usual rules (for repairs).',
   input: z.object({ task_id: taskId, status: taskStatus('The new status') }),
   async run({ task_id, status }, ctx) {
-    const updated = await ctx.db.tasks.update(task_id, { status });
-    if (!updated) throw new CommandError(`Task '${task_id}' not found.`);
-    const { before } = updated;
+    const forced = await new TaskStateMachine(ctx.db).force(task_id, status);
+    if (!forced.ok) {
+      if (forced.reason === 'not_found') throw new CommandError(`Task '${task_id}' not found.`);
+      throw new CommandError(`Task '${task_id}' changed while its status was being set; look at it again.`);
+    }
+    const { task, from, outsideTable } = forced;
     await ctx.events.emit('task_status_forced', {
-      projectId: before.projectId,
+      projectId: task.projectId,
       taskId: task_id,
-      payload: { title: before.title, old_status: before.status, new_status: status },
+      payload: { title: task.title, old_status: from, new_status: status, outside_state_machine: outsideTable },
     });
-    return { task_id, old_status: before.status, new_status: status, title: before.title };
+    return { task_id, old_status: from, new_status: status, title: task.title };
   },
 });
 

@@ -2,6 +2,7 @@ import type { Database } from '../db/database';
 import type { TaskRecord } from '../db/repositories/tasks';
 import type { EventLog } from './events';
 import type { TaskStateMachine } from './state-machine';
+import { promoteWaiting } from './task-moves';
 
 /** The git work around a task run; GitManager provides it (see task-git.ts). */
 export interface TaskGit {
@@ -43,8 +44,8 @@ function errorText(err: unknown): string {
 }
 
 /** Promotes tasks that waited on `taskId` and reports each. */
-export async function promoteAfter(db: Database, events: EventLog, taskId: string): Promise<void> {
-  for (const p of await db.tasks.promoteDefined(taskId)) {
+export async function promoteAfter(db: Database, events: EventLog, machine: TaskStateMachine, taskId: string): Promise<void> {
+  for (const p of await promoteWaiting(db, machine, taskId)) {
     await events.emit('task_unblocked', { projectId: p.projectId, taskId: p.id, payload: { title: p.title, by: taskId } });
   }
 }
@@ -72,7 +73,7 @@ export async function completeRun(deps: CompletionDeps, run: FinishedRun): Promi
   const { db, events, machine, git, log } = deps;
   const { task } = run;
   const emitCompleted = async (merged: boolean, extra: Record<string, unknown> = {}) => {
-    const moved = await machine.fire(task.id, 'AGENT_COMPLETED', { completedAt: new Date() }, ['IN_PROGRESS']);
+    const moved = await machine.fire(task.id, 'AGENT_COMPLETED', { completedAt: new Date() }, { from: ['IN_PROGRESS'] });
     if (!moved.ok) return;
     await events.emit('task_completed', {
       projectId: task.projectId,
@@ -88,7 +89,7 @@ export async function completeRun(deps: CompletionDeps, run: FinishedRun): Promi
         ...extra,
       },
     });
-    await promoteAfter(db, events, task.id);
+    await promoteAfter(db, events, machine, task.id);
   };
 
   if (!run.branch || !run.defaultBranch) {
@@ -119,7 +120,7 @@ export async function completeRun(deps: CompletionDeps, run: FinishedRun): Promi
       notes.push(`No pull request was opened: ${errorText(err)} Review the branch '${run.branch}' and approve the task when it is right.`);
       log(`Pull request for ${task.id} failed: ${errorText(err)}`);
     }
-    const moved = await machine.fire(task.id, 'PR_CREATED', { prUrl }, ['IN_PROGRESS']);
+    const moved = await machine.fire(task.id, 'PR_CREATED', { prUrl }, { from: ['IN_PROGRESS'] });
     if (!moved.ok) return;
     const payload = { title: task.title, pr_url: prUrl, branch: run.branch, summary: run.summary, ...(notes.length && { note: notes.join(' ') }) };
     await events.emit('task_awaiting_approval', { projectId: task.projectId, taskId: task.id, payload });
@@ -138,7 +139,7 @@ export async function completeRun(deps: CompletionDeps, run: FinishedRun): Promi
     return;
   }
   const message = outcome.message;
-  const moved = await machine.fire(task.id, 'MERGE_FAILED', {}, ['IN_PROGRESS']);
+  const moved = await machine.fire(task.id, 'MERGE_FAILED', {}, { from: ['IN_PROGRESS'] });
   if (!moved.ok) return;
   await events.emit('merge_failed', { projectId: task.projectId, taskId: task.id, payload: { title: task.title, message, branch: run.branch } });
   await reportBlocked(db, events, task, `Merging '${run.branch}' into ${run.defaultBranch} failed: ${message}`);

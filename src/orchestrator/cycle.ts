@@ -2,8 +2,9 @@ import type { Database } from '../db/database';
 import type { SchedulingProjectRow } from '../db/repositories/scheduling';
 import type { TaskGit } from './completion';
 import type { EventLog } from './events';
-import { schedule, type Assignment, type SchedulerSnapshot } from './scheduler';
+import type { Assignment, SchedulerSnapshot } from './scheduler';
 import type { TaskStateMachine } from './state-machine';
+import { promoteWaiting } from './task-moves';
 
 export interface CycleDeps {
   db: Database;
@@ -32,7 +33,7 @@ export const NO_WORKSPACE_REASON =
 export async function resumePaused(deps: CycleDeps): Promise<string[]> {
   const resumed: string[] = [];
   for (const t of await deps.db.taskRuns.dueToResume(deps.now())) {
-    const moved = await deps.machine.fire(t.id, 'RESUME_TIMER', { resumeAfter: null, pauseReason: null }, ['PAUSED']);
+    const moved = await deps.machine.fire(t.id, 'RESUME_TIMER', { resumeAfter: null, pauseReason: null }, { from: ['PAUSED'] });
     if (!moved.ok) continue;
     resumed.push(t.id);
     await deps.events.emit('task_resumed', { projectId: t.projectId, taskId: t.id, payload: { title: t.title } });
@@ -42,7 +43,7 @@ export async function resumePaused(deps: CycleDeps): Promise<string[]> {
 
 /** DEFINED tasks whose dependencies are all COMPLETED become READY. */
 export async function promoteReady(deps: CycleDeps): Promise<string[]> {
-  const promoted = await deps.db.tasks.promoteDefined();
+  const promoted = await promoteWaiting(deps.db, deps.machine);
   for (const p of promoted) {
     await deps.events.emit('task_unblocked', { projectId: p.projectId, taskId: p.id, payload: { title: p.title } });
   }
@@ -79,11 +80,14 @@ export async function buildSnapshot(
     if (!project) continue;
     if (await deps.git.isRepo(project.workspace).catch(() => false)) {
       const id = await db.taskRuns.ensureImplicitWorkspace(projectId, project.workspace);
-      if (await db.workspaces.get(id)) (workspaces.available[projectId] ??= []).push(id);
+      if (await db.workspaces.get(id)) {
+        workspaces.available[projectId] ??= [];
+        workspaces.available[projectId].push(id);
+      }
       continue;
     }
     for (const t of await db.taskRuns.readyInProject(projectId)) {
-      const moved = await deps.machine.fire(t.id, 'NO_WORKSPACE', { pauseReason: NO_WORKSPACE_REASON }, ['READY']);
+      const moved = await deps.machine.fire(t.id, 'NO_WORKSPACE', { pauseReason: NO_WORKSPACE_REASON }, { from: ['READY'] });
       if (!moved.ok) continue;
       options.blocked.push(t.id);
       await deps.events.emit('task_blocked', { projectId, taskId: t.id, payload: { title: t.title, reason: NO_WORKSPACE_REASON } });

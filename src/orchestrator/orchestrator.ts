@@ -9,8 +9,8 @@ import type { EventLog } from './events';
 import type { HookEnginePort, OrchestratorPort, SkipOutcome } from './port';
 import { recoverStaleState, type RecoveryReport } from './recovery';
 import { schedule } from './scheduler';
-import { TaskStateMachine } from './state-machine';
 import { TaskControl } from './task-control';
+import { claimLaunch } from './task-moves';
 import { runTask, type RunHandle, type RunnerDeps } from './task-runner';
 
 export interface OrchestratorOptions {
@@ -40,7 +40,6 @@ export interface OrchestratorOptions {
  */
 export class Orchestrator extends TaskControl {
   readonly owner: string;
-  readonly machine: TaskStateMachine;
   private readonly runs = new Map<string, RunHandle>();
   private readonly waitingNotified = new Set<string>();
   private readonly log: (message: string) => void;
@@ -59,11 +58,10 @@ export class Orchestrator extends TaskControl {
     private readonly config: AppConfig,
     private readonly options: OrchestratorOptions,
   ) {
-    super(db, events);
+    super(db, events, options.log);
     this.owner = options.owner ?? `daemon:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.log = options.log ?? ((m) => console.error(m));
     this.now = options.now ?? (() => new Date());
-    this.machine = new TaskStateMachine(db, this.log);
     this.hookEngine = options.hookEngine ?? null;
   }
 
@@ -185,7 +183,7 @@ export class Orchestrator extends TaskControl {
       const snapshot = await buildSnapshot(deps, { globalPaused: paused, excludeWorkspaceIds: busy, blocked: report.blocked });
       report.assignments = schedule(snapshot);
       for (const a of report.assignments) {
-        const refused = await this.db.taskRuns.claimLaunch(a);
+        const refused = await claimLaunch(this.db, this.machine, a);
         if (refused) {
           this.log(`Launch of ${a.taskId} skipped: ${refused.replace(/_/g, ' ')}.`);
           continue;
@@ -212,7 +210,7 @@ export class Orchestrator extends TaskControl {
     }
     if (!this.leader) {
       // Leader only once recovery went through; a failure is retried next cycle.
-      this.lastRecovery = await recoverStaleState(this.db, this.events, this.runningTaskIds);
+      this.lastRecovery = await recoverStaleState(this.db, this.events, this.machine, this.runningTaskIds);
       this.leader = true;
       const r = this.lastRecovery;
       if (r.tasks.length || r.agents || r.locks) {

@@ -1,5 +1,6 @@
 import type { Database } from '../db/database';
 import type { EventLog } from './events';
+import type { TaskStateMachine } from './state-machine';
 
 export interface RecoveryReport {
   tasks: Array<{ id: string; title: string }>;
@@ -13,8 +14,11 @@ export interface RecoveryReport {
  * workspace locks not held by a run of this process are released. Only the lease holder calls
  * this, so a second daemon can never "recover" the first one's live runs.
  */
-export async function recoverStaleState(db: Database, events: EventLog, liveTaskIds: string[]): Promise<RecoveryReport> {
-  const { tasks, agents, locks } = await db.taskRuns.recoverStale(liveTaskIds);
+export async function recoverStaleState(db: Database, events: EventLog, machine: TaskStateMachine, liveTaskIds: string[]): Promise<RecoveryReport> {
+  const { tasks, agents, locks } = await db.taskRuns.recoverStale(liveTaskIds, async (tx, taskId) => {
+    const moved = await machine.within(tx).fire(taskId, 'RECOVERY', { assignedAgent: null }, { from: ['ASSIGNED', 'IN_PROGRESS'] });
+    return moved.ok;
+  });
   for (const t of tasks) {
     const task = await db.tasks.get(t.id);
     await events.emit('task_retrying', {

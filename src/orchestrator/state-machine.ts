@@ -1,68 +1,60 @@
-import type { Database } from '../db/database';
+import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { TaskStatus } from '../db/entities';
-import type { TaskUpdate } from '../db/repositories/tasks';
+import { TaskRepository, type TaskRecord, type TaskUpdate } from '../db/repositories/tasks';
 
 /** What happened to a task; the table below says where each event may take it. */
 export const TASK_EVENTS = [
   'DEPS_MET',
+  'DEPS_ADDED',
   'ASSIGN',
   'AGENT_STARTED',
+  'LAUNCH_FAILED',
   'AGENT_COMPLETED',
+  'PR_CREATED',
   'AGENT_FAILED',
   'RATE_LIMITED',
-  'AGENT_QUESTION',
-  'HUMAN_REPLIED',
-  'RESUME_TIMER',
-  'PR_CREATED',
-  'PR_MERGED',
-  'PR_CLOSED',
+  'MERGE_FAILED',
   'RETRY',
   'MAX_RETRIES',
-  'MERGE_FAILED',
-  'LAUNCH_FAILED',
+  'RESUME_TIMER',
   'NO_WORKSPACE',
+  'RECOVERY',
   'ADMIN_STOP',
   'ADMIN_SKIP',
   'ADMIN_RESTART',
   'ADMIN_APPROVE',
-  'RECOVERY',
 ] as const;
 export type TaskEvent = (typeof TASK_EVENTS)[number];
 
 type Table = Record<TaskStatus, Partial<Record<TaskEvent, TaskStatus>>>;
 
-const RESTARTABLE: TaskStatus[] = ['DEFINED', 'READY', 'ASSIGNED', 'WAITING_INPUT', 'PAUSED', 'AWAITING_APPROVAL', 'COMPLETED', 'FAILED', 'BLOCKED'];
-
 /**
- * `(status, event) → status`. Anything not listed is refused. A run's outcome (AGENT_COMPLETED
- * / AGENT_FAILED) leaves IN_PROGRESS; FAILED is the short stop between a failed run and its
- * retry or its block, so a failed run is visible even if the daemon dies right then.
+ * `(status, event) → status`. Anything not listed is refused, and every row is a move some path
+ * of ours makes (test/integration/orchestrator/state-machine-transitions.test.ts drives each
+ * one). A run's outcome leaves IN_PROGRESS; FAILED is the short stop between a failed run and
+ * its retry or its block, so a failed run is visible even if the daemon dies right then.
+ * ADMIN_RESTART works from every status but IN_PROGRESS: set_task_status can put a task anywhere.
  */
 const TABLE: Table = {
-  DEFINED: { DEPS_MET: 'READY', NO_WORKSPACE: 'BLOCKED' },
-  READY: { ASSIGN: 'ASSIGNED', NO_WORKSPACE: 'BLOCKED' },
-  ASSIGNED: { AGENT_STARTED: 'IN_PROGRESS', LAUNCH_FAILED: 'READY', RECOVERY: 'READY' },
+  DEFINED: { DEPS_MET: 'READY', ADMIN_RESTART: 'READY' },
+  READY: { ASSIGN: 'ASSIGNED', NO_WORKSPACE: 'BLOCKED', DEPS_ADDED: 'DEFINED', ADMIN_RESTART: 'READY' },
+  ASSIGNED: { AGENT_STARTED: 'IN_PROGRESS', LAUNCH_FAILED: 'READY', RECOVERY: 'READY', ADMIN_RESTART: 'READY' },
   IN_PROGRESS: {
     AGENT_COMPLETED: 'COMPLETED',
     PR_CREATED: 'AWAITING_APPROVAL',
     AGENT_FAILED: 'FAILED',
     RATE_LIMITED: 'PAUSED',
-    AGENT_QUESTION: 'WAITING_INPUT',
     MERGE_FAILED: 'BLOCKED',
-    MAX_RETRIES: 'BLOCKED',
     ADMIN_STOP: 'BLOCKED',
-    LAUNCH_FAILED: 'READY',
     RECOVERY: 'READY',
-    RETRY: 'READY',
   },
-  WAITING_INPUT: { HUMAN_REPLIED: 'READY', RESUME_TIMER: 'PAUSED' },
-  PAUSED: { RESUME_TIMER: 'READY' },
-  AWAITING_APPROVAL: { PR_MERGED: 'COMPLETED', ADMIN_APPROVE: 'COMPLETED', PR_CLOSED: 'BLOCKED' },
-  COMPLETED: {},
-  FAILED: { RETRY: 'READY', MAX_RETRIES: 'BLOCKED', ADMIN_SKIP: 'COMPLETED' },
-  BLOCKED: { ADMIN_SKIP: 'COMPLETED' },
+  WAITING_INPUT: { ADMIN_RESTART: 'READY' },
+  PAUSED: { RESUME_TIMER: 'READY', ADMIN_RESTART: 'READY' },
+  AWAITING_APPROVAL: { ADMIN_APPROVE: 'COMPLETED', ADMIN_RESTART: 'READY' },
+  COMPLETED: { ADMIN_RESTART: 'READY' },
+  FAILED: { RETRY: 'READY', MAX_RETRIES: 'BLOCKED', ADMIN_SKIP: 'COMPLETED', ADMIN_RESTART: 'READY' },
+  BLOCKED: { ADMIN_SKIP: 'COMPLETED', ADMIN_RESTART: 'READY' },
 };
-for (const status of RESTARTABLE) TABLE[status].ADMIN_RESTART = 'READY';
 
 /** Where `event` takes a task in `status`, or null when the move is not allowed. */
 export function nextStatus(status: TaskStatus, event: TaskEvent): TaskStatus | null {
@@ -74,36 +66,83 @@ export function statusesAccepting(event: TaskEvent): TaskStatus[] {
   return (Object.keys(TABLE) as TaskStatus[]).filter((s) => TABLE[s][event] !== undefined);
 }
 
+/** Every row of the table. */
+export function transitions(): Array<{ from: TaskStatus; event: TaskEvent; to: TaskStatus }> {
+  return (Object.keys(TABLE) as TaskStatus[]).flatMap((from) =>
+    (Object.entries(TABLE[from]) as Array<[TaskEvent, TaskStatus]>).map(([event, to]) => ({ from, event, to })),
+  );
+}
+
+/** Whether some event of the table moves a task from `from` to `to`. */
+export function isTableMove(from: TaskStatus, to: TaskStatus): boolean {
+  return Object.values(TABLE[from]).includes(to);
+}
+
 export type TransitionOutcome =
-  | { ok: true; from: TaskStatus; to: TaskStatus }
-  | { ok: false; reason: 'not_found' | 'refused' | 'raced'; from?: TaskStatus };
+  | { ok: true; from: TaskStatus; to: TaskStatus; task: TaskRecord }
+  | { ok: false; reason: 'not_found' }
+  | { ok: false; reason: 'refused' | 'raced'; from: TaskStatus; task: TaskRecord };
+
+export interface FireOptions {
+  /** The statuses the caller expects the task to be in; any other is refused. */
+  from?: TaskStatus[];
+  /** The caller reports a refusal itself (a person asked for a move the task is not ready for). */
+  quiet?: boolean;
+}
+
+export type ForceOutcome =
+  | { ok: true; from: TaskStatus; to: TaskStatus; task: TaskRecord; outsideTable: boolean }
+  | { ok: false; reason: 'not_found' | 'raced' };
 
 /**
- * Enforces the table against the database: reads the status, refuses (and logs) a move the
- * table does not allow, and writes the allowed one as compare-and-set on that status, so a
- * concurrent change by another process makes the write miss instead of clobbering it.
- * `set_task_status` deliberately does not come through here (it forces).
+ * The one door for a task's status. Enforces the table against the database: reads the status,
+ * refuses (and logs) a move the table does not allow, and writes the allowed one as
+ * compare-and-set on that status, so a concurrent change by another process makes the write
+ * miss instead of clobbering it. `within(tx)` makes the move part of a wider transaction (launch
+ * claims, stops, recovery, promotion), and `force` is set_task_status's repair hatch.
  */
 export class TaskStateMachine {
-  constructor(
-    private readonly db: Database,
-    private readonly log: (message: string) => void = (m) => console.error(m),
-  ) {}
+  private readonly tasks: TaskRepository;
 
-  async fire(taskId: string, event: TaskEvent, changes: TaskUpdate = {}, expected?: TaskStatus[]): Promise<TransitionOutcome> {
-    const task = await this.db.tasks.get(taskId);
+  constructor(
+    db: { tasks: TaskRepository },
+    private readonly log: (message: string) => void = (m) => console.error(m),
+  ) {
+    this.tasks = db.tasks;
+  }
+
+  /** The same machine writing through `tx`, so its move commits or rolls back with the rest. */
+  within(tx: SqlEntityManager): TaskStateMachine {
+    return new TaskStateMachine({ tasks: new TaskRepository(() => tx) }, this.log);
+  }
+
+  async fire(taskId: string, event: TaskEvent, changes: TaskUpdate = {}, options: FireOptions = {}): Promise<TransitionOutcome> {
+    const task = await this.tasks.get(taskId);
     if (!task) return { ok: false, reason: 'not_found' };
     const from = task.status;
     const to = nextStatus(from, event);
-    if (!to || (expected && !expected.includes(from))) {
-      this.log(`State machine refused ${event} for task ${taskId} in ${from}${expected ? ` (expected ${expected.join('/')})` : ''}.`);
-      return { ok: false, reason: 'refused', from };
+    if (!to || (options.from && !options.from.includes(from))) {
+      if (!options.quiet) {
+        this.log(`State machine refused ${event} for task ${taskId} in ${from}${options.from ? ` (expected ${options.from.join('/')})` : ''}.`);
+      }
+      return { ok: false, reason: 'refused', from, task };
     }
-    const moved = await this.db.tasks.transition(taskId, [from], to, changes);
-    if (!moved) {
+    if (!(await this.tasks.transition(taskId, [from], to, changes))) {
       this.log(`Task ${taskId} changed while applying ${event} (${from} → ${to}); left as it is.`);
-      return { ok: false, reason: 'raced', from };
+      return { ok: false, reason: 'raced', from, task };
     }
-    return { ok: true, from, to };
+    return { ok: true, from, to, task };
+  }
+
+  /**
+   * Puts the task in `to` whatever the table says (still compare-and-set on the status it read).
+   * A move no event allows is reported as `outsideTable`, for the caller to put on record.
+   */
+  async force(taskId: string, to: TaskStatus): Promise<ForceOutcome> {
+    const task = await this.tasks.get(taskId);
+    if (!task) return { ok: false, reason: 'not_found' };
+    const from = task.status;
+    if (!(await this.tasks.transition(taskId, [from], to))) return { ok: false, reason: 'raced' };
+    return { ok: true, from, to, task, outsideTable: from !== to && !isTableMove(from, to) };
   }
 }

@@ -1,47 +1,42 @@
 import type { Database } from '../db/database';
 import type { EventLog } from './events';
 import type { HookEnginePort, OrchestratorPort, SkipOutcome } from './port';
+import { TaskStateMachine, type TransitionOutcome } from './state-machine';
+import { promoteWaiting } from './task-moves';
 
 const PAUSED_KEY = 'orchestrator_paused';
 
 /**
- * The orchestrator's task controls as pure database work, shared by every process. The daemon's
- * orchestrator watches the same rows, so a stop written here also ends a live run there.
+ * The orchestrator's task controls as pure database work, shared by every process; every status
+ * change goes through the state machine. The daemon's orchestrator watches the same rows, so a
+ * stop written here also ends a live run there.
  */
 export class TaskControl implements OrchestratorPort {
   hookEngine: HookEnginePort | null = null;
   restartRequested = false;
+  readonly machine: TaskStateMachine;
 
   constructor(
     protected readonly db: Database,
     protected readonly events: EventLog,
-  ) {}
+    log?: (message: string) => void,
+  ) {
+    this.machine = new TaskStateMachine(db, log);
+  }
 
   async stopTask(taskId: string): Promise<string | null> {
-    const task = await this.db.tasks.get(taskId);
-    if (!task) return `Task '${taskId}' not found.`;
-    if (task.status !== 'IN_PROGRESS') {
-      return `Task '${taskId}' is ${task.status}, not IN_PROGRESS: only running tasks can be stopped.`;
-    }
-    const moved = await this.db.transaction(async (em) => {
-      const now = new Date();
-      const changed = await em.execute(
-        "update tasks set status = 'BLOCKED', assigned_agent = null, updated_at = ? where id = ? and status = 'IN_PROGRESS'",
-        [now, taskId],
-        'run',
-      );
-      if (Number((changed as { affectedRows?: number }).affectedRows ?? 0) === 0) return false;
-      await em.execute(
-        "update agents set state = case when state = 'BUSY' then 'IDLE' else state end, current_task = null where current_task = ?",
-        [taskId],
-      );
-      await em.execute(
-        'update workspaces set locked_by_task_id = null, locked_by_agent_id = null, locked_at = null where locked_by_task_id = ?',
-        [taskId],
-      );
-      return true;
+    let outcome: TransitionOutcome = { ok: false, reason: 'not_found' };
+    await this.db.taskRuns.stopRun(taskId, async (tx) => {
+      outcome = await this.machine.within(tx).fire(taskId, 'ADMIN_STOP', { assignedAgent: null }, { quiet: true });
+      return outcome.ok;
     });
-    if (!moved) return `Task '${taskId}' is no longer IN_PROGRESS.`;
+    const stopped = outcome as TransitionOutcome;
+    if (!stopped.ok) {
+      if (stopped.reason === 'not_found') return `Task '${taskId}' not found.`;
+      if (stopped.reason === 'refused') return `Task '${taskId}' is ${stopped.from}, not IN_PROGRESS: only running tasks can be stopped.`;
+      return `Task '${taskId}' is no longer IN_PROGRESS.`;
+    }
+    const { task } = stopped;
     await this.events.emit('task_stopped', { projectId: task.projectId, taskId, payload: { title: task.title } });
     const stuck = await this.db.tasks.stuckDownstream(taskId);
     if (stuck.length > 0) {
@@ -55,16 +50,15 @@ export class TaskControl implements OrchestratorPort {
   }
 
   async skipTask(taskId: string): Promise<SkipOutcome> {
-    const task = await this.db.tasks.get(taskId);
-    if (!task) return { error: `Task '${taskId}' not found.` };
-    if (task.status !== 'BLOCKED' && task.status !== 'FAILED') {
-      return { error: `Task '${taskId}' is ${task.status}: only BLOCKED or FAILED tasks can be skipped.` };
+    const outcome = await this.machine.fire(taskId, 'ADMIN_SKIP', { skipped: true, completedAt: new Date() }, { quiet: true });
+    if (!outcome.ok) {
+      if (outcome.reason === 'not_found') return { error: `Task '${taskId}' not found.` };
+      if (outcome.reason === 'refused') return { error: `Task '${taskId}' is ${outcome.from}: only BLOCKED or FAILED tasks can be skipped.` };
+      return { error: `Task '${taskId}' changed while skipping; look at it again.` };
     }
-    const now = new Date();
-    const moved = await this.db.tasks.transition(taskId, ['BLOCKED', 'FAILED'], 'COMPLETED', { skipped: true, completedAt: now });
-    if (!moved) return { error: `Task '${taskId}' changed while skipping; look at it again.` };
+    const { task } = outcome;
     await this.events.emit('task_skipped', { projectId: task.projectId, taskId, payload: { title: task.title } });
-    const promoted = await this.db.tasks.promoteDefined(taskId);
+    const promoted = await promoteWaiting(this.db, this.machine, taskId);
     for (const p of promoted) {
       await this.events.emit('task_unblocked', { projectId: p.projectId, taskId: p.id, payload: { title: p.title, by: taskId } });
     }

@@ -74,10 +74,10 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
     const project = task ? await db.projects.get(task.projectId) : null;
     if (!task || !agent || !workspace || !project) {
       log(`Launch of ${taskId} abandoned: its task, agent, workspace or project is gone.`);
-      await machine.fire(taskId, 'LAUNCH_FAILED', { assignedAgent: null }, ['ASSIGNED']);
+      await machine.fire(taskId, 'LAUNCH_FAILED', { assignedAgent: null }, { from: ['ASSIGNED'] });
       return;
     }
-    const started = await machine.fire(taskId, 'AGENT_STARTED', { startedAt: new Date() }, ['ASSIGNED']);
+    const started = await machine.fire(taskId, 'AGENT_STARTED', { startedAt: new Date() }, { from: ['ASSIGNED'] });
     if (!started.ok) return;
 
     const { branch, defaultBranch } = await prepareBranch(deps, task, workspace.path);
@@ -196,7 +196,7 @@ async function settle(
   if (outcome.status === 'aborted' || ctx.aborted) {
     // Stopped by a person (the task already left IN_PROGRESS) or by shutdown (back to the queue).
     if ((await db.tasks.get(task.id))?.status !== 'IN_PROGRESS') return;
-    const back = await machine.fire(task.id, 'RECOVERY', { assignedAgent: null }, ['IN_PROGRESS']);
+    const back = await machine.fire(task.id, 'RECOVERY', { assignedAgent: null }, { from: ['IN_PROGRESS'] });
     if (back.ok) {
       await events.emit('task_retrying', { projectId: task.projectId, taskId: task.id, payload: { title: task.title, reason: 'the daemon stopped during the run', retry_count: task.retryCount, max_retries: task.maxRetries } });
     }
@@ -206,7 +206,7 @@ async function settle(
     const pauses = await db.taskRuns.recentRateLimitPauses(task.id);
     const until = resumeTime({ message: outcome.errorMessage, resetsAt: outcome.resetsAt, consecutivePauses: pauses - 1 }, new Date(), deps.rateLimitBackoffMs);
     const reason = `Rate or usage limit: ${outcome.errorMessage ?? 'the API refused the run'}`;
-    const moved = await machine.fire(task.id, 'RATE_LIMITED', { resumeAfter: until, pauseReason: reason, assignedAgent: null }, ['IN_PROGRESS']);
+    const moved = await machine.fire(task.id, 'RATE_LIMITED', { resumeAfter: until, pauseReason: reason, assignedAgent: null }, { from: ['IN_PROGRESS'] });
     if (moved.ok) {
       await events.emit('task_paused', { projectId: task.projectId, taskId: task.id, payload: { title: task.title, reason, resume_after: until.toISOString() } });
     }
@@ -245,7 +245,7 @@ async function settle(
 export async function failRun(deps: RunnerDeps, task: TaskRecord, error: string): Promise<void> {
   const { machine, events } = deps;
   const retryCount = task.retryCount + 1;
-  const failed = await machine.fire(task.id, 'AGENT_FAILED', { retryCount }, ['IN_PROGRESS']);
+  const failed = await machine.fire(task.id, 'AGENT_FAILED', { retryCount }, { from: ['IN_PROGRESS'] });
   if (!failed.ok) return;
   const { errorType, suggestedFix } = classifyError(error);
   const willRetry = retryCount < task.maxRetries;
@@ -256,12 +256,12 @@ export async function failRun(deps: RunnerDeps, task: TaskRecord, error: string)
     payload: { title: task.title, error: error.slice(0, 2000), error_type: errorType, suggested_fix: suggestedFix, retry_count: retryCount, max_retries: task.maxRetries, will_retry: willRetry },
   });
   if (willRetry) {
-    const moved = await machine.fire(task.id, 'RETRY', { assignedAgent: null }, ['FAILED']);
+    const moved = await machine.fire(task.id, 'RETRY', { assignedAgent: null }, { from: ['FAILED'] });
     if (moved.ok) {
       await events.emit('task_retrying', { projectId: task.projectId, taskId: task.id, payload: { title: task.title, reason: `${errorType}: ${error.slice(0, 300)}`, retry_count: retryCount, max_retries: task.maxRetries } });
     }
     return;
   }
-  const blocked = await machine.fire(task.id, 'MAX_RETRIES', { assignedAgent: null }, ['FAILED']);
+  const blocked = await machine.fire(task.id, 'MAX_RETRIES', { assignedAgent: null }, { from: ['FAILED'] });
   if (blocked.ok) await reportBlocked(deps.db, events, task, `Failed ${retryCount} of ${task.maxRetries} attempts. Last error (${errorType}): ${error.slice(0, 300)}`);
 }

@@ -35,10 +35,14 @@ export class TaskRunRepository {
   }
 
   /**
-   * Workspace lock + task READY→ASSIGNED + agent IDLE→BUSY, all or nothing. Returns null on
-   * success or why it was refused (nothing is written then).
+   * Workspace lock + task READY→ASSIGNED + agent IDLE→BUSY, all or nothing. `assign` makes the
+   * task's move (the state machine, on this transaction) and says whether it landed. Returns
+   * null on success or why it was refused (nothing is written then).
    */
-  async claimLaunch(input: { taskId: string; agentId: string; workspaceId: string }): Promise<LaunchRefusal | null> {
+  async claimLaunch(
+    input: { taskId: string; agentId: string; workspaceId: string },
+    assign: (tx: SqlEntityManager) => Promise<boolean>,
+  ): Promise<LaunchRefusal | null> {
     const now = Date.now();
     try {
       await this.em().transactional(async (em) => {
@@ -46,12 +50,7 @@ export class TaskRunRepository {
         if ((await changes(tx, LOCK_WORKSPACE, [input.taskId, input.agentId, now, input.workspaceId])) === 0) {
           throw new Refused('workspace_busy');
         }
-        const task = await changes(
-          tx,
-          "update tasks set status = 'ASSIGNED', assigned_agent = ?, workspace_id = ?, updated_at = ? where id = ? and status = 'READY'",
-          [input.agentId, input.workspaceId, now, input.taskId],
-        );
-        if (task === 0) throw new Refused('task_not_ready');
+        if (!(await assign(tx))) throw new Refused('task_not_ready');
         const agent = await changes(
           tx,
           "update agents set state = 'BUSY', current_task = ?, last_heartbeat = ? where id = ? and state = 'IDLE' and current_task is null",
@@ -64,6 +63,24 @@ export class TaskRunRepository {
       if (err instanceof Refused) return err.reason;
       throw err;
     }
+  }
+
+  /**
+   * A person's stop: `stop` moves the task out of IN_PROGRESS (the state machine, on this
+   * transaction); when it lands, the agent working it is free again and its workspace locks
+   * go, in the same transaction. Returns whether the task moved.
+   */
+  async stopRun(taskId: string, stop: (tx: SqlEntityManager) => Promise<boolean>): Promise<boolean> {
+    return this.em().transactional(async (em) => {
+      const tx = em as SqlEntityManager;
+      if (!(await stop(tx))) return false;
+      await tx.execute(
+        "update agents set state = case when state = 'BUSY' then 'IDLE' else state end, current_task = null where current_task = ?",
+        [taskId],
+      );
+      await tx.execute('update workspaces set locked_by_task_id = null, locked_by_agent_id = null, locked_at = null where locked_by_task_id = ?', [taskId]);
+      return true;
+    });
   }
 
   /**
@@ -82,11 +99,15 @@ export class TaskRunRepository {
   }
 
   /**
-   * Crash recovery: tasks left ASSIGNED or IN_PROGRESS by a dead daemon go back to READY (retry
-   * count unchanged), BUSY agents become IDLE, and every workspace lock not held by one of
-   * `liveTaskIds` is released. Returns the tasks it put back.
+   * Crash recovery: each task left ASSIGNED or IN_PROGRESS by a dead daemon is offered to
+   * `requeue` (the state machine, on this transaction, back to READY), BUSY agents become IDLE,
+   * and every workspace lock not held by one of `liveTaskIds` is released. Returns the tasks
+   * that were put back.
    */
-  async recoverStale(liveTaskIds: string[]): Promise<{
+  async recoverStale(
+    liveTaskIds: string[],
+    requeue: (tx: SqlEntityManager, taskId: string) => Promise<boolean>,
+  ): Promise<{
     tasks: Array<{ id: string; title: string; projectId: string; status: string }>;
     agents: number;
     locks: number;
@@ -99,13 +120,8 @@ export class TaskRunRepository {
         `select id, title, project_id, status from tasks where status in ('ASSIGNED', 'IN_PROGRESS') and id not in (${marks})`,
         keep,
       );
-      const now = Date.now();
-      for (const t of stale) {
-        await tx.execute(
-          "update tasks set status = 'READY', assigned_agent = null, updated_at = ? where id = ? and status in ('ASSIGNED', 'IN_PROGRESS')",
-          [now, t.id],
-        );
-      }
+      const requeued: typeof stale = [];
+      for (const t of stale) if (await requeue(tx, t.id)) requeued.push(t);
       const agents = await changes(
         tx,
         `update agents set state = case when state = 'BUSY' then 'IDLE' else state end, current_task = null
@@ -118,7 +134,7 @@ export class TaskRunRepository {
           where locked_by_task_id is not null and locked_by_task_id not in (${marks})`,
         keep,
       );
-      return { tasks: stale.map((t) => ({ id: t.id, title: t.title, projectId: t.project_id, status: t.status })), agents, locks };
+      return { tasks: requeued.map((t) => ({ id: t.id, title: t.title, projectId: t.project_id, status: t.status })), agents, locks };
     });
   }
 

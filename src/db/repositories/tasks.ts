@@ -1,4 +1,5 @@
 import type { FilterQuery } from '@mikro-orm/core';
+import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import { Task, TaskDependency, type TaskStatus } from '../entities';
 import type { EmFactory } from '../database';
 import { generateTaskId } from '../ids';
@@ -52,8 +53,9 @@ export interface NewTask {
   maxRetries?: number;
 }
 
+/** Field changes; the status is not among them; it moves only through `transition`. */
 export type TaskUpdate = Partial<
-  Omit<TaskRecord, 'id' | 'projectId' | 'createdAt' | 'updatedAt'>
+  Omit<TaskRecord, 'id' | 'projectId' | 'status' | 'createdAt' | 'updatedAt'>
 >;
 
 export function toTaskRecord(t: Task): TaskRecord {
@@ -166,7 +168,8 @@ export class TaskRepository {
 
   /**
    * Moves a task to `to` only if it is currently in one of `from` (compare-and-set), so two
-   * processes cannot both make the same move. Returns whether the row changed.
+   * processes cannot both make the same move. Returns whether the row changed. Only the state
+   * machine (src/orchestrator/state-machine.ts) calls this; everything else goes through it.
    */
   async transition(id: string, from: TaskStatus[], to: TaskStatus, changes: TaskUpdate = {}): Promise<boolean> {
     const updated = await this.em().nativeUpdate(
@@ -309,25 +312,17 @@ export class TaskRepository {
     return found;
   }
 
-  /** How many of the task's upstream tasks are not COMPLETED. */
-  async unmetDependencyCount(taskId: string): Promise<number> {
-    const rows = await this.em()
-      .getConnection()
-      .execute<Array<{ n: number }>>(
-        `select count(*) as n from task_dependencies d join tasks u on u.id = d.depends_on_id
-          where d.task_id = ? and u.status <> 'COMPLETED'`,
-        [taskId],
-      );
-    return Number(rows[0]?.n ?? 0);
-  }
-
   /**
-   * Moves DEFINED tasks whose upstream tasks are all COMPLETED to READY and returns them. With
-   * `amongDownstreamOf`, only direct dependants of that task are considered; with `{ ids }`,
-   * only those tasks. Each move is compare-and-set, so a task another process promoted at the
-   * same moment is reported by that process only.
+   * Offers each DEFINED task whose upstream tasks are all COMPLETED to `promote`, which makes
+   * the move (the state machine, on the same transaction) and says whether it landed, and
+   * returns those moved. With a task id, only its direct dependants are considered; with
+   * `{ ids }`, only those tasks. A task another process promoted at the same moment is reported
+   * by that process only.
    */
-  async promoteDefined(scope?: string | { ids: string[] }): Promise<Array<{ id: string; title: string; projectId: string }>> {
+  async promoteDefined(
+    scope: string | { ids: string[] } | undefined,
+    promote: (tx: SqlEntityManager, taskId: string) => Promise<boolean>,
+  ): Promise<Array<{ id: string; title: string; projectId: string }>> {
     if (typeof scope === 'object' && scope.ids.length === 0) return [];
     return this.em().transactional(async (em) => {
       let filter = '';
@@ -349,14 +344,7 @@ export class TaskRepository {
       );
       const promoted: Array<{ id: string; title: string; projectId: string }> = [];
       for (const row of ready) {
-        const changed = await em.execute(
-          "update tasks set status = 'READY', updated_at = ? where id = ? and status = 'DEFINED'",
-          [new Date(), row.id],
-          'run',
-        );
-        if (Number((changed as { affectedRows?: number }).affectedRows ?? 0) > 0) {
-          promoted.push({ id: row.id, title: row.title, projectId: row.project_id });
-        }
+        if (await promote(em as SqlEntityManager, row.id)) promoted.push({ id: row.id, title: row.title, projectId: row.project_id });
       }
       return promoted;
     });

@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { cloneWorkspace, commitFile, createOriginRepo, gitOut, pushBranch } from '../../support/git-fixtures';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
+import { putTask } from '../../support/task-fixtures';
 
 describe('repo, git and workspace commands on real repositories', () => {
   let rt: TestRuntime;
@@ -46,7 +47,7 @@ describe('repo, git and workspace commands on real repositories', () => {
     expect(await rt.exec('commit_changes', { project_id: 'alpha', message: 'm' })).toEqual({ project_id: 'alpha', repo_id: 'checkout', status: 'nothing_to_commit', message: 'No changes to commit' });
     await writeFile(path.join(checkout, 'f.txt'), 'f\n');
     const t = (await rt.exec('create_task', { project_id: 'alpha', title: 't', description: 'd' })).created as string;
-    await rt.db.tasks.update(t, { status: 'IN_PROGRESS' });
+    await putTask(rt.db, t, 'IN_PROGRESS');
     expect(await rt.exec('commit_changes', { project_id: 'alpha', message: 'add f' })).toEqual({
       project_id: 'alpha',
       repo_id: 'checkout',

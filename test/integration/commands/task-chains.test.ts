@@ -1,4 +1,5 @@
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
+import { putTask } from '../../support/task-fixtures';
 
 describe('dependencies, skip, stop and chain health', () => {
   let rt: TestRuntime;
@@ -202,7 +203,7 @@ describe('dependencies, skip, stop and chain health', () => {
     await rt.db.workspaces.create({ id: 'w1', projectId: 'alpha', name: 'w1', path: '/tmp/w1', sourceType: 'link', repoId: null });
     await rt.db.workspaces.acquire('w1', a.created, 'a1');
     await rt.db.em().getConnection().execute("update agents set state = 'BUSY', current_task = ? where id = 'a1'", [a.created]);
-    await rt.db.tasks.update(a.created, { status: 'IN_PROGRESS', assignedAgent: 'a1' });
+    await putTask(rt.db, a.created, 'IN_PROGRESS', { assignedAgent: 'a1' });
     expect(await rt.exec('stop_task', { task_id: a.created })).toEqual({ stopped: a.created });
     expect(await rt.db.tasks.get(a.created)).toMatchObject({ status: 'BLOCKED', assignedAgent: null });
     expect(await rt.db.agents.get('a1')).toMatchObject({ state: 'IDLE', currentTask: null });

@@ -1,4 +1,5 @@
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
+import { putTask } from '../../support/task-fixtures';
 
 describe('task commands', () => {
   let rt: TestRuntime;
@@ -81,17 +82,17 @@ describe('task commands', () => {
 
   it('restarts any task but a running one, resetting retries and the agent', async () => {
     const { created } = await create();
-    await rt.db.tasks.update(created as string, { status: 'FAILED', retryCount: 3, assignedAgent: 'a1' });
+    await putTask(rt.db, created as string, 'FAILED', { retryCount: 3, assignedAgent: 'a1' });
     expect(await rt.exec('restart_task', { task_id: created })).toEqual({ restarted: created, title: 'T', previous_status: 'FAILED' });
     expect(await rt.exec('get_task', { task_id: created })).toMatchObject({ status: 'READY', retry_count: 0, assigned_agent: null });
-    await rt.db.tasks.update(created as string, { status: 'IN_PROGRESS' });
+    await putTask(rt.db, created as string, 'IN_PROGRESS');
     expect(await rt.exec('restart_task', { task_id: created })).toEqual({ error: expect.stringContaining('IN_PROGRESS') });
   });
 
   it('approves only AWAITING_APPROVAL tasks and logs task_completed', async () => {
     const { created } = await create();
     expect(await rt.exec('approve_task', { task_id: created })).toEqual({ error: expect.stringContaining('not AWAITING_APPROVAL') });
-    await rt.db.tasks.update(created as string, { status: 'AWAITING_APPROVAL' });
+    await putTask(rt.db, created as string, 'AWAITING_APPROVAL');
     expect(await rt.exec('approve_task', { task_id: created })).toEqual({ approved: created, title: 'T' });
     expect((await rt.exec('get_task', { task_id: created })).status).toBe('COMPLETED');
     const [latest] = await rt.db.events.recent(1);
@@ -105,7 +106,7 @@ describe('task commands', () => {
     await rt.db.workspaces.create({ id: 'w1', projectId: 'alpha', name: 'w1', path: '/tmp/w1', sourceType: 'link', repoId: null });
     await rt.db.workspaces.acquire('w1', created as string, 'a1');
     await rt.db.em().getConnection().execute("update agents set state = 'BUSY', current_task = ? where id = 'a1'", [created]);
-    await rt.db.tasks.update(created as string, { status: 'IN_PROGRESS', assignedAgent: 'a1' });
+    await putTask(rt.db, created as string, 'IN_PROGRESS', { assignedAgent: 'a1' });
     expect(await rt.exec('delete_task', { task_id: created })).toEqual({ deleted: created, title: 'T' });
     expect(await rt.exec('get_task', { task_id: created })).toEqual({ error: `Task '${created}' not found.` });
     expect(await rt.db.agents.get('a1')).toMatchObject({ state: 'IDLE', currentTask: null });
@@ -117,7 +118,7 @@ describe('task commands', () => {
     await rt.exec('create_project', { name: 'beta' });
     const a = await create({ title: 'A' });
     await create({ title: 'B', project_id: 'beta' });
-    await rt.db.tasks.update(a.created as string, { status: 'AWAITING_APPROVAL', prUrl: 'https://example.test/pr/1' });
+    await putTask(rt.db, a.created as string, 'AWAITING_APPROVAL', { prUrl: 'https://example.test/pr/1' });
     const inBeta = (await rt.exec('list_tasks', { project_id: 'beta' })) as { tasks: Array<{ title: string }>; total: number };
     expect(inBeta.total).toBe(1);
     expect(inBeta.tasks.map((t) => t.title)).toEqual(['B']);
@@ -131,7 +132,14 @@ describe('task commands', () => {
     const { created } = await create();
     await rt.exec('set_task_status', { task_id: created, status: 'FAILED' });
     const [latest] = await rt.db.events.recent(1);
-    expect(latest).toMatchObject({ type: 'task_status_forced', taskId: created, payload: { old_status: 'READY', new_status: 'FAILED' } });
+    expect(latest).toMatchObject({
+      type: 'task_status_forced',
+      taskId: created,
+      payload: { old_status: 'READY', new_status: 'FAILED', outside_state_machine: true },
+    });
+    // FAILED → READY is a move the state machine makes (a retry), so it is not marked as outside it.
+    await rt.exec('set_task_status', { task_id: created, status: 'READY' });
+    expect((await rt.db.events.recent(1))[0].payload).toMatchObject({ old_status: 'FAILED', new_status: 'READY', outside_state_machine: false });
     expect(await rt.exec('set_task_status', { task_id: created, status: 'DONE' })).toEqual({
       error: expect.stringMatching(/^Field 'status' must be one of /),
     });

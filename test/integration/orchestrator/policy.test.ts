@@ -6,6 +6,8 @@ import { GitManagerTaskGit } from '../../../src/orchestrator/task-git';
 import { NO_WORKSPACE_REASON } from '../../../src/orchestrator/cycle';
 import { gitOut } from '../../support/git-fixtures';
 import { makeHarness, untilAborted, waitFor, writeIn, type Harness } from './harness';
+import { TaskStateMachine } from '../../../src/orchestrator/state-machine';
+import { claimLaunch } from '../../../src/orchestrator/task-moves';
 
 describe('scheduling policy, workspaces and approval', () => {
   let h: Harness;
@@ -70,8 +72,8 @@ describe('scheduling policy, workspaces and approval', () => {
     const other = await Database.open(h.rt.config.databasePath);
     try {
       const results = await Promise.all([
-        h.rt.db.taskRuns.claimLaunch({ taskId: a, agentId: 'agent-0', workspaceId: 'ws0' }),
-        other.taskRuns.claimLaunch({ taskId: b, agentId: 'agent-1', workspaceId: 'ws0' }),
+        claimLaunch(h.rt.db, new TaskStateMachine(h.rt.db), { taskId: a, agentId: 'agent-0', workspaceId: 'ws0' }),
+        claimLaunch(other, new TaskStateMachine(other), { taskId: b, agentId: 'agent-1', workspaceId: 'ws0' }),
       ]);
       expect(results.filter((r) => r === null)).toHaveLength(1);
       expect(results).toContain('workspace_busy');
@@ -80,7 +82,7 @@ describe('scheduling policy, workspaces and approval', () => {
       expect(await h.status(loser)).toBe('READY');
       expect((await h.rt.db.agents.list()).filter((x) => x.state === 'BUSY')).toHaveLength(1);
       // Retrying the loser's claim while the lock is held still fails, writing nothing.
-      expect(await other.taskRuns.claimLaunch({ taskId: loser, agentId: 'agent-1', workspaceId: 'ws0' })).toBe('workspace_busy');
+      expect(await claimLaunch(other, new TaskStateMachine(other), { taskId: loser, agentId: 'agent-1', workspaceId: 'ws0' })).toBe('workspace_busy');
       expect(await h.status(loser)).toBe('READY');
     } finally {
       await other.close();

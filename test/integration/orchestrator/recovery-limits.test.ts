@@ -1,5 +1,6 @@
 import { Database } from '../../../src/db/database';
 import { makeHarness, waitFor, type Harness } from './harness';
+import { putTask } from '../../support/task-fixtures';
 
 describe('crash recovery, rate limits and the daemon lease', () => {
   let h: Harness;
@@ -10,8 +11,8 @@ describe('crash recovery, rate limits and the daemon lease', () => {
     const running = await h.task('Was running');
     const assigned = await h.task('Was assigned');
     const db = h.rt.db;
-    await db.tasks.update(running, { status: 'IN_PROGRESS', assignedAgent: 'agent-0', workspaceId: 'ws0', retryCount: 1 });
-    await db.tasks.update(assigned, { status: 'ASSIGNED', assignedAgent: 'agent-1', workspaceId: 'ws1' });
+    await putTask(db, running, 'IN_PROGRESS', { assignedAgent: 'agent-0', workspaceId: 'ws0', retryCount: 1 });
+    await putTask(db, assigned, 'ASSIGNED', { assignedAgent: 'agent-1', workspaceId: 'ws1' });
     const conn = db.em().getConnection();
     await conn.execute("update agents set state = 'BUSY', current_task = ? where id = 'agent-0'", [running]);
     await conn.execute("update agents set state = 'BUSY', current_task = ? where id = 'agent-1'", [assigned]);

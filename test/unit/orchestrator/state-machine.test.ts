@@ -1,3 +1,6 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import fg from 'fast-glob';
 import { TASK_STATUSES } from '../../../src/db/entities';
 import { nextStatus, statusesAccepting, TaskStateMachine } from '../../../src/orchestrator/state-machine';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
@@ -33,6 +36,26 @@ describe('task state machine table', () => {
   });
 });
 
+describe('the state machine is the only door to a task status', () => {
+  const root = path.resolve(__dirname, '../../..');
+  async function sources(): Promise<Array<{ file: string; text: string }>> {
+    const files = await fg(['src/**/*.ts', 'listeners/**/*.ts'], { cwd: root });
+    return Promise.all(files.map(async (file) => ({ file, text: await readFile(path.join(root, file), 'utf8') })));
+  }
+
+  it('no code writes the status column in SQL', async () => {
+    const writers = (await sources()).filter(({ text }) => /update\s+tasks\s+set\b(?:(?!\bwhere\b)[^;`]){0,300}?\bstatus\s*=/i.test(text)).map((s) => s.file);
+    expect(writers).toEqual([]);
+    const bulkUpdates = (await sources()).filter(({ text }) => /nativeUpdate\(\s*Task\b/.test(text)).map((s) => s.file);
+    expect(bulkUpdates).toEqual(['src/db/repositories/tasks.ts']);
+  });
+
+  it('only the state machine calls the repository move', async () => {
+    const callers = (await sources()).filter(({ text }) => /\btasks\.transition\(/.test(text)).map((s) => s.file);
+    expect(callers).toEqual(['src/orchestrator/state-machine.ts']);
+  });
+});
+
 describe('TaskStateMachine against the database', () => {
   let rt: TestRuntime;
   const logs: string[] = [];
@@ -46,21 +69,22 @@ describe('TaskStateMachine against the database', () => {
 
   it('applies an allowed move with its changes', async () => {
     const t = await rt.db.tasks.create({ projectId: 'p', title: 't', description: 'd' });
-    expect(await machine.fire(t.id, 'ASSIGN', { assignedAgent: 'a1' })).toEqual({ ok: true, from: 'READY', to: 'ASSIGNED' });
+    expect(await machine.fire(t.id, 'ASSIGN', { assignedAgent: 'a1' })).toMatchObject({ ok: true, from: 'READY', to: 'ASSIGNED', task: { id: t.id, status: 'READY' } });
     expect(await rt.db.tasks.get(t.id)).toMatchObject({ status: 'ASSIGNED', assignedAgent: 'a1' });
   });
 
   it('refuses an invalid move, writes nothing and logs it', async () => {
     const t = await rt.db.tasks.create({ projectId: 'p', title: 't', description: 'd', status: 'COMPLETED' });
     const outcome = await machine.fire(t.id, 'AGENT_FAILED', { retryCount: 9 });
-    expect(outcome).toEqual({ ok: false, reason: 'refused', from: 'COMPLETED' });
+    expect(outcome).toMatchObject({ ok: false, reason: 'refused', from: 'COMPLETED' });
     expect(await rt.db.tasks.get(t.id)).toMatchObject({ status: 'COMPLETED', retryCount: 0 });
     expect(logs.some((l) => l.includes('refused AGENT_FAILED'))).toBe(true);
   });
 
   it('refuses a move from a status the caller did not expect', async () => {
     const t = await rt.db.tasks.create({ projectId: 'p', title: 't', description: 'd', status: 'FAILED' });
-    expect(await machine.fire(t.id, 'RETRY', {}, ['IN_PROGRESS'])).toMatchObject({ ok: false, reason: 'refused' });
+    expect(await machine.fire(t.id, 'RETRY', {}, { from: ['IN_PROGRESS'] })).toMatchObject({ ok: false, reason: 'refused' });
+    expect(await rt.db.tasks.get(t.id)).toMatchObject({ status: 'FAILED' });
   });
 
   it('is compare-and-set: of two racing moves from the same status only one lands', async () => {
@@ -68,6 +92,14 @@ describe('TaskStateMachine against the database', () => {
     const other = new TaskStateMachine(rt.db, () => undefined);
     const [a, b] = await Promise.all([machine.fire(t.id, 'ASSIGN', { assignedAgent: 'x' }), other.fire(t.id, 'ASSIGN', { assignedAgent: 'y' })]);
     expect([a.ok, b.ok].filter(Boolean)).toHaveLength(1);
+  });
+
+  it('forces any status, saying when no event of the table makes that move', async () => {
+    const t = await rt.db.tasks.create({ projectId: 'p', title: 't', description: 'd', status: 'COMPLETED' });
+    expect(await machine.force(t.id, 'IN_PROGRESS')).toMatchObject({ ok: true, from: 'COMPLETED', to: 'IN_PROGRESS', outsideTable: true });
+    expect(await rt.db.tasks.get(t.id)).toMatchObject({ status: 'IN_PROGRESS' });
+    expect(await machine.force(t.id, 'BLOCKED')).toMatchObject({ ok: true, from: 'IN_PROGRESS', outsideTable: false });
+    expect(await machine.force('nope', 'READY')).toEqual({ ok: false, reason: 'not_found' });
   });
 
   it('reports a missing task', async () => {

@@ -1,0 +1,259 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { TaskStatus } from '../../../src/db/entities';
+import { GitManager } from '../../../src/git/git-manager';
+import { NO_WORKSPACE_REASON } from '../../../src/orchestrator/cycle';
+import { statusesAccepting, TaskStateMachine, transitions, type TaskEvent } from '../../../src/orchestrator/state-machine';
+import { GitManagerTaskGit } from '../../../src/orchestrator/task-git';
+import { runTask } from '../../../src/orchestrator/task-runner';
+import { gitOut } from '../../support/git-fixtures';
+import { putTask } from '../../support/task-fixtures';
+import { makeHarness, untilAborted, waitFor, writeIn, type Harness } from './harness';
+
+/**
+ * Every row of the state machine's table, driven through the command or orchestrator path that
+ * makes that move. The rows come from the table itself: a row added without a scenario here
+ * fails, and so does a scenario for a row the table no longer has.
+ */
+
+type Scenario = (h: Harness) => Promise<string>;
+
+/** Each status change of every task, in order, kept by a trigger on the real database. */
+async function recordMoves(h: Harness): Promise<void> {
+  const conn = h.rt.db.em().getConnection();
+  await conn.execute('create table status_trail (seq integer primary key autoincrement, task_id text, old text, new text)');
+  await conn.execute(`create trigger status_trail_on_update after update of status on tasks
+    begin insert into status_trail (task_id, old, new) values (new.id, old.status, new.status); end`);
+}
+
+async function movesOf(h: Harness, taskId: string): Promise<string[]> {
+  const rows = await h.rt.db.em().getConnection().execute<Array<{ old: string; new: string }>>(
+    'select old, new from status_trail where task_id = ? order by seq',
+    [taskId],
+  );
+  return rows.map((r) => `${r.old} → ${r.new}`);
+}
+
+/** A READY task run by the daemon to the end: merged, COMPLETED. */
+const runToCompletion: Scenario = async (h) => {
+  h.adapter.fallback = async (req) => {
+    await writeIn(req, `${req.taskId}.txt`, 'done\n');
+    return { summary: 'done' };
+  };
+  await h.start();
+  const id = await h.task('Runs to the end');
+  await h.waitStatus(id, 'COMPLETED');
+  const completed = await waitFor(async () => h.eventsOf('task_completed', id)[0]);
+  expect(completed.payload.merged).toBe(true);
+  expect(h.eventsOf('task_started', id)).toHaveLength(1);
+  return id;
+};
+
+/** A run that fails once with one retry left, then succeeds. */
+const failThenRetry: Scenario = async (h) => {
+  h.adapter.fallback = async (_req, attempt) => (attempt === 1 ? { status: 'failed', errorMessage: 'Error: connection reset', summary: '' } : {});
+  await h.start();
+  const id = await h.task('Flaky', { maxRetries: 2 });
+  await h.waitStatus(id, 'COMPLETED');
+  expect(h.eventsOf('task_failed', id)[0].payload).toMatchObject({ retry_count: 1, will_retry: true });
+  expect(h.eventsOf('task_retrying', id)).toHaveLength(1);
+  return id;
+};
+
+/** A run that fails with no retry left: FAILED, then BLOCKED. */
+const failForGood: Scenario = async (h) => {
+  h.adapter.fallback = async () => ({ status: 'failed', errorMessage: 'Error: permission denied', summary: '' });
+  await h.start();
+  const id = await h.task('Doomed', { maxRetries: 1 });
+  await h.waitStatus(id, 'BLOCKED');
+  await waitFor(async () => h.eventsOf('task_blocked', id)[0]);
+  expect(h.eventsOf('task_failed', id)[0].payload).toMatchObject({ retry_count: 1, will_retry: false });
+  return id;
+};
+
+/** A task put in `status`, then restart_task. */
+function restartFrom(status: TaskStatus): Scenario {
+  return async (h) => {
+    const id = await h.task(`Restart from ${status}`);
+    await putTask(h.rt.db, id, status, { retryCount: 2, assignedAgent: 'agent-0' });
+    expect(await h.rt.exec('restart_task', { task_id: id })).toEqual({ restarted: id, title: `Restart from ${status}`, previous_status: status });
+    expect(await h.rt.db.tasks.get(id)).toMatchObject({ status: 'READY', retryCount: 0, assignedAgent: null });
+    expect(h.eventsOf('task_restarted', id)[0].payload).toMatchObject({ previous_status: status });
+    return id;
+  };
+}
+
+/** A BLOCKED or FAILED task, with a dependant waiting only on it, skipped. */
+function skipFrom(status: TaskStatus): Scenario {
+  return async (h) => {
+    const id = await h.task('Stuck');
+    await putTask(h.rt.db, id, status);
+    const waiting = await h.task('Waits', {}, [id]);
+    expect(await h.rt.exec('skip_task', { task_id: id })).toEqual({ skipped: id, unblocked_count: 1, unblocked: [{ id: waiting, title: 'Waits' }] });
+    expect(await h.rt.db.tasks.get(id)).toMatchObject({ status: 'COMPLETED', skipped: true });
+    return id;
+  };
+}
+
+const scenarios: Record<string, Scenario> = {
+  'DEFINED DEPS_MET': async (h) => {
+    const upstream = await h.task('Upstream');
+    await putTask(h.rt.db, upstream, 'BLOCKED');
+    const id = await h.task('Downstream', {}, [upstream]);
+    await h.rt.exec('skip_task', { task_id: upstream });
+    expect(await h.status(id)).toBe('READY');
+    expect(h.eventsOf('task_unblocked', id)[0].payload).toEqual({ title: 'Downstream', by: upstream });
+    return id;
+  },
+  'READY ASSIGN': runToCompletion,
+  'READY NO_WORKSPACE': async (h) => {
+    const dir = path.join(h.rt.home, 'not-a-repo');
+    await mkdir(dir, { recursive: true });
+    await h.rt.db.projects.create({ id: 'bare', name: 'bare', workspace: dir });
+    const { id } = await h.rt.db.tasks.create({ projectId: 'bare', title: 'Nowhere to run', description: 'x' });
+    await h.start();
+    await h.waitStatus(id, 'BLOCKED');
+    const blocked = await waitFor(async () => h.eventsOf('task_blocked', id)[0]);
+    expect(blocked.payload.reason).toBe(NO_WORKSPACE_REASON);
+    return id;
+  },
+  'READY DEPS_ADDED': async (h) => {
+    const upstream = await h.task('Unfinished');
+    const id = await h.task('Now waits');
+    expect(await h.rt.exec('add_dependency', { task_id: id, depends_on: upstream })).toEqual({ task_id: id, depends_on: upstream, status: 'DEFINED' });
+    return id;
+  },
+  'ASSIGNED AGENT_STARTED': runToCompletion,
+  'ASSIGNED LAUNCH_FAILED': async (h) => {
+    // Its agent vanished between the claim and the launch.
+    const id = await h.task('Orphaned launch');
+    await putTask(h.rt.db, id, 'ASSIGNED', { assignedAgent: 'gone', workspaceId: 'ws0' });
+    const deps = {
+      db: h.rt.db,
+      events: h.rt.events,
+      config: h.rt.config,
+      machine: new TaskStateMachine(h.rt.db, () => undefined),
+      git: new GitManagerTaskGit(new GitManager()),
+      adapters: { claude: h.adapter },
+      progressIntervalMs: 20,
+      rateLimitBackoffMs: 1000,
+      log: () => undefined,
+    };
+    const handle = { taskId: id, agentId: 'gone', workspaceId: 'ws0', controller: new AbortController(), phase: 'starting' as const, done: Promise.resolve() };
+    await runTask(deps, handle);
+    expect(await h.rt.db.tasks.get(id)).toMatchObject({ status: 'READY', assignedAgent: null });
+    expect(h.adapter.calls).toHaveLength(0);
+    return id;
+  },
+  'ASSIGNED RECOVERY': async (h) => {
+    const id = await h.task('Claimed by a dead daemon');
+    await putTask(h.rt.db, id, 'ASSIGNED', { assignedAgent: 'agent-0', workspaceId: 'ws0' });
+    await h.start();
+    const retrying = await waitFor(async () => h.eventsOf('task_retrying', id)[0]);
+    expect(retrying.payload).toMatchObject({ reason: 'recovered after restart', previous_status: 'ASSIGNED' });
+    return id;
+  },
+  'IN_PROGRESS AGENT_COMPLETED': runToCompletion,
+  'IN_PROGRESS PR_CREATED': async (h) => {
+    await h.start({ git: new GitManagerTaskGit(new GitManager({ ghPath: path.join(h.rt.home, 'no-such-gh') })) });
+    const id = await h.task('Needs review', { requiresApproval: true });
+    await h.waitStatus(id, 'AWAITING_APPROVAL');
+    await waitFor(async () => h.eventsOf('task_awaiting_approval', id)[0]);
+    return id;
+  },
+  'IN_PROGRESS AGENT_FAILED': failForGood,
+  'IN_PROGRESS RATE_LIMITED': async (h) => {
+    const resetsAt = new Date(Date.now() + 3600_000);
+    h.adapter.fallback = async () => ({ status: 'rate_limited', errorMessage: 'API Error: 429 rate_limit_error', resetsAt, summary: '' });
+    await h.start();
+    const id = await h.task('Throttled');
+    await h.waitStatus(id, 'PAUSED');
+    const paused = await waitFor(async () => h.eventsOf('task_paused', id)[0]);
+    expect(paused.payload.resume_after).toBe(resetsAt.toISOString());
+    return id;
+  },
+  'IN_PROGRESS MERGE_FAILED': async (h) => {
+    h.adapter.fallback = async (req) => {
+      await writeIn(req, 'README.md', 'agent version\n');
+      const scratch = path.join(h.rt.home, 'scratch');
+      await gitOut(h.rt.home, 'clone', h.origin, scratch);
+      await writeFile(path.join(scratch, 'README.md'), 'human version\n');
+      await gitOut(scratch, '-c', 'user.name=h', '-c', 'user.email=h@x', 'commit', '-am', 'human');
+      await gitOut(scratch, 'push', 'origin', 'main');
+      return {};
+    };
+    await h.start();
+    const id = await h.task('Conflicting');
+    await h.waitStatus(id, 'BLOCKED');
+    await waitFor(async () => h.eventsOf('merge_failed', id)[0]);
+    return id;
+  },
+  'IN_PROGRESS ADMIN_STOP': async (h) => {
+    h.adapter.fallback = async (req) => {
+      await untilAborted(req);
+      return { status: 'aborted', summary: '' };
+    };
+    await h.start();
+    const id = await h.task('Long job');
+    await waitFor(async () => h.adapter.calls.length === 1);
+    expect(await h.rt.exec('stop_task', { task_id: id })).toEqual({ stopped: id });
+    expect(await h.rt.db.tasks.get(id)).toMatchObject({ status: 'BLOCKED', assignedAgent: null });
+    expect(h.eventsOf('task_stopped', id)).toHaveLength(1);
+    return id;
+  },
+  'IN_PROGRESS RECOVERY': async (h) => {
+    // The daemon shuts down during the run: the task goes back to the queue.
+    h.adapter.fallback = async (req) => {
+      await untilAborted(req);
+      return { status: 'aborted', summary: '' };
+    };
+    await h.start();
+    const id = await h.task('Interrupted');
+    await waitFor(async () => h.adapter.calls.length === 1);
+    await h.rt.stopDaemon();
+    expect(await h.status(id)).toBe('READY');
+    expect(h.eventsOf('task_retrying', id)[0].payload).toMatchObject({ reason: 'the daemon stopped during the run' });
+    return id;
+  },
+  'PAUSED RESUME_TIMER': async (h) => {
+    const id = await h.task('Waited out its pause');
+    await putTask(h.rt.db, id, 'PAUSED', { resumeAfter: new Date(Date.now() - 1000), pauseReason: 'Rate or usage limit' });
+    await h.start();
+    await waitFor(async () => h.eventsOf('task_resumed', id)[0]);
+    return id;
+  },
+  'AWAITING_APPROVAL ADMIN_APPROVE': async (h) => {
+    const id = await h.task('Reviewed');
+    await putTask(h.rt.db, id, 'AWAITING_APPROVAL');
+    expect(await h.rt.exec('approve_task', { task_id: id })).toEqual({ approved: id, title: 'Reviewed' });
+    expect(h.eventsOf('task_completed', id)[0].payload).toMatchObject({ approved: true });
+    return id;
+  },
+  'FAILED RETRY': failThenRetry,
+  'FAILED MAX_RETRIES': failForGood,
+  'FAILED ADMIN_SKIP': skipFrom('FAILED'),
+  'BLOCKED ADMIN_SKIP': skipFrom('BLOCKED'),
+};
+for (const status of statusesAccepting('ADMIN_RESTART')) scenarios[`${status} ADMIN_RESTART`] = restartFrom(status);
+
+const key = (row: { from: TaskStatus; event: TaskEvent }) => `${row.from} ${row.event}`;
+
+describe('state machine: every transition through a real path', () => {
+  let h: Harness;
+  afterEach(() => h?.cleanup());
+
+  it('has a scenario for each row of the table and none for a row it lacks', () => {
+    expect(Object.keys(scenarios).sort()).toEqual(transitions().map(key).sort());
+  });
+
+  for (const row of transitions()) {
+    it(`${row.from} --${row.event}--> ${row.to}`, async () => {
+      const scenario = scenarios[key(row)];
+      if (!scenario) throw new Error(`No scenario drives ${key(row)}; add one.`);
+      h = await makeHarness();
+      await recordMoves(h);
+      const id = await scenario(h);
+      expect(await movesOf(h, id)).toContain(`${row.from} → ${row.to}`);
+    });
+  }
+});
