@@ -6,6 +6,7 @@ import { limitField, nextOffset, offsetField, pageOf } from './paging';
 import { projectIdOrActive, requireProject } from './projects';
 import { boolean, integer, optional, requiredText, stringList } from './schema';
 import { requireTask, taskId, taskStatus } from './task-common';
+import { taskOperation } from './task-lifecycle';
 
 export const LIST_TASKS_LIMIT = 200;
 
@@ -151,8 +152,7 @@ export const deleteTask = defineCommand({
   async run({ task_id }, ctx) {
     const task = await requireTask(ctx, task_id);
     if (task.status === 'IN_PROGRESS') {
-      const error = await ctx.orchestrator.stopTask(task_id);
-      if (error) throw new CommandError(`Could not stop task '${task_id}' before deleting it: ${error}`);
+      await taskOperation(ctx.orchestrator.stopTask(task_id), (error) => `Could not stop task '${task_id}' before deleting it: ${error}`);
     }
     const dependents = await ctx.db.tasks.downstream(task_id);
     await ctx.db.tasks.delete(task_id);
@@ -172,18 +172,8 @@ export const setTaskStatus = defineCommand({
   description: 'Force a task into any status, bypassing the usual rules (for repairs).',
   input: z.object({ task_id: taskId, status: taskStatus('The new status') }),
   async run({ task_id, status }, ctx) {
-    const forced = await new TaskStateMachine(ctx.db).force(task_id, status);
-    if (!forced.ok) {
-      if (forced.reason === 'not_found') throw new CommandError(`Task '${task_id}' not found.`);
-      throw new CommandError(`Task '${task_id}' changed while its status was being set; look at it again.`);
-    }
-    const { task, from, outsideTable } = forced;
-    await ctx.events.emit('task_status_forced', {
-      projectId: task.projectId,
-      taskId: task_id,
-      payload: { title: task.title, old_status: from, new_status: status, outside_state_machine: outsideTable },
-    });
-    return { task_id, old_status: from, new_status: status, title: task.title };
+    const forced = await taskOperation(ctx.orchestrator.setTaskStatus(task_id, status));
+    return { task_id, old_status: forced.oldStatus, new_status: forced.newStatus, title: forced.title };
   },
 });
 

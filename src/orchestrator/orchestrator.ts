@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '../config';
 import type { ChatProvider } from '../model/provider';
 import type { Database } from '../db/database';
+import type { TaskStatus } from '../db/entities';
 import type { AgentAdapter } from '../agents/adapter';
 import type { TaskGit } from './completion';
 import { buildSnapshot, noticeWaiting, promoteReady, resumePaused, type CycleDeps, type CycleReport } from './cycle';
 import type { EventLog } from './events';
-import type { HookEnginePort, OrchestratorPort, SkipOutcome } from './port';
+import type { HookEnginePort, OrchestratorPort, SkipResult } from './port';
 import { recoverStaleState, type RecoveryReport } from './recovery';
 import { schedule } from './scheduler';
 import { TaskControl } from './task-control';
@@ -257,17 +258,16 @@ export class Orchestrator extends TaskControl {
   }
 
   /** Stops the task in the database, then ends its live run (the CLI needs ~2 s to exit). */
-  override async stopTask(taskId: string): Promise<string | null> {
-    const error = await super.stopTask(taskId);
+  override async stopTask(taskId: string): Promise<void> {
+    await super.stopTask(taskId);
     const run = this.runs.get(taskId);
-    if (run && !error) {
+    if (run) {
       run.controller.abort();
       await Promise.race([run.done, new Promise((r) => setTimeout(r, 10_000).unref())]);
     }
-    return error;
   }
 
-  override async skipTask(taskId: string): Promise<SkipOutcome> {
+  override async skipTask(taskId: string): Promise<SkipResult> {
     const outcome = await super.skipTask(taskId);
     this.kick();
     return outcome;
@@ -302,6 +302,15 @@ export class SwitchableOrchestrator implements OrchestratorPort {
   }
   skipTask(taskId: string) {
     return this.current.skipTask(taskId);
+  }
+  restartTask(taskId: string) {
+    return this.current.restartTask(taskId);
+  }
+  approveTask(taskId: string, approvedBy?: string | null) {
+    return this.current.approveTask(taskId, approvedBy);
+  }
+  setTaskStatus(taskId: string, status: TaskStatus) {
+    return this.current.setTaskStatus(taskId, status);
   }
   isPaused() {
     return this.current.isPaused();

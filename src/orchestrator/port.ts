@@ -1,13 +1,21 @@
+import type { TaskStatus } from '../db/entities';
+
 /**
  * What the command layer needs from the orchestrator. The database-only implementation
  * (task-control.ts) serves `aq` and tests; the running daemon's orchestrator implements the
  * same interface and also aborts live agent runs.
  */
 export interface OrchestratorPort {
-  /** Stops an IN_PROGRESS task. Resolves to an error sentence, or null on success. */
-  stopTask(taskId: string): Promise<string | null>;
+  /** Stops an IN_PROGRESS task (it becomes BLOCKED). Task operations throw TaskOperationError. */
+  stopTask(taskId: string): Promise<void>;
   /** Skips a BLOCKED or FAILED task and promotes dependants that waited only on it. */
-  skipTask(taskId: string): Promise<SkipOutcome>;
+  skipTask(taskId: string): Promise<SkipResult>;
+  /** Puts a task that is not running back in the queue (READY), its retry count reset. */
+  restartTask(taskId: string): Promise<RestartResult>;
+  /** Completes an AWAITING_APPROVAL task and promotes its dependants. */
+  approveTask(taskId: string, approvedBy?: string | null): Promise<{ title: string }>;
+  /** Forces any status (a repair); a move the state machine does not allow is reported as such. */
+  setTaskStatus(taskId: string, status: TaskStatus): Promise<ForcedStatus>;
   isPaused(): Promise<boolean>;
   pause(): Promise<void>;
   resume(): Promise<void>;
@@ -19,9 +27,23 @@ export interface OrchestratorPort {
   restartRequested: boolean;
 }
 
-export type SkipOutcome =
-  | { error: string }
-  | { skipped: string; unblocked: Array<{ id: string; title: string }> };
+export interface SkipResult {
+  skipped: string;
+  unblocked: Array<{ id: string; title: string }>;
+}
+
+export interface RestartResult {
+  title: string;
+  previousStatus: TaskStatus;
+}
+
+export interface ForcedStatus {
+  title: string;
+  oldStatus: TaskStatus;
+  newStatus: TaskStatus;
+  /** No event of the state machine makes this move. */
+  outsideTable: boolean;
+}
 
 export interface HookEnginePort {
   /** Fires a hook now, bypassing its cooldown; the run continues in the background. */

@@ -117,7 +117,7 @@ describe('orchestrator lifecycle (agent double, real git and SQLite)', () => {
     const { EventLog } = await import('../../../src/orchestrator/events');
     const other = await Database.open(h.rt.config.databasePath);
     try {
-      expect(await new TaskControl(other, new EventLog(other, () => undefined)).stopTask(id)).toBeNull();
+      await new TaskControl(other, new EventLog(other, () => undefined)).stopTask(id);
     } finally {
       await other.close();
     }
