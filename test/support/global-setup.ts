@@ -3,12 +3,13 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 
 /**
- * Builds dist/ once (incrementally) so tests can run the real `bin/aq.js`. Type errors do not
- * stop the build here (tsc still emits); `npm test` type-checks the whole tree before Jest runs.
+ * Builds dist/ when a source changed (as `npm start` does) so tests can run the real `bin/aq.js`.
+ * Type errors do not stop the build here (tsc still emits); `npm test` type-checks the whole tree
+ * before Jest runs.
  */
 export default function globalSetup(): void {
   const root = path.join(__dirname, '..', '..');
-  const result = spawnSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
+  const result = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-if-stale.js')], {
     cwd: root,
     encoding: 'utf8',
   });
