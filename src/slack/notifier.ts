@@ -1,96 +1,53 @@
-import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
+import type { CommandHandler } from '../commands/handler';
+import type { Database } from '../db/database';
 import type { EventRecord } from '../db/repositories/events';
-import type { Runtime } from '../runtime';
-import { button, context, esc, section } from './blocks/common';
-import { taskButtons } from './blocks/tasks';
+import type { EventLog } from '../orchestrator/events';
+import { OPENS_THREAD, progressReply, ROOT_CHANGING, threadReply, threadRoot, type RootFacts } from './blocks/cards-thread';
+import { fallbackOf, type Rendered } from './blocks/common';
+import { md } from './blocks/text';
 import { markdownToMrkdwn } from './mrkdwn';
 
 const PROGRESS_INTERVAL_MS = 3000;
 
-type Post = { text: string; blocks?: KnownBlock[]; broadcast?: boolean };
-
-/** How an event reads in its task thread (null: not posted). */
-function describe(event: EventRecord): Post | null {
-  const p = event.payload as Record<string, unknown>;
-  const title = esc(p.title ?? event.taskId ?? '');
-  const id = event.taskId ?? '';
-  switch (event.type) {
-    case 'task_completed':
-      return {
-        text: `✅ Task completed: ${title}`,
-        blocks: [
-          section(`✅ *Task completed* — ${title}${p.approved ? ' (approved)' : ''}`),
-          ...(typeof p.summary === 'string' && p.summary ? [section(markdownToMrkdwn(p.summary))] : []),
-          ...(p.tokens ? [context(`${esc(p.tokens)} tokens${p.cost_usd ? ` · $${Number(p.cost_usd).toFixed(4)}` : ''}${p.branch ? ` · ${esc(p.branch)}` : ''}`)] : []),
-        ],
-        broadcast: true,
-      };
-    case 'task_failed': {
-      const actions = taskButtons(id, 'FAILED');
-      return {
-        text: `🔴 Task failed: ${title}`,
-        blocks: [
-          section(`🔴 *Task failed* — ${title} (try ${esc(p.retry_count ?? '?')} of ${esc(p.max_retries ?? '?')})\n*${esc(p.error_type ?? 'Error')}*: ${esc(String(p.error ?? '')).slice(0, 400)}`),
-          ...(p.suggested_fix ? [context(`💡 ${esc(p.suggested_fix)}`)] : []),
-          ...(actions ? [actions] : []),
-        ],
-      };
-    }
-    case 'task_blocked': {
-      const actions = taskButtons(id, 'BLOCKED');
-      return { text: `⛔ Task blocked: ${title}`, blocks: [section(`⛔ *Task blocked* — ${title}${p.reason ? `\n${esc(p.reason)}` : ''}`), ...(actions ? [actions] : [])], broadcast: true };
-    }
-    case 'task_awaiting_approval':
-      return {
-        text: `⏳ Awaiting approval: ${title}`,
-        blocks: [
-          section(`⏳ *Awaiting approval* — ${title}${p.pr_url ? `\nPull request: <${String(p.pr_url)}>` : ''}${p.note ? `\n${esc(p.note)}` : ''}`),
-          { type: 'actions', elements: [button('Approve', 'aq_approve_task', id, 'primary'), button('Skip', 'aq_skip_task', id)] },
-        ],
-        broadcast: true,
-      };
-    case 'pr_created':
-      return { text: `🔀 Pull request opened: ${String(p.pr_url ?? '')}` };
-    case 'chain_stuck': {
-      const stuck = Array.isArray(p.stuck_downstream) ? (p.stuck_downstream as Array<{ id: string; title: string }>) : [];
-      return { text: `⛓️ Chain stuck behind ${title}: ${stuck.length} task(s) waiting`, blocks: [section(`⛓️ *Chain stuck* behind ${title}\n${stuck.slice(0, 20).map((s) => `• \`${esc(s.id)}\` ${esc(s.title)}`).join('\n')}`)] };
-    }
-    case 'task_paused':
-      return { text: `⏸️ Paused: ${esc(p.reason ?? '')}${p.resume_after ? ` — resumes at ${esc(p.resume_after)}` : ''}` };
-    case 'task_stopped':
-      return { text: '⏹️ Stopped.' };
-    case 'task_retrying':
-      return { text: `🔁 Retrying${p.reason ? `: ${esc(p.reason)}` : ''}` };
-    case 'merge_failed':
-      return { text: `⚠️ Merge failed: ${esc(p.message ?? '')}` };
-    case 'plan_tasks_created': {
-      const tasks = Array.isArray(p.tasks) ? (p.tasks as Array<{ id: string; title: string }>) : [];
-      return { text: `🗺️ Plan turned into ${tasks.length} task(s):\n${tasks.map((t) => `• \`${esc(t.id)}\` ${esc(t.title)}`).join('\n')}` };
-    }
-    default:
-      return null;
-  }
+/** What the notifier needs from the process (the Runtime has all of it). */
+export interface NotifierSource {
+  handler: Pick<CommandHandler, 'execute'>;
+  events: Pick<EventLog, 'subscribe'>;
+  db: Pick<Database, 'taskThreads'>;
+  config: { slack: { notifyChannel?: string | null } };
 }
 
+type Thread = { channelId: string; threadTs: string };
+
 /**
- * Posts task events to the project's channel: task_started opens a thread (with a Stop button),
- * later events of that task reply in it. Progress is batched; Slack errors are logged, never thrown.
+ * Tells a project's channel what its tasks do, one thread per task: the root message is the
+ * task's card, updated in place as it moves; progress, outcomes and notices are replies in the
+ * thread, in the order they happened. A retried or recovered task continues its thread. Slack
+ * errors are logged, never thrown.
  */
 export class SlackNotifier {
-  private readonly progress = new Map<string, { lines: string[]; timer: NodeJS.Timeout | null }>();
+  private readonly progress = new Map<string, { lines: string[]; timer: NodeJS.Timeout }>();
   private queue: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly runtime: Runtime,
+    private readonly source: NotifierSource,
     private readonly client: WebClient,
     private readonly log: (message: string) => void = (m) => console.error(m),
   ) {}
 
   start(): () => void {
-    return this.runtime.events.subscribe((event) => {
-      this.queue = this.queue.then(() => this.handle(event)).catch((err) => this.log(`Slack notification failed for ${event.type}: ${String(err)}`));
+    const unsubscribe = this.source.events.subscribe((event) => {
+      if (event.type === 'task_progress' && event.taskId) return this.bufferProgress(event.taskId, String(event.payload.text ?? ''));
+      this.enqueue(() => this.handle(event), event.type);
     });
+    return () => {
+      unsubscribe();
+      for (const [taskId, entry] of this.progress) {
+        clearTimeout(entry.timer);
+        this.enqueue(() => this.flushProgress(taskId), 'task_progress');
+      }
+    };
   }
 
   /** Resolves when everything queued so far has been posted. */
@@ -98,31 +55,85 @@ export class SlackNotifier {
     await this.queue;
   }
 
+  private enqueue(work: () => Promise<void>, what: string): void {
+    this.queue = this.queue.then(work).catch((err) => this.log(`Slack notification failed for ${what}: ${slackError(err)}`));
+  }
+
+  private async execute(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return this.source.handler.execute(name, args, { source: 'system' });
+  }
+
   private async channelFor(projectId: string | null): Promise<string | null> {
-    if (!projectId) return this.runtime.config.slack.notifyChannel ?? null;
-    const project = await this.runtime.db.projects.get(projectId);
-    return project?.chatChannelId ?? this.runtime.config.slack.notifyChannel ?? null;
+    const fallback = this.source.config.slack.notifyChannel ?? null;
+    if (!projectId) return fallback;
+    const linked = await this.execute('get_project_channels', { project_id: projectId });
+    return typeof linked.channel_id === 'string' && linked.channel_id ? linked.channel_id : fallback;
   }
 
   private async handle(event: EventRecord): Promise<void> {
     if (event.type === 'daemon_restart') {
-      const channel = this.runtime.config.slack.notifyChannel;
+      const channel = this.source.config.slack.notifyChannel;
       if (channel) await this.client.chat.postMessage({ channel, text: markdownToMrkdwn(String(event.payload.message ?? 'Restarting')) });
       return;
     }
     if (event.type === 'hook_run_completed' || event.type === 'hook_run_failed') return this.postHookResult(event);
     if (!event.taskId) return;
+    const taskId = event.taskId;
+    // Progress the agent reported before this event is posted before it.
+    await this.flushProgress(taskId);
+    let thread = await this.source.db.taskThreads.get(taskId);
+    const again = thread !== null;
+    if (!thread && OPENS_THREAD.has(event.type)) thread = await this.openThread(taskId, event);
+    if (!thread) return;
+    if (again && ROOT_CHANGING.has(event.type)) await this.updateRoot(taskId, thread, event);
+    const post = threadReply(event, again);
+    if (post) await this.replyIn(thread, post);
+  }
+
+  /** Posts the task's card as the root of its thread and remembers where it is. */
+  private async openThread(taskId: string, event: EventRecord): Promise<Thread | null> {
     const channel = await this.channelFor(event.projectId);
-    if (!channel) return;
-    if (event.type === 'task_started') return this.openThread(event, channel);
-    if (event.type === 'task_progress') return this.bufferProgress(event);
-    const post = describe(event);
-    if (!post) return;
-    const thread = await this.runtime.db.taskThreads.get(event.taskId);
-    const base = { channel: thread?.channelId ?? channel, text: post.text, ...(post.blocks && { blocks: post.blocks }) };
-    await this.client.chat.postMessage(
-      thread ? { ...base, thread_ts: thread.threadTs, reply_broadcast: post.broadcast === true } : base,
-    );
+    if (!channel) return null;
+    const root = threadRoot(await this.rootFacts(taskId, event));
+    const posted = await this.client.chat.postMessage({ channel, text: root.text, blocks: root.blocks });
+    if (!posted.ts) return null;
+    await this.source.db.taskThreads.save(taskId, channel, posted.ts);
+    return { channelId: channel, threadTs: posted.ts };
+  }
+
+  private async updateRoot(taskId: string, thread: Thread, event: EventRecord): Promise<void> {
+    const root = threadRoot(await this.rootFacts(taskId, event));
+    await this.client.chat.update({ channel: thread.channelId, ts: thread.threadTs, text: root.text, blocks: root.blocks });
+  }
+
+  /** The task as it is now (the event fills in what a deleted task can no longer say). */
+  private async rootFacts(taskId: string, event: EventRecord): Promise<RootFacts> {
+    const p = event.payload as Record<string, unknown>;
+    const [task, usage, result] = await Promise.all([
+      this.execute('get_task', { task_id: taskId }),
+      this.execute('get_token_usage', { task_id: taskId, limit: 1 }),
+      this.execute('get_task_result', { task_id: taskId }),
+    ]);
+    const text = (v: unknown) => (typeof v === 'string' && v ? v : null);
+    if ('error' in task) {
+      return { id: taskId, title: text(p.title) ?? taskId, projectId: event.projectId ?? '', status: 'DELETED', agent: null, branch: null, prUrl: null, retries: null, tokens: null, costUsd: null, deleted: true };
+    }
+    return {
+      id: taskId,
+      title: String(task.title),
+      projectId: String(task.project_id),
+      status: String(task.status),
+      agent: text(task.assigned_agent) ?? text(p.agent_name),
+      branch: text(task.branch) ?? text(p.branch),
+      prUrl: text(task.pr_url) ?? text(p.pr_url),
+      retries: `${String(task.retry_count)} of ${String(task.max_retries)}`,
+      tokens: 'error' in usage ? null : Number(usage.total) || null,
+      costUsd: 'error' in result ? null : Number(result.cost_usd) || null,
+    };
+  }
+
+  private async replyIn(thread: Thread, post: Rendered): Promise<void> {
+    await this.client.chat.postMessage({ channel: thread.channelId, thread_ts: thread.threadTs, text: post.text, blocks: post.blocks });
   }
 
   private async postHookResult(event: EventRecord): Promise<void> {
@@ -130,42 +141,45 @@ export class SlackNotifier {
     if (!channel) return;
     const p = event.payload as Record<string, unknown>;
     const ok = event.type === 'hook_run_completed';
-    const heading = `🪝 Hook *${esc(p.hook_name ?? p.hook_id)}* ${ok ? 'ran' : 'failed'}${p.tokens_used ? ` · ${esc(p.tokens_used)} tokens` : ''}`;
+    const name = p.hook_name ?? p.hook_id;
+    const tokens = p.tokens_used ? md` · ${String(p.tokens_used)} tokens` : md``;
+    const heading = md`🪝 Hook *${String(name)}* ${ok ? 'ran' : 'failed'}${tokens}`;
     const response = typeof p.response === 'string' && p.response ? markdownToMrkdwn(p.response) : '';
     await this.client.chat.postMessage({
       channel,
-      text: `🪝 Hook ${String(p.hook_name ?? p.hook_id)} ${ok ? 'ran' : 'failed'}`,
-      blocks: [section(heading), ...(response ? [section(response)] : [])],
+      text: fallbackOf(`🪝 Hook ${String(name)} ${ok ? 'ran' : 'failed'}`),
+      blocks: [
+        { type: 'section', text: { type: 'mrkdwn', text: heading.text } },
+        ...(response ? [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text: response.slice(0, 3000) } }] : []),
+      ],
     });
   }
 
-  private async openThread(event: EventRecord, channel: string): Promise<void> {
-    const p = event.payload as Record<string, unknown>;
-    const id = event.taskId!;
-    const text = `🟡 *${esc(p.title ?? id)}* started (\`${esc(id)}\`)${p.agent_name ? ` — ${esc(p.agent_name)}` : ''}${p.branch ? ` on \`${esc(p.branch)}\`` : ''}`;
-    const posted = await this.client.chat.postMessage({
-      channel,
-      text: `🟡 ${String(p.title ?? id)} started`,
-      blocks: [section(text), { type: 'actions', elements: [button('Stop', 'aq_stop_task', id, 'danger')] }],
-    });
-    if (posted.ts) await this.runtime.db.taskThreads.save(id, channel, posted.ts);
+  private bufferProgress(taskId: string, text: string): void {
+    const entry = this.progress.get(taskId);
+    if (entry) {
+      entry.lines.push(text);
+      return;
+    }
+    const timer = setTimeout(() => this.enqueue(() => this.flushProgress(taskId), 'task_progress'), PROGRESS_INTERVAL_MS);
+    timer.unref();
+    this.progress.set(taskId, { lines: [text], timer });
   }
 
-  private bufferProgress(event: EventRecord): void {
-    const id = event.taskId!;
-    const entry = this.progress.get(id) ?? { lines: [], timer: null };
-    entry.lines.push(String(event.payload.text ?? ''));
-    this.progress.set(id, entry);
-    if (entry.timer) return;
-    entry.timer = setTimeout(() => {
-      this.progress.delete(id);
-      this.queue = this.queue.then(async () => {
-        const thread = await this.runtime.db.taskThreads.get(id);
-        if (!thread) return;
-        const text = entry.lines.filter(Boolean).join('\n').slice(0, 2900);
-        if (text) await this.client.chat.postMessage({ channel: thread.channelId, thread_ts: thread.threadTs, text });
-      }).catch((err) => this.log(`Progress post failed: ${String(err)}`));
-    }, PROGRESS_INTERVAL_MS);
-    entry.timer.unref();
+  /** Posts the progress buffered for a task (if any) in its thread. */
+  private async flushProgress(taskId: string): Promise<void> {
+    const entry = this.progress.get(taskId);
+    if (!entry) return;
+    clearTimeout(entry.timer);
+    this.progress.delete(taskId);
+    const lines = entry.lines.flatMap((l) => l.split('\n')).filter((l) => l.trim());
+    const thread = await this.source.db.taskThreads.get(taskId);
+    if (!thread || lines.length === 0) return;
+    const task = await this.execute('get_task', { task_id: taskId });
+    await this.replyIn(thread, progressReply('error' in task ? taskId : String(task.title), lines));
   }
+}
+
+function slackError(err: unknown): string {
+  return (err as { data?: { error?: string } }).data?.error ?? String(err);
 }

@@ -101,12 +101,18 @@ describe('orchestrator with the real Claude Code CLI (e2e)', () => {
       await notifier.idle();
       const posts = slack.callsTo('chat.postMessage');
       const root = posts[0];
-      expect(root.args).toMatchObject({ channel: 'CPROJ', text: '🟡 Write notes started' });
+      expect(root.args).toMatchObject({ channel: 'CPROJ', text: '🟡 Write notes — running' });
       const thread = await h.rt.db.taskThreads.get(id);
       expect(thread).toEqual({ channelId: 'CPROJ', threadTs: expect.any(String) });
       const completion = posts.find((c) => String(c.args.text).startsWith('✅'))!;
-      expect(completion.args).toMatchObject({ channel: 'CPROJ', thread_ts: thread!.threadTs, text: '✅ Task completed: Write notes' });
+      expect(completion.args).toMatchObject({ channel: 'CPROJ', thread_ts: thread!.threadTs, text: '✅ Completed: Write notes' });
       expect(JSON.stringify(completion.args.blocks)).toContain('Wrote *notes.txt*.');
+      // One root, progress before the outcome, and the root redrawn in place as completed.
+      expect(posts.filter((c) => !c.args.thread_ts)).toHaveLength(1);
+      const progress = posts.findIndex((c) => String(c.args.text).startsWith('💬'));
+      expect(progress).toBeGreaterThan(0);
+      expect(progress).toBeLessThan(posts.indexOf(completion));
+      expect(slack.callsTo('chat.update').at(-1)!.args).toMatchObject({ channel: 'CPROJ', ts: thread!.threadTs, text: '🟢 Write notes — completed' });
     } finally {
       stop();
       await slack.close();

@@ -144,9 +144,8 @@ describe('buttons, App Home, task threads and channels through the real Bolt app
     await started.runtime.events.emit('task_completed', { projectId: 'p', taskId: id, payload: { title: 'Build it', summary: 'Added **the** feature.', tokens: 1200 } });
     await started.notifier.idle();
     const [root, reply] = slack.callsTo('chat.postMessage');
-    expect(root.args).toMatchObject({ channel: 'CP', text: '🟡 Build it started' });
-    expect(JSON.stringify(root.args.blocks)).toContain('aq_stop_task');
-    expect(reply.args).toMatchObject({ channel: 'CP', thread_ts: expect.any(String), reply_broadcast: 'true', text: '✅ Task completed: Build it' });
+    expect(root.args).toMatchObject({ channel: 'CP', text: '🔵 Build it — ready' });
+    expect(reply.args).toMatchObject({ channel: 'CP', thread_ts: expect.any(String), text: '✅ Completed: Build it' });
     expect(JSON.stringify(reply.args.blocks)).toContain('Added *the* feature.');
 
     await started.runtime.events.emit('hook_run_completed', { projectId: 'p', payload: { hook_id: 'nightly', hook_name: 'Nightly', tokens_used: 42, response: 'All **green**.' } });
