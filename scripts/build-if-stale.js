@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-'use strict';
 // Builds dist/ with tsc only when a source is newer than the last build: `npm start` then costs
 // a few milliseconds of stat calls instead of a TypeScript build every time.
 const { spawnSync } = require('node:child_process');
