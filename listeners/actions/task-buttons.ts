@@ -1,7 +1,7 @@
 import type { App, BlockButtonAction } from '@slack/bolt';
 import type { ListenerDeps } from '../index';
 import { renderResult } from '../../src/slack/blocks/render';
-import { taskDetailBlocks, taskListBlocks } from '../../src/slack/blocks/tasks';
+import { TASK_PAGE_SIZE, taskDetailBlocks, taskListBlocks } from '../../src/slack/blocks/tasks';
 import { statusWords } from '../../src/slack/blocks/cards-format';
 import { esc } from '../../src/slack/blocks/common';
 import { originOfClick, redraw, tell, type Origin, type ReplyDeps } from './reply';
@@ -83,7 +83,7 @@ export function registerTaskButtons(app: App, { runtime }: ListenerDeps): void {
       await ack();
       const origin = originOfClick(body, respond);
       const { offset, ...filter } = JSON.parse(action.value ?? '{}') as { offset?: number; project_id?: string; status?: string };
-      const result = await runtime.handler.execute('list_tasks', filter, { source: 'slack', userId: body.user.id });
+      const result = await runtime.handler.execute('list_tasks', { ...filter, offset: offset ?? 0, limit: TASK_PAGE_SIZE }, { source: 'slack', userId: body.user.id });
       if ('error' in result) return tell({ runtime, client }, origin, `:warning: ${esc(result.error)}`);
       await redraw({ runtime, client }, origin, taskListBlocks(result as never, filter, offset ?? 0));
     });

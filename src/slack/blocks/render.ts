@@ -13,7 +13,11 @@ export function renderResult(command: string, args: Record<string, unknown>, res
     case 'get_task':
       return taskDetailBlocks(result);
     case 'list_tasks':
-      return taskListBlocks(result as { tasks: Array<Record<string, unknown>>; total: number }, { project_id: args.project_id, status: args.status });
+      return taskListBlocks(
+        result as { tasks: Array<Record<string, unknown>>; total: number },
+        { project_id: args.project_id, status: args.status },
+        typeof args.offset === 'number' ? args.offset : 0,
+      );
     default:
       return genericBlocks(command, result);
   }

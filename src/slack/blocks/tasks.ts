@@ -39,18 +39,21 @@ export function taskDetailBlocks(task: Record<string, unknown>, note?: string): 
 
 export const TASK_PAGE_SIZE = 20;
 
-/** A page of list_tasks with Prev / Next buttons that carry the filter and offset. */
+/**
+ * A page of list_tasks whose first task is the `offset`-th match (run list_tasks with that
+ * offset): up to TASK_PAGE_SIZE tasks, with Prev / Next buttons carrying the filter and the
+ * offset to ask list_tasks for, so every match can be reached however many there are.
+ */
 export function taskListBlocks(
   result: { tasks: Array<Record<string, unknown>>; total: number },
   filter: Record<string, unknown>,
   offset = 0,
 ): Rendered {
-  const page = result.tasks.slice(offset, offset + TASK_PAGE_SIZE);
-  const shown = result.tasks.length;
+  const page = result.tasks.slice(0, TASK_PAGE_SIZE);
   const blocks: KnownBlock[] = [
-    ...packRich([[bold('Tasks'), txt(` — ${result.total} match${result.total === 1 ? '' : 'es'}${result.total > shown ? ` (first ${shown} listed)` : ''}`)]], LIMITS.richText),
+    ...packRich([[bold('Tasks'), txt(` — ${result.total} match${result.total === 1 ? '' : 'es'}`)]], LIMITS.richText),
   ];
-  if (page.length === 0) blocks.push(context('No tasks.'));
+  if (page.length === 0) blocks.push(context(offset > 0 ? 'No more tasks.' : 'No tasks.'));
   const lines: Line[] = page.flatMap((t, i) => {
     const line: Line = [
       txt(`${emoji(String(t.status))} `),
@@ -65,8 +68,8 @@ export function taskListBlocks(
   const nav = [];
   const value = (to: number) => JSON.stringify({ ...filter, offset: to });
   if (offset > 0) nav.push(button('◀ Prev', 'aq_tasks_page_prev', value(Math.max(0, offset - TASK_PAGE_SIZE))));
-  if (offset + TASK_PAGE_SIZE < shown) nav.push(button('Next ▶', 'aq_tasks_page_next', value(offset + TASK_PAGE_SIZE)));
+  if (offset + page.length < result.total) nav.push(button('Next ▶', 'aq_tasks_page_next', value(offset + page.length)));
   if (nav.length) blocks.push({ type: 'actions', elements: nav });
-  blocks.push(context(`Showing ${page.length ? offset + 1 : 0}–${offset + page.length} of ${shown}`));
+  blocks.push(context(`Showing ${page.length ? offset + 1 : 0}–${offset + page.length} of ${result.total}`));
   return { text: `${result.total} tasks`, blocks };
 }
