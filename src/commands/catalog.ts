@@ -105,6 +105,9 @@ export type ResultOf<C> = C extends CommandDefinition<any, infer R> ? R : never;
 /** The input a command accepts after validation, e.g. `InputOf<typeof getTask>`. */
 export type InputOf<C> = C extends CommandDefinition<infer S, CommandResult> ? z.output<S> : never;
 
+/** The arguments a caller may send a command, before validation, e.g. `ArgsOf<typeof getTask>`. */
+export type ArgsOf<C> = C extends CommandDefinition<infer S, CommandResult> ? z.input<S> : never;
+
 /** What `execute` answers for a command: its success result, or an error sentence alone. */
 export type CommandOutcome<C> = ResultOf<C> | { error: string };
 

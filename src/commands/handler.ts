@@ -6,6 +6,8 @@ import type { OrchestratorPort, ProcessController } from '../orchestrator/port';
 import {
   type Actor,
   type AnyCommand,
+  type ArgsOf,
+  type CommandOutcome,
   type CommandContext,
   type CommandResult,
   type CommandSession,
@@ -77,6 +79,14 @@ export class CommandHandler implements CommandSession {
       if (!isForPeople(err)) this.deps.log?.(`Command ${name} failed: ${errorDetails(err)}`);
       return { error: errorText(err, name) };
     }
+  }
+
+  /**
+   * `execute` for callers that hold the definition: the arguments and the answer are typed from
+   * it, e.g. `(await handler.executeCommand(getTask, { task_id })).title` after an error check.
+   */
+  async executeCommand<C extends AnyCommand>(command: C, args: ArgsOf<C>, actor?: Actor): Promise<CommandOutcome<C>> {
+    return (await this.execute(command.name, args as Record<string, unknown>, actor)) as CommandOutcome<C>;
   }
 
   /** Slack users must be listed in AQ_ADMINS (when it is set); local callers are trusted. */
