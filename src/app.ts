@@ -5,13 +5,9 @@ import type { App } from '@slack/bolt';
 import { sandboxStatus } from './agents/confinement';
 import { ConfigError, loadConfig, loadDotEnv, type AppConfig } from './config';
 import { createRuntime, type Runtime, type RuntimeOptions } from './runtime';
-import { HookEngine } from './orchestrator/hooks';
-import { createHookModelRunner } from './chat/hook-runner';
 import { createSlackApp, type SlackAppOptions } from './slack-app';
 import { SlackNotifier } from './slack/notifier';
 import { followProjectChannels } from './slack/channels';
-
-const HOOK_TICK_MS = 5000;
 
 const MISSING_TOKENS = (missing: string[]) => `Agent Queue cannot start: ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set.
 
@@ -47,16 +43,6 @@ export async function startApp(
 ): Promise<StartedApp> {
   const runtime = await createRuntime(config, options.commands ? { commands: options.commands } : {});
   const log = (message: string) => console.error(message);
-  const hooks = new HookEngine({
-    db: runtime.db,
-    events: runtime.events,
-    execute: (name, args) => runtime.handler.execute(name, args, { source: 'hook' }),
-    runModel: runtime.chatProvider
-      ? createHookModelRunner({ provider: runtime.chatProvider, createHandler: () => runtime.createHandler(), workspaceDir: config.workspaceDir })
-      : null,
-    log,
-  });
-  let hookTimer: NodeJS.Timeout | null = null;
   try {
     const { app, stopListeners } = createSlackApp(runtime, options);
     await app.init();
@@ -71,12 +57,7 @@ export async function startApp(
       httpUrl = `http://${options.host ?? '127.0.0.1'}:${(server.address() as AddressInfo).port}`;
     }
     const stopRelay = runtime.events.followExternal();
-    if (options.daemon !== false) {
-      hooks.start();
-      runtime.orchestrator.hookEngine = hooks;
-      hookTimer = setInterval(() => void hooks.tick().catch((err) => log(`Hook tick failed: ${String(err)}`)), HOOK_TICK_MS);
-      await runtime.startDaemon();
-    }
+    if (options.daemon !== false) await runtime.startDaemon();
     return {
       app,
       runtime,
@@ -87,17 +68,13 @@ export async function startApp(
         stopNotifier();
         stopChannels();
         stopListeners();
-        if (hookTimer) clearInterval(hookTimer);
-        hooks.stop();
         await app.stop().catch(() => undefined);
-        await hooks.idle();
+        await runtime.stopDaemon();
         await notifier.idle();
         await runtime.close();
       },
     };
   } catch (err) {
-    if (hookTimer) clearInterval(hookTimer);
-    hooks.stop();
     await runtime.close();
     throw err;
   }
@@ -155,7 +132,7 @@ async function main(): Promise<number> {
     process.once('SIGTERM', () => shutdown('SIGTERM'));
     process.once('SIGINT', () => shutdown('SIGINT'));
   });
-  const restart = started.runtime.orchestrator.restartRequested;
+  const restart = started.runtime.restartRequested();
   await started.stop();
   if (restart) {
     console.log('Restarting…');

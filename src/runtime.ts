@@ -5,17 +5,20 @@ import { ALL_COMMANDS } from './commands';
 import type { AnyCommand } from './commands/catalog';
 import { EventLog } from './orchestrator/events';
 import { GitManager } from './git/git-manager';
-import { AnthropicChatProvider } from './chat/anthropic';
-import { createChatService } from './chat/service';
+import type { AnthropicProviderOptions } from './chat/anthropic';
+import { createChatService, type ChatService } from './chat/service';
+import { createHookModelRunner } from './chat/hook-runner';
 import type { ChatProvider } from './model/provider';
-import type { ChatService } from './chat/service';
 import type { OrchestratorPort, ProcessController } from './orchestrator/port';
 import { realProcessController } from './orchestrator/process-controller';
+import { ProcessOrchestrator } from './orchestrator/process-orchestrator';
 import { TaskControl } from './orchestrator/task-control';
-import { Orchestrator, SwitchableOrchestrator, type OrchestratorOptions } from './orchestrator/orchestrator';
+import { HookEngine } from './orchestrator/hooks';
+import { Orchestrator, type OrchestratorOptions } from './orchestrator/orchestrator';
 import { ClaudeCodeAdapter } from './agents/claude-code';
 import { claudeCodeOptions } from './agents/claude-options';
 import { GitManagerTaskGit } from './orchestrator/task-git';
+import { PrFollower } from './orchestrator/pr-follower';
 
 export interface Runtime {
   config: AppConfig;
@@ -26,17 +29,21 @@ export interface Runtime {
   chatProvider: ChatProvider | null;
   /** The chat agent, when a chat model is configured. */
   chat: ChatService | null;
+  /** The hook engine; it runs (events, periodic checks, fire_hook) while the daemon runs here. */
+  hooks: HookEngine;
   orchestrator: OrchestratorPort;
   /** The process-wide handler (CLI, orchestrator, hooks). */
   handler: CommandHandler;
   /** A new handler with its own session (active project), e.g. one per Slack channel. */
   createHandler(): CommandHandler;
-  /** Starts the daemon's orchestrator loop; it becomes `orchestrator` for every handler. */
+  /** Starts the daemon's orchestrator loop and the hook engine; every handler then reaches them. */
   startDaemon(options?: Partial<OrchestratorOptions>): Promise<void>;
-  /** Stops the loop (live runs go back to READY) and falls back to the DB-only TaskControl. */
+  /** Stops the loop (live runs go back to READY) and the hooks; handlers fall back to the DB-only TaskControl. */
   stopDaemon(): Promise<void>;
   /** The running daemon orchestrator, or null in `aq` processes. */
   daemon(): Orchestrator | null;
+  /** Whether restart_daemon (here or from another process) asked this process to restart. */
+  restartRequested(): boolean;
   close(): Promise<void>;
 }
 
@@ -49,35 +56,87 @@ export interface RuntimeOptions {
   log?: (message: string) => void;
 }
 
-/** Wires storage, events, the orchestrator port and the command handler for one process. */
+/**
+ * The Anthropic provider, with its SDK loaded on the first model call: the SDK takes a large
+ * part of a cold start, and most `aq` commands never talk to the model.
+ */
+function lazyAnthropicProvider(options: AnthropicProviderOptions): ChatProvider {
+  let provider: Promise<ChatProvider> | null = null;
+  return {
+    model: options.model,
+    async createMessage(request) {
+      provider ??= import('./chat/anthropic').then(({ AnthropicChatProvider }) => new AnthropicChatProvider(options));
+      return (await provider).createMessage(request);
+    },
+  };
+}
+
+function chatProviderFor(config: AppConfig, options: RuntimeOptions): ChatProvider | null {
+  if (options.chatProvider !== undefined) return options.chatProvider;
+  const { apiKey, baseUrl, model } = config.anthropic;
+  return apiKey ? lazyAnthropicProvider({ apiKey, baseUrl, model }) : null;
+}
+
+/**
+ * The one place a process is wired: storage, events, the chat model, hooks, the orchestrator
+ * port and the command handlers, each built once with everything it needs.
+ */
 export async function createRuntime(config: AppConfig, options: RuntimeOptions = {}): Promise<Runtime> {
   const log = options.log ?? ((m: string) => console.error(m));
+  const processController = options.process ?? realProcessController;
   const db = await Database.open(config.databasePath);
   const events = new EventLog(db, log);
   const git = options.git ?? new GitManager();
-  const taskControl = new TaskControl(db, events);
-  const orchestrator = new SwitchableOrchestrator(taskControl);
+  const chatProvider = chatProviderFor(config, options);
   let daemon: Orchestrator | null = null;
+  let restartRequested = false;
+  const restartThisProcess = () => {
+    restartRequested = true;
+    // Let the caller deliver its reply before the process starts shutting down.
+    setImmediate(() => processController.signalSelf('SIGTERM'));
+  };
+
+  // Hooks run commands through the handler, which reaches the hooks through the port: the
+  // handler is only called once a hook runs, after everything here is built.
+  const hooks = new HookEngine({
+    db,
+    events,
+    execute: (name, args) => handler.execute(name, args, { source: 'hook' }),
+    runModel: chatProvider
+      ? createHookModelRunner({ provider: chatProvider, createHandler: () => createHandler(), workspaceDir: config.workspaceDir })
+      : null,
+    log,
+  });
+  const orchestrator = new ProcessOrchestrator({
+    db,
+    taskControl: new TaskControl(db, events, log),
+    daemon: () => daemon,
+    hooks,
+    restartThisProcess,
+  });
   const handlerDeps: CommandHandlerDeps = {
     db,
     config,
     orchestrator,
     events,
-    process: options.process ?? realProcessController,
+    process: processController,
     git,
     commands: options.commands ?? ALL_COMMANDS,
     log,
   };
-  const handler = new CommandHandler(handlerDeps);
-  const chatProvider =
-    options.chatProvider !== undefined
-      ? options.chatProvider
-      : config.anthropic.apiKey
-        ? new AnthropicChatProvider({ apiKey: config.anthropic.apiKey, baseUrl: config.anthropic.baseUrl, model: config.anthropic.model })
-        : null;
-  const chat = chatProvider
-    ? createChatService({ db, config, provider: chatProvider, createHandler: () => new CommandHandler(handlerDeps), log })
-    : null;
+  const createHandler = () => new CommandHandler(handlerDeps);
+  const handler = createHandler();
+  const chat = chatProvider ? createChatService({ db, config, provider: chatProvider, createHandler, log }) : null;
+
+  const stopDaemon = async () => {
+    if (!daemon) return;
+    const stopping = daemon;
+    daemon = null;
+    hooks.stop();
+    await stopping.stop();
+    await hooks.idle();
+  };
+
   return {
     config,
     db,
@@ -85,38 +144,31 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     git,
     chatProvider,
     chat,
+    hooks,
     orchestrator,
     handler,
-    createHandler: () => new CommandHandler(handlerDeps),
+    createHandler,
     async startDaemon(daemonOptions = {}) {
       if (daemon) return;
-      daemon = new Orchestrator(db, events, config, {
+      const prFollower = new PrFollower({ db, events, git, log });
+      const started = new Orchestrator(db, events, config, {
         adapters: { claude: new ClaudeCodeAdapter(claudeCodeOptions(config, log)) },
         git: new GitManagerTaskGit(git),
-        hookEngine: taskControl.hookEngine,
+        chatProvider,
+        onTick: async () => void (await Promise.all([hooks.tick(), prFollower.tick()])),
+        onRestartRequest: restartThisProcess,
         log,
         ...daemonOptions,
       });
-      daemon.restartRequested = taskControl.restartRequested;
-      orchestrator.current = daemon;
-      await daemon.start();
+      daemon = started;
+      hooks.start();
+      await started.start();
     },
-    async stopDaemon() {
-      if (!daemon) return;
-      const stopping = daemon;
-      daemon = null;
-      await stopping.stop();
-      taskControl.hookEngine = stopping.hookEngine;
-      taskControl.restartRequested = stopping.restartRequested;
-      orchestrator.current = taskControl;
-    },
+    stopDaemon,
     daemon: () => daemon,
+    restartRequested: () => restartRequested,
     async close() {
-      if (daemon) {
-        const stopping = daemon;
-        daemon = null;
-        await stopping.stop();
-      }
+      await stopDaemon();
       await db.close();
     },
   };

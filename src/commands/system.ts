@@ -113,19 +113,23 @@ export const orchestratorControl = defineCommand({
 export const restartDaemon = defineCommand({
   name: 'restart_daemon',
   group: 'system',
-  description: 'Restart the Agent Queue app process.',
+  description: 'Restart the Agent Queue daemon (the app process); from `aq` the running daemon is asked through the database.',
   input: z.object({ reason: optional(requiredText('Why (shown in the notification)')) }),
   admin: true,
   modelAccess: 'excluded',
   async run({ reason }, ctx) {
     const why = reason ?? NO_REASON;
+    if (!(await ctx.orchestrator.daemonRunning())) throw new CommandError(noDaemon('nothing was restarted'));
     await ctx.events.emit('daemon_restart', { payload: { reason: why, message: `🔄 **Daemon restart initiated** — ${why}` } });
-    ctx.orchestrator.restartRequested = true;
-    // Let the caller deliver this reply before the process starts shutting down.
-    setImmediate(() => ctx.process.signalSelf('SIGTERM'));
+    if (!(await ctx.orchestrator.requestRestart(why))) throw new CommandError(noDaemon('nothing was restarted'));
     return { status: 'restarting', message: 'Daemon restart initiated', reason: why };
   },
 });
+
+/** Run from `aq` with no app running: there is no daemon to restart. */
+function noDaemon(outcome: string): string {
+  return `No Agent Queue daemon is running on this database (no app has renewed its scheduling lease lately), so ${outcome}. Start the app with \`npm start\`.`;
+}
 
 /** The end of a failed step's output (both streams), where the reason usually is. */
 function tail(run: { stdout: string; stderr: string }): string {
@@ -142,6 +146,7 @@ export const updateAndRestart = defineCommand({
   modelAccess: 'excluded',
   async run({ reason }, ctx) {
     const why = reason ?? NO_REASON;
+    if (!(await ctx.orchestrator.daemonRunning())) throw new CommandError(noDaemon('nothing was pulled or restarted'));
     const cwd = ctx.config.appRoot;
     const pull = await ctx.process.run('git', ['pull', '--ff-only'], { cwd, timeoutMs: 120_000 });
     if (pull.code !== 0) {
@@ -156,8 +161,7 @@ export const updateAndRestart = defineCommand({
     await ctx.events.emit('daemon_restart', {
       payload: { reason: why, message: `🔄 **Update pulled, daemon restart initiated** — ${why}` },
     });
-    ctx.orchestrator.restartRequested = true;
-    setImmediate(() => ctx.process.signalSelf('SIGTERM'));
+    if (!(await ctx.orchestrator.requestRestart(why))) throw new CommandError(noDaemon('the update was pulled and installed but nothing was restarted'));
     return { status: 'updating', message: 'Update pulled and daemon restart initiated', pull_output: pull.stdout.trim(), reason: why };
   },
 });

@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '../config';
 import type { ChatProvider } from '../model/provider';
 import type { Database } from '../db/database';
-import type { TaskStatus } from '../db/entities';
 import type { AgentAdapter } from '../agents/adapter';
 import type { TaskGit } from './completion';
+import { DEFAULT_LEASE_STALE_MS, takeRestartRequest } from './daemon-restart';
 import { buildSnapshot, noticeWaiting, promoteReady, resumePaused, type CycleDeps, type CycleReport } from './cycle';
 import type { EventLog } from './events';
-import type { HookEnginePort, OrchestratorPort, SkipResult } from './port';
+import type { SkipResult } from './port';
 import { recoverStaleState, type RecoveryReport } from './recovery';
 import { schedule } from './scheduler';
 import { TaskControl } from './task-control';
@@ -18,8 +18,8 @@ export interface OrchestratorOptions {
   adapters: Record<string, AgentAdapter>;
   git: TaskGit;
   chatProvider?: ChatProvider | null;
-  /** The hook engine, exposed to commands (fire_hook). */
-  hookEngine?: HookEnginePort | null;
+  /** Called when another process asked this daemon to restart (restart_daemon from `aq`). */
+  onRestartRequest?: (reason: string) => void;
   /** Called at the end of every cycle: the hook engine's periodic check goes here. */
   onTick?: () => Promise<void>;
   intervalMs?: number;
@@ -63,7 +63,6 @@ export class Orchestrator extends TaskControl {
     this.owner = options.owner ?? `daemon:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.log = options.log ?? ((m) => console.error(m));
     this.now = options.now ?? (() => new Date());
-    this.hookEngine = options.hookEngine ?? null;
   }
 
   get isLeader(): boolean {
@@ -174,6 +173,7 @@ export class Orchestrator extends TaskControl {
   private async cycleOnce(): Promise<CycleReport> {
     const report: CycleReport = { resumed: [], promoted: [], assignments: [], launched: [], blocked: [] };
     if (!(await this.holdLease())) return report;
+    await this.takeRestartRequest();
     await this.watchRuns();
     const deps = this.cycleDeps();
     report.resumed = await resumePaused(deps);
@@ -203,7 +203,7 @@ export class Orchestrator extends TaskControl {
 
   /** Takes or renews the lease; the first time it is won, recovers what a dead daemon left. */
   private async holdLease(): Promise<boolean> {
-    const won = await this.db.scheduling.acquireLease(this.owner, this.now(), this.options.leaseStaleMs ?? 30_000);
+    const won = await this.db.scheduling.acquireLease(this.owner, this.now(), this.options.leaseStaleMs ?? DEFAULT_LEASE_STALE_MS);
     if (!won) {
       if (this.leader) this.log('Another daemon took the scheduling lease; this one stands by.');
       this.leader = false;
@@ -221,12 +221,20 @@ export class Orchestrator extends TaskControl {
     return true;
   }
 
+  /** A restart asked for from another process is passed on; the process then shuts down. */
+  private async takeRestartRequest(): Promise<void> {
+    const request = await takeRestartRequest(this.db, this.owner);
+    if (!request) return;
+    this.log(`Restart requested from another process (${request.reason}).`);
+    this.options.onRestartRequest?.(request.reason);
+  }
+
   /** A run whose task left IN_PROGRESS behind our back (stop from `aq`) is aborted. */
   private async watchRuns(): Promise<void> {
     for (const run of this.runs.values()) {
       if (run.phase !== 'running' || run.controller.signal.aborted) continue;
       const task = await this.db.tasks.get(run.taskId);
-      if (!task || task.status !== 'IN_PROGRESS') {
+      if (task?.status !== 'IN_PROGRESS') {
         this.log(`Task ${run.taskId} is ${task?.status ?? 'gone'}; aborting its run.`);
         run.controller.abort();
       }
@@ -276,52 +284,5 @@ export class Orchestrator extends TaskControl {
   override async resume(): Promise<void> {
     await super.resume();
     this.kick();
-  }
-}
-
-/**
- * The runtime's orchestrator port: the DB-only TaskControl until the daemon starts, then the
- * daemon's Orchestrator. Holding this one object lets every handler see the switch.
- */
-export class SwitchableOrchestrator implements OrchestratorPort {
-  constructor(public current: OrchestratorPort) {}
-  get hookEngine(): HookEnginePort | null {
-    return this.current.hookEngine;
-  }
-  set hookEngine(engine: HookEnginePort | null) {
-    (this.current as { hookEngine: HookEnginePort | null }).hookEngine = engine;
-  }
-  get restartRequested(): boolean {
-    return this.current.restartRequested;
-  }
-  set restartRequested(value: boolean) {
-    this.current.restartRequested = value;
-  }
-  stopTask(taskId: string) {
-    return this.current.stopTask(taskId);
-  }
-  skipTask(taskId: string) {
-    return this.current.skipTask(taskId);
-  }
-  restartTask(taskId: string) {
-    return this.current.restartTask(taskId);
-  }
-  approveTask(taskId: string, approvedBy?: string | null) {
-    return this.current.approveTask(taskId, approvedBy);
-  }
-  setTaskStatus(taskId: string, status: TaskStatus) {
-    return this.current.setTaskStatus(taskId, status);
-  }
-  isPaused() {
-    return this.current.isPaused();
-  }
-  pause() {
-    return this.current.pause();
-  }
-  resume() {
-    return this.current.resume();
-  }
-  runningTaskCount() {
-    return this.current.runningTaskCount();
   }
 }

@@ -1,11 +1,10 @@
 import type { TaskStatus } from '../db/entities';
 
 /**
- * What the command layer needs from the orchestrator. The database-only implementation
- * (task-control.ts) serves `aq` and tests; the running daemon's orchestrator implements the
- * same interface and also aborts live agent runs.
+ * The task controls every process shares. The database-only implementation (task-control.ts)
+ * serves `aq` and tests; the running daemon's orchestrator also aborts live agent runs.
  */
-export interface OrchestratorPort {
+export interface TaskControlPort {
   /** Stops an IN_PROGRESS task (it becomes BLOCKED). Task operations throw TaskOperationError. */
   stopTask(taskId: string): Promise<void>;
   /** Skips a BLOCKED or FAILED task and promotes dependants that waited only on it. */
@@ -21,10 +20,23 @@ export interface OrchestratorPort {
   resume(): Promise<void>;
   /** Tasks running right now (IN_PROGRESS). */
   runningTaskCount(): Promise<number>;
-  /** The hook engine, when hooks are enabled in this process. */
-  hookEngine: HookEnginePort | null;
-  /** Set by restart_daemon before the process is signalled. */
-  restartRequested: boolean;
+}
+
+/**
+ * What the command layer needs from the orchestrator: the task controls, plus what depends on
+ * whether this process is the daemon (process-orchestrator.ts wires it once per process).
+ */
+export interface OrchestratorPort extends TaskControlPort {
+  /** The hook engine, when hooks run in this process (the daemon's); null elsewhere. */
+  readonly hookEngine: HookEnginePort | null;
+  /** Whether a daemon runs: this process, or another one holding the scheduling lease. */
+  daemonRunning(): Promise<boolean>;
+  /**
+   * Restarts the daemon: this process (SIGTERM once the caller has replied) when it is the
+   * daemon, otherwise a request the running daemon takes through the database. False when no
+   * daemon is running.
+   */
+  requestRestart(reason: string): Promise<boolean>;
 }
 
 export interface SkipResult {

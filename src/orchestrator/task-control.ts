@@ -2,7 +2,7 @@ import type { Database } from '../db/database';
 import type { TaskStatus } from '../db/entities';
 import type { TaskRecord, TaskUpdate } from '../db/repositories/tasks';
 import type { EventLog } from './events';
-import type { ForcedStatus, HookEnginePort, OrchestratorPort, RestartResult, SkipResult } from './port';
+import type { ForcedStatus, RestartResult, SkipResult, TaskControlPort } from './port';
 import { TaskStateMachine, type TaskEvent, type TransitionOutcome } from './state-machine';
 import { TaskOperationError } from './task-errors';
 import { promoteWaiting } from './task-moves';
@@ -28,9 +28,7 @@ function movedOrThrow(taskId: string, outcome: TransitionOutcome, refusals: Refu
  * change goes through the state machine. The daemon's orchestrator watches the same rows, so a
  * stop written here also ends a live run there. Refusals throw TaskOperationError.
  */
-export class TaskControl implements OrchestratorPort {
-  hookEngine: HookEnginePort | null = null;
-  restartRequested = false;
+export class TaskControl implements TaskControlPort {
   readonly machine: TaskStateMachine;
 
   constructor(

@@ -1,4 +1,4 @@
-import { HookEngine } from '../../../src/orchestrator/hooks';
+import { FakeAnthropic } from '../../support/fake-anthropic';
 import { EVENT_TYPES } from '../../../src/orchestrator/events';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 
@@ -152,21 +152,24 @@ describe('hook commands', () => {
     expect(await rt.exec('list_hook_runs', { hook_id: 'nightly-check', limit: 0 })).toEqual({ error: expect.stringContaining('limit') });
   });
 
-  it('fires through the hook engine when this process runs one, and says where hooks run otherwise', async () => {
-    await hook({ context_steps: [{ type: 'shell', command: 'echo hi' }] });
-    expect(await rt.exec('fire_hook', { hook_id: 'nightly-check' })).toEqual({
-      error: expect.stringMatching(/^The hook engine is not enabled in this process: hooks run inside the app/),
-    });
-    const engine = new HookEngine({
-      db: rt.db,
-      events: rt.events,
-      execute: (name, args) => rt.handler.execute(name, args, { source: 'hook' }),
-      runModel: async () => ({ text: 'fine', tokensUsed: 7 }),
-    });
-    rt.orchestrator.hookEngine = engine;
-    expect(await rt.exec('fire_hook', { hook_id: 'ghost' })).toEqual({ error: "Hook 'ghost' not found." });
-    expect(await rt.exec('fire_hook', { hook_id: 'nightly-check' })).toEqual({ fired: 'nightly-check', status: 'running' });
-    await engine.idle();
+  it('fires through the hook engine when this process runs the daemon, and says where hooks run otherwise', async () => {
+    const fake = await FakeAnthropic.start();
+    try {
+      await rt.cleanup();
+      rt = await makeTestRuntime({ ANTHROPIC_API_KEY: 'sk-fake', ANTHROPIC_BASE_URL: fake.url });
+      await rt.exec('create_project', { name: 'alpha' });
+      await hook({ context_steps: [{ type: 'shell', command: 'echo hi' }] });
+      expect(await rt.exec('fire_hook', { hook_id: 'nightly-check' })).toEqual({
+        error: expect.stringMatching(/^The hook engine is not enabled in this process: hooks run inside the app/),
+      });
+      await rt.startDaemon({ intervalMs: 60_000 });
+      fake.enqueue({ text: 'fine', usage: { input_tokens: 5, output_tokens: 2 } });
+      expect(await rt.exec('fire_hook', { hook_id: 'ghost' })).toEqual({ error: "Hook 'ghost' not found." });
+      expect(await rt.exec('fire_hook', { hook_id: 'nightly-check' })).toEqual({ fired: 'nightly-check', status: 'running' });
+      await rt.hooks.idle();
+    } finally {
+      await fake.close();
+    }
     const { runs } = (await rt.exec('list_hook_runs', { hook_id: 'nightly-check' })) as { runs: Array<Record<string, unknown>> };
     expect(runs).toEqual([expect.objectContaining({ trigger_reason: 'manual', status: 'completed', tokens_used: 7, skipped_reason: null })]);
   });

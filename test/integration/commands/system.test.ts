@@ -1,7 +1,5 @@
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 
-const nextTurn = () => new Promise((r) => setImmediate(r));
-
 describe('system commands', () => {
   let rt: TestRuntime;
   beforeEach(async () => {
@@ -98,86 +96,5 @@ describe('system commands', () => {
     expect(await rt.exec('orchestrator_control', {})).toEqual({ error: expect.stringContaining('action') });
     const types = (await rt.db.events.recent(2)).map((e) => e.type);
     expect(types).toEqual(['orchestrator_resumed', 'orchestrator_paused']);
-  });
-
-  it('restart_daemon stores the notification, flags the restart and sends SIGTERM only after replying', async () => {
-    expect(await rt.exec('restart_daemon')).toEqual({ status: 'restarting', message: 'Daemon restart initiated', reason: 'No reason provided' });
-    expect(rt.processController.signals).toEqual([]);
-    expect(rt.orchestrator.restartRequested).toBe(true);
-    await nextTurn();
-    expect(rt.processController.signals).toEqual(['SIGTERM']);
-    const [event] = await rt.db.events.recent(1);
-    expect(event.type).toBe('daemon_restart');
-    expect(event.payload).toEqual({ reason: 'No reason provided', message: '🔄 **Daemon restart initiated** — No reason provided' });
-
-    expect(await rt.exec('restart_daemon', { reason: 'config change' })).toMatchObject({ reason: 'config change' });
-    expect((await rt.db.events.recent(1))[0].payload.message).toBe('🔄 **Daemon restart initiated** — config change');
-  });
-
-  it('update_and_restart pulls fast-forward only, reinstalls, notifies and restarts', async () => {
-    rt.processController.respond = (file) => ({ code: 0, stdout: file === 'git' ? 'Updating 1..2\nFast-forward\n' : 'added 1 package', stderr: '' });
-    expect(await rt.exec('update_and_restart', { reason: 'new version' })).toEqual({
-      status: 'updating',
-      message: 'Update pulled and daemon restart initiated',
-      pull_output: 'Updating 1..2\nFast-forward',
-      reason: 'new version',
-    });
-    expect(rt.processController.runs).toEqual([
-      { file: 'git', args: ['pull', '--ff-only'], cwd: rt.config.appRoot },
-      { file: 'npm', args: ['ci', '--no-audit', '--no-fund'], cwd: rt.config.appRoot },
-    ]);
-    expect(rt.orchestrator.restartRequested).toBe(true);
-    expect(rt.processController.signals).toEqual([]);
-    await nextTurn();
-    expect(rt.processController.signals).toEqual(['SIGTERM']);
-    const [event] = await rt.db.events.recent(1);
-    expect(event).toMatchObject({ type: 'daemon_restart', payload: { reason: 'new version', message: expect.stringContaining('new version') } });
-  });
-
-  it('update_and_restart stops at a failed pull, with the tail of its output, and does not restart', async () => {
-    rt.processController.respond = () => ({ code: 128, stdout: 'x'.repeat(5000), stderr: 'fatal: Not possible to fast-forward, aborting.' });
-    const result = await rt.exec('update_and_restart');
-    expect(result).toEqual({ error: expect.stringMatching(/^git pull exited non-zero \(code 128\); nothing was changed\. …x+\nfatal: Not possible to fast-forward, aborting\.$/) });
-    expect((result.error as string).length).toBeLessThan(1700);
-    expect(rt.processController.runs).toHaveLength(1);
-    await nextTurn();
-    expect(rt.processController.signals).toEqual([]);
-    expect(rt.orchestrator.restartRequested).toBe(false);
-    expect((await rt.db.events.recent(5)).map((e) => e.type)).not.toContain('daemon_restart');
-  });
-
-  it('update_and_restart reports a failed install and does not restart', async () => {
-    rt.processController.respond = (file) => (file === 'npm' ? { code: 1, stdout: '', stderr: 'npm ERR! network' } : { code: 0, stdout: 'ok', stderr: '' });
-    expect(await rt.exec('update_and_restart')).toEqual({
-      error: expect.stringMatching(/^The install \(npm ci\) exited non-zero \(code 1\);.*npm ERR! network$/),
-    });
-    await nextTurn();
-    expect(rt.processController.signals).toEqual([]);
-    expect(rt.orchestrator.restartRequested).toBe(false);
-  });
-
-  it('marks restart and update as admin commands the model never sees', () => {
-    for (const name of ['restart_daemon', 'update_and_restart']) {
-      expect(rt.handler.command(name)).toMatchObject({ admin: true, modelAccess: 'excluded' });
-    }
-  });
-
-  it('refuses restart and update to Slack users outside AQ_ADMINS and allows listed ones', async () => {
-    const guarded = await makeTestRuntime({ AQ_ADMINS: 'U1' });
-    try {
-      for (const name of ['restart_daemon', 'update_and_restart']) {
-        for (const source of ['slack', 'chat'] as const) {
-          expect(await guarded.handler.execute(name, {}, { source, userId: 'U2' })).toEqual({
-            error: `Only workspace admins can run ${name}. Ask an admin, or have one add your Slack user id to AQ_ADMINS.`,
-          });
-        }
-      }
-      expect(guarded.processController.runs).toEqual([]);
-      expect(await guarded.handler.execute('restart_daemon', {}, { source: 'slack', userId: 'U1' })).toMatchObject({ status: 'restarting' });
-      await nextTurn();
-      expect(guarded.processController.signals).toEqual(['SIGTERM']);
-    } finally {
-      await guarded.cleanup();
-    }
   });
 });

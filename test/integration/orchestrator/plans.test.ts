@@ -40,6 +40,8 @@ describe('plans become chained subtasks', () => {
     await h.rt.orchestrator.resume();
     const created = await waitFor(async () => h.eventsOf('plan_tasks_created', parentId)[0]);
     await h.rt.orchestrator.pause();
+    // The plan's tasks are created before the parent's completion is written.
+    await h.waitStatus(parentId, 'COMPLETED');
     const tasks = created.payload.tasks as Array<{ id: string; title: string }>;
     expect(tasks.map((t) => t.title)).toEqual(['Add the model', 'Add the view', 'Wire it up']);
     expect(created.payload.title).toBe('Plan the widget');
