@@ -1,7 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
-import { PY_D, PY_DOT, PY_LINE_END, PY_LINE_START, PY_S, pyLen, pyPrefix, pyStrip } from './python-text';
+import { firstMatchStart, LineScanner } from './line-patterns';
+import { PY_D, PY_DOT, PY_S, pyLenAtLeast, pyPrefix, pyStrip, pyStripRange } from './python-text';
 
 /** A step of a plan: becomes one child task. */
 export interface PlanStep {
@@ -50,74 +51,100 @@ export const NON_ACTIONABLE_HEADINGS: ReadonlySet<string> = new Set([
   'user workflow examples',
 ]);
 
-// The spec's expressions, in Python's semantics (see python-text.ts).
-const HEADING = new RegExp(`${PY_LINE_START}(#{2,3})${PY_S}+(${PY_DOT}+)${PY_LINE_END}`, 'gu');
-const NUMBERED_ITEM = new RegExp(`${PY_LINE_START}(${PY_D}+)[.)]${PY_S}+(${PY_DOT}+)${PY_LINE_END}`, 'gu');
-const TITLE_HEADING = new RegExp(`${PY_LINE_START}#${PY_S}+(${PY_DOT}+)${PY_LINE_END}`, 'u');
-
+// The spec's cleaning expressions, in Python's semantics (see python-text.ts).
 const SEPARATORS = ':.)\\-\\u2014\\u2013';
-const CLEANING_RULES: Array<[RegExp, string]> = [
-  [new RegExp(`^(?:Step|Phase|Part|Task)${PY_S}*${PY_D}+${PY_S}*[${SEPARATORS}]${PY_S}*`, 'iu'), ''],
-  [new RegExp(`^(?:Step|Phase|Part|Task)${PY_S}+${PY_D}+${PY_S}+`, 'iu'), ''],
-  [new RegExp(`^${PY_D}+[.):\\-\\u2014\\u2013]${PY_S}*`, 'u'), ''],
-  [new RegExp(`\\*{1,2}(${PY_DOT}+?)\\*{1,2}`, 'gu'), '$1'],
-];
+const KEYWORD_PREFIX = new RegExp(`^(?:Step|Phase|Part|Task)${PY_S}*${PY_D}+${PY_S}*[${SEPARATORS}]${PY_S}*`, 'iu');
+const KEYWORD_NUMBER = new RegExp(`^(?:Step|Phase|Part|Task)${PY_S}+${PY_D}+${PY_S}+`, 'iu');
+const LEADING_NUMBER = new RegExp(`^${PY_D}+[${SEPARATORS}]${PY_S}*`, 'u');
+const EMPHASIS = new RegExp(`\\*{1,2}(${PY_DOT}+?)\\*{1,2}`, 'gu');
 
-/** The spec's title cleaning, rules 1–5 in order. */
+/** Could `text` start with a keyword of rules 1–2? (Non-ASCII letters may case-fold to one.) */
+function mayStartWithKeyword(text: string): boolean {
+  const code = text.charCodeAt(0) | 0x20;
+  return code === 0x73 /* s */ || code === 0x70 /* p */ || code === 0x74 /* t */ || text.charCodeAt(0) >= 0x80;
+}
+
+/** Could `text` start with a digit (Python's `\d` includes non-ASCII digits)? */
+function mayStartWithDigit(text: string): boolean {
+  const code = text.charCodeAt(0);
+  return (code >= 0x30 && code <= 0x39) || code >= 0x80;
+}
+
+/** The spec's title cleaning, rules 1–5 in order (each rule skipped when it cannot match). */
 export function cleanTitle(text: string): string {
   let title = text;
-  for (const [pattern, replacement] of CLEANING_RULES) title = title.replace(pattern, replacement);
+  if (mayStartWithKeyword(title)) title = title.replace(KEYWORD_PREFIX, '');
+  if (mayStartWithKeyword(title)) title = title.replace(KEYWORD_NUMBER, '');
+  if (mayStartWithDigit(title)) title = title.replace(LEADING_NUMBER, '');
+  if (title.includes('*')) title = title.replace(EMPHASIS, '$1');
   return pyStrip(title);
 }
 
-function cut(steps: PlanStep[], maxSteps: number): PlanStep[] {
-  // Python's steps[:max_steps], negative values included.
-  return steps.slice(0, maxSteps);
+/**
+ * How many steps a strategy has to find: enough to fill `steps.slice(0, maxSteps)` (Python's
+ * `steps[:max_steps]`, where a negative value counts from the end and so needs every step), and
+ * at least one, since finding one is what makes the strategy win.
+ */
+function stepsNeeded(maxSteps: number): number {
+  const keep = Math.trunc(maxSteps);
+  if (Number.isNaN(keep)) return 1;
+  return keep >= 0 ? Math.max(1, keep) : Infinity;
 }
 
-function parseHeadings(content: string): PlanStep[] {
-  const matches = [...content.matchAll(HEADING)];
+/**
+ * Calls `step` for each match with the end of its body: the start of the next match, or the end
+ * of the text. Stops when `step` returns false.
+ */
+function eachWithBody(scanner: LineScanner, length: number, step: (textStart: number, end: number, bodyEnd: number) => boolean): void {
+  let found = scanner.next();
+  while (found) {
+    const { textStart, end } = scanner;
+    found = scanner.next();
+    if (!step(textStart, end, found ? scanner.start : length)) return;
+  }
+}
+
+function parseHeadings(content: string, needed: number): PlanStep[] {
   const steps: PlanStep[] = [];
-  matches.forEach((match, i) => {
-    const title = cleanTitle(match[2]);
-    if (!title || NON_ACTIONABLE_HEADINGS.has(title.toLowerCase())) return;
-    const bodyStart = match.index + match[0].length;
-    const bodyEnd = i + 1 < matches.length ? matches[i + 1].index : content.length;
-    const body = pyStrip(content.slice(bodyStart, bodyEnd));
-    if (pyLen(body) < MIN_HEADING_BODY_LENGTH) return;
-    steps.push({ title, description: body, priorityHint: steps.length });
+  eachWithBody(LineScanner.headings(content), content.length, (textStart, end, bodyEnd) => {
+    const title = cleanTitle(content.slice(textStart, end));
+    if (!title || NON_ACTIONABLE_HEADINGS.has(title.toLowerCase())) return true;
+    const body = pyStripRange(content, end, bodyEnd);
+    if (pyLenAtLeast(body, MIN_HEADING_BODY_LENGTH)) steps.push({ title, description: body, priorityHint: steps.length });
+    return steps.length < needed;
   });
   return steps;
 }
 
 function truncateTitle(title: string): string {
-  if (pyLen(title) <= MAX_NUMBERED_TITLE_LENGTH) return title;
+  if (title.length <= MAX_NUMBERED_TITLE_LENGTH || !pyLenAtLeast(title, MAX_NUMBERED_TITLE_LENGTH + 1)) return title;
   return `${pyPrefix(title, MAX_NUMBERED_TITLE_LENGTH - 3)}...`;
 }
 
-function parseNumberedList(content: string): PlanStep[] {
-  const matches = [...content.matchAll(NUMBERED_ITEM)];
+function parseNumberedList(content: string, needed: number): PlanStep[] {
   const steps: PlanStep[] = [];
-  matches.forEach((match, i) => {
-    const title = cleanTitle(match[2]);
-    if (!title) return;
-    const bodyStart = match.index + match[0].length;
-    const bodyEnd = i + 1 < matches.length ? matches[i + 1].index : content.length;
-    const body = pyStrip(content.slice(bodyStart, bodyEnd));
-    steps.push({
-      title: truncateTitle(title),
-      description: body ? `${title}\n\n${body}` : title,
-      priorityHint: i,
-    });
+  let index = 0;
+  eachWithBody(LineScanner.numberedItems(content), content.length, (textStart, end, bodyEnd) => {
+    const priorityHint = index++;
+    const title = cleanTitle(content.slice(textStart, end));
+    if (!title) return true;
+    const body = pyStripRange(content, end, bodyEnd);
+    steps.push({ title: truncateTitle(title), description: body ? `${title}\n\n${body}` : title, priorityHint });
+    return steps.length < needed;
   });
   return steps;
 }
 
+/** `content` without the match `scanner` stands on. */
+function withoutMatch(content: string, scanner: LineScanner): string {
+  return content.slice(0, scanner.start) + content.slice(scanner.end);
+}
+
 function parseSingleStep(content: string): PlanStep[] {
-  const heading = TITLE_HEADING.exec(content);
-  const title = heading ? pyStrip(heading[1]) : 'Implementation Plan';
-  const rest = heading ? content.slice(0, heading.index) + content.slice(heading.index + heading[0].length) : content;
-  const body = pyStrip(rest);
+  const heading = LineScanner.titleHeadings(content);
+  const found = heading.next();
+  const title = found ? pyStrip(content.slice(heading.textStart, heading.end)) : 'Implementation Plan';
+  const body = pyStrip(found ? withoutMatch(content, heading) : content);
   return body ? [{ title, description: body, priorityHint: 0 }] : [];
 }
 
@@ -130,10 +157,11 @@ export function parsePlan(content: string, options: ParsePlanOptions = {}): Pars
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
   if (!content) return { sourceFile, steps: [], rawContent: content };
   // CRLF files parse like LF files; rawContent keeps the original.
-  const text = content.replace(/\r\n/g, '\n');
+  const text = content.includes('\r\n') ? content.replace(/\r\n/g, '\n') : content;
+  const needed = stepsNeeded(maxSteps);
   for (const strategy of [parseHeadings, parseNumberedList, parseSingleStep]) {
-    const steps = strategy(text);
-    if (steps.length > 0) return { sourceFile, steps: cut(steps, maxSteps), rawContent: content };
+    const steps = strategy(text, needed);
+    if (steps.length > 0) return { sourceFile, steps: steps.slice(0, maxSteps), rawContent: content };
   }
   return { sourceFile, steps: [], rawContent: content };
 }
@@ -144,13 +172,12 @@ export function parsePlan(content: string, options: ParsePlanOptions = {}): Pars
  */
 export function extractPlanContext(content: string): string {
   const text = content.replace(/\r\n/g, '\n');
-  const firstStep = [HEADING, NUMBERED_ITEM]
-    .map((pattern) => new RegExp(pattern.source, 'u').exec(text)?.index)
-    .filter((i): i is number => i !== undefined)
-    .sort((a, b) => a - b)[0];
-  if (firstStep === undefined) return '';
+  const starts = [firstMatchStart(LineScanner.headings(text)), firstMatchStart(LineScanner.numberedItems(text))];
+  const firstStep = Math.min(...starts.filter((start) => start !== -1));
+  if (firstStep === Infinity) return '';
   const preamble = text.slice(0, firstStep);
-  return pyStrip(preamble.replace(TITLE_HEADING, ''));
+  const heading = LineScanner.titleHeadings(preamble);
+  return pyStrip(heading.next() ? withoutMatch(preamble, heading) : preamble);
 }
 
 /** The child task's description: the step, its background and where it comes from. */

@@ -1,5 +1,5 @@
 import { cleanTitle, extractPlanContext, parsePlan } from '../../../src/plan/parser';
-import { pyStrip } from '../../../src/plan/python-text';
+import { pyStrip, pyStripRange } from '../../../src/plan/python-text';
 import { EDGE_CASES, planCorpus, seededRandom } from './plan-corpus';
 import {
   referenceCleanTitle,
@@ -35,7 +35,7 @@ describe('the parser agrees with the reference implementation', () => {
     }
   });
 
-  it.each([20, 1, 0, -1, 3.5, Infinity])('parsePlan with max_steps %p', (maxSteps) => {
+  it.each([20, 1, 0, -1, 3.5, -0.5, Infinity, -Infinity, NaN])('parsePlan with max_steps %p', (maxSteps) => {
     const mismatch = firstMismatch(
       CORPUS,
       (text) => parsePlan(text, { maxSteps, sourceFile: '/w/plan.md' }),
@@ -63,5 +63,15 @@ describe('the parser agrees with the reference implementation', () => {
     const padded = units.map((u) => `${u}x${u}`);
     const lines = CORPUS.flatMap((text) => text.split('\n'));
     expect(firstMismatch([...units, ...padded, ...lines, ...EDGE_CASES], pyStrip, referenceStrip)).toBeUndefined();
+  });
+
+  it('pyStripRange, on random ranges of the corpus', () => {
+    const random = seededRandom(11);
+    const mismatch = CORPUS.find((text) => {
+      const start = Math.floor(random() * (text.length + 1));
+      const end = start + Math.floor(random() * (text.length + 1 - start));
+      return pyStripRange(text, start, end) !== referenceStrip(text.slice(start, end));
+    });
+    expect(mismatch).toBeUndefined();
   });
 });
