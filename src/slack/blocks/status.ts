@@ -1,5 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import { context, emoji, header, LIMITS, section, statusWord, type Rendered } from './common';
+import { fitBlocks } from './long';
 import { bold, mono, packRich, txt, type Line } from './text';
 
 interface StatusResult {
@@ -37,5 +38,10 @@ export function statusBlocks(raw: Record<string, unknown>): Rendered {
   if (s.tasks.in_progress.length) blocks.push(...packRich([[bold('In progress')], ...s.tasks.in_progress.map((t) => taskLine('🟡', t))], LIMITS.richText));
   if (s.tasks.ready_to_work.length) blocks.push(...packRich([[bold('Ready to work')], ...s.tasks.ready_to_work.map((t) => taskLine('🔵', t))], LIMITS.richText));
   blocks.push(context(`Updated ${new Date().toISOString().replace('T', ' ').slice(0, 16)} UTC`));
-  return { text: `${plural(s.tasks.total, 'task')}, ${plural(s.agents.length, 'agent')}${s.orchestrator_paused ? ', scheduling paused' : ''}`, blocks };
+  const fitted = fitBlocks(blocks, () => JSON.stringify(raw, null, 2), 'status.json');
+  return {
+    text: `${plural(s.tasks.total, 'task')}, ${plural(s.agents.length, 'agent')}${s.orchestrator_paused ? ', scheduling paused' : ''}`,
+    blocks: fitted.blocks,
+    ...(fitted.file && { files: [fitted.file] }),
+  };
 }
