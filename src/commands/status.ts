@@ -13,13 +13,15 @@ export const getStatus = defineCommand({
   input: z.object({}),
   readOnly: true,
   async run(_args, ctx) {
-    const [projects, agents, byStatus, inProgress, ready, paused] = await Promise.all([
+    const [projects, agents, byStatus, inProgress, ready, paused, forges] = await Promise.all([
       ctx.db.projects.count(),
       ctx.db.agents.listWithWork(),
       ctx.db.tasks.countByStatus(),
       ctx.db.tasks.list({ status: 'IN_PROGRESS' }, STATUS_IN_PROGRESS_LIMIT, { count: false }),
       ctx.db.tasks.list({ status: 'READY' }, STATUS_READY_LIMIT, { count: false }),
       ctx.orchestrator.isPaused(),
+      // Cached for minutes: whether gh and glab are installed and logged in.
+      ctx.git.forges.readiness(),
     ]);
     return {
       projects,
@@ -44,6 +46,7 @@ export const getStatus = defineCommand({
       },
       orchestrator_paused: paused,
       agent_sandbox: sandboxStatus(ctx.config.agents.allowUnsandboxed),
+      forges,
     };
   },
 });
