@@ -4,6 +4,8 @@ import { assertValidBranchName, assertValidRefName, assertValidRemoteName, branc
 import { changedFiles, diffAgainstDefault, workingDiff } from './diffs';
 import { GitError, toGitError } from './git-errors';
 import { GitRunner, type GitRunResult } from './git-runner';
+import { Forges } from './forges/choose';
+import type { Forge } from './forges/forge';
 import { findBranchConflicts, type BranchConflict } from './merge-check';
 import { mergeBranch, type MergeOutcome } from './merge';
 import { createPullRequest, type PullRequestInput } from './pull-requests';
@@ -21,6 +23,8 @@ export interface GitManagerOptions {
   env?: NodeJS.ProcessEnv;
   /** Path of the GitHub CLI used for pull requests (default `gh` on PATH). */
   ghPath?: string;
+  /** Path of the GitLab CLI used for merge requests (default `glab` on PATH). */
+  glabPath?: string;
 }
 
 export interface CommitSummary {
@@ -41,12 +45,15 @@ export interface CommitSummary {
 export class GitManager {
   readonly timeoutMs: number;
   readonly ghPath: string;
+  /** GitHub (gh) and GitLab (glab), chosen by remote or PR/MR URL; AQ_MERGE_METHOD is read from `env`. */
+  readonly forges: Forges;
   private readonly runner: GitRunner;
 
   constructor(options: GitManagerOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? 120_000;
     this.ghPath = options.ghPath ?? 'gh';
     this.runner = new GitRunner(this.timeoutMs, options.env);
+    this.forges = new Forges({ ghPath: this.ghPath, glabPath: options.glabPath ?? 'glab', env: this.runner.processEnv, timeoutMs: Math.min(this.timeoutMs, 60_000) });
   }
 
   /** The environment git and gh run with. */
@@ -120,6 +127,15 @@ export class GitManager {
     assertValidRemoteName(remote);
     const out = await this.exec(path, ['remote', 'get-url', remote], { okCodes: [1, 2, 128] });
     return out.code === 0 ? out.stdout.trim() || null : null;
+  }
+
+  /**
+   * The forge origin lives on, or null for plain git (no origin, a path, an unknown host). Read
+   * from the configured URL, before any `insteadOf` rewriting, since that names the forge.
+   */
+  async forgeFor(path: string): Promise<Forge | null> {
+    const out = await this.exec(path, ['config', '--get', 'remote.origin.url'], { okCodes: [1] });
+    return this.forges.forRemote(out.stdout.trim() || null);
   }
 
   /** origin's HEAD, else `main` or `master` (local or on origin), else the current branch, else `main`. */

@@ -1,0 +1,69 @@
+import { assertValidBranchName } from '../branch-names';
+import { GitError } from '../git-errors';
+import type { PullRequestInput } from '../pull-requests';
+import { CliForge } from './cli-forge';
+import type { ChangeRequestView, Forge, MergeMethod } from './forge';
+
+interface GhCheck {
+  __typename?: string;
+  name?: string;
+  context?: string;
+  status?: string;
+  conclusion?: string;
+  state?: string;
+}
+
+interface GhPullRequest {
+  state?: string;
+  mergeable?: string;
+  mergeStateStatus?: string;
+  statusCheckRollup?: GhCheck[] | null;
+}
+
+const FAILED = new Set(['FAILURE', 'ERROR', 'CANCELLED', 'TIMED_OUT', 'ACTION_REQUIRED', 'STARTUP_FAILURE']);
+
+/** A check run (status/conclusion) or a commit status context (state). */
+function checkOutcome(check: GhCheck): 'passed' | 'failed' | 'pending' {
+  const verdict = (check.conclusion || check.state || '').toUpperCase();
+  if (FAILED.has(verdict)) return 'failed';
+  if (check.status && check.status.toUpperCase() !== 'COMPLETED') return 'pending';
+  if (verdict === 'PENDING' || verdict === 'EXPECTED') return 'pending';
+  return 'passed';
+}
+
+/** GitHub through the GitHub CLI (`gh`). */
+export class GitHubForge extends CliForge implements Forge {
+  readonly kind = 'github' as const;
+  readonly noun = 'pull request';
+  readonly cli = 'gh';
+  protected readonly product = 'GitHub CLI';
+
+  async open(cwd: string, pr: PullRequestInput): Promise<string> {
+    assertValidBranchName(pr.branch);
+    assertValidBranchName(pr.base);
+    if (!pr.title.trim()) throw new GitError('A pull request needs a title.');
+    await this.assertReady(cwd);
+    // `--flag=value` so a title or body starting with "-" is never read as a flag.
+    const out = await this.call(cwd, ['pr', 'create', `--title=${pr.title}`, `--body=${pr.body}`, `--head=${pr.branch}`, `--base=${pr.base}`], 'open the pull request');
+    const urls = out.match(/https?:\/\/[^\s'"<>]+/g);
+    if (!urls) throw new GitError('gh did not print the pull request URL.');
+    return urls[urls.length - 1];
+  }
+
+  async view(cwd: string, ref: string): Promise<ChangeRequestView> {
+    const out = await this.call(cwd, ['pr', 'view', ref, '--json', 'state,mergeable,mergeStateStatus,statusCheckRollup'], `look at the pull request ${ref}`);
+    const pr = this.parseJson<GhPullRequest>(out, 'pull request');
+    const state = (pr.state ?? '').toUpperCase();
+    const checks = pr.statusCheckRollup ?? [];
+    return {
+      state: state === 'MERGED' ? 'merged' : state === 'CLOSED' ? 'closed' : 'open',
+      conflicts: pr.mergeable?.toUpperCase() === 'CONFLICTING' || pr.mergeStateStatus?.toUpperCase() === 'DIRTY',
+      failingChecks: checks.filter((c) => checkOutcome(c) === 'failed').map((c) => c.name || c.context || 'a check'),
+      pendingChecks: checks.some((c) => checkOutcome(c) === 'pending'),
+    };
+  }
+
+  async merge(cwd: string, ref: string, method: MergeMethod): Promise<void> {
+    await this.call(cwd, ['pr', 'merge', ref, `--${method}`], `merge the pull request ${ref}`);
+  }
+}
