@@ -135,16 +135,17 @@ function parseNumberedList(content: string, needed: number): PlanStep[] {
   return steps;
 }
 
-/** `content` without the match `scanner` stands on. */
-function withoutMatch(content: string, scanner: LineScanner): string {
-  return content.slice(0, scanner.start) + content.slice(scanner.end);
+/** `content` without the `# Title` line `scanner` stands on, its line break included. */
+function withoutTitleLine(content: string, scanner: LineScanner): string {
+  const lineEnd = content.charCodeAt(scanner.end) === 0x0a ? scanner.end + 1 : scanner.end;
+  return content.slice(0, scanner.start) + content.slice(lineEnd);
 }
 
 function parseSingleStep(content: string): PlanStep[] {
   const heading = LineScanner.titleHeadings(content);
   const found = heading.next();
   const title = found ? pyStrip(content.slice(heading.textStart, heading.end)) : 'Implementation Plan';
-  const body = pyStrip(found ? withoutMatch(content, heading) : content);
+  const body = pyStrip(found ? withoutTitleLine(content, heading) : content);
   return body ? [{ title, description: body, priorityHint: 0 }] : [];
 }
 
@@ -177,7 +178,7 @@ export function extractPlanContext(content: string): string {
   if (firstStep === Infinity) return '';
   const preamble = text.slice(0, firstStep);
   const heading = LineScanner.titleHeadings(preamble);
-  return pyStrip(heading.next() ? withoutMatch(preamble, heading) : preamble);
+  return pyStrip(heading.next() ? withoutTitleLine(preamble, heading) : preamble);
 }
 
 /** The child task's description: the step, its background and where it comes from. */

@@ -148,6 +148,15 @@ describe('single-step fallback', () => {
     expect(parsePlan('Just do it.').steps).toEqual([{ title: 'Implementation Plan', description: 'Just do it.', priorityHint: 0 }]);
   });
 
+  it('removes the title line whole, leaving no blank line where it was', () => {
+    expect(parsePlan('Preface text.\n# The Title\nBody text here.').steps).toEqual([
+      { title: 'The Title', description: 'Preface text.\nBody text here.', priorityHint: 0 },
+    ]);
+    expect(parsePlan('Preface text.\r\n# The Title\r\nBody text here.\r\n').steps[0].description).toBe('Preface text.\nBody text here.');
+    expect(parsePlan('Preface text.\n\n# The Title\n\nBody text here.').steps[0].description).toBe('Preface text.\n\n\nBody text here.');
+    expect(parsePlan('Preface text.\n# The Title').steps[0].description).toBe('Preface text.');
+  });
+
   it('returns no step when only a title remains, and nothing for empty content', () => {
     expect(parsePlan('# Only a title\n\n').steps).toEqual([]);
     expect(parsePlan('')).toEqual({ sourceFile: '', steps: [], rawContent: '' });
@@ -175,6 +184,7 @@ describe('extractPlanContext', () => {
   it('returns the preamble without the title line', () => {
     expect(extractPlanContext(`# Auth plan\n\nWe use JWT.\n\n## Step 1: Login\n${BODY}\n`)).toBe('We use JWT.');
     expect(extractPlanContext('# Nothing actionable\n\nprose')).toBe('');
+    expect(extractPlanContext(`Why.\n# Auth plan\nHow.\n\n## Login\n${BODY}\n`)).toBe('Why.\nHow.');
   });
 });
 

@@ -59,9 +59,10 @@ function numbered(content: string): PlanStep[] {
   return steps;
 }
 
-/** The `# Title` match is removed from the content. */
+/** The `# Title` match and the line break that ends its line are removed together. */
 export function referenceWithoutTitleLine(content: string, heading: RegExpExecArray): string {
-  const end = heading.index + heading[0].length;
+  let end = heading.index + heading[0].length;
+  if (content[end] === '\n') end += 1;
   return content.slice(0, heading.index) + content.slice(end);
 }
 
