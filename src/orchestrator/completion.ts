@@ -15,7 +15,8 @@ export interface TaskGit {
   mergeTaskBranch(path: string, branch: string, defaultBranch: string): Promise<{ merged: true } | { merged: false; message: string }>;
   /** Pushes the branch with --force-with-lease. */
   pushBranch(path: string, branch: string): Promise<void>;
-  createPullRequest(path: string, pr: { title: string; body: string; branch: string; base: string }): Promise<string>;
+  /** Opens a PR/MR on origin's forge and returns its URL; null when origin is plain git. */
+  createPullRequest(path: string, pr: { title: string; body: string; branch: string; base: string }): Promise<string | null>;
 }
 
 export interface CompletionDeps {

@@ -1,5 +1,4 @@
 import type { GitManager } from '../git/git-manager';
-import { createPullRequest } from '../git/pull-requests';
 import type { TaskGit } from './completion';
 
 function message(err: unknown): string {
@@ -29,8 +28,10 @@ export class GitManagerTaskGit implements TaskGit {
     return this.git.push(path, branch, { forceWithLease: true });
   }
 
-  createPullRequest(path: string, pr: { title: string; body: string; branch: string; base: string }): Promise<string> {
-    return createPullRequest(this.git.ghPath, path, pr);
+  /** Through the forge origin lives on (gh, glab); null for plain git, where approval merges and pushes. */
+  async createPullRequest(path: string, pr: { title: string; body: string; branch: string; base: string }): Promise<string | null> {
+    const forge = await this.git.forgeFor(path);
+    return forge ? forge.open(path, pr) : null;
   }
 
   private async hasOrigin(path: string): Promise<boolean> {

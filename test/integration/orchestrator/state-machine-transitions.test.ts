@@ -8,6 +8,8 @@ import { GitManagerTaskGit } from '../../../src/orchestrator/task-git';
 import { runTask } from '../../../src/orchestrator/task-runner';
 import { gitOut } from '../../support/git-fixtures';
 import { putTask } from '../../support/task-fixtures';
+import { installFakeForges } from '../../support/fake-forges';
+import { PrFollower } from '../../../src/orchestrator/pr-follower';
 import { makeHarness, untilAborted, waitFor, writeIn, type Harness } from './harness';
 
 /**
@@ -229,12 +231,27 @@ const scenarios: Record<string, Scenario> = {
     expect(h.eventsOf('task_completed', id)[0].payload).toMatchObject({ approved: true });
     return id;
   },
+  'AWAITING_APPROVAL PR_MERGED': followPr('MERGED'),
+  'AWAITING_APPROVAL PR_CLOSED': followPr('CLOSED'),
   'FAILED RETRY': failThenRetry,
   'FAILED MAX_RETRIES': failForGood,
   'FAILED ADMIN_SKIP': skipFrom('FAILED'),
   'BLOCKED ADMIN_SKIP': skipFrom('BLOCKED'),
 };
 for (const status of statusesAccepting('ADMIN_RESTART')) scenarios[`${status} ADMIN_RESTART`] = restartFrom(status);
+
+/** A task whose PR the daemon's follower finds merged or closed on GitHub (a fake gh). */
+function followPr(state: 'MERGED' | 'CLOSED'): Scenario {
+  return async (h) => {
+    const id = await h.task('Reviewed on GitHub');
+    await putTask(h.rt.db, id, 'AWAITING_APPROVAL', { prUrl: 'https://github.com/acme/widget/pull/9' });
+    const fake = await installFakeForges(h.rt.home);
+    await fake.setState('gh', { view: { state } });
+    await new PrFollower({ db: h.rt.db, events: h.rt.events, git: new GitManager({ ghPath: path.join(fake.bin, 'gh') }), log: () => undefined }).tick();
+    expect(h.eventsOf(state === 'MERGED' ? 'task_completed' : 'task_blocked', id)).toHaveLength(1);
+    return id;
+  };
+}
 
 const key = (row: { from: TaskStatus; event: TaskEvent }) => `${row.from} ${row.event}`;
 
