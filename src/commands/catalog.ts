@@ -4,6 +4,7 @@ import type { Database } from '../db/database';
 import type { GitManager } from '../git/git-manager';
 import type { EventLog } from '../orchestrator/events';
 import type { OrchestratorPort, ProcessController } from '../orchestrator/port';
+import type { ListPaging } from './paging';
 
 export type CommandResult = Record<string, unknown>;
 
@@ -70,6 +71,8 @@ export interface CommandDefinition<S extends z.ZodObject = z.ZodObject, R extend
   modelAccess?: ModelAccess;
   /** Marks commands that only read; the chat agent may run several of them at once. */
   readOnly?: boolean;
+  /** A reply that is one page of a list that can grow: which key holds it and its limits. */
+  list?: ListPaging;
   run(args: z.output<S>, ctx: CommandContext): Promise<R>;
 }
 

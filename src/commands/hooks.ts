@@ -3,11 +3,14 @@ import { nameToId } from '../db/ids';
 import { EVENT_TYPES } from '../orchestrator/events';
 import { isAdminHere } from './admin-check';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
+import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { requireProject } from './projects';
 import { boolean, integer, jsonList, jsonObject, optional, requiredText } from './schema';
 
 export const DEFAULT_HOOK_COOLDOWN_SECONDS = 3600;
 export const DEFAULT_HOOK_RUNS_LIMIT = 10;
+const HOOK_LIST: ListPaging = { key: 'hooks', defaultLimit: 100, maxLimit: 500 };
+const HOOK_RUN_LIST: ListPaging = { key: 'runs', defaultLimit: DEFAULT_HOOK_RUNS_LIMIT, maxLimit: 200 };
 
 /** Refuses triggers the engine could never fire (the original's hooks silently never ran). */
 function validateTrigger(trigger: Record<string, unknown>): void {
@@ -83,11 +86,13 @@ export const createHook = defineCommand({
 export const listHooks = defineCommand({
   name: 'list_hooks',
   group: 'hooks',
-  description: 'List hooks, optionally of one project.',
-  input: z.object({ project_id: optional(requiredText('Only this project')) }),
+  description: `List hooks, optionally of one project, oldest first, ${HOOK_LIST.defaultLimit} a page; total counts them all and next_offset asks for the next page.`,
+  input: z.object({ project_id: optional(requiredText('Only this project')), ...pageFields(HOOK_LIST) }),
   readOnly: true,
-  async run({ project_id }, ctx) {
-    const hooks = await ctx.db.hooks.list(project_id);
+  list: HOOK_LIST,
+  async run({ project_id, ...paging }, ctx) {
+    const page = pageOf(paging, HOOK_LIST.defaultLimit);
+    const [hooks, total] = await Promise.all([ctx.db.hooks.list(project_id, page), ctx.db.hooks.count(project_id)]);
     return {
       hooks: hooks.map((h) => ({
         id: h.id,
@@ -97,6 +102,8 @@ export const listHooks = defineCommand({
         trigger: h.trigger,
         cooldown_seconds: h.cooldownSeconds,
       })),
+      total,
+      next_offset: nextOffset(page, hooks.length, total),
     };
   },
 });
@@ -152,16 +159,15 @@ export const deleteHook = defineCommand({
 export const listHookRuns = defineCommand({
   name: 'list_hook_runs',
   group: 'hooks',
-  description: 'Recent runs of a hook, newest first.',
-  input: z.object({
-    hook_id: hookId,
-    limit: optional(integer(`How many runs (default ${DEFAULT_HOOK_RUNS_LIMIT})`, { min: 1, max: 200 })),
-  }),
+  description: 'Recent runs of a hook, newest first; total counts every run and next_offset asks for older ones.',
+  input: z.object({ hook_id: hookId, ...pageFields(HOOK_RUN_LIST) }),
   readOnly: true,
-  async run({ hook_id, limit }, ctx) {
+  list: HOOK_RUN_LIST,
+  async run({ hook_id, ...paging }, ctx) {
     const hook = await ctx.db.hookRuns.hook(hook_id);
     if (!hook) throw new CommandError(`Hook '${hook_id}' not found.`);
-    const runs = await ctx.db.hooks.runs(hook_id, limit ?? DEFAULT_HOOK_RUNS_LIMIT);
+    const page = pageOf(paging, HOOK_RUN_LIST.defaultLimit);
+    const { runs, total } = await ctx.db.hookRuns.runsPage(hook_id, page);
     return {
       hook_id,
       hook_name: hook.name,
@@ -174,6 +180,8 @@ export const listHookRuns = defineCommand({
         started_at: r.startedAt.toISOString(),
         completed_at: r.completedAt ? r.completedAt.toISOString() : null,
       })),
+      total,
+      next_offset: nextOffset(page, runs.length, total),
     };
   },
 });

@@ -2,11 +2,12 @@ import { z } from 'zod';
 import type { EventRecord } from '../db/repositories/events';
 import { CommandError, defineCommand } from './catalog';
 import { requireProject } from './projects';
-import { limitField, nextOffset, offsetField, pageOf, type PageRequest } from './paging';
-import { integer, optional, requiredText } from './schema';
+import { nextOffset, pageFields, pageOf, type ListPaging, type PageRequest } from './paging';
+import { optional, requiredText } from './schema';
 
 export const DEFAULT_EVENTS_LIMIT = 10;
 export const EVENTS_MAX_LIMIT = 500;
+const EVENT_LIST: ListPaging = { key: 'events', defaultLimit: DEFAULT_EVENTS_LIMIT, maxLimit: EVENTS_MAX_LIMIT };
 const NO_REASON = 'No reason provided';
 const TAIL = 1500;
 
@@ -26,11 +27,9 @@ export const getRecentEvents = defineCommand({
   name: 'get_recent_events',
   group: 'system',
   description: 'The newest events of the system log, newest first; total counts every event and next_offset asks for older ones.',
-  input: z.object({
-    limit: optional(integer(`How many (default ${DEFAULT_EVENTS_LIMIT})`, { min: 1, max: EVENTS_MAX_LIMIT })),
-    offset: offsetField(),
-  }),
+  input: z.object(pageFields(EVENT_LIST)),
   readOnly: true,
+  list: EVENT_LIST,
   async run(args, ctx) {
     const page = pageOf(args, DEFAULT_EVENTS_LIMIT);
     const [events, total] = await Promise.all([ctx.db.events.recent(page.limit, undefined, page.offset), ctx.db.events.count()]);
@@ -40,6 +39,7 @@ export const getRecentEvents = defineCommand({
 
 export const TOKEN_USAGE_LIMIT = 100;
 export const TOKEN_USAGE_MAX_LIMIT = 1000;
+const USAGE_LIST: ListPaging = { key: 'breakdown', totalKey: 'breakdown_total', defaultLimit: TOKEN_USAGE_LIMIT, maxLimit: TOKEN_USAGE_MAX_LIMIT };
 
 /** A page of a breakdown: the spec's keys, then how many rows there are in all and where the next page starts. */
 function breakdownPage<T>(page: PageRequest, result: { rows: T[]; rowCount: number; tokens: number }) {
@@ -58,10 +58,10 @@ export const getTokenUsage = defineCommand({
   input: z.object({
     task_id: optional(requiredText('One task')),
     project_id: optional(requiredText('One project')),
-    limit: limitField(TOKEN_USAGE_LIMIT, TOKEN_USAGE_MAX_LIMIT),
-    offset: offsetField(),
+    ...pageFields(USAGE_LIST),
   }),
   readOnly: true,
+  list: USAGE_LIST,
   async run({ task_id, project_id, ...paging }, ctx) {
     const page = pageOf(paging, TOKEN_USAGE_LIMIT);
     if (task_id) return { task_id, ...breakdownPage(page, await ctx.db.tokenUsage.byAgentForTask(task_id, page)) };

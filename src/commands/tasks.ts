@@ -2,13 +2,15 @@ import { z } from 'zod';
 import { TaskStateMachine } from '../orchestrator/state-machine';
 import { promoteWaiting } from '../orchestrator/task-moves';
 import { CommandError, defineCommand } from './catalog';
-import { limitField, nextOffset, offsetField, pageOf } from './paging';
+import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { projectIdOrActive, requireProject } from './projects';
 import { boolean, integer, optional, requiredText, stringList } from './schema';
 import { requireTask, taskId, taskStatus } from './task-common';
 import { taskOperation } from './task-lifecycle';
+import { waitingKeys } from './task-waiting';
 
 export const LIST_TASKS_LIMIT = 200;
+const TASK_LIST: ListPaging = { key: 'tasks', defaultLimit: LIST_TASKS_LIMIT, maxLimit: LIST_TASKS_LIMIT };
 
 export const listTasks = defineCommand({
   name: 'list_tasks',
@@ -17,10 +19,10 @@ export const listTasks = defineCommand({
   input: z.object({
     project_id: optional(requiredText('Only this project')),
     status: optional(taskStatus('Only tasks in this status')),
-    limit: limitField(LIST_TASKS_LIMIT, LIST_TASKS_LIMIT),
-    offset: offsetField(),
+    ...pageFields(TASK_LIST),
   }),
   readOnly: true,
+  list: TASK_LIST,
   async run({ project_id, status, ...paging }, ctx) {
     const page = pageOf(paging, LIST_TASKS_LIMIT);
     const { tasks, total } = await ctx.db.tasks.list({ projectId: project_id, status }, page.limit, { offset: page.offset });
@@ -115,6 +117,7 @@ export const getTask = defineCommand({
       ...(t.prUrl && { pr_url: t.prUrl }),
       ...(t.branchName && { branch: t.branchName }),
       ...(t.startedAt && { started_at: t.startedAt.toISOString() }),
+      ...(await waitingKeys(ctx, t)),
     };
   },
 });

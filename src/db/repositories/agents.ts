@@ -31,9 +31,14 @@ export class AgentRepository {
     return a ? toAgentRecord(a) : null;
   }
 
-  async list(): Promise<AgentRecord[]> {
-    const rows = await this.em().find(Agent, {}, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  /** Agents, oldest first; with `page`, only that slice (see `count`). */
+  async list(page?: { limit: number; offset: number }): Promise<AgentRecord[]> {
+    const rows = await this.em().find(Agent, {}, { orderBy: { createdAt: 'asc', id: 'asc' }, ...page });
     return rows.map(toAgentRecord);
+  }
+
+  async count(): Promise<number> {
+    return this.em().count(Agent, {});
   }
 
   async create(data: { id: string; name: string; type: string; repoId?: string | null }): Promise<AgentRecord> {

@@ -35,8 +35,12 @@ export class HookRepository {
     await em.flush();
   }
 
-  async list(projectId?: string): Promise<Array<Pick<HookDefinition, 'id' | 'projectId' | 'name' | 'enabled' | 'trigger' | 'cooldownSeconds'>>> {
-    const rows = await this.em().find(Hook, projectId ? { project: projectId } : {}, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  /** Hooks, oldest first; with `page`, only that slice (see `count`). */
+  async list(
+    projectId?: string,
+    page?: { limit: number; offset: number },
+  ): Promise<Array<Pick<HookDefinition, 'id' | 'projectId' | 'name' | 'enabled' | 'trigger' | 'cooldownSeconds'>>> {
+    const rows = await this.em().find(Hook, projectId ? { project: projectId } : {}, { orderBy: { createdAt: 'asc', id: 'asc' }, ...page });
     return rows.map((h) => ({
       id: h.id,
       projectId: h.project.id,
@@ -45,6 +49,10 @@ export class HookRepository {
       trigger: h.trigger,
       cooldownSeconds: h.cooldownSeconds,
     }));
+  }
+
+  async count(projectId?: string): Promise<number> {
+    return this.em().count(Hook, projectId ? { project: projectId } : {});
   }
 
   async update(id: string, changes: HookChanges): Promise<boolean> {

@@ -39,8 +39,9 @@ export class ProjectRepository {
     return p ? toProjectRecord(p) : null;
   }
 
-  async list(): Promise<ProjectRecord[]> {
-    const rows = await this.em().find(Project, {}, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  /** Projects, oldest first; with `page`, only that slice (see `count`). */
+  async list(page?: { limit: number; offset: number }): Promise<ProjectRecord[]> {
+    const rows = await this.em().find(Project, {}, { orderBy: { createdAt: 'asc', id: 'asc' }, ...page });
     return rows.map(toProjectRecord);
   }
 

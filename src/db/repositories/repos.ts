@@ -33,9 +33,14 @@ export class RepoRepository {
     return r ? toRepoRecord(r) : null;
   }
 
-  async list(projectId?: string): Promise<RepoRecord[]> {
-    const rows = await this.em().find(Repo, projectId ? { project: projectId } : {}, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  /** Repos, oldest first; with `page`, only that slice (see `count`). */
+  async list(projectId?: string, page?: { limit: number; offset: number }): Promise<RepoRecord[]> {
+    const rows = await this.em().find(Repo, projectId ? { project: projectId } : {}, { orderBy: { createdAt: 'asc', id: 'asc' }, ...page });
     return rows.map(toRepoRecord);
+  }
+
+  async count(projectId?: string): Promise<number> {
+    return this.em().count(Repo, projectId ? { project: projectId } : {});
   }
 
   async create(data: Omit<RepoRecord, 'checkoutBasePath'> & { checkoutBasePath: string | null }): Promise<RepoRecord> {

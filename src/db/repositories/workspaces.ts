@@ -35,9 +35,14 @@ export class WorkspaceRepository {
     return w ? toWorkspaceRecord(w) : null;
   }
 
-  async list(projectId?: string): Promise<WorkspaceRecord[]> {
-    const rows = await this.em().find(Workspace, projectId ? { project: projectId } : {}, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  /** Workspaces, oldest first; with `page`, only that slice (see `count`). */
+  async list(projectId?: string, page?: { limit: number; offset: number }): Promise<WorkspaceRecord[]> {
+    const rows = await this.em().find(Workspace, projectId ? { project: projectId } : {}, { orderBy: { createdAt: 'asc', id: 'asc' }, ...page });
     return rows.map(toWorkspaceRecord);
+  }
+
+  async count(projectId?: string): Promise<number> {
+    return this.em().count(Workspace, projectId ? { project: projectId } : {});
   }
 
   /** A project's workspace by name, then by id. */

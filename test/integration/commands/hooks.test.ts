@@ -34,6 +34,8 @@ describe('hook commands', () => {
           cooldown_seconds: 3600,
         },
       ],
+      total: 1,
+      next_offset: null,
     });
     const stored = await rt.db.hookRuns.hook('nightly-check');
     expect(stored).toMatchObject({ contextSteps: [], llmConfig: null, promptTemplate: 'Check {{step_0}}', lastRunAt: null });
@@ -61,7 +63,7 @@ describe('hook commands', () => {
     await hook({ project_id: 'beta', name: 'Beta Hook' });
     expect(((await rt.exec('list_hooks', { project_id: 'beta' })).hooks as Array<{ id: string }>).map((h) => h.id)).toEqual(['beta-hook']);
     expect(((await rt.exec('list_hooks')).hooks as unknown[]).length).toBe(2);
-    expect(await rt.exec('list_hooks', { project_id: 'gamma' })).toEqual({ hooks: [] });
+    expect(await rt.exec('list_hooks', { project_id: 'gamma' })).toEqual({ hooks: [], total: 0, next_offset: null });
   });
 
   it('refuses duplicates, unknown projects and triggers that could never fire', async () => {
@@ -116,7 +118,7 @@ describe('hook commands', () => {
     const stored = await rt.db.hookRuns.hook('nightly-check');
     await rt.db.hookRuns.startRun(stored!, 'periodic', null);
     expect(await rt.exec('delete_hook', { hook_id: 'nightly-check' })).toEqual({ deleted: 'nightly-check', name: 'Nightly Check' });
-    expect(await rt.exec('list_hooks')).toEqual({ hooks: [] });
+    expect(await rt.exec('list_hooks')).toEqual({ hooks: [], total: 0, next_offset: null });
     expect(await rt.exec('delete_hook', { hook_id: 'nightly-check' })).toEqual({ error: "Hook 'nightly-check' not found." });
     expect(await rt.exec('list_hook_runs', { hook_id: 'nightly-check' })).toEqual({ error: "Hook 'nightly-check' not found." });
   });
@@ -134,6 +136,7 @@ describe('hook commands', () => {
     expect(all.hook_id).toBe('nightly-check');
     expect(all.hook_name).toBe('Nightly Check');
     expect(all.runs).toHaveLength(10);
+    expect(all).toMatchObject({ total: 12, next_offset: 10 });
     expect(all.runs.map((r) => r.trigger_reason)).toEqual(Array.from({ length: 10 }, (_, i) => `periodic ${11 - i}`));
     expect(all.runs[0]).toEqual({
       id: expect.any(String),
