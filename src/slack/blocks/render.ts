@@ -1,3 +1,4 @@
+import { CARDS } from './cards';
 import { errorReply } from './errors';
 import { genericBlocks } from './generic';
 import { statusBlocks } from './status';
@@ -19,6 +20,6 @@ export function renderResult(command: string, args: Record<string, unknown>, res
         typeof args.offset === 'number' ? args.offset : 0,
       );
     default:
-      return genericBlocks(command, result);
+      return CARDS[command]?.(result, args) ?? genericBlocks(command, result);
   }
 }

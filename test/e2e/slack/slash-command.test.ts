@@ -29,7 +29,7 @@ describe('/aq through the real Bolt app (HTTP mode) and a loopback Slack', () =>
     const ack = await send('create_project name="Demo Project"');
     expect(ack.status).toBe(200);
     await slack.waitFor(() => slack.responses.length === 1, 'the response');
-    expect(String(slack.responses[0].body.text)).toContain('created: demo-project');
+    expect(String(slack.responses[0].body.text)).toContain('Project created: Demo Project');
     expect(JSON.stringify(slack.responses[0].body.blocks)).toContain('demo-project');
     expect(await started.runtime.handler.execute('list_projects', {})).toMatchObject({ projects: [expect.objectContaining({ id: 'demo-project' })] });
     expect(slack.callsTo('auth.test')).toHaveLength(1);
@@ -40,7 +40,7 @@ describe('/aq through the real Bolt app (HTTP mode) and a loopback Slack', () =>
     await started.runtime.handler.execute('set_project_channel', { project_id: 'p', channel_id: 'CPROJ' });
     await send('create_task title="Fix login" description="The form crashes"', 'U1', 'CPROJ');
     await slack.waitFor(() => slack.responses.length === 1, 'the create_task response');
-    expect(visibleTexts(slack.responses[0].body.blocks)).toContainEqual(expect.stringContaining('project_id: p'));
+    expect(visibleTexts(slack.responses[0].body.blocks)).toContainEqual(expect.stringContaining(' · p · ready to start'));
     await send('get_task no-such-task');
     await slack.waitFor(() => slack.responses.length === 2, 'the get_task response');
     expect(slack.responses[1].body).toMatchObject({ response_type: 'ephemeral', text: ":warning: Task 'no-such-task' not found." });

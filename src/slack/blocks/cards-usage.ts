@@ -1,0 +1,41 @@
+import type { Rendered } from './common';
+import { formatDollars, formatNumber, plural } from './cards-format';
+import { card, item } from './cards-kit';
+import { txt, type Line } from './text';
+
+type R = Record<string, unknown>;
+const s = (v: unknown) => (v === null || v === undefined ? '' : String(v));
+const rows = (v: unknown) => (Array.isArray(v) ? (v as R[]) : []);
+
+/** get_token_usage: the total, then the breakdown largest first, numbers formatted. */
+export function tokenUsageCard(r: R): Rendered {
+  const scope = r.task_id ? `task ${s(r.task_id)}` : r.project_id ? `project ${s(r.project_id)}` : 'all projects';
+  const breakdown = rows(r.breakdown);
+  const total = Number(r.total ?? 0);
+  const lines: Line[] = [[txt(`${formatNumber(total)} tokens in all${r.cost_usd !== undefined ? ` · ${formatDollars(r.cost_usd)}` : ''}`)]];
+  for (const row of breakdown.slice(0, 40)) {
+    const name = row.task_id ?? row.project_id ?? row.agent_id ?? 'unattributed';
+    const share = total > 0 ? ` · ${Math.round((Number(row.tokens) / total) * 100)}%` : '';
+    lines.push(item(name, undefined, [['', `${formatNumber(row.tokens)} tokens${share}`], ['agent', r.task_id ? null : row.agent_id], ['', row.cost_usd !== undefined ? formatDollars(row.cost_usd) : null]]));
+  }
+  const more = Number(r.breakdown_total ?? breakdown.length) - Math.min(breakdown.length, 40);
+  return card({
+    icon: '🔢',
+    title: 'Token usage',
+    subject: scope,
+    lines,
+    ...(more > 0 && { footer: `${plural(more, 'more row')}${r.next_offset !== undefined && r.next_offset !== null ? `: ask again with \`offset=${s(r.next_offset)}\`` : ''}.` }),
+    summary: `Token usage for ${scope}: ${formatNumber(total)} tokens`,
+  });
+}
+
+/** get_recent_events: newest first, one line each. */
+export function eventsCard(r: R): Rendered {
+  const events = rows(r.events);
+  const lines = events.slice(0, 50).map((e): Line => {
+    const p = (e.payload ?? {}) as R;
+    const about = p.title ?? p.name ?? p.hook_name ?? e.task_id ?? e.project_id ?? '';
+    return [txt(`${s(e.created_at).replace('T', ' ').slice(5, 16)}  ${s(e.type).replace(/_/g, ' ')}  `), txt(s(about))];
+  });
+  return card({ icon: '🗒️', title: 'Recent events', lines: lines.length ? lines : [[txt('Nothing has happened yet.')]], ...(events.length > 50 && { footer: `${events.length - 50} older events not shown.` }) });
+}

@@ -1,0 +1,59 @@
+import type { Rendered } from './common';
+import { gitCard, filesCard } from './cards-git';
+import { agentsCard, projectActionCard, projectsCard } from './cards-projects';
+import { hookRunsCard, hooksCard, notesCard, repoActionCard, reposCard, workspaceScanCard, workspacesCard } from './cards-repos';
+import { agentErrorCard, createdTaskCard, dependencyCard, taskActionCard, taskResultCard } from './cards-tasks';
+import { eventsCard, tokenUsageCard } from './cards-usage';
+
+type Renderer = (result: Record<string, unknown>, args: Record<string, unknown>) => Rendered;
+
+const each = (names: string[], render: (command: string, result: Record<string, unknown>) => Rendered): Array<[string, Renderer]> =>
+  names.map((name) => [name, (result) => render(name, result)]);
+
+/** The designed card for each command's result (commands not listed here fall back to the generic renderer). */
+export const CARDS: Record<string, Renderer> = Object.fromEntries<Renderer>([
+  ['create_task', createdTaskCard],
+  ['get_agent_error', agentErrorCard],
+  ['get_task_result', taskResultCard],
+  ...each(['approve_task', 'skip_task', 'restart_task', 'stop_task', 'delete_task', 'edit_task', 'set_task_status'], taskActionCard),
+  ...each(['add_dependency', 'remove_dependency', 'get_task_dependencies', 'get_chain_health'], dependencyCard),
+  ['list_projects', projectsCard],
+  ['list_agents', agentsCard],
+  ...each(
+    [
+      'create_project',
+      'pause_project',
+      'resume_project',
+      'edit_project',
+      'delete_project',
+      'create_agent',
+      'set_project_channel',
+      'set_control_interface',
+      'get_project_channels',
+      'get_project_for_channel',
+      'set_active_project',
+      'orchestrator_control',
+      'restart_daemon',
+      'update_and_restart',
+    ],
+    projectActionCard,
+  ),
+  ['list_repos', reposCard],
+  ['list_workspaces', workspacesCard],
+  ['list_hooks', hooksCard],
+  ['list_hook_runs', hookRunsCard],
+  ['list_notes', notesCard],
+  ['compare_specs_notes', notesCard],
+  ...each(
+    ['add_repo', 'add_workspace', 'release_workspace', 'remove_workspace', 'create_hook', 'edit_hook', 'delete_hook', 'fire_hook', 'write_note', 'append_note', 'read_note', 'delete_note'],
+    repoActionCard,
+  ),
+  ...each(['find_merge_conflict_workspaces', 'sync_workspaces'], workspaceScanCard),
+  ...each(
+    ['get_git_status', 'git_log', 'git_diff', 'get_task_diff', 'git_changed_files', 'git_branch', 'git_commit', 'commit_changes', 'git_push', 'push_branch', 'git_create_branch', 'create_branch', 'git_merge', 'merge_branch', 'git_create_pr', 'git_checkout', 'checkout_branch'],
+    gitCard,
+  ),
+  ...each(['read_file', 'run_command', 'search_files', 'list_directory'], filesCard),
+  ['get_token_usage', tokenUsageCard],
+  ['get_recent_events', eventsCard],
+]);

@@ -1,0 +1,132 @@
+import { ALL_COMMANDS } from '../../../src/commands';
+import { CARDS } from '../../../src/slack/blocks/cards';
+import { renderResult } from '../../../src/slack/blocks/render';
+import { formatDollars, formatDuration, formatNumber, statusWords } from '../../../src/slack/blocks/cards-format';
+import { HOSTILE, HOSTILE_BLOCK, showsLiterally } from '../../support/hostile';
+import { validateMessage } from '../../support/slack-validator';
+
+const H = HOSTILE;
+
+/** One result carrying every field the cards read, hostile wherever text we did not write goes. */
+const universal: Record<string, unknown> = {
+  id: 'swift-fox-042',
+  task_id: 'swift-fox-042',
+  created: 'swift-fox-042',
+  title: H,
+  name: H,
+  project_id: 'p',
+  project_name: H,
+  status: 'FAILED',
+  previous_status: 'FAILED',
+  old_status: 'READY',
+  new_status: 'BLOCKED',
+  message: H,
+  reason: H,
+  error_type: 'rate_limit',
+  error_message: HOSTILE_BLOCK,
+  suggested_fix: H,
+  agent_summary: H,
+  retries: '1 / 3',
+  result: 'FAILED',
+  summary: HOSTILE_BLOCK,
+  tokens_used: 123456,
+  cost_usd: 0.0123,
+  fields: ['title'],
+  unblocked: [{ id: 'a-1', title: H }],
+  projects: [{ id: 'p', name: H, status: 'PAUSED', credit_weight: 1, max_concurrent_agents: 2, chat_channel_id: 'C123' }],
+  agents: [{ id: 'claude-1', name: H, type: 'claude', state: 'BUSY', current_task: 'swift-fox-042' }],
+  repos: [{ id: 'r', repo_id: 'r', project_id: 'p', source_type: 'clone', url: `https://x.example/${H}`, default_branch: 'main', branch: 'main', status: ` M ${H}`, recent_commits: [H] }],
+  workspaces: [{ id: 'w', name: H, path: `/tmp/${H}`, source_type: 'clone', repo_id: 'r', locked_by_task_id: 'swift-fox-042' }],
+  hooks: [{ id: 'h', project_id: 'p', name: H, enabled: true, trigger: { type: 'event', event_type: 'task_failed' } }],
+  hook_name: H,
+  runs: [{ id: 1, trigger_reason: H, status: 'failed', tokens_used: 10, skipped_reason: null, started_at: '2026-11-23T05:00:00.000Z' }],
+  notes: [{ name: 'n', title: H, size_bytes: 2048, modified: '2026-11-23' }],
+  specs: [{ name: 's', title: H, size_bytes: 10 }],
+  content: HOSTILE_BLOCK,
+  path: `notes/${H}.md`,
+  breakdown: [{ task_id: 'swift-fox-042', agent_id: 'claude-1', project_id: 'p', tokens: 1000 }],
+  total: 1234567,
+  breakdown_total: 45,
+  next_offset: 20,
+  events: [{ id: 1, type: 'task_failed', task_id: 't', project_id: 'p', payload: { title: H }, created_at: '2026-11-23T05:00:00.000Z' }],
+  log: HOSTILE_BLOCK,
+  diff: HOSTILE_BLOCK,
+  branch: `feature/${H}`,
+  base_branch: 'main',
+  pr_url: 'https://github.com/acme/w/pull/1',
+  stdout: HOSTILE_BLOCK,
+  stderr: H,
+  returncode: 1,
+  results: HOSTILE_BLOCK,
+  directories: [H],
+  conflicts: [{ workspace_id: 'w', workspace_name: H, current_branch: H }],
+  stuck_downstream: [{ id: 'x', title: H }],
+  depends_on: [{ id: 'x', title: H, status: 'READY' }],
+  dependents: [{ id: 'y', title: H, status: 'DEFINED' }],
+  channel_id: 'C123',
+  workspace: `/tmp/${H}`,
+  commit_message: H,
+};
+
+const overrides: Record<string, Record<string, unknown>> = {
+  create_task: { depends_on: ['x', 'y'], status: 'DEFINED', requires_approval: true },
+  git_changed_files: { files: [H, 'src/a.ts'] },
+  git_branch: { branches: ['main', H], current_branch: 'main' },
+  list_directory: { files: [{ name: H, size: 10 }] },
+  add_dependency: { depends_on: 'x' },
+};
+
+describe('designed cards', () => {
+  it('renders every command with a card, hostile text shown literally, within Slack limits', () => {
+    const failures: string[] = [];
+    for (const command of Object.keys(CARDS)) {
+      const result = { ...universal, ...overrides[command] };
+      const rendered = renderResult(command, {}, result);
+      const violations = validateMessage({ text: rendered.text, blocks: rendered.blocks });
+      if (violations.length) failures.push(`${command}: ${violations.map((v) => `${v.path} ${v.problem}`).join('; ')}`);
+      if (rendered.blocks.length === 0) failures.push(`${command}: no blocks`);
+      // A card, not a dump of keys.
+      if (/\b(project_id|task_id|created|breakdown|returncode)\*?:/.test(JSON.stringify(rendered.blocks))) failures.push(`${command}: looks like a key: value dump`);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('has a card for the commands people use most', () => {
+    const names = new Set(ALL_COMMANDS.map((c) => c.name));
+    for (const command of Object.keys(CARDS)) expect(names.has(command)).toBe(true);
+    for (const command of ['create_task', 'list_projects', 'list_agents', 'list_repos', 'list_workspaces', 'list_hooks', 'list_hook_runs', 'list_notes', 'get_token_usage', 'get_git_status', 'git_log', 'get_agent_error']) {
+      expect(CARDS[command]).toBeDefined();
+    }
+  });
+
+  it('shows names and titles literally (no ping, no link, formatting kept)', () => {
+    for (const command of ['list_projects', 'list_agents', 'list_hooks', 'list_notes', 'create_project', 'get_agent_error', 'list_workspaces']) {
+      const rendered = renderResult(command, {}, universal);
+      expect(showsLiterally(rendered.blocks, H)).toBe(true);
+    }
+  });
+
+  it('formats token usage with separators and cost in dollars', () => {
+    const rendered = renderResult('get_token_usage', {}, { breakdown: [{ project_id: 'p', tokens: 1000000 }], total: 1234567, breakdown_total: 1 });
+    const text = JSON.stringify(rendered.blocks);
+    expect(text).toContain('1,234,567 tokens in all');
+    expect(text).toContain('1,000,000 tokens');
+    expect(formatDollars(0.0123)).toBe('$0.0123');
+    expect(formatDollars(12.5)).toBe('$12.50');
+    expect(formatNumber(1234567)).toBe('1,234,567');
+    expect(formatDuration(3 * 3600_000 + 5 * 60_000)).toBe('3h 05m');
+    expect(statusWords('AWAITING_APPROVAL')).toBe('awaiting approval');
+  });
+
+  it('turns a created task into a task card and an agent error into an error card with next steps', () => {
+    const created = renderResult('create_task', {}, { created: 'swift-fox-042', title: 'Fix login', project_id: 'web', depends_on: ['a-1'], status: 'DEFINED' });
+    expect(created.text).toContain('Queued: Fix login');
+    expect(JSON.stringify(created.blocks)).toContain('waits for 1 task');
+    const error = renderResult('get_agent_error', {}, { task_id: 't', title: 'Flaky', status: 'FAILED', retries: '3 / 3', result: 'FAILED', error_type: 'timeout', error_message: 'Timed out after 600s', suggested_fix: 'Raise the timeout.' });
+    const blocks = JSON.stringify(error.blocks);
+    expect(blocks).toContain('timeout');
+    expect(blocks).toContain('Timed out after 600s');
+    expect(blocks).toContain('Raise the timeout.');
+    expect(blocks).toContain('aq_restart_task');
+  });
+});
