@@ -74,6 +74,9 @@ export class CommandHandler implements CommandSession {
       if (unsafe) return { error: unsafe };
       const parsed = command.input.safeParse(input);
       if (!parsed.success) return { error: describeInputError(parsed.error, input) };
+      // Again on what the schema made of it: a field given as JSON text is parsed by its schema.
+      const unsafeParsed = findUnsafeInput(parsed.data);
+      if (unsafeParsed) return { error: unsafeParsed };
       return await command.run(parsed.data, this.context(actor));
     } catch (err) {
       if (!isForPeople(err)) this.deps.log?.(`Command ${name} failed: ${errorDetails(err)}`);

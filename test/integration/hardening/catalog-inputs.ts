@@ -29,6 +29,10 @@ function types(schema: JsonSchema): string[] {
 /** One place a string can go in a command's input: where it is named, and the input carrying it. */
 export interface StringSlot {
   field: string;
+  /** The command's own field the slot sits in. */
+  top: string;
+  /** True when the value is sent as JSON text, which the field's schema may parse (or refuse). */
+  asJsonText: boolean;
   input(text: string): Record<string, unknown>;
 }
 
@@ -53,9 +57,22 @@ function slotsIn(schema: JsonSchema, field: string, wrap: (value: unknown) => un
 }
 
 export function stringSlots(command: AnyCommand): StringSlot[] {
-  return Object.entries(fieldsOf(command)).flatMap(([name, schema]) =>
-    slotsIn(schema, name, (value) => value).map(({ field, wrap }) => ({ field, input: (text: string) => ({ [name]: wrap(text) }) })),
-  );
+  const fields = Object.entries(fieldsOf(command));
+  // Valid values for every field, so that only the slot under test can be refused once parsed.
+  const others = Object.fromEntries(fields.map(([name, schema]) => [name, plausible(schema, 'x')]));
+  return fields.flatMap(([name, schema]) => {
+    const slots = slotsIn(schema, name, (value) => value);
+    const direct = slots.map(({ field, wrap }) => ({ field, top: name, asJsonText: false, input: (text: string) => ({ [name]: wrap(text) }) }));
+    // Lists and objects may also arrive as JSON text (from Slack or the model): the same text inside.
+    const nested = slots.filter((slot) => slot.field !== name);
+    const asText = nested.map(({ field, wrap }) => ({
+      field,
+      top: name,
+      asJsonText: true,
+      input: (text: string) => ({ ...others, [name]: JSON.stringify(wrap(text)) }),
+    }));
+    return [...direct, ...asText];
+  });
 }
 
 /** Values of every wrong kind, and hostile text, for any field. */
