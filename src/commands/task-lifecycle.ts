@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { TaskOperationError } from '../orchestrator/task-errors';
 import { CommandError, defineCommand } from './catalog';
 import { taskId } from './task-common';
+import { landApprovedTask } from './task-approval';
 
 /** Runs a task operation; its refusal (TaskOperationError) becomes the command's error sentence. */
 export async function taskOperation<T>(operation: Promise<T>, wording: (message: string) => string = (m) => m): Promise<T> {
@@ -38,11 +39,12 @@ export const restartTask = defineCommand({
 export const approveTask = defineCommand({
   name: 'approve_task',
   group: 'tasks',
-  description: 'Approve a task that is AWAITING_APPROVAL; it becomes COMPLETED.',
+  description: 'Approve a task that is AWAITING_APPROVAL: its PR/MR is merged (plain git: its branch merged and pushed) and it becomes COMPLETED.',
   input: z.object({ task_id: taskId }),
   async run({ task_id }, ctx) {
+    const landed = await landApprovedTask(ctx, task_id);
     const { title } = await taskOperation(ctx.orchestrator.approveTask(task_id, ctx.actor.userId));
-    return { approved: task_id, title };
+    return { approved: task_id, title, ...landed };
   },
 });
 

@@ -8,6 +8,7 @@ import { SlackNotifier } from '../../../src/slack/notifier';
 import { FakeAnthropic } from '../../support/fake-anthropic';
 import { FakeSlack } from '../../support/fake-slack';
 import { gitOut } from '../../support/git-fixtures';
+import { useForgeRemote } from '../../support/fake-forges';
 import { makeHarness, waitFor, type Harness } from '../../integration/orchestrator/harness';
 
 jest.setTimeout(90_000);
@@ -125,6 +126,7 @@ describe('orchestrator with the real Claude Code CLI (e2e)', () => {
     await chmod(gh, 0o755);
     fake.enqueue({ toolUses: [{ name: 'Write', input: { file_path: path.join(h.workspace, 'feature.txt'), content: 'feature\n' } }] }, { text: 'Feature ready for review.' });
     const started = Date.now();
+    await useForgeRemote(h.workspace, h.origin, 'https://github.com/acme/widget.git');
     await startWithClaude(gh);
     const id = await h.task('Reviewed feature', { requiresApproval: true });
     await h.waitStatus(id, 'AWAITING_APPROVAL', 60_000);

@@ -5,6 +5,7 @@ import { GitManager } from '../../../src/git/git-manager';
 import { GitManagerTaskGit } from '../../../src/orchestrator/task-git';
 import { NO_WORKSPACE_REASON } from '../../../src/orchestrator/cycle';
 import { gitOut } from '../../support/git-fixtures';
+import { useForgeRemote } from '../../support/fake-forges';
 import { makeHarness, untilAborted, waitFor, writeIn, type Harness } from './harness';
 import { TaskStateMachine } from '../../../src/orchestrator/state-machine';
 import { claimLaunch } from '../../../src/orchestrator/task-moves';
@@ -108,12 +109,13 @@ describe('scheduling policy, workspaces and approval', () => {
     expect((await h.rt.db.workspaces.list('linked')).map((w) => w.path)).toEqual([dir]);
   });
 
-  it('requires_approval: pushes the branch, opens a PR with gh, stores pr_url → AWAITING_APPROVAL', async () => {
+  it('requires_approval on GitHub: pushes the branch, opens a PR with gh, stores pr_url → AWAITING_APPROVAL', async () => {
     h = await makeHarness();
     const gh = path.join(h.rt.home, 'fake-gh');
     await writeFile(gh, '#!/bin/sh\nif [ "$1" = "pr" ]; then echo "https://github.com/acme/widget/pull/7"; fi\nexit 0\n');
     await chmod(gh, 0o755);
     h.adapter.fallback = async (req) => (await writeIn(req, 'feature.txt', 'f\n'), { summary: 'feature done' });
+    await useForgeRemote(h.workspace, h.origin, 'https://github.com/acme/widget.git');
     await h.start({ git: new GitManagerTaskGit(new GitManager({ ghPath: gh })) });
     const id = await h.task('Needs review', { requiresApproval: true });
     await h.waitStatus(id, 'AWAITING_APPROVAL');
@@ -128,6 +130,7 @@ describe('scheduling policy, workspaces and approval', () => {
 
   it('requires_approval without gh: still AWAITING_APPROVAL, with a note saying why there is no PR', async () => {
     h = await makeHarness();
+    await useForgeRemote(h.workspace, h.origin, 'https://github.com/acme/widget.git');
     await h.start({ git: new GitManagerTaskGit(new GitManager({ ghPath: path.join(h.rt.home, 'no-such-gh') })) });
     const id = await h.task('Needs review', { requiresApproval: true });
     await h.waitStatus(id, 'AWAITING_APPROVAL');
