@@ -1,5 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import { button, context, emoji, fallbackOf, LIMITS, statusWord, type Rendered } from './common';
+import { stopTaskButton } from './cards-format';
 import { fitBlocks } from './long';
 import { bold, link, mono, packRich, txt, type Line } from './text';
 
@@ -7,8 +8,8 @@ import { bold, link, mono, packRich, txt, type Line } from './text';
 export function taskButtons(taskId: string, status: string): KnownBlock | null {
   const buttons = [];
   if (status === 'AWAITING_APPROVAL') buttons.push(button('Approve', 'aq_approve_task', taskId, 'primary'));
-  if (status === 'IN_PROGRESS') buttons.push(button('Stop', 'aq_stop_task', taskId, 'danger'));
-  if (status === 'BLOCKED' || status === 'FAILED' || status === 'AWAITING_APPROVAL') buttons.push(button('Skip', 'aq_skip_task', taskId));
+  if (status === 'IN_PROGRESS') buttons.push(stopTaskButton(taskId));
+  if (status === 'BLOCKED' || status === 'FAILED') buttons.push(button('Skip', 'aq_skip_task', taskId));
   if (status !== 'IN_PROGRESS' && status !== 'COMPLETED') buttons.push(button('Restart', 'aq_restart_task', taskId));
   if (status === 'BLOCKED' || status === 'FAILED') buttons.push(button('View error', 'aq_get_agent_error', taskId));
   return buttons.length ? { type: 'actions', block_id: `task:${taskId}`.slice(0, 255), elements: buttons } : null;

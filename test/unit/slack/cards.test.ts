@@ -106,6 +106,15 @@ describe('designed cards', () => {
     }
   });
 
+  it('asks before Stop and offers Skip only where skip_task accepts it', () => {
+    const running = JSON.stringify(renderResult('get_task', {}, { id: 't', title: 'T', status: 'IN_PROGRESS', project_id: 'p' }).blocks);
+    expect(running).toContain('"action_id":"aq_stop_task"');
+    expect(running).toContain('Stop this task?');
+    const awaiting = JSON.stringify(renderResult('get_task', {}, { id: 't', title: 'T', status: 'AWAITING_APPROVAL', project_id: 'p' }).blocks);
+    expect(awaiting).toContain('aq_approve_task');
+    expect(awaiting).not.toContain('aq_skip_task');
+  });
+
   it('formats token usage with separators and cost in dollars', () => {
     const rendered = renderResult('get_token_usage', {}, { breakdown: [{ project_id: 'p', tokens: 1000000 }], total: 1234567, breakdown_total: 1 });
     const text = JSON.stringify(rendered.blocks);
