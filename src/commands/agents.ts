@@ -1,20 +1,26 @@
 import { z } from 'zod';
 import { nameToId } from '../db/ids';
 import { CommandError, defineCommand } from './catalog';
+import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { optional, requiredText } from './schema';
 
 export const AGENT_TYPES = ['claude'] as const;
+const AGENT_LIST: ListPaging = { key: 'agents', defaultLimit: 100, maxLimit: 500 };
 
 export const listAgents = defineCommand({
   name: 'list_agents',
   group: 'agents',
-  description: 'List agents with their type, state and current task.',
-  input: z.object({}),
+  description: `List agents with their type, state and current task, oldest first, ${AGENT_LIST.defaultLimit} a page; total counts them all and next_offset asks for the next page.`,
+  input: z.object(pageFields(AGENT_LIST)),
   readOnly: true,
-  async run(_args, ctx) {
-    const agents = await ctx.db.agents.list();
+  list: AGENT_LIST,
+  async run(args, ctx) {
+    const page = pageOf(args, AGENT_LIST.defaultLimit);
+    const [agents, total] = await Promise.all([ctx.db.agents.list(page), ctx.db.agents.count()]);
     return {
       agents: agents.map((a) => ({ id: a.id, name: a.name, type: a.type, state: a.state, current_task: a.currentTask })),
+      total,
+      next_offset: nextOffset(page, agents.length, total),
     };
   },
 });

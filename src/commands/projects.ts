@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { assertSafePathSegment, nameToId } from '../db/ids';
 import type { ProjectRecord } from '../db/repositories/projects';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
+import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { boolean, decimal, integer, optional, requiredText } from './schema';
 
 /** The project or a CommandError naming the id. */
@@ -35,16 +36,19 @@ export function projectView(p: ProjectRecord): Record<string, unknown> {
 }
 
 const projectId = requiredText('Project id');
+const PROJECT_LIST: ListPaging = { key: 'projects', defaultLimit: 100, maxLimit: 500 };
 
 export const listProjects = defineCommand({
   name: 'list_projects',
   group: 'projects',
-  description: 'List every project with its status, scheduling weight and linked channel.',
-  input: z.object({}),
+  description: `List projects with their status, scheduling weight and linked channel, oldest first, ${PROJECT_LIST.defaultLimit} a page; total counts them all and next_offset asks for the next page.`,
+  input: z.object(pageFields(PROJECT_LIST)),
   readOnly: true,
-  async run(_args, ctx) {
-    const projects = await ctx.db.projects.list();
-    return { projects: projects.map(projectView) };
+  list: PROJECT_LIST,
+  async run(args, ctx) {
+    const page = pageOf(args, PROJECT_LIST.defaultLimit);
+    const [projects, total] = await Promise.all([ctx.db.projects.list(page), ctx.db.projects.count()]);
+    return { projects: projects.map(projectView), total, next_offset: nextOffset(page, projects.length, total) };
   },
 });
 

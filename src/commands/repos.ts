@@ -8,7 +8,10 @@ import { CommandError, defineCommand } from './catalog';
 import { linkTargetCheck, validatePath } from './path-validation';
 import { requireProject } from './projects';
 import { gitStep } from './repo-path';
+import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { optional, requiredText } from './schema';
+
+const REPO_LIST: ListPaging = { key: 'repos', defaultLimit: 100, maxLimit: 500 };
 
 function repoView(r: RepoRecord): Record<string, unknown> {
   return {
@@ -88,12 +91,15 @@ export const addRepo = defineCommand({
 export const listRepos = defineCommand({
   name: 'list_repos',
   group: 'repos',
-  description: 'List repositories, optionally of one project.',
-  input: z.object({ project_id: optional(requiredText('Only this project')) }),
+  description: `List repositories, optionally of one project, oldest first, ${REPO_LIST.defaultLimit} a page; total counts them all and next_offset asks for the next page.`,
+  input: z.object({ project_id: optional(requiredText('Only this project')), ...pageFields(REPO_LIST) }),
   readOnly: true,
-  async run({ project_id }, ctx) {
+  list: REPO_LIST,
+  async run({ project_id, ...paging }, ctx) {
     if (project_id) await requireProject(ctx, project_id);
-    return { repos: (await ctx.db.repos.list(project_id)).map(repoView) };
+    const page = pageOf(paging, REPO_LIST.defaultLimit);
+    const [repos, total] = await Promise.all([ctx.db.repos.list(project_id, page), ctx.db.repos.count(project_id)]);
+    return { repos: repos.map(repoView), total, next_offset: nextOffset(page, repos.length, total) };
   },
 });
 

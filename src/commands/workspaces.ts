@@ -1,16 +1,19 @@
-import { mkdir, rm, stat } from 'node:fs/promises';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import { z } from 'zod';
 import { assertSafePathSegment, nameToId } from '../db/ids';
 import type { WorkspaceRecord } from '../db/repositories/workspaces';
 import { findBranchConflicts } from '../git/merge-check';
 import { syncWorkspace } from '../git/sync';
+import { cloneSource, clonedWorkspacePath, cloneWorkspaceFolder, defaultRepo, nextWorkspaceName } from '../orchestrator/workspace-provisioning';
 import { isAdminHere } from './admin-check';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { isWithin, linkTargetCheck, resolveReal, validatePath } from './path-validation';
 import { projectIdOrActive, requireProject } from './projects';
 import { gitStep } from './repo-path';
+import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { boolean, optional, requiredText } from './schema';
+
+const WORKSPACE_LIST: ListPaging = { key: 'workspaces', defaultLimit: 100, maxLimit: 500 };
 
 function workspaceView(w: WorkspaceRecord): Record<string, unknown> {
   return {
@@ -62,7 +65,7 @@ export const addWorkspace = defineCommand({
     const project = await requireProject(ctx, args.project_id);
     const source = args.source ?? (args.path ? 'link' : 'clone');
     const existing = await ctx.db.workspaces.list(project.id);
-    const name = args.name ?? `ws-${existing.length + 1}`;
+    const name = args.name ?? nextWorkspaceName(project.id, existing);
     const slug = nameToId(name);
     try {
       assertSafePathSegment(slug, 'Workspace name');
@@ -72,7 +75,7 @@ export const addWorkspace = defineCommand({
     const id = `${project.id}-${slug}`;
     if (await ctx.db.workspaces.get(id)) throw new CommandError(`Workspace '${id}' already exists. Pick another name.`);
     const repos = await ctx.db.repos.list(project.id);
-    const repo = args.repo_id ? await ctx.db.repos.get(args.repo_id) : (repos.find((r) => r.url) ?? repos[0] ?? null);
+    const repo = args.repo_id ? await ctx.db.repos.get(args.repo_id) : defaultRepo(repos);
     if (args.repo_id && !repo) throw new CommandError(`Repo '${args.repo_id}' not found. List them with /aq list_repos.`);
     if (repo && repo.projectId !== project.id) {
       throw new CommandError(`Repo '${repo.id}' belongs to project '${repo.projectId}', not '${project.id}'. Pick one of this project's repos.`);
@@ -90,12 +93,10 @@ export const addWorkspace = defineCommand({
         warning = `This checkout's origin is ${remote}, but project '${project.id}' uses ${repo.url}. Agents would commit to the wrong repository.`;
       }
     } else {
-      const url = args.url ?? repo?.url ?? repo?.sourcePath ?? null;
+      const url = args.url ?? cloneSource(repo);
       if (!url) throw new CommandError(`Nothing to clone: add a repository with a URL (/aq add_repo) or pass url.`);
-      workspacePath = await validatePath(ctx, path.join(project.workspace, 'workspaces', slug));
-      if (await stat(workspacePath).catch(() => null)) throw new CommandError(`Folder already exists: ${workspacePath}`);
-      await mkdir(path.dirname(workspacePath), { recursive: true });
-      await gitStep(() => ctx.git.clone(url, workspacePath));
+      workspacePath = await validatePath(ctx, clonedWorkspacePath(project.workspace, slug));
+      await gitStep(() => cloneWorkspaceFolder(ctx.git, url, workspacePath));
     }
     if ((await ctx.db.workspaces.list()).some((w) => w.path === workspacePath)) {
       throw new CommandError(`Another workspace already uses ${workspacePath}.`);
@@ -115,14 +116,19 @@ export const addWorkspace = defineCommand({
 export const listWorkspaces = defineCommand({
   name: 'list_workspaces',
   group: 'workspaces',
-  description: 'List workspaces with the task and agent holding each one.',
-  input: z.object({ project_id: optional(requiredText('Only this project (default: the active project, else all)')) }),
+  description: `List workspaces with the task and agent holding each one, oldest first, ${WORKSPACE_LIST.defaultLimit} a page; total counts them all and next_offset asks for the next page.`,
+  input: z.object({
+    project_id: optional(requiredText('Only this project (default: the active project, else all)')),
+    ...pageFields(WORKSPACE_LIST),
+  }),
   readOnly: true,
-  async run({ project_id }, ctx) {
+  list: WORKSPACE_LIST,
+  async run({ project_id, ...paging }, ctx) {
     const scope = project_id ?? ctx.session.activeProjectId ?? undefined;
     if (scope) await requireProject(ctx, scope);
-    const workspaces = await ctx.db.workspaces.list(scope);
-    return { project_id: scope ?? null, workspaces: workspaces.map(workspaceView) };
+    const page = pageOf(paging, WORKSPACE_LIST.defaultLimit);
+    const [workspaces, total] = await Promise.all([ctx.db.workspaces.list(scope, page), ctx.db.workspaces.count(scope)]);
+    return { project_id: scope ?? null, workspaces: workspaces.map(workspaceView), total, next_offset: nextOffset(page, workspaces.length, total) };
   },
 });
 

@@ -204,7 +204,7 @@ describe('linking folders and the roots file commands may reach', () => {
 
     it('list_repos checks its project', async () => {
       expect(await run('list_repos', { project_id: 'ghost' })).toEqual({ error: "Project 'ghost' not found." });
-      expect(await run('list_repos', { project_id: 'alpha' })).toEqual({ repos: [] });
+      expect(await run('list_repos', { project_id: 'alpha' })).toEqual({ repos: [], total: 0, next_offset: null });
     });
   });
 });

@@ -20,6 +20,8 @@ describe('project commands', () => {
       projects: [
         { id: 'my-project', name: 'My Project', status: 'ACTIVE', credit_weight: 1, max_concurrent_agents: 2, workspace },
       ],
+      total: 1,
+      next_offset: null,
     });
     const events = await rt.db.events.recent(5);
     expect(events.map((e) => e.type)).toEqual(['project_created']);

@@ -88,6 +88,8 @@ describe('status, channels and agents', () => {
     expect(await rt.exec('create_agent', { name: 'Builder Bot' })).toEqual({ created: 'builder-bot', name: 'Builder Bot' });
     expect(await rt.exec('list_agents')).toEqual({
       agents: [{ id: 'builder-bot', name: 'Builder Bot', type: 'claude', state: 'IDLE', current_task: null }],
+      total: 1,
+      next_offset: null,
     });
     expect(await rt.exec('create_agent', { name: 'builder bot' })).toEqual({ error: expect.stringContaining('already exists') });
     expect(await rt.exec('create_agent', { name: 'x', repo_id: 'nope' })).toEqual({ error: "Repo 'nope' not found." });
@@ -130,6 +132,10 @@ describe('status, channels and agents', () => {
     await rt.exec('create_agent', { name: 'w', agent_type: 'claude' });
     const t = (await rt.exec('create_task', { project_id: 'alpha', title: 'Run', description: 'd' })).created as string;
     await rt.db.em().getConnection().execute("update agents set state = 'BUSY', current_task = ? where id = 'w'", [t]);
-    expect(await rt.exec('list_agents')).toEqual({ agents: [{ id: 'w', name: 'w', type: 'claude', state: 'BUSY', current_task: t }] });
+    expect(await rt.exec('list_agents')).toEqual({
+      agents: [{ id: 'w', name: 'w', type: 'claude', state: 'BUSY', current_task: t }],
+      total: 1,
+      next_offset: null,
+    });
   });
 });
