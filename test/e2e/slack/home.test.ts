@@ -175,6 +175,27 @@ describe('App Home through the real Bolt app: first steps, urgency order, button
     expect(slack.responses).toHaveLength(0);
   });
 
+  it('stays within 100 blocks however long the lists are, saying how many more there are', async () => {
+    for (let i = 0; i < 12; i++) {
+      await exec('create_project', { name: `p${i}`, auto_create_channels: false });
+      await exec('pause_project', { project_id: `p${i}` });
+    }
+    for (const [status, n] of [['FAILED', 15], ['AWAITING_APPROVAL', 15], ['IN_PROGRESS', 15], ['READY', 25]] as const) {
+      for (let i = 0; i < n; i++) {
+        const id = (await exec('create_task', { project_id: 'p0', title: `${status} ${i}`, description: 'd' })).created as string;
+        if (status !== 'READY') await exec('set_task_status', { task_id: id, status });
+      }
+    }
+    await openHome();
+    const home = await nextPublish(0);
+    expect(home.blocks.length).toBeLessThanOrEqual(100);
+    const body = text(home);
+    expect(body).toContain('22 more tasks need you');
+    expect(body).toContain('7 more tasks running');
+    expect(body).toContain('15 more tasks waiting');
+    expect(body).toContain('7 more paused');
+  });
+
   it('shows an error in a modal from the Home and carries a confirm dialog on Stop', async () => {
     await exec('create_project', { name: 'p', auto_create_channels: false });
     const failed = (await exec('create_task', { project_id: 'p', title: 'Flaky', description: 'd' })).created as string;
