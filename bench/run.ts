@@ -3,6 +3,7 @@ import { runPlanBench } from './plan-bench';
 import { runCommandsBench } from './commands-bench';
 import { runSchedulerBench } from './scheduler-bench';
 import { runSlackBench } from './slack-bench';
+import { runCliBench } from './cli-bench';
 
 type Suite = { name: string; run: () => Promise<BenchRow[]> };
 
@@ -11,6 +12,7 @@ const SUITES: Suite[] = [
   { name: 'commands', run: () => runCommandsBench() },
   { name: 'scheduler', run: runSchedulerBench },
   { name: 'slack', run: () => runSlackBench() },
+  { name: 'cli', run: runCliBench },
 ];
 
 /** `npm run bench [suite…]`: prints every figure as one Markdown table. */

@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ALL_COMMANDS } from './commands';
 import { ConfigError, loadConfig, loadDotEnv } from './config';
-import { createRuntime, type Runtime } from './runtime';
+import type { Runtime } from './runtime';
 import { execOne, execStream } from './cli/exec';
 import { commandHelpText, commandListText, suggestCommands } from './commands/help';
 import { CliExit, processIo, type CliIo } from './cli/io';
@@ -16,7 +16,10 @@ export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.Pr
   let runtime: Runtime | null = null;
   const openRuntime = async (): Promise<Runtime> => {
     if (env === process.env) loadDotEnv();
-    runtime = await createRuntime(loadConfig(env), { log: () => undefined });
+    const config = loadConfig(env);
+    // Loaded here, not at the top: `aq help` and `aq plan` need no database.
+    const { createRuntime } = await import('./runtime');
+    runtime = await createRuntime(config, { log: () => undefined });
     return runtime;
   };
 

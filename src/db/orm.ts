@@ -1,24 +1,22 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { MikroORM, defineConfig, type Options } from '@mikro-orm/sqlite';
-import { Migrator } from '@mikro-orm/migrations';
 import { ALL_ENTITIES } from './entities';
-import { MIGRATIONS } from './migrations';
 
 /** SQLite settings every connection gets: WAL so the daemon and `aq` can share the file. */
 const CONNECTION_PRAGMAS =
   'PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000; PRAGMA synchronous = NORMAL;';
 
+/** Without migrations: openOrm adds the list (and so loads them) only when something is pending. */
 export function ormOptions(databasePath: string): Options {
   return defineConfig({
     dbName: databasePath,
     entities: ALL_ENTITIES,
-    extensions: [Migrator],
     allowGlobalContext: false,
     debug: false,
     forceUtcTimezone: true,
     migrations: {
-      migrationsList: MIGRATIONS,
+      migrationsList: [],
       transactional: true,
       snapshot: false,
       silent: true,
@@ -32,11 +30,37 @@ export function ormOptions(databasePath: string): Options {
   });
 }
 
-/** Opens the database file (creating its folder) and applies pending migrations. */
+/** The migrations shipped beside this file, by name (each file is named as its MIGRATIONS entry). */
+export async function shippedMigrationNames(): Promise<string[]> {
+  const files = await readdir(path.join(__dirname, 'migrations'));
+  return files.flatMap((f) => /^(Migration\d+_\w+)\.(?:ts|js)$/.exec(f)?.[1] ?? []).sort();
+}
+
+/** Whether every shipped migration is recorded as applied: one query, no Migrator loaded. */
+async function schemaIsCurrent(orm: MikroORM): Promise<boolean> {
+  let applied: Array<{ name: string }>;
+  try {
+    applied = await orm.em.getConnection().execute('select name from mikro_orm_migrations');
+  } catch {
+    return false; // a new database: no migrations table yet
+  }
+  const names = new Set(applied.map((r) => r.name));
+  return (await shippedMigrationNames()).every((name) => names.has(name));
+}
+
+/**
+ * Opens the database file (creating its folder) and applies pending migrations. The migrations
+ * (and MikroORM's Migrator) are loaded only when something is pending: most opens are an `aq`
+ * command on a current database, where loading them is a large part of a cold start.
+ */
 export async function openOrm(databasePath: string): Promise<MikroORM> {
   await mkdir(path.dirname(databasePath), { recursive: true });
   const orm = await MikroORM.init(ormOptions(databasePath));
   try {
+    if (await schemaIsCurrent(orm)) return orm;
+    const { MIGRATIONS } = await import('./migrations');
+    // Read when the Migrator is created, on the first getMigrator() call just below.
+    orm.config.set('migrations', { ...orm.config.get('migrations'), migrationsList: MIGRATIONS });
     await orm.getMigrator().up();
   } catch (err) {
     await orm.close(true);
