@@ -17,7 +17,7 @@ function landedKeys(landed: LandedApproval | null): Record<string, string | bool
  */
 export async function landApprovedTask(ctx: CommandContext, taskId: string): Promise<Record<string, string | boolean>> {
   const task = await ctx.db.tasks.get(taskId);
-  if (!task || task.status !== 'AWAITING_APPROVAL') return {};
+  if (task?.status !== 'AWAITING_APPROVAL') return {};
   const ws = task.workspaceId ? await ctx.db.workspaces.get(task.workspaceId) : null;
   // A plain-git merge checks out branches in the workspace: hold its lock so no run starts there meanwhile.
   const plainGit = ws !== null && !task.prUrl && !(await ctx.git.forgeFor(ws.path).catch(() => null));

@@ -163,7 +163,7 @@ export class PrFollower {
       const since = Date.parse(entry.since);
       if (now.getTime() - Date.parse(entry.remindedAt ?? entry.since) < every) continue;
       const task = await this.options.db.tasks.get(id);
-      if (!task || task.status !== 'AWAITING_APPROVAL') continue;
+      if (task?.status !== 'AWAITING_APPROVAL') continue;
       const waitedMs = now.getTime() - since;
       const hours = Math.floor(waitedMs / HOUR);
       const escalated = waitedMs >= (this.options.escalateAfterMs ?? 24 * HOUR);

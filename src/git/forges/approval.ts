@@ -36,6 +36,12 @@ function assertMergeable(forge: Forge, url: string, view: Awaited<ReturnType<For
   if (view.pendingChecks) throw new GitError(`${what} still has checks running; approve again when they have finished.`);
 }
 
+/** The PR/MR the task should have had: opened at approval when completion could not open it. */
+async function openNow(git: GitManager, forge: Forge, path: string | null, input: ApprovalInput): Promise<string> {
+  if (!path || !input.branch) throw new GitError(`No ${forge.noun} was opened for this task and its workspace is gone, so there is nothing to merge.`);
+  return forge.open(path, { title: input.title, body: input.body, branch: input.branch, base: await git.detectDefaultBranch(path) });
+}
+
 /**
  * Lands an approved task. With a forge (chosen by the PR/MR URL, else by origin's URL) the
  * PR/MR is merged there with the configured method — refused while it conflicts or its checks
@@ -44,7 +50,7 @@ function assertMergeable(forge: Forge, url: string, view: Awaited<ReturnType<For
  * Returns null when there is nothing to land (the workspace is not a git repository).
  */
 export async function landApproval(git: GitManager, input: ApprovalInput): Promise<LandedApproval | null> {
-  const path = (await isDirectory(input.path)) && (await git.isRepo(input.path!)) ? input.path : null;
+  const path = input.path && (await isDirectory(input.path)) && (await git.isRepo(input.path)) ? input.path : null;
   const forge = input.prUrl ? (git.forges.forChangeUrl(input.prUrl) ?? (path ? await git.forgeFor(path) : null)) : path ? await git.forgeFor(path) : null;
   if (input.prUrl && !forge) throw new GitError(`Agent Queue cannot tell which forge ${input.prUrl} belongs to; merge it there, then set the task COMPLETED.`);
 
@@ -53,8 +59,7 @@ export async function landApproval(git: GitManager, input: ApprovalInput): Promi
     const method = git.forges.mergeMethod();
     await forge.assertReady(cwd);
     const opened = !input.prUrl;
-    if (opened && (!path || !input.branch)) throw new GitError(`No ${forge.noun} was opened for this task and its workspace is gone, so there is nothing to merge.`);
-    const url = input.prUrl ?? (await forge.open(cwd, { title: input.title, body: input.body, branch: input.branch!, base: await git.detectDefaultBranch(path!) }));
+    const url = input.prUrl ?? (await openNow(git, forge, path, input));
     const view = await forge.view(cwd, url);
     if (view.state === 'merged') return { via: forge.kind, prUrl: url, method, alreadyMerged: true, opened };
     assertMergeable(forge, url, view);

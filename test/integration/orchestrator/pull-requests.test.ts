@@ -44,7 +44,10 @@ describe('pull and merge requests', () => {
     await fake.setState(tool, state);
     h = await makeHarness();
     if (remote) await useForgeRemote(h.workspace, h.origin, remote);
-    h.adapter.fallback = async (req) => (await writeIn(req, 'feature.txt', 'f\n'), { summary: 'feature done' });
+    h.adapter.fallback = async (req) => {
+      await writeIn(req, 'feature.txt', 'f\n');
+      return { summary: 'feature done' };
+    };
     await h.start();
     const id = await h.task('Needs review', { requiresApproval: true });
     const after = dependant ? await h.task('After review', {}, [id]) : null;
