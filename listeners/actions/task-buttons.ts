@@ -56,7 +56,11 @@ export function registerTaskButtons(app: App, { runtime }: ListenerDeps): void {
         const result = await runtime.handler.execute(spec.command, { task_id: taskId }, actor);
         outcome =
           'error' in result
-            ? { ok: false, note: `:warning: Could not ${spec.verb} ${title}: ${esc(result.error)}`, stamp: `${spec.done} failed for <@${body.user.id}>.` }
+            ? {
+                ok: false,
+                note: `:warning: Could not ${spec.verb} ${title}: ${esc(result.error)} See \`/aq help ${spec.command}\`.`,
+                stamp: `${spec.done} failed for <@${body.user.id}>.`,
+              }
             : { ok: true, note: `:white_check_mark: ${spec.done} ${title}.`, stamp: `${spec.done} by <@${body.user.id}>.` };
       }
       await answer(deps, origin, body, taskId, outcome, actor);

@@ -37,7 +37,7 @@ export function registerAddRepoModal(app: App, { runtime }: ListenerDeps): void 
       { runtime, client },
       origin,
       'error' in result
-        ? `:warning: Could not add the repository: ${esc(result.error)}`
+        ? `:warning: Could not add the repository: ${esc(result.error)} See \`/aq help add_repo\`.`
         : `:white_check_mark: Added repository *${esc(result.name)}* (\`${esc(result.created)}\`) to ${esc(project)}.`,
     );
   });

@@ -38,7 +38,7 @@ export function registerNewTaskModal(app: App, { runtime }: ListenerDeps): void 
     if (!projectId) {
       const created = await runtime.handler.execute('create_project', { name: newProject }, actor);
       if ('error' in created) {
-        await tell(deps, origin, `:warning: Could not create the project ${esc(newProject)}, so the task was not queued: ${esc(created.error)}`);
+        await tell(deps, origin, `:warning: Could not create the project ${esc(newProject)}, so the task was not queued: ${esc(created.error)} See \`/aq help create_project\`.`);
         return;
       }
       projectId = String(created.created);
@@ -57,7 +57,7 @@ export function registerNewTaskModal(app: App, { runtime }: ListenerDeps): void 
       actor,
     );
     if ('error' in result) {
-      await tell(deps, origin, `:warning: Could not queue the task: ${esc(result.error)}`);
+      await tell(deps, origin, `:warning: Could not queue the task: ${esc(result.error)} See \`/aq help create_task\`.`);
       return;
     }
     const note = `:white_check_mark: Queued *${esc(title)}* (\`${esc(result.created)}\`) in ${esc(projectId)}.`;
