@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { AppConfig } from '../config';
 import type { Database } from '../db/database';
 import type { GitManager } from '../git/git-manager';
@@ -95,15 +95,13 @@ export class CommandError extends Error {
 }
 
 /** Any command, whatever its input schema and result (for registries and lists). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyCommand = CommandDefinition<any, CommandResult>;
+export type AnyCommand = CommandDefinition<z.ZodObject, CommandResult>;
 
 /**
  * The success result of a command, e.g. `ResultOf<typeof getTask>`: the snake_case object its
  * `run` returns. `execute` answers either this or `{ error }` (see `CommandOutcome`).
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type ResultOf<C> = C extends CommandDefinition<any, infer R> ? R : never;
+export type ResultOf<C> = C extends CommandDefinition<z.ZodObject, infer R> ? R : never;
 
 /** The input a command accepts after validation, e.g. `InputOf<typeof getTask>`. */
 export type InputOf<C> = C extends CommandDefinition<infer S, CommandResult> ? z.output<S> : never;

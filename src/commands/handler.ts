@@ -3,15 +3,7 @@ import type { Database } from '../db/database';
 import type { GitManager } from '../git/git-manager';
 import type { EventLog } from '../orchestrator/events';
 import type { OrchestratorPort, ProcessController } from '../orchestrator/port';
-import {
-  type Actor,
-  type AnyCommand,
-  type ArgsOf,
-  type CommandOutcome,
-  type CommandContext,
-  type CommandResult,
-  type CommandSession,
-} from './catalog';
+import type { Actor, AnyCommand, ArgsOf, CommandContext, CommandOutcome, CommandResult, CommandSession } from './catalog';
 import { errorDetails, errorText, isForPeople } from './error-text';
 import { findUnsafeInput } from './input-guard';
 import { actorIsAdmin } from './admin-check';
