@@ -57,6 +57,8 @@ const nextHash = (content: string, from: number) => content.indexOf('#', from);
 
 const DIGIT = new RegExp(PY_D, 'gu');
 function nextDigit(content: string, from: number): number {
+  const code = content.charCodeAt(from);
+  if (code >= 0x30 && code <= 0x39) return from;
   DIGIT.lastIndex = from;
   if (!DIGIT.test(content)) return -1;
   const after = DIGIT.lastIndex;

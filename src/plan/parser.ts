@@ -91,28 +91,20 @@ function stepsNeeded(maxSteps: number): number {
   return keep >= 0 ? Math.max(1, keep) : Infinity;
 }
 
-/**
- * Calls `step` for each match with the end of its body: the start of the next match, or the end
- * of the text. Stops when `step` returns false.
- */
-function eachWithBody(scanner: LineScanner, length: number, step: (textStart: number, end: number, bodyEnd: number) => boolean): void {
-  let found = scanner.next();
-  while (found) {
-    const { textStart, end } = scanner;
-    found = scanner.next();
-    if (!step(textStart, end, found ? scanner.start : length)) return;
-  }
-}
-
 function parseHeadings(content: string, needed: number): PlanStep[] {
   const steps: PlanStep[] = [];
-  eachWithBody(LineScanner.headings(content), content.length, (textStart, end, bodyEnd) => {
+  const scanner = LineScanner.headings(content);
+  // Each body ends where the next match starts, so the scanner reads one match ahead.
+  for (let found = scanner.next(); found && steps.length < needed; ) {
+    const { textStart, end } = scanner;
+    found = scanner.next();
+    // The body test first: it is the cheaper one, and a heading needs both.
+    const body = pyStripRange(content, end, found ? scanner.start : content.length);
+    if (!pyLenAtLeast(body, MIN_HEADING_BODY_LENGTH)) continue;
     const title = cleanTitle(content.slice(textStart, end));
-    if (!title || NON_ACTIONABLE_HEADINGS.has(title.toLowerCase())) return true;
-    const body = pyStripRange(content, end, bodyEnd);
-    if (pyLenAtLeast(body, MIN_HEADING_BODY_LENGTH)) steps.push({ title, description: body, priorityHint: steps.length });
-    return steps.length < needed;
-  });
+    if (!title || NON_ACTIONABLE_HEADINGS.has(title.toLowerCase())) continue;
+    steps.push({ title, description: body, priorityHint: steps.length });
+  }
   return steps;
 }
 
@@ -123,15 +115,15 @@ function truncateTitle(title: string): string {
 
 function parseNumberedList(content: string, needed: number): PlanStep[] {
   const steps: PlanStep[] = [];
-  let index = 0;
-  eachWithBody(LineScanner.numberedItems(content), content.length, (textStart, end, bodyEnd) => {
-    const priorityHint = index++;
+  const scanner = LineScanner.numberedItems(content);
+  for (let found = scanner.next(), priorityHint = 0; found && steps.length < needed; priorityHint++) {
+    const { textStart, end } = scanner;
+    found = scanner.next();
     const title = cleanTitle(content.slice(textStart, end));
-    if (!title) return true;
-    const body = pyStripRange(content, end, bodyEnd);
+    if (!title) continue;
+    const body = pyStripRange(content, end, found ? scanner.start : content.length);
     steps.push({ title: truncateTitle(title), description: body ? `${title}\n\n${body}` : title, priorityHint });
-    return steps.length < needed;
-  });
+  }
   return steps;
 }
 

@@ -37,7 +37,10 @@ const WHITESPACE_RUN = new RegExp(`${PY_S}*`, 'y');
 /** Python's `text[start:end].strip()`, without copying the unstripped slice. */
 export function pyStripRange(text: string, start: number, end: number): string {
   let from = start;
-  if (from < end && isPyWhitespace(text.charCodeAt(from))) {
+  // Short runs in a loop; a long run (a text of blank lines) in one regex step.
+  const loopEnd = Math.min(end, start + 16);
+  while (from < loopEnd && isPyWhitespace(text.charCodeAt(from))) from++;
+  if (from === loopEnd && from < end) {
     WHITESPACE_RUN.lastIndex = from;
     WHITESPACE_RUN.test(text);
     from = Math.min(WHITESPACE_RUN.lastIndex, end);
