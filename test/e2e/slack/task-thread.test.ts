@@ -61,7 +61,9 @@ describe('task threads tell the truth', () => {
     expect(reply.args.reply_broadcast).toBeUndefined();
     expect(json(reply)).toContain('aq_approve_task');
 
-    // Approve from the thread reply: the root is redrawn by the task's own event.
+    // Approve from the thread reply: the root is redrawn by the task's own event. The PR is
+    // forgotten first, since Approve would merge it with gh (pull-requests.test.ts covers that).
+    await rt().db.em().getConnection().execute('update tasks set pr_url = null where id = ?', [id]);
     await Fake.postToApp(app.url, interactionBody(blockActions({ actionId: 'aq_approve_task', value: id, channelId: 'CP', messageTs: '1700000000.999999', responseUrl: slack.responseUrl('a') })), { signingSecret: app.signingSecret });
     await slack.waitFor(() => slack.callsTo('chat.update').some((c) => String(c.args.text).startsWith('🟢')), 'the root redrawn as completed');
     await settle();
