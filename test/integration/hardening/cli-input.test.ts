@@ -62,7 +62,7 @@ describe('aq exec with hostile input', () => {
     expect(expectCleanError(results[6])).toMatch(/^Line 7 is not valid JSON: /);
     expect((results[6].error as string).length).toBeLessThan(300);
     expectCleanError(results[7], "Field 'task_id' contains a NUL character");
-    expect(results[8]).toEqual({ projects: [expect.objectContaining({ id: 'demo' })] });
+    expect(results[8]).toMatchObject({ projects: [expect.objectContaining({ id: 'demo' })] });
     for (const r of results.slice(1, 8)) expectCleanError(r);
   });
 
