@@ -37,7 +37,7 @@ describe('reference fields', () => {
     const task = (await rt.exec('create_task', { project_id: 'alpha', title: 't', description: 'd' })).created as string;
     expect(await rt.exec('add_dependency', { task_id: task, depends_on: 'ghost' })).toEqual({ error: "Task 'ghost' not found." });
     expect(await rt.exec('add_dependency', { task_id: 'ghost', depends_on: task })).toEqual({ error: "Task 'ghost' not found." });
-    expect(await rt.exec('get_task_dependencies', { task_id: task })).toEqual({ task_id: task, depends_on: [], dependents: [] });
+    expect(await rt.exec('get_task_dependencies', { task_id: task })).toMatchObject({ task_id: task, depends_on: [], dependents: [] });
 
     const hook = { name: 'h', prompt_template: 'p', trigger: { type: 'periodic', interval_seconds: 60 } };
     expect(await rt.exec('create_hook', { ...hook, project_id: 'ghost' })).toEqual({ error: "Project 'ghost' not found." });
