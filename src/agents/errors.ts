@@ -85,18 +85,18 @@ const UNEXPECTED: ErrorClassification = {
   suggestedFix: 'Read the error message and the agent summary; check the daemon log for details, then restart or skip the task.',
 };
 
-function escape(word: string): string {
+function escapeForRegex(word: string): string {
   return word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '[\\s_-]+');
 }
 
 const MATCHERS = RULES.map((rule) => ({
   rule,
-  pattern: new RegExp(`(?<![\\p{L}\\p{N}])(?:${rule.words.map(escape).join('|')})(?![\\p{L}\\p{N}])`, 'iu'),
+  pattern: new RegExp(`(?<![\\p{L}\\p{N}])(?:${rule.words.map(escapeForRegex).join('|')})(?![\\p{L}\\p{N}])`, 'iu'),
 }));
 
 /** Names the kind of failure in an agent's error message and says what to do about it. */
 export function classifyError(message: string | null | undefined): ErrorClassification {
-  if (!message || !message.trim()) return UNKNOWN;
+  if (!message?.trim()) return UNKNOWN;
   const match = MATCHERS.find(({ pattern }) => pattern.test(message));
   return match ? { errorType: match.rule.errorType, suggestedFix: match.rule.suggestedFix } : UNEXPECTED;
 }

@@ -2,7 +2,7 @@ import type { Actor, AnyCommand, CommandResult } from '../commands/catalog';
 import type { CommandHandler } from '../commands/handler';
 import { describeInputError } from '../commands/validation-errors';
 import { newConfirmation } from './confirmations';
-import type { ChatContentBlock, ChatMessage, ChatProvider, ChatToolDefinition, ChatToolUse, ChatUsage } from '../model/provider';
+import type { ChatContentBlock, ChatMessage, ChatProvider, ChatResponse, ChatToolDefinition, ChatToolUse, ChatUsage } from '../model/provider';
 import type { ChatCommandRun, PendingConfirmation } from './service';
 
 /** Model calls one turn may make before the agent stops and says so. */
@@ -166,7 +166,7 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnOutp
 
   for (let round = 0; round < maxRounds; round++) {
     await progress(round === 0 ? 'Thinking…' : 'Thinking about the results…');
-    let response;
+    let response: ChatResponse;
     try {
       response = await input.provider.createMessage({
         messages,

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { createReadStream } from 'node:fs';
+import { createReadStream, type Dirent } from 'node:fs';
+import type { WorkspaceRecord } from '../db/repositories/workspaces';
 import { open, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -22,7 +23,7 @@ const SEARCH_TIMEOUT_MS = 30_000;
 
 async function requireDirectory(dir: string, shown: string): Promise<void> {
   const info = await stat(dir).catch(() => null);
-  if (!info || !info.isDirectory()) throw new CommandError(`Directory not found: ${shown}`);
+  if (!info?.isDirectory()) throw new CommandError(`Directory not found: ${shown}`);
 }
 
 async function looksBinary(file: string): Promise<boolean> {
@@ -217,7 +218,7 @@ export const listDirectory = defineCommand({
   async run(args, ctx) {
     const projectId = projectIdOrActive(ctx, args.project_id);
     await requireProject(ctx, projectId);
-    let workspace;
+    let workspace: WorkspaceRecord | null | undefined;
     if (args.workspace) {
       workspace = await ctx.db.workspaces.findInProject(projectId, args.workspace);
       if (!workspace) throw new CommandError(`Workspace '${args.workspace}' not found in project '${projectId}'.`);
@@ -229,7 +230,7 @@ export const listDirectory = defineCommand({
     const relative = (args.path ?? '').replace(/^\/+/, '');
     const target = await validatePath(ctx, path.join(root, relative));
     if (!isWithin(target, root)) throw new CommandError(`Access denied: ${args.path} is outside the workspace.`);
-    let entries;
+    let entries: Dirent[];
     try {
       entries = await readdir(target, { withFileTypes: true });
     } catch (err) {

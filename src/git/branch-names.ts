@@ -7,6 +7,7 @@ import { GitError } from './git-errors';
 function refNameProblem(name: string): string | null {
   if (!name || name.trim() !== name) return 'it is empty or has surrounding spaces';
   if (name.startsWith('-')) return 'it starts with a dash';
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: git refuses control characters in ref names, so we look for them.
   if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return 'it contains a space, a control character or one of ~ ^ : ? * [ \\';
   if (name.includes('..') || name.includes('@{') || name.includes('//')) return 'it contains "..", "@{" or "//"';
   if (name.startsWith('/') || name.endsWith('/') || name.endsWith('.') || name === '@') return 'it starts or ends with "/" or ends with "."';

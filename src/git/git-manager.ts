@@ -100,6 +100,7 @@ export class GitManager {
   }
 
   async clone(url: string, dest: string, options: { branch?: string } = {}): Promise<void> {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: a URL with control characters is refused before git sees it.
     if (!url || url.startsWith('-') || /[\x00-\x1f]/.test(url)) throw new GitError(`Invalid repository URL ${JSON.stringify(url)}.`);
     if (options.branch) assertValidBranchName(options.branch);
     const target = resolve(dest);

@@ -157,16 +157,16 @@ export class FakeSlack {
 
   /** The first call to `method` matching `predicate` (already made or still to come). */
   async waitForCall(method: string, predicate: (call: ApiCall) => boolean = () => true, timeoutMs = 5_000): Promise<ApiCall> {
-    let found: ApiCall | undefined;
-    await this.waitFor(() => (found = this.calls.find((c) => c.method === method && predicate(c))) !== undefined, `a ${method} call`, timeoutMs);
-    return found!;
+    const find = () => this.calls.find((c) => c.method === method && predicate(c));
+    await this.waitFor(() => find() !== undefined, `a ${method} call`, timeoutMs);
+    return find() as ApiCall;
   }
 
   /** The first response_url POST matching `predicate`. */
   async waitForResponse(predicate: (response: ResponsePost) => boolean = () => true, timeoutMs = 5_000): Promise<ResponsePost> {
-    let found: ResponsePost | undefined;
-    await this.waitFor(() => (found = this.responses.find(predicate)) !== undefined, 'a response_url POST', timeoutMs);
-    return found!;
+    const find = () => this.responses.find(predicate);
+    await this.waitFor(() => find() !== undefined, 'a response_url POST', timeoutMs);
+    return find() as ResponsePost;
   }
 
   // --- Socket Mode --------------------------------------------------------------------------

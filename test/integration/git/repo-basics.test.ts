@@ -161,7 +161,7 @@ describe('GitManager: repositories, status, branches and commits', () => {
   it('names task branches <task-id>/<slug> as valid refs of bounded length', () => {
     expect(branchNameForTask('swift-fox-042', 'Add the Login page!')).toBe('swift-fox-042/add-the-login-page');
     expect(branchNameForTask('t-1', 'Café über naïve — résumé')).toBe('t-1/cafe-uber-naive-resume');
-    const long = branchNameForTask('t-2', 'x'.repeat(30) + ' ' + 'y'.repeat(30));
+    const long = branchNameForTask('t-2', `${'x'.repeat(30)} ${'y'.repeat(30)}`);
     expect(long.length).toBeLessThanOrEqual('t-2/'.length + 40);
     expect(long).not.toMatch(/-$/);
     expect(branchNameForTask('t-3', '***')).toBe('t-3');

@@ -115,7 +115,8 @@ describe('scheduler', () => {
       tasksCompletedInWindow: { a: 1, b: 1 },
       availableWorkspaces: { a: ['a1', 'a2', 'a3', 'a4', 'a5', 'a6'], b: ['b1', 'b2', 'b3', 'b4', 'b5', 'b6'] },
     });
-    const counts = schedule(s).reduce<Record<string, number>>((acc, x) => ({ ...acc, [x.projectId]: (acc[x.projectId] ?? 0) + 1 }), {});
+    const counts: Record<string, number> = {};
+    for (const x of schedule(s)) counts[x.projectId] = (counts[x.projectId] ?? 0) + 1;
     expect(counts).toEqual({ a: 2, b: 4 });
   });
 
