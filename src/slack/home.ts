@@ -1,7 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { CommandHandler } from '../commands/handler';
-import { capBlocks, context, LIMITS } from './blocks/common';
+import { capBlocks, context, esc, LIMITS } from './blocks/common';
 import { HOME_CAPS, loadHomeData, type Execute, type HomeData } from './home-data';
 import { firstSteps, homeHeader, needsYou, pausedProjects, readyQueue, running } from './blocks/home-sections';
 
@@ -28,7 +28,7 @@ export async function homeView(source: HomeSource, note?: string): Promise<HomeV
     data = await loadHomeData(executeAsApp(source));
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    return { type: 'home', blocks: [context(`:warning: The dashboard could not be loaded: ${why.replace(/[<>&]/g, ' ')}. Open the tab again in a moment.`)] };
+    return { type: 'home', blocks: [context(`:warning: The dashboard could not be loaded: ${esc(why)}. Open the tab again in a moment.`)] };
   }
   const blocks: KnownBlock[] = [...homeHeader(data, note), ...firstSteps(data)];
   const hasWork = Object.values(data.byStatus).some((n) => n > 0);

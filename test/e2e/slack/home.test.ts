@@ -202,9 +202,14 @@ describe('App Home through the real Bolt app: first steps, urgency order, button
     await exec('set_task_status', { task_id: failed, status: 'FAILED' });
     const running = (await exec('create_task', { project_id: 'p', title: 'Busy', description: 'd' })).created as string;
     await exec('set_task_status', { task_id: running, status: 'IN_PROGRESS' });
+    await app.started.runtime.db.tasks.update(running, { startedAt: new Date(Date.now() - 12 * 60_000 - 5_000), assignedAgent: 'claude-7' });
+    await app.started.runtime.events.emit('task_progress', { projectId: 'p', taskId: running, payload: { text: 'Read · a.ts\nEdit · src/busy.ts' } });
     await openHome();
     const home = await nextPublish(0);
     expect(text(home)).toContain('Running');
+    expect(text(home)).toContain('Edit · src/busy.ts'); // the last progress line
+    expect(text(home)).toContain('agent claude-7 · for 12m');
+    expect(text(home)).not.toContain('Read · a.ts');
     const stop = home.blocks.flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'aq_stop_task')!;
     expect(stop.confirm).toMatchObject({ title: { text: 'Stop this task?' }, confirm: { text: 'Stop it' } });
 
