@@ -2,11 +2,18 @@ import { z } from 'zod';
 import { TaskStateMachine } from '../orchestrator/state-machine';
 import { promoteWaiting } from '../orchestrator/task-moves';
 import { CommandError, defineCommand } from './catalog';
+import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { requireProject } from './projects';
 import { optional, requiredText } from './schema';
 import { requireTask, taskId } from './task-common';
 
 const NOT_BLOCKED_MESSAGE = 'Task is not blocked, so it has no stuck downstream chain.';
+/** One limit pages both lists of get_task_dependencies; `dependents` is the one that grows most. */
+const DEPENDENCY_LIST: ListPaging = { key: 'dependents', totalKey: 'dependents_total', defaultLimit: 100, maxLimit: 500 };
+/** Chains of a project a page; with task_id, the page is of that task's stuck downstream. */
+const CHAIN_LIST: ListPaging = { key: 'stuck_chains', totalKey: 'total_stuck_chains', defaultLimit: 50, maxLimit: 200 };
+/** Each chain of a project shows this many of its stuck tasks; stuck_count counts them all. */
+export const CHAIN_DOWNSTREAM_SHOWN = 20;
 
 export const addDependency = defineCommand({
   name: 'add_dependency',
@@ -56,13 +63,26 @@ export const removeDependency = defineCommand({
 export const getTaskDependencies = defineCommand({
   name: 'get_task_dependencies',
   group: 'tasks',
-  description: 'What a task waits on, and what waits on it.',
-  input: z.object({ task_id: taskId }),
+  description: `What a task waits on, and what waits on it, ${DEPENDENCY_LIST.defaultLimit} of each a page; depends_on_total and dependents_total count them all, next_offset asks for the next page.`,
+  input: z.object({ task_id: taskId, ...pageFields(DEPENDENCY_LIST) }),
   readOnly: true,
-  async run({ task_id }, ctx) {
+  list: DEPENDENCY_LIST,
+  async run({ task_id, ...paging }, ctx) {
     await requireTask(ctx, task_id);
-    const [dependsOn, dependents] = await Promise.all([ctx.db.tasks.upstream(task_id), ctx.db.tasks.downstream(task_id)]);
-    return { task_id, depends_on: dependsOn, dependents };
+    const page = pageOf(paging, DEPENDENCY_LIST.defaultLimit);
+    const [dependsOn, dependents, counts] = await Promise.all([
+      ctx.db.tasks.upstream(task_id, page),
+      ctx.db.tasks.downstream(task_id, page),
+      ctx.db.tasks.dependencyCounts(task_id),
+    ]);
+    return {
+      task_id,
+      depends_on: dependsOn,
+      dependents,
+      depends_on_total: counts.upstream,
+      dependents_total: counts.downstream,
+      next_offset: nextOffset(page, Math.max(dependsOn.length, dependents.length), Math.max(counts.upstream, counts.downstream)),
+    };
   },
 });
 
@@ -70,36 +90,53 @@ export const getChainHealth = defineCommand({
   name: 'get_chain_health',
   group: 'tasks',
   description:
-    'Find tasks stuck behind BLOCKED tasks (every downstream task not yet COMPLETED), for one task or a whole project (default: the active project); a project lists only BLOCKED tasks that hold something up.',
+    `Find tasks stuck behind BLOCKED tasks (every downstream task not yet COMPLETED), for one task or a whole project (default: the active project). A project lists the BLOCKED tasks that hold something up, ${CHAIN_LIST.defaultLimit} a page (total_stuck_chains counts them all, next_offset asks for the next page), each with its ${CHAIN_DOWNSTREAM_SHOWN} nearest stuck tasks and stuck_count; with task_id, limit and offset page its stuck_downstream.`,
   input: z.object({
     task_id: optional(requiredText('A task to check')),
     project_id: optional(requiredText('A project to check')),
+    ...pageFields(CHAIN_LIST),
   }),
   readOnly: true,
-  async run({ task_id, project_id }, ctx) {
+  list: CHAIN_LIST,
+  async run({ task_id, project_id, ...paging }, ctx) {
+    const page = pageOf(paging, CHAIN_LIST.defaultLimit);
     if (task_id) {
       const task = await requireTask(ctx, task_id);
       if (task.status !== 'BLOCKED') {
         return { task_id, status: task.status, stuck_downstream: [], message: NOT_BLOCKED_MESSAGE };
       }
-      const stuck = await ctx.db.tasks.stuckDownstream(task_id);
-      return { task_id, title: task.title, status: task.status, stuck_downstream: stuck, stuck_count: stuck.length };
+      const stuck = (await ctx.db.tasks.stuckDownstreamPages([task_id], page)).get(task_id) ?? { tasks: [], count: 0 };
+      return {
+        task_id,
+        title: task.title,
+        status: task.status,
+        stuck_downstream: stuck.tasks,
+        stuck_count: stuck.count,
+        next_offset: nextOffset(page, stuck.tasks.length, stuck.count),
+      };
     }
     const scope = project_id ?? ctx.session.activeProjectId;
     if (scope) await requireProject(ctx, scope);
-    const blocked = scope ? await ctx.db.tasks.blockedInProject(scope) : [];
-    const downstream = await ctx.db.tasks.stuckDownstreamOf(blocked.map((b) => b.id));
-    // A BLOCKED task that nothing waits on holds up no chain, so it is not listed.
-    const stuckChains = blocked.flatMap((b) => {
-      const stuck = downstream.get(b.id) ?? [];
-      if (stuck.length === 0) return [];
-      return [{
+    // A BLOCKED task that nothing unfinished waits on holds up no chain, so it is not listed.
+    const blocked = scope ? await ctx.db.tasks.blockedHoldingUp(scope, page) : { tasks: [], total: 0 };
+    const downstream = await ctx.db.tasks.stuckDownstreamPages(
+      blocked.tasks.map((b) => b.id),
+      { limit: CHAIN_DOWNSTREAM_SHOWN, offset: 0 },
+    );
+    const stuckChains = blocked.tasks.map((b) => {
+      const stuck = downstream.get(b.id) ?? { tasks: [], count: 0 };
+      return {
         blocked_task: { id: b.id, title: b.title },
-        stuck_downstream: stuck.map((s) => ({ id: s.id, title: s.title })),
-        stuck_count: stuck.length,
-      }];
+        stuck_downstream: stuck.tasks.map((s) => ({ id: s.id, title: s.title })),
+        stuck_count: stuck.count,
+      };
     });
-    return { project_id: scope ?? null, stuck_chains: stuckChains, total_stuck_chains: stuckChains.length };
+    return {
+      project_id: scope ?? null,
+      stuck_chains: stuckChains,
+      total_stuck_chains: blocked.total,
+      next_offset: nextOffset(page, stuckChains.length, blocked.total),
+    };
   },
 });
 

@@ -3,6 +3,7 @@ import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import { Task, TaskDependency, type TaskStatus } from '../entities';
 import type { EmFactory } from '../database';
 import { generateTaskId } from '../ids';
+import { blockedHoldingUp, stuckDownstreamPages, type StuckPage } from './stuck-chains';
 
 export interface TaskRecord {
   id: string;
@@ -248,24 +249,36 @@ export class TaskRepository {
 
   // --- dependencies -------------------------------------------------------------------------
 
-  /** Tasks that `taskId` waits on, with their status. */
-  async upstream(taskId: string): Promise<Array<{ id: string; title: string; status: TaskStatus }>> {
+  /** Tasks that `taskId` waits on, with their status; with `page`, only that slice (see `dependencyCounts`). */
+  async upstream(taskId: string, page?: { limit: number; offset: number }): Promise<Array<{ id: string; title: string; status: TaskStatus }>> {
     return this.em()
       .getConnection()
       .execute(
-        'select t.id, t.title, t.status from task_dependencies d join tasks t on t.id = d.depends_on_id where d.task_id = ? order by t.priority, t.created_at',
-        [taskId],
+        'select t.id, t.title, t.status from task_dependencies d join tasks t on t.id = d.depends_on_id where d.task_id = ? order by t.priority, t.created_at, t.id limit ? offset ?',
+        [taskId, page?.limit ?? -1, page?.offset ?? 0],
       );
   }
 
-  /** Tasks that wait on `taskId`, with their status. */
-  async downstream(taskId: string): Promise<Array<{ id: string; title: string; status: TaskStatus }>> {
+  /** Tasks that wait on `taskId`, with their status; with `page`, only that slice (see `dependencyCounts`). */
+  async downstream(taskId: string, page?: { limit: number; offset: number }): Promise<Array<{ id: string; title: string; status: TaskStatus }>> {
     return this.em()
       .getConnection()
       .execute(
-        'select t.id, t.title, t.status from task_dependencies d join tasks t on t.id = d.task_id where d.depends_on_id = ? order by t.priority, t.created_at',
-        [taskId],
+        'select t.id, t.title, t.status from task_dependencies d join tasks t on t.id = d.task_id where d.depends_on_id = ? order by t.priority, t.created_at, t.id limit ? offset ?',
+        [taskId, page?.limit ?? -1, page?.offset ?? 0],
       );
+  }
+
+  /** How many tasks `taskId` waits on, and how many wait on it (from the edge indexes). */
+  async dependencyCounts(taskId: string): Promise<{ upstream: number; downstream: number }> {
+    const rows = await this.em()
+      .getConnection()
+      .execute<Array<{ up: number; down: number }>>(
+        `select (select count(*) from task_dependencies where task_id = ?) as up,
+                (select count(*) from task_dependencies where depends_on_id = ?) as down`,
+        [taskId, taskId],
+      );
+    return { upstream: Number(rows[0]?.up ?? 0), downstream: Number(rows[0]?.down ?? 0) };
   }
 
   async addDependency(taskId: string, dependsOn: string): Promise<void> {
@@ -384,18 +397,14 @@ export class TaskRepository {
     return result;
   }
 
-  /**
-   * BLOCKED tasks of a project (for chain health), in queue order; with `page`, only that slice
-   * (the count of all of them is `countByStatus(projectId).BLOCKED`, kept by triggers).
-   */
-  async blockedInProject(projectId: string, page?: { limit: number; offset: number }): Promise<Array<{ id: string; title: string }>> {
-    return this.em()
-      .getConnection()
-      .execute("select id, title from tasks where project_id = ? and status = 'BLOCKED' order by priority, created_at, rowid limit ? offset ?", [
-        projectId,
-        page?.limit ?? -1,
-        page?.offset ?? 0,
-      ]);
+  /** `stuckDownstream` a page at a time per root, with counts (see stuck-chains.ts). */
+  async stuckDownstreamPages(rootIds: string[], page: { limit: number; offset: number }): Promise<Map<string, StuckPage>> {
+    return stuckDownstreamPages(this.em().getConnection(), rootIds, page);
+  }
+
+  /** A page of a project's BLOCKED tasks that hold something up, and their count (see stuck-chains.ts). */
+  async blockedHoldingUp(projectId: string, page: { limit: number; offset: number }): Promise<{ tasks: Array<{ id: string; title: string }>; total: number }> {
+    return blockedHoldingUp(this.em().getConnection(), projectId, page);
   }
 
   /** The task working on `branch` in a project, if any (newest first). */

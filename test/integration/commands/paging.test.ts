@@ -61,14 +61,41 @@ describe('list_tasks pages reach every task', () => {
     expect(await rt.exec('list_tasks', { offset: 400 })).toMatchObject({ total: 449, next_offset: null });
   });
 
-  it('blocked tasks of a project (chain health) come in slices that add up to the whole, with a kept count', async () => {
-    await insertTasks(rt, 'alpha', 25, 'BLOCKED');
-    await insertTasks(rt, 'beta', 3, 'BLOCKED');
-    const whole = await rt.db.tasks.blockedInProject('alpha');
-    expect(whole).toHaveLength(25);
-    const slices = [];
-    for (let offset = 0; offset < 25; offset += 10) slices.push(...(await rt.db.tasks.blockedInProject('alpha', { limit: 10, offset })));
-    expect(slices).toEqual(whole);
-    expect((await rt.db.tasks.countByStatus('alpha')).BLOCKED).toBe(25);
+  it('get_chain_health pages the chains of a project, and bounds each chain and a task\'s downstream', async () => {
+    // 60 BLOCKED tasks each held up by one waiting task, one BLOCKED task nothing waits on, and a
+    // long chain of 30 behind the most urgent BLOCKED task.
+    await rt.exec('create_project', { name: 'waiting' });
+    await insertTasks(rt, 'alpha', 61, 'BLOCKED');
+    await insertTasks(rt, 'waiting', 90, 'DEFINED');
+    const conn = rt.db.em().getConnection();
+    const edges = Array.from({ length: 60 }, (_, i) => `('waiting-${i}', 'alpha-${i}')`);
+    for (let i = 60; i < 90; i++) edges.push(`('waiting-${i}', 'waiting-${i - 1}')`);
+    await conn.execute(`insert into task_dependencies (task_id, depends_on_id) values ${edges.join(', ')}`);
+
+    const first = (await rt.exec('get_chain_health', { project_id: 'alpha' })) as Page<'stuck_chains'> & { total_stuck_chains: number };
+    expect(first.stuck_chains).toHaveLength(50);
+    expect(first).toMatchObject({ project_id: 'alpha', total_stuck_chains: 60, next_offset: 50 });
+    const pages = await walkPages(rt, 'get_chain_health', 'stuck_chains', { project_id: 'alpha', limit: 25 });
+    expect(pages.map((p) => p.stuck_chains.length)).toEqual([25, 25, 10]);
+    const roots = pages.flatMap((p) => p.stuck_chains.map((c) => (c.blocked_task as { id: string }).id));
+    expect(new Set(roots)).toEqual(new Set(Array.from({ length: 60 }, (_, i) => `alpha-${i}`)));
+
+    // alpha-0 holds up waiting-0 and, through it, nothing; waiting-59 leads the chain of 30.
+    const long = pages.flatMap((p) => p.stuck_chains).find((c) => (c.blocked_task as { id: string }).id === 'alpha-59')!;
+    expect(long.stuck_count).toBe(31);
+    expect(long.stuck_downstream).toHaveLength(20);
+    expect((long.stuck_downstream as Array<{ id: string }>).map((s) => s.id).slice(0, 3)).toEqual(['waiting-59', 'waiting-60', 'waiting-61']);
+
+    const downstream = (await walkPages(rt, 'get_chain_health', 'stuck_downstream', { task_id: 'alpha-59', limit: 12 })) as Array<
+      Page<'stuck_downstream'> & { stuck_count: number }
+    >;
+    expect(downstream.map((p) => [p.stuck_downstream.length, p.stuck_count, p.next_offset])).toEqual([
+      [12, 31, 12],
+      [12, 31, 24],
+      [7, 31, null],
+    ]);
+    expect(new Set(downstream.flatMap((p) => p.stuck_downstream.map((s) => s.id))).size).toBe(31);
+    expect(await rt.exec('get_chain_health', { task_id: 'alpha-59', offset: 100 })).toMatchObject({ stuck_downstream: [], stuck_count: 31, next_offset: null });
+    expect(await rt.exec('get_chain_health', { project_id: 'alpha', limit: 201 })).toEqual({ error: expect.stringContaining('limit') });
   });
 });

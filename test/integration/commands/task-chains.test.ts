@@ -28,6 +28,9 @@ describe('dependencies, skip, stop and chain health', () => {
       task_id: b.created,
       depends_on: [{ id: a.created, title: 'A', status: 'READY' }],
       dependents: [],
+      depends_on_total: 1,
+      dependents_total: 0,
+      next_offset: null,
     });
   });
 
@@ -95,6 +98,7 @@ describe('dependencies, skip, stop and chain health', () => {
         { id: c.created, title: 'C', status: 'DEFINED' },
       ],
       stuck_count: 2,
+      next_offset: null,
     });
     rt.handler.activeProjectId = 'alpha';
     expect(await rt.exec('get_chain_health')).toEqual({
@@ -110,6 +114,7 @@ describe('dependencies, skip, stop and chain health', () => {
         },
       ],
       total_stuck_chains: 1,
+      next_offset: null,
     });
     expect(await rt.exec('get_chain_health', { task_id: 'ghost' })).toEqual({ error: "Task 'ghost' not found." });
   });
@@ -164,6 +169,9 @@ describe('dependencies, skip, stop and chain health', () => {
         { id: ready.created, title: 'Ready', status: 'DEFINED' },
         { id: two.created, title: 'Two', status: 'DEFINED' },
       ]),
+      depends_on_total: 0,
+      dependents_total: 2,
+      next_offset: null,
     });
     expect(await rt.exec('get_task_dependencies', { task_id: 'ghost' })).toEqual({ error: "Task 'ghost' not found." });
     expect(await rt.exec('remove_dependency', { task_id: 'ghost', depends_on: x.created })).toEqual({ error: "Task 'ghost' not found." });
@@ -234,7 +242,7 @@ describe('dependencies, skip, stop and chain health', () => {
     const byRoot = Object.fromEntries(health.stuck_chains.map((c) => [c.blocked_task.id, c.stuck_downstream.map((s) => s.id)]));
     expect(byRoot).toEqual({ [a.created]: [b.created, z.created], [x.created]: [y.created, z.created] });
     expect(await rt.exec('get_chain_health', { project_id: 'ghost' })).toEqual({ error: "Project 'ghost' not found." });
-    expect(await rt.exec('get_chain_health')).toEqual({ project_id: null, stuck_chains: [], total_stuck_chains: 0 });
+    expect(await rt.exec('get_chain_health')).toEqual({ project_id: null, stuck_chains: [], total_stuck_chains: 0, next_offset: null });
   });
 
   it('returns the newest task result with snake_case keys', async () => {
