@@ -1,0 +1,149 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Database } from '../db/database';
+import type { RepoRecord } from '../db/repositories/repos';
+import type { WorkspaceRecord } from '../db/repositories/workspaces';
+import { GitError } from '../git/git-errors';
+
+/*
+ * Workspaces made from a project's repository: by add_workspace (a person asks) and by the
+ * daemon on demand (zero setup: one per concurrent agent slot, up to max_concurrent_agents).
+ * Both name, place and clone a workspace the same way, through the functions here.
+ */
+
+/** What provisioning needs from git. */
+export interface ProvisioningGit {
+  clone(url: string, dest: string): Promise<void>;
+  isRepo(path: string): Promise<boolean>;
+}
+
+/** The repo a workspace is made from by default: the project's first with a URL, else its first. */
+export function defaultRepo(repos: RepoRecord[]): RepoRecord | null {
+  return repos.find((r) => r.url) ?? repos[0] ?? null;
+}
+
+/** What a workspace of `repo` is cloned from: its URL, else the folder it links; null for neither. */
+export function cloneSource(repo: RepoRecord | null): string | null {
+  return repo?.url ?? repo?.sourcePath ?? null;
+}
+
+/** Where a cloned workspace lives: below the project's folder, in workspaces/<slug>. */
+export function clonedWorkspacePath(projectDir: string, slug: string): string {
+  return path.join(projectDir, 'workspaces', slug);
+}
+
+/** The first `ws-<n>` name no workspace of the project uses (as a name or in its id). */
+export function nextWorkspaceName(projectId: string, existing: Array<Pick<WorkspaceRecord, 'id' | 'name'>>): string {
+  const taken = new Set(existing.flatMap((w) => [w.name, w.id]));
+  for (let n = existing.length + 1; ; n++) {
+    const name = `ws-${n}`;
+    if (!taken.has(name) && !taken.has(`${projectId}-${name}`)) return name;
+  }
+}
+
+/** Clones `source` into `target`, a folder that must not exist yet (a GitError says why not). */
+export async function cloneWorkspaceFolder(git: Pick<ProvisioningGit, 'clone'>, source: string, target: string): Promise<void> {
+  if (await stat(target).catch(() => null)) throw new GitError(`Folder already exists: ${target}`);
+  await git.clone(source, target);
+}
+
+/** Why the last attempt to provision a project's workspace failed, kept until one succeeds. */
+export interface ProvisioningFailure {
+  error: string;
+  /** What it tried to clone or link (a new source is tried at once). */
+  source: string;
+  /** Milliseconds since the epoch. */
+  at: number;
+}
+
+const FAILURES_KEY = 'workspace_provisioning_failures';
+
+export async function provisioningFailures(db: Database): Promise<Record<string, ProvisioningFailure>> {
+  return db.state.get<Record<string, ProvisioningFailure>>(FAILURES_KEY, {});
+}
+
+async function recordFailure(db: Database, projectId: string, failure: ProvisioningFailure | null): Promise<void> {
+  const all = await provisioningFailures(db);
+  if (failure) all[projectId] = failure;
+  else if (all[projectId]) delete all[projectId];
+  else return;
+  await db.state.set(FAILURES_KEY, all);
+}
+
+export interface ProvisionDeps {
+  db: Database;
+  git: ProvisioningGit;
+  now: () => Date;
+  log: (message: string) => void;
+  /** After a failure, the same source is tried again only this much later. */
+  retryMs: number;
+}
+
+export interface ProvisionProject {
+  id: string;
+  workspace: string;
+}
+
+/**
+ * Gives the project up to `count` new workspaces and returns their ids. From its repository: a
+ * clone of the repo's URL (or linked folder) per slot; a repo made with `init` has one checkout,
+ * which becomes its one workspace. A project without repos uses its own folder when that is a git
+ * repository. A failure is stored (provisioningFailures) for status views and retried later.
+ */
+export async function provisionWorkspaces(deps: ProvisionDeps, project: ProvisionProject, count: number): Promise<string[]> {
+  const { db } = deps;
+  const [repos, existing] = await Promise.all([db.repos.list(project.id), db.workspaces.list(project.id)]);
+  const repo = defaultRepo(repos);
+  const source = cloneSource(repo);
+  const linkable = !source ? (repo ? repo.checkoutBasePath : project.workspace) : null;
+  const what = source ?? linkable;
+  if (!what || count <= 0) return [];
+
+  const failed = (await provisioningFailures(db))[project.id];
+  if (failed && failed.source === what && deps.now().getTime() - failed.at < deps.retryMs) return [];
+
+  const created: string[] = [];
+  try {
+    if (linkable) {
+      if (existing.length > 0 || (await db.workspaces.list()).some((w) => w.path === linkable)) return [];
+      if (!(await deps.git.isRepo(linkable))) {
+        // A project with no repository and a plain folder: nothing to provision from, nothing failed.
+        if (!repo) return [];
+        throw new GitError(`Not a git repository: ${linkable}`);
+      }
+      const id = repo ? `${project.id}-${repo.id}` : `${project.id}-default`;
+      await db.workspaces.create({ id, projectId: project.id, name: repo ? repo.id : 'default', path: linkable, sourceType: 'link', repoId: repo?.id ?? null });
+      created.push(id);
+    } else {
+      const names: string[] = [];
+      const taken: Array<Pick<WorkspaceRecord, 'id' | 'name'>> = [...existing];
+      while (names.length < count) {
+        const name = nextWorkspaceName(project.id, taken);
+        taken.push({ id: `${project.id}-${name}`, name });
+        // A folder left behind (a removed workspace) is not ours to reuse: take the next name.
+        if (await stat(clonedWorkspacePath(project.workspace, name)).catch(() => null)) continue;
+        names.push(name);
+      }
+      // Clones run side by side; a failed one does not undo the ones that worked.
+      const results = await Promise.allSettled(
+        names.map(async (name) => {
+          const target = clonedWorkspacePath(project.workspace, name);
+          await cloneWorkspaceFolder(deps.git, source!, target);
+          const id = `${project.id}-${name}`;
+          await db.workspaces.create({ id, projectId: project.id, name, path: target, sourceType: 'clone', repoId: repo?.id ?? null });
+          return id;
+        }),
+      );
+      for (const r of results) if (r.status === 'fulfilled') created.push(r.value);
+      const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (rejected) throw rejected.reason;
+    }
+    await recordFailure(db, project.id, null);
+  } catch (err) {
+    const error = err instanceof GitError ? err.message : `Could not prepare a workspace from ${what}: ${err instanceof Error ? err.message : String(err)}`;
+    deps.log(`Workspace provisioning for project ${project.id} failed: ${error}`);
+    await recordFailure(db, project.id, { error, source: what, at: deps.now().getTime() });
+  }
+  if (created.length > 0) deps.log(`Provisioned workspace(s) ${created.join(', ')} for project ${project.id}.`);
+  return created;
+}
