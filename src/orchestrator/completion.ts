@@ -2,6 +2,7 @@ import type { Database } from '../db/database';
 import type { TaskRecord } from '../db/repositories/tasks';
 import type { EventLog } from './events';
 import type { TaskStateMachine } from './state-machine';
+import { oneAtATime } from './merge-lock';
 import { promoteWaiting } from './task-moves';
 
 /** The git work around a task run; GitManager provides it (see task-git.ts). */
@@ -131,7 +132,7 @@ export async function completeRun(deps: CompletionDeps, run: FinishedRun): Promi
 
   let outcome: { merged: true } | { merged: false; message: string };
   try {
-    outcome = await git.mergeTaskBranch(run.workspacePath, run.branch, run.defaultBranch);
+    outcome = await oneAtATime(`merge:${task.projectId}`, () => git.mergeTaskBranch(run.workspacePath, run.branch!, run.defaultBranch!));
   } catch (err) {
     outcome = { merged: false, message: errorText(err) };
   }
