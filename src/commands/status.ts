@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { sandboxStatus } from '../agents/confinement';
-import { defineCommand } from './catalog';
+import { projectWaitingReasons } from '../orchestrator/waiting-reasons';
+import { defineCommand, type CommandContext } from './catalog';
 
 /** Caps keep get_status fast on large queues; by_status always has the full counts. */
 export const STATUS_READY_LIMIT = 20;
@@ -13,7 +14,7 @@ export const getStatus = defineCommand({
   input: z.object({}),
   readOnly: true,
   async run(_args, ctx) {
-    const [projects, agents, byStatus, inProgress, ready, paused, forges] = await Promise.all([
+    const [projects, agents, byStatus, inProgress, ready, paused, forges, readyByProject] = await Promise.all([
       ctx.db.projects.count(),
       ctx.db.agents.listWithWork(),
       ctx.db.tasks.countByStatus(),
@@ -22,7 +23,9 @@ export const getStatus = defineCommand({
       ctx.orchestrator.isPaused(),
       // Cached for minutes: whether gh and glab are installed and logged in.
       ctx.git.forges.readiness(),
+      ctx.db.scheduling.readyCounts(),
     ]);
+    const waiting = await notStarting(ctx, readyByProject, paused);
     return {
       projects,
       agents: agents.map((a) => ({
@@ -42,9 +45,13 @@ export const getStatus = defineCommand({
           project_id: t.projectId,
           assigned_agent: t.assignedAgent,
         })),
-        ready_to_work: ready.tasks.map((t) => ({ id: t.id, title: t.title, project_id: t.projectId })),
+        ready_to_work: ready.tasks.map((t) => {
+          const why = waiting.byProject.get(t.projectId);
+          return { id: t.id, title: t.title, project_id: t.projectId, ...(why && { waiting_reason: why.reason, waiting_code: why.code }) };
+        }),
       },
       orchestrator_paused: paused,
+      not_starting: waiting.list,
       agent_sandbox: sandboxStatus(ctx.config.agents.allowUnsandboxed),
       forges,
     };
@@ -52,3 +59,25 @@ export const getStatus = defineCommand({
 });
 
 export const statusCommands = [getStatus];
+
+/**
+ * Why READY work is not starting, per project (the projects with the most READY tasks first,
+ * at most STATUS_READY_LIMIT of them): a few small-table reads, whatever the number of tasks.
+ */
+async function notStarting(ctx: CommandContext, readyByProject: Record<string, number>, paused: boolean) {
+  const ids = Object.keys(readyByProject)
+    .sort((a, b) => readyByProject[b] - readyByProject[a] || (a < b ? -1 : 1))
+    .slice(0, STATUS_READY_LIMIT);
+  if (ids.length === 0) return { byProject: new Map(), list: [] };
+  const state = { daemonRunning: await ctx.orchestrator.daemonRunning(), paused, now: new Date() };
+  const reasons = await projectWaitingReasons(ctx.db, state, ids);
+  const byProject = new Map([...reasons].filter(([, r]) => r.code !== 'starting'));
+  const list = [...byProject].map(([projectId, r]) => ({
+    project_id: projectId,
+    ready: readyByProject[projectId],
+    code: r.code,
+    reason: r.reason,
+    ...(r.until && { until: r.until }),
+  }));
+  return { byProject, list };
+}

@@ -26,6 +26,9 @@ export interface DaemonLease {
 
 const LEASE_KEY = 'daemon_lease';
 
+/** How a pause for a usage limit with a named reset time starts its reason. */
+export const QUOTA_PAUSE_PREFIX = 'Usage limit until';
+
 /**
  * The scheduler's snapshot, read with bounded SQL: every query either reads a few rows per
  * project through an index or groups a small table, so one pass stays fast at 10k READY tasks.
@@ -82,6 +85,14 @@ export class SchedulingRepository {
     return byProject;
   }
 
+  /** READY tasks per project (those that have any), from the trigger-maintained counts table. */
+  async readyCounts(): Promise<Record<string, number>> {
+    const rows = await this.query<{ project_id: string; n: number }>(
+      "select project_id, n from task_status_counts where status = 'READY' and n > 0",
+    );
+    return Object.fromEntries(rows.map((r) => [r.project_id, Number(r.n)]));
+  }
+
   /** ASSIGNED + IN_PROGRESS tasks per project, from the trigger-maintained counts table. */
   async activeCounts(): Promise<Record<string, number>> {
     const rows = await this.query<{ project_id: string; n: number }>(
@@ -112,8 +123,8 @@ export class SchedulingRepository {
     return { perProject, total };
   }
 
-  /** Unlocked workspaces per project (oldest first) and the ids of locked ones. */
-  async workspaces(): Promise<{ available: Record<string, string[]>; locked: string[]; projectsWithAny: Set<string> }> {
+  /** Unlocked workspaces per project (oldest first), the ids of locked ones, and counts per project. */
+  async workspaces(): Promise<{ available: Record<string, string[]>; locked: string[]; projectsWithAny: Set<string>; total: Record<string, number> }> {
     const rows = await this.query<{ id: string; project_id: string; locked_by_task_id: string | null; path_locked: number }>(
       `select w.id, w.project_id, w.locked_by_task_id,
               exists (select 1 from workspaces o where o.path = w.path and o.id <> w.id and o.locked_by_task_id is not null) as path_locked
@@ -122,12 +133,27 @@ export class SchedulingRepository {
     const available: Record<string, string[]> = {};
     const locked: string[] = [];
     const projectsWithAny = new Set<string>();
+    const total: Record<string, number> = {};
     for (const r of rows) {
       projectsWithAny.add(r.project_id);
+      total[r.project_id] = (total[r.project_id] ?? 0) + 1;
       if (r.locked_by_task_id || Number(r.path_locked)) locked.push(r.id);
       else (available[r.project_id] ??= []).push(r.id);
     }
-    return { available, locked, projectsWithAny };
+    return { available, locked, projectsWithAny, total };
+  }
+
+  /**
+   * When a task waits for a usage limit that named its reset (QUOTA_PAUSE_PREFIX), the account is
+   * out of quota until then and new launches would only hit the same limit: the earliest such
+   * reset still ahead. Plain 429 backoffs do not hold anything.
+   */
+  async quotaHold(now: Date): Promise<{ until: Date; reason: string | null } | null> {
+    const rows = await this.query<{ resume_after: number; pause_reason: string | null }>(
+      "select resume_after, pause_reason from tasks where status = 'PAUSED' and resume_after > ? and pause_reason like ? order by resume_after limit 1",
+      [now.getTime(), `${QUOTA_PAUSE_PREFIX}%`],
+    );
+    return rows[0] ? { until: new Date(Number(rows[0].resume_after)), reason: rows[0].pause_reason ?? null } : null;
   }
 
   async idleAgents(): Promise<Array<{ id: string; type: string }>> {

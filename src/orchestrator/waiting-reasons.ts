@@ -1,0 +1,149 @@
+import type { Database } from '../db/database';
+import type { SchedulingProjectRow } from '../db/repositories/scheduling';
+import type { TaskRecord } from '../db/repositories/tasks';
+import { cloneSource, defaultRepo, provisioningFailures } from './workspace-provisioning';
+
+/*
+ * Why a task that could run is not running, in words for people. Worked out per project from
+ * small tables (projects, agents, workspaces, the per-status counts, system_state), never by
+ * scanning tasks, so get_status costs the same at 100 or 100k tasks. The checks follow the
+ * scheduler's own order of refusals (cycle.ts, scheduler.ts): the first that applies is the reason.
+ */
+
+export type WaitingCode =
+  | 'no_daemon'
+  | 'scheduling_paused'
+  | 'waiting_quota'
+  | 'project_paused'
+  | 'over_budget'
+  | 'no_agent'
+  | 'slots_busy'
+  | 'no_workspace'
+  | 'workspace_failed'
+  | 'workspaces_busy'
+  | 'workspace_pinned'
+  | 'agents_busy'
+  | 'waiting_dependencies'
+  | 'starting';
+
+export interface WaitingReason {
+  code: WaitingCode;
+  /** One sentence: what holds the task and what would let it start. */
+  reason: string;
+  /** When the wait ends by itself (ISO 8601), for quota waits. */
+  until?: string;
+}
+
+export interface SchedulingState {
+  /** Whether a daemon (this process or another) holds the scheduling lease. */
+  daemonRunning: boolean;
+  /** orchestrator_control pause. */
+  paused: boolean;
+  now: Date;
+  /** The scheduler's rolling window, for budgets. */
+  windowMs?: number;
+}
+
+interface Context {
+  state: SchedulingState;
+  projects: Map<string, SchedulingProjectRow>;
+  agentCount: number;
+  idleAgents: number;
+  active: Record<string, number>;
+  workspaces: { available: Record<string, string[]>; total: Record<string, number> };
+  hold: { until: Date; reason: string | null } | null;
+  tokens: Record<string, number>;
+  failures: Awaited<ReturnType<typeof provisioningFailures>>;
+}
+
+async function loadContext(db: Database, state: SchedulingState, projectIds: string[]): Promise<Context> {
+  const [projects, agentCount, idle, active, workspaces, hold, failures] = await Promise.all([
+    db.scheduling.projects(),
+    db.agents.count(),
+    db.scheduling.idleAgents(),
+    db.scheduling.activeCounts(),
+    db.scheduling.workspaces(),
+    db.scheduling.quotaHold(state.now),
+    provisioningFailures(db),
+  ]);
+  const byId = new Map(projects.map((p) => [p.id, p]));
+  // Token sums scan the window's usage rows: only when a project asked about has a budget.
+  const budgeted = projectIds.some((id) => byId.get(id)?.budgetLimit != null);
+  const tokens = budgeted ? (await db.scheduling.tokensSince(new Date(state.now.getTime() - (state.windowMs ?? 24 * 3600_000)))).perProject : {};
+  return { state, projects: byId, agentCount, idleAgents: idle.length, active, workspaces, hold, tokens, failures };
+}
+
+/** Whether the daemon could make a workspace for the project (it has a repo, or is one). */
+async function provisionable(db: Database, project: SchedulingProjectRow): Promise<boolean> {
+  const repo = defaultRepo(await db.repos.list(project.id));
+  return repo !== null && (cloneSource(repo) !== null || repo.checkoutBasePath !== null);
+}
+
+async function projectReason(db: Database, c: Context, projectId: string): Promise<WaitingReason> {
+  const { state } = c;
+  if (!state.daemonRunning) return { code: 'no_daemon', reason: 'No daemon is running, so nothing is scheduled: start the app (npm start).' };
+  if (state.paused) return { code: 'scheduling_paused', reason: 'Scheduling is paused for every project: resume it with orchestrator_control action=resume.' };
+  if (c.hold) {
+    const until = c.hold.until.toISOString();
+    return { code: 'waiting_quota', reason: `The agents' usage limit is reached; new tasks start after it resets at ${until}.`, until };
+  }
+  const project = c.projects.get(projectId);
+  if (!project) return { code: 'starting', reason: 'The project is gone.' };
+  if (project.status === 'PAUSED') return { code: 'project_paused', reason: `Project '${projectId}' is paused: resume it with resume_project.` };
+  const used = c.tokens[projectId] ?? 0;
+  if (project.budgetLimit !== null && used >= project.budgetLimit) {
+    return { code: 'over_budget', reason: `Project '${projectId}' used ${used} of its ${project.budgetLimit} token budget in the window; it starts tasks again as the window moves on or when the budget is raised.` };
+  }
+  if (c.agentCount === 0) {
+    return { code: 'no_agent', reason: 'There is no agent: set AQ_AGENTS (the daemon keeps that many) and restart, or add one with create_agent.' };
+  }
+  const active = c.active[projectId] ?? 0;
+  if (active >= project.maxConcurrentAgents) {
+    return { code: 'slots_busy', reason: `All ${project.maxConcurrentAgents} agent slot(s) of project '${projectId}' are busy; the next task starts when one finishes.` };
+  }
+  const total = c.workspaces.total[projectId] ?? 0;
+  const free = c.workspaces.available[projectId]?.length ?? 0;
+  const failure = c.failures[projectId];
+  if (free === 0) {
+    if (failure) return { code: 'workspace_failed', reason: `Preparing a workspace for project '${projectId}' failed: ${failure.error}. It is tried again shortly; fix the repository (or add one with add_workspace).` };
+    if (total === 0 && !(await provisionable(db, project))) {
+      return { code: 'no_workspace', reason: `Project '${projectId}' has no workspace and no repository to make one from: add one with add_repo (or add_workspace).` };
+    }
+    if (total >= project.maxConcurrentAgents || !(await provisionable(db, project))) {
+      return { code: 'workspaces_busy', reason: `Every workspace of project '${projectId}' is in use; the task starts when one frees up.` };
+    }
+  }
+  if (c.idleAgents === 0) return { code: 'agents_busy', reason: 'Every agent is busy; the task starts when one finishes.' };
+  return { code: 'starting', reason: 'Nothing holds it: it starts at the daemon’s next pass.' };
+}
+
+/** The reason the next READY task of each project does not start. */
+export async function projectWaitingReasons(db: Database, state: SchedulingState, projectIds: string[]): Promise<Map<string, WaitingReason>> {
+  const c = await loadContext(db, state, projectIds);
+  const out = new Map<string, WaitingReason>();
+  for (const id of projectIds) out.set(id, await projectReason(db, c, id));
+  return out;
+}
+
+/** Why this task waits; null when it is not waiting to start (running, done, blocked…). */
+export async function taskWaitingReason(db: Database, state: SchedulingState, task: TaskRecord): Promise<WaitingReason | null> {
+  if (task.status === 'DEFINED') {
+    const open = (await db.tasks.upstream(task.id)).filter((u) => u.status !== 'COMPLETED');
+    if (open.length === 0) return { code: 'starting', reason: 'Its dependencies are done; it becomes READY at the daemon’s next pass.' };
+    const names = open.slice(0, 5).map((u) => `${u.id} (${u.status})`).join(', ');
+    return { code: 'waiting_dependencies', reason: `Waiting on ${open.length} unfinished task(s): ${names}${open.length > 5 ? ', …' : ''}.` };
+  }
+  if (task.status === 'PAUSED') {
+    const until = task.resumeAfter?.toISOString();
+    return { code: 'waiting_quota', reason: `${task.pauseReason ?? 'Paused'}${until ? `; it goes back to the queue at ${until}` : ''}.`, ...(until && { until }) };
+  }
+  if (task.status !== 'READY') return null;
+  const reason = (await projectWaitingReasons(db, state, [task.projectId])).get(task.projectId)!;
+  if (reason.code === 'starting' && task.preferredWorkspaceId) {
+    const w = await db.workspaces.get(task.preferredWorkspaceId);
+    if (w?.lockedByTaskId) {
+      return { code: 'workspace_pinned', reason: `It continues in workspace '${w.id}', which task ${w.lockedByTaskId} is using; it starts when that one frees up.` };
+    }
+  }
+  return reason;
+}
