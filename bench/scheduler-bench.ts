@@ -71,6 +71,8 @@ export async function runSchedulerBench(iterations = 100): Promise<BenchRow[]> {
       events: rt.events,
       machine: new TaskStateMachine(rt.db, () => undefined),
       git: { isRepo: async () => true },
+      // Every project of the bench has its workspaces: nothing is cloned in the timed pass.
+      provisioning: { git: { isRepo: async () => true, clone: async () => undefined }, retryMs: 60_000 },
       now: () => new Date(),
       windowMs: 24 * 3600_000,
       log: () => undefined,

@@ -50,6 +50,8 @@ export interface AppConfig {
     /** Hosts sandboxed shell commands may reach; empty means the built-in registry and forge list. */
     allowedDomains: string[];
     extraDirs: string[];
+    /** Agents the daemon keeps in its default pool (`AQ_AGENTS`); 0 leaves agents to create_agent. */
+    poolSize: number;
   };
   /** Root of this app's own checkout, used by update_and_restart. */
   appRoot: string;
@@ -77,6 +79,13 @@ const portText = z
   .regex(/^\d+$/, { message: 'must be a whole number between 1 and 65535' })
   .transform(Number)
   .refine((n) => n >= 1 && n <= 65535, { message: 'must be a whole number between 1 and 65535' });
+
+const agentCountText = z
+  .string()
+  .trim()
+  .regex(/^\d+$/, { message: 'must be a whole number between 0 and 100' })
+  .transform(Number)
+  .refine((n) => n <= 100, { message: 'must be a whole number between 0 and 100' });
 
 const urlText = z
   .string()
@@ -196,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       allowUnsandboxed: parseVar(env, 'AQ_ALLOW_UNSANDBOXED', booleanText, false),
       allowedDomains: listOf(read(env, 'AQ_AGENT_ALLOWED_DOMAINS')),
       extraDirs: listOf(read(env, 'AQ_AGENT_EXTRA_DIRS')).map((dir) => path.resolve(expandHome(dir))),
+      poolSize: parseVar(env, 'AQ_AGENTS', agentCountText, 2),
     },
     appRoot: appRootDir(),
   };

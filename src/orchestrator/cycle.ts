@@ -1,17 +1,20 @@
 import type { Database } from '../db/database';
-import type { SchedulingProjectRow } from '../db/repositories/scheduling';
+import type { ReadyTaskRow, SchedulingProjectRow } from '../db/repositories/scheduling';
 import type { TaskGit } from './completion';
 import type { EventLog } from './events';
 import type { Assignment, SchedulerSnapshot } from './scheduler';
 import type { TaskStateMachine } from './state-machine';
 import { promoteWaiting } from './task-moves';
 
+import { provisionWorkspaces, type ProvisioningGit } from './workspace-provisioning';
 export interface CycleDeps {
   db: Database;
   events: EventLog;
   machine: TaskStateMachine;
   git: Pick<TaskGit, 'isRepo'>;
   now: () => Date;
+  /** Cloning workspaces on demand; after a failure the same source is retried `retryMs` later. */
+  provisioning: { git: ProvisioningGit; retryMs: number };
   windowMs: number;
   log: (message: string) => void;
   /** Completed-in-window counts, possibly cached (they only feed the min-task guarantee). */
@@ -25,9 +28,6 @@ export interface CycleReport {
   launched: Assignment[];
   blocked: string[];
 }
-
-export const NO_WORKSPACE_REASON =
-  'The project has no workspace: its directory is not a git repository and no workspace was added. Add a workspace with /aq add_workspace, then restart the task.';
 
 /** PAUSED tasks whose resume_after has passed go back to READY. */
 export async function resumePaused(deps: CycleDeps): Promise<string[]> {
@@ -51,9 +51,11 @@ export async function promoteReady(deps: CycleDeps): Promise<string[]> {
 }
 
 /**
- * The scheduler's input, from bounded SQL. Projects with READY work but no workspace rows get
- * their own directory as an implicit workspace when it is a git repository; otherwise their
- * READY tasks are BLOCKED with a reason that says what to do.
+ * The scheduler's input, from bounded SQL. Projects with READY work get workspaces provisioned on
+ * demand (workspace-provisioning.ts), one per slot they could fill now, up to their
+ * max_concurrent_agents. A project with nothing to provision from keeps its tasks READY:
+ * waiting-reasons.ts tells people why. While the account waits for a usage limit's reset,
+ * nothing is launched.
  */
 export async function buildSnapshot(
   deps: CycleDeps,
@@ -61,38 +63,29 @@ export async function buildSnapshot(
 ): Promise<SchedulerSnapshot> {
   const { db } = deps;
   const since = new Date(deps.now().getTime() - deps.windowMs);
-  const [idleAgents, projects] = await Promise.all([db.scheduling.idleAgents(), db.scheduling.projects()]);
+  const [idleAgents, projects, hold] = await Promise.all([db.scheduling.idleAgents(), db.scheduling.projects(), db.scheduling.quotaHold(deps.now())]);
   // A project can take at most min(idle agents, its concurrency cap) tasks in one round; a few
   // more cover tasks skipped for workspace affinity. Rows cost, so read no more than that.
   const cap = projects.reduce((m, p) => Math.max(m, p.maxConcurrentAgents), 1);
   const perProject = Math.min(idleAgents.length, cap) + 8;
   const [readyTasks, activeCounts, tokens, completed, workspaces] = await Promise.all([
-    idleAgents.length > 0 ? db.scheduling.readyTasks(perProject) : Promise.resolve({}),
+    idleAgents.length > 0 && !hold ? db.scheduling.readyTasks(perProject) : Promise.resolve({} as Record<string, ReadyTaskRow[]>),
     db.scheduling.activeCounts(),
     db.scheduling.tokensSince(since),
     deps.completedSince ? deps.completedSince(since) : db.scheduling.completedSince(since),
     db.scheduling.workspaces(),
   ]);
   const byId = new Map<string, SchedulingProjectRow>(projects.map((p) => [p.id, p]));
-  for (const projectId of Object.keys(readyTasks)) {
-    if (workspaces.projectsWithAny.has(projectId)) continue;
+  for (const [projectId, ready] of Object.entries(readyTasks)) {
     const project = byId.get(projectId);
     if (!project) continue;
-    if (await deps.git.isRepo(project.workspace).catch(() => false)) {
-      const id = await db.taskRuns.ensureImplicitWorkspace(projectId, project.workspace);
-      if (await db.workspaces.get(id)) {
-        workspaces.available[projectId] ??= [];
-        workspaces.available[projectId].push(id);
-      }
-      continue;
-    }
-    for (const t of await db.taskRuns.readyInProject(projectId)) {
-      const moved = await deps.machine.fire(t.id, 'NO_WORKSPACE', { pauseReason: NO_WORKSPACE_REASON }, { from: ['READY'] });
-      if (!moved.ok) continue;
-      options.blocked.push(t.id);
-      await deps.events.emit('task_blocked', { projectId, taskId: t.id, payload: { title: t.title, reason: NO_WORKSPACE_REASON } });
-    }
-    delete (readyTasks as Record<string, unknown>)[projectId];
+    const free = (workspaces.available[projectId] ?? []).filter((id) => !options.excludeWorkspaceIds.has(id)).length;
+    const slots = project.maxConcurrentAgents - (activeCounts[projectId] ?? 0);
+    const wanted = Math.min(ready.length, slots, idleAgents.length);
+    const missing = Math.min(wanted - free, project.maxConcurrentAgents - (workspaces.total[projectId] ?? 0));
+    if (missing <= 0 || (project.budgetLimit !== null && (tokens.perProject[projectId] ?? 0) >= project.budgetLimit)) continue;
+    const created = await provisionWorkspaces({ db, git: deps.provisioning.git, now: deps.now, log: deps.log, retryMs: deps.provisioning.retryMs }, project, missing);
+    for (const id of created) (workspaces.available[projectId] ??= []).push(id);
   }
   const available: Record<string, string[]> = {};
   for (const [projectId, ids] of Object.entries(workspaces.available)) {
@@ -107,12 +100,34 @@ export async function buildSnapshot(
     tasksCompletedInWindow: completed,
     availableWorkspaces: available,
     lockedWorkspaceIds: [...workspaces.locked, ...options.excludeWorkspaceIds],
-    globalPaused: options.globalPaused,
+    globalPaused: options.globalPaused || hold !== null,
     globalBudget: null,
   };
 }
 
 /**
+/** Pool agents are named `Agent <n>`; ids `agent-<n>`. */
+export function poolAgentId(n: number): string {
+  return `agent-${n}`;
+}
+
+/**
+ * Makes sure the default pool of `size` agents exists (AQ_AGENTS), so a fresh install runs tasks
+ * without create_agent. Agents people made themselves come on top; none is ever removed here.
+ */
+export async function ensureAgentPool(deps: Pick<CycleDeps, 'db' | 'events' | 'log'>, size: number): Promise<string[]> {
+  const created: string[] = [];
+  for (let n = 1; n <= size; n++) {
+    const id = poolAgentId(n);
+    if (await deps.db.agents.get(id)) continue;
+    await deps.db.agents.create({ id, name: `Agent ${n}`, type: 'claude' });
+    created.push(id);
+    await deps.events.emit('agent_created', { agentId: id, payload: { name: `Agent ${n}`, pool: true } });
+  }
+  if (created.length > 0) deps.log(`Created pool agent(s) ${created.join(', ')} (AQ_AGENTS=${size}).`);
+  return created;
+}
+
  * Tells people, once per task, that it waits because every workspace of its project is busy
  * (instead of a notice every cycle).
  */

@@ -5,7 +5,8 @@ import type { Database } from '../db/database';
 import type { AgentAdapter } from '../agents/adapter';
 import type { TaskGit } from './completion';
 import { DEFAULT_LEASE_STALE_MS, takeRestartRequest } from './daemon-restart';
-import { buildSnapshot, noticeWaiting, promoteReady, resumePaused, type CycleDeps, type CycleReport } from './cycle';
+import { GitManager } from '../git/git-manager';
+import { buildSnapshot, ensureAgentPool, noticeWaiting, promoteReady, resumePaused, type CycleDeps, type CycleReport } from './cycle';
 import type { EventLog } from './events';
 import type { SkipResult } from './port';
 import { recoverStaleState, type RecoveryReport } from './recovery';
@@ -13,10 +14,15 @@ import { schedule } from './scheduler';
 import { TaskControl } from './task-control';
 import { claimLaunch } from './task-moves';
 import { runTask, type RunHandle, type RunnerDeps } from './task-runner';
+import type { ProvisioningGit } from './workspace-provisioning';
 
 export interface OrchestratorOptions {
   adapters: Record<string, AgentAdapter>;
   git: TaskGit;
+  /** Clones workspaces on demand (default: a GitManager). */
+  workspaceGit?: ProvisioningGit;
+  /** Agents kept in the default pool (default: config AQ_AGENTS). */
+  agentPoolSize?: number;
   chatProvider?: ChatProvider | null;
   /** Called when another process asked this daemon to restart (restart_daemon from `aq`). */
   onRestartRequest?: (reason: string) => void;
@@ -45,6 +51,7 @@ export class Orchestrator extends TaskControl {
   private readonly waitingNotified = new Set<string>();
   private readonly log: (message: string) => void;
   private readonly now: () => Date;
+  private readonly workspaceGit: ProvisioningGit;
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private cycling: Promise<void> | null = null;
@@ -63,6 +70,7 @@ export class Orchestrator extends TaskControl {
     this.owner = options.owner ?? `daemon:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.log = options.log ?? ((m) => console.error(m));
     this.now = options.now ?? (() => new Date());
+    this.workspaceGit = options.workspaceGit ?? new GitManager();
   }
 
   get isLeader(): boolean {
@@ -145,6 +153,7 @@ export class Orchestrator extends TaskControl {
 
   private completedCache: { at: number; value: Record<string, number> } | null = null;
 
+
   /**
    * Tasks completed per project in the window, cached for 30 s: the count scans completed tasks
    * (no completed_at index) and only decides the min-task guarantee, where seconds do not matter.
@@ -164,6 +173,7 @@ export class Orchestrator extends TaskControl {
       events: this.events,
       machine: this.machine,
       git: this.options.git,
+      provisioning: { git: this.workspaceGit, retryMs: 60_000 },
       now: this.now,
       windowMs: this.options.windowMs ?? 24 * 3600_000,
       log: this.log,
@@ -212,6 +222,7 @@ export class Orchestrator extends TaskControl {
     if (!this.leader) {
       // Leader only once recovery went through; a failure is retried next cycle.
       this.lastRecovery = await recoverStaleState(this.db, this.events, this.machine, this.runningTaskIds);
+      await ensureAgentPool({ db: this.db, events: this.events, log: this.log }, this.options.agentPoolSize ?? this.config.agents.poolSize);
       this.leader = true;
       const r = this.lastRecovery;
       if (r.tasks.length || r.agents || r.locks) {

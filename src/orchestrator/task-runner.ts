@@ -9,7 +9,8 @@ import { buildAgentPrompt } from './agent-prompt';
 import { createTasksFromPlan } from './auto-task';
 import { completeRun, reportBlocked, type TaskGit } from './completion';
 import type { EventLog } from './events';
-import { resumeTime } from '../agents/rate-limits';
+import { parseResetTime, resumeTime } from '../agents/rate-limits';
+import { QUOTA_PAUSE_PREFIX } from '../db/repositories/scheduling';
 import type { TaskStateMachine } from './state-machine';
 
 export interface RunnerDeps {
@@ -204,8 +205,12 @@ async function settle(
   }
   if (outcome.status === 'rate_limited') {
     const pauses = await db.taskRuns.recentRateLimitPauses(task.id);
-    const until = resumeTime({ message: outcome.errorMessage, resetsAt: outcome.resetsAt, consecutivePauses: pauses - 1 }, new Date(), deps.rateLimitBackoffMs);
-    const reason = `Rate or usage limit: ${outcome.errorMessage ?? 'the API refused the run'}`;
+    const now = new Date();
+    const until = resumeTime({ message: outcome.errorMessage, resetsAt: outcome.resetsAt, consecutivePauses: pauses - 1 }, now, deps.rateLimitBackoffMs);
+    const detail = outcome.errorMessage ?? 'the API refused the run';
+    // A limit that names its reset is the account's quota: the scheduler holds new launches until then.
+    const named = (outcome.resetsAt !== null && outcome.resetsAt.getTime() > now.getTime()) || parseResetTime(detail, now) !== null;
+    const reason = named ? `${QUOTA_PAUSE_PREFIX} ${until.toISOString()}: ${detail}` : `Rate or usage limit: ${detail}`;
     const moved = await machine.fire(task.id, 'RATE_LIMITED', { resumeAfter: until, pauseReason: reason, assignedAgent: null }, { from: ['IN_PROGRESS'] });
     if (moved.ok) {
       await events.emit('task_paused', { projectId: task.projectId, taskId: task.id, payload: { title: task.title, reason, resume_after: until.toISOString() } });

@@ -149,25 +149,6 @@ export class TaskRunRepository {
     return rows.map((r) => ({ id: r.id, title: r.title, projectId: r.project_id }));
   }
 
-  /** READY tasks of a project (for blocking them when the project has nowhere to run). */
-  async readyInProject(projectId: string, limit = 500): Promise<Array<{ id: string; title: string }>> {
-    return this.em()
-      .getConnection()
-      .execute("select id, title from tasks where project_id = ? and status = 'READY' order by priority, created_at limit ?", [projectId, limit]);
-  }
-
-  /** Registers a project's own directory as its workspace (when it is a git repository). */
-  async ensureImplicitWorkspace(projectId: string, dir: string): Promise<string> {
-    const id = `${projectId}-default`;
-    await this.em()
-      .getConnection()
-      .execute(
-        "insert into workspaces (id, project_id, name, path, source_type, created_at) values (?, ?, 'default', ?, 'link', ?) on conflict do nothing",
-        [id, projectId, dir, Date.now()],
-      );
-    return id;
-  }
-
   /** The plan subtask that runs after `taskId` in the same chain, if any. */
   async nextInChain(taskId: string, parentTaskId: string): Promise<string | null> {
     const rows = await this.em()

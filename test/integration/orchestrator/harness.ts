@@ -82,9 +82,12 @@ export interface Harness {
   cleanup(): Promise<void>;
 }
 
-/** A runtime with one project whose workspace is a clone of a bare origin, and `agents` agents. */
+/**
+ * A runtime with one project whose workspace is a clone of a bare origin, and `agents` agents
+ * (the daemon's default pool is off: AQ_AGENTS=0; zero-setup.test.ts covers it).
+ */
 export async function makeHarness(options: { agents?: number; workspaces?: number; projectId?: string } = {}): Promise<Harness> {
-  const rt = await makeTestRuntime();
+  const rt = await makeTestRuntime({ AQ_AGENTS: '0' });
   const projectId = options.projectId ?? 'proj';
   const origin = await createOriginRepo(rt.home);
   await rt.db.projects.create({ id: projectId, name: projectId, workspace: path.join(rt.home, 'project-dir'), maxConcurrentAgents: 5 });

@@ -3,7 +3,6 @@ import path from 'node:path';
 import { Database } from '../../../src/db/database';
 import { GitManager } from '../../../src/git/git-manager';
 import { GitManagerTaskGit } from '../../../src/orchestrator/task-git';
-import { NO_WORKSPACE_REASON } from '../../../src/orchestrator/cycle';
 import { gitOut } from '../../support/git-fixtures';
 import { useForgeRemote } from '../../support/fake-forges';
 import { makeHarness, untilAborted, waitFor, writeIn, type Harness } from './harness';
@@ -90,7 +89,7 @@ describe('scheduling policy, workspaces and approval', () => {
     }
   });
 
-  it('a project with no workspace row uses its directory when it is a git repo, else BLOCKs its tasks with a reason', async () => {
+  it('a project with no workspace row uses its directory when it is a git repo, else keeps its tasks READY with a reason', async () => {
     h = await makeHarness();
     await h.rt.db.projects.create({ id: 'bare', name: 'bare', workspace: path.join(h.rt.home, 'not-a-repo') });
     await mkdir(path.join(h.rt.home, 'not-a-repo'), { recursive: true });
@@ -101,10 +100,10 @@ describe('scheduling policy, workspaces and approval', () => {
     const implicit = await h.rt.db.tasks.create({ projectId: 'linked', title: 'Runs in the project dir', description: 'x' });
     h.adapter.fallback = async (req) => (await writeIn(req, 'implicit.txt', 'ok\n'), {});
     await h.start();
-    await h.waitStatus(blocked.id, 'BLOCKED');
-    expect(h.eventsOf('task_blocked', blocked.id)[0].payload).toEqual({ title: 'Nowhere to run', reason: NO_WORKSPACE_REASON });
-    expect(NO_WORKSPACE_REASON).toContain('/aq add_workspace');
     await h.waitStatus(implicit.id, 'COMPLETED');
+    await h.rt.daemon()!.runCycle();
+    expect(await h.rt.exec('get_task', { task_id: blocked.id })).toMatchObject({ status: 'READY', waiting_code: 'no_workspace', waiting_reason: expect.stringContaining('add_repo') });
+    expect(h.eventsOf('task_blocked', blocked.id)).toHaveLength(0);
     expect(h.adapter.calls.find((c) => c.taskId === implicit.id)!.cwd).toBe(dir);
     expect((await h.rt.db.workspaces.list('linked')).map((w) => w.path)).toEqual([dir]);
   });

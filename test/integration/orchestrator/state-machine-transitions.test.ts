@@ -1,8 +1,7 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { TaskStatus } from '../../../src/db/entities';
 import { GitManager } from '../../../src/git/git-manager';
-import { NO_WORKSPACE_REASON } from '../../../src/orchestrator/cycle';
 import { statusesAccepting, TaskStateMachine, transitions, type TaskEvent } from '../../../src/orchestrator/state-machine';
 import { GitManagerTaskGit } from '../../../src/orchestrator/task-git';
 import { runTask } from '../../../src/orchestrator/task-runner';
@@ -108,17 +107,6 @@ const scenarios: Record<string, Scenario> = {
     return id;
   },
   'READY ASSIGN': runToCompletion,
-  'READY NO_WORKSPACE': async (h) => {
-    const dir = path.join(h.rt.home, 'not-a-repo');
-    await mkdir(dir, { recursive: true });
-    await h.rt.db.projects.create({ id: 'bare', name: 'bare', workspace: dir });
-    const { id } = await h.rt.db.tasks.create({ projectId: 'bare', title: 'Nowhere to run', description: 'x' });
-    await h.start();
-    await h.waitStatus(id, 'BLOCKED');
-    const blocked = await waitFor(async () => h.eventsOf('task_blocked', id)[0]);
-    expect(blocked.payload.reason).toBe(NO_WORKSPACE_REASON);
-    return id;
-  },
   'READY DEPS_ADDED': async (h) => {
     const upstream = await h.task('Unfinished');
     const id = await h.task('Now waits');
