@@ -5,16 +5,16 @@ import type { EventLog } from './events';
 import type { Assignment, SchedulerSnapshot } from './scheduler';
 import type { TaskStateMachine } from './state-machine';
 import { promoteWaiting } from './task-moves';
-
 import { provisionWorkspaces, type ProvisioningGit } from './workspace-provisioning';
+
 export interface CycleDeps {
   db: Database;
   events: EventLog;
   machine: TaskStateMachine;
   git: Pick<TaskGit, 'isRepo'>;
-  now: () => Date;
   /** Cloning workspaces on demand; after a failure the same source is retried `retryMs` later. */
   provisioning: { git: ProvisioningGit; retryMs: number };
+  now: () => Date;
   windowMs: number;
   log: (message: string) => void;
   /** Completed-in-window counts, possibly cached (they only feed the min-task guarantee). */
@@ -105,7 +105,6 @@ export async function buildSnapshot(
   };
 }
 
-/**
 /** Pool agents are named `Agent <n>`; ids `agent-<n>`. */
 export function poolAgentId(n: number): string {
   return `agent-${n}`;
@@ -128,6 +127,7 @@ export async function ensureAgentPool(deps: Pick<CycleDeps, 'db' | 'events' | 'l
   return created;
 }
 
+/**
  * Tells people, once per task, that it waits because every workspace of its project is busy
  * (instead of a notice every cycle).
  */
