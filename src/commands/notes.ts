@@ -2,6 +2,7 @@ import { appendFile, mkdir, readdir, readFile, stat, unlink, writeFile } from 'n
 import path from 'node:path';
 import { z } from 'zod';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
+import { nextOffset, pageFields, pageOf, sliceOf, type ListPaging } from './paging';
 import { keepAllowed, validatePath } from './path-validation';
 import { requireProject } from './projects';
 import { optional, requiredText } from './schema';
@@ -69,21 +70,26 @@ async function markdownFiles(ctx: CommandContext, dir: string): Promise<Array<{ 
 
 const projectId = requiredText('Project id');
 const title = requiredText('Note title');
+const NOTE_LIST: ListPaging = { key: 'notes', defaultLimit: 100, maxLimit: 500 };
+/** One limit pages both lists of compare_specs_notes; specs_total and notes_total count them. */
+const COMPARE_LIST: ListPaging = { key: 'notes', totalKey: 'notes_total', defaultLimit: 100, maxLimit: 500 };
 
 export const listNotes = defineCommand({
   name: 'list_notes',
   group: 'notes',
-  description: "List a project's notes (Markdown files in its workspace's notes/ folder).",
-  input: z.object({ project_id: projectId }),
+  description: `List a project's notes (Markdown files in its workspace's notes/ folder) by name, ${NOTE_LIST.defaultLimit} a page; total counts them all and next_offset asks for the next page.`,
+  input: z.object({ project_id: projectId, ...pageFields(NOTE_LIST) }),
   readOnly: true,
-  async run({ project_id }, ctx) {
+  list: NOTE_LIST,
+  async run({ project_id, ...paging }, ctx) {
     const dir = await notesDir(ctx, project_id);
-    const files = await markdownFiles(ctx, dir);
+    // Titles are read only for the page shown: reading them is what costs.
+    const page = sliceOf(await markdownFiles(ctx, dir), pageOf(paging, NOTE_LIST.defaultLimit));
     const notes = [];
-    for (const f of files) {
+    for (const f of page.items) {
       notes.push({ name: f.name, title: await fileTitle(f.file, f.name), size_bytes: f.size, modified: f.mtime, path: f.file });
     }
-    return { project_id, notes };
+    return { project_id, notes, total: page.total, next_offset: page.next_offset };
   },
 });
 
@@ -154,10 +160,12 @@ export const deleteNote = defineCommand({
 export const compareSpecsNotes = defineCommand({
   name: 'compare_specs_notes',
   group: 'notes',
-  description: "List a project's specs (specs/ in its repo or workspace) beside its notes, to compare them.",
-  input: z.object({ project_id: projectId, specs_path: optional(requiredText('Specs folder to use instead')) }),
+  description: `List a project's specs (specs/ in its repo or workspace) beside its notes, to compare them, ${COMPARE_LIST.defaultLimit} of each a page; specs_total and notes_total count them all, next_offset asks for the next page.`,
+  input: z.object({ project_id: projectId, specs_path: optional(requiredText('Specs folder to use instead')), ...pageFields(COMPARE_LIST) }),
   readOnly: true,
+  list: COMPARE_LIST,
   async run(args, ctx) {
+    const request = pageOf(args, COMPARE_LIST.defaultLimit);
     const notesPath = await notesDir(ctx, args.project_id);
     const project = await requireProject(ctx, args.project_id);
     let specsPath: string;
@@ -170,16 +178,21 @@ export const compareSpecsNotes = defineCommand({
       specsPath = inRepo && (await stat(inRepo).then((s) => s.isDirectory(), () => false)) ? inRepo : path.join(project.workspace, 'specs');
     }
     const describe = async (dir: string) => {
+      const page = sliceOf(await markdownFiles(ctx, dir), request);
       const listed = [];
-      for (const f of await markdownFiles(ctx, dir)) listed.push({ name: f.name, title: await fileTitle(f.file, f.name), size_bytes: f.size });
-      return listed;
+      for (const f of page.items) listed.push({ name: f.name, title: await fileTitle(f.file, f.name), size_bytes: f.size });
+      return { listed, total: page.total };
     };
+    const [specs, notes] = [await describe(specsPath), await describe(notesPath)];
     return {
-      specs: await describe(specsPath),
-      notes: await describe(notesPath),
+      specs: specs.listed,
+      notes: notes.listed,
       specs_path: specsPath,
       notes_path: notesPath,
       project_id: args.project_id,
+      specs_total: specs.total,
+      notes_total: notes.total,
+      next_offset: nextOffset(request, Math.max(specs.listed.length, notes.listed.length), Math.max(specs.total, notes.total)),
     };
   },
 });

@@ -26,7 +26,7 @@ describe('note commands', () => {
   afterEach(() => rt.cleanup());
 
   it('list_notes: empty without a notes folder; sorted .md files with title, size, float mtime and absolute path', async () => {
-    expect(await rt.exec('list_notes', { project_id: 'alpha' })).toEqual({ project_id: 'alpha', notes: [] });
+    expect(await rt.exec('list_notes', { project_id: 'alpha' })).toEqual({ project_id: 'alpha', notes: [], total: 0, next_offset: null });
     await mkdir(notes);
     await writeFile(path.join(notes, 'zeta.md'), '# Last One\nbody');
     await writeFile(path.join(notes, 'alpha-beta.md'), 'no heading here');
@@ -137,6 +137,9 @@ describe('note commands', () => {
       specs_path: path.join(ws, 'specs'),
       notes_path: notes,
       project_id: 'alpha',
+      specs_total: 0,
+      notes_total: 0,
+      next_offset: null,
     });
     await mkdir(path.join(ws, 'specs'));
     await writeFile(path.join(ws, 'specs', 'api.md'), '# API spec\n');
@@ -151,6 +154,9 @@ describe('note commands', () => {
       specs_path: path.join(ws, 'specs'),
       notes_path: notes,
       project_id: 'alpha',
+      specs_total: 2,
+      notes_total: 1,
+      next_offset: null,
     });
 
     const repoRoot = path.join(ws, 'checkout');
