@@ -17,6 +17,7 @@ import { WorkspaceRepository } from './repositories/workspaces';
 import { SchedulingRepository } from './repositories/scheduling';
 import { TaskRunRepository } from './repositories/task-runs';
 import { PlanChainRepository } from './repositories/plan-chains';
+import { BudgetRepository } from './repositories/budgets';
 
 /**
  * The one door to storage. Every method forks a fresh EntityManager, so nothing read here is
@@ -40,6 +41,7 @@ export class Database {
   readonly scheduling: SchedulingRepository;
   readonly taskRuns: TaskRunRepository;
   readonly planChains: PlanChainRepository;
+  readonly budgets: BudgetRepository;
 
   private constructor(readonly orm: MikroORM) {
     const fork = () => this.em();
@@ -60,6 +62,7 @@ export class Database {
     this.scheduling = new SchedulingRepository(fork);
     this.taskRuns = new TaskRunRepository(fork);
     this.planChains = new PlanChainRepository(fork);
+    this.budgets = new BudgetRepository(fork);
   }
 
   static async open(databasePath: string): Promise<Database> {
