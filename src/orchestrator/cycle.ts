@@ -1,6 +1,7 @@
 import type { Database } from '../db/database';
 import type { ReadyTaskRow, SchedulingProjectRow } from '../db/repositories/scheduling';
 import type { TaskGit } from './completion';
+import { checkBudgets, holdBackSpent } from './budgets';
 import type { EventLog } from './events';
 import type { Assignment, SchedulerSnapshot } from './scheduler';
 import type { TaskStateMachine } from './state-machine';
@@ -75,6 +76,8 @@ export async function buildSnapshot(
     deps.completedSince ? deps.completedSince(since) : db.scheduling.completedSince(since),
     db.scheduling.workspaces(),
   ]);
+  // Spent budgets (project or global) hold back READY work; their warnings are posted here.
+  holdBackSpent(readyTasks, await checkBudgets(db, deps.events, deps.now()));
   const byId = new Map<string, SchedulingProjectRow>(projects.map((p) => [p.id, p]));
   for (const [projectId, ready] of Object.entries(readyTasks)) {
     const project = byId.get(projectId);
