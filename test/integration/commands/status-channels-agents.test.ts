@@ -9,6 +9,8 @@ describe('status, channels and agents', () => {
   });
   afterEach(() => rt.cleanup());
 
+  const NO_DAEMON = 'No daemon is running, so nothing is scheduled: start the app (npm start).';
+
   it('summarises agents, counts and queues in get_status', async () => {
     const t1 = (await rt.exec('create_task', { project_id: 'alpha', title: 'Run', description: 'd' })).created as string;
     await rt.exec('create_task', { project_id: 'alpha', title: 'Wait', description: 'd', priority: 1 });
@@ -26,9 +28,10 @@ describe('status, channels and agents', () => {
         total: 2,
         by_status: { IN_PROGRESS: 1, READY: 1 },
         in_progress: [{ id: t1, title: 'Run', project_id: 'alpha', assigned_agent: 'agent-one' }],
-        ready_to_work: [{ id: expect.any(String), title: 'Wait', project_id: 'alpha' }],
+        ready_to_work: [{ id: expect.any(String), title: 'Wait', project_id: 'alpha', waiting_code: 'no_daemon', waiting_reason: NO_DAEMON }],
       },
       orchestrator_paused: false,
+      not_starting: [{ project_id: 'alpha', ready: 1, code: 'no_daemon', reason: NO_DAEMON }],
       agent_sandbox: { available: true, missing: [], tasks_may_run: true },
     });
   });
@@ -117,7 +120,7 @@ describe('status, channels and agents', () => {
     expect(tasks.total).toBe(25);
     expect(tasks.by_status).toEqual({ READY: 25 });
     expect(tasks.ready_to_work).toHaveLength(20);
-    expect(tasks.ready_to_work[0]).toEqual({ id: expect.any(String), title: 't24', project_id: 'alpha' });
+    expect(tasks.ready_to_work[0]).toEqual({ id: expect.any(String), title: 't24', project_id: 'alpha', waiting_code: 'no_daemon', waiting_reason: NO_DAEMON });
     expect(tasks.ready_to_work[19].title).toBe('t5');
     expect((await rt.exec('get_status')).orchestrator_paused).toBe(false);
   });

@@ -23,6 +23,9 @@ describe('task commands', () => {
       status: 'READY',
       priority: 100,
       assigned_agent: null,
+      // No daemon runs in this test: get_task says so for a task waiting to start.
+      waiting_code: 'no_daemon',
+      waiting_reason: 'No daemon is running, so nothing is scheduled: start the app (npm start).',
       retry_count: 0,
       max_retries: 3,
       requires_approval: false,
