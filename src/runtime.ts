@@ -19,6 +19,7 @@ import { ClaudeCodeAdapter } from './agents/claude-code';
 import { claudeCodeOptions } from './agents/claude-options';
 import { GitManagerTaskGit } from './orchestrator/task-git';
 import { PrFollower } from './orchestrator/pr-follower';
+import { ForgeReadinessRecorder } from './orchestrator/forge-readiness';
 
 export interface Runtime {
   config: AppConfig;
@@ -151,11 +152,15 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     async startDaemon(daemonOptions = {}) {
       if (daemon) return;
       const prFollower = new PrFollower({ db, events, git, log });
+      const forgeReadiness = new ForgeReadinessRecorder(git.forges, db, log);
       const started = new Orchestrator(db, events, config, {
         adapters: { claude: new ClaudeCodeAdapter(claudeCodeOptions(config, log)) },
         git: new GitManagerTaskGit(git),
         chatProvider,
-        onTick: async () => void (await Promise.all([hooks.tick(), prFollower.tick()])),
+        onTick: async () => {
+          forgeReadiness.tick();
+          await Promise.all([hooks.tick(), prFollower.tick()]);
+        },
         onRestartRequest: restartThisProcess,
         log,
         ...daemonOptions,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { sandboxStatus } from '../agents/confinement';
+import { FORGE_READINESS_KEY, UNKNOWN_FORGE_READINESS, type StoredForgeReadiness } from '../orchestrator/forge-readiness';
 import { projectWaitingReasons } from '../orchestrator/waiting-reasons';
 import { defineCommand, type CommandContext } from './catalog';
 
@@ -21,8 +22,8 @@ export const getStatus = defineCommand({
       ctx.db.tasks.list({ status: 'IN_PROGRESS' }, STATUS_IN_PROGRESS_LIMIT, { count: false }),
       ctx.db.tasks.list({ status: 'READY' }, STATUS_READY_LIMIT, { count: false }),
       ctx.orchestrator.isPaused(),
-      // Cached for minutes: whether gh and glab are installed and logged in.
-      ctx.git.forges.readiness(),
+      // The daemon asks gh and glab off its cycle and stores the answer; reading it never waits.
+      ctx.db.state.get<StoredForgeReadiness | typeof UNKNOWN_FORGE_READINESS>(FORGE_READINESS_KEY, UNKNOWN_FORGE_READINESS),
       ctx.db.scheduling.readyCounts(),
     ]);
     const waiting = await notStarting(ctx, readyByProject, paused);

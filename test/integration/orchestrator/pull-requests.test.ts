@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { GitManager } from '../../../src/git/git-manager';
 import { FOLLOW_UP_KEY, PrFollower } from '../../../src/orchestrator/pr-follower';
+import { ForgeReadinessRecorder } from '../../../src/orchestrator/forge-readiness';
 import { installFakeForges, useForgeRemote, type FakeForges, type FakeForgeState, type ForgeTool } from '../../support/fake-forges';
 import { gitOut } from '../../support/git-fixtures';
 import { putTask } from '../../support/task-fixtures';
@@ -55,6 +56,8 @@ describe('pull and merge requests', () => {
   }
 
   const onOrigin = (h: Harness, branch: string) => gitOut(h.origin, 'branch', '--list', branch);
+  /** Calls other than the daemon's background `auth status` readiness check. */
+  const workCalls = async (tool: ForgeTool) => (await fake.calls(tool)).filter((c) => !(c[0] === 'auth' && c[1] === 'status'));
   const callsWith = async (tool: ForgeTool, ...prefix: string[]) => (await fake.calls(tool)).filter((c) => prefix.every((p, i) => c[i] === p));
 
   describe('GitHub through gh', () => {
@@ -116,7 +119,9 @@ describe('pull and merge requests', () => {
       expect(await h.rt.exec('approve_task', { task_id: id })).toEqual({
         error: `Task '${id}' was not approved: The GitHub CLI (gh) is not logged in; run \`gh auth login\` on the machine running Agent Queue.`,
       });
-      expect((await h.rt.exec('get_status')).forges).toEqual({ github: 'unauthenticated', gitlab: 'ready' });
+      // get_status reads what the daemon's recorder last stored; a fresh check sees gh logged out.
+      await new ForgeReadinessRecorder(new GitManager({ ghPath: path.join(fake.bin, 'gh'), glabPath: path.join(fake.bin, 'glab') }).forges, h.rt.db, () => undefined).refresh();
+      expect((await h.rt.exec('get_status')).forges).toEqual({ github: 'unauthenticated', gitlab: 'ready', checked_at: expect.any(String) });
       expect(await h.status(id)).toBe('AWAITING_APPROVAL');
       const without = new GitManager({ ghPath: path.join(tmp.dir, 'no-such-gh'), glabPath: path.join(tmp.dir, 'no-such-glab') });
       expect(await without.forges.readiness()).toEqual({ github: 'missing', gitlab: 'missing' });
@@ -134,7 +139,7 @@ describe('pull and merge requests', () => {
       expect(await callsWith('glab', 'mr', 'create')).toContainEqual(expect.arrayContaining([`--source-branch=${task.branchName}`, '--target-branch=main', '--yes']));
       expect(await callsWith('glab', 'mr', 'view')).toContainEqual(['mr', 'view', '3', GL_REPO, '--output=json']);
       expect((await waitFor(async () => h.eventsOf('task_completed', id)[0])).payload).toMatchObject({ merged: true, merged_on: 'gitlab' });
-      expect(await callsWith('gh')).toEqual([]);
+      expect(await workCalls('gh')).toEqual([]);
     });
 
     it('Approve merges the MR with the configured method; a failed pipeline is refused first', async () => {
@@ -161,7 +166,7 @@ describe('pull and merge requests', () => {
       expect(await h.rt.exec('approve_task', { task_id: id })).toEqual({ approved: id, title: 'Needs review', merged_via: 'git', merged_into: 'main', pushed: true });
       expect(await gitOut(h.origin, 'show', 'main:feature.txt')).toBe('f');
       expect(await h.status(id)).toBe('COMPLETED');
-      expect([...(await fake.calls('gh')), ...(await fake.calls('glab'))]).toEqual([]);
+      expect([...(await workCalls('gh')), ...(await workCalls('glab'))]).toEqual([]);
       expect((await h.rt.db.workspaces.get('ws0'))!.lockedByTaskId).toBeNull();
     });
   });
