@@ -1,6 +1,7 @@
 import type { AnyCommand } from './catalog';
 import { statusCommands } from './status';
 import { projectCommands } from './projects';
+import { budgetCommands } from './budgets';
 import { channelCommands } from './channels';
 import { taskCommands } from './tasks';
 import { taskLifecycleCommands } from './task-lifecycle';
@@ -20,6 +21,7 @@ import { workspaceCommands } from './workspaces';
 export const ALL_COMMANDS: readonly AnyCommand[] = [
   ...statusCommands,
   ...projectCommands,
+  ...budgetCommands,
   ...channelCommands,
   ...taskCommands,
   ...taskLifecycleCommands,
