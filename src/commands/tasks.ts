@@ -103,6 +103,7 @@ export const getTask = defineCommand({
   readOnly: true,
   async run({ task_id }, ctx) {
     const t = await requireTask(ctx, task_id);
+    const usage = await ctx.db.tokenUsage.forTask(t.id);
     return {
       id: t.id,
       project_id: t.projectId,
@@ -114,6 +115,8 @@ export const getTask = defineCommand({
       retry_count: t.retryCount,
       max_retries: t.maxRetries,
       requires_approval: t.requiresApproval,
+      tokens: usage.tokens,
+      cost_usd: usage.costUsd,
       ...(t.prUrl && { pr_url: t.prUrl }),
       ...(t.branchName && { branch: t.branchName }),
       ...(t.startedAt && { started_at: t.startedAt.toISOString() }),

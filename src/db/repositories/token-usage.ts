@@ -128,6 +128,15 @@ export class TokenUsageRepository {
     };
   }
 
+  /** A task's tokens and cost over all its runs (its few rows, through the task index). */
+  async forTask(taskId: string): Promise<{ tokens: number; costUsd: number }> {
+    const rows = await this.query<{ tokens: number | null; cost: number | null }>(
+      'select sum(tokens) as tokens, sum(cost_usd) as cost from token_usage where task_id = ?',
+      [taskId],
+    );
+    return { tokens: Number(rows[0]?.tokens ?? 0), costUsd: Math.round(Number(rows[0]?.cost ?? 0) * 1e6) / 1e6 };
+  }
+
   /** Tokens per project since `since` (the scheduler's rolling window). */
   async perProjectSince(since: Date): Promise<Map<string, number>> {
     const rows = await this.query<{ project_id: string; tokens: number }>(

@@ -29,6 +29,8 @@ describe('task commands', () => {
       retry_count: 0,
       max_retries: 3,
       requires_approval: false,
+      tokens: 0,
+      cost_usd: 0,
     });
     const withFlags = await create({ requires_approval: 'true', priority: '5' });
     expect(withFlags.requires_approval).toBe(true);
