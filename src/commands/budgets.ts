@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { BUDGET_LEVELS, budgetStatus, DEFAULT_BUDGET_WINDOW_HOURS, type BudgetStatus } from '../orchestrator/budgets';
-import type { BudgetRecord } from '../db/repositories/budgets';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { requireProject } from './projects';
 import { boolean, decimal, integer, optional, requiredText } from './schema';
@@ -93,19 +92,6 @@ export const getBudget = defineCommand({
   },
 });
 
-export const listBudgets = defineCommand({
-  name: 'list_budgets',
-  group: 'projects',
-  description: 'Every budget (the global one first) with its use over its window.',
-  input: z.object({}),
-  readOnly: true,
-  async run(_args, ctx) {
-    const now = new Date();
-    const budgets: BudgetRecord[] = await ctx.db.budgets.list();
-    return { budgets: await Promise.all(budgets.map(async (b) => budgetView(await budgetStatus(ctx.db, b, now)))) };
-  },
-});
-
 export const clearBudget = defineCommand({
   name: 'clear_budget',
   group: 'projects',
@@ -123,4 +109,4 @@ export const clearBudget = defineCommand({
   },
 });
 
-export const budgetCommands = [setBudget, getBudget, listBudgets, clearBudget];
+export const budgetCommands = [setBudget, getBudget, clearBudget];

@@ -64,11 +64,8 @@ describe('budget commands', () => {
     expect(await overBudget(rt.db, 'beta')).toMatch(/^Over budget: The global budget is spent/);
 
     await rt.exec('set_budget', { project_id: 'beta', tokens: 50 });
-    const list = (await rt.exec('list_budgets')).budgets as Array<Record<string, unknown>>;
-    expect(list.map((b) => [b.scope, b.project_id, b.tokens_used])).toEqual([
-      ['global', null, 110],
-      ['project', 'beta', 0],
-    ]);
+    expect(await rt.exec('get_budget', { global: true })).toMatchObject({ scope: 'global', tokens_used: 110 });
+    expect(await rt.exec('get_budget', { project_id: 'beta' })).toMatchObject({ scope: 'project', tokens_used: 0, over_budget: false });
     expect(await rt.exec('clear_budget', { global: true })).toEqual({ budget_cleared: 'global' });
     expect(await overBudget(rt.db, 'beta')).toBeNull();
   });
