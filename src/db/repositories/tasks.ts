@@ -5,35 +5,11 @@ import type { EmFactory } from '../database';
 import { generateTaskId } from '../ids';
 import { blockedHoldingUp, stuckDownstreamPages, type StuckPage } from './stuck-chains';
 
-export interface TaskRecord {
-  id: string;
-  projectId: string;
-  title: string;
-  description: string;
-  status: TaskStatus;
-  priority: number;
-  assignedAgent: string | null;
-  retryCount: number;
-  maxRetries: number;
-  requiresApproval: boolean;
-  prUrl: string | null;
-  repoId: string | null;
-  branchName: string | null;
-  parentTaskId: string | null;
-  isPlanSubtask: boolean;
-  planDepth: number;
-  planSource: string | null;
-  autoTasks: boolean;
-  preferredWorkspaceId: string | null;
-  workspaceId: string | null;
-  resumeAfter: Date | null;
-  pauseReason: string | null;
-  skipped: boolean;
-  createdAt: Date;
-  updatedAt: Date;
-  startedAt: Date | null;
-  completedAt: Date | null;
-}
+/**
+ * A task as repositories, commands and the orchestrator see it: the entity's own columns (one
+ * declaration, in entities/task.ts), unset ones as null, and the project as its id.
+ */
+export type TaskRecord = { [K in Exclude<keyof Task, 'project'>]-?: Exclude<Task[K], undefined> } & { projectId: string };
 
 /** The fields a caller may set when creating a task. */
 export interface NewTask {
