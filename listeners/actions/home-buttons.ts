@@ -23,12 +23,15 @@ async function projectsFor(runtime: Runtime, origin: Origin): Promise<Projects['
   return 'error' in result ? [] : (result as Projects).projects.map((p) => ({ id: String(p.id), name: String(p.name) }));
 }
 
-/** Free agent name: claude-1, claude-2, … */
-async function nextAgentName(runtime: Runtime, origin: Origin): Promise<string> {
+async function agentIds(runtime: Runtime, origin: Origin): Promise<string[]> {
   const result = await runtime.handler.execute('list_agents', {}, actorOf(origin));
-  const taken = new Set('error' in result ? [] : (result as { agents: Array<{ id: string }> }).agents.map((a) => a.id));
+  return 'error' in result ? [] : (result as { agents: Array<{ id: string }> }).agents.map((a) => a.id);
+}
+
+/** Free agent name: claude-1, claude-2, … */
+function nextAgentName(taken: string[]): string {
   let n = 1;
-  while (taken.has(`claude-${n}`)) n++;
+  while (taken.includes(`claude-${n}`)) n++;
   return `claude-${n}`;
 }
 
@@ -73,7 +76,13 @@ export function registerHomeButtons(app: App, { runtime }: ListenerDeps): void {
   app.action<BlockButtonAction>('aq_create_first_agent', async ({ ack, body, respond, client }) => {
     await ack();
     const origin = originOfClick(body, respond);
-    const name = await nextAgentName(runtime, origin);
+    const existing = await agentIds(runtime, origin);
+    // The first-steps button asks for the first agent: a second click (or a stale Home) adds no other.
+    if (existing.length > 0) {
+      await tell({ runtime, client }, origin, `:information_source: Nothing to do: you already have an agent (\`${esc(existing[0])}\`).`);
+      return;
+    }
+    const name = nextAgentName(existing);
     const result = await runtime.handler.execute('create_agent', { name }, actorOf(origin));
     await tell(
       { runtime, client },
