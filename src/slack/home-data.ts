@@ -51,7 +51,8 @@ export interface HomeData {
   attentionTotal: number;
   running: RunningRow[];
   runningTotal: number;
-  ready: Array<{ id: string; title: string; projectId: string }>;
+  /** Ready tasks; `waiting` says why one is not starting, when get_status knows. */
+  ready: Array<{ id: string; title: string; projectId: string; waiting?: string }>;
   readyTotal: number;
   pausedProjects: Array<{ id: string; name: string }>;
 }
@@ -133,7 +134,10 @@ export async function loadHomeData(execute: Execute): Promise<HomeData> {
     attentionTotal: lists.reduce((n, l) => n + l.total, 0),
     running,
     runningTotal: status.tasks.by_status.IN_PROGRESS ?? status.tasks.in_progress.length,
-    ready: status.tasks.ready_to_work.slice(0, HOME_CAPS.ready).map((t) => ({ id: t.id, title: t.title, projectId: t.project_id })),
+    ready: status.tasks.ready_to_work.slice(0, HOME_CAPS.ready).map((t) => {
+      const why = (t as { waiting_reason?: unknown }).waiting_reason;
+      return { id: t.id, title: t.title, projectId: t.project_id, ...(typeof why === 'string' && why && { waiting: why }) };
+    }),
     readyTotal: status.tasks.by_status.READY ?? status.tasks.ready_to_work.length,
     pausedProjects: projectList.filter((p) => p.status === 'PAUSED').map((p) => ({ id: String(p.id), name: String(p.name) })),
   };

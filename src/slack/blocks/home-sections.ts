@@ -123,6 +123,9 @@ export function readyQueue(data: HomeData): KnownBlock[] {
   }
   const more = data.readyTotal - data.ready.length;
   if (more > 0) blocks.push(contextLine(`${plural(more, 'more task')} waiting: \`/aq list_tasks status=READY\``));
+  // Why the queue is not moving, once per reason (the scheduler's own words).
+  const reasons = [...new Set(data.ready.map((t) => t.waiting).filter((w): w is string => !!w))].slice(0, 3);
+  for (const reason of reasons) blocks.push({ type: 'context', elements: [{ type: 'plain_text', text: `⏳ Not starting: ${reason}`.slice(0, 2000), emoji: true }] });
   return blocks;
 }
 

@@ -73,6 +73,11 @@ describe('App Home through the real Bolt app: first steps, urgency order, button
     await clickOnHome('aq_create_first_agent', 'first');
     expect(text(await nextPublish(n))).toContain('Added agent *claude-1*');
     expect(((await exec('list_agents')) as { agents: Array<{ id: string }> }).agents.map((a) => a.id)).toEqual(['claude-1']);
+    // A double click adds no second agent.
+    const m = slack.callsTo('views.publish').length;
+    await clickOnHome('aq_create_first_agent', 'first');
+    expect(text(await nextPublish(m))).toContain('Nothing to do: you already have an agent');
+    expect(((await exec('list_agents')) as { agents: Array<{ id: string }> }).agents).toHaveLength(1);
   });
 
   it('prefills the New task modal with the channel project and offers depends-on and priority', async () => {
@@ -136,6 +141,7 @@ describe('App Home through the real Bolt app: first steps, urgency order, button
     expect(body).toContain('2 tasks need you');
     expect(body).toContain('4 more tasks waiting');
     expect(body).toContain('Scheduling is paused');
+    expect(body).toContain('⏳ Not starting: '); // the scheduler's reason, in words
     expect(body).not.toMatch(/AWAITING_APPROVAL|"FAILED"|IN_PROGRESS/);
     expect(actionIds(home)).toEqual(expect.arrayContaining(['aq_approve_task', 'aq_restart_task', 'aq_skip_task', 'aq_get_agent_error', 'aq_resume_project', 'aq_resume_scheduling']));
     const approveRow = home.blocks.find((b) => b.elements?.some((e) => e.action_id === 'aq_approve_task' && e.value === review))!;
