@@ -109,11 +109,7 @@ export class SlackNotifier {
   /** The task as it is now (the event fills in what a deleted task can no longer say). */
   private async rootFacts(taskId: string, event: EventRecord): Promise<RootFacts> {
     const p = event.payload as Record<string, unknown>;
-    const [task, usage, result] = await Promise.all([
-      this.execute('get_task', { task_id: taskId }),
-      this.execute('get_token_usage', { task_id: taskId, limit: 1 }),
-      this.execute('get_task_result', { task_id: taskId }),
-    ]);
+    const task = await this.execute('get_task', { task_id: taskId });
     const text = (v: unknown) => (typeof v === 'string' && v ? v : null);
     if ('error' in task) {
       return { id: taskId, title: text(p.title) ?? taskId, projectId: event.projectId ?? '', status: 'DELETED', agent: null, branch: null, prUrl: null, retries: null, tokens: null, costUsd: null, deleted: true };
@@ -127,8 +123,8 @@ export class SlackNotifier {
       branch: text(task.branch) ?? text(p.branch),
       prUrl: text(task.pr_url) ?? text(p.pr_url),
       retries: `${String(task.retry_count)} of ${String(task.max_retries)}`,
-      tokens: 'error' in usage ? null : Number(usage.total) || null,
-      costUsd: 'error' in result ? null : Number(result.cost_usd) || null,
+      tokens: Number(task.tokens) || null,
+      costUsd: Number(task.cost_usd) || null,
     };
   }
 

@@ -32,7 +32,7 @@ export function threadRoot(f: RootFacts): Rendered {
   if (f.branch) lines.push([txt('Branch '), mono(f.branch)]);
   if (f.prUrl) lines.push([txt('Pull request: '), link(f.prUrl)]);
   if (f.tokens || f.costUsd) {
-    lines.push([txt([f.tokens ? `${formatNumber(f.tokens)} tokens` : null, f.costUsd ? `${formatDollars(f.costUsd)} last run` : null].filter(Boolean).join(' · '))]);
+    lines.push([txt([f.tokens ? `${formatNumber(f.tokens)} tokens` : null, f.costUsd ? formatDollars(f.costUsd) : null].filter(Boolean).join(' · '))]);
   }
   const blocks: KnownBlock[] = [richLines(lines)];
   if (!f.deleted && f.status === 'IN_PROGRESS') blocks.push({ type: 'actions', block_id: `root:${f.id}`.slice(0, 255), elements: [stopTaskButton(f.id, f.title)] });

@@ -85,6 +85,11 @@ describe('task threads tell the truth', () => {
     expect(json(completion)).toContain('1,200 tokens');
     expect(json(completion)).toContain('$0.0123');
     expect(slack.callsTo('chat.update').at(-1)!.args.text).toBe('🟢 Write notes — completed');
+    await rt().db.tokenUsage.record({ projectId: 'p', taskId: id, agentId: null, source: 'agent', inputTokens: 1000, outputTokens: 234, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: 0.5 });
+    await emit('task_restarted', id, { title: 'Write notes', previous_status: 'COMPLETED' });
+    await settle();
+    const root = JSON.stringify(slack.callsTo('chat.update').at(-1)!.args.blocks);
+    expect(root).toContain('1,234 tokens · $0.50');
   });
 
   it('continues the same thread when a task is retried or recovered after a restart', async () => {
