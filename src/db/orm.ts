@@ -2,6 +2,7 @@ import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { MikroORM, defineConfig, type Options } from '@mikro-orm/sqlite';
 import { ALL_ENTITIES } from './entities';
+import { StorableTextSqliteDriver } from './storable-text';
 
 /** SQLite settings every connection gets: WAL so the daemon and `aq` can share the file. */
 const CONNECTION_PRAGMAS =
@@ -11,6 +12,7 @@ const CONNECTION_PRAGMAS =
 export function ormOptions(databasePath: string): Options {
   return defineConfig({
     dbName: databasePath,
+    driver: StorableTextSqliteDriver,
     entities: ALL_ENTITIES,
     allowGlobalContext: false,
     debug: false,
