@@ -2,7 +2,6 @@ import { FakeAnthropic } from '../../support/fake-anthropic';
 import { EVENT_TYPES } from '../../../src/orchestrator/events';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('hook commands', () => {
   let rt: TestRuntime;
@@ -130,7 +129,8 @@ describe('hook commands', () => {
       const id = await rt.db.hookRuns.startRun(stored, `periodic ${i}`, null);
       if (i === 0) await rt.db.hookRuns.finishRun(id, { status: 'skipped', skippedReason: 'nothing to do' });
       else if (i < 11) await rt.db.hookRuns.finishRun(id, { status: 'completed', tokensUsed: i });
-      await sleep(3);
+      // One second apart, so "newest first" has one right answer.
+      await rt.db.em().getConnection().execute('update hook_runs set started_at = ? where id = ?', [new Date(Date.UTC(2026, 0, 1, 0, 0, i)), id]);
     }
     const all = (await rt.exec('list_hook_runs', { hook_id: 'nightly-check' })) as { hook_id: string; hook_name: string; runs: Array<Record<string, unknown>> };
     expect(all.hook_id).toBe('nightly-check');

@@ -19,18 +19,27 @@ describe('scheduling policy, workspaces and approval', () => {
     let live = 0;
     let peak = 0;
     const cwds = new Set<string>();
+    // Runs hold until the test has seen a full scheduling pass with both slots taken.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     h.adapter.fallback = async (req) => {
       live++;
       peak = Math.max(peak, live);
       expect(cwds.has(req.cwd)).toBe(false);
       cwds.add(req.cwd);
-      await new Promise((r) => setTimeout(r, 150));
+      await held;
       cwds.delete(req.cwd);
       live--;
       return {};
     };
     const ids = await Promise.all([1, 2, 3, 4, 5].map((i) => h.task(`T${i}`)));
     await h.start();
+    await waitFor(async () => live === 2, 15_000, 'two runs at once');
+    await h.rt.daemon()!.runCycle();
+    expect(live).toBe(2);
+    release();
     for (const id of ids) await h.waitStatus(id, 'COMPLETED', 30_000);
     expect(peak).toBe(2);
   });
