@@ -117,7 +117,9 @@ describe('task threads tell the truth', () => {
     const id = await runningTask('Long build');
     await emit('task_started', id, { title: 'Long build', agent_name: 'claude-1' });
     await settle();
-    // A daemon starting on this database finds the run it does not own and puts it back in the queue.
+    // A daemon starting on this database finds the run it does not own and puts it back in the
+    // queue (scheduling paused, so it does not start the task again here).
+    await exec('orchestrator_control', { action: 'pause' });
     await rt().startDaemon();
     await slack.waitFor(() => inThread().some((c) => String(c.args.text) === '🔁 Back in the queue: Long build'), 'the recovery notice');
     await rt().stopDaemon();
