@@ -11,6 +11,7 @@ import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { allowedRoots, fromWorkspaceDir, isAllowed, isWithin, keepAllowed, resolveReal, validatePath } from './path-validation';
 import { projectIdOrActive, requireProject } from './projects';
 import { integer, optional, requiredText } from './schema';
+import { limitField, offsetField, pageOf, sliceOf } from './paging';
 
 export const READ_FILE_DEFAULT_LINES = 200;
 export const COMMAND_DEFAULT_TIMEOUT = 30;
@@ -205,14 +206,19 @@ export const searchFiles = defineCommand({
   },
 });
 
+const DIRECTORY_PAGE = 500;
+const DIRECTORY_MAX_PAGE = 2000;
+
 export const listDirectory = defineCommand({
   name: 'list_directory',
   group: 'files',
-  description: "List a folder of a project's workspace (default: the first workspace's root).",
+  description: `List a folder of a project's workspace (default: the first workspace's root), ${DIRECTORY_PAGE} entries a page in name order; total counts every entry and next_offset asks for the next page.`,
   input: z.object({
     project_id: optional(requiredText('Project id (defaults to the active project)')),
     workspace: optional(requiredText('Workspace name or id')),
     path: optional(z.string().describe('Folder inside the workspace; empty for its root')),
+    limit: limitField(DIRECTORY_PAGE, DIRECTORY_MAX_PAGE),
+    offset: offsetField(),
   }),
   readOnly: true,
   async run(args, ctx) {
@@ -242,7 +248,12 @@ export const listDirectory = defineCommand({
     const files: Array<{ name: string; size: number }> = [];
     const allowed = await allowedRoots(ctx);
     // Code-point order, the same on every machine (localeCompare depends on the system locale).
-    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    // Only the page's entries are looked at (a symlink's target, a file's size).
+    const page = sliceOf(
+      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+      pageOf(args, DIRECTORY_PAGE),
+    );
+    for (const entry of page.items) {
       // A symlink is shown as what it points to when that is allowed; one leading outside is shown
       // as a bare name (no size, no kind), so nothing about the place outside is told.
       let info = null;
@@ -268,6 +279,8 @@ export const listDirectory = defineCommand({
       workspace_name: workspace.name,
       directories,
       files,
+      total: page.total,
+      next_offset: page.next_offset,
     };
   },
 });

@@ -3,6 +3,11 @@ import { createPullRequest } from '../git/pull-requests';
 import { defineCommand } from './catalog';
 import { currentBranchOrFail, gitStep, resolveRepoPath } from './repo-path';
 import { integer, optional, requiredText } from './schema';
+import { limitField, offsetField, pageOf, sliceOf } from './paging';
+
+/** Branches and changed files a page: a repository's history can hold thousands. */
+const GIT_LIST_PAGE = 200;
+const GIT_LIST_MAX_PAGE = 1000;
 
 const repoId = requiredText('Repo id');
 const projectId = requiredText('Project id');
@@ -97,14 +102,20 @@ export const gitCreatePr = defineCommand({
 export const gitChangedFiles = defineCommand({
   name: 'git_changed_files',
   group: 'git',
-  description: 'Files changed in a repository compared with a base branch.',
-  input: z.object({ repo_id: repoId, base_branch: optional(requiredText('Base branch (default: the repo’s default)')), project_id: optional(projectId) }),
+  description: `Files changed in a repository compared with a base branch, ${GIT_LIST_PAGE} a page; count counts them all and next_offset asks for the next page.`,
+  input: z.object({
+    repo_id: repoId,
+    base_branch: optional(requiredText('Base branch (default: the repo’s default)')),
+    project_id: optional(projectId),
+    limit: limitField(GIT_LIST_PAGE, GIT_LIST_MAX_PAGE),
+    offset: offsetField(),
+  }),
   readOnly: true,
   async run(args, ctx) {
     const { path, repo } = await resolveRepoPath(ctx, { repoId: args.repo_id, projectId: args.project_id });
     const base = args.base_branch ?? (repo.defaultBranch || 'main');
-    const files = await gitStep(() => ctx.git.changedFiles(path, base));
-    return { repo_id: args.repo_id, base_branch: base, files, count: files.length };
+    const page = sliceOf(await gitStep(() => ctx.git.changedFiles(path, base)), pageOf(args, GIT_LIST_PAGE));
+    return { repo_id: args.repo_id, base_branch: base, files: page.items, count: page.total, next_offset: page.next_offset };
   },
 });
 
@@ -124,8 +135,14 @@ export const gitLog = defineCommand({
 export const gitBranch = defineCommand({
   name: 'git_branch',
   group: 'git',
-  description: "List the branches of a project's repository, or create one (with name) and switch to it.",
-  input: z.object({ project_id: projectId, name: optional(requiredText('New branch name')), repo_id: optionalRepo }),
+  description: `List the branches of a project's repository (${GIT_LIST_PAGE} a page; total counts them all, next_offset asks for the next page), or create one (with name) and switch to it.`,
+  input: z.object({
+    project_id: projectId,
+    name: optional(requiredText('New branch name')),
+    repo_id: optionalRepo,
+    limit: limitField(GIT_LIST_PAGE, GIT_LIST_MAX_PAGE),
+    offset: offsetField(),
+  }),
   async run(args, ctx) {
     const { path } = await resolveRepoPath(ctx, { projectId: args.project_id, repoId: args.repo_id });
     if (args.name) {
@@ -133,7 +150,8 @@ export const gitBranch = defineCommand({
       return { project_id: args.project_id, created: args.name, message: `Created branch '${args.name}' and switched to it.` };
     }
     const { current, branches } = await gitStep(() => ctx.git.listBranches(path));
-    return { project_id: args.project_id, current_branch: current, branches };
+    const page = sliceOf(branches, pageOf(args, GIT_LIST_PAGE));
+    return { project_id: args.project_id, current_branch: current, branches: page.items, total: page.total, next_offset: page.next_offset };
   },
 });
 

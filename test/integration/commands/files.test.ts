@@ -260,7 +260,12 @@ describe('file commands', () => {
           { name: 'README.md', size: 5 },
           { name: 'a.txt', size: 2 },
         ],
+        total: 5,
+        next_offset: null,
       });
+      // Pages run over the entries in name order, folders and files alike.
+      expect(await rt.exec('list_directory', { limit: 2, offset: 2 })).toMatchObject({ directories: ['src'], files: [{ name: 'a.txt', size: 2 }], total: 5, next_offset: 4 });
+      expect(await rt.exec('list_directory', { limit: 2, offset: 4 })).toMatchObject({ directories: ['src-link'], files: [], next_offset: null });
       expect(await rt.exec('list_directory', { project_id: 'alpha', path: 'src' })).toMatchObject({ path: 'src', directories: [], files: [] });
       expect(await rt.exec('list_directory', { path: '/' })).toMatchObject({ path: '/' });
     });

@@ -88,14 +88,15 @@ describe('repo, git and workspace commands on real repositories', () => {
     await link();
     expect(await rt.exec('git_create_branch', { repo_id: 'checkout', branch_name: 'low' })).toEqual({ repo_id: 'checkout', created_branch: 'low' });
     await writeFile(path.join(checkout, 'low.txt'), 'low\n');
-    expect(await rt.exec('git_changed_files', { repo_id: 'checkout' })).toEqual({ repo_id: 'checkout', base_branch: 'main', files: ['low.txt'], count: 1 });
+    expect(await rt.exec('git_changed_files', { repo_id: 'checkout' })).toEqual({ repo_id: 'checkout', base_branch: 'main', files: ['low.txt'], count: 1, next_offset: null });
     expect(await rt.exec('git_diff', { project_id: 'alpha' })).toEqual({ project_id: 'alpha', repo_id: 'checkout', base_branch: '(working tree)', diff: '(no changes)' });
     expect(await rt.exec('git_commit', { repo_id: 'checkout', message: 'low' })).toEqual({ repo_id: 'checkout', committed: true, commit_message: 'low' });
     expect(await rt.exec('git_commit', { repo_id: 'checkout', message: 'again' })).toEqual({ repo_id: 'checkout', committed: false, message: 'Nothing to commit — working tree clean' });
     expect((await rt.exec('git_diff', { project_id: 'alpha', base_branch: 'main' })).diff).toContain('+low');
     expect(await rt.exec('git_push', { repo_id: 'checkout' })).toEqual({ repo_id: 'checkout', pushed: 'low' });
     expect(await rt.exec('git_log', { project_id: 'alpha', count: 1 })).toEqual({ project_id: 'alpha', repo_id: 'checkout', branch: 'low', log: expect.stringMatching(/^[0-9a-f]+ low$/) });
-    expect(await rt.exec('git_branch', { project_id: 'alpha' })).toEqual({ project_id: 'alpha', current_branch: 'low', branches: ['low', 'main'] });
+    expect(await rt.exec('git_branch', { project_id: 'alpha' })).toEqual({ project_id: 'alpha', current_branch: 'low', branches: ['low', 'main'], total: 2, next_offset: null });
+    expect(await rt.exec('git_branch', { project_id: 'alpha', limit: 1, offset: 1 })).toMatchObject({ branches: ['main'], total: 2, next_offset: null });
     expect(await rt.exec('git_branch', { project_id: 'alpha', name: 'next' })).toEqual({ project_id: 'alpha', created: 'next', message: "Created branch 'next' and switched to it." });
     expect(await rt.exec('git_checkout', { project_id: 'alpha', branch: 'main' })).toEqual({ project_id: 'alpha', old_branch: 'next', new_branch: 'main', message: "Switched from 'next' to 'main'." });
     expect(await rt.exec('git_merge', { repo_id: 'checkout', branch_name: 'low' })).toEqual({ repo_id: 'checkout', merged: true, branch: 'low', into: 'main' });

@@ -132,10 +132,10 @@ const FIXED_BOUNDS: Record<string, string> = {
   'get_chain_health.stuck_downstream': 'with task_id, paged by limit and offset; stuck_count counts them all',
   'find_merge_conflict_workspaces.conflicts': 'one per workspace of the project, which the scan visits anyway',
   'get_git_status.repos': "one per repo of the project, each with its 5 latest commits",
-  'git_branch.branches': "the repository's branches",
-  'git_changed_files.files': 'files changed on one branch, counted in count',
-  'list_directory.directories': 'entries of one folder',
-  'list_directory.files': 'entries of one folder',
+  'git_branch.branches': 'paged by limit and offset; total counts them all (files.test, git-commands.test)',
+  'git_changed_files.files': 'paged by limit and offset; count counts them all',
+  'list_directory.directories': "one page of the folder's entries, folders and files alike; total counts them",
+  'list_directory.files': "one page of the folder's entries, folders and files alike; total counts them",
   'get_task_result.files_changed': "one task's changed files",
 };
 
