@@ -8,16 +8,30 @@ import { startTestApp, type TestApp } from '../../support/slack-app';
 import { FakeSlack } from '../../support/fake-slack';
 import { blockActions, eventCallback, slashCommand } from '../../support/slack-payloads';
 import { makeTempDir } from '../../support/tmp';
+import { waitFor } from '../../integration/orchestrator/harness';
 
 const SECRET = 'test-signing-secret';
+
+/** Held until the test releases it after Slack has its ack, so the command provably outlives the ack. */
+let releaseSlow: () => void = () => undefined;
+let slowStarted: Promise<void> = Promise.resolve();
+let markSlowStarted: () => void = () => undefined;
+function armSlowCommand(): void {
+  slowStarted = new Promise<void>((resolve) => {
+    markSlowStarted = resolve;
+  });
+}
 
 const slowCommand = defineCommand({
   name: 'slow_probe',
   group: 'system',
-  description: 'Test-only: answers after 4 seconds.',
+  description: 'Test-only: answers when the test releases it.',
   input: z.object({}),
   async run() {
-    await new Promise((r) => setTimeout(r, 4000));
+    await new Promise<void>((resolve) => {
+      releaseSlow = resolve;
+      markSlowStarted();
+    });
     return { done: true };
   },
 });
@@ -42,9 +56,8 @@ describe('buttons, App Home, task threads and channels through the real Bolt app
     slack.setResponse('conversations.create', (args) => (args.name === 'aq-web' ? { ok: false, error: 'name_taken' } : { ok: true, channel: { id: 'CWEB2', name: args.name } }));
     await exec('create_project', { name: 'Web' });
     await slack.waitFor(() => slack.callsTo('conversations.create').length === 2, 'two create attempts');
-    await slack.waitFor(() => true, 'settle');
     expect(slack.callsTo('conversations.create').map((c) => c.args.name)).toEqual(['aq-web', 'aq-web-2']);
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor(async () => (await exec('get_project_channels', { project_id: 'web' })).channel_id === 'CWEB2', 5_000, 'the channel link');
     expect(await exec('get_project_channels', { project_id: 'web' })).toEqual({ project_id: 'web', channel_id: 'CWEB2' });
     await exec('delete_project', { project_id: 'web', archive_channels: true });
     await slack.waitFor(() => slack.callsTo('conversations.archive').length === 1, 'the archive');
@@ -156,11 +169,15 @@ describe('buttons, App Home, task threads and channels through the real Bolt app
   });
 
   it('acks a slow command at once and answers when it finishes', async () => {
+    armSlowCommand();
     const ack = await FakeSlack.postToApp(appUrl, slashCommand({ text: 'slow_probe', responseUrl: slack.responseUrl() }), { signingSecret: SECRET });
+    // The command is still running (held until now), so the ack cannot have waited for it.
     expect(ack.status).toBe(200);
-    expect(ack.elapsedMs).toBeLessThan(1000);
+    expect(ack.elapsedMs).toBeLessThan(3000);
+    await slowStarted;
     expect(slack.responses).toHaveLength(0);
-    await slack.waitFor(() => slack.responses.length === 1, 'the slow answer', 8000);
+    releaseSlow();
+    await slack.waitFor(() => slack.responses.length === 1, 'the slow answer');
     expect(JSON.stringify(slack.responses[0].body)).toContain('done');
   });
 });
