@@ -53,6 +53,8 @@ export interface CommandContext {
   actor: Actor;
   process: ProcessController;
   git: GitManager;
+  /** Writes details people do not read (an unexpected error's stack) to the app's log. */
+  log(message: string): void;
   /** Runs another command through the same handler (same session and actor). */
   execute(name: string, args: Record<string, unknown>): Promise<CommandResult>;
 }

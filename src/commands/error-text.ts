@@ -45,6 +45,15 @@ function fileSystemSentence(err: unknown): string | null {
   return say ? say(typeof path === 'string' ? path : 'the file') : null;
 }
 
+/**
+ * `errorText` for a failure kept inside a result (one item of many failed, the rest went on):
+ * the sentence goes in the result, the details of an unexpected error to the log.
+ */
+export function loggedErrorText(err: unknown, log: (message: string) => void, commandName: string): string {
+  if (!isForPeople(err)) log(`Command ${commandName}: ${errorDetails(err)}`);
+  return errorText(err, commandName);
+}
+
 /** The full story of an unexpected error, for the log only. */
 export function errorDetails(err: unknown): string {
   if (typeof err === 'object' && err !== null && 'stack' in err && typeof err.stack === 'string') return err.stack;

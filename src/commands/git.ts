@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CommandError, defineCommand } from './catalog';
-import { errorText } from './error-text';
+import { loggedErrorText } from './error-text';
 import { requireProject } from './projects';
 import { assertGitRepo, currentBranchOrFail, gitStep, inProgressWarning, repoCheckoutPath, resolveRepoPath } from './repo-path';
 import { optional, requiredText } from './schema';
@@ -115,7 +115,7 @@ export const getGitStatus = defineCommand({
           recent_commits: commits,
         });
       } catch (err) {
-        statuses.push({ repo_id: target.repoId, error: errorText(err, 'get_git_status') });
+        statuses.push({ repo_id: target.repoId, error: loggedErrorText(err, ctx.log, 'get_git_status') });
       }
     }
     return { project_id, project_name: project.name, repos: statuses };

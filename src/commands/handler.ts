@@ -99,6 +99,7 @@ export class CommandHandler implements CommandSession {
       git: this.deps.git,
       session: this,
       actor,
+      log: (message) => this.deps.log?.(message),
       execute: (name, args) => this.execute(name, args, actor),
     };
   }

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { assertSafePathSegment, nameToId } from '../db/ids';
+import { unsafePathSegment, nameToId } from '../db/ids';
 import type { ProjectRecord } from '../db/repositories/projects';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
@@ -64,11 +64,8 @@ export const createProject = defineCommand({
   }),
   async run(args, ctx) {
     const id = nameToId(args.name);
-    try {
-      assertSafePathSegment(id, 'Project id');
-    } catch (err) {
-      throw new CommandError((err as Error).message);
-    }
+    const unsafe = unsafePathSegment(id, 'Project id');
+    if (unsafe) throw new CommandError(unsafe);
     if (await ctx.db.projects.get(id)) {
       throw new CommandError(`Project '${id}' already exists. Pick another name, or use edit_project.`);
     }

@@ -34,11 +34,7 @@ export async function resolveRepoPath(
 }
 
 export async function assertGitRepo(ctx: CommandContext, path: string): Promise<void> {
-  try {
-    await ctx.git.assertRepo(path);
-  } catch (err) {
-    throw new CommandError(err instanceof GitError ? err.message : String(err));
-  }
+  await gitStep(() => ctx.git.assertRepo(path));
 }
 
 /** Runs git work, turning git failures into command errors (one sentence). */

@@ -1,7 +1,7 @@
 import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { assertSafePathSegment, repoNameToId } from '../db/ids';
+import { unsafePathSegment, repoNameToId } from '../db/ids';
 import type { RepoRecord } from '../db/repositories/repos';
 import { isAdminHere } from './admin-check';
 import { CommandError, defineCommand } from './catalog';
@@ -58,11 +58,8 @@ export const addRepo = defineCommand({
     }
     const name = args.name ?? (nameFrom(args.url, args.path) || (args.source === 'init' ? project.id : ''));
     const id = repoNameToId(name);
-    try {
-      assertSafePathSegment(id, 'Repo name');
-    } catch (err) {
-      throw new CommandError((err as Error).message);
-    }
+    const unsafe = unsafePathSegment(id, 'Repo name');
+    if (unsafe) throw new CommandError(unsafe);
     if (await ctx.db.repos.get(id)) throw new CommandError(`Repo '${id}' already exists. Pass another name.`);
     const defaultBranch = args.default_branch ?? 'main';
     let checkoutBasePath = project.workspace;

@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { z } from 'zod';
-import { assertSafePathSegment, nameToId } from '../db/ids';
+import { unsafePathSegment, nameToId } from '../db/ids';
 import type { WorkspaceRecord } from '../db/repositories/workspaces';
 import { findBranchConflicts } from '../git/merge-check';
 import { syncWorkspace } from '../git/sync';
@@ -9,6 +9,7 @@ import { isAdminHere } from './admin-check';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { isWithin, linkTargetCheck, resolveReal, validatePath } from './path-validation';
 import { projectIdOrActive, requireProject } from './projects';
+import { loggedErrorText } from './error-text';
 import { gitStep } from './repo-path';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { boolean, optional, requiredText } from './schema';
@@ -67,11 +68,8 @@ export const addWorkspace = defineCommand({
     const existing = await ctx.db.workspaces.list(project.id);
     const name = args.name ?? nextWorkspaceName(project.id, existing);
     const slug = nameToId(name);
-    try {
-      assertSafePathSegment(slug, 'Workspace name');
-    } catch (err) {
-      throw new CommandError((err as Error).message);
-    }
+    const unsafe = unsafePathSegment(slug, 'Workspace name');
+    if (unsafe) throw new CommandError(unsafe);
     const id = `${project.id}-${slug}`;
     if (await ctx.db.workspaces.get(id)) throw new CommandError(`Workspace '${id}' already exists. Pick another name.`);
     const repos = await ctx.db.repos.list(project.id);
@@ -214,7 +212,7 @@ export const findMergeConflictWorkspaces = defineCommand({
           branch_conflicts: described,
         });
       } catch (err) {
-        conflicts.push({ workspace_id: w.id, workspace_name: w.name, workspace_path: w.path, error: err instanceof Error ? err.message : String(err) });
+        conflicts.push({ workspace_id: w.id, workspace_name: w.name, workspace_path: w.path, error: loggedErrorText(err, ctx.log, 'find_merge_conflict_workspaces') });
       }
     }
     return {
@@ -251,7 +249,7 @@ export const syncWorkspaces = defineCommand({
         const outcome = await syncWorkspace(ctx.git, w.path, await defaultBranchOf(ctx, w, defaultBranch));
         results.push({ ...base, ...outcome });
       } catch (err) {
-        results.push({ ...base, status: 'error', message: err instanceof Error ? err.message : String(err) });
+        results.push({ ...base, status: 'error', message: loggedErrorText(err, ctx.log, 'sync_workspaces') });
       }
     }
     const count = (status: string) => results.filter((r) => r.status === status).length;

@@ -15,11 +15,16 @@ export function repoNameToId(name: string): string {
 
 /** Ids that become folder names must not be able to walk out of their parent folder. */
 export function assertSafePathSegment(id: string, what: string): void {
+  const unsafe = unsafePathSegment(id, what);
+  if (unsafe) throw new Error(unsafe);
+}
+
+/** Why `id` cannot be a folder name (a sentence), or null when it can. */
+export function unsafePathSegment(id: string, what: string): string | null {
   if (!id || id === '.' || id === '..' || /[/\\\0]/.test(id) || id.startsWith('.')) {
-    throw new Error(
-      `${what} ${JSON.stringify(id)} cannot be used as a folder name: avoid slashes and a leading dot.`,
-    );
+    return `${what} ${JSON.stringify(id)} cannot be used as a folder name: avoid slashes and a leading dot.`;
   }
+  return null;
 }
 
 const ADJECTIVES = [
