@@ -2,6 +2,7 @@ import type { Database } from '../db/database';
 import type { SchedulingProjectRow } from '../db/repositories/scheduling';
 import type { TaskRecord } from '../db/repositories/tasks';
 import { cloneSource, defaultRepo, provisioningFailures } from './workspace-provisioning';
+import { overBudget } from './budgets';
 
 /*
  * Why a task that could run is not running, in words for people. Worked out per project from
@@ -94,6 +95,8 @@ async function projectReason(db: Database, c: Context, projectId: string): Promi
   if (project.budgetLimit !== null && used >= project.budgetLimit) {
     return { code: 'over_budget', reason: `Project '${projectId}' used ${used} of its ${project.budgetLimit} token budget in the window; it starts tasks again as the window moves on or when the budget is raised.` };
   }
+  const spent = await overBudget(db, projectId, state.now); // set_budget's budgets, the project's and the global one
+  if (spent) return { code: 'over_budget', reason: spent };
   if (c.agentCount === 0) {
     return { code: 'no_agent', reason: 'There is no agent: set AQ_AGENTS (the daemon keeps that many) and restart, or add one with create_agent.' };
   }
