@@ -162,7 +162,7 @@ describe('task commands', () => {
       expect(await asSlack('get_task', { task_id: created })).toMatchObject({ id: created });
       expect(await asSlack('list_tasks')).toMatchObject({ total: 1 });
       expect(await asSlack('get_status')).toMatchObject({ projects: 1 });
-      expect(await asSlack('list_agents')).toEqual({ agents: [] });
+      expect(await asSlack('list_agents')).toEqual({ agents: [], total: 0, next_offset: null });
       expect(await asSlack('get_chain_health', { project_id: 'p' })).toMatchObject({ total_stuck_chains: 0 });
     } finally {
       await guarded.cleanup();
