@@ -183,7 +183,7 @@ describe('aq CLI', () => {
       env: { PATH: process.env.PATH, HOME: home },
       timeout: 20_000,
     });
-    expect(JSON.parse(stdout)).toEqual({ projects: [] });
+    expect(JSON.parse(stdout)).toEqual({ projects: [], total: 0, next_offset: null });
     expect(existsSync(path.join(home, '.agent-queue', 'agent-queue.db'))).toBe(true);
     expect(Date.now() - started).toBeLessThan(15_000);
   });
@@ -215,6 +215,6 @@ describe('aq CLI', () => {
     const { stdout } = await execFileAsync(process.execPath, [bin, 'exec', 'list_projects'], {
       env: { PATH: process.env.PATH, AQ_HOME: home },
     });
-    expect(JSON.parse(stdout)).toEqual({ projects: [] });
+    expect(JSON.parse(stdout)).toEqual({ projects: [], total: 0, next_offset: null });
   });
 });
