@@ -19,6 +19,12 @@ export async function resolveRepoPath(
   if (ids.repoId) {
     repo = await ctx.db.repos.get(ids.repoId);
     if (!repo) throw new CommandError(`Repo '${ids.repoId}' not found.`);
+    // A project's commands act on that project's repos only (and its channel's people see them).
+    if (ids.projectId && repo.projectId !== ids.projectId) {
+      throw new CommandError(
+        `Repo '${repo.id}' belongs to project '${repo.projectId}', not '${ids.projectId}'. Pick one of its repos (/aq list_repos project_id=${ids.projectId}).`,
+      );
+    }
   } else {
     [repo] = await ctx.db.repos.list(ids.projectId);
   }
