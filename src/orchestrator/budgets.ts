@@ -27,7 +27,8 @@ export interface BudgetStatus {
 
 const HOUR_MS = 3600_000;
 
-export async function budgetStatus(db: Database, budget: BudgetRecord, now: Date): Promise<BudgetStatus> {
+/** With `exact: false` a spent budget's resetsAt is left rough (the scheduling pass needs only `over`). */
+export async function budgetStatus(db: Database, budget: BudgetRecord, now: Date, exact = true): Promise<BudgetStatus> {
   const windowMs = budget.windowHours * HOUR_MS;
   const windowStart = new Date(now.getTime() - windowMs);
   const usage = await db.budgets.usageSince(budget.projectId, windowStart);
@@ -39,7 +40,7 @@ export async function budgetStatus(db: Database, budget: BudgetRecord, now: Date
   const over = Math.max(...shares) >= 1;
   const level = [...BUDGET_LEVELS].reverse().find((l) => Math.max(...shares) * 100 >= l) ?? 0;
   let resetsAt: Date | null = usage.oldest ? new Date(usage.oldest.getTime() + windowMs) : null;
-  if (over) {
+  if (over && exact) {
     const leaving = await db.budgets.underLimitsAfter(budget.projectId, windowStart, { tokens: usage.tokens, costUsd: usage.costUsd }, budget);
     resetsAt = leaving ? new Date(leaving.getTime() + windowMs + 1) : resetsAt;
   }
@@ -117,7 +118,8 @@ async function warnOnce(db: Database, events: EventLog, s: BudgetStatus, now: Da
   for (const level of BUDGET_LEVELS) if (level <= s.level && fresh(level)) next[String(level)] = now.getTime();
   if (!(await db.budgets.markWarned(s.budget.scope, s.budget.warned, next))) return;
   const project = s.budget.projectId ? await db.projects.get(s.budget.projectId) : null;
-  await events.emit('budget_warning', { projectId: s.budget.projectId, payload: warningPayload(s, s.level, project?.name ?? null) });
+  const exact = s.over ? await budgetStatus(db, s.budget, now) : s;
+  await events.emit('budget_warning', { projectId: s.budget.projectId, payload: warningPayload(exact, s.level, project?.name ?? null) });
 }
 
 export interface BudgetGate {
@@ -134,7 +136,8 @@ export interface BudgetGate {
 export async function checkBudgets(db: Database, events: EventLog, now: Date): Promise<BudgetGate> {
   const gate: BudgetGate = { overProjects: new Set(), globalOver: false };
   for (const budget of await db.budgets.list()) {
-    const status = await budgetStatus(db, budget, now);
+    // Spent budgets stay spent for hours: when they free up is worked out only for a warning.
+    const status = await budgetStatus(db, budget, now, false);
     await warnOnce(db, events, status, now);
     if (!status.over) continue;
     if (budget.projectId === null) gate.globalOver = true;

@@ -44,6 +44,9 @@ describe('budgets in the orchestrator (agent double, real git and SQLite)', () =
     expect(warnings(h)[0]).toMatchObject({ scope: 'project', project_id: 'proj', project_name: 'proj', measure: 'tokens', used: 760, limit: 1000, percent: 76, window_hours: 24 });
     expect(warnings(h)[3]).toMatchObject({ used: 1005, limit: 1000, percent: 100.5 });
     expect(String(warnings(h)[3].message)).toMatch(/^Over budget: Project 'proj's budget is spent/);
+    // Back under the limit once the first run's 760 tokens leave the window.
+    const [first] = await h.rt.db.em().getConnection().execute('select min(created_at) as at from token_usage');
+    expect(warnings(h)[3].resets_at).toBe(new Date(Number(first.at) + 24 * HOUR + 1).toISOString());
     expect(h.eventsOf('budget_warning').every((e) => e.projectId === 'proj')).toBe(true);
     // Each task tells its own tokens and cost.
     expect(await h.rt.exec('get_task', { task_id: ids[0] })).toMatchObject({ tokens: 760, cost_usd: 0.5 });
