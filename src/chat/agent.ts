@@ -2,7 +2,7 @@ import type { Actor, AnyCommand, CommandResult } from '../commands/catalog';
 import type { CommandHandler } from '../commands/handler';
 import { describeInputError } from '../commands/validation-errors';
 import { newConfirmation } from './confirmations';
-import type { ChatContentBlock, ChatMessage, ChatProvider, ChatResponse, ChatToolDefinition, ChatToolUse, ChatUsage } from '../model/provider';
+import { ModelCallError, type ChatContentBlock, type ChatMessage, type ChatProvider, type ChatResponse, type ChatToolDefinition, type ChatToolUse, type ChatUsage } from '../model/provider';
 import type { ChatCommandRun, PendingConfirmation } from './service';
 
 /** Model calls one turn may make before the agent stops and says so. */
@@ -63,17 +63,25 @@ export function describeOutcome(runs: ChatCommandRun[], pending: PendingConfirma
   return sentences.length ? sentences.join(' ') : 'I have no answer to that. Could you say it another way?';
 }
 
-/** Why a model call failed, in a few words. */
+/** Why a model call failed, in a few words (the provider reports it as a ModelCallError). */
 function failureReason(err: unknown): string {
-  const e = err as { status?: number; name?: string };
-  if (e?.name === 'APIUserAbortError' || e?.name === 'AbortError') return 'the request was cancelled';
-  const status = e?.status;
-  if (status === 429) return 'the model is rate limited right now';
-  if (status === 401 || status === 403) return 'the model service rejected the API key (check ANTHROPIC_API_KEY)';
-  if (status === 529) return 'the model service is overloaded';
-  if (status !== undefined && status >= 500) return `the model service failed (HTTP ${status})`;
-  if (status !== undefined) return `the model service refused the request (HTTP ${status})`;
-  return 'the model service could not be reached';
+  if (!(err instanceof ModelCallError)) return 'the model service could not be reached';
+  switch (err.kind) {
+    case 'cancelled':
+      return 'the request was cancelled';
+    case 'unreachable':
+      return 'the model service could not be reached';
+    case 'auth':
+      return 'the model service rejected the API key (check ANTHROPIC_API_KEY)';
+    case 'rate_limited':
+      return 'the model is rate limited right now';
+    case 'overloaded':
+      return 'the model service is overloaded';
+    case 'server':
+      return `the model service failed (HTTP ${err.status})`;
+    case 'refused':
+      return `the model service refused the request (HTTP ${err.status})`;
+  }
 }
 
 /**

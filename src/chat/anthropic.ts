@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import type { ChatContentBlock, ChatProvider, ChatResponse, CreateMessageRequest } from '../model/provider';
+import { ModelCallError, type ChatContentBlock, type ChatProvider, type ChatResponse, type CreateMessageRequest } from '../model/provider';
 
 export interface AnthropicProviderOptions {
   apiKey: string;
@@ -26,27 +26,35 @@ export class AnthropicChatProvider implements ChatProvider {
       input_schema: tool.inputSchema as Anthropic.Messages.Tool.InputSchema,
       ...(i === all.length - 1 && { cache_control: { type: 'ephemeral' as const } }),
     }));
-    const response = await this.client.messages.create(
-      {
-        model: request.model ?? this.model,
-        max_tokens: request.maxTokens,
-        ...(request.system && { system: [{ type: 'text' as const, text: request.system, cache_control: { type: 'ephemeral' as const } }] }),
-        ...(tools && tools.length > 0 && { tools }),
-        messages: request.messages as Anthropic.Messages.MessageParam[],
-      },
-      { signal: request.signal },
-    );
+    const response = await this.client.messages
+      .create(
+        {
+          model: request.model ?? this.model,
+          max_tokens: request.maxTokens,
+          ...(request.system && {
+            system: [{ type: 'text' as const, text: request.system, cache_control: { type: 'ephemeral' as const } }],
+          }),
+          ...(tools && tools.length > 0 && { tools }),
+          messages: request.messages as Anthropic.Messages.MessageParam[],
+        },
+        { signal: request.signal },
+      )
+      .catch((err: unknown) => {
+        throw modelCallError(err);
+      });
     const content: ChatContentBlock[] = [];
     for (const block of response.content ?? []) {
       // An empty text block cannot be sent back in the next request, so it is dropped here.
       if (block.type === 'text') {
         if (block.text.trim()) content.push({ type: 'text', text: block.text });
-      }
-      else if (block.type === 'tool_use') content.push({ type: 'tool_use', id: block.id, name: block.name, input: block.input });
+      } else if (block.type === 'tool_use') content.push({ type: 'tool_use', id: block.id, name: block.name, input: block.input });
     }
     const usage = response.usage ?? ({} as Anthropic.Messages.Usage);
     return {
-      text: content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n').trim(),
+      text: content
+        .flatMap((b) => (b.type === 'text' ? [b.text] : []))
+        .join('\n')
+        .trim(),
       toolUses: content.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id, name: b.name, input: b.input }] : [])),
       content,
       stopReason: response.stop_reason ?? null,
@@ -59,4 +67,19 @@ export class AnthropicChatProvider implements ChatProvider {
       },
     };
   }
+}
+
+/** The SDK's error, recognised by its class, as the provider-neutral ModelCallError. */
+export function modelCallError(err: unknown): unknown {
+  if (!(err instanceof Anthropic.APIError)) return err;
+  const message = err.message;
+  if (err instanceof Anthropic.APIUserAbortError) return new ModelCallError('cancelled', message);
+  if (err instanceof Anthropic.APIConnectionError) return new ModelCallError('unreachable', message);
+  const status = err.status;
+  if (err instanceof Anthropic.AuthenticationError || err instanceof Anthropic.PermissionDeniedError)
+    return new ModelCallError('auth', message, status);
+  if (err instanceof Anthropic.RateLimitError) return new ModelCallError('rate_limited', message, status);
+  if (status === 529) return new ModelCallError('overloaded', message, status);
+  if (err instanceof Anthropic.InternalServerError) return new ModelCallError('server', message, status);
+  return new ModelCallError('refused', message, status);
 }

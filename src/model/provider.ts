@@ -61,3 +61,19 @@ export interface ChatProvider {
 export function totalTokens(usage: ChatUsage): number {
   return usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheCreationTokens;
 }
+
+/** Why a model call failed, whatever the provider. */
+export type ModelFailureKind = 'cancelled' | 'unreachable' | 'auth' | 'rate_limited' | 'overloaded' | 'server' | 'refused';
+
+/** A failed model call, as a provider reports it (each provider maps its SDK's errors to this). */
+export class ModelCallError extends Error {
+  constructor(
+    readonly kind: ModelFailureKind,
+    message: string,
+    /** The HTTP status, when the service answered. */
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'ModelCallError';
+  }
+}

@@ -1,4 +1,5 @@
 import { apiFailureText, describeOutcome, runAgentTurn } from '../../../src/chat/agent';
+import { ModelCallError } from '../../../src/model/provider';
 import type { ChatProvider, ChatResponse, ChatToolUse, CreateMessageRequest } from '../../../src/model/provider';
 import type { AnyCommand, CommandResult } from '../../../src/commands/catalog';
 import type { CommandHandler } from '../../../src/commands/handler';
@@ -78,7 +79,7 @@ describe('runAgentTurn', () => {
   });
 
   it('reports a failed call honestly and ends the stored conversation with that reply', async () => {
-    const err = Object.assign(new Error('rate'), { status: 429 });
+    const err = new ModelCallError('rate_limited', 'rate', 429);
     const provider = scripted({ tools: [{ id: 'l', name: 'look', input: { n: 1 } }] }, err);
     const out = await runAgentTurn({ ...base, provider, handler: stubHandler([]) });
     expect(out.failed).toBe(true);
@@ -110,12 +111,15 @@ describe('plain-words outcomes', () => {
 
   it('names the failure', () => {
     const text = (e: unknown) => apiFailureText(e, null);
-    expect(text({ status: 401 })).toMatch(/rejected the API key/);
-    expect(text({ status: 529 })).toMatch(/overloaded/);
-    expect(text({ status: 503 })).toMatch(/failed \(HTTP 503\)/);
-    expect(text({ status: 400 })).toMatch(/refused the request \(HTTP 400\)/);
-    expect(text({ name: 'APIUserAbortError' })).toMatch(/the request was cancelled/);
+    expect(text(new ModelCallError('auth', 'x', 401))).toMatch(/rejected the API key/);
+    expect(text(new ModelCallError('overloaded', 'x', 529))).toMatch(/overloaded/);
+    expect(text(new ModelCallError('server', 'x', 503))).toMatch(/failed \(HTTP 503\)/);
+    expect(text(new ModelCallError('refused', 'x', 400))).toMatch(/refused the request \(HTTP 400\)/);
+    expect(text(new ModelCallError('cancelled', 'x'))).toMatch(/the request was cancelled/);
+    expect(text(new ModelCallError('rate_limited', 'x', 429))).toMatch(/rate limited/);
     expect(text(new Error('ECONNREFUSED'))).toMatch(/could not be reached/);
-    expect(apiFailureText({ status: 500 }, 'Created task t1.')).toMatch(/Before that: Created task t1\. Please/);
+    // A look-alike object is not a model failure: only the provider's class counts.
+    expect(text({ status: 401 })).toMatch(/could not be reached/);
+    expect(apiFailureText(new ModelCallError('server', 'x', 500), 'Created task t1.')).toMatch(/Before that: Created task t1\. Please/);
   });
 });
