@@ -1,0 +1,174 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import Module from 'node:module';
+import path from 'node:path';
+import vm from 'node:vm';
+
+/**
+ * A V8 code cache for the `aq` process. A cold `aq exec` loads ~1000 CommonJS modules (MikroORM,
+ * knex, zod, …) and most of its CPU time went to parsing and compiling them; Node 20 has no
+ * built-in compile cache (module.enableCompileCache came in 22). Each module is compiled through
+ * vm.Script with the bytes V8 produced the last time, kept in one file keyed by the source's hash,
+ * so a changed file (an upgrade, a rebuild) is simply compiled afresh. Anything unexpected —
+ * an unreadable or corrupt cache, a read-only folder — falls back to Node's own loading.
+ *
+ * Finding each module (stat calls up the node_modules tree, package.json reads, realpath) cost as
+ * much again, so the file also keeps where each `require` resolved to. Those answers are trusted
+ * only while the install and the build are unchanged: they are dropped whenever npm's record of
+ * node_modules (node_modules/.package-lock.json) or the TypeScript build info changes.
+ */
+
+interface Entry {
+  file: string;
+  hash: string;
+  data: Buffer;
+}
+
+interface CompiledModule {
+  file: string;
+  hash: string;
+  script: vm.Script;
+}
+
+type CompileFn = (this: NodeJS.Module, content: string, filename: string) => unknown;
+type ModuleInternals = typeof Module & { prototype: { _compile: CompileFn }; _resolveFilename: (...a: unknown[]) => string; _resolveLookupPaths: (r: string, m: NodeJS.Module) => string[] | null; _extensions: unknown; _cache: unknown };
+
+/** The cache file for this Node build and V8 flags: V8 rejects code made under other flags. */
+function cacheFile(dir: string): string {
+  const flags = createHash('sha1').update(`${process.execArgv.join(' ')}|${process.env.NODE_OPTIONS ?? ''}`).digest('hex').slice(0, 8);
+  return path.join(dir, `v8-${process.version}-${process.arch}-${flags}.bin`);
+}
+
+interface Cache {
+  entries: Map<string, Entry>;
+  /** `${parent folder}\0${request}` → resolved file, valid for `fingerprint` only. */
+  resolutions: Map<string, string>;
+  fingerprint: string;
+}
+
+interface Index {
+  fingerprint: string;
+  resolutions: Array<[string, string]>;
+  code: Array<{ file: string; hash: string; length: number }>;
+}
+
+/** What the resolutions depend on; empty (no resolution cache) when npm's record is missing. */
+function installFingerprint(root: string): string {
+  try {
+    const lock = statSync(path.join(root, 'node_modules', '.package-lock.json'));
+    const build = statSync(path.join(root, 'dist', '.tsbuildinfo'), { throwIfNoEntry: false });
+    return `${lock.mtimeMs}:${lock.size}:${build?.mtimeMs ?? 0}:${build?.size ?? 0}`;
+  } catch {
+    return '';
+  }
+}
+
+/** Layout: 4-byte index length, the JSON Index, then the code data in index order. */
+function readCache(file: string, fingerprint: string): Cache {
+  const cache: Cache = { entries: new Map(), resolutions: new Map(), fingerprint };
+  let blob: Buffer;
+  try {
+    blob = readFileSync(file);
+  } catch {
+    return cache;
+  }
+  try {
+    const indexLength = blob.readUInt32LE(0);
+    const index = JSON.parse(blob.subarray(4, 4 + indexLength).toString('utf8')) as Index;
+    let offset = 4 + indexLength;
+    for (const { file: f, hash, length } of index.code) {
+      cache.entries.set(f, { file: f, hash, data: blob.subarray(offset, offset + length) });
+      offset += length;
+    }
+    if (offset !== blob.length) throw new Error('truncated');
+    if (fingerprint && index.fingerprint === fingerprint) cache.resolutions = new Map(index.resolutions);
+  } catch {
+    cache.entries.clear();
+  }
+  return cache;
+}
+
+function writeCache(file: string, cache: Cache): void {
+  const list = [...cache.entries.values()];
+  const content: Index = {
+    fingerprint: cache.fingerprint,
+    resolutions: cache.fingerprint ? [...cache.resolutions] : [],
+    code: list.map((e) => ({ file: e.file, hash: e.hash, length: e.data.length })),
+  };
+  const index = Buffer.from(JSON.stringify(content));
+  const head = Buffer.alloc(4);
+  head.writeUInt32LE(index.length, 0);
+  mkdirSync(path.dirname(file), { recursive: true });
+  // Another `aq` may be writing too: each writes its own file and the rename is atomic.
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, Buffer.concat([head, index, ...list.map((e) => e.data)]));
+  renameSync(tmp, file);
+}
+
+/** The `require` a CommonJS module gets, as Node builds it. */
+function makeRequire(mod: NodeJS.Module): NodeJS.Require {
+  const M = Module as ModuleInternals;
+  const req = ((id: string) => mod.require(id)) as NodeJS.Require;
+  const resolve = ((request: string, options?: { paths?: string[] }) => M._resolveFilename(request, mod, false, options)) as NodeJS.RequireResolve;
+  resolve.paths = (request: string) => M._resolveLookupPaths(request, mod);
+  req.resolve = resolve;
+  req.main = require.main;
+  req.extensions = M._extensions as NodeJS.RequireExtensions;
+  req.cache = M._cache as NodeJS.Dict<NodeJS.Module>;
+  return req;
+}
+
+/** The source's hash: V8 itself checks only the length, so a same-length edit must not reuse code. */
+const hashSource = (content: string): string => createHash('sha1').update(content).digest('base64');
+
+/**
+ * Installs the cache for every module required after this call (`root` is the package folder,
+ * the cache lives in `dir`); the cache is saved at exit when something was missing from it.
+ */
+export function installCompileCache(root: string, dir: string): void {
+  const M = Module as ModuleInternals;
+  const originalCompile = M.prototype._compile;
+  const originalResolve = M._resolveFilename;
+  const file = cacheFile(dir);
+  const cache = readCache(file, installFingerprint(root));
+  const compiled: CompiledModule[] = [];
+  let stale = false;
+
+  if (cache.fingerprint) {
+    M._resolveFilename = function resolveWithCache(this: unknown, ...args: unknown[]) {
+      const [request, parent, isMain, options] = args as [string, NodeJS.Module | undefined, boolean, unknown];
+      if (isMain || options || !parent?.path || Module.isBuiltin(request)) return originalResolve.apply(this, args);
+      const key = `${parent.path}\0${request}`;
+      const known = cache.resolutions.get(key);
+      if (known) return known;
+      const resolved = originalResolve.apply(this, args);
+      cache.resolutions.set(key, resolved);
+      stale = true;
+      return resolved;
+    };
+  }
+
+  M.prototype._compile = function compileWithCache(this: NodeJS.Module, content: string, filename: string) {
+    // Dynamic import() in a vm.Script needs a loader hook; such modules (few) load as usual.
+    if (content.includes('import(')) return originalCompile.call(this, content, filename);
+    const hash = hashSource(content);
+    const entry = cache.entries.get(filename);
+    const cachedData = entry && entry.hash === hash ? entry.data : undefined;
+    const script = new vm.Script(Module.wrap(content), { filename, cachedData });
+    if (!cachedData || script.cachedDataRejected) stale = true;
+    compiled.push({ file: filename, hash, script });
+    const fn = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
+    return fn.call(this.exports, this.exports, makeRequire(this), this, filename, path.dirname(filename));
+  };
+
+  process.once('exit', () => {
+    if (!stale) return;
+    try {
+      // Made after the run, the data also holds the functions compiled lazily while it ran.
+      for (const { file: f, hash, script } of compiled) cache.entries.set(f, { file: f, hash, data: script.createCachedData() });
+      writeCache(file, cache);
+    } catch {
+      // A cache that cannot be written only costs the next start its speed.
+    }
+  });
+}
