@@ -39,3 +39,30 @@ export function eventsCard(r: R): Rendered {
   });
   return card({ icon: '🗒️', title: 'Recent events', lines: lines.length ? lines : [[txt('Nothing has happened yet.')]], ...(events.length > 50 && { footer: `${events.length - 50} older events not shown.` }) });
 }
+
+/** set_budget / get_budget / clear_budget: used against the limit, in words and numbers. */
+export function budgetCard(command: string, r: R): Rendered {
+  const scope = r.project_id ? `project ${s(r.project_id)}` : 'everything';
+  if (command === 'clear_budget') return card({ icon: '🧾', title: 'Budget cleared', subject: scope });
+  const lines: Line[] = [];
+  if (r.token_limit !== null && r.token_limit !== undefined) lines.push([txt(`${formatNumber(r.tokens_used)} of ${formatNumber(r.token_limit)} tokens`)]);
+  if (r.cost_limit_usd !== null && r.cost_limit_usd !== undefined) lines.push([txt(`${formatDollars(r.cost_used_usd)} of ${formatDollars(r.cost_limit_usd)}`)]);
+  lines.push([txt(`${s(r.percent ?? 0)}% used over ${plural(Number(r.window_hours ?? 0), 'hour')}${r.resets_at ? ` · resets ${s(r.resets_at).replace('T', ' ').slice(0, 16)} UTC` : ''}`)]);
+  return card({
+    icon: r.over_budget ? '🛑' : '🧾',
+    title: r.over_budget ? 'Budget spent: no new tasks start' : command === 'set_budget' ? 'Budget set' : 'Budget',
+    subject: scope,
+    lines,
+  });
+}
+
+/** message_task: where the message went (the running agent, or the task's next run). */
+export function taskMessageCard(r: R): Rendered {
+  const live = r.delivery === 'live';
+  return card({
+    icon: '💬',
+    title: live ? 'Sent to the running agent' : 'Queued for the next run',
+    subject: r.title ?? r.task_id,
+    lines: [[txt(live ? 'The agent reads it while it works.' : `The task is back in the queue${r.resumes_session ? ' and resumes its session' : ''}.`)]],
+  });
+}

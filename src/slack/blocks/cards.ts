@@ -3,7 +3,7 @@ import { gitCard, filesCard } from './cards-git';
 import { agentsCard, projectActionCard, projectsCard } from './cards-projects';
 import { hookRunsCard, hooksCard, notesCard, repoActionCard, reposCard, workspaceScanCard, workspacesCard } from './cards-repos';
 import { agentErrorCard, createdTaskCard, dependencyCard, taskActionCard, taskResultCard } from './cards-tasks';
-import { eventsCard, tokenUsageCard } from './cards-usage';
+import { budgetCard, eventsCard, taskMessageCard, tokenUsageCard } from './cards-usage';
 
 type Renderer = (result: Record<string, unknown>, args: Record<string, unknown>) => Rendered;
 
@@ -56,4 +56,6 @@ export const CARDS: Record<string, Renderer> = Object.fromEntries<Renderer>([
   ...each(['read_file', 'run_command', 'search_files', 'list_directory'], filesCard),
   ['get_token_usage', tokenUsageCard],
   ['get_recent_events', eventsCard],
+  ...each(['set_budget', 'get_budget', 'clear_budget'], budgetCard),
+  ['message_task', taskMessageCard],
 ]);

@@ -66,6 +66,12 @@ const universal: Record<string, unknown> = {
   channel_id: 'C123',
   workspace: `/tmp/${H}`,
   commit_message: H,
+  token_limit: 1000000,
+  cost_limit_usd: 20,
+  cost_used_usd: 5.5,
+  percent: 25,
+  window_hours: 24,
+  delivery: 'live',
 };
 
 const overrides: Record<string, Record<string, unknown>> = {
