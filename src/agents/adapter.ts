@@ -1,3 +1,5 @@
+import type { AgentInbox } from './streaming-input';
+
 /**
  * A coding agent the orchestrator can run in a workspace. One `run` is one attempt at a task;
  * it never throws for the agent's own failures — those come back as an outcome.
@@ -25,6 +27,10 @@ export interface AgentRunRequest {
   signal: AbortSignal;
   /** Short human-readable lines as the agent works (text, tool calls). */
   onProgress?: (line: string) => void;
+  /** Continue this agent session (a follow-up run) instead of starting a new one. */
+  resumeSessionId?: string | null;
+  /** Messages people send while the run lasts, given to the agent as new user messages. */
+  inbox?: AgentInbox;
 }
 
 export type AgentRunStatus = 'completed' | 'failed' | 'rate_limited' | 'aborted';

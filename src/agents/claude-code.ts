@@ -4,6 +4,7 @@ import type { Options, SDKMessage, SDKResultMessage } from '@anthropic-ai/claude
 import { isRateLimitMessage, parseResetTime } from './rate-limits';
 import { withoutSecrets } from '../util/safe-env';
 import { missingSandboxPrograms, pathGuard, sandboxSettings, type ConfinementPolicy, type Refusal } from './confinement';
+import { StreamingPrompt } from './streaming-input';
 import { ZERO_USAGE, type AgentAdapter, type AgentRunOutcome, type AgentRunRequest, type AgentUsage } from './adapter';
 
 export interface ClaudeCodeOptions {
@@ -22,6 +23,10 @@ export interface ClaudeCodeOptions {
   /** Files sandboxed commands must not read (the app's database, its .env). */
   hiddenPaths?: string[];
   log?: (message: string) => void;
+  /** How often a run looks for messages sent to it (default 500 ms). */
+  messagePollMs?: number;
+  /** After a result, how long a just-given message may take to start its turn (default 5 s). */
+  messageGraceMs?: number;
 }
 
 export const CLAUDE_ALLOWED_TOOLS = ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep'];
@@ -153,6 +158,7 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       allowedTools: CLAUDE_ALLOWED_TOOLS,
       disallowedTools: CLAUDE_DISALLOWED_TOOLS,
       abortController: controller,
+      ...(request.resumeSessionId && { resume: request.resumeSessionId }),
       ...(this.options.model && { model: this.options.model }),
       ...(this.options.maxTurns && { maxTurns: this.options.maxTurns }),
       ...(this.options.pathToClaudeCodeExecutable && { pathToClaudeCodeExecutable: this.options.pathToClaudeCodeExecutable }),
@@ -166,8 +172,13 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     let limitRejected = false;
     let lastRetryStatus: number | null = null;
     let assistantError: string | null = null;
+    const prompt = new StreamingPrompt(request.prompt, request.inbox, this.options.messagePollMs ?? 500, this.options.messageGraceMs ?? 5000, (err) =>
+      this.options.log?.(`[claude ${request.taskId}] reading its messages failed: ${errorOf(err)}`),
+    );
+    controller.signal.addEventListener('abort', () => prompt.end(), { once: true });
     try {
-      for await (const message of query({ prompt: request.prompt, options })) {
+      for await (const message of query({ prompt, options })) {
+        prompt.observe(message);
         if ('session_id' in message && message.session_id) sessionId = message.session_id;
         if (message.type === 'result') result = message;
         else if (message.type === 'rate_limit_event') {
@@ -186,6 +197,7 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       // The SDK throws after yielding an error result; the result (kept above) says more.
       thrown = errorOf(err);
     } finally {
+      prompt.end();
       request.signal.removeEventListener('abort', abort);
     }
     const outcome = this.outcome({ result, thrown, sessionId, resetsAt, limitRejected, lastRetryStatus, assistantError, aborted: controller.signal.aborted });

@@ -5,6 +5,7 @@ import { budgetCommands } from './budgets';
 import { channelCommands } from './channels';
 import { taskCommands } from './tasks';
 import { taskLifecycleCommands } from './task-lifecycle';
+import { taskConversationCommands } from './task-conversation';
 import { taskDependencyCommands } from './task-dependencies';
 import { taskResultCommands } from './task-results';
 import { agentCommands } from './agents';
@@ -25,6 +26,7 @@ export const ALL_COMMANDS: readonly AnyCommand[] = [
   ...channelCommands,
   ...taskCommands,
   ...taskLifecycleCommands,
+  ...taskConversationCommands,
   ...taskDependencyCommands,
   ...taskResultCommands,
   ...agentCommands,

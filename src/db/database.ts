@@ -18,6 +18,7 @@ import { SchedulingRepository } from './repositories/scheduling';
 import { TaskRunRepository } from './repositories/task-runs';
 import { PlanChainRepository } from './repositories/plan-chains';
 import { BudgetRepository } from './repositories/budgets';
+import { TaskMessageRepository } from './repositories/task-messages';
 
 /**
  * The one door to storage. Every method forks a fresh EntityManager, so nothing read here is
@@ -42,6 +43,7 @@ export class Database {
   readonly taskRuns: TaskRunRepository;
   readonly planChains: PlanChainRepository;
   readonly budgets: BudgetRepository;
+  readonly taskMessages: TaskMessageRepository;
 
   private constructor(readonly orm: MikroORM) {
     const fork = () => this.em();
@@ -63,6 +65,7 @@ export class Database {
     this.taskRuns = new TaskRunRepository(fork);
     this.planChains = new PlanChainRepository(fork);
     this.budgets = new BudgetRepository(fork);
+    this.taskMessages = new TaskMessageRepository(fork);
   }
 
   static async open(databasePath: string): Promise<Database> {

@@ -112,7 +112,8 @@ export async function completeRun(deps: CompletionDeps, run: FinishedRun): Promi
     let prUrl: string | null = null;
     try {
       await git.pushBranch(run.workspacePath, run.branch);
-      prUrl = await git.createPullRequest(run.workspacePath, {
+      // A follow-up run updates the PR it already has (the push above) instead of opening another.
+      prUrl = task.prUrl ?? await git.createPullRequest(run.workspacePath, {
         title: task.title,
         body: `${run.summary || task.title}\n\nTask-Id: ${task.id}`,
         branch: run.branch,
@@ -126,7 +127,7 @@ export async function completeRun(deps: CompletionDeps, run: FinishedRun): Promi
     if (!moved.ok) return;
     const payload = { title: task.title, pr_url: prUrl, branch: run.branch, summary: run.summary, ...(notes.length && { note: notes.join(' ') }) };
     await events.emit('task_awaiting_approval', { projectId: task.projectId, taskId: task.id, payload });
-    if (prUrl) await events.emit('pr_created', { projectId: task.projectId, taskId: task.id, payload: { title: task.title, pr_url: prUrl } });
+    if (prUrl && prUrl !== task.prUrl) await events.emit('pr_created', { projectId: task.projectId, taskId: task.id, payload: { title: task.title, pr_url: prUrl } });
     return;
   }
 

@@ -28,6 +28,8 @@ export const EVENT_TYPES = [
   'task_restarted',
   'task_deleted',
   'task_unblocked',
+  'task_message_delivered',
+  'task_follow_up_queued',
   'chain_stuck',
   'pr_created',
   'merge_failed',

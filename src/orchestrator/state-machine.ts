@@ -24,6 +24,7 @@ export const TASK_EVENTS = [
   'ADMIN_APPROVE',
   'PR_MERGED',
   'PR_CLOSED',
+  'FOLLOW_UP',
 ] as const;
 export type TaskEvent = (typeof TASK_EVENTS)[number];
 
@@ -35,6 +36,7 @@ type Table = Record<TaskStatus, Partial<Record<TaskEvent, TaskStatus>>>;
  * one). A run's outcome leaves IN_PROGRESS; FAILED is the short stop between a failed run and
  * its retry or its block, so a failed run is visible even if the daemon dies right then.
  * ADMIN_RESTART works from every status but IN_PROGRESS: set_task_status can put a task anywhere.
+ * FOLLOW_UP is a message to a finished task's agent: it runs again, resuming its session.
  */
 const TABLE: Table = {
   DEFINED: { DEPS_MET: 'READY', ADMIN_RESTART: 'READY' },
@@ -51,10 +53,10 @@ const TABLE: Table = {
   },
   WAITING_INPUT: { ADMIN_RESTART: 'READY' },
   PAUSED: { RESUME_TIMER: 'READY', ADMIN_RESTART: 'READY' },
-  AWAITING_APPROVAL: { ADMIN_APPROVE: 'COMPLETED', PR_MERGED: 'COMPLETED', PR_CLOSED: 'BLOCKED', ADMIN_RESTART: 'READY' },
-  COMPLETED: { ADMIN_RESTART: 'READY' },
-  FAILED: { RETRY: 'READY', MAX_RETRIES: 'BLOCKED', ADMIN_SKIP: 'COMPLETED', ADMIN_RESTART: 'READY' },
-  BLOCKED: { ADMIN_SKIP: 'COMPLETED', ADMIN_RESTART: 'READY' },
+  AWAITING_APPROVAL: { ADMIN_APPROVE: 'COMPLETED', PR_MERGED: 'COMPLETED', PR_CLOSED: 'BLOCKED', ADMIN_RESTART: 'READY', FOLLOW_UP: 'READY' },
+  COMPLETED: { ADMIN_RESTART: 'READY', FOLLOW_UP: 'READY' },
+  FAILED: { RETRY: 'READY', MAX_RETRIES: 'BLOCKED', ADMIN_SKIP: 'COMPLETED', ADMIN_RESTART: 'READY', FOLLOW_UP: 'READY' },
+  BLOCKED: { ADMIN_SKIP: 'COMPLETED', ADMIN_RESTART: 'READY', FOLLOW_UP: 'READY' },
 };
 
 /** Where `event` takes a task in `status`, or null when the move is not allowed. */

@@ -12,6 +12,7 @@ import type { EventLog } from './events';
 import { parseResetTime, resumeTime } from '../agents/rate-limits';
 import { QUOTA_PAUSE_PREFIX } from '../db/repositories/scheduling';
 import type { TaskStateMachine } from './state-machine';
+import { queuePendingFollowUp, taskInbox, takeFollowUp } from './task-conversation';
 
 export interface RunnerDeps {
   db: Database;
@@ -108,6 +109,7 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
       upstream,
       mayPlan: deps.config.autoTask.enabled && task.autoTasks && task.planDepth < deps.config.autoTask.maxPlanDepth,
     });
+    const followUp = await takeFollowUp(deps, current, prompt);
     const progress = new ProgressBuffer(deps.progressIntervalMs, (text) =>
       events.emit('task_progress', { projectId: task.projectId, taskId, agentId, payload: { text } }),
     );
@@ -115,7 +117,15 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
     const runStartedAt = new Date();
     let outcome: AgentRunOutcome;
     try {
-      outcome = await adapter.run({ taskId, prompt, cwd: workspace.path, signal: handle.controller.signal, onProgress: (l) => progress.push(l) });
+      outcome = await adapter.run({
+        taskId,
+        prompt: followUp?.prompt ?? prompt,
+        resumeSessionId: followUp?.resumeSessionId,
+        inbox: taskInbox(deps, current),
+        cwd: workspace.path,
+        signal: handle.controller.signal,
+        onProgress: (l) => progress.push(l),
+      });
     } catch (err) {
       outcome = { status: 'failed', summary: '', errorMessage: errorText(err), usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 }, costUsd: 0, sessionId: null, resetsAt: null };
     }
@@ -123,6 +133,7 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
     handle.phase = 'finishing';
     await recordRun(deps, current, outcome);
     await settle(deps, current, outcome, { workspacePath: workspace.path, branch, defaultBranch, runStartedAt, aborted: handle.controller.signal.aborted });
+    await queuePendingFollowUp(deps, taskId);
   } catch (err) {
     log(`Run of ${taskId} failed unexpectedly: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     const task = await db.tasks.get(taskId).catch(() => null);

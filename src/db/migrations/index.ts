@@ -4,6 +4,7 @@ import { Migration20261122235900 } from './Migration20261122235900_task_status_c
 import { Migration20261123050000 } from './Migration20261123050000_token_usage_totals';
 import { Migration20261123051000 } from './Migration20261123051000_history_counts';
 import { Migration20261123060000 } from './Migration20261123060000_budgets';
+import { Migration20261123063000 } from './Migration20261123063000_task_messages';
 
 /** Every migration, oldest first. Add a new file and list it here; never edit a shipped one. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -12,4 +13,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261123050000_token_usage_totals', class: Migration20261123050000 },
   { name: 'Migration20261123051000_history_counts', class: Migration20261123051000 },
   { name: 'Migration20261123060000_budgets', class: Migration20261123060000 },
+  { name: 'Migration20261123063000_task_messages', class: Migration20261123063000 },
 ];

@@ -84,6 +84,19 @@ function restartFrom(status: TaskStatus): Scenario {
   };
 }
 
+/** A finished task gets a message (a reply in its thread): it goes back to the queue for a follow-up run. */
+function followUpFrom(status: TaskStatus): Scenario {
+  return async (h) => {
+    const id = await h.task(`Follow up from ${status}`);
+    await putTask(h.rt.db, id, status, { retryCount: 2, assignedAgent: 'agent-0' });
+    expect(await h.rt.exec('message_task', { task_id: id, text: 'One more thing' })).toMatchObject({ task_id: id, delivery: 'follow_up', status: 'READY', previous_status: status });
+    expect(await h.rt.db.tasks.get(id)).toMatchObject({ status: 'READY', retryCount: 0, assignedAgent: null });
+    expect(h.eventsOf('task_follow_up_queued', id)[0].payload).toMatchObject({ previous_status: status, text: 'One more thing' });
+    expect(await h.rt.db.taskMessages.pending(id, 'follow_up')).toEqual([expect.objectContaining({ text: 'One more thing' })]);
+    return id;
+  };
+}
+
 /** A BLOCKED or FAILED task, with a dependant waiting only on it, skipped. */
 function skipFrom(status: TaskStatus): Scenario {
   return async (h) => {
@@ -227,6 +240,7 @@ const scenarios: Record<string, Scenario> = {
   'BLOCKED ADMIN_SKIP': skipFrom('BLOCKED'),
 };
 for (const status of statusesAccepting('ADMIN_RESTART')) scenarios[`${status} ADMIN_RESTART`] = restartFrom(status);
+for (const status of statusesAccepting('FOLLOW_UP')) scenarios[`${status} FOLLOW_UP`] = followUpFrom(status);
 
 /** A task whose PR the daemon's follower finds merged or closed on GitHub (a fake gh). */
 function followPr(state: 'MERGED' | 'CLOSED'): Scenario {

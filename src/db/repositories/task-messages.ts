@@ -1,0 +1,85 @@
+import type { EmFactory } from '../database';
+
+export type TaskMessageKind = 'live' | 'follow_up';
+
+export interface TaskMessageRecord {
+  id: number;
+  taskId: string;
+  kind: TaskMessageKind;
+  text: string;
+  author: string | null;
+  createdAt: Date;
+  deliveredAt: Date | null;
+}
+
+interface Row {
+  id: number;
+  task_id: string;
+  kind: TaskMessageKind;
+  text: string;
+  author: string | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
+const toRecord = (r: Row): TaskMessageRecord => ({
+  id: Number(r.id),
+  taskId: r.task_id,
+  kind: r.kind,
+  text: r.text,
+  author: r.author ?? null,
+  createdAt: new Date(Number(r.created_at)),
+  deliveredAt: r.delivered_at === null ? null : new Date(Number(r.delivered_at)),
+});
+
+/**
+ * Messages to a task's agent (migration …_task_messages). Any process stores them; the daemon
+ * running the task takes the pending ones, and marking one delivered is compare-and-set so a
+ * message reaches the agent once.
+ */
+export class TaskMessageRepository {
+  constructor(private readonly em: EmFactory) {}
+
+  private query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return this.em().execute(sql, params) as Promise<T[]>;
+  }
+
+  private async run(sql: string, params: unknown[]): Promise<{ changes: number; id: number }> {
+    const result = (await this.em().execute(sql, params, 'run')) as { affectedRows?: number; insertId?: number };
+    return { changes: Number(result.affectedRows ?? 0), id: Number(result.insertId ?? 0) };
+  }
+
+  async add(m: { taskId: string; kind: TaskMessageKind; text: string; author?: string | null }, now = new Date()): Promise<TaskMessageRecord> {
+    const { id } = await this.run('insert into task_messages (task_id, kind, text, author, created_at) values (?, ?, ?, ?, ?)', [
+      m.taskId,
+      m.kind,
+      m.text,
+      m.author ?? null,
+      now.getTime(),
+    ]);
+    return { id, taskId: m.taskId, kind: m.kind, text: m.text, author: m.author ?? null, createdAt: now, deliveredAt: null };
+  }
+
+  /** Undelivered messages of a task, oldest first (of one kind, or of both). */
+  async pending(taskId: string, kind?: TaskMessageKind): Promise<TaskMessageRecord[]> {
+    const rows = await this.query<Row>(
+      `select * from task_messages where task_id = ? and delivered_at is null${kind ? ' and kind = ?' : ''} order by id`,
+      kind ? [taskId, kind] : [taskId],
+    );
+    return rows.map(toRecord);
+  }
+
+  /** True when this call marked it (nobody delivered it before). */
+  async markDelivered(id: number, now = new Date()): Promise<boolean> {
+    return (await this.run('update task_messages set delivered_at = ? where id = ? and delivered_at is null', [now.getTime(), id])).changes > 0;
+  }
+
+  /** Live messages a run ended without taking become the instruction of a follow-up run. */
+  async toFollowUp(taskId: string): Promise<number> {
+    return (await this.run("update task_messages set kind = 'follow_up' where task_id = ? and kind = 'live' and delivered_at is null", [taskId])).changes;
+  }
+
+  async list(taskId: string): Promise<TaskMessageRecord[]> {
+    return (await this.query<Row>('select * from task_messages where task_id = ? order by id', [taskId])).map(toRecord);
+  }
+}

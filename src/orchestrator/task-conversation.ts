@@ -1,0 +1,142 @@
+import type { Database } from '../db/database';
+import type { TaskStatus } from '../db/entities';
+import type { TaskRecord } from '../db/repositories/tasks';
+import { TaskMessageRepository, type TaskMessageRecord } from '../db/repositories/task-messages';
+import type { AgentInbox } from '../agents/streaming-input';
+import type { EventLog } from './events';
+import { statusesAccepting, type TaskStateMachine } from './state-machine';
+import { TaskOperationError } from './task-errors';
+
+interface Deps {
+  db: Database;
+  events: EventLog;
+  machine: TaskStateMachine;
+}
+
+export type MessageDelivery =
+  | { delivery: 'live'; messageId: number; task: TaskRecord }
+  | { delivery: 'follow_up'; messageId: number; task: TaskRecord; previousStatus: TaskStatus; resumesSession: boolean };
+
+/** The statuses a message turns into a follow-up run from (the table's FOLLOW_UP rows). */
+export const FOLLOW_UP_FROM: readonly TaskStatus[] = statusesAccepting('FOLLOW_UP');
+
+const FOLLOW_UP_RESET = { retryCount: 0, assignedAgent: null, resumeAfter: null, pauseReason: null, completedAt: null } as const;
+
+/** The agent session of the task's newest run that had one. */
+export async function lastSessionId(db: Database, taskId: string): Promise<string | null> {
+  const rows = (await db
+    .em()
+    .getConnection()
+    .execute('select session_id from task_results where task_id = ? and session_id is not null order by id desc limit 1', [taskId])) as Array<{ session_id: string }>;
+  return rows[0]?.session_id ?? null;
+}
+
+/**
+ * A message to a task's agent. A running task gets it in its live session (the daemon's run
+ * picks it up from the database); a finished one goes back to the queue, and its next run
+ * resumes the agent session with the message as the instruction.
+ */
+export async function sendTaskMessage(deps: Deps, input: { taskId: string; text: string; author?: string | null }): Promise<MessageDelivery> {
+  const { db, events, machine } = deps;
+  const task = await db.tasks.get(input.taskId);
+  if (!task) throw new TaskOperationError('not_found', `Task '${input.taskId}' not found.`);
+  if (task.status === 'IN_PROGRESS') {
+    const stored = await db.taskMessages.add({ taskId: task.id, kind: 'live', text: input.text, author: input.author });
+    return { delivery: 'live', messageId: stored.id, task };
+  }
+  if (!FOLLOW_UP_FROM.includes(task.status)) {
+    throw new TaskOperationError(
+      'wrong_status',
+      `Task '${task.id}' is ${task.status}: messages reach a running task, or one that is ${FOLLOW_UP_FROM.join(', ')} (as a follow-up run). Wait until it runs or finishes.`,
+    );
+  }
+  let stored: TaskMessageRecord | null = null;
+  const moved = await db.transaction(async (tx) => {
+    const outcome = await machine.within(tx).fire(task.id, 'FOLLOW_UP', FOLLOW_UP_RESET, { from: [task.status], quiet: true });
+    if (outcome.ok) stored = await new TaskMessageRepository(() => tx).add({ taskId: task.id, kind: 'follow_up', text: input.text, author: input.author });
+    return outcome.ok;
+  });
+  if (!moved || !stored) throw new TaskOperationError('conflict', `Task '${task.id}' changed while the message was sent; look at it again.`);
+  const resumesSession = (await lastSessionId(db, task.id)) !== null;
+  await events.emit('task_follow_up_queued', {
+    projectId: task.projectId,
+    taskId: task.id,
+    payload: { title: task.title, previous_status: task.status, text: input.text.slice(0, 2000), author: input.author ?? null, resumes_session: resumesSession },
+  });
+  return { delivery: 'follow_up', messageId: (stored as TaskMessageRecord).id, task, previousStatus: task.status, resumesSession };
+}
+
+/** What a run continues with: the pending follow-up messages and the session they resume. */
+export interface FollowUp {
+  prompt: string;
+  resumeSessionId: string | null;
+  messages: TaskMessageRecord[];
+}
+
+function quoted(messages: TaskMessageRecord[]): string {
+  return messages.map((m) => (m.author ? `${m.author}: ${m.text}` : m.text)).join('\n\n');
+}
+
+/**
+ * Takes the task's pending follow-up messages for the run about to start. With a session to
+ * resume, they are the whole prompt (the session already holds the task); without one, they
+ * follow the task's full prompt.
+ */
+export async function takeFollowUp(deps: Deps, task: TaskRecord, fullPrompt: string): Promise<FollowUp | null> {
+  const pending = await deps.db.taskMessages.pending(task.id, 'follow_up');
+  const taken: TaskMessageRecord[] = [];
+  for (const m of pending) if (await deps.db.taskMessages.markDelivered(m.id)) taken.push(m);
+  if (taken.length === 0) return null;
+  const session = await lastSessionId(deps.db, task.id);
+  for (const m of taken) await emitDelivered(deps, task, m, 'follow_up');
+  const text = quoted(taken);
+  const prompt = session
+    ? `Follow-up from the task's Slack thread. Continue on the same branch, and end with a short summary of what changed:\n\n${text}`
+    : `${fullPrompt}\n\n## Follow-up instruction\n${text}`;
+  return { prompt, resumeSessionId: session, messages: taken };
+}
+
+async function emitDelivered(deps: Deps, task: TaskRecord, m: TaskMessageRecord, via: 'live' | 'follow_up'): Promise<void> {
+  await deps.events.emit('task_message_delivered', {
+    projectId: task.projectId,
+    taskId: task.id,
+    payload: { title: task.title, message_id: m.id, text: m.text.slice(0, 2000), author: m.author, via },
+  });
+}
+
+/** The running task's inbox: live messages from the database, each marked and announced once. */
+export function taskInbox(deps: Deps, task: TaskRecord): AgentInbox {
+  const byId = new Map<number, TaskMessageRecord>();
+  return {
+    async pending() {
+      const messages = await deps.db.taskMessages.pending(task.id, 'live');
+      for (const m of messages) byId.set(m.id, m);
+      return messages.map((m) => ({ id: m.id, text: m.author ? `${m.author}: ${m.text}` : m.text }));
+    },
+    async claim(message) {
+      if (!(await deps.db.taskMessages.markDelivered(message.id))) return false;
+      const record = byId.get(message.id);
+      if (record) await emitDelivered(deps, task, record, 'live');
+      return true;
+    },
+  };
+}
+
+/**
+ * After a run: live messages it ended without taking become a follow-up, and a finished task
+ * with a follow-up waiting goes back to the queue for it.
+ */
+export async function queuePendingFollowUp(deps: Deps, taskId: string): Promise<boolean> {
+  await deps.db.taskMessages.toFollowUp(taskId);
+  if ((await deps.db.taskMessages.pending(taskId, 'follow_up')).length === 0) return false;
+  const task = await deps.db.tasks.get(taskId);
+  if (!task || !FOLLOW_UP_FROM.includes(task.status)) return false;
+  const moved = await deps.machine.fire(taskId, 'FOLLOW_UP', FOLLOW_UP_RESET, { from: [task.status], quiet: true });
+  if (!moved.ok) return false;
+  await deps.events.emit('task_follow_up_queued', {
+    projectId: task.projectId,
+    taskId,
+    payload: { title: task.title, previous_status: task.status, text: null, author: null, resumes_session: (await lastSessionId(deps.db, taskId)) !== null },
+  });
+  return true;
+}
