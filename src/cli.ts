@@ -3,23 +3,29 @@ import { ALL_COMMANDS } from './commands';
 import { ConfigError, loadConfig, loadDotEnv } from './config';
 import type { Runtime } from './runtime';
 import { execOne, execStream } from './cli/exec';
+import { errorDetails, errorText, isForPeople } from './commands/error-text';
 import { commandHelpText, commandListText, suggestCommands } from './commands/help';
 import { CliExit, processIo, type CliIo } from './cli/io';
+import { cliLogPath, fileLog } from './cli/log-file';
 import { registerPlanCommands } from './cli/plan';
 
 const DESCRIPTION =
   'Agent Queue from the command line: run any command of the catalog against the same database the Slack app uses. ' +
-  'Works with zero configuration: data lives in AQ_HOME (default ~/.agent-queue) in an embedded SQLite database.';
+  'Works with zero configuration: data lives in AQ_HOME (default ~/.agent-queue) in an embedded SQLite database; ' +
+  'the details of unexpected failures are in AQ_HOME/logs/aq.log.';
 
 /** Runs the `aq` tool; resolves to the process exit code. */
 export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let runtime: Runtime | null = null;
+  let logFile: string | null = null;
   const openRuntime = async (): Promise<Runtime> => {
     if (env === process.env) loadDotEnv();
     const config = loadConfig(env);
+    logFile = cliLogPath(config.home);
     // Loaded here, not at the top: `aq help` and `aq plan` need no database.
     const { createRuntime } = await import('./runtime');
-    runtime = await createRuntime(config, { log: () => undefined });
+    // Details behind "Something went wrong" go to a file, never to the terminal.
+    runtime = await createRuntime(config, { log: fileLog(logFile) });
     return runtime;
   };
 
@@ -72,7 +78,8 @@ export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.Pr
       io.stderr(`Configuration error: ${err.message}`);
       return 1;
     }
-    io.stderr(`aq failed: ${err instanceof Error ? err.message : String(err)}`);
+    if (logFile && !isForPeople(err)) fileLog(logFile)(`aq failed: ${errorDetails(err)}`);
+    io.stderr(`aq failed: ${errorText(err)}${logFile && !isForPeople(err) ? ` (${logFile})` : ''}`);
     return 1;
   } finally {
     const rt = runtime as Runtime | null;
