@@ -1,3 +1,5 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
 import type { Database } from '../db/database';
 import type { SchedulingProjectRow } from '../db/repositories/scheduling';
 import type { TaskRecord } from '../db/repositories/tasks';
@@ -74,10 +76,14 @@ async function loadContext(db: Database, state: SchedulingState, projectIds: str
   return { state, projects: byId, agentCount, idleAgents: idle.length, active, workspaces, hold, tokens, failures };
 }
 
-/** Whether the daemon could make a workspace for the project (it has a repo, or is one). */
-async function provisionable(db: Database, project: SchedulingProjectRow): Promise<boolean> {
+/**
+ * How the daemon could make workspaces for the project (workspace-provisioning.ts): clones of its
+ * repo (one per slot), its one checkout or folder linked (only while it has none), or not at all.
+ */
+async function provisioning(db: Database, project: SchedulingProjectRow): Promise<'clone' | 'link' | null> {
   const repo = defaultRepo(await db.repos.list(project.id));
-  return repo !== null && (cloneSource(repo) !== null || repo.checkoutBasePath !== null);
+  if (repo) return cloneSource(repo) !== null ? 'clone' : repo.checkoutBasePath !== null ? 'link' : null;
+  return (await stat(path.join(project.workspace, '.git')).catch(() => null)) !== null ? 'link' : null;
 }
 
 async function projectReason(db: Database, c: Context, projectId: string): Promise<WaitingReason> {
@@ -109,12 +115,12 @@ async function projectReason(db: Database, c: Context, projectId: string): Promi
   const failure = c.failures[projectId];
   if (free === 0) {
     if (failure) return { code: 'workspace_failed', reason: `Preparing a workspace for project '${projectId}' failed: ${failure.error}. It is tried again shortly; fix the repository (or add one with add_workspace).` };
-    if (total === 0 && !(await provisionable(db, project))) {
+    const how = await provisioning(db, project);
+    if (total === 0 && !how) {
       return { code: 'no_workspace', reason: `Project '${projectId}' has no workspace and no repository to make one from: add one with add_repo (or add_workspace).` };
     }
-    if (total >= project.maxConcurrentAgents || !(await provisionable(db, project))) {
-      return { code: 'workspaces_busy', reason: `Every workspace of project '${projectId}' is in use; the task starts when one frees up.` };
-    }
+    const more = how === 'clone' ? total < project.maxConcurrentAgents : how === 'link' && total === 0;
+    if (!more) return { code: 'workspaces_busy', reason: `Every workspace of project '${projectId}' is in use; the task starts when one frees up.` };
   }
   if (c.idleAgents === 0) return { code: 'agents_busy', reason: 'Every agent is busy; the task starts when one finishes.' };
   return { code: 'starting', reason: 'Nothing holds it: it starts at the daemon’s next pass.' };
