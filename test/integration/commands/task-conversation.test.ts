@@ -1,0 +1,59 @@
+import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
+import { putTask } from '../../support/task-fixtures';
+
+/** message_task's rules: who may steer, which statuses take a message, and where it goes. */
+describe('message_task', () => {
+  let rt: TestRuntime;
+  let id: string;
+  beforeEach(async () => {
+    rt = await makeTestRuntime({ AQ_ADMINS: 'UADMIN' });
+    await rt.exec('create_project', { name: 'alpha' });
+    id = (await rt.db.tasks.create({ projectId: 'alpha', title: 'Build it', description: 'Build it' })).id;
+  });
+  afterEach(() => rt.cleanup());
+
+  const asSlackUser = (userId: string, args: Record<string, unknown>) => rt.handler.execute('message_task', args, { source: 'slack', userId });
+
+  it('refuses people outside AQ_ADMINS and stores nothing', async () => {
+    await putTask(rt.db, id, 'IN_PROGRESS');
+    expect(await asSlackUser('U2', { task_id: id, text: 'Stop that' })).toEqual({ error: expect.stringContaining('Only admins (AQ_ADMINS) may steer an agent') });
+    expect(await rt.db.taskMessages.list(id)).toEqual([]);
+  });
+
+  it('stores a live message for a running task, with its Slack author', async () => {
+    await putTask(rt.db, id, 'IN_PROGRESS');
+    const sent = await asSlackUser('UADMIN', { task_id: id, text: '  Use tabs  ' });
+    expect(sent).toEqual({ task_id: id, title: 'Build it', delivery: 'live', message_id: expect.any(Number), status: 'IN_PROGRESS' });
+    expect(await rt.db.taskMessages.pending(id, 'live')).toEqual([expect.objectContaining({ text: 'Use tabs', author: 'UADMIN', kind: 'live' })]);
+    expect(await rt.db.tasks.get(id)).toMatchObject({ status: 'IN_PROGRESS' });
+  });
+
+  it.each(['READY', 'DEFINED', 'ASSIGNED', 'PAUSED'] as const)('refuses a task that is %s and leaves it as it was', async (status) => {
+    await putTask(rt.db, id, status);
+    const refused = await rt.exec('message_task', { task_id: id, text: 'Hello' });
+    expect(refused).toEqual({ error: `Task '${id}' is ${status}: messages reach a running task, or one that is AWAITING_APPROVAL, COMPLETED, FAILED, BLOCKED (as a follow-up run). Wait until it runs or finishes.` });
+    expect(await rt.db.tasks.get(id)).toMatchObject({ status });
+    expect(await rt.db.taskMessages.list(id)).toEqual([]);
+  });
+
+  it('says when the task does not exist, and refuses an empty message', async () => {
+    expect(await rt.exec('message_task', { task_id: 'no-such-task', text: 'Hi' })).toEqual({ error: "Task 'no-such-task' not found." });
+    expect(await rt.exec('message_task', { task_id: id, text: '   ' })).toEqual({ error: expect.stringMatching(/text/) });
+  });
+
+  it('a finished task goes back to the queue with the message as a follow-up that resumes its session', async () => {
+    await putTask(rt.db, id, 'COMPLETED');
+    await rt.db.taskResults.add({ taskId: id, agentId: null, result: 'COMPLETED', summary: 'ok', errorMessage: null, filesChanged: null, tokensUsed: 1, costUsd: 0, sessionId: 'sess-1' });
+    expect(await rt.exec('message_task', { task_id: id, text: 'Add tests too' })).toEqual({
+      task_id: id,
+      title: 'Build it',
+      delivery: 'follow_up',
+      message_id: expect.any(Number),
+      status: 'READY',
+      previous_status: 'COMPLETED',
+      resumes_session: true,
+    });
+    expect(await rt.db.tasks.get(id)).toMatchObject({ status: 'READY', completedAt: null });
+    expect(await rt.db.taskMessages.pending(id, 'follow_up')).toEqual([expect.objectContaining({ text: 'Add tests too' })]);
+  });
+});

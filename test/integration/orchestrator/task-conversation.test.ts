@@ -1,0 +1,33 @@
+import { makeHarness, waitFor, writeIn, type Harness } from './harness';
+
+/** The runner's side of messages: a message the run never took is not lost. */
+describe('messages a run ends without taking', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await makeHarness();
+  });
+  afterEach(() => h.cleanup());
+
+  it('become a follow-up run that resumes the session, with the message as its prompt', async () => {
+    let id = '';
+    h.adapter.fallback = async (req, attempt) => {
+      // This agent reads no inbox, as a run that ends right when the message arrives.
+      if (attempt === 1) expect(await h.rt.exec('message_task', { task_id: id, text: 'LATE: also update the docs' })).toMatchObject({ delivery: 'live' });
+      await writeIn(req, `run-${attempt}.txt`, 'x\n');
+      return { summary: `run ${attempt}` };
+    };
+    await h.start();
+    id = await h.task('Write code');
+    await waitFor(async () => h.eventsOf('task_completed', id).length === 2, 15_000, 'the follow-up run');
+
+    const [first, second] = h.adapter.calls;
+    expect(first.resumeSessionId ?? null).toBeNull();
+    expect(first.prompt).not.toContain('LATE');
+    expect(second.resumeSessionId).toBe(`s-${id}-1`);
+    expect(second.prompt).toContain('LATE: also update the docs');
+    expect(h.eventsOf('task_follow_up_queued', id)[0].payload).toMatchObject({ previous_status: 'COMPLETED', resumes_session: true });
+    expect(h.eventsOf('task_message_delivered', id)[0].payload).toMatchObject({ via: 'follow_up' });
+    expect(await h.rt.db.taskMessages.pending(id)).toEqual([]);
+    expect(await h.status(id)).toBe('COMPLETED');
+  });
+});
