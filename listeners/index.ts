@@ -1,12 +1,19 @@
 import type { App } from '@slack/bolt';
 import type { Runtime } from '../src/runtime';
+import type { DeliverySource } from '../src/slack/slack-events';
 import { registerCommandListeners } from './commands';
 import { registerEventListeners } from './events';
 import { registerActionListeners } from './actions';
 import { registerViewListeners } from './views';
 
+/**
+ * What listeners may use of the runtime: everything but the database, which they reach through
+ * commands; only the record of Slack deliveries already handled is theirs to claim.
+ */
+export type ListenerRuntime = Omit<Runtime, 'db'> & DeliverySource;
+
 export interface ListenerDeps {
-  runtime: Runtime;
+  runtime: ListenerRuntime;
 }
 
 /** Every Slack listener, registered in the layout of Slack's bolt-ts templates. */

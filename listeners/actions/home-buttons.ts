@@ -1,6 +1,6 @@
 import type { App, BlockButtonAction } from '@slack/bolt';
 import type { ListenerDeps } from '../index';
-import type { Runtime } from '../../src/runtime';
+import type { ListenerRuntime } from '../index';
 import { addRepoModal, newProjectModal, newTaskModal } from '../../src/slack/blocks/home-modals';
 import { esc } from '../../src/slack/blocks/common';
 import { publishHome } from '../../src/slack/home';
@@ -12,18 +12,18 @@ type TaskList = { tasks: Array<{ id: string; title: string; status: string }> };
 const actorOf = (origin: Origin) => ({ source: 'slack' as const, userId: origin.userId, ...(origin.kind === 'message' && { channelId: origin.channelId }) });
 
 /** The project the click's channel is linked to, if any. */
-async function channelProject(runtime: Runtime, origin: Origin): Promise<string | null> {
+async function channelProject(runtime: ListenerRuntime, origin: Origin): Promise<string | null> {
   if (origin.kind !== 'message') return null;
   const linked = await runtime.handler.execute('get_project_for_channel', { channel_id: origin.channelId }, actorOf(origin));
   return typeof linked.project_id === 'string' ? linked.project_id : null;
 }
 
-async function projectsFor(runtime: Runtime, origin: Origin): Promise<Projects['projects']> {
+async function projectsFor(runtime: ListenerRuntime, origin: Origin): Promise<Projects['projects']> {
   const result = await runtime.handler.execute('list_projects', {}, actorOf(origin));
   return 'error' in result ? [] : (result as Projects).projects.map((p) => ({ id: String(p.id), name: String(p.name) }));
 }
 
-async function agentIds(runtime: Runtime, origin: Origin): Promise<string[]> {
+async function agentIds(runtime: ListenerRuntime, origin: Origin): Promise<string[]> {
   const result = await runtime.handler.execute('list_agents', {}, actorOf(origin));
   return 'error' in result ? [] : (result as { agents: Array<{ id: string }> }).agents.map((a) => a.id);
 }

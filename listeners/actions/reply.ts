@@ -1,7 +1,7 @@
 import type { BlockAction, RespondFn } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import type { Runtime } from '../../src/runtime';
+import type { ListenerRuntime } from '../index';
 import { publishHome } from '../../src/slack/home';
 import type { ModalOrigin } from '../../src/slack/blocks/home-modals';
 
@@ -39,7 +39,7 @@ export function modalOriginFor(origin: Origin): ModalOrigin {
 }
 
 export interface ReplyDeps {
-  runtime: Runtime;
+  runtime: ListenerRuntime;
   client: WebClient;
 }
 

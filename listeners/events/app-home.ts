@@ -1,5 +1,5 @@
 import type { App } from '@slack/bolt';
-import type { Runtime } from '../../src/runtime';
+import type { ListenerRuntime } from '../index';
 import { publishHome } from '../../src/slack/home';
 
 const REFRESH_DEBOUNCE_MS = 2000;
@@ -7,7 +7,7 @@ const RECENT_VIEWER_MS = 60 * 60 * 1000;
 const REFRESHING_EVENTS = /^(task_|project_|orchestrator_|agent_)/;
 
 /** Publishes the dashboard on app_home_opened, and again (debounced) when tasks change for recent viewers. */
-export function registerAppHome(app: App, runtime: Runtime): () => void {
+export function registerAppHome(app: App, runtime: ListenerRuntime): () => void {
   const viewers = new Map<string, number>();
   let timer: NodeJS.Timeout | null = null;
 

@@ -1,5 +1,5 @@
 import type { WebClient } from '@slack/web-api';
-import type { Runtime } from '../../src/runtime';
+import type { ListenerRuntime } from '../index';
 import type { KnownBlock } from '@slack/types';
 import type { ChatReply } from '../../src/chat/service';
 import { chatReplyBlocks } from '../../src/slack/chat-replies';
@@ -24,7 +24,7 @@ export function withoutMentions(text: string): string {
 }
 
 /** Rich blocks for what the agent did: tasks it created or showed, lists and status. */
-async function resultBlocks(runtime: Runtime, reply: ChatReply): Promise<KnownBlock[]> {
+async function resultBlocks(runtime: ListenerRuntime, reply: ChatReply): Promise<KnownBlock[]> {
   const blocks: KnownBlock[] = [];
   for (const run of reply.runs.slice(0, 3)) {
     if ('error' in run.result) continue;
@@ -42,7 +42,7 @@ async function resultBlocks(runtime: Runtime, reply: ChatReply): Promise<KnownBl
  * Answers a mention or DM in its thread: a placeholder that shows the agent's progress, then the
  * reply (with Confirm / Cancel buttons when a command needs a person's say-so).
  */
-export async function answerChat(runtime: Runtime, client: WebClient, message: IncomingChat): Promise<void> {
+export async function answerChat(runtime: ListenerRuntime, client: WebClient, message: IncomingChat): Promise<void> {
   if (!(await firstDelivery(runtime, message.eventId))) return;
   if (!runtime.chat) {
     await client.chat.postMessage({ channel: message.channel, thread_ts: message.threadTs, text: NO_CHAT });
