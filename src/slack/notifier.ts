@@ -77,6 +77,7 @@ export class SlackNotifier {
       return;
     }
     if (event.type === 'hook_run_completed' || event.type === 'hook_run_failed') return this.postHookResult(event);
+    if (event.type === 'budget_warning') return this.postBudgetWarning(event);
     if (!event.taskId) return;
     const taskId = event.taskId;
     // Progress the agent reported before this event is posted before it.
@@ -148,6 +149,21 @@ export class SlackNotifier {
         { type: 'section', text: { type: 'mrkdwn', text: heading.text } },
         ...(response ? [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text: response.slice(0, 3000) } }] : []),
       ],
+    });
+  }
+
+  /** A budget level reached: once per level per window, in the project's channel (or the notify channel). */
+  private async postBudgetWarning(event: EventRecord): Promise<void> {
+    const channel = await this.channelFor(event.projectId);
+    if (!channel) return;
+    const p = event.payload as Record<string, unknown>;
+    const spent = Number(p.level) >= 100;
+    const message = String(p.message ?? `A budget reached ${String(p.level)}%.`);
+    const heading = spent ? md`🛑 *Budget spent: new tasks wait.* ${message}` : md`⚠️ *Budget at ${String(p.level)}%.* ${message}`;
+    await this.client.chat.postMessage({
+      channel,
+      text: fallbackOf(`${spent ? '🛑' : '⚠️'} ${message}`),
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text: heading.text } }],
     });
   }
 

@@ -67,8 +67,12 @@ describe('hostile text through every notifier message', () => {
     const progress = await messagesFor(() => rt.events.emit('task_progress', { projectId: 'web', taskId, payload: { text: HOSTILE } }));
     const hook = await messagesFor(() => rt.events.emit('hook_run_failed', { projectId: 'web', payload: { hook_name: HOSTILE, response: HOSTILE_BLOCK } }));
     const restart = await messagesFor(() => rt.events.emit('daemon_restart', { payload: { message: HOSTILE } }));
+    const budget = await messagesFor(() => rt.events.emit('budget_warning', { projectId: 'web', payload: { level: 90, message: HOSTILE } }));
+    const spent = await messagesFor(() => rt.events.emit('budget_warning', { projectId: 'web', payload: { level: 100, message: HOSTILE } }));
     expect(slack.takeViolations()).toEqual([]);
-    for (const [what, calls] of Object.entries({ progress, hook })) {
+    expect(budget[0].args).toMatchObject({ channel: 'CWEB', text: expect.stringContaining('⚠️') });
+    expect(spent[0].args.text).toContain('🛑');
+    for (const [what, calls] of Object.entries({ progress, hook, budget, spent })) {
       expect({ what, shown: calls.some((c) => showsSomewhere(c.args, HOSTILE)) }).toEqual({ what, shown: true });
     }
     // The restart message is read as Markdown (its *x* becomes emphasis), but mentions stay text.
