@@ -95,7 +95,7 @@ export class GitManager {
   /** Throws "Directory not found: …" or "Not a git repository: …" as the case may be. */
   async assertRepo(path: string): Promise<void> {
     const info = await stat(path).catch(() => null);
-    if (!info || !info.isDirectory()) throw new GitError(`Directory not found: ${path}`);
+    if (!info?.isDirectory()) throw new GitError(`Directory not found: ${path}`);
     if (!(await this.isRepo(path))) throw new GitError(`Not a git repository: ${path}`);
   }
 

@@ -66,7 +66,7 @@ export function buildAgentPrompt(input: PromptInput): string {
   parts.push(EXECUTION_RULES);
   if (input.task.isPlanSubtask) parts.push(SUBTASK_RULES);
   else if (input.mayPlan) parts.push(PLAN_RULES);
-  const done = input.upstream.filter((u) => u.summary && u.summary.trim());
+  const done = input.upstream.filter((u) => u.summary?.trim());
   if (done.length > 0) {
     parts.push(
       [

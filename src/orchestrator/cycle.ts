@@ -88,7 +88,8 @@ export async function buildSnapshot(
     const missing = Math.min(wanted - free, project.maxConcurrentAgents - (workspaces.total[projectId] ?? 0));
     if (missing <= 0 || (project.budgetLimit !== null && (tokens.perProject[projectId] ?? 0) >= project.budgetLimit)) continue;
     const created = await provisionWorkspaces({ db, git: deps.provisioning.git, now: deps.now, log: deps.log, retryMs: deps.provisioning.retryMs }, project, missing);
-    for (const id of created) (workspaces.available[projectId] ??= []).push(id);
+    workspaces.available[projectId] ??= [];
+    workspaces.available[projectId].push(...created);
   }
   const available: Record<string, string[]> = {};
   for (const [projectId, ids] of Object.entries(workspaces.available)) {

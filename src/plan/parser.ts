@@ -177,7 +177,7 @@ export function extractPlanContext(content: string): string {
 export function buildTaskDescription(step: PlanStep, parentTask?: { title: string } | null, planContext = ''): string {
   const parts = [`**${step.title}**\n`];
   if (planContext) parts.push(`## Background Context\n${planContext}\n`);
-  if (parentTask && parentTask.title) {
+  if (parentTask?.title) {
     parts.push(`This task is part of the implementation plan from: **${parentTask.title}**\n`);
   }
   parts.push(`## Task Details\n${step.description}`);

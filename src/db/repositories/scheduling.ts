@@ -80,7 +80,8 @@ export class SchedulingRepository {
         createdAt: Number(r.created_at),
         preferredWorkspaceId: (r.preferred_workspace_id as string | null) ?? null,
       };
-      (byProject[row.projectId] ??= []).push(row);
+      byProject[row.projectId] ??= [];
+      byProject[row.projectId].push(row);
     }
     return byProject;
   }
@@ -138,7 +139,10 @@ export class SchedulingRepository {
       projectsWithAny.add(r.project_id);
       total[r.project_id] = (total[r.project_id] ?? 0) + 1;
       if (r.locked_by_task_id || Number(r.path_locked)) locked.push(r.id);
-      else (available[r.project_id] ??= []).push(r.id);
+      else {
+        available[r.project_id] ??= [];
+        available[r.project_id].push(r.id);
+      }
     }
     return { available, locked, projectsWithAny, total };
   }

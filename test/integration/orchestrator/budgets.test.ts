@@ -71,8 +71,10 @@ describe('budgets in the orchestrator (agent double, real git and SQLite)', () =
   it('lets running tasks finish when the budget is spent, and starts nothing new', async () => {
     h = await makeHarness({ agents: 2, workspaces: 2 });
     await h.rt.exec('set_budget', { project_id: 'proj', cost_usd: 1 });
-    let release = () => undefined as void;
-    const released = new Promise<void>((resolve) => (release = resolve));
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     const big = await h.task('Expensive', { priority: 1 });
     const slow = await h.task('Slow', { priority: 2 });
     const later = await h.task('Later', { priority: 3 });

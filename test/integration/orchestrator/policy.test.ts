@@ -62,7 +62,11 @@ describe('scheduling policy, workspaces and approval', () => {
 
   it('a task waits (one notice, no loop) while every workspace is busy', async () => {
     h = await makeHarness({ agents: 2, workspaces: 1 });
-    h.adapter.fallback = async (req) => (req.prompt.includes('Holder') ? (await untilAborted(req), { status: 'aborted' }) : {});
+    h.adapter.fallback = async (req) => {
+      if (!req.prompt.includes('Holder')) return {};
+      await untilAborted(req);
+      return { status: 'aborted' };
+    };
     await h.start();
     const holder = await h.task('Holder', { priority: 1 });
     await h.waitStatus(holder, 'IN_PROGRESS');
@@ -107,7 +111,10 @@ describe('scheduling policy, workspaces and approval', () => {
     await h.rt.db.projects.create({ id: 'linked', name: 'linked', workspace: dir });
     const blocked = await h.rt.db.tasks.create({ projectId: 'bare', title: 'Nowhere to run', description: 'x' });
     const implicit = await h.rt.db.tasks.create({ projectId: 'linked', title: 'Runs in the project dir', description: 'x' });
-    h.adapter.fallback = async (req) => (await writeIn(req, 'implicit.txt', 'ok\n'), {});
+    h.adapter.fallback = async (req) => {
+      await writeIn(req, 'implicit.txt', 'ok\n');
+      return {};
+    };
     await h.start();
     await h.waitStatus(implicit.id, 'COMPLETED');
     await h.rt.daemon()!.runCycle();
@@ -122,7 +129,10 @@ describe('scheduling policy, workspaces and approval', () => {
     const gh = path.join(h.rt.home, 'fake-gh');
     await writeFile(gh, '#!/bin/sh\nif [ "$1" = "pr" ]; then echo "https://github.com/acme/widget/pull/7"; fi\nexit 0\n');
     await chmod(gh, 0o755);
-    h.adapter.fallback = async (req) => (await writeIn(req, 'feature.txt', 'f\n'), { summary: 'feature done' });
+    h.adapter.fallback = async (req) => {
+      await writeIn(req, 'feature.txt', 'f\n');
+      return { summary: 'feature done' };
+    };
     await useForgeRemote(h.workspace, h.origin, 'https://github.com/acme/widget.git');
     await h.start({ git: new GitManagerTaskGit(new GitManager({ ghPath: gh })) });
     const id = await h.task('Needs review', { requiresApproval: true });

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { cloneWorkspace } from '../../support/git-fixtures';
-import { makeHarness, untilAborted, waitFor, type Harness } from './harness';
+import { makeHarness, untilAborted, type Harness } from './harness';
 
 jest.setTimeout(90_000);
 
@@ -63,7 +63,11 @@ describe('why a READY task is not starting', () => {
 
   it('a pinned workspace, every workspace, every agent and every slot busy', async () => {
     h = await makeHarness({ agents: 2, workspaces: 2 });
-    h.adapter.fallback = async (req) => (req.prompt.includes('Holder') ? (await untilAborted(req), { status: 'aborted' }) : {});
+    h.adapter.fallback = async (req) => {
+      if (!req.prompt.includes('Holder')) return {};
+      await untilAborted(req);
+      return { status: 'aborted' };
+    };
     await h.start();
     const one = await h.task('Holder one', { priority: 1 });
     await h.waitStatus(one, 'IN_PROGRESS');
@@ -119,7 +123,10 @@ describe('why a READY task is not starting', () => {
   it('a task waiting on others names them, and starts when they are done', async () => {
     h = await makeHarness();
     const gate = await h.task('Gate');
-    h.adapter.on(gate, async (req) => (await untilAborted(req), { status: 'aborted' }));
+    h.adapter.on(gate, async (req) => {
+      await untilAborted(req);
+      return { status: 'aborted' as const };
+    });
     const after = await h.task('After', {}, [gate]);
     await expectWaiting(after, 'waiting_dependencies', new RegExp(`^Waiting on 1 unfinished task\\(s\\): ${gate} \\(READY\\)\\.$`));
     await h.start();

@@ -84,7 +84,10 @@ describe('zero setup: a project, a repo and a task are enough', () => {
     await start();
     const origin = await createOriginRepo(rt.home);
     await rt.exec('create_project', { name: 'widget' });
-    adapter.fallback = async (req) => (await writeIn(req, 'late.txt', 'late\n'), {});
+    adapter.fallback = async (req) => {
+      await writeIn(req, 'late.txt', 'late\n');
+      return {};
+    };
     await startDaemon();
     const id = await createTask('Early bird');
     await rt.daemon()!.runCycle();
