@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { sendTaskMessage } from '../orchestrator/task-conversation';
 import { TaskStateMachine } from '../orchestrator/state-machine';
-import { CommandError, defineCommand } from './catalog';
-import { isAdminHere } from './admin-check';
+import { CommandError, defineCommand, type CommandContext } from './catalog';
+import { actorIsAdmin, isAdminHere } from './admin-check';
+import { requireProject } from './projects';
 import { requiredText } from './schema';
 import { taskId } from './task-common';
 import { taskOperation } from './task-lifecycle';
@@ -10,11 +11,24 @@ import { taskOperation } from './task-lifecycle';
 /** Longest message we hand an agent; a thread reply is far shorter. */
 const MESSAGE_LIMIT = 20_000;
 
+/**
+ * Who may steer a project's agents: local callers always; Slack and chat users by the admin
+ * rule, or, when the project lists steerers, if they are on that list or named in AQ_ADMINS.
+ */
+async function maySteer(ctx: CommandContext, projectId: string): Promise<boolean> {
+  const { actor } = ctx;
+  if (actor.source !== 'slack' && actor.source !== 'chat') return true;
+  const steerers = await ctx.db.steerers.list(projectId);
+  if (steerers.length === 0) return isAdminHere(ctx);
+  if (actor.userId !== undefined && steerers.includes(actor.userId)) return true;
+  return ctx.config.admins.length > 0 && actorIsAdmin(actor, ctx.config.admins);
+}
+
 export const messageTask = defineCommand({
   name: 'message_task',
   group: 'tasks',
   description:
-    "Send a message to a task's agent. A running task gets it in its live session; a COMPLETED, FAILED, BLOCKED or AWAITING_APPROVAL task runs again as a follow-up that continues the same agent session on the same branch (an open PR is updated). Admins only when AQ_ADMINS is set.",
+    "Send a message to a task's agent. A running task gets it in its live session; a COMPLETED, FAILED, BLOCKED or AWAITING_APPROVAL task runs again as a follow-up that continues the same agent session on the same branch (an open PR is updated). Only the project's steerers (set_project_steerers) or admins may.",
   input: z.object({
     task_id: taskId,
     text: requiredText('What to tell the agent').pipe(z.string().max(MESSAGE_LIMIT, `A message to an agent is at most ${MESSAGE_LIMIT} characters.`)),
@@ -22,9 +36,9 @@ export const messageTask = defineCommand({
   }),
   modelAccess: 'confirm',
   async run({ task_id, text, author }, ctx) {
-    // Steering an agent is the admin rule's (the per-project list of steerers is not built yet).
-    if (!isAdminHere(ctx)) {
-      throw new CommandError('Only admins (AQ_ADMINS) may steer an agent; ask one of them to send this message.');
+    const target = await ctx.db.tasks.get(task_id);
+    if (target && !(await maySteer(ctx, target.projectId))) {
+      throw new CommandError(`Only the project's steerers or admins (AQ_ADMINS) may steer its agents; ask one of them to send this message.`);
     }
     const machine = new TaskStateMachine(ctx.db);
     const sent = await taskOperation(sendTaskMessage({ db: ctx.db, events: ctx.events, machine }, { taskId: task_id, text, author: author ?? ctx.actor.userId ?? null }));
@@ -43,4 +57,21 @@ export const messageTask = defineCommand({
   },
 });
 
-export const taskConversationCommands = [messageTask];
+export const setProjectSteerers = defineCommand({
+  name: 'set_project_steerers',
+  group: 'projects',
+  description: "Set who (Slack user ids) may message a project's agents and queue follow-ups, besides the admins; answers the list now in force. An empty list leaves it to the admin rule.",
+  input: z.object({
+    project_id: requiredText('Project id'),
+    user_ids: z.array(z.string().trim().regex(/^[UW][A-Z0-9]+$/, 'Each steerer is a Slack user id such as U012AB3CD.')).max(200).describe('Slack user ids, e.g. ["U012AB3CD"]'),
+  }),
+  admin: true,
+  modelAccess: 'confirm',
+  async run({ project_id, user_ids }, ctx) {
+    await requireProject(ctx, project_id);
+    await ctx.db.steerers.set(project_id, user_ids);
+    return { project_id, steerers: await ctx.db.steerers.list(project_id) };
+  },
+});
+
+export const taskConversationCommands = [messageTask, setProjectSteerers];

@@ -18,7 +18,7 @@ import { SchedulingRepository } from './repositories/scheduling';
 import { TaskRunRepository } from './repositories/task-runs';
 import { PlanChainRepository } from './repositories/plan-chains';
 import { BudgetRepository } from './repositories/budgets';
-import { TaskMessageRepository } from './repositories/task-messages';
+import { ProjectSteererRepository, TaskMessageRepository } from './repositories/task-messages';
 
 /**
  * The one door to storage. Every method forks a fresh EntityManager, so nothing read here is
@@ -44,6 +44,7 @@ export class Database {
   readonly planChains: PlanChainRepository;
   readonly budgets: BudgetRepository;
   readonly taskMessages: TaskMessageRepository;
+  readonly steerers: ProjectSteererRepository;
 
   private constructor(readonly orm: MikroORM) {
     const fork = () => this.em();
@@ -66,6 +67,7 @@ export class Database {
     this.planChains = new PlanChainRepository(fork);
     this.budgets = new BudgetRepository(fork);
     this.taskMessages = new TaskMessageRepository(fork);
+    this.steerers = new ProjectSteererRepository(fork);
   }
 
   static async open(databasePath: string): Promise<Database> {

@@ -83,3 +83,21 @@ export class TaskMessageRepository {
     return (await this.query<Row>('select * from task_messages where task_id = ? order by id', [taskId])).map(toRecord);
   }
 }
+
+/** Who may steer a project's agents besides the admins (migration …_project_steerers). */
+export class ProjectSteererRepository {
+  constructor(private readonly em: EmFactory) {}
+
+  async list(projectId: string): Promise<string[]> {
+    const rows = (await this.em().execute('select user_id from project_steerers where project_id = ? order by user_id', [projectId])) as Array<{ user_id: string }>;
+    return rows.map((r) => r.user_id);
+  }
+
+  /** Replaces the project's list; an empty list leaves steering to the admin rule. */
+  async set(projectId: string, userIds: string[]): Promise<void> {
+    await this.em().transactional(async (em) => {
+      await em.execute('delete from project_steerers where project_id = ?', [projectId], 'run');
+      for (const id of new Set(userIds)) await em.execute('insert into project_steerers (project_id, user_id) values (?, ?)', [projectId, id], 'run');
+    });
+  }
+}

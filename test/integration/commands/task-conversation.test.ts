@@ -16,8 +16,24 @@ describe('message_task', () => {
 
   it('refuses people outside AQ_ADMINS and stores nothing', async () => {
     await putTask(rt.db, id, 'IN_PROGRESS');
-    expect(await asSlackUser('U2', { task_id: id, text: 'Stop that' })).toEqual({ error: expect.stringContaining('Only admins (AQ_ADMINS) may steer an agent') });
+    expect(await asSlackUser('U2', { task_id: id, text: 'Stop that' })).toEqual({ error: expect.stringContaining("Only the project's steerers or admins (AQ_ADMINS) may steer its agents") });
     expect(await rt.db.taskMessages.list(id)).toEqual([]);
+  });
+
+  it("a project's steerers may steer its agents; others still may not, admins still may", async () => {
+    await putTask(rt.db, id, 'IN_PROGRESS');
+    expect(await asSlackUser('U2', { task_id: id, text: 'x' })).toEqual({ error: expect.stringContaining('steerers') });
+    expect(await rt.handler.execute('set_project_steerers', { project_id: 'alpha', user_ids: ['USTEER'] }, { source: 'slack', userId: 'U2' })).toEqual({
+      error: expect.stringContaining('admin'),
+    });
+    expect(await rt.exec('set_project_steerers', { project_id: 'alpha', user_ids: ['USTEER', 'USTEER'] })).toEqual({ project_id: 'alpha', steerers: ['USTEER'] });
+    expect(await rt.db.steerers.list('alpha')).toEqual(['USTEER']);
+    expect(await asSlackUser('USTEER', { task_id: id, text: 'From a steerer' })).toMatchObject({ delivery: 'live' });
+    expect(await asSlackUser('UADMIN', { task_id: id, text: 'From an admin' })).toMatchObject({ delivery: 'live' });
+    expect(await asSlackUser('U2', { task_id: id, text: 'From someone else' })).toEqual({ error: expect.stringContaining("Only the project's steerers or admins") });
+    expect((await rt.db.taskMessages.list(id)).map((m) => m.author)).toEqual(['USTEER', 'UADMIN']);
+    expect(await rt.exec('set_project_steerers', { project_id: 'alpha', user_ids: ['not-a-user'] })).toEqual({ error: expect.stringContaining('Slack user id') });
+    expect(await rt.exec('set_project_steerers', { project_id: 'nope', user_ids: [] })).toEqual({ error: expect.stringContaining('nope') });
   });
 
   it('stores a live message for a running task, with its Slack author', async () => {
