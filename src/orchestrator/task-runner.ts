@@ -133,7 +133,8 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
     handle.phase = 'finishing';
     await recordRun(deps, current, outcome);
     await settle(deps, current, outcome, { workspacePath: workspace.path, branch, defaultBranch, runStartedAt, aborted: handle.controller.signal.aborted });
-    await queuePendingFollowUp(deps, taskId);
+    // A stopped run stays stopped; its unread messages reach the agent when it runs again.
+    if (!handle.controller.signal.aborted) await queuePendingFollowUp(deps, taskId);
   } catch (err) {
     log(`Run of ${taskId} failed unexpectedly: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     const task = await db.tasks.get(taskId).catch(() => null);

@@ -1,4 +1,4 @@
-import { makeHarness, waitFor, writeIn, type Harness } from './harness';
+import { makeHarness, untilAborted, waitFor, writeIn, type Harness } from './harness';
 
 /** The runner's side of messages: a message the run never took is not lost. */
 describe('messages a run ends without taking', () => {
@@ -29,5 +29,22 @@ describe('messages a run ends without taking', () => {
     expect(h.eventsOf('task_message_delivered', id)[0].payload).toMatchObject({ via: 'follow_up' });
     expect(await h.rt.db.taskMessages.pending(id)).toEqual([]);
     expect(await h.status(id)).toBe('COMPLETED');
+  });
+
+  it('do not restart a run someone stopped; they wait for its next run', async () => {
+    h.adapter.fallback = async (req) => {
+      await untilAborted(req);
+      return { status: 'aborted', summary: '' };
+    };
+    await h.start();
+    const id = await h.task('Stopped job');
+    await waitFor(async () => h.adapter.calls.length === 1);
+    expect(await h.rt.exec('message_task', { task_id: id, text: 'Unread' })).toMatchObject({ delivery: 'live' });
+    expect(await h.rt.exec('stop_task', { task_id: id })).toEqual({ stopped: id });
+    await waitFor(async () => (await h.rt.db.taskResults.latest(id))?.result === 'STOPPED', 15_000, 'the stopped run to be recorded');
+    await h.rt.stopDaemon();
+    expect(await h.status(id)).toBe('BLOCKED');
+    expect(h.eventsOf('task_follow_up_queued', id)).toEqual([]);
+    expect(await h.rt.db.taskMessages.pending(id, 'live')).toEqual([expect.objectContaining({ text: 'Unread' })]);
   });
 });
