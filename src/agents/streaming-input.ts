@@ -43,7 +43,7 @@ export class StreamingPrompt implements AsyncIterable<SDKUserMessage> {
   constructor(
     first: string,
     private readonly inbox: AgentInbox | undefined,
-    private readonly pollMs: number,
+    pollMs: number,
     private readonly graceMs: number,
     private readonly onError: (err: unknown) => void = () => undefined,
   ) {
