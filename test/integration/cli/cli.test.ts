@@ -60,7 +60,7 @@ describe('aq CLI', () => {
       { paused: 'a', name: 'a' },
       { error: expect.stringMatching(/^Line 3 is not valid JSON/) },
       { error: expect.stringMatching(/^Line 4 needs a "name"/) },
-      { projects: [expect.objectContaining({ id: 'a', status: 'PAUSED' })] },
+      { projects: [expect.objectContaining({ id: 'a', status: 'PAUSED' })], total: 1, next_offset: null },
     ]);
   });
 
