@@ -1,4 +1,5 @@
 import { ALL_COMMANDS } from '../../../src/commands';
+import { CARDS } from '../../../src/slack/blocks/cards';
 import { renderResult } from '../../../src/slack/blocks/render';
 import { helpFor } from '../../../src/slack/blocks/help';
 import { chatReplyBlocks } from '../../../src/slack/chat-replies';
@@ -51,6 +52,7 @@ describe('hostile text through every renderer', () => {
       const args = { project_id: HOSTILE, status: HOSTILE };
       const special: Record<string, Record<string, unknown>> = {
         get_task: TASK,
+        list_projects: { projects: [{ id: 'web', name: HOSTILE, status: 'ACTIVE', credit_weight: 1, max_concurrent_agents: 2 }], total: 1, next_offset: null },
         list_tasks: { tasks: Array.from({ length: 45 }, (_, i) => ({ ...TASK, id: `t-${i}` })), total: 45 },
         get_status: {
           projects: 1,
@@ -61,7 +63,12 @@ describe('hostile text through every renderer', () => {
       };
       const rendered = renderResult(command.name, args, special[command.name] ?? HOSTILE_RESULT);
       expectSafe(command.name, rendered);
-      expect({ command: command.name, literal: showsLiterally(rendered.blocks, HOSTILE) }).toEqual({ command: command.name, literal: true });
+      // Wherever the text shows, it shows literally; a designed card shows only the fields of its own
+      // result shape, so a generic result may leave it out, but every other renderer must show it.
+      const shown = showsSomewhere(rendered.blocks, HOSTILE);
+      const literal = showsLiterally(rendered.blocks, HOSTILE);
+      expect({ command: command.name, formatted: shown && !literal }).toEqual({ command: command.name, formatted: false });
+      if (!CARDS[command.name] || special[command.name]) expect({ command: command.name, literal }).toEqual({ command: command.name, literal: true });
       expect(rendered.text).not.toContain('<!channel>');
 
       const error = renderResult(command.name, {}, { error: `Task '${HOSTILE}' not found.` });
@@ -71,8 +78,8 @@ describe('hostile text through every renderer', () => {
   });
 
   it('keeps every character of long output: in the message, or in the attached file', () => {
-    const rendered = renderResult('read_file', {}, HOSTILE_RESULT);
-    expect(rendered.files).toEqual([expect.objectContaining({ filename: 'read_file-log.txt', content: HOSTILE_RESULT.log })]);
+    const rendered = renderResult('read_file', {}, { path: 'logs/build.log', content: HOSTILE_RESULT.log });
+    expect(rendered.files).toEqual([expect.objectContaining({ content: HOSTILE_RESULT.log })]);
     expect(showsLiterally(rendered.blocks, HOSTILE_BLOCK.split('\n')[0])).toBe(true);
     const list = renderResult('list_projects', {}, { projects: Array.from({ length: 2000 }, (_, i) => ({ id: `p${i}`, name: `${HOSTILE} ${i}` })) });
     expectSafe('2000 projects', list);
