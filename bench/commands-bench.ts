@@ -94,7 +94,11 @@ export async function runCommandsBench(options: CommandsBenchOptions = {}): Prom
       rows.push(row('list_tasks (status)', size, await measure(iterations, () => run('list_tasks', { status: 'READY' }))));
       rows.push(row('get_task', size, await measure(iterations, (i) => run('get_task', { task_id: `bench-task-${(i * 7919) % size}` }))));
       rows.push(
-        row('create_task', size, await measure(iterations, (i) => run('create_task', { project_id: projects[i % 50], title: `new ${i}`, description: 'bench' }))),
+        row(
+          'create_task',
+          size,
+          await measure(iterations, (i) => run('create_task', { project_id: projects[i % 50], title: `new ${i}`, description: 'bench' })),
+        ),
       );
       rows.push(row('list_tasks (last page, offset)', size, await measure(iterations, () => run('list_tasks', { offset: size - 200 }))));
       await seedTokenUsage(rt.db, projects.length, size, usageSeeded, size * 2);
@@ -107,17 +111,35 @@ export async function runCommandsBench(options: CommandsBenchOptions = {}): Prom
     const label = `${tasks / 1000}k tasks, ${usageSeeded / 1_000_000}M usage rows`;
     rows.push(...(await tokenUsageRows(rt, iterations, label, projects)));
     const record = await measure(iterations, (i) =>
-      rt.db.tokenUsage.record({ projectId: projects[i % 50], taskId: `bench-task-${i}`, agentId: 'agent-1', source: 'agent', inputTokens: 10, outputTokens: 5 }),
+      rt.db.tokenUsage.record({
+        projectId: projects[i % 50],
+        taskId: `bench-task-${i}`,
+        agentId: 'agent-1',
+        source: 'agent',
+        inputTokens: 10,
+        outputTokens: 5,
+      }),
     );
-    rows.push({ name: `record a usage row (totals triggers) @ ${label}`, value: `${record.median.toFixed(2)} ms median`, note: `p99 ${record.p99.toFixed(2)} ms` });
+    rows.push({
+      name: `record a usage row (totals triggers) @ ${label}`,
+      value: `${record.median.toFixed(2)} ms median`,
+      note: `p99 ${record.p99.toFixed(2)} ms`,
+    });
     // The query get_token_usage ran before the kept totals, for comparison (few calls: it is slow).
     const scan: number[] = [];
     for (let i = 0; i < 3; i++) {
       const start = performance.now();
-      await rt.db.em().getConnection().execute('select project_id, sum(tokens) as tokens from token_usage group by project_id order by tokens desc');
+      await rt.db
+        .em()
+        .getConnection()
+        .execute('select project_id, sum(tokens) as tokens from token_usage group by project_id order by tokens desc');
       scan.push(performance.now() - start);
     }
-    rows.push({ name: `summing every usage row (the old get_token_usage) @ ${label}`, value: `${percentiles(scan).median.toFixed(1)} ms median`, note: 'for comparison; 3 calls' });
+    rows.push({
+      name: `summing every usage row (the old get_token_usage) @ ${label}`,
+      value: `${percentiles(scan).median.toFixed(1)} ms median`,
+      note: 'for comparison; 3 calls',
+    });
     return rows;
   } finally {
     if (runtime) await runtime.close();

@@ -17,10 +17,18 @@ function repeatTo(bytes: number, head: string, unit: (i: number) => string): str
 /** Plan shapes: the three strategies of the spec, and inputs made to be slow. */
 const SHAPES: Record<string, (bytes: number) => string> = {
   'headings plan': (n) =>
-    repeatTo(n, '# A large plan\n\nBackground prose for the whole plan.\n', (i) =>
-      `\n## Phase ${i}: Implement **component** number ${i}\n${'Change the module, write tests, and update the docs. '.repeat(6)}\n\n1. first sub-step\n2. second sub-step with \`code\`\n`),
+    repeatTo(
+      n,
+      '# A large plan\n\nBackground prose for the whole plan.\n',
+      (i) =>
+        `\n## Phase ${i}: Implement **component** number ${i}\n${'Change the module, write tests, and update the docs. '.repeat(6)}\n\n1. first sub-step\n2. second sub-step with \`code\`\n`,
+    ),
   'numbered-list plan': (n) =>
-    repeatTo(n, '# Plan\n\nWhat we will do.\n\n', (i) => `${i}. Step ${i}: wire the **parser** to module ${i}\n   more detail on this line\n   - a sub-item\n`),
+    repeatTo(
+      n,
+      '# Plan\n\nWhat we will do.\n\n',
+      (i) => `${i}. Step ${i}: wire the **parser** to module ${i}\n   more detail on this line\n   - a sub-item\n`,
+    ),
   'many numbered lines': (n) => repeatTo(n, '', () => '1. x\n'),
   'single-step plan': (n) =>
     repeatTo(n, 'Preface.\n# The Title\n', () => 'Prose for the whole plan, with a * star, a # hash and 1 digit.\n'),

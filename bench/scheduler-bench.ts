@@ -24,13 +24,24 @@ export async function seedSchedulerBench(rt: Runtime): Promise<void> {
         [id, id, p % 10 === 9 ? 'PAUSED' : 'ACTIVE', 1 + (p % 3), `/tmp/${id}`, now, now],
       );
       for (let w = 0; w < 2; w++) {
-        await em.execute("insert into workspaces (id, project_id, name, path, source_type, created_at) values (?, ?, ?, ?, 'clone', ?)", [`${id}-w${w}`, id, `w${w}`, `/tmp/${id}/w${w}`, now]);
+        await em.execute("insert into workspaces (id, project_id, name, path, source_type, created_at) values (?, ?, ?, ?, 'clone', ?)", [
+          `${id}-w${w}`,
+          id,
+          `w${w}`,
+          `/tmp/${id}/w${w}`,
+          now,
+        ]);
       }
     }
     for (let a = 0; a < AGENTS; a++) {
-      await em.execute("insert into agents (id, name, type, state, created_at) values (?, ?, 'claude', 'IDLE', ?)", [`agent-${a}`, `agent-${a}`, now]);
+      await em.execute("insert into agents (id, name, type, state, created_at) values (?, ?, 'claude', 'IDLE', ?)", [
+        `agent-${a}`,
+        `agent-${a}`,
+        now,
+      ]);
     }
-    const columns = 'id, project_id, title, description, status, priority, retry_count, max_retries, requires_approval, is_plan_subtask, plan_depth, auto_tasks, skipped, created_at, updated_at, completed_at';
+    const columns =
+      'id, project_id, title, description, status, priority, retry_count, max_retries, requires_approval, is_plan_subtask, plan_depth, auto_tasks, skipped, created_at, updated_at, completed_at';
     for (let start = 0; start < READY * 2; start += 500) {
       const rows: string[] = [];
       const params: unknown[] = [];
@@ -43,7 +54,10 @@ export async function seedSchedulerBench(rt: Runtime): Promise<void> {
       await em.execute(`insert into tasks (${columns}) values ${rows.join(', ')}`, params);
     }
     for (let i = 0; i < 5_000; i++) {
-      await em.execute("insert into token_usage (project_id, task_id, source, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, tokens, cost_usd, created_at) values (?, ?, 'agent', 100, 20, 5, 5, 130, 0.01, ?)", [`bench-${i % PROJECTS}`, `t-${READY + i}`, now - i * 10_000]);
+      await em.execute(
+        "insert into token_usage (project_id, task_id, source, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, tokens, cost_usd, created_at) values (?, ?, 'agent', 100, 20, 5, 5, 130, 0.01, ?)",
+        [`bench-${i % PROJECTS}`, `t-${READY + i}`, now - i * 10_000],
+      );
     }
   });
 }
@@ -92,10 +106,26 @@ export async function runSchedulerBench(iterations = 100): Promise<BenchRow[]> {
     const passTime = await measure(iterations, async () => schedule(await snap()));
     const note = `${PROJECTS} projects, ${READY / 1000}k READY + ${READY / 1000}k COMPLETED, ${AGENTS} idle agents`;
     return [
-      { name: 'scheduler snapshot (SQL, completed counts cached)', value: `${snapshotTime.median.toFixed(2)} ms median`, note: `p99 ${snapshotTime.p99.toFixed(2)} ms; ${note}` },
-      { name: 'scheduler snapshot (SQL, uncached)', value: `${uncachedTime.median.toFixed(2)} ms median`, note: `p99 ${uncachedTime.p99.toFixed(2)} ms; counts completed tasks in the window` },
-      { name: 'schedule() (pure)', value: `${scheduleTime.median.toFixed(3)} ms median`, note: `p99 ${scheduleTime.p99.toFixed(3)} ms; ${assigned} assignments` },
-      { name: 'scheduling pass (snapshot + schedule)', value: `${passTime.median.toFixed(2)} ms median`, note: `p99 ${passTime.p99.toFixed(2)} ms` },
+      {
+        name: 'scheduler snapshot (SQL, completed counts cached)',
+        value: `${snapshotTime.median.toFixed(2)} ms median`,
+        note: `p99 ${snapshotTime.p99.toFixed(2)} ms; ${note}`,
+      },
+      {
+        name: 'scheduler snapshot (SQL, uncached)',
+        value: `${uncachedTime.median.toFixed(2)} ms median`,
+        note: `p99 ${uncachedTime.p99.toFixed(2)} ms; counts completed tasks in the window`,
+      },
+      {
+        name: 'schedule() (pure)',
+        value: `${scheduleTime.median.toFixed(3)} ms median`,
+        note: `p99 ${scheduleTime.p99.toFixed(3)} ms; ${assigned} assignments`,
+      },
+      {
+        name: 'scheduling pass (snapshot + schedule)',
+        value: `${passTime.median.toFixed(2)} ms median`,
+        note: `p99 ${passTime.p99.toFixed(2)} ms`,
+      },
     ];
   } finally {
     if (rt) await rt.close();

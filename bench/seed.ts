@@ -15,7 +15,11 @@ export async function seedProjects(db: Database, projects: number, workspaceDir:
       );
     }
     for (let i = 0; i < 20; i++) {
-      await em.execute("insert or ignore into agents (id, name, type, state, created_at) values (?, ?, 'claude', 'IDLE', ?)", [`agent-${i}`, `agent-${i}`, now]);
+      await em.execute("insert or ignore into agents (id, name, type, state, created_at) values (?, ?, 'claude', 'IDLE', ?)", [
+        `agent-${i}`,
+        `agent-${i}`,
+        now,
+      ]);
     }
   });
   return ids;
@@ -23,7 +27,8 @@ export async function seedProjects(db: Database, projects: number, workspaceDir:
 
 /** Bulk-inserts `count` tasks spread over the projects, in multi-row statements. */
 export async function seedTasks(db: Database, projectIds: string[], count: number, offset = 0): Promise<void> {
-  const columns = 'id, project_id, title, description, status, priority, retry_count, max_retries, requires_approval, is_plan_subtask, plan_depth, auto_tasks, skipped, created_at, updated_at';
+  const columns =
+    'id, project_id, title, description, status, priority, retry_count, max_retries, requires_approval, is_plan_subtask, plan_depth, auto_tasks, skipped, created_at, updated_at';
   const batch = 500;
   await db.transaction(async (em) => {
     for (let start = 0; start < count; start += batch) {
@@ -33,7 +38,16 @@ export async function seedTasks(db: Database, projectIds: string[], count: numbe
         const n = offset + i;
         const created = new Date(1_700_000_000_000 + n * 1000);
         rows.push('(?, ?, ?, ?, ?, ?, 0, 3, 0, 0, 0, 1, 0, ?, ?)');
-        params.push(`bench-task-${n}`, projectIds[n % projectIds.length], `Task number ${n}`, `Do thing ${n}`, STATUSES[n % STATUSES.length], n % 200, created, created);
+        params.push(
+          `bench-task-${n}`,
+          projectIds[n % projectIds.length],
+          `Task number ${n}`,
+          `Do thing ${n}`,
+          STATUSES[n % STATUSES.length],
+          n % 200,
+          created,
+          created,
+        );
       }
       await em.execute(`insert into tasks (${columns}) values ${rows.join(', ')}`, params);
     }

@@ -16,7 +16,13 @@ export async function runSlackBench(rounds = 6, concurrency = 50): Promise<Bench
   const home = await mkdtemp(path.join(os.tmpdir(), 'aq-slack-bench-'));
   const slack = await FakeSlack.start();
   const config = loadConfig({ AQ_HOME: home, SLACK_BOT_TOKEN: 'xoxb-bench', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl });
-  const started = await startApp(config, { port: 0, host: '127.0.0.1', logLevel: LogLevel.ERROR, clientOptions: { retryConfig: { retries: 0 } }, daemon: false });
+  const started = await startApp(config, {
+    port: 0,
+    host: '127.0.0.1',
+    logLevel: LogLevel.ERROR,
+    clientOptions: { retryConfig: { retries: 0 } },
+    daemon: false,
+  });
   try {
     await seedTasks(started.runtime.db, await seedProjects(started.runtime.db, 50, config.workspaceDir), 10_000);
     const url = started.httpUrl!;
@@ -24,7 +30,11 @@ export async function runSlackBench(rounds = 6, concurrency = 50): Promise<Bench
     for (let round = 0; round < rounds; round++) {
       const batch = await Promise.all(
         Array.from({ length: concurrency }, (_, i) =>
-          FakeSlack.postToApp(url, slashCommand({ text: i % 2 ? 'get_status' : 'list_tasks status=READY', responseUrl: slack.responseUrl(`b${round}-${i}`) }), { signingSecret: SECRET }),
+          FakeSlack.postToApp(
+            url,
+            slashCommand({ text: i % 2 ? 'get_status' : 'list_tasks status=READY', responseUrl: slack.responseUrl(`b${round}-${i}`) }),
+            { signingSecret: SECRET },
+          ),
         ),
       );
       for (const r of batch) {

@@ -9,7 +9,9 @@ import { createSlackApp, type SlackAppOptions } from './slack-app';
 import { SlackNotifier } from './slack/notifier';
 import { followProjectChannels } from './slack/channels';
 
-const MISSING_TOKENS = (missing: string[]) => `Agent Queue cannot start: ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set.
+const MISSING_TOKENS = (
+  missing: string[],
+) => `Agent Queue cannot start: ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set.
 
 To run it:
   1. Create the Slack app from manifest.yml (https://api.slack.com/apps → Create New App → From an app manifest).

@@ -39,7 +39,9 @@ export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.Pr
 
   program
     .command('exec')
-    .description('Run a command: `aq exec NAME [JSON_ARGS]` prints one JSON result line (exit 1 on an error result); `aq exec -` reads {"name","args"} lines from standard input.')
+    .description(
+      'Run a command: `aq exec NAME [JSON_ARGS]` prints one JSON result line (exit 1 on an error result); `aq exec -` reads {"name","args"} lines from standard input.',
+    )
     .argument('<name>', 'command name, or - to read commands from standard input')
     .argument('[json_args]', 'arguments as a JSON object')
     .action(async (name: string, jsonArgs: string | undefined) => {
@@ -49,7 +51,7 @@ export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.Pr
 
   program
     .command('help')
-    .description('List the commands, or show one command\'s fields.')
+    .description("List the commands, or show one command's fields.")
     .argument('[command]', 'a command name')
     .action((name: string | undefined) => {
       if (!name) {

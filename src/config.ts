@@ -146,9 +146,7 @@ function sqlitePathFromUrl(url: string, home: string): string {
   }
   const match = /^sqlite:(?:\/\/)?(.+)$/i.exec(url);
   if (!match) {
-    throw new ConfigError(
-      `DATABASE_URL must look like sqlite:/path/to/file.db (got ${JSON.stringify(url)}).`,
-    );
+    throw new ConfigError(`DATABASE_URL must look like sqlite:/path/to/file.db (got ${JSON.stringify(url)}).`);
   }
   const file = expandHome(match[1]);
   return path.isAbsolute(file) ? file : path.resolve(home, file);
@@ -157,10 +155,7 @@ function sqlitePathFromUrl(url: string, home: string): string {
 /** Builds the application config from environment variables, with the documented defaults. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const home = path.resolve(expandHome(read(env, 'AQ_HOME') ?? path.join(os.homedir(), '.agent-queue')));
-  const workspaceDir = path.resolve(
-    home,
-    expandHome(read(env, 'AQ_WORKSPACE_DIR') ?? path.join(home, 'workspaces')),
-  );
+  const workspaceDir = path.resolve(home, expandHome(read(env, 'AQ_WORKSPACE_DIR') ?? path.join(home, 'workspaces')));
   const databaseUrl = read(env, 'DATABASE_URL') ?? `sqlite:${path.join(home, 'agent-queue.db')}`;
   const databasePath = sqlitePathFromUrl(databaseUrl, home);
 
@@ -170,9 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const admins = listOf(read(env, 'AQ_ADMINS'));
   const badAdmin = admins.find((id) => !/^[UW][A-Z0-9]+$/.test(id));
   if (badAdmin) {
-    throw new ConfigError(
-      `AQ_ADMINS must list Slack user ids such as U012ABCDEF, separated by commas (got ${JSON.stringify(badAdmin)}).`,
-    );
+    throw new ConfigError(`AQ_ADMINS must list Slack user ids such as U012ABCDEF, separated by commas (got ${JSON.stringify(badAdmin)}).`);
   }
 
   return {

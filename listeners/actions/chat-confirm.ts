@@ -17,7 +17,8 @@ export function registerChatConfirmations(app: App, { runtime }: ListenerDeps): 
         return;
       }
       const actor = { source: 'chat' as const, userId: body.user.id, channelId: body.channel?.id };
-      const reply = kind === 'confirm' ? await runtime.chat.confirm(action.value ?? '', actor) : await runtime.chat.cancel(action.value ?? '', actor);
+      const reply =
+        kind === 'confirm' ? await runtime.chat.confirm(action.value ?? '', actor) : await runtime.chat.cancel(action.value ?? '', actor);
       const rendered = chatReplyBlocks(reply);
       const channel = body.channel?.id;
       const ts = body.message?.ts;
@@ -26,7 +27,12 @@ export function registerChatConfirmations(app: App, { runtime }: ListenerDeps): 
         return;
       }
       const who = `${kind === 'confirm' ? ':white_check_mark: Confirmed' : ':x: Cancelled'} by <@${body.user.id}>`;
-      await client.chat.update({ channel, ts, text: rendered.text, blocks: [...rendered.blocks, { type: 'context', elements: [{ type: 'mrkdwn', text: who }] }] });
+      await client.chat.update({
+        channel,
+        ts,
+        text: rendered.text,
+        blocks: [...rendered.blocks, { type: 'context', elements: [{ type: 'mrkdwn', text: who }] }],
+      });
     });
   }
 }

@@ -9,7 +9,11 @@ import { modalOriginFor, originOfClick, tell, type Origin } from './reply';
 type Projects = { projects: Array<{ id: string; name: string }> };
 type TaskList = { tasks: Array<{ id: string; title: string; status: string }> };
 
-const actorOf = (origin: Origin) => ({ source: 'slack' as const, userId: origin.userId, ...(origin.kind === 'message' && { channelId: origin.channelId }) });
+const actorOf = (origin: Origin) => ({
+  source: 'slack' as const,
+  userId: origin.userId,
+  ...(origin.kind === 'message' && { channelId: origin.channelId }),
+});
 
 /** The project the click's channel is linked to, if any. */
 async function channelProject(runtime: ListenerRuntime, origin: Origin): Promise<string | null> {
@@ -100,7 +104,9 @@ export function registerHomeButtons(app: App, { runtime }: ListenerDeps): void {
     await tell(
       { runtime, client },
       origin,
-      'error' in result ? `:warning: Could not resume the project: ${esc(result.error)}` : `:arrow_forward: Resumed *${esc(result.name)}*: its tasks are scheduled again.`,
+      'error' in result
+        ? `:warning: Could not resume the project: ${esc(result.error)}`
+        : `:arrow_forward: Resumed *${esc(result.name)}*: its tasks are scheduled again.`,
     );
   });
 
@@ -111,7 +117,9 @@ export function registerHomeButtons(app: App, { runtime }: ListenerDeps): void {
     await tell(
       { runtime, client },
       origin,
-      'error' in result ? `:warning: Could not resume scheduling: ${esc(result.error)}` : ':arrow_forward: Scheduling resumed: ready tasks start again.',
+      'error' in result
+        ? `:warning: Could not resume scheduling: ${esc(result.error)}`
+        : ':arrow_forward: Scheduling resumed: ready tasks start again.',
     );
   });
 

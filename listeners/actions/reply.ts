@@ -62,7 +62,9 @@ export async function tell({ runtime, client }: ReplyDeps, origin: Origin, text:
       log(`Could not answer in ${origin.channelId}, sending a direct message instead: ${String(err)}`);
     }
   }
-  await client.chat.postMessage({ channel: origin.userId, ...message }).catch((err) => log(`Direct message to ${origin.userId} failed: ${String(err)}`));
+  await client.chat
+    .postMessage({ channel: origin.userId, ...message })
+    .catch((err) => log(`Direct message to ${origin.userId} failed: ${String(err)}`));
 }
 
 /** Replaces the clicked message (through response_url, else chat.update); no-op for other origins. */

@@ -70,12 +70,21 @@ export function registerTaskButtons(app: App, { runtime }: ListenerDeps): void {
   app.action<BlockButtonAction>('aq_get_agent_error', async ({ ack, body, action, respond, client }) => {
     await ack();
     const origin = originOfClick(body, respond);
-    const result = await runtime.handler.execute('get_agent_error', { task_id: action.value ?? '' }, { source: 'slack', userId: body.user.id });
+    const result = await runtime.handler.execute(
+      'get_agent_error',
+      { task_id: action.value ?? '' },
+      { source: 'slack', userId: body.user.id },
+    );
     const rendered = renderResult('get_agent_error', {}, result);
     if (origin.kind === 'home' && !('error' in result)) {
       await client.views.open({
         trigger_id: body.trigger_id,
-        view: { type: 'modal', title: { type: 'plain_text', text: 'Why it stopped' }, close: { type: 'plain_text', text: 'Close' }, blocks: rendered.blocks.slice(0, 100) },
+        view: {
+          type: 'modal',
+          title: { type: 'plain_text', text: 'Why it stopped' },
+          close: { type: 'plain_text', text: 'Close' },
+          blocks: rendered.blocks.slice(0, 100),
+        },
       });
       return;
     }
@@ -87,7 +96,11 @@ export function registerTaskButtons(app: App, { runtime }: ListenerDeps): void {
       await ack();
       const origin = originOfClick(body, respond);
       const { offset, ...filter } = JSON.parse(action.value ?? '{}') as { offset?: number; project_id?: string; status?: string };
-      const result = await runtime.handler.execute('list_tasks', { ...filter, offset: offset ?? 0, limit: TASK_PAGE_SIZE }, { source: 'slack', userId: body.user.id });
+      const result = await runtime.handler.execute(
+        'list_tasks',
+        { ...filter, offset: offset ?? 0, limit: TASK_PAGE_SIZE },
+        { source: 'slack', userId: body.user.id },
+      );
       if ('error' in result) return tell({ runtime, client }, origin, `:warning: ${esc(result.error)}`);
       await redraw({ runtime, client }, origin, taskListBlocks(result as never, filter, offset ?? 0));
     });
@@ -95,7 +108,14 @@ export function registerTaskButtons(app: App, { runtime }: ListenerDeps): void {
 }
 
 /** The outcome where the click happened: a refreshed Home with the note, or the redrawn message. */
-async function answer(deps: ReplyDeps, origin: Origin, body: BlockButtonAction, taskId: string, outcome: Outcome, actor: { source: 'slack'; userId: string }): Promise<void> {
+async function answer(
+  deps: ReplyDeps,
+  origin: Origin,
+  body: BlockButtonAction,
+  taskId: string,
+  outcome: Outcome,
+  actor: { source: 'slack'; userId: string },
+): Promise<void> {
   if (origin.kind !== 'message' || isThreadRoot(body)) {
     await tell(deps, origin, outcome.note);
     return;

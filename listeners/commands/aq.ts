@@ -53,7 +53,9 @@ export function aqCommand({ runtime }: ListenerDeps) {
       if (!runtime.chat) {
         const close = suggestCommands(name, commands).join(', ');
         return reply(
-          errorReply(`I don't know the command \`${name}\`, and plain-language requests need ANTHROPIC_API_KEY. Close matches: ${close}. Try \`/aq help\` for the list of commands.`),
+          errorReply(
+            `I don't know the command \`${name}\`, and plain-language requests need ANTHROPIC_API_KEY. Close matches: ${close}. Try \`/aq help\` for the list of commands.`,
+          ),
         );
       }
       const answer = await runtime.chat.reply({

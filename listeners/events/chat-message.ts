@@ -48,7 +48,11 @@ export async function answerChat(runtime: ListenerRuntime, client: WebClient, me
     await client.chat.postMessage({ channel: message.channel, thread_ts: message.threadTs, text: NO_CHAT });
     return;
   }
-  const placeholder = await client.chat.postMessage({ channel: message.channel, thread_ts: message.threadTs, text: ':thought_balloon: Thinking…' });
+  const placeholder = await client.chat.postMessage({
+    channel: message.channel,
+    thread_ts: message.threadTs,
+    text: ':thought_balloon: Thinking…',
+  });
   const ts = placeholder.ts as string;
   let lastStatus = '';
   const onProgress = async (status: string) => {

@@ -18,7 +18,16 @@ export function registerEventListeners(app: App, { runtime }: ListenerDeps): () 
   });
 
   app.message(async ({ message, body, client }) => {
-    const m = message as { channel_type?: string; subtype?: string; bot_id?: string; user?: string; text?: string; channel: string; ts: string; thread_ts?: string };
+    const m = message as {
+      channel_type?: string;
+      subtype?: string;
+      bot_id?: string;
+      user?: string;
+      text?: string;
+      channel: string;
+      ts: string;
+      thread_ts?: string;
+    };
     if (m.channel_type !== 'im' || m.subtype || m.bot_id || !m.user || !m.text) return;
     void answerChat(runtime, client, {
       channel: m.channel,

@@ -30,7 +30,11 @@ export function registerNewProjectModal(app: App, { runtime }: ListenerDeps): vo
     await ack();
     const result = await creating;
     if ('error' in result) {
-      await tell({ runtime, client }, origin, `:warning: Could not create the project: ${esc(result.error)} See \`/aq help create_project\`.`);
+      await tell(
+        { runtime, client },
+        origin,
+        `:warning: Could not create the project: ${esc(result.error)} See \`/aq help create_project\`.`,
+      );
       return;
     }
     const next = 'Next: add a repository or create a task from the Home.';

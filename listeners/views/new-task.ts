@@ -38,7 +38,11 @@ export function registerNewTaskModal(app: App, { runtime }: ListenerDeps): void 
     if (!projectId) {
       const created = await runtime.handler.execute('create_project', { name: newProject }, actor);
       if ('error' in created) {
-        await tell(deps, origin, `:warning: Could not create the project ${esc(newProject)}, so the task was not queued: ${esc(created.error)} See \`/aq help create_project\`.`);
+        await tell(
+          deps,
+          origin,
+          `:warning: Could not create the project ${esc(newProject)}, so the task was not queued: ${esc(created.error)} See \`/aq help create_project\`.`,
+        );
         return;
       }
       projectId = String(created.created);

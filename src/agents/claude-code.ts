@@ -172,8 +172,12 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     let limitRejected = false;
     let lastRetryStatus: number | null = null;
     let assistantError: string | null = null;
-    const prompt = new StreamingPrompt(request.prompt, request.inbox, this.options.messagePollMs ?? 500, this.options.messageGraceMs ?? 5000, (err) =>
-      this.options.log?.(`[claude ${request.taskId}] reading its messages failed: ${errorOf(err)}`),
+    const prompt = new StreamingPrompt(
+      request.prompt,
+      request.inbox,
+      this.options.messagePollMs ?? 500,
+      this.options.messageGraceMs ?? 5000,
+      (err) => this.options.log?.(`[claude ${request.taskId}] reading its messages failed: ${errorOf(err)}`),
     );
     controller.signal.addEventListener('abort', () => prompt.end(), { once: true });
     try {
@@ -200,7 +204,16 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       prompt.end();
       request.signal.removeEventListener('abort', abort);
     }
-    const outcome = this.outcome({ result, thrown, sessionId, resetsAt, limitRejected, lastRetryStatus, assistantError, aborted: controller.signal.aborted });
+    const outcome = this.outcome({
+      result,
+      thrown,
+      sessionId,
+      resetsAt,
+      limitRejected,
+      lastRetryStatus,
+      assistantError,
+      aborted: controller.signal.aborted,
+    });
     return refusals.length > 0 ? { ...outcome, summary: withRefusals(outcome.summary, refusals) } : outcome;
   }
 
@@ -222,7 +235,13 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     }
     if (s.result && !s.result.is_error && s.result.subtype === 'success') {
       if (!text.trim() && usage.inputTokens + usage.outputTokens === 0) {
-        return { ...base, status: 'failed', summary: '', errorMessage: 'The agent produced no output and used no tokens (auth failure, rate limit or CLI crash).', resetsAt: null };
+        return {
+          ...base,
+          status: 'failed',
+          summary: '',
+          errorMessage: 'The agent produced no output and used no tokens (auth failure, rate limit or CLI crash).',
+          resetsAt: null,
+        };
       }
       return { ...base, status: 'completed', summary: text, errorMessage: null, resetsAt: null };
     }
@@ -230,9 +249,15 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     const message =
       [s.result ? `${s.result.subtype}${text ? `: ${text}` : ''}` : '', errors, s.result ? '' : (s.thrown ?? '')]
         .filter(Boolean)
-        .join(' — ') || s.thrown || 'The agent ended without a result.';
+        .join(' — ') ||
+      s.thrown ||
+      'The agent ended without a result.';
     const limited =
-      s.limitRejected || s.lastRetryStatus === 429 || s.assistantError === 'rate_limit' || isRateLimitMessage(text) || isRateLimitMessage(errors);
+      s.limitRejected ||
+      s.lastRetryStatus === 429 ||
+      s.assistantError === 'rate_limit' ||
+      isRateLimitMessage(text) ||
+      isRateLimitMessage(errors);
     if (limited) {
       const resetsAt = (s.resetsAt && s.resetsAt.getTime() > Date.now() ? s.resetsAt : null) ?? parseResetTime(`${text} ${errors}`);
       return { ...base, status: 'rate_limited', summary: text, errorMessage: message, resetsAt };

@@ -28,7 +28,21 @@ export const DEFAULT_ALLOWED_DOMAINS = [
 export const SANDBOX_PROGRAMS = ['bwrap', 'socat'];
 
 /** Secrets in a home folder that sandboxed commands must not read. */
-const HOME_SECRETS = ['.ssh', '.aws', '.azure', '.gnupg', '.config/gh', '.config/glab-cli', '.config/gcloud', '.docker', '.kube', '.netrc', '.git-credentials', '.npmrc', '.pypirc'];
+const HOME_SECRETS = [
+  '.ssh',
+  '.aws',
+  '.azure',
+  '.gnupg',
+  '.config/gh',
+  '.config/glab-cli',
+  '.config/gcloud',
+  '.docker',
+  '.kube',
+  '.netrc',
+  '.git-credentials',
+  '.npmrc',
+  '.pypirc',
+];
 
 /** The sandbox programs missing from PATH (empty when the sandbox can run). */
 export function missingSandboxPrograms(pathVariable = process.env.PATH ?? ''): string[] {
@@ -143,7 +157,12 @@ export function pathGuard(roots: string[], onRefused: (refusal: Refusal) => void
 }
 
 /** Claude Code's shell sandbox: writes only in the workspace, home secrets hidden, no escape hatch. */
-export function sandboxSettings(home: string, roots: string[], policy: ConfinementPolicy, hidden: string[] = []): NonNullable<Options['sandbox']> {
+export function sandboxSettings(
+  home: string,
+  roots: string[],
+  policy: ConfinementPolicy,
+  hidden: string[] = [],
+): NonNullable<Options['sandbox']> {
   return {
     enabled: true,
     failIfUnavailable: true,

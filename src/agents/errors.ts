@@ -23,12 +23,24 @@ const RULES: Rule[] = [
   {
     words: ['error_max_structured_output_retries'],
     errorType: 'Structured-output failure',
-    suggestedFix: 'The model could not produce valid structured output after several tries. Simplify the task or drop the output-format constraints.',
+    suggestedFix:
+      'The model could not produce valid structured output after several tries. Simplify the task or drop the output-format constraints.',
   },
   {
     words: [
-      'auth', 'oauth', 'authentication', 'authenticate', 'authenticated', 'unauthenticated', 'authorization',
-      'unauthorized', '401', 'invalid api key', 'invalid x-api-key', 'api key', 'api_key',
+      'auth',
+      'oauth',
+      'authentication',
+      'authenticate',
+      'authenticated',
+      'unauthenticated',
+      'authorization',
+      'unauthorized',
+      '401',
+      'invalid api key',
+      'invalid x-api-key',
+      'api key',
+      'api_key',
     ],
     errorType: 'Authentication error',
     suggestedFix: 'Check that ANTHROPIC_API_KEY (or the Claude Code login) is valid and not expired, then restart the task.',

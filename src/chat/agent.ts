@@ -2,7 +2,16 @@ import type { Actor, AnyCommand, CommandResult } from '../commands/catalog';
 import type { CommandHandler } from '../commands/handler';
 import { describeInputError } from '../commands/validation-errors';
 import { newConfirmation } from './confirmations';
-import { ModelCallError, type ChatContentBlock, type ChatMessage, type ChatProvider, type ChatResponse, type ChatToolDefinition, type ChatToolUse, type ChatUsage } from '../model/provider';
+import {
+  ModelCallError,
+  type ChatContentBlock,
+  type ChatMessage,
+  type ChatProvider,
+  type ChatResponse,
+  type ChatToolDefinition,
+  type ChatToolUse,
+  type ChatUsage,
+} from '../model/provider';
 import type { ChatCommandRun, PendingConfirmation } from './service';
 
 /** Model calls one turn may make before the agent stops and says so. */
@@ -35,7 +44,20 @@ export interface AgentTurnOutput {
   failed: boolean;
 }
 
-const ACTION_KEYS = ['created', 'updated', 'deleted', 'approved', 'restarted', 'skipped', 'stopped', 'paused', 'resumed', 'fired', 'archived', 'cancelled'];
+const ACTION_KEYS = [
+  'created',
+  'updated',
+  'deleted',
+  'approved',
+  'restarted',
+  'skipped',
+  'stopped',
+  'paused',
+  'resumed',
+  'fired',
+  'archived',
+  'cancelled',
+];
 
 function capitalize(word: string): string {
   return word ? word[0].toUpperCase() + word.slice(1) : word;
@@ -58,7 +80,8 @@ function describeRun(run: ChatCommandRun): string | null {
 export function describeOutcome(runs: ChatCommandRun[], pending: PendingConfirmation[] = []): string {
   const sentences = runs.map(describeRun).filter((s): s is string => s !== null);
   const lookedUp = [...new Set(runs.filter((run) => describeRun(run) === null).map((run) => run.command))];
-  if (lookedUp.length) sentences.push(`I looked things up (${lookedUp.join(', ')}) but have nothing to add; ask me for the details you need.`);
+  if (lookedUp.length)
+    sentences.push(`I looked things up (${lookedUp.join(', ')}) but have nothing to add; ask me for the details you need.`);
   for (const p of pending) sentences.push(`Waiting for someone to confirm: ${p.summary}`);
   return sentences.length ? sentences.join(' ') : 'I have no answer to that. Could you say it another way?';
 }

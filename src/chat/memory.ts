@@ -63,7 +63,9 @@ export async function compactConversation(
   if (cut === 0) return { summary, messages, usage: null };
   const response = await provider.createMessage({
     system: SUMMARY_INSTRUCTIONS,
-    messages: [{ role: 'user', content: `${summary ? `Earlier summary:\n${summary}\n\n` : ''}Conversation:\n${transcript(messages.slice(0, cut))}` }],
+    messages: [
+      { role: 'user', content: `${summary ? `Earlier summary:\n${summary}\n\n` : ''}Conversation:\n${transcript(messages.slice(0, cut))}` },
+    ],
     maxTokens: SUMMARY_MAX_TOKENS,
   });
   return { summary: response.text.trim() || summary, messages: messages.slice(cut), usage: response.usage };

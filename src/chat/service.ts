@@ -174,7 +174,13 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
   }
 
   /** Tells the model what a person decided and returns its answer (or a plain sentence if it cannot answer). */
-  async function resumeAfter(pending: StoredConfirmation, actor: Actor, note: string, fallback: string, run?: ChatCommandRun): Promise<ChatReply> {
+  async function resumeAfter(
+    pending: StoredConfirmation,
+    actor: Actor,
+    note: string,
+    fallback: string,
+    run?: ChatCommandRun,
+  ): Promise<ChatReply> {
     const reply = await turn({ conversationId: pending.conversationId, text: note, actor, projectId: pending.projectId });
     const runs = run ? [run, ...reply.runs] : reply.runs;
     const text = reply.failed ? `${fallback} (I could not reach the model to say more.)` : reply.text;

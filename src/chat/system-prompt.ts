@@ -43,7 +43,9 @@ const STYLE = [
 ];
 
 function projectLine(p: PromptProject): string {
-  const extra = [p.status && p.status !== 'ACTIVE' ? p.status.toLowerCase() : null, p.workspace ? `workspace ${p.workspace}` : null].filter(Boolean);
+  const extra = [p.status && p.status !== 'ACTIVE' ? p.status.toLowerCase() : null, p.workspace ? `workspace ${p.workspace}` : null].filter(
+    Boolean,
+  );
   return `- \`${p.id}\` ${p.name}${extra.length ? ` (${extra.join(', ')})` : ''}`;
 }
 
@@ -54,7 +56,8 @@ export function buildSystemPrompt(context: PromptContext): string {
     const shown = context.projects.slice(0, PROMPT_PROJECT_LIMIT);
     lines.push('', shown.length ? 'Projects:' : 'There are no projects yet (create_project makes one).');
     lines.push(...shown.map(projectLine));
-    if (context.projects.length > shown.length) lines.push(`- … and ${context.projects.length - shown.length} more (list_projects shows all).`);
+    if (context.projects.length > shown.length)
+      lines.push(`- … and ${context.projects.length - shown.length} more (list_projects shows all).`);
   }
   if (context.projectId) {
     const name = context.projectName && context.projectName !== context.projectId ? ` (${context.projectName})` : '';

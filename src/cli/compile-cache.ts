@@ -31,11 +31,20 @@ interface CompiledModule {
 }
 
 type CompileFn = (this: NodeJS.Module, content: string, filename: string) => unknown;
-type ModuleInternals = typeof Module & { prototype: { _compile: CompileFn }; _resolveFilename: (...a: unknown[]) => string; _resolveLookupPaths: (r: string, m: NodeJS.Module) => string[] | null; _extensions: unknown; _cache: unknown };
+type ModuleInternals = typeof Module & {
+  prototype: { _compile: CompileFn };
+  _resolveFilename: (...a: unknown[]) => string;
+  _resolveLookupPaths: (r: string, m: NodeJS.Module) => string[] | null;
+  _extensions: unknown;
+  _cache: unknown;
+};
 
 /** The cache file for this Node build and V8 flags: V8 rejects code made under other flags. */
 function cacheFile(dir: string): string {
-  const flags = createHash('sha1').update(`${process.execArgv.join(' ')}|${process.env.NODE_OPTIONS ?? ''}`).digest('hex').slice(0, 8);
+  const flags = createHash('sha1')
+    .update(`${process.execArgv.join(' ')}|${process.env.NODE_OPTIONS ?? ''}`)
+    .digest('hex')
+    .slice(0, 8);
   return path.join(dir, `v8-${process.version}-${process.arch}-${flags}.bin`);
 }
 
@@ -109,7 +118,8 @@ function writeCache(file: string, cache: Cache): void {
 function makeRequire(mod: NodeJS.Module): NodeJS.Require {
   const M = Module as ModuleInternals;
   const req = ((id: string) => mod.require(id)) as NodeJS.Require;
-  const resolve = ((request: string, options?: { paths?: string[] }) => M._resolveFilename(request, mod, false, options)) as NodeJS.RequireResolve;
+  const resolve = ((request: string, options?: { paths?: string[] }) =>
+    M._resolveFilename(request, mod, false, options)) as NodeJS.RequireResolve;
   resolve.paths = (request: string) => M._resolveLookupPaths(request, mod);
   req.resolve = resolve;
   req.main = require.main;

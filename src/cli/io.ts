@@ -22,7 +22,10 @@ const NEWLINE = 0x0a;
  * the rest of a longer line is skipped and the line is reported by size. Splitting on the byte
  * 0x0a is safe for UTF-8, where it never occurs inside a multi-byte character.
  */
-export async function* splitLines(input: AsyncIterable<Buffer | string>, maxBytes = MAX_LINE_BYTES): AsyncGenerator<string | OversizedLine> {
+export async function* splitLines(
+  input: AsyncIterable<Buffer | string>,
+  maxBytes = MAX_LINE_BYTES,
+): AsyncGenerator<string | OversizedLine> {
   let parts: Buffer[] = [];
   let kept = 0;
   let total = 0;

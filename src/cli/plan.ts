@@ -21,9 +21,7 @@ function parseMaxSteps(value: string): number {
 }
 
 export function registerPlanCommands(program: Command, io: CliIo): void {
-  const plan = program
-    .command('plan')
-    .description('Find and parse implementation plans (Markdown) the way agents\' plans become tasks.');
+  const plan = program.command('plan').description("Find and parse implementation plans (Markdown) the way agents' plans become tasks.");
 
   plan
     .command('parse')

@@ -6,7 +6,7 @@ import { optional, requiredText } from './schema';
 export const setProjectChannel = defineCommand({
   name: 'set_project_channel',
   group: 'channels',
-  description: "Link a Slack channel to a project: its work is reported there and commands there default to it.",
+  description: 'Link a Slack channel to a project: its work is reported there and commands there default to it.',
   input: z.object({
     project_id: requiredText('Project id'),
     channel_id: z.preprocess((v) => (typeof v === 'number' ? String(v) : v), requiredText('Slack channel id, e.g. C0123456789')),
@@ -43,7 +43,9 @@ export const setControlInterface = defineCommand({
     let channelId = args._resolved_channel_id;
     if (!channelId) {
       if (!args.guild_channels) {
-        throw new CommandError(`Cannot resolve channel '#${name}': no channel list was given. Use set_project_channel with the channel id.`);
+        throw new CommandError(
+          `Cannot resolve channel '#${name}': no channel list was given. Use set_project_channel with the channel id.`,
+        );
       }
       const match = args.guild_channels.find((c) => c.name.replace(/^#/, '') === name);
       if (!match) throw new CommandError(`Channel '#${name}' not found.`);

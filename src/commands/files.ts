@@ -80,7 +80,9 @@ export const runCommand = defineCommand({
   input: z.object({
     command: requiredText('Shell command line'),
     working_dir: requiredText('Folder: absolute, a project id, or relative to the workspace directory'),
-    timeout: optional(integer(`Seconds before the command is killed (default ${COMMAND_DEFAULT_TIMEOUT})`, { min: 1, max: COMMAND_MAX_TIMEOUT })),
+    timeout: optional(
+      integer(`Seconds before the command is killed (default ${COMMAND_DEFAULT_TIMEOUT})`, { min: 1, max: COMMAND_MAX_TIMEOUT }),
+    ),
   }),
   admin: true,
   modelAccess: 'confirm',

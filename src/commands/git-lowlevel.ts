@@ -123,12 +123,21 @@ export const gitLog = defineCommand({
   name: 'git_log',
   group: 'git',
   description: "Recent commits of a project's repository.",
-  input: z.object({ project_id: projectId, count: optional(integer('How many commits (default 10)', { min: 1, max: 500 })), repo_id: optionalRepo }),
+  input: z.object({
+    project_id: projectId,
+    count: optional(integer('How many commits (default 10)', { min: 1, max: 500 })),
+    repo_id: optionalRepo,
+  }),
   readOnly: true,
   async run(args, ctx) {
     const { path, repo } = await resolveRepoPath(ctx, { projectId: args.project_id, repoId: args.repo_id });
     const [branch, lines] = await gitStep(() => Promise.all([ctx.git.currentBranch(path), ctx.git.log(path, args.count ?? 10)]));
-    return { project_id: args.project_id, repo_id: repo.id, branch: branch ?? '(detached HEAD)', log: lines.length ? lines.join('\n') : '(no commits)' };
+    return {
+      project_id: args.project_id,
+      repo_id: repo.id,
+      branch: branch ?? '(detached HEAD)',
+      log: lines.length ? lines.join('\n') : '(no commits)',
+    };
   },
 });
 
@@ -164,7 +173,12 @@ export const gitCheckout = defineCommand({
     const { path } = await resolveRepoPath(ctx, { projectId: args.project_id, repoId: args.repo_id });
     const old = (await gitStep(() => ctx.git.currentBranch(path))) ?? '(detached HEAD)';
     await gitStep(() => ctx.git.checkout(path, args.branch));
-    return { project_id: args.project_id, old_branch: old, new_branch: args.branch, message: `Switched from '${old}' to '${args.branch}'.` };
+    return {
+      project_id: args.project_id,
+      old_branch: old,
+      new_branch: args.branch,
+      message: `Switched from '${old}' to '${args.branch}'.`,
+    };
   },
 });
 
@@ -186,4 +200,15 @@ export const gitDiff = defineCommand({
   },
 });
 
-export const gitLowLevelCommands = [gitCommit, gitPush, gitCreateBranch, gitMerge, gitCreatePr, gitChangedFiles, gitLog, gitBranch, gitCheckout, gitDiff];
+export const gitLowLevelCommands = [
+  gitCommit,
+  gitPush,
+  gitCreateBranch,
+  gitMerge,
+  gitCreatePr,
+  gitChangedFiles,
+  gitLog,
+  gitBranch,
+  gitCheckout,
+  gitDiff,
+];

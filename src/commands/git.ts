@@ -87,7 +87,7 @@ export const mergeBranch = defineCommand({
 export const getGitStatus = defineCommand({
   name: 'get_git_status',
   group: 'git',
-  description: "Branch, status and recent commits of every repository of a project.",
+  description: 'Branch, status and recent commits of every repository of a project.',
   input: z.object({ project_id: projectId }),
   readOnly: true,
   async run({ project_id }, ctx) {

@@ -76,7 +76,9 @@ export function commandHelpText(command: AnyCommand): string {
     for (const f of fields) {
       const choices = f.choices ? ` (one of: ${f.choices.join(', ')})` : '';
       const fallback = f.default !== undefined ? `, default ${JSON.stringify(f.default)}` : '';
-      lines.push(`  ${f.name} (${f.type}, ${f.required ? 'required' : 'optional'}${fallback})${f.description ? ` — ${f.description}` : ''}${choices}`);
+      lines.push(
+        `  ${f.name} (${f.type}, ${f.required ? 'required' : 'optional'}${fallback})${f.description ? ` — ${f.description}` : ''}${choices}`,
+      );
     }
   }
   return lines.join('\n');
@@ -98,7 +100,10 @@ function distance(a: string, b: string): number {
 
 /** Command names close to `name`: shared words first, then small edit distance. */
 export function suggestCommands(name: string, commands: readonly AnyCommand[], limit = 3): string[] {
-  const words = name.toLowerCase().split(/[_\s-]+/).filter(Boolean);
+  const words = name
+    .toLowerCase()
+    .split(/[_\s-]+/)
+    .filter(Boolean);
   return commands
     .map((c) => ({
       name: c.name,

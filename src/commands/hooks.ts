@@ -17,7 +17,9 @@ function validateTrigger(trigger: Record<string, unknown>): void {
   if (trigger.type === 'periodic') {
     const interval = Number(trigger.interval_seconds);
     if (!Number.isFinite(interval) || interval <= 0) {
-      throw new CommandError('A periodic trigger needs interval_seconds greater than 0, e.g. {"type": "periodic", "interval_seconds": 3600}.');
+      throw new CommandError(
+        'A periodic trigger needs interval_seconds greater than 0, e.g. {"type": "periodic", "interval_seconds": 3600}.',
+      );
     }
     return;
   }
@@ -26,9 +28,7 @@ function validateTrigger(trigger: Record<string, unknown>): void {
       throw new CommandError(`An event trigger needs event_type, one of: ${EVENT_TYPES.join(', ')}.`);
     }
     if (!(EVENT_TYPES as readonly unknown[]).includes(trigger.event_type)) {
-      throw new CommandError(
-        `Unknown event_type ${JSON.stringify(trigger.event_type)}. Valid events: ${EVENT_TYPES.join(', ')}.`,
-      );
+      throw new CommandError(`Unknown event_type ${JSON.stringify(trigger.event_type)}. Valid events: ${EVENT_TYPES.join(', ')}.`);
     }
     return;
   }
@@ -111,7 +111,7 @@ export const listHooks = defineCommand({
 export const editHook = defineCommand({
   name: 'edit_hook',
   group: 'hooks',
-  description: "Change a hook: enable or disable it, or change its trigger, steps, prompt, cooldown or model settings.",
+  description: 'Change a hook: enable or disable it, or change its trigger, steps, prompt, cooldown or model settings.',
   input: z.object({
     hook_id: hookId,
     enabled: optional(boolean('Whether the hook runs')),
@@ -194,7 +194,9 @@ export const fireHook = defineCommand({
   async run({ hook_id }, ctx) {
     const engine = ctx.orchestrator.hookEngine;
     if (!engine) {
-      throw new CommandError('The hook engine is not enabled in this process: hooks run inside the app (`npm start`). Fire the hook from Slack with /aq fire_hook.');
+      throw new CommandError(
+        'The hook engine is not enabled in this process: hooks run inside the app (`npm start`). Fire the hook from Slack with /aq fire_hook.',
+      );
     }
     const error = await engine.fire(hook_id);
     if (error) throw new CommandError(error);

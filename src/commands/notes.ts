@@ -50,7 +50,10 @@ async function exists(file: string): Promise<boolean> {
   }
 }
 
-async function markdownFiles(ctx: CommandContext, dir: string): Promise<Array<{ name: string; file: string; size: number; mtime: number }>> {
+async function markdownFiles(
+  ctx: CommandContext,
+  dir: string,
+): Promise<Array<{ name: string; file: string; size: number; mtime: number }>> {
   let names: string[];
   try {
     names = await readdir(dir);
@@ -60,7 +63,13 @@ async function markdownFiles(ctx: CommandContext, dir: string): Promise<Array<{ 
   }
   const out = [];
   // Entries whose real path is outside the allowed folders (symlinks out) are not listed.
-  for (const name of (await keepAllowed(ctx, dir, names.filter((n) => n.endsWith('.md')))).sort()) {
+  for (const name of (
+    await keepAllowed(
+      ctx,
+      dir,
+      names.filter((n) => n.endsWith('.md')),
+    )
+  ).sort()) {
     const file = path.join(dir, name);
     const info = await stat(file);
     if (info.isFile()) out.push({ name, file, size: info.size, mtime: info.mtimeMs / 1000 });
@@ -104,7 +113,10 @@ export const writeNote = defineCommand({
     const existed = await exists(file);
     await mkdir(dir, { recursive: true });
     await writeFile(file, args.content);
-    await ctx.events.emit(existed ? 'note_updated' : 'note_created', { projectId: args.project_id, payload: { title: args.title, path: file } });
+    await ctx.events.emit(existed ? 'note_updated' : 'note_created', {
+      projectId: args.project_id,
+      payload: { title: args.title, path: file },
+    });
     return { path: file, title: args.title, status: existed ? 'updated' : 'created' };
   },
 });
@@ -122,7 +134,10 @@ export const appendNote = defineCommand({
     if (existed) await appendFile(file, `\n\n${args.content}`);
     else await writeFile(file, `# ${args.title}\n\n${args.content}`);
     const size = (await stat(file)).size;
-    await ctx.events.emit(existed ? 'note_updated' : 'note_created', { projectId: args.project_id, payload: { title: args.title, path: file } });
+    await ctx.events.emit(existed ? 'note_updated' : 'note_created', {
+      projectId: args.project_id,
+      payload: { title: args.title, path: file },
+    });
     return { path: file, title: args.title, status: existed ? 'appended' : 'created', size_bytes: size };
   },
 });
@@ -161,7 +176,11 @@ export const compareSpecsNotes = defineCommand({
   name: 'compare_specs_notes',
   group: 'notes',
   description: `List a project's specs (specs/ in its repo or workspace) beside its notes, to compare them, ${COMPARE_LIST.defaultLimit} of each a page; specs_total and notes_total count them all, next_offset asks for the next page.`,
-  input: z.object({ project_id: projectId, specs_path: optional(requiredText('Specs folder to use instead')), ...pageFields(COMPARE_LIST) }),
+  input: z.object({
+    project_id: projectId,
+    specs_path: optional(requiredText('Specs folder to use instead')),
+    ...pageFields(COMPARE_LIST),
+  }),
   readOnly: true,
   list: COMPARE_LIST,
   async run(args, ctx) {
@@ -175,7 +194,14 @@ export const compareSpecsNotes = defineCommand({
       const [repo] = await ctx.db.repos.list(args.project_id);
       const repoRoot = repo ? (repo.sourceType === 'link' ? repo.sourcePath : repo.checkoutBasePath) : null;
       const inRepo = repoRoot ? path.join(repoRoot, 'specs') : null;
-      specsPath = inRepo && (await stat(inRepo).then((s) => s.isDirectory(), () => false)) ? inRepo : path.join(project.workspace, 'specs');
+      specsPath =
+        inRepo &&
+        (await stat(inRepo).then(
+          (s) => s.isDirectory(),
+          () => false,
+        ))
+          ? inRepo
+          : path.join(project.workspace, 'specs');
     }
     const describe = async (dir: string) => {
       const page = sliceOf(await markdownFiles(ctx, dir), request);

@@ -29,8 +29,26 @@ const MAX_LINKS = 40;
 
 /** Top-level system directories (Linux and macOS); never linked, nor anything inside them. */
 const SYSTEM_DIRS = [
-  '/bin', '/boot', '/dev', '/etc', '/lib', '/lib32', '/lib64', '/libx32', '/proc', '/root', '/run',
-  '/sbin', '/snap', '/sys', '/usr', '/var', '/System', '/Library', '/private/etc', '/private/var',
+  '/bin',
+  '/boot',
+  '/dev',
+  '/etc',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/proc',
+  '/root',
+  '/run',
+  '/sbin',
+  '/snap',
+  '/sys',
+  '/usr',
+  '/var',
+  '/System',
+  '/Library',
+  '/private/etc',
+  '/private/var',
 ];
 
 /** Folders in the home directory that hold credentials. */
@@ -120,9 +138,7 @@ export function isAllowed(real: string, allowed: AllowedRoots): boolean {
 export async function validatePath(ctx: PathContext, target: string): Promise<string> {
   const real = await resolveReal(target);
   if (isAllowed(real, await allowedRoots(ctx))) return real;
-  throw new CommandError(
-    `Access denied: ${target} is outside the allowed directories (the workspace directory and linked repositories).`,
-  );
+  throw new CommandError(`Access denied: ${target} is outside the allowed directories (the workspace directory and linked repositories).`);
 }
 
 /**
@@ -198,6 +214,9 @@ export async function linkTargetCheck(config: AppConfig, given: string, isAdmin:
     );
   }
   const why = await linkRefusal(config, real);
-  if (why) throw new CommandError(`Cannot link ${given}: ${why}, and linking would let file commands read it. Link the project's own folder instead.`);
+  if (why)
+    throw new CommandError(
+      `Cannot link ${given}: ${why}, and linking would let file commands read it. Link the project's own folder instead.`,
+    );
   return real;
 }

@@ -26,7 +26,12 @@ function repoView(r: RepoRecord): Record<string, unknown> {
 }
 
 function nameFrom(url: string | undefined, sourcePath: string | undefined): string {
-  if (url) return url.replace(/\/+$/, '').split(/[/:]/).pop()!.replace(/\.git$/, '');
+  if (url)
+    return url
+      .replace(/\/+$/, '')
+      .split(/[/:]/)
+      .pop()!
+      .replace(/\.git$/, '');
   if (sourcePath) return path.basename(path.resolve(sourcePath));
   return '';
 }

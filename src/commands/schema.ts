@@ -59,19 +59,24 @@ function parseJsonText(value: unknown): unknown {
   return value;
 }
 
-export const jsonObject = (description: string) =>
-  z.preprocess(parseJsonText, z.record(z.string(), z.unknown())).describe(description);
+export const jsonObject = (description: string) => z.preprocess(parseJsonText, z.record(z.string(), z.unknown())).describe(description);
 
-export const jsonList = (description: string) =>
-  z.preprocess(parseJsonText, z.array(z.unknown())).describe(description);
+export const jsonList = (description: string) => z.preprocess(parseJsonText, z.array(z.unknown())).describe(description);
 
 export const stringList = (description: string) =>
   z
-    .preprocess((value) => {
-      const parsed = parseJsonText(value);
-      if (typeof parsed === 'string') return parsed.split(',').map((s) => s.trim()).filter(Boolean);
-      return parsed;
-    }, z.array(z.string().trim().min(1)))
+    .preprocess(
+      (value) => {
+        const parsed = parseJsonText(value);
+        if (typeof parsed === 'string')
+          return parsed
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean);
+        return parsed;
+      },
+      z.array(z.string().trim().min(1)),
+    )
     .describe(description);
 
 /** A field the user may leave out or send empty: empty strings count as absent. */

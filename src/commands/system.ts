@@ -39,7 +39,12 @@ export const getRecentEvents = defineCommand({
 
 export const TOKEN_USAGE_LIMIT = 100;
 export const TOKEN_USAGE_MAX_LIMIT = 1000;
-const USAGE_LIST: ListPaging = { key: 'breakdown', totalKey: 'breakdown_total', defaultLimit: TOKEN_USAGE_LIMIT, maxLimit: TOKEN_USAGE_MAX_LIMIT };
+const USAGE_LIST: ListPaging = {
+  key: 'breakdown',
+  totalKey: 'breakdown_total',
+  defaultLimit: TOKEN_USAGE_LIMIT,
+  maxLimit: TOKEN_USAGE_MAX_LIMIT,
+};
 
 /** A page of a breakdown: the spec's keys, then how many rows there are in all and where the next page starts. */
 function breakdownPage<T>(page: PageRequest, result: { rows: T[]; rowCount: number; tokens: number }) {
@@ -161,7 +166,8 @@ export const updateAndRestart = defineCommand({
     await ctx.events.emit('daemon_restart', {
       payload: { reason: why, message: `🔄 **Update pulled, daemon restart initiated** — ${why}` },
     });
-    if (!(await ctx.orchestrator.requestRestart(why))) throw new CommandError(noDaemon('the update was pulled and installed but nothing was restarted'));
+    if (!(await ctx.orchestrator.requestRestart(why)))
+      throw new CommandError(noDaemon('the update was pulled and installed but nothing was restarted'));
     return { status: 'updating', message: 'Update pulled and daemon restart initiated', pull_output: pull.stdout.trim(), reason: why };
   },
 });

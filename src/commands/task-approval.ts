@@ -6,7 +6,12 @@ import { CommandError, type CommandContext } from './catalog';
 function landedKeys(landed: LandedApproval | null): Record<string, string | boolean> {
   if (!landed) return {};
   if (landed.via === 'git') return { merged_via: 'git', merged_into: landed.defaultBranch, pushed: landed.pushed };
-  return { merged_via: landed.via, pr_url: landed.prUrl, merge_method: landed.method, ...(landed.alreadyMerged && { already_merged: true }) };
+  return {
+    merged_via: landed.via,
+    pr_url: landed.prUrl,
+    merge_method: landed.method,
+    ...(landed.alreadyMerged && { already_merged: true }),
+  };
 }
 
 /**
@@ -22,7 +27,9 @@ export async function landApprovedTask(ctx: CommandContext, taskId: string): Pro
   // A plain-git merge checks out branches in the workspace: hold its lock so no run starts there meanwhile.
   const plainGit = ws !== null && !task.prUrl && !(await ctx.git.forgeFor(ws.path).catch(() => null));
   if (plainGit && ws && !(await ctx.db.workspaces.acquire(ws.id, taskId, null))) {
-    throw new CommandError(`Task '${taskId}' was not approved: its workspace '${ws.name}' is busy with another task; approve it again when that one is done.`);
+    throw new CommandError(
+      `Task '${taskId}' was not approved: its workspace '${ws.name}' is busy with another task; approve it again when that one is done.`,
+    );
   }
   try {
     const landed = await landApproval(ctx.git, {

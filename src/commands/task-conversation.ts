@@ -31,17 +31,23 @@ export const messageTask = defineCommand({
     "Send a message to a task's agent. A running task gets it in its live session; a COMPLETED, FAILED, BLOCKED or AWAITING_APPROVAL task runs again as a follow-up that continues the same agent session on the same branch (an open PR is updated). Only the project's steerers (set_project_steerers) or admins may.",
   input: z.object({
     task_id: taskId,
-    text: requiredText('What to tell the agent').pipe(z.string().max(MESSAGE_LIMIT, `A message to an agent is at most ${MESSAGE_LIMIT} characters.`)),
+    text: requiredText('What to tell the agent').pipe(
+      z.string().max(MESSAGE_LIMIT, `A message to an agent is at most ${MESSAGE_LIMIT} characters.`),
+    ),
     author: z.string().trim().max(200).optional().describe('Who wrote it, as the agent should see it (e.g. a Slack display name)'),
   }),
   modelAccess: 'confirm',
   async run({ task_id, text, author }, ctx) {
     const target = await ctx.db.tasks.get(task_id);
     if (target && !(await maySteer(ctx, target.projectId))) {
-      throw new CommandError(`Only the project's steerers or admins (AQ_ADMINS) may steer its agents; ask one of them to send this message.`);
+      throw new CommandError(
+        `Only the project's steerers or admins (AQ_ADMINS) may steer its agents; ask one of them to send this message.`,
+      );
     }
     const machine = new TaskStateMachine(ctx.db);
-    const sent = await taskOperation(sendTaskMessage({ db: ctx.db, events: ctx.events, machine }, { taskId: task_id, text, author: author ?? ctx.actor.userId ?? null }));
+    const sent = await taskOperation(
+      sendTaskMessage({ db: ctx.db, events: ctx.events, machine }, { taskId: task_id, text, author: author ?? ctx.actor.userId ?? null }),
+    );
     if (sent.delivery === 'live') {
       return { task_id, title: sent.task.title, delivery: 'live' as const, message_id: sent.messageId, status: 'IN_PROGRESS' as const };
     }
@@ -60,10 +66,19 @@ export const messageTask = defineCommand({
 export const setProjectSteerers = defineCommand({
   name: 'set_project_steerers',
   group: 'projects',
-  description: "Set who (Slack user ids) may message a project's agents and queue follow-ups, besides the admins; answers the list now in force. An empty list leaves it to the admin rule.",
+  description:
+    "Set who (Slack user ids) may message a project's agents and queue follow-ups, besides the admins; answers the list now in force. An empty list leaves it to the admin rule.",
   input: z.object({
     project_id: requiredText('Project id'),
-    user_ids: z.array(z.string().trim().regex(/^[UW][A-Z0-9]+$/, 'Each steerer is a Slack user id such as U012AB3CD.')).max(200).describe('Slack user ids, e.g. ["U012AB3CD"]'),
+    user_ids: z
+      .array(
+        z
+          .string()
+          .trim()
+          .regex(/^[UW][A-Z0-9]+$/, 'Each steerer is a Slack user id such as U012AB3CD.'),
+      )
+      .max(200)
+      .describe('Slack user ids, e.g. ["U012AB3CD"]'),
   }),
   admin: true,
   modelAccess: 'confirm',

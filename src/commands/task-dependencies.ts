@@ -89,8 +89,7 @@ export const getTaskDependencies = defineCommand({
 export const getChainHealth = defineCommand({
   name: 'get_chain_health',
   group: 'tasks',
-  description:
-    `Find tasks stuck behind BLOCKED tasks (every downstream task not yet COMPLETED), for one task or a whole project (default: the active project). A project lists the BLOCKED tasks that hold something up, ${CHAIN_LIST.defaultLimit} a page (total_stuck_chains counts them all, next_offset asks for the next page), each with its ${CHAIN_DOWNSTREAM_SHOWN} nearest stuck tasks and stuck_count; with task_id, limit and offset page its stuck_downstream.`,
+  description: `Find tasks stuck behind BLOCKED tasks (every downstream task not yet COMPLETED), for one task or a whole project (default: the active project). A project lists the BLOCKED tasks that hold something up, ${CHAIN_LIST.defaultLimit} a page (total_stuck_chains counts them all, next_offset asks for the next page), each with its ${CHAIN_DOWNSTREAM_SHOWN} nearest stuck tasks and stuck_count; with task_id, limit and offset page its stuck_downstream.`,
   input: z.object({
     task_id: optional(requiredText('A task to check')),
     project_id: optional(requiredText('A project to check')),

@@ -39,7 +39,8 @@ export const restartTask = defineCommand({
 export const approveTask = defineCommand({
   name: 'approve_task',
   group: 'tasks',
-  description: 'Approve a task that is AWAITING_APPROVAL: its PR/MR is merged (plain git: its branch merged and pushed) and it becomes COMPLETED.',
+  description:
+    'Approve a task that is AWAITING_APPROVAL: its PR/MR is merged (plain git: its branch merged and pushed) and it becomes COMPLETED.',
   input: z.object({ task_id: taskId }),
   async run({ task_id }, ctx) {
     const landed = await landApprovedTask(ctx, task_id);

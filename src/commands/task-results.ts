@@ -16,7 +16,7 @@ function truncate(text: string | null, limit: number): string | null {
 export const getTaskResult = defineCommand({
   name: 'get_task_result',
   group: 'tasks',
-  description: "The latest result an agent recorded for a task: outcome, summary, error, tokens and cost.",
+  description: 'The latest result an agent recorded for a task: outcome, summary, error, tokens and cost.',
   input: z.object({ task_id: taskId }),
   readOnly: true,
   async run({ task_id }, ctx) {

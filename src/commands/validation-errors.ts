@@ -1,7 +1,10 @@
 import type { z } from 'zod';
 
 function fieldName(path: ReadonlyArray<PropertyKey>): string {
-  return path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').replace(/\.\[/g, '[');
+  return path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))
+    .join('.')
+    .replace(/\.\[/g, '[');
 }
 
 function valueAt(args: unknown, path: ReadonlyArray<PropertyKey>): unknown {

@@ -4,7 +4,13 @@ import { unsafePathSegment, nameToId } from '../db/ids';
 import type { WorkspaceRecord } from '../db/repositories/workspaces';
 import { findBranchConflicts } from '../git/merge-check';
 import { syncWorkspace } from '../git/sync';
-import { cloneSource, clonedWorkspacePath, cloneWorkspaceFolder, defaultRepo, nextWorkspaceName } from '../orchestrator/workspace-provisioning';
+import {
+  cloneSource,
+  clonedWorkspacePath,
+  cloneWorkspaceFolder,
+  defaultRepo,
+  nextWorkspaceName,
+} from '../orchestrator/workspace-provisioning';
 import { isAdminHere } from './admin-check';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { isWithin, linkTargetCheck, resolveReal, validatePath } from './path-validation';
@@ -35,7 +41,10 @@ async function requireWorkspace(ctx: CommandContext, id: string): Promise<Worksp
   return w;
 }
 
-async function projectWorkspaces(ctx: CommandContext, projectId: string | undefined): Promise<{ projectId: string; workspaces: WorkspaceRecord[]; defaultBranch: string }> {
+async function projectWorkspaces(
+  ctx: CommandContext,
+  projectId: string | undefined,
+): Promise<{ projectId: string; workspaces: WorkspaceRecord[]; defaultBranch: string }> {
   const id = projectIdOrActive(ctx, projectId);
   await requireProject(ctx, id);
   const workspaces = await ctx.db.workspaces.list(id);
@@ -76,7 +85,9 @@ export const addWorkspace = defineCommand({
     const repo = args.repo_id ? await ctx.db.repos.get(args.repo_id) : defaultRepo(repos);
     if (args.repo_id && !repo) throw new CommandError(`Repo '${args.repo_id}' not found. List them with /aq list_repos.`);
     if (repo && repo.projectId !== project.id) {
-      throw new CommandError(`Repo '${repo.id}' belongs to project '${repo.projectId}', not '${project.id}'. Pick one of this project's repos.`);
+      throw new CommandError(
+        `Repo '${repo.id}' belongs to project '${repo.projectId}', not '${project.id}'. Pick one of this project's repos.`,
+      );
     }
 
     let workspacePath: string;
@@ -126,7 +137,12 @@ export const listWorkspaces = defineCommand({
     if (scope) await requireProject(ctx, scope);
     const page = pageOf(paging, WORKSPACE_LIST.defaultLimit);
     const [workspaces, total] = await Promise.all([ctx.db.workspaces.list(scope, page), ctx.db.workspaces.count(scope)]);
-    return { project_id: scope ?? null, workspaces: workspaces.map(workspaceView), total, next_offset: nextOffset(page, workspaces.length, total) };
+    return {
+      project_id: scope ?? null,
+      workspaces: workspaces.map(workspaceView),
+      total,
+      next_offset: nextOffset(page, workspaces.length, total),
+    };
   },
 });
 
@@ -162,7 +178,9 @@ export const removeWorkspace = defineCommand({
       const project = await requireProject(ctx, w.projectId);
       // Judged by real paths: a symlinked folder on the way must not lead the deletion outside.
       if (w.sourceType !== 'clone' || !isWithin(await resolveReal(w.path), await resolveReal(project.workspace))) {
-        throw new CommandError('Only folders Agent Queue cloned inside the project workspace can be deleted; linked folders are left alone.');
+        throw new CommandError(
+          'Only folders Agent Queue cloned inside the project workspace can be deleted; linked folders are left alone.',
+        );
       }
       await rm(w.path, { recursive: true, force: true });
       filesDeleted = true;
@@ -175,7 +193,8 @@ export const removeWorkspace = defineCommand({
 export const findMergeConflictWorkspaces = defineCommand({
   name: 'find_merge_conflict_workspaces',
   group: 'workspaces',
-  description: "Scan a project's workspaces (read-only) for branches that would conflict with the default branch and for unresolved conflicts.",
+  description:
+    "Scan a project's workspaces (read-only) for branches that would conflict with the default branch and for unresolved conflicts.",
   input: z.object({ project_id: optional(requiredText('Project id (default: the active project)')) }),
   readOnly: true,
   async run({ project_id }, ctx) {
@@ -212,7 +231,12 @@ export const findMergeConflictWorkspaces = defineCommand({
           branch_conflicts: described,
         });
       } catch (err) {
-        conflicts.push({ workspace_id: w.id, workspace_name: w.name, workspace_path: w.path, error: loggedErrorText(err, ctx.log, 'find_merge_conflict_workspaces') });
+        conflicts.push({
+          workspace_id: w.id,
+          workspace_name: w.name,
+          workspace_path: w.path,
+          error: loggedErrorText(err, ctx.log, 'find_merge_conflict_workspaces'),
+        });
       }
     }
     return {
@@ -227,7 +251,8 @@ export const findMergeConflictWorkspaces = defineCommand({
 export const syncWorkspaces = defineCommand({
   name: 'sync_workspaces',
   group: 'workspaces',
-  description: "Bring a project's workspaces up to date with origin: reset the default branch, push and rebase feature branches. Locked workspaces are skipped unless skip_locked is false.",
+  description:
+    "Bring a project's workspaces up to date with origin: reset the default branch, push and rebase feature branches. Locked workspaces are skipped unless skip_locked is false.",
   input: z.object({
     project_id: optional(requiredText('Project id (default: the active project)')),
     skip_locked: optional(boolean('Skip workspaces an agent holds (default true)')),
@@ -266,4 +291,11 @@ export const syncWorkspaces = defineCommand({
   },
 });
 
-export const workspaceCommands = [addWorkspace, listWorkspaces, releaseWorkspace, removeWorkspace, findMergeConflictWorkspaces, syncWorkspaces];
+export const workspaceCommands = [
+  addWorkspace,
+  listWorkspaces,
+  releaseWorkspace,
+  removeWorkspace,
+  findMergeConflictWorkspaces,
+  syncWorkspaces,
+];

@@ -5,8 +5,7 @@ import { ALL_ENTITIES } from './entities';
 import { StorableTextSqliteDriver } from './storable-text';
 
 /** SQLite settings every connection gets: WAL so the daemon and `aq` can share the file. */
-const CONNECTION_PRAGMAS =
-  'PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000; PRAGMA synchronous = NORMAL;';
+const CONNECTION_PRAGMAS = 'PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000; PRAGMA synchronous = NORMAL;';
 
 /** Without migrations: openOrm adds the list (and so loads them) only when something is pending. */
 export function ormOptions(databasePath: string): Options {

@@ -10,8 +10,10 @@ function refNameProblem(name: string): string | null {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: git refuses control characters in ref names, so we look for them.
   if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return 'it contains a space, a control character or one of ~ ^ : ? * [ \\';
   if (name.includes('..') || name.includes('@{') || name.includes('//')) return 'it contains "..", "@{" or "//"';
-  if (name.startsWith('/') || name.endsWith('/') || name.endsWith('.') || name === '@') return 'it starts or ends with "/" or ends with "."';
-  if (name.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock'))) return 'a part of it starts with "." or ends with ".lock"';
+  if (name.startsWith('/') || name.endsWith('/') || name.endsWith('.') || name === '@')
+    return 'it starts or ends with "/" or ends with "."';
+  if (name.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock')))
+    return 'a part of it starts with "." or ends with ".lock"';
   if (name.length > 200) return 'it is longer than 200 characters';
   return null;
 }

@@ -28,7 +28,10 @@ const REWRITES: Array<[RegExp, (m: RegExpMatchArray) => string]> = [
   [/\[remote rejected\][^\n]*\(([^)\n]*)\)/, (m) => `origin refused the push: ${m[1]}`],
   [/would be overwritten by (checkout|merge)/, () => 'You have uncommitted changes that would be overwritten; commit or stash them first'],
   [/Please tell me who you are/, () => 'No git identity is configured (user.name / user.email)'],
-  [/Could not read from remote repository|does not appear to be a git repository/, () => 'Could not read from the remote repository (check the URL and your access)'],
+  [
+    /Could not read from remote repository|does not appear to be a git repository/,
+    () => 'Could not read from the remote repository (check the URL and your access)',
+  ],
 ];
 
 /**

@@ -53,7 +53,12 @@ export class GitManager {
     this.timeoutMs = options.timeoutMs ?? 120_000;
     this.ghPath = options.ghPath ?? 'gh';
     this.runner = new GitRunner(this.timeoutMs, options.env);
-    this.forges = new Forges({ ghPath: this.ghPath, glabPath: options.glabPath ?? 'glab', env: this.runner.processEnv, timeoutMs: Math.min(this.timeoutMs, 60_000) });
+    this.forges = new Forges({
+      ghPath: this.ghPath,
+      glabPath: options.glabPath ?? 'glab',
+      env: this.runner.processEnv,
+      timeoutMs: Math.min(this.timeoutMs, 60_000),
+    });
   }
 
   /** The environment git and gh run with. */
@@ -144,7 +149,8 @@ export class GitManager {
     const head = await this.exec(path, ['symbolic-ref', '--quiet', 'refs/remotes/origin/HEAD'], { okCodes: [1, 128] });
     if (head.code === 0 && head.stdout.trim()) return head.stdout.trim().replace(/^refs\/remotes\/origin\//, '');
     for (const candidate of ['main', 'master']) {
-      if ((await refSha(this, path, `refs/heads/${candidate}`)) || (await refSha(this, path, `refs/remotes/origin/${candidate}`))) return candidate;
+      if ((await refSha(this, path, `refs/heads/${candidate}`)) || (await refSha(this, path, `refs/remotes/origin/${candidate}`)))
+        return candidate;
     }
     return (await this.currentBranch(path)) ?? 'main';
   }
@@ -226,7 +232,8 @@ export class GitManager {
     assertValidBranchName(name);
     if (options.startPoint) assertValidRefName(options.startPoint);
     if (await this.branchExists(path, name)) throw new GitError(`Branch '${name}' already exists.`);
-    if (options.startPoint && !(await refSha(this, path, options.startPoint))) throw new GitError(`Start point '${options.startPoint}' not found.`);
+    if (options.startPoint && !(await refSha(this, path, options.startPoint)))
+      throw new GitError(`Start point '${options.startPoint}' not found.`);
     const start = options.startPoint ? [options.startPoint] : [];
     await this.run(path, options.checkout === false ? ['branch', name, ...start] : ['checkout', '-b', name, ...start]);
   }
@@ -275,8 +282,18 @@ export class GitManager {
     if (lease && typeof lease === 'object' && lease.expected && !/^[0-9a-f]{40}$/.test(lease.expected)) {
       throw new GitError('The expected sha for a lease must be 40 hex digits.');
     }
-    const leaseArgs = !lease ? [] : lease === true ? [`--force-with-lease=refs/heads/${branch}`] : [`--force-with-lease=refs/heads/${branch}:${lease.expected}`];
-    const args = ['push', ...(options.setUpstream !== false ? ['--set-upstream'] : []), ...leaseArgs, remote, `refs/heads/${branch}:refs/heads/${branch}`];
+    const leaseArgs = !lease
+      ? []
+      : lease === true
+        ? [`--force-with-lease=refs/heads/${branch}`]
+        : [`--force-with-lease=refs/heads/${branch}:${lease.expected}`];
+    const args = [
+      'push',
+      ...(options.setUpstream !== false ? ['--set-upstream'] : []),
+      ...leaseArgs,
+      remote,
+      `refs/heads/${branch}:refs/heads/${branch}`,
+    ];
     try {
       await this.run(path, args);
     } catch (err) {

@@ -59,7 +59,11 @@ export class GitRunner {
         config: ['core.quotepath=false', 'color.ui=false', 'advice.detachedHead=false'],
         errors: (error, result) => {
           if (typeof result.exitCode !== 'number' || result.exitCode <= 0) return error;
-          const failure = new GitExitError(result.exitCode, Buffer.concat(result.stdOut).toString('utf8'), Buffer.concat(result.stdErr).toString('utf8'));
+          const failure = new GitExitError(
+            result.exitCode,
+            Buffer.concat(result.stdOut).toString('utf8'),
+            Buffer.concat(result.stdErr).toString('utf8'),
+          );
           exit(failure);
           return error ?? Buffer.from(failure.message);
         },
@@ -102,7 +106,10 @@ export class GitRunner {
     const [name, email] = await Promise.all(
       ['user.name', 'user.email'].map(async (key) => (await this.exec(cwd, ['config', '--get', key], { okCodes: [1] })).stdout.trim()),
     );
-    return [...(name ? [] : ['-c', `user.name=${FALLBACK_IDENTITY.name}`]), ...(email ? [] : ['-c', `user.email=${FALLBACK_IDENTITY.email}`])];
+    return [
+      ...(name ? [] : ['-c', `user.name=${FALLBACK_IDENTITY.name}`]),
+      ...(email ? [] : ['-c', `user.email=${FALLBACK_IDENTITY.email}`]),
+    ];
   }
 
   private describe(err: unknown, cwd: string, args: string[]): GitError {

@@ -34,7 +34,15 @@ export async function findBranchConflicts(git: GitManager, path: string, default
     // 0: merges cleanly; 128: no common history (nothing to simulate), so not reported.
     if (out.code !== 1) continue;
     // First line: the tree id; then one conflicted path per line.
-    const files = [...new Set(out.stdout.split('\n').slice(1).map((l) => l.trim()).filter(Boolean))];
+    const files = [
+      ...new Set(
+        out.stdout
+          .split('\n')
+          .slice(1)
+          .map((l) => l.trim())
+          .filter(Boolean),
+      ),
+    ];
     const behind = (await git.run(path, ['rev-list', '--count', `${ref}..${base}`])).trim();
     conflicts.push({ branch, conflictingFiles: files, commitsBehindMain: behind });
   }

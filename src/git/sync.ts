@@ -31,7 +31,8 @@ const AUTO_COMMIT_MESSAGE = 'WIP: automatic commit before sync';
 export async function syncWorkspaceSteps(git: GitManager, path: string, defaultBranch: string): Promise<SyncOutcome> {
   assertValidBranchName(defaultBranch);
   const actions: string[] = [];
-  if (!(await hasRemote(git, path))) return { status: 'error', branch: await git.currentBranch(path), actions, message: 'The workspace has no origin remote to sync with.' };
+  if (!(await hasRemote(git, path)))
+    return { status: 'error', branch: await git.currentBranch(path), actions, message: 'The workspace has no origin remote to sync with.' };
   await git.fetch(path, { prune: true });
   actions.push('fetched origin (pruned)');
 
@@ -40,15 +41,23 @@ export async function syncWorkspaceSteps(git: GitManager, path: string, defaultB
   const entries = await git.porcelainStatus(path);
   const conflicted = entries.filter(isConflict).map((e) => e.path);
   if (conflicted.length > 0) {
-    return { status: 'conflict', branch, actions, message: `Unresolved merge conflicts in ${conflicted.join(', ')}; resolve them before syncing.` };
+    return {
+      status: 'conflict',
+      branch,
+      actions,
+      message: `Unresolved merge conflicts in ${conflicted.join(', ')}; resolve them before syncing.`,
+    };
   }
   const busy = await operationInProgress(git, path);
   if (busy) return { status: 'error', branch, actions, message: `A ${busy} is in progress; finish or abort it before syncing.` };
   const upstream = `refs/remotes/origin/${defaultBranch}`;
-  if (!(await refSha(git, path, upstream))) return { status: 'error', branch, actions, message: `origin has no branch '${defaultBranch}'.` };
+  if (!(await refSha(git, path, upstream)))
+    return { status: 'error', branch, actions, message: `origin has no branch '${defaultBranch}'.` };
 
   const dirty = entries.length > 0;
-  return branch === defaultBranch ? syncDefault(git, path, defaultBranch, dirty, actions) : syncFeature(git, path, branch, defaultBranch, dirty, actions);
+  return branch === defaultBranch
+    ? syncDefault(git, path, defaultBranch, dirty, actions)
+    : syncFeature(git, path, branch, defaultBranch, dirty, actions);
 }
 
 async function syncDefault(git: GitManager, path: string, branch: string, dirty: boolean, actions: string[]): Promise<SyncOutcome> {
@@ -67,7 +76,14 @@ async function syncDefault(git: GitManager, path: string, branch: string, dirty:
   return { status: 'synced', branch, actions, stashed, pushed: false, ...(backupBranch ? { backupBranch } : {}) };
 }
 
-async function syncFeature(git: GitManager, path: string, branch: string, defaultBranch: string, dirty: boolean, actions: string[]): Promise<SyncOutcome> {
+async function syncFeature(
+  git: GitManager,
+  path: string,
+  branch: string,
+  defaultBranch: string,
+  dirty: boolean,
+  actions: string[],
+): Promise<SyncOutcome> {
   const upstream = `refs/remotes/origin/${defaultBranch}`;
   let autoCommitted = false;
   if (dirty) {

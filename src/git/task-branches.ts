@@ -46,7 +46,11 @@ async function moveDefault(git: GitManager, path: string, defaultBranch: string,
  * branch of that name, else creating it from the default branch. A reused branch is rebased
  * onto the default branch when that goes cleanly, and otherwise left exactly as it was.
  */
-export async function prepareTaskBranch(git: GitManager, path: string, options: { defaultBranch: string; branch: string }): Promise<PrepareTaskOutcome> {
+export async function prepareTaskBranch(
+  git: GitManager,
+  path: string,
+  options: { defaultBranch: string; branch: string },
+): Promise<PrepareTaskOutcome> {
   const { defaultBranch, branch } = options;
   assertValidBranchName(defaultBranch);
   assertValidBranchName(branch);
@@ -57,7 +61,8 @@ export async function prepareTaskBranch(git: GitManager, path: string, options: 
     actions.push('fetched origin');
   }
   const clean = !(await git.hasUncommittedChanges(path));
-  const upstream = origin && (await refSha(git, path, `refs/remotes/origin/${defaultBranch}`)) ? `refs/remotes/origin/${defaultBranch}` : null;
+  const upstream =
+    origin && (await refSha(git, path, `refs/remotes/origin/${defaultBranch}`)) ? `refs/remotes/origin/${defaultBranch}` : null;
   let defaultUpdated = false;
   let backupBranch: string | null = null;
   if (clean && upstream) {
@@ -103,13 +108,18 @@ export async function prepareTaskBranch(git: GitManager, path: string, options: 
  * On a conflict or a refused push the workspace is left clean on the task branch, with the
  * task's commits, and the outcome says so; other failures are thrown after the same cleanup.
  */
-export async function mergeTaskBranch(git: GitManager, path: string, options: { branch: string; defaultBranch: string; push: boolean }): Promise<MergeTaskOutcome> {
+export async function mergeTaskBranch(
+  git: GitManager,
+  path: string,
+  options: { branch: string; defaultBranch: string; push: boolean },
+): Promise<MergeTaskOutcome> {
   const { branch, defaultBranch } = options;
   assertValidBranchName(branch);
   assertValidBranchName(defaultBranch);
   if (branch === defaultBranch) throw new GitError(`The task branch and the default branch are both '${branch}'.`);
   if (!(await git.branchExists(path, branch))) throw new GitError(`Branch '${branch}' not found.`);
-  if (await git.hasUncommittedChanges(path)) throw new GitError('You have uncommitted changes; commit them before merging the task branch.');
+  if (await git.hasUncommittedChanges(path))
+    throw new GitError('You have uncommitted changes; commit them before merging the task branch.');
   const busy = await operationInProgress(git, path);
   if (busy) throw new GitError(`A ${busy} is in progress; finish or abort it before merging.`);
 
@@ -119,7 +129,8 @@ export async function mergeTaskBranch(git: GitManager, path: string, options: { 
     await git.fetch(path, { prune: true });
     actions.push('fetched origin');
   }
-  const upstream = origin && (await refSha(git, path, `refs/remotes/origin/${defaultBranch}`)) ? `refs/remotes/origin/${defaultBranch}` : null;
+  const upstream =
+    origin && (await refSha(git, path, `refs/remotes/origin/${defaultBranch}`)) ? `refs/remotes/origin/${defaultBranch}` : null;
   const base = upstream ?? `refs/heads/${defaultBranch}`;
   if (!(await refSha(git, path, base))) throw new GitError(`Branch '${defaultBranch}' not found.`);
   const baseName = upstream ? `origin/${defaultBranch}` : defaultBranch;
@@ -127,7 +138,8 @@ export async function mergeTaskBranch(git: GitManager, path: string, options: { 
   const identity = await git.identityArgs(path);
   const onBranch = async () => {
     if ((await operationInProgress(git, path)) === 'merge') await git.exec(path, ['merge', '--abort'], { okCodes: [1, 128] });
-    if ((await git.currentBranch(path)) !== branch || (await git.hasUncommittedChanges(path))) await git.run(path, ['checkout', '-f', branch, '--']);
+    if ((await git.currentBranch(path)) !== branch || (await git.hasUncommittedChanges(path)))
+      await git.run(path, ['checkout', '-f', branch, '--']);
   };
 
   try {
@@ -141,7 +153,12 @@ export async function mergeTaskBranch(git: GitManager, path: string, options: { 
         await restoreBranch(git, path, branch, before);
         actions.push('rebase aborted');
         const where = files.length > 0 ? ` in ${files.join(', ')}` : '';
-        return { status: 'conflict', files, actions, message: `Merge conflict${where} rebasing '${branch}' onto ${baseName}; the workspace was restored to '${branch}'.` };
+        return {
+          status: 'conflict',
+          files,
+          actions,
+          message: `Merge conflict${where} rebasing '${branch}' onto ${baseName}; the workspace was restored to '${branch}'.`,
+        };
       }
       rebased = true;
       actions.push(`rebased ${branch} onto ${baseName}`);
@@ -155,7 +172,12 @@ export async function mergeTaskBranch(git: GitManager, path: string, options: { 
     if (merge.code !== 0) {
       const files = await git.conflictedFiles(path);
       await onBranch();
-      return { status: 'conflict', files, actions, message: `Merge conflict in ${files.join(', ') || 'the working tree'}; the workspace was restored to '${branch}'.` };
+      return {
+        status: 'conflict',
+        files,
+        actions,
+        message: `Merge conflict in ${files.join(', ') || 'the working tree'}; the workspace was restored to '${branch}'.`,
+      };
     }
     actions.push(`merged ${branch} into ${defaultBranch}`);
 

@@ -41,7 +41,12 @@ export async function budgetStatus(db: Database, budget: BudgetRecord, now: Date
   const level = [...BUDGET_LEVELS].reverse().find((l) => Math.max(...shares) * 100 >= l) ?? 0;
   let resetsAt: Date | null = usage.oldest ? new Date(usage.oldest.getTime() + windowMs) : null;
   if (over && exact) {
-    const leaving = await db.budgets.underLimitsAfter(budget.projectId, windowStart, { tokens: usage.tokens, costUsd: usage.costUsd }, budget);
+    const leaving = await db.budgets.underLimitsAfter(
+      budget.projectId,
+      windowStart,
+      { tokens: usage.tokens, costUsd: usage.costUsd },
+      budget,
+    );
     resetsAt = leaving ? new Date(leaving.getTime() + windowMs + 1) : resetsAt;
   }
   return { budget, windowStart, usedTokens: usage.tokens, usedCostUsd: usage.costUsd, percent, level, over, resetsAt };
@@ -49,7 +54,8 @@ export async function budgetStatus(db: Database, budget: BudgetRecord, now: Date
 
 function describeUse(s: BudgetStatus): string {
   const parts: string[] = [];
-  if (s.budget.tokenLimit !== null) parts.push(`${s.usedTokens.toLocaleString('en-US')} of ${s.budget.tokenLimit.toLocaleString('en-US')} tokens`);
+  if (s.budget.tokenLimit !== null)
+    parts.push(`${s.usedTokens.toLocaleString('en-US')} of ${s.budget.tokenLimit.toLocaleString('en-US')} tokens`);
   if (s.budget.costLimitUsd !== null) parts.push(`$${s.usedCostUsd.toFixed(2)} of $${s.budget.costLimitUsd.toFixed(2)}`);
   return `${parts.join(' and ')} in the last ${s.budget.windowHours} h`;
 }

@@ -113,21 +113,30 @@ export async function completeRun(deps: CompletionDeps, run: FinishedRun): Promi
     try {
       await git.pushBranch(run.workspacePath, run.branch);
       // A follow-up run updates the PR it already has (the push above) instead of opening another.
-      prUrl = task.prUrl ?? await git.createPullRequest(run.workspacePath, {
-        title: task.title,
-        body: `${run.summary || task.title}\n\nTask-Id: ${task.id}`,
-        branch: run.branch,
-        base: run.defaultBranch,
-      });
+      prUrl =
+        task.prUrl ??
+        (await git.createPullRequest(run.workspacePath, {
+          title: task.title,
+          body: `${run.summary || task.title}\n\nTask-Id: ${task.id}`,
+          branch: run.branch,
+          base: run.defaultBranch,
+        }));
     } catch (err) {
       notes.push(`No pull request was opened: ${errorText(err)} Review the branch '${run.branch}' and approve the task when it is right.`);
       log(`Pull request for ${task.id} failed: ${errorText(err)}`);
     }
     const moved = await machine.fire(task.id, 'PR_CREATED', { prUrl }, { from: ['IN_PROGRESS'] });
     if (!moved.ok) return;
-    const payload = { title: task.title, pr_url: prUrl, branch: run.branch, summary: run.summary, ...(notes.length && { note: notes.join(' ') }) };
+    const payload = {
+      title: task.title,
+      pr_url: prUrl,
+      branch: run.branch,
+      summary: run.summary,
+      ...(notes.length && { note: notes.join(' ') }),
+    };
     await events.emit('task_awaiting_approval', { projectId: task.projectId, taskId: task.id, payload });
-    if (prUrl && prUrl !== task.prUrl) await events.emit('pr_created', { projectId: task.projectId, taskId: task.id, payload: { title: task.title, pr_url: prUrl } });
+    if (prUrl && prUrl !== task.prUrl)
+      await events.emit('pr_created', { projectId: task.projectId, taskId: task.id, payload: { title: task.title, pr_url: prUrl } });
     return;
   }
 
@@ -144,6 +153,10 @@ export async function completeRun(deps: CompletionDeps, run: FinishedRun): Promi
   const message = outcome.message;
   const moved = await machine.fire(task.id, 'MERGE_FAILED', {}, { from: ['IN_PROGRESS'] });
   if (!moved.ok) return;
-  await events.emit('merge_failed', { projectId: task.projectId, taskId: task.id, payload: { title: task.title, message, branch: run.branch } });
+  await events.emit('merge_failed', {
+    projectId: task.projectId,
+    taskId: task.id,
+    payload: { title: task.title, message, branch: run.branch },
+  });
   await reportBlocked(db, events, task, `Merging '${run.branch}' into ${run.defaultBranch} failed: ${message}`);
 }

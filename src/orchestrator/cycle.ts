@@ -64,7 +64,11 @@ export async function buildSnapshot(
 ): Promise<SchedulerSnapshot> {
   const { db } = deps;
   const since = new Date(deps.now().getTime() - deps.windowMs);
-  const [idleAgents, projects, hold] = await Promise.all([db.scheduling.idleAgents(), db.scheduling.projects(), db.scheduling.quotaHold(deps.now())]);
+  const [idleAgents, projects, hold] = await Promise.all([
+    db.scheduling.idleAgents(),
+    db.scheduling.projects(),
+    db.scheduling.quotaHold(deps.now()),
+  ]);
   // A project can take at most min(idle agents, its concurrency cap) tasks in one round; a few
   // more cover tasks skipped for workspace affinity. Rows cost, so read no more than that.
   const cap = projects.reduce((m, p) => Math.max(m, p.maxConcurrentAgents), 1);
@@ -87,7 +91,11 @@ export async function buildSnapshot(
     const wanted = Math.min(ready.length, slots, idleAgents.length);
     const missing = Math.min(wanted - free, project.maxConcurrentAgents - (workspaces.total[projectId] ?? 0));
     if (missing <= 0 || (project.budgetLimit !== null && (tokens.perProject[projectId] ?? 0) >= project.budgetLimit)) continue;
-    const created = await provisionWorkspaces({ db, git: deps.provisioning.git, now: deps.now, log: deps.log, retryMs: deps.provisioning.retryMs }, project, missing);
+    const created = await provisionWorkspaces(
+      { db, git: deps.provisioning.git, now: deps.now, log: deps.log, retryMs: deps.provisioning.retryMs },
+      project,
+      missing,
+    );
     workspaces.available[projectId] ??= [];
     workspaces.available[projectId].push(...created);
   }
@@ -96,7 +104,13 @@ export async function buildSnapshot(
     available[projectId] = ids.filter((id) => !options.excludeWorkspaceIds.has(id));
   }
   return {
-    projects: projects.map((p) => ({ id: p.id, status: p.status, creditWeight: p.creditWeight, maxConcurrentAgents: p.maxConcurrentAgents, budgetLimit: p.budgetLimit })),
+    projects: projects.map((p) => ({
+      id: p.id,
+      status: p.status,
+      creditWeight: p.creditWeight,
+      maxConcurrentAgents: p.maxConcurrentAgents,
+      budgetLimit: p.budgetLimit,
+    })),
     readyTasks,
     idleAgents: idleAgents.map((a) => ({ id: a.id })),
     activeAgentCounts: activeCounts,
@@ -135,7 +149,12 @@ export async function ensureAgentPool(deps: Pick<CycleDeps, 'db' | 'events' | 'l
  * Tells people, once per task, that it waits because every workspace of its project is busy
  * (instead of a notice every cycle).
  */
-export async function noticeWaiting(deps: CycleDeps, snapshot: SchedulerSnapshot, assigned: Assignment[], notified: Set<string>): Promise<void> {
+export async function noticeWaiting(
+  deps: CycleDeps,
+  snapshot: SchedulerSnapshot,
+  assigned: Assignment[],
+  notified: Set<string>,
+): Promise<void> {
   if (snapshot.idleAgents.length <= assigned.length) return;
   const used = new Set(assigned.map((a) => a.workspaceId));
   const taken = new Set(assigned.map((a) => a.taskId));

@@ -103,7 +103,9 @@ export async function runHookStep(rawStep: HookStep, env: StepEnvironment): Prom
       return result.error ? { error: result.error } : { content: `Created task ${String(result.created)}`, task_id: result.created };
     }
     default:
-      return { error: `Unknown context step type ${JSON.stringify(step.type)}. Use shell, read_file, http, git_diff, db_query or create_task.` };
+      return {
+        error: `Unknown context step type ${JSON.stringify(step.type)}. Use shell, read_file, http, git_diff, db_query or create_task.`,
+      };
   }
 }
 

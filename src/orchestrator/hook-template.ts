@@ -36,11 +36,7 @@ function pathValue(root: unknown, path: string[]): unknown {
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][\w.]*)\s*\}\}/g;
 
-export function renderHookPrompt(
-  template: string,
-  steps: StepResult[],
-  event: Record<string, unknown> | null = null,
-): string {
+export function renderHookPrompt(template: string, steps: StepResult[], event: Record<string, unknown> | null = null): string {
   return template.replace(PLACEHOLDER, (whole, expression: string) => {
     const [head, ...rest] = expression.split('.');
     const stepMatch = /^step_(\d+)$/.exec(head);

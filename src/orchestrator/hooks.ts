@@ -7,10 +7,7 @@ import { runHookStep, shortCircuitReason, type StepEnvironment } from './hook-st
 import { renderHookPrompt, type StepResult } from './hook-template';
 
 /** Runs a hook's prompt through the model, which reaches commands through the catalog. */
-export type HookModelRunner = (input: {
-  hook: HookDefinition;
-  prompt: string;
-}) => Promise<{ text: string; tokensUsed: number }>;
+export type HookModelRunner = (input: { hook: HookDefinition; prompt: string }) => Promise<{ text: string; tokensUsed: number }>;
 
 export interface HookEngineDeps {
   db: Database;
@@ -142,7 +139,8 @@ export class HookEngine implements HookEnginePort {
         }));
         results.push({ ...result, _step_index: index });
         const skip = shortCircuitReason(step, result);
-        if (skip) return await this.finish(hook, runId, { status: 'skipped', contextResults: results, skippedReason: `step_${index}: ${skip}` });
+        if (skip)
+          return await this.finish(hook, runId, { status: 'skipped', contextResults: results, skippedReason: `step_${index}: ${skip}` });
       }
       if (hook.trigger.skip_llm === true) {
         return await this.finish(hook, runId, { status: 'completed', contextResults: results, skippedReason: 'skip_llm' });
@@ -173,13 +171,10 @@ export class HookEngine implements HookEnginePort {
     }
   }
 
-  private async finish(
-    hook: HookDefinition,
-    runId: string,
-    outcome: Parameters<Database['hookRuns']['finishRun']>[1],
-  ): Promise<void> {
+  private async finish(hook: HookDefinition, runId: string, outcome: Parameters<Database['hookRuns']['finishRun']>[1]): Promise<void> {
     await this.deps.db.hookRuns.finishRun(runId, outcome);
-    const type = outcome.status === 'completed' ? 'hook_run_completed' : outcome.status === 'failed' ? 'hook_run_failed' : 'hook_run_skipped';
+    const type =
+      outcome.status === 'completed' ? 'hook_run_completed' : outcome.status === 'failed' ? 'hook_run_failed' : 'hook_run_skipped';
     await this.deps.events.emit(type, {
       projectId: hook.projectId,
       payload: {

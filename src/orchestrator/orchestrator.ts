@@ -153,7 +153,6 @@ export class Orchestrator extends TaskControl {
 
   private completedCache: { at: number; value: Record<string, number> } | null = null;
 
-
   /**
    * Tasks completed per project in the window, cached for 30 s: the count scans completed tasks
    * (no completed_at index) and only decides the min-task guarantee, where seconds do not matter.
@@ -226,7 +225,9 @@ export class Orchestrator extends TaskControl {
       this.leader = true;
       const r = this.lastRecovery;
       if (r.tasks.length || r.agents || r.locks) {
-        this.log(`Recovered after restart: ${r.tasks.length} task(s) back to READY, ${r.agents} agent(s) freed, ${r.locks} lock(s) released.`);
+        this.log(
+          `Recovered after restart: ${r.tasks.length} task(s) back to READY, ${r.agents} agent(s) freed, ${r.locks} lock(s) released.`,
+        );
       }
     }
     return true;
@@ -268,7 +269,14 @@ export class Orchestrator extends TaskControl {
   }
 
   private launch(taskId: string, agentId: string, workspaceId: string): void {
-    const handle: RunHandle = { taskId, agentId, workspaceId, controller: new AbortController(), phase: 'starting', done: Promise.resolve() };
+    const handle: RunHandle = {
+      taskId,
+      agentId,
+      workspaceId,
+      controller: new AbortController(),
+      phase: 'starting',
+      done: Promise.resolve(),
+    };
     this.runs.set(taskId, handle);
     handle.done = runTask(this.runnerDeps(), handle).finally(() => {
       this.runs.delete(taskId);

@@ -64,7 +64,9 @@ export class PrFollower {
     const stored = await db.state.get<Record<string, FollowUp>>(FOLLOW_UP_KEY, {});
     const followed: Record<string, FollowUp> = {};
     for (const id of awaiting) {
-      followed[id] = stored[id] ? { ...stored[id] } : { since: ((await db.tasks.get(id))?.updatedAt ?? this.now()).toISOString(), remindedAt: null };
+      followed[id] = stored[id]
+        ? { ...stored[id] }
+        : { since: ((await db.tasks.get(id))?.updatedAt ?? this.now()).toISOString(), remindedAt: null };
     }
     for (const id of this.checkedAt.keys()) if (!followed[id]) this.forget(id);
 
@@ -150,7 +152,14 @@ export class PrFollower {
       projectId: task.projectId,
       taskId: task.id,
       agentId: task.assignedAgent,
-      payload: { title: task.title, merged: true, merged_on: forge.kind, pr_url: url, branch: task.branchName, branch_deleted: branchDeleted },
+      payload: {
+        title: task.title,
+        merged: true,
+        merged_on: forge.kind,
+        pr_url: url,
+        branch: task.branchName,
+        branch_deleted: branchDeleted,
+      },
     });
     await promoteAfter(db, events, this.machine, task.id);
   }
@@ -168,13 +177,23 @@ export class PrFollower {
       const hours = Math.floor(waitedMs / HOUR);
       const escalated = waitedMs >= (this.options.escalateAfterMs ?? 24 * HOUR);
       const notes = [
-        escalated ? `Still waiting for approval after ${hours} hours; this needs someone today.` : `Still waiting for approval (${hours} h).`,
+        escalated
+          ? `Still waiting for approval after ${hours} hours; this needs someone today.`
+          : `Still waiting for approval (${hours} h).`,
         ...(this.problems.has(id) ? [`Agent Queue cannot look at its pull or merge request: ${this.problems.get(id)}`] : []),
       ];
       await this.options.events.emit('task_awaiting_approval', {
         projectId: task.projectId,
         taskId: id,
-        payload: { title: task.title, pr_url: task.prUrl, branch: task.branchName, reminder: true, escalated, waiting_hours: hours, note: notes.join(' ') },
+        payload: {
+          title: task.title,
+          pr_url: task.prUrl,
+          branch: task.branchName,
+          reminder: true,
+          escalated,
+          waiting_hours: hours,
+          note: notes.join(' '),
+        },
       });
       entry.remindedAt = now.toISOString();
     }

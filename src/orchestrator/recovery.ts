@@ -14,7 +14,12 @@ export interface RecoveryReport {
  * workspace locks not held by a run of this process are released. Only the lease holder calls
  * this, so a second daemon can never "recover" the first one's live runs.
  */
-export async function recoverStaleState(db: Database, events: EventLog, machine: TaskStateMachine, liveTaskIds: string[]): Promise<RecoveryReport> {
+export async function recoverStaleState(
+  db: Database,
+  events: EventLog,
+  machine: TaskStateMachine,
+  liveTaskIds: string[],
+): Promise<RecoveryReport> {
   const { tasks, agents, locks } = await db.taskRuns.recoverStale(liveTaskIds, async (tx, taskId) => {
     const moved = await machine.within(tx).fire(taskId, 'RECOVERY', { assignedAgent: null }, { from: ['ASSIGNED', 'IN_PROGRESS'] });
     return moved.ok;

@@ -53,7 +53,13 @@ const TABLE: Table = {
   },
   WAITING_INPUT: { ADMIN_RESTART: 'READY' },
   PAUSED: { RESUME_TIMER: 'READY', ADMIN_RESTART: 'READY' },
-  AWAITING_APPROVAL: { ADMIN_APPROVE: 'COMPLETED', PR_MERGED: 'COMPLETED', PR_CLOSED: 'BLOCKED', ADMIN_RESTART: 'READY', FOLLOW_UP: 'READY' },
+  AWAITING_APPROVAL: {
+    ADMIN_APPROVE: 'COMPLETED',
+    PR_MERGED: 'COMPLETED',
+    PR_CLOSED: 'BLOCKED',
+    ADMIN_RESTART: 'READY',
+    FOLLOW_UP: 'READY',
+  },
   COMPLETED: { ADMIN_RESTART: 'READY', FOLLOW_UP: 'READY' },
   FAILED: { RETRY: 'READY', MAX_RETRIES: 'BLOCKED', ADMIN_SKIP: 'COMPLETED', ADMIN_RESTART: 'READY', FOLLOW_UP: 'READY' },
   BLOCKED: { ADMIN_SKIP: 'COMPLETED', ADMIN_RESTART: 'READY', FOLLOW_UP: 'READY' },
@@ -126,7 +132,9 @@ export class TaskStateMachine {
     const to = nextStatus(from, event);
     if (!to || (options.from && !options.from.includes(from))) {
       if (!options.quiet) {
-        this.log(`State machine refused ${event} for task ${taskId} in ${from}${options.from ? ` (expected ${options.from.join('/')})` : ''}.`);
+        this.log(
+          `State machine refused ${event} for task ${taskId} in ${from}${options.from ? ` (expected ${options.from.join('/')})` : ''}.`,
+        );
       }
       return { ok: false, reason: 'refused', from, task };
     }

@@ -65,10 +65,15 @@ export class TaskControl implements TaskControlPort {
   }
 
   async skipTask(taskId: string): Promise<SkipResult> {
-    const task = await this.move(taskId, 'ADMIN_SKIP', { skipped: true, completedAt: new Date() }, {
-      wrongStatus: (status) => `Task '${taskId}' is ${status}: only BLOCKED or FAILED tasks can be skipped.`,
-      conflict: `Task '${taskId}' changed while skipping; look at it again.`,
-    });
+    const task = await this.move(
+      taskId,
+      'ADMIN_SKIP',
+      { skipped: true, completedAt: new Date() },
+      {
+        wrongStatus: (status) => `Task '${taskId}' is ${status}: only BLOCKED or FAILED tasks can be skipped.`,
+        conflict: `Task '${taskId}' changed while skipping; look at it again.`,
+      },
+    );
     await this.events.emit('task_skipped', { projectId: task.projectId, taskId, payload: { title: task.title } });
     const promoted = await promoteWaiting(this.db, this.machine, taskId);
     for (const p of promoted) {
@@ -78,13 +83,18 @@ export class TaskControl implements TaskControlPort {
   }
 
   async restartTask(taskId: string): Promise<RestartResult> {
-    const task = await this.move(taskId, 'ADMIN_RESTART', { retryCount: 0, assignedAgent: null, resumeAfter: null, pauseReason: null }, {
-      wrongStatus: (status) =>
-        status === 'IN_PROGRESS'
-          ? `Task '${taskId}' is IN_PROGRESS. Stop it first (stop_task), then restart it.`
-          : `Task '${taskId}' is ${status} and cannot be restarted.`,
-      conflict: `Task '${taskId}' changed while restarting; try again.`,
-    });
+    const task = await this.move(
+      taskId,
+      'ADMIN_RESTART',
+      { retryCount: 0, assignedAgent: null, resumeAfter: null, pauseReason: null },
+      {
+        wrongStatus: (status) =>
+          status === 'IN_PROGRESS'
+            ? `Task '${taskId}' is IN_PROGRESS. Stop it first (stop_task), then restart it.`
+            : `Task '${taskId}' is ${status} and cannot be restarted.`,
+        conflict: `Task '${taskId}' changed while restarting; try again.`,
+      },
+    );
     await this.events.emit('task_restarted', {
       projectId: task.projectId,
       taskId,
@@ -94,10 +104,15 @@ export class TaskControl implements TaskControlPort {
   }
 
   async approveTask(taskId: string, approvedBy?: string | null): Promise<{ title: string }> {
-    const task = await this.move(taskId, 'ADMIN_APPROVE', { completedAt: new Date() }, {
-      wrongStatus: (status) => `Task '${taskId}' is ${status}, not AWAITING_APPROVAL, so there is nothing to approve.`,
-      conflict: `Task '${taskId}' was already handled by someone else.`,
-    });
+    const task = await this.move(
+      taskId,
+      'ADMIN_APPROVE',
+      { completedAt: new Date() },
+      {
+        wrongStatus: (status) => `Task '${taskId}' is ${status}, not AWAITING_APPROVAL, so there is nothing to approve.`,
+        conflict: `Task '${taskId}' was already handled by someone else.`,
+      },
+    );
     await this.events.emit('task_completed', {
       projectId: task.projectId,
       taskId,

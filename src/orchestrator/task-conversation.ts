@@ -27,7 +27,9 @@ export async function lastSessionId(db: Database, taskId: string): Promise<strin
   const rows = (await db
     .em()
     .getConnection()
-    .execute('select session_id from task_results where task_id = ? and session_id is not null order by id desc limit 1', [taskId])) as Array<{ session_id: string }>;
+    .execute('select session_id from task_results where task_id = ? and session_id is not null order by id desc limit 1', [
+      taskId,
+    ])) as Array<{ session_id: string }>;
   return rows[0]?.session_id ?? null;
 }
 
@@ -36,7 +38,10 @@ export async function lastSessionId(db: Database, taskId: string): Promise<strin
  * picks it up from the database); a finished one goes back to the queue, and its next run
  * resumes the agent session with the message as the instruction.
  */
-export async function sendTaskMessage(deps: Deps, input: { taskId: string; text: string; author?: string | null }): Promise<MessageDelivery> {
+export async function sendTaskMessage(
+  deps: Deps,
+  input: { taskId: string; text: string; author?: string | null },
+): Promise<MessageDelivery> {
   const { db, events, machine } = deps;
   const task = await db.tasks.get(input.taskId);
   if (!task) throw new TaskOperationError('not_found', `Task '${input.taskId}' not found.`);
@@ -53,15 +58,28 @@ export async function sendTaskMessage(deps: Deps, input: { taskId: string; text:
   let stored: TaskMessageRecord | null = null;
   const moved = await db.transaction(async (tx) => {
     const outcome = await machine.within(tx).fire(task.id, 'FOLLOW_UP', FOLLOW_UP_RESET, { from: [task.status], quiet: true });
-    if (outcome.ok) stored = await new TaskMessageRepository(() => tx).add({ taskId: task.id, kind: 'follow_up', text: input.text, author: input.author });
+    if (outcome.ok)
+      stored = await new TaskMessageRepository(() => tx).add({
+        taskId: task.id,
+        kind: 'follow_up',
+        text: input.text,
+        author: input.author,
+      });
     return outcome.ok;
   });
-  if (!moved || !stored) throw new TaskOperationError('conflict', `Task '${task.id}' changed while the message was sent; look at it again.`);
+  if (!moved || !stored)
+    throw new TaskOperationError('conflict', `Task '${task.id}' changed while the message was sent; look at it again.`);
   const resumesSession = (await lastSessionId(db, task.id)) !== null;
   await events.emit('task_follow_up_queued', {
     projectId: task.projectId,
     taskId: task.id,
-    payload: { title: task.title, previous_status: task.status, text: input.text.slice(0, 2000), author: input.author ?? null, resumes_session: resumesSession },
+    payload: {
+      title: task.title,
+      previous_status: task.status,
+      text: input.text.slice(0, 2000),
+      author: input.author ?? null,
+      resumes_session: resumesSession,
+    },
   });
   return { delivery: 'follow_up', messageId: (stored as TaskMessageRecord).id, task, previousStatus: task.status, resumesSession };
 }
@@ -136,7 +154,13 @@ export async function queuePendingFollowUp(deps: Deps, taskId: string): Promise<
   await deps.events.emit('task_follow_up_queued', {
     projectId: task.projectId,
     taskId,
-    payload: { title: task.title, previous_status: task.status, text: null, author: null, resumes_session: (await lastSessionId(deps.db, taskId)) !== null },
+    payload: {
+      title: task.title,
+      previous_status: task.status,
+      text: null,
+      author: null,
+      resumes_session: (await lastSessionId(deps.db, taskId)) !== null,
+    },
   });
   return true;
 }

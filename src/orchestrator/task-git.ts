@@ -67,7 +67,11 @@ export class GitManagerTaskGit implements TaskGit {
     await this.git.run(path, ['checkout', '-B', branch]);
   }
 
-  async mergeTaskBranch(path: string, branch: string, defaultBranch: string): Promise<{ merged: true } | { merged: false; message: string }> {
+  async mergeTaskBranch(
+    path: string,
+    branch: string,
+    defaultBranch: string,
+  ): Promise<{ merged: true } | { merged: false; message: string }> {
     const origin = await this.hasOrigin(path);
     const restore = async () => {
       await this.resetDefault(path, defaultBranch).catch(() => undefined);

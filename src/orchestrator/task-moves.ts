@@ -12,7 +12,9 @@ export function claimLaunch(
   a: { taskId: string; agentId: string; workspaceId: string },
 ): Promise<LaunchRefusal | null> {
   return db.taskRuns.claimLaunch(a, async (tx) => {
-    const moved = await machine.within(tx).fire(a.taskId, 'ASSIGN', { assignedAgent: a.agentId, workspaceId: a.workspaceId }, { from: ['READY'], quiet: true });
+    const moved = await machine
+      .within(tx)
+      .fire(a.taskId, 'ASSIGN', { assignedAgent: a.agentId, workspaceId: a.workspaceId }, { from: ['READY'], quiet: true });
     return moved.ok;
   });
 }
@@ -26,5 +28,8 @@ export function promoteWaiting(
   machine: TaskStateMachine,
   scope?: string | { ids: string[] },
 ): Promise<Array<{ id: string; title: string; projectId: string }>> {
-  return db.tasks.promoteDefined(scope, async (tx, taskId) => (await machine.within(tx).fire(taskId, 'DEPS_MET', {}, { from: ['DEFINED'] })).ok);
+  return db.tasks.promoteDefined(
+    scope,
+    async (tx, taskId) => (await machine.within(tx).fire(taskId, 'DEPS_MET', {}, { from: ['DEFINED'] })).ok,
+  );
 }

@@ -72,7 +72,11 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
   const { db, events, machine, log } = deps;
   const { taskId, agentId } = handle;
   try {
-    const [task, agent, workspace] = await Promise.all([db.tasks.get(taskId), db.agents.get(agentId), db.workspaces.get(handle.workspaceId)]);
+    const [task, agent, workspace] = await Promise.all([
+      db.tasks.get(taskId),
+      db.agents.get(agentId),
+      db.workspaces.get(handle.workspaceId),
+    ]);
     const project = task ? await db.projects.get(task.projectId) : null;
     if (!task || !agent || !workspace || !project) {
       log(`Launch of ${taskId} abandoned: its task, agent, workspace or project is gone.`);
@@ -84,7 +88,13 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
 
     const { branch, defaultBranch } = await prepareBranch(deps, task, workspace.path);
     if (branch && branch !== task.branchName) await db.tasks.update(taskId, { branchName: branch });
-    const current: TaskRecord = { ...task, status: 'IN_PROGRESS', branchName: branch ?? task.branchName, workspaceId: workspace.id, assignedAgent: agentId };
+    const current: TaskRecord = {
+      ...task,
+      status: 'IN_PROGRESS',
+      branchName: branch ?? task.branchName,
+      workspaceId: workspace.id,
+      assignedAgent: agentId,
+    };
     await events.emit('task_started', {
       projectId: task.projectId,
       taskId,
@@ -98,7 +108,11 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
       return;
     }
     const upstream = await Promise.all(
-      (await db.tasks.upstream(taskId)).map(async (u) => ({ id: u.id, title: u.title, summary: (await db.taskResults.latest(u.id))?.summary ?? null })),
+      (await db.tasks.upstream(taskId)).map(async (u) => ({
+        id: u.id,
+        title: u.title,
+        summary: (await db.taskResults.latest(u.id))?.summary ?? null,
+      })),
     );
     const prompt = buildAgentPrompt({
       task,
@@ -127,12 +141,26 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
         onProgress: (l) => progress.push(l),
       });
     } catch (err) {
-      outcome = { status: 'failed', summary: '', errorMessage: errorText(err), usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 }, costUsd: 0, sessionId: null, resetsAt: null };
+      outcome = {
+        status: 'failed',
+        summary: '',
+        errorMessage: errorText(err),
+        usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 },
+        costUsd: 0,
+        sessionId: null,
+        resetsAt: null,
+      };
     }
     await progress.flush();
     handle.phase = 'finishing';
     await recordRun(deps, current, outcome);
-    await settle(deps, current, outcome, { workspacePath: workspace.path, branch, defaultBranch, runStartedAt, aborted: handle.controller.signal.aborted });
+    await settle(deps, current, outcome, {
+      workspacePath: workspace.path,
+      branch,
+      defaultBranch,
+      runStartedAt,
+      aborted: handle.controller.signal.aborted,
+    });
     // A stopped run stays stopped; its unread messages reach the agent when it runs again.
     if (!handle.controller.signal.aborted) await queuePendingFollowUp(deps, taskId);
   } catch (err) {
@@ -145,7 +173,11 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
 }
 
 /** The task's branch, checked out. Plan steps continue on their parent's branch. */
-async function prepareBranch(deps: RunnerDeps, task: TaskRecord, path: string): Promise<{ branch: string | null; defaultBranch: string | null }> {
+async function prepareBranch(
+  deps: RunnerDeps,
+  task: TaskRecord,
+  path: string,
+): Promise<{ branch: string | null; defaultBranch: string | null }> {
   if (!(await deps.git.isRepo(path).catch(() => false))) return { branch: null, defaultBranch: null };
   const defaultBranch = await deps.git.detectDefaultBranch(path);
   let branch = task.branchName;
@@ -211,21 +243,43 @@ async function settle(
     if ((await db.tasks.get(task.id))?.status !== 'IN_PROGRESS') return;
     const back = await machine.fire(task.id, 'RECOVERY', { assignedAgent: null }, { from: ['IN_PROGRESS'] });
     if (back.ok) {
-      await events.emit('task_retrying', { projectId: task.projectId, taskId: task.id, payload: { title: task.title, reason: 'the daemon stopped during the run', retry_count: task.retryCount, max_retries: task.maxRetries } });
+      await events.emit('task_retrying', {
+        projectId: task.projectId,
+        taskId: task.id,
+        payload: {
+          title: task.title,
+          reason: 'the daemon stopped during the run',
+          retry_count: task.retryCount,
+          max_retries: task.maxRetries,
+        },
+      });
     }
     return;
   }
   if (outcome.status === 'rate_limited') {
     const pauses = await db.taskRuns.recentRateLimitPauses(task.id);
     const now = new Date();
-    const until = resumeTime({ message: outcome.errorMessage, resetsAt: outcome.resetsAt, consecutivePauses: pauses - 1 }, now, deps.rateLimitBackoffMs);
+    const until = resumeTime(
+      { message: outcome.errorMessage, resetsAt: outcome.resetsAt, consecutivePauses: pauses - 1 },
+      now,
+      deps.rateLimitBackoffMs,
+    );
     const detail = outcome.errorMessage ?? 'the API refused the run';
     // A limit that names its reset is the account's quota: the scheduler holds new launches until then.
     const named = (outcome.resetsAt !== null && outcome.resetsAt.getTime() > now.getTime()) || parseResetTime(detail, now) !== null;
     const reason = named ? `${QUOTA_PAUSE_PREFIX} ${until.toISOString()}: ${detail}` : `Rate or usage limit: ${detail}`;
-    const moved = await machine.fire(task.id, 'RATE_LIMITED', { resumeAfter: until, pauseReason: reason, assignedAgent: null }, { from: ['IN_PROGRESS'] });
+    const moved = await machine.fire(
+      task.id,
+      'RATE_LIMITED',
+      { resumeAfter: until, pauseReason: reason, assignedAgent: null },
+      { from: ['IN_PROGRESS'] },
+    );
     if (moved.ok) {
-      await events.emit('task_paused', { projectId: task.projectId, taskId: task.id, payload: { title: task.title, reason, resume_after: until.toISOString() } });
+      await events.emit('task_paused', {
+        projectId: task.projectId,
+        taskId: task.id,
+        payload: { title: task.title, reason, resume_after: until.toISOString() },
+      });
     }
     return;
   }
@@ -254,7 +308,16 @@ async function settle(
   }
   await completeRun(
     { db, events, machine, git: deps.git, log },
-    { task, workspacePath: ctx.workspacePath, branch: ctx.branch, defaultBranch: ctx.defaultBranch, summary: outcome.summary, tokens: totalAgentTokens(outcome.usage), costUsd: outcome.costUsd, subtasks },
+    {
+      task,
+      workspacePath: ctx.workspacePath,
+      branch: ctx.branch,
+      defaultBranch: ctx.defaultBranch,
+      summary: outcome.summary,
+      tokens: totalAgentTokens(outcome.usage),
+      costUsd: outcome.costUsd,
+      subtasks,
+    },
   );
 }
 
@@ -270,15 +333,38 @@ export async function failRun(deps: RunnerDeps, task: TaskRecord, error: string)
     projectId: task.projectId,
     taskId: task.id,
     agentId: task.assignedAgent,
-    payload: { title: task.title, error: error.slice(0, 2000), error_type: errorType, suggested_fix: suggestedFix, retry_count: retryCount, max_retries: task.maxRetries, will_retry: willRetry },
+    payload: {
+      title: task.title,
+      error: error.slice(0, 2000),
+      error_type: errorType,
+      suggested_fix: suggestedFix,
+      retry_count: retryCount,
+      max_retries: task.maxRetries,
+      will_retry: willRetry,
+    },
   });
   if (willRetry) {
     const moved = await machine.fire(task.id, 'RETRY', { assignedAgent: null }, { from: ['FAILED'] });
     if (moved.ok) {
-      await events.emit('task_retrying', { projectId: task.projectId, taskId: task.id, payload: { title: task.title, reason: `${errorType}: ${error.slice(0, 300)}`, retry_count: retryCount, max_retries: task.maxRetries } });
+      await events.emit('task_retrying', {
+        projectId: task.projectId,
+        taskId: task.id,
+        payload: {
+          title: task.title,
+          reason: `${errorType}: ${error.slice(0, 300)}`,
+          retry_count: retryCount,
+          max_retries: task.maxRetries,
+        },
+      });
     }
     return;
   }
   const blocked = await machine.fire(task.id, 'MAX_RETRIES', { assignedAgent: null }, { from: ['FAILED'] });
-  if (blocked.ok) await reportBlocked(deps.db, events, task, `Failed ${retryCount} of ${task.maxRetries} attempts. Last error (${errorType}): ${error.slice(0, 300)}`);
+  if (blocked.ok)
+    await reportBlocked(
+      deps.db,
+      events,
+      task,
+      `Failed ${retryCount} of ${task.maxRetries} attempts. Last error (${errorType}): ${error.slice(0, 300)}`,
+    );
 }

@@ -72,7 +72,9 @@ async function loadContext(db: Database, state: SchedulingState, projectIds: str
   const byId = new Map(projects.map((p) => [p.id, p]));
   // Token sums scan the window's usage rows: only when a project asked about has a budget.
   const budgeted = projectIds.some((id) => byId.get(id)?.budgetLimit != null);
-  const tokens = budgeted ? (await db.scheduling.tokensSince(new Date(state.now.getTime() - (state.windowMs ?? 24 * 3600_000)))).perProject : {};
+  const tokens = budgeted
+    ? (await db.scheduling.tokensSince(new Date(state.now.getTime() - (state.windowMs ?? 24 * 3600_000)))).perProject
+    : {};
   return { state, projects: byId, agentCount, idleAgents: idle.length, active, workspaces, hold, tokens, failures };
 }
 
@@ -88,46 +90,73 @@ async function provisioning(db: Database, project: SchedulingProjectRow): Promis
 
 async function projectReason(db: Database, c: Context, projectId: string): Promise<WaitingReason> {
   const { state } = c;
-  if (!state.daemonRunning) return { code: 'no_daemon', reason: 'No daemon is running, so nothing is scheduled: start the app (npm start).' };
-  if (state.paused) return { code: 'scheduling_paused', reason: 'Scheduling is paused for every project: resume it with orchestrator_control action=resume.' };
+  if (!state.daemonRunning)
+    return { code: 'no_daemon', reason: 'No daemon is running, so nothing is scheduled: start the app (npm start).' };
+  if (state.paused)
+    return {
+      code: 'scheduling_paused',
+      reason: 'Scheduling is paused for every project: resume it with orchestrator_control action=resume.',
+    };
   if (c.hold) {
     const until = c.hold.until.toISOString();
     return { code: 'waiting_quota', reason: `The agents' usage limit is reached; new tasks start after it resets at ${until}.`, until };
   }
   const project = c.projects.get(projectId);
   if (!project) return { code: 'starting', reason: 'The project is gone.' };
-  if (project.status === 'PAUSED') return { code: 'project_paused', reason: `Project '${projectId}' is paused: resume it with resume_project.` };
+  if (project.status === 'PAUSED')
+    return { code: 'project_paused', reason: `Project '${projectId}' is paused: resume it with resume_project.` };
   const used = c.tokens[projectId] ?? 0;
   if (project.budgetLimit !== null && used >= project.budgetLimit) {
-    return { code: 'over_budget', reason: `Project '${projectId}' used ${used} of its ${project.budgetLimit} token budget in the window; it starts tasks again as the window moves on or when the budget is raised.` };
+    return {
+      code: 'over_budget',
+      reason: `Project '${projectId}' used ${used} of its ${project.budgetLimit} token budget in the window; it starts tasks again as the window moves on or when the budget is raised.`,
+    };
   }
   const spent = await overBudget(db, projectId, state.now); // set_budget's budgets, the project's and the global one
   if (spent) return { code: 'over_budget', reason: spent };
   if (c.agentCount === 0) {
-    return { code: 'no_agent', reason: 'There is no agent: set AQ_AGENTS (the daemon keeps that many) and restart, or add one with create_agent.' };
+    return {
+      code: 'no_agent',
+      reason: 'There is no agent: set AQ_AGENTS (the daemon keeps that many) and restart, or add one with create_agent.',
+    };
   }
   const active = c.active[projectId] ?? 0;
   if (active >= project.maxConcurrentAgents) {
-    return { code: 'slots_busy', reason: `All ${project.maxConcurrentAgents} agent slot(s) of project '${projectId}' are busy; the next task starts when one finishes.` };
+    return {
+      code: 'slots_busy',
+      reason: `All ${project.maxConcurrentAgents} agent slot(s) of project '${projectId}' are busy; the next task starts when one finishes.`,
+    };
   }
   const total = c.workspaces.total[projectId] ?? 0;
   const free = c.workspaces.available[projectId]?.length ?? 0;
   const failure = c.failures[projectId];
   if (free === 0) {
-    if (failure) return { code: 'workspace_failed', reason: `Preparing a workspace for project '${projectId}' failed: ${failure.error}. It is tried again shortly; fix the repository (or add one with add_workspace).` };
+    if (failure)
+      return {
+        code: 'workspace_failed',
+        reason: `Preparing a workspace for project '${projectId}' failed: ${failure.error}. It is tried again shortly; fix the repository (or add one with add_workspace).`,
+      };
     const how = await provisioning(db, project);
     if (total === 0 && !how) {
-      return { code: 'no_workspace', reason: `Project '${projectId}' has no workspace and no repository to make one from: add one with add_repo (or add_workspace).` };
+      return {
+        code: 'no_workspace',
+        reason: `Project '${projectId}' has no workspace and no repository to make one from: add one with add_repo (or add_workspace).`,
+      };
     }
     const more = how === 'clone' ? total < project.maxConcurrentAgents : how === 'link' && total === 0;
-    if (!more) return { code: 'workspaces_busy', reason: `Every workspace of project '${projectId}' is in use; the task starts when one frees up.` };
+    if (!more)
+      return { code: 'workspaces_busy', reason: `Every workspace of project '${projectId}' is in use; the task starts when one frees up.` };
   }
   if (c.idleAgents === 0) return { code: 'agents_busy', reason: 'Every agent is busy; the task starts when one finishes.' };
   return { code: 'starting', reason: 'Nothing holds it: it starts at the daemon’s next pass.' };
 }
 
 /** The reason the next READY task of each project does not start. */
-export async function projectWaitingReasons(db: Database, state: SchedulingState, projectIds: string[]): Promise<Map<string, WaitingReason>> {
+export async function projectWaitingReasons(
+  db: Database,
+  state: SchedulingState,
+  projectIds: string[],
+): Promise<Map<string, WaitingReason>> {
   const c = await loadContext(db, state, projectIds);
   const out = new Map<string, WaitingReason>();
   for (const id of projectIds) out.set(id, await projectReason(db, c, id));
@@ -139,19 +168,32 @@ export async function taskWaitingReason(db: Database, state: SchedulingState, ta
   if (task.status === 'DEFINED') {
     const open = (await db.tasks.upstream(task.id)).filter((u) => u.status !== 'COMPLETED');
     if (open.length === 0) return { code: 'starting', reason: 'Its dependencies are done; it becomes READY at the daemon’s next pass.' };
-    const names = open.slice(0, 5).map((u) => `${u.id} (${u.status})`).join(', ');
-    return { code: 'waiting_dependencies', reason: `Waiting on ${open.length} unfinished task(s): ${names}${open.length > 5 ? ', …' : ''}.` };
+    const names = open
+      .slice(0, 5)
+      .map((u) => `${u.id} (${u.status})`)
+      .join(', ');
+    return {
+      code: 'waiting_dependencies',
+      reason: `Waiting on ${open.length} unfinished task(s): ${names}${open.length > 5 ? ', …' : ''}.`,
+    };
   }
   if (task.status === 'PAUSED') {
     const until = task.resumeAfter?.toISOString();
-    return { code: 'waiting_quota', reason: `${task.pauseReason ?? 'Paused'}${until ? `; it goes back to the queue at ${until}` : ''}.`, ...(until && { until }) };
+    return {
+      code: 'waiting_quota',
+      reason: `${task.pauseReason ?? 'Paused'}${until ? `; it goes back to the queue at ${until}` : ''}.`,
+      ...(until && { until }),
+    };
   }
   if (task.status !== 'READY') return null;
   const reason = (await projectWaitingReasons(db, state, [task.projectId])).get(task.projectId)!;
   if (reason.code === 'starting' && task.preferredWorkspaceId) {
     const w = await db.workspaces.get(task.preferredWorkspaceId);
     if (w?.lockedByTaskId) {
-      return { code: 'workspace_pinned', reason: `It continues in workspace '${w.id}', which task ${w.lockedByTaskId} is using; it starts when that one frees up.` };
+      return {
+        code: 'workspace_pinned',
+        reason: `It continues in workspace '${w.id}', which task ${w.lockedByTaskId} is using; it starts when that one frees up.`,
+      };
     }
   }
   return reason;

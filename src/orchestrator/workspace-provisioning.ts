@@ -112,7 +112,14 @@ export async function provisionWorkspaces(deps: ProvisionDeps, project: Provisio
         throw new GitError(`Not a git repository: ${linkable}`);
       }
       const id = repo ? `${project.id}-${repo.id}` : `${project.id}-default`;
-      await db.workspaces.create({ id, projectId: project.id, name: repo ? repo.id : 'default', path: linkable, sourceType: 'link', repoId: repo?.id ?? null });
+      await db.workspaces.create({
+        id,
+        projectId: project.id,
+        name: repo ? repo.id : 'default',
+        path: linkable,
+        sourceType: 'link',
+        repoId: repo?.id ?? null,
+      });
       created.push(id);
     } else {
       const names: string[] = [];
@@ -140,7 +147,10 @@ export async function provisionWorkspaces(deps: ProvisionDeps, project: Provisio
     }
     await recordFailure(db, project.id, null);
   } catch (err) {
-    const error = err instanceof GitError ? err.message : `Could not prepare a workspace from ${what}: ${err instanceof Error ? err.message : String(err)}`;
+    const error =
+      err instanceof GitError
+        ? err.message
+        : `Could not prepare a workspace from ${what}: ${err instanceof Error ? err.message : String(err)}`;
     deps.log(`Workspace provisioning for project ${project.id} failed: ${error}`);
     await recordFailure(db, project.id, { error, source: what, at: deps.now().getTime() });
   }

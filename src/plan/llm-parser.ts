@@ -45,11 +45,7 @@ function asText(value: unknown): string {
  * rule-based parser when the answer holds no such tool call; provider errors propagate, so the
  * caller decides (the orchestrator falls back to parsePlan).
  */
-export async function parsePlanWithLlm(
-  rawContent: string,
-  provider: ChatProvider,
-  options: ParsePlanOptions = {},
-): Promise<ParsedPlan> {
+export async function parsePlanWithLlm(rawContent: string, provider: ChatProvider, options: ParsePlanOptions = {}): Promise<ParsedPlan> {
   const sourceFile = options.sourceFile ?? '';
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
   const response = await provider.createMessage({

@@ -31,23 +31,49 @@ export const MIN_HEADING_BODY_LENGTH = 20;
 export const MAX_NUMBERED_TITLE_LENGTH = 120;
 
 /** Where an agent's plan is looked for, in this order. */
-export const DEFAULT_PLAN_FILE_PATTERNS: readonly string[] = [
-  '.agent/plan.md',
-  'plan.md',
-  'docs/plans/*.md',
-  'plans/*.md',
-  'docs/plan.md',
-];
+export const DEFAULT_PLAN_FILE_PATTERNS: readonly string[] = ['.agent/plan.md', 'plan.md', 'docs/plans/*.md', 'plans/*.md', 'docs/plan.md'];
 
 /** Headings that describe a plan rather than ask for work (compared lowercased, after cleaning). */
 export const NON_ACTIONABLE_HEADINGS: ReadonlySet<string> = new Set([
-  'overview', 'summary', 'background', 'context', 'introduction', 'conclusion', 'notes',
-  'references', 'appendix', 'prerequisites', 'requirements', 'assumptions', 'risks',
-  'open questions', 'future work', 'out of scope', 'glossary', 'table of contents', 'motivation',
-  'goals', 'non-goals', 'success criteria', 'files modified', 'files to modify', 'file changes',
-  'testing strategy', 'testing notes', 'rollback plan', 'implementation order', 'dependency graph',
-  'design decisions', 'key decisions', 'additional observations', 'identified gaps', 'verdict',
-  'executive summary', 'problem statement', 'data flow', 'file change summary',
+  'overview',
+  'summary',
+  'background',
+  'context',
+  'introduction',
+  'conclusion',
+  'notes',
+  'references',
+  'appendix',
+  'prerequisites',
+  'requirements',
+  'assumptions',
+  'risks',
+  'open questions',
+  'future work',
+  'out of scope',
+  'glossary',
+  'table of contents',
+  'motivation',
+  'goals',
+  'non-goals',
+  'success criteria',
+  'files modified',
+  'files to modify',
+  'file changes',
+  'testing strategy',
+  'testing notes',
+  'rollback plan',
+  'implementation order',
+  'dependency graph',
+  'design decisions',
+  'key decisions',
+  'additional observations',
+  'identified gaps',
+  'verdict',
+  'executive summary',
+  'problem statement',
+  'data flow',
+  'file change summary',
   'user workflow examples',
 ]);
 

@@ -31,7 +31,8 @@ export function followProjectChannels(runtime: Runtime, client: WebClient, log: 
           try {
             const created = await client.conversations.create({ name });
             const id = created.channel?.id;
-            if (id) await runtime.handler.execute('set_project_channel', { project_id: event.projectId, channel_id: id }, { source: 'system' });
+            if (id)
+              await runtime.handler.execute('set_project_channel', { project_id: event.projectId, channel_id: id }, { source: 'system' });
             return;
           } catch (err) {
             if (slackError(err) !== 'name_taken') throw err;

@@ -33,7 +33,12 @@ export function chatReplyBlocks(reply: ChatReply): Rendered {
       ],
     } as KnownBlock,
   ]);
-  const answer = fitBlocks(markdownToBlocks(reply.text || '…'), () => reply.text, 'reply.md', LIMITS.blocksPerMessage - confirmations.length);
+  const answer = fitBlocks(
+    markdownToBlocks(reply.text || '…'),
+    () => reply.text,
+    'reply.md',
+    LIMITS.blocksPerMessage - confirmations.length,
+  );
   return {
     text: fallback(markdownToMrkdwn(reply.text)) || '…',
     blocks: [...answer.blocks, ...confirmations],

@@ -15,7 +15,10 @@ export interface HomeView {
   blocks: KnownBlock[];
 }
 
-const executeAsApp = (source: HomeSource): Execute => (name, args = {}) => source.handler.execute(name, args, { source: 'system' });
+const executeAsApp =
+  (source: HomeSource): Execute =>
+  (name, args = {}) =>
+    source.handler.execute(name, args, { source: 'system' });
 
 /**
  * The App Home dashboard, top-down by urgency: what needs a person, what is running, the ready
@@ -39,7 +42,13 @@ export async function homeView(source: HomeSource, note?: string): Promise<HomeV
 }
 
 /** Publishes the Home for one person; failures are logged, never thrown (the Home is best effort). */
-export async function publishHome(client: WebClient, source: HomeSource, userId: string, note?: string, log: (m: string) => void = () => undefined): Promise<void> {
+export async function publishHome(
+  client: WebClient,
+  source: HomeSource,
+  userId: string,
+  note?: string,
+  log: (m: string) => void = () => undefined,
+): Promise<void> {
   try {
     await client.views.publish({ user_id: userId, view: await homeView(source, note) });
   } catch (err) {

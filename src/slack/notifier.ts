@@ -113,7 +113,19 @@ export class SlackNotifier {
     const task = await this.execute('get_task', { task_id: taskId });
     const text = (v: unknown) => (typeof v === 'string' && v ? v : null);
     if ('error' in task) {
-      return { id: taskId, title: text(p.title) ?? taskId, projectId: event.projectId ?? '', status: 'DELETED', agent: null, branch: null, prUrl: null, retries: null, tokens: null, costUsd: null, deleted: true };
+      return {
+        id: taskId,
+        title: text(p.title) ?? taskId,
+        projectId: event.projectId ?? '',
+        status: 'DELETED',
+        agent: null,
+        branch: null,
+        prUrl: null,
+        retries: null,
+        tokens: null,
+        costUsd: null,
+        deleted: true,
+      };
     }
     return {
       id: taskId,

@@ -9,9 +9,14 @@ function slackError(err: unknown): string {
  * Uploads what did not fit a message: to the channel it was asked in, else (the app is not in
  * that channel) to the person's DM with the app. Returns a sentence when it could not.
  */
-export async function uploadFiles(client: WebClient, where: { channelId: string; userId: string }, files: readonly FileUpload[]): Promise<string | null> {
+export async function uploadFiles(
+  client: WebClient,
+  where: { channelId: string; userId: string },
+  files: readonly FileUpload[],
+): Promise<string | null> {
   for (const file of files) {
-    const upload = (channel_id: string) => client.files.uploadV2({ channel_id, filename: file.filename, title: file.title, content: file.content });
+    const upload = (channel_id: string) =>
+      client.files.uploadV2({ channel_id, filename: file.filename, title: file.title, content: file.content });
     try {
       await upload(where.channelId);
     } catch (first) {

@@ -85,7 +85,10 @@ export class FakeAnthropic {
   private messageIds = 0;
   private toolIds = 0;
 
-  private constructor(private readonly server: http.Server, private readonly options: FakeAnthropicOptions) {}
+  private constructor(
+    private readonly server: http.Server,
+    private readonly options: FakeAnthropicOptions,
+  ) {}
 
   static async start(options: FakeAnthropicOptions = {}): Promise<FakeAnthropic> {
     let fake!: FakeAnthropic;
@@ -128,7 +131,9 @@ export class FakeAnthropic {
     while (this.requests.length < n) {
       const left = deadline - Date.now();
       if (left <= 0) {
-        throw new Error(`FakeAnthropic: waited ${timeoutMs} ms for ${n} request(s), got ${this.requests.length}; ${this.script.length} scripted turn(s) left.`);
+        throw new Error(
+          `FakeAnthropic: waited ${timeoutMs} ms for ${n} request(s), got ${this.requests.length}; ${this.script.length} scripted turn(s) left.`,
+        );
       }
       await new Promise<void>((resolve) => {
         const done = () => {
@@ -198,23 +203,39 @@ export class FakeAnthropic {
     const usage = { ...DEFAULT_USAGE, ...turn.usage };
     const stopReason = turn.stopReason ?? (turn.toolUses?.length ? 'tool_use' : 'end_turn');
     const id = `msg_${++this.messageIds}`;
-    const message = { id, type: 'message', role: 'assistant', model: String(request.body.model ?? 'fake-model'), content, stop_reason: stopReason, stop_sequence: null, usage };
+    const message = {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model: String(request.body.model ?? 'fake-model'),
+      content,
+      stop_reason: stopReason,
+      stop_sequence: null,
+      usage,
+    };
     const headers = { 'request-id': `req_${this.messageIds}` };
     if (!request.body.stream) {
       res.writeHead(200, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(message));
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', ...headers });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      ...headers,
+    });
     const send = (data: { type: string } & Record<string, unknown>) => res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
     // message_start carries the input side of usage; output_tokens grows until message_delta.
     send({ type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } });
     content.forEach((block, index) => {
       if (block.type === 'text') {
         send({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-        for (const part of halves(String(block.text))) send({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: part } });
+        for (const part of halves(String(block.text)))
+          send({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: part } });
       } else {
         send({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
-        for (const part of halves(JSON.stringify(block.input ?? {}))) send({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: part } });
+        for (const part of halves(JSON.stringify(block.input ?? {})))
+          send({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: part } });
       }
       send({ type: 'content_block_stop', index });
     });

@@ -72,7 +72,10 @@ export async function installFakeForges(dir: string): Promise<FakeForges> {
     },
     async calls(tool) {
       const text = await readFile(path.join(bin, `${tool}.calls.jsonl`), 'utf8').catch(() => '');
-      return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as string[]);
+      return text
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as string[]);
     },
   };
 }

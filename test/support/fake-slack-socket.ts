@@ -33,7 +33,10 @@ export class FakeSocketMode {
   pongs = 0;
   private readonly pongWaiters = new Set<() => void>();
 
-  constructor(server: http.Server, private readonly pingIntervalMs = 5_000) {
+  constructor(
+    server: http.Server,
+    private readonly pingIntervalMs = 5_000,
+  ) {
     this.wss = new WebSocketServer({ server, path: '/link' });
     this.wss.on('connection', (ws) => this.onConnection(ws));
   }
@@ -67,7 +70,10 @@ export class FakeSocketMode {
 
   sendEnvelope(type: string, payload: unknown, options: SendEnvelopeOptions = {}): Promise<EnvelopeAck> {
     const socket = this.socket;
-    if (!socket) return Promise.reject(new Error('sendEnvelope: no Socket Mode connection (did the app start in Socket Mode? await waitForSocketConnection() first).'));
+    if (!socket)
+      return Promise.reject(
+        new Error('sendEnvelope: no Socket Mode connection (did the app start in Socket Mode? await waitForSocketConnection() first).'),
+      );
     const envelopeId = options.envelopeId ?? `env-${++this.envelopes}`;
     const timeoutMs = options.timeoutMs ?? 5_000;
     const started = performance.now();

@@ -68,7 +68,16 @@ export class SlackDefaults {
     const channel = typeof args.channel === 'string' ? args.channel : 'C1';
     switch (method) {
       case 'auth.test':
-        return { ok: true, url: 'https://example.slack.com/', team: 'example', user: 'aq', team_id: 'T1', user_id: 'UBOT', bot_id: 'BBOT', is_enterprise_install: false };
+        return {
+          ok: true,
+          url: 'https://example.slack.com/',
+          team: 'example',
+          user: 'aq',
+          team_id: 'T1',
+          user_id: 'UBOT',
+          bot_id: 'BBOT',
+          is_enterprise_install: false,
+        };
       case 'apps.connections.open':
         return { ok: true, url: `${this.wsUrl()}/link?ticket=x` };
       case 'chat.postMessage': {
@@ -89,7 +98,18 @@ export class SlackDefaults {
       case 'conversations.create': {
         this.channelCounter += 1;
         const id = `C${String(this.channelCounter).padStart(4, '0')}`;
-        return { ok: true, channel: { id, name: args.name, is_channel: true, is_private: args.is_private === 'true' || args.is_private === true, is_archived: false, created: 1_700_000_000, creator: 'UBOT' } };
+        return {
+          ok: true,
+          channel: {
+            id,
+            name: args.name,
+            is_channel: true,
+            is_private: args.is_private === 'true' || args.is_private === true,
+            is_archived: false,
+            created: 1_700_000_000,
+            creator: 'UBOT',
+          },
+        };
       }
       case 'conversations.archive':
       case 'conversations.join':
@@ -98,7 +118,17 @@ export class SlackDefaults {
       case 'conversations.setPurpose':
         return { ok: true, channel: { id: channel } };
       case 'conversations.info':
-        return { ok: true, channel: { id: channel, name: `channel-${channel.toLowerCase()}`, is_channel: channel.startsWith('C'), is_im: channel.startsWith('D'), is_archived: false, is_member: true } };
+        return {
+          ok: true,
+          channel: {
+            id: channel,
+            name: `channel-${channel.toLowerCase()}`,
+            is_channel: channel.startsWith('C'),
+            is_im: channel.startsWith('D'),
+            is_archived: false,
+            is_member: true,
+          },
+        };
       case 'conversations.replies':
       case 'conversations.history':
         return { ok: true, messages: [], has_more: false, response_metadata: { next_cursor: '' } };
@@ -114,7 +144,7 @@ export class SlackDefaults {
         return { ok: true, file_id: id, upload_url: `${this.baseUrl()}/upload/${id}` };
       }
       case 'files.completeUploadExternal': {
-        const files = typeof args.files === 'string' ? (JSON.parse(args.files) as unknown[]) : (args.files as unknown[]) ?? [];
+        const files = typeof args.files === 'string' ? (JSON.parse(args.files) as unknown[]) : ((args.files as unknown[]) ?? []);
         return { ok: true, files: files.map((f) => ({ ...(f as object), ...(args.channel_id ? { channels: [args.channel_id] } : {}) })) };
       }
       case 'conversations.open': {
@@ -123,7 +153,18 @@ export class SlackDefaults {
       }
       case 'users.info': {
         const id = typeof args.user === 'string' ? args.user : 'U1';
-        return { ok: true, user: { id, team_id: 'T1', name: `user-${id.toLowerCase()}`, real_name: `User ${id}`, is_bot: id === 'UBOT', tz: 'UTC', profile: { display_name: `user-${id.toLowerCase()}` } } };
+        return {
+          ok: true,
+          user: {
+            id,
+            team_id: 'T1',
+            name: `user-${id.toLowerCase()}`,
+            real_name: `User ${id}`,
+            is_bot: id === 'UBOT',
+            tz: 'UTC',
+            profile: { display_name: `user-${id.toLowerCase()}` },
+          },
+        };
       }
       default:
         return { ok: true };
@@ -131,13 +172,31 @@ export class SlackDefaults {
   }
 
   private message(args: Record<string, unknown>, ts: string): Record<string, unknown> {
-    return { type: 'message', user: 'UBOT', bot_id: 'BBOT', app_id: 'A1', team: 'T1', ts, text: args.text ?? '', ...(args.blocks !== undefined && { blocks: args.blocks }), ...(args.thread_ts !== undefined && { thread_ts: args.thread_ts }) };
+    return {
+      type: 'message',
+      user: 'UBOT',
+      bot_id: 'BBOT',
+      app_id: 'A1',
+      team: 'T1',
+      ts,
+      text: args.text ?? '',
+      ...(args.blocks !== undefined && { blocks: args.blocks }),
+      ...(args.thread_ts !== undefined && { thread_ts: args.thread_ts }),
+    };
   }
 
   private view(args: Record<string, unknown>): Record<string, unknown> {
     this.viewCounter += 1;
     const view = (typeof args.view === 'object' && args.view) || {};
     const id = typeof args.view_id === 'string' ? args.view_id : `V${String(this.viewCounter).padStart(4, '0')}`;
-    return { id, team_id: 'T1', app_id: 'A1', bot_id: 'BBOT', hash: `${1_700_000_000 + this.viewCounter}.fakehash`, state: { values: {} }, ...view };
+    return {
+      id,
+      team_id: 'T1',
+      app_id: 'A1',
+      bot_id: 'BBOT',
+      hash: `${1_700_000_000 + this.viewCounter}.fakehash`,
+      state: { values: {} },
+      ...view,
+    };
   }
 }

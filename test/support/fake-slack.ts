@@ -86,8 +86,14 @@ export class FakeSlack {
   private readonly defaults: SlackDefaults;
   private readonly waiters = new Set<() => void>();
 
-  private constructor(private readonly server: http.Server, private readonly options: FakeSlackOptions) {
-    this.defaults = new SlackDefaults(() => this.wsUrl, () => this.url);
+  private constructor(
+    private readonly server: http.Server,
+    private readonly options: FakeSlackOptions,
+  ) {
+    this.defaults = new SlackDefaults(
+      () => this.wsUrl,
+      () => this.url,
+    );
     this.socketMode = new FakeSocketMode(server, options.pingIntervalMs);
   }
 
@@ -222,7 +228,9 @@ export class FakeSlack {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     if (this.violations.length && !this.options.allowInvalidPayloads) {
-      throw new Error(`FakeSlack: the app sent payloads Slack would reject or that carry markup we did not write:\n${this.violations.map((v) => describeViolations(v.where, [v])).join('\n')}`);
+      throw new Error(
+        `FakeSlack: the app sent payloads Slack would reject or that carry markup we did not write:\n${this.violations.map((v) => describeViolations(v.where, [v])).join('\n')}`,
+      );
     }
   }
 
@@ -271,17 +279,28 @@ export class FakeSlack {
         this.check(`response_url ${id}`, validateMessage(body));
         reply = { ok: true };
       } else if (path.startsWith('/upload/')) {
-        this.uploads.push({ fileId: decodeURIComponent(path.slice('/upload/'.length)), content: await uploadedContent(raw, req.headers['content-type']) });
+        this.uploads.push({
+          fileId: decodeURIComponent(path.slice('/upload/'.length)),
+          content: await uploadedContent(raw, req.headers['content-type']),
+        });
         reply = { ok: true };
       } else if (path.startsWith('/api/')) {
-        const call: ApiCall = { method: path.slice('/api/'.length), args: body, headers: req.headers, authorization: req.headers.authorization, at: Date.now() };
+        const call: ApiCall = {
+          method: path.slice('/api/'.length),
+          args: body,
+          headers: req.headers,
+          authorization: req.headers.authorization,
+          at: Date.now(),
+        };
         this.calls.push(call);
         this.check(call.method, validateCall(call.method, call.args));
         reply = await this.answer(call);
       } else {
         reply = httpReply(404, { ok: false, error: 'unknown_path', path });
       }
-      const { status, headers, payload } = isRawReply(reply) ? { status: reply.status, headers: reply.headers, payload: reply.body } : { status: 200, headers: {}, payload: reply };
+      const { status, headers, payload } = isRawReply(reply)
+        ? { status: reply.status, headers: reply.headers, payload: reply.body }
+        : { status: 200, headers: {}, payload: reply };
       res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers }).end(JSON.stringify(payload));
     } catch (error) {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
@@ -313,7 +332,11 @@ function readBody(req: http.IncomingMessage): Promise<string> {
 /** The file in an upload_url POST: the WebClient sends it as multipart form data. */
 async function uploadedContent(raw: string, contentType: string | undefined): Promise<string> {
   if (!contentType?.includes('multipart/form-data')) return raw;
-  const form = await new Request('http://upload.local/', { method: 'POST', headers: { 'content-type': contentType }, body: raw }).formData();
+  const form = await new Request('http://upload.local/', {
+    method: 'POST',
+    headers: { 'content-type': contentType },
+    body: raw,
+  }).formData();
   for (const value of form.values()) if (typeof value !== 'string') return value.text();
   return String(form.values().next().value ?? '');
 }

@@ -7,7 +7,11 @@ import { MIGRATIONS } from '../../src/db/migrations';
  * applied), lets `fill` write rows with plain SQL, and closes it: the starting point for testing
  * that a migration carries existing data over.
  */
-export async function databaseBefore(file: string, name: string, fill: (sql: (text: string) => Promise<unknown>) => Promise<void>): Promise<void> {
+export async function databaseBefore(
+  file: string,
+  name: string,
+  fill: (sql: (text: string) => Promise<unknown>) => Promise<void>,
+): Promise<void> {
   const index = MIGRATIONS.findIndex((m) => m.name === name);
   if (index < 0) throw new Error(`No migration named ${name}`);
   const base = ormOptions(file);

@@ -1,10 +1,19 @@
 import type { TestRuntime } from './runtime';
 
 /** A page of a list-like reply: the list under `K`, the count of all items, and where the next page starts. */
-export type Page<K extends string> = Record<K, Array<Record<string, unknown>>> & { total: number; next_offset: number | null; error?: string };
+export type Page<K extends string> = Record<K, Array<Record<string, unknown>>> & {
+  total: number;
+  next_offset: number | null;
+  error?: string;
+};
 
 /** Follows next_offset from the first page to the last, as a "Next" button would (at most 100 pages). */
-export async function walkPages<K extends string>(rt: TestRuntime, command: string, _key: K, args: Record<string, unknown>): Promise<Array<Page<K>>> {
+export async function walkPages<K extends string>(
+  rt: TestRuntime,
+  command: string,
+  _key: K,
+  args: Record<string, unknown>,
+): Promise<Array<Page<K>>> {
   const pages: Array<Page<K>> = [];
   let offset: number | null = 0;
   while (offset !== null && pages.length < 100) {

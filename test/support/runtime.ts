@@ -33,10 +33,7 @@ export interface TestRuntime extends Runtime {
 }
 
 /** A real runtime (real SQLite file, real folders) in a fresh temporary AQ_HOME. */
-export async function makeTestRuntime(
-  env: Record<string, string> = {},
-  options: RuntimeOptions = {},
-): Promise<TestRuntime> {
+export async function makeTestRuntime(env: Record<string, string> = {}, options: RuntimeOptions = {}): Promise<TestRuntime> {
   const tmp = await makeTempDir('aq-rt-');
   const config: AppConfig = loadConfig({ AQ_HOME: tmp.dir, ...env });
   const processController = new RecordingProcessController();

@@ -23,7 +23,13 @@ export async function startTestApp(
   const slack = await FakeSlack.start();
   const tmp = await makeTempDir('aq-app-');
   const signingSecret = 'test-signing-secret';
-  const config = loadConfig({ AQ_HOME: tmp.dir, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: signingSecret, SLACK_API_URL: slack.apiUrl, ...env });
+  const config = loadConfig({
+    AQ_HOME: tmp.dir,
+    SLACK_BOT_TOKEN: 'xoxb-test',
+    SLACK_SIGNING_SECRET: signingSecret,
+    SLACK_API_URL: slack.apiUrl,
+    ...env,
+  });
   const started = await startApp(config, {
     port: 0,
     host: '127.0.0.1',

@@ -202,7 +202,8 @@ class Checker {
         if (block.text === undefined && block.fields === undefined) this.add(path, 'a section with neither text nor fields');
         if (block.text !== undefined) this.textObject(`${path}.text`, block.text, SLACK_LIMITS.sectionText);
         if (Array.isArray(block.fields)) {
-          if (block.fields.length > SLACK_LIMITS.fields) this.add(`${path}.fields`, `${block.fields.length} fields (at most ${SLACK_LIMITS.fields})`);
+          if (block.fields.length > SLACK_LIMITS.fields)
+            this.add(`${path}.fields`, `${block.fields.length} fields (at most ${SLACK_LIMITS.fields})`);
           block.fields.forEach((f, i) => {
             this.textObject(`${path}.fields[${i}]`, f, SLACK_LIMITS.fieldText);
           });
@@ -215,7 +216,8 @@ class Checker {
         break;
       case 'context': {
         const elements = Array.isArray(block.elements) ? block.elements : [];
-        if (elements.length === 0 || elements.length > SLACK_LIMITS.contextElements) this.add(`${path}.elements`, `${elements.length} context elements (1 to ${SLACK_LIMITS.contextElements})`);
+        if (elements.length === 0 || elements.length > SLACK_LIMITS.contextElements)
+          this.add(`${path}.elements`, `${elements.length} context elements (1 to ${SLACK_LIMITS.contextElements})`);
         elements.forEach((e: Record<string, unknown>, i) => {
           if (e.type === 'plain_text' || e.type === 'mrkdwn') this.textObject(`${path}.elements[${i}]`, e, SLACK_LIMITS.sectionText);
         });
@@ -223,7 +225,8 @@ class Checker {
       }
       case 'actions': {
         const elements = Array.isArray(block.elements) ? block.elements : [];
-        if (elements.length === 0 || elements.length > SLACK_LIMITS.actionsElements) this.add(`${path}.elements`, `${elements.length} actions (1 to ${SLACK_LIMITS.actionsElements})`);
+        if (elements.length === 0 || elements.length > SLACK_LIMITS.actionsElements)
+          this.add(`${path}.elements`, `${elements.length} actions (1 to ${SLACK_LIMITS.actionsElements})`);
         elements.forEach((e: Record<string, unknown>, i) => {
           this.element(`${path}.elements[${i}]`, e);
         });
@@ -263,7 +266,8 @@ export function validateMessage(payload: Record<string, unknown>): Violation[] {
   if (payload.delete_original === true || payload.delete_original === 'true') return [];
   const text = payload.text;
   const hasBlocks = Array.isArray(payload.blocks) && payload.blocks.length > 0;
-  if (!hasBlocks && payload.attachments === undefined && (typeof text !== 'string' || text.trim() === '')) check.add('text', 'a message with no text and no blocks');
+  if (!hasBlocks && payload.attachments === undefined && (typeof text !== 'string' || text.trim() === ''))
+    check.add('text', 'a message with no text and no blocks');
   if (typeof text === 'string') {
     check.length('text', text, SLACK_LIMITS.topLevelText - 1, 'the top-level text');
     if (payload.mrkdwn !== false && payload.mrkdwn !== 'false') for (const p of mrkdwnProblems(text)) check.add('text', p);
@@ -305,7 +309,9 @@ export function visibleTexts(payload: unknown, options: { literalOnly?: boolean 
   const richText = (elements: unknown): string =>
     Array.isArray(elements)
       ? elements
-          .map((e: Record<string, unknown>) => (e.type === 'text' ? String(e.text) : e.type === 'link' ? String(e.text ?? e.url) : e.elements ? richText(e.elements) : ''))
+          .map((e: Record<string, unknown>) =>
+            e.type === 'text' ? String(e.text) : e.type === 'link' ? String(e.text ?? e.url) : e.elements ? richText(e.elements) : '',
+          )
           .join('')
       : '';
   const walk = (node: unknown): void => {

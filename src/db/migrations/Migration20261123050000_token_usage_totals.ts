@@ -13,8 +13,7 @@ import { Migration } from '@mikro-orm/migrations';
  * the repository turns '' back into null. Rows whose entries reach 0 are removed.
  */
 
-const key = (row: 'new' | 'old') =>
-  `coalesce(${row}.project_id, ''), coalesce(${row}.task_id, ''), coalesce(${row}.agent_id, '')`;
+const key = (row: 'new' | 'old') => `coalesce(${row}.project_id, ''), coalesce(${row}.task_id, ''), coalesce(${row}.agent_id, '')`;
 const matches = (row: 'new' | 'old') =>
   `project_id = coalesce(${row}.project_id, '') and task_id = coalesce(${row}.task_id, '') and agent_id = coalesce(${row}.agent_id, '')`;
 

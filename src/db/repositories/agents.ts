@@ -49,9 +49,7 @@ export class AgentRepository {
   }
 
   /** Agents with their current task, joined in one query (for status views). */
-  async listWithWork(): Promise<
-    Array<AgentRecord & { task: { id: string; title: string; projectId: string; status: string } | null }>
-  > {
+  async listWithWork(): Promise<Array<AgentRecord & { task: { id: string; title: string; projectId: string; status: string } | null }>> {
     const rows = await this.em()
       .getConnection()
       .execute<Array<Record<string, string | null>>>(

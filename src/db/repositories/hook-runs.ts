@@ -63,9 +63,7 @@ export class HookRunRepository {
    */
   async claimLaunch(id: string, now: Date, cooldownSeconds: number, force: boolean): Promise<boolean> {
     const threshold = new Date(now.getTime() - cooldownSeconds * 1000);
-    const where = force
-      ? { id }
-      : { id, $or: [{ lastRunAt: null }, { lastRunAt: { $lte: threshold } }] };
+    const where = force ? { id } : { id, $or: [{ lastRunAt: null }, { lastRunAt: { $lte: threshold } }] };
     return (await this.em().nativeUpdate(Hook, where, { lastRunAt: now })) > 0;
   }
 

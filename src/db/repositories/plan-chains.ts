@@ -72,7 +72,10 @@ export class PlanChainRepository {
             now + i,
           ],
         );
-        await tx.execute('insert into task_dependencies (task_id, depends_on_id) values (?, ?)', [ids[i], i === 0 ? parent.id : ids[i - 1]]);
+        await tx.execute('insert into task_dependencies (task_id, depends_on_id) values (?, ?)', [
+          ids[i],
+          i === 0 ? parent.id : ids[i - 1],
+        ]);
       }
       for (const { task_id } of existingDownstream) {
         await tx.execute('insert or ignore into task_dependencies (task_id, depends_on_id) values (?, ?)', [task_id, ids[last]]);

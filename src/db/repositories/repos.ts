@@ -61,9 +61,9 @@ export class RepoRepository {
 
   /** Source paths of every repo that has one (path validation allows them). */
   async sourcePaths(): Promise<string[]> {
-    const rows = await this.em().getConnection().execute<Array<{ source_path: string }>>(
-      'select distinct source_path from repos where source_path is not null',
-    );
+    const rows = await this.em()
+      .getConnection()
+      .execute<Array<{ source_path: string }>>('select distinct source_path from repos where source_path is not null');
     return rows.map((r) => r.source_path);
   }
 }

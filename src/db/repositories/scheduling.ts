@@ -125,7 +125,12 @@ export class SchedulingRepository {
   }
 
   /** Unlocked workspaces per project (oldest first), the ids of locked ones, and counts per project. */
-  async workspaces(): Promise<{ available: Record<string, string[]>; locked: string[]; projectsWithAny: Set<string>; total: Record<string, number> }> {
+  async workspaces(): Promise<{
+    available: Record<string, string[]>;
+    locked: string[];
+    projectsWithAny: Set<string>;
+    total: Record<string, number>;
+  }> {
     const rows = await this.query<{ id: string; project_id: string; locked_by_task_id: string | null; path_locked: number }>(
       `select w.id, w.project_id, w.locked_by_task_id,
               exists (select 1 from workspaces o where o.path = w.path and o.id <> w.id and o.locked_by_task_id is not null) as path_locked

@@ -66,11 +66,10 @@ export async function blockedHoldingUp(
   const holdsUp = `from tasks b where b.project_id = ? and b.status = 'BLOCKED'
     and exists (select 1 from task_dependencies d join tasks t on t.id = d.task_id where d.depends_on_id = b.id and t.status <> 'COMPLETED')`;
   const [tasks, counts] = await Promise.all([
-    conn.execute<Array<{ id: string; title: string }>>(`select b.id, b.title ${holdsUp} order by b.priority, b.created_at, b.id limit ? offset ?`, [
-      projectId,
-      page.limit,
-      page.offset,
-    ]),
+    conn.execute<Array<{ id: string; title: string }>>(
+      `select b.id, b.title ${holdsUp} order by b.priority, b.created_at, b.id limit ? offset ?`,
+      [projectId, page.limit, page.offset],
+    ),
     conn.execute<Array<{ n: number }>>(`select count(*) as n ${holdsUp}`, [projectId]),
   ]);
   return { tasks: tasks.map((t) => ({ id: t.id, title: t.title })), total: Number(counts[0]?.n ?? 0) };

@@ -49,7 +49,10 @@ export class TaskMessageRepository {
     return { changes: Number(result.affectedRows ?? 0), id: Number(result.insertId ?? 0) };
   }
 
-  async add(m: { taskId: string; kind: TaskMessageKind; text: string; author?: string | null }, now = new Date()): Promise<TaskMessageRecord> {
+  async add(
+    m: { taskId: string; kind: TaskMessageKind; text: string; author?: string | null },
+    now = new Date(),
+  ): Promise<TaskMessageRecord> {
     const { id } = await this.run('insert into task_messages (task_id, kind, text, author, created_at) values (?, ?, ?, ?, ?)', [
       m.taskId,
       m.kind,
@@ -71,12 +74,16 @@ export class TaskMessageRepository {
 
   /** True when this call marked it (nobody delivered it before). */
   async markDelivered(id: number, now = new Date()): Promise<boolean> {
-    return (await this.run('update task_messages set delivered_at = ? where id = ? and delivered_at is null', [now.getTime(), id])).changes > 0;
+    return (
+      (await this.run('update task_messages set delivered_at = ? where id = ? and delivered_at is null', [now.getTime(), id])).changes > 0
+    );
   }
 
   /** Live messages a run ended without taking become the instruction of a follow-up run. */
   async toFollowUp(taskId: string): Promise<number> {
-    return (await this.run("update task_messages set kind = 'follow_up' where task_id = ? and kind = 'live' and delivered_at is null", [taskId])).changes;
+    return (
+      await this.run("update task_messages set kind = 'follow_up' where task_id = ? and kind = 'live' and delivered_at is null", [taskId])
+    ).changes;
   }
 
   async list(taskId: string): Promise<TaskMessageRecord[]> {
@@ -89,7 +96,9 @@ export class ProjectSteererRepository {
   constructor(private readonly em: EmFactory) {}
 
   async list(projectId: string): Promise<string[]> {
-    const rows = (await this.em().execute('select user_id from project_steerers where project_id = ? order by user_id', [projectId])) as Array<{ user_id: string }>;
+    const rows = (await this.em().execute('select user_id from project_steerers where project_id = ? order by user_id', [
+      projectId,
+    ])) as Array<{ user_id: string }>;
     return rows.map((r) => r.user_id);
   }
 
@@ -97,7 +106,8 @@ export class ProjectSteererRepository {
   async set(projectId: string, userIds: string[]): Promise<void> {
     await this.em().transactional(async (em) => {
       await em.execute('delete from project_steerers where project_id = ?', [projectId], 'run');
-      for (const id of new Set(userIds)) await em.execute('insert into project_steerers (project_id, user_id) values (?, ?)', [projectId, id], 'run');
+      for (const id of new Set(userIds))
+        await em.execute('insert into project_steerers (project_id, user_id) values (?, ?)', [projectId, id], 'run');
     });
   }
 }

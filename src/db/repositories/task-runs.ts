@@ -78,7 +78,10 @@ export class TaskRunRepository {
         "update agents set state = case when state = 'BUSY' then 'IDLE' else state end, current_task = null where current_task = ?",
         [taskId],
       );
-      await tx.execute('update workspaces set locked_by_task_id = null, locked_by_agent_id = null, locked_at = null where locked_by_task_id = ?', [taskId]);
+      await tx.execute(
+        'update workspaces set locked_by_task_id = null, locked_by_agent_id = null, locked_at = null where locked_by_task_id = ?',
+        [taskId],
+      );
       return true;
     });
   }
@@ -90,7 +93,10 @@ export class TaskRunRepository {
   async finishRun(taskId: string, agentId: string): Promise<void> {
     await this.em().transactional(async (em) => {
       const tx = em as SqlEntityManager;
-      await tx.execute('update workspaces set locked_by_task_id = null, locked_by_agent_id = null, locked_at = null where locked_by_task_id = ?', [taskId]);
+      await tx.execute(
+        'update workspaces set locked_by_task_id = null, locked_by_agent_id = null, locked_at = null where locked_by_task_id = ?',
+        [taskId],
+      );
       await tx.execute(
         "update agents set state = case when state = 'BUSY' then 'IDLE' else state end, current_task = null where id = ? and current_task = ?",
         [agentId, taskId],

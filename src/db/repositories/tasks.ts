@@ -31,9 +31,7 @@ export interface NewTask {
 }
 
 /** Field changes; the status is not among them; it moves only through `transition`. */
-export type TaskUpdate = Partial<
-  Omit<TaskRecord, 'id' | 'projectId' | 'status' | 'createdAt' | 'updatedAt'>
->;
+export type TaskUpdate = Partial<Omit<TaskRecord, 'id' | 'projectId' | 'status' | 'createdAt' | 'updatedAt'>>;
 
 export function toTaskRecord(t: Task): TaskRecord {
   return {
@@ -149,11 +147,7 @@ export class TaskRepository {
    * machine (src/orchestrator/state-machine.ts) calls this; everything else goes through it.
    */
   async transition(id: string, from: TaskStatus[], to: TaskStatus, changes: TaskUpdate = {}): Promise<boolean> {
-    const updated = await this.em().nativeUpdate(
-      Task,
-      { id, status: { $in: from } },
-      { ...changes, status: to, updatedAt: new Date() },
-    );
+    const updated = await this.em().nativeUpdate(Task, { id, status: { $in: from } }, { ...changes, status: to, updatedAt: new Date() });
     return updated > 0;
   }
 
@@ -185,7 +179,9 @@ export class TaskRepository {
     const where = conditions.length ? `where ${conditions.join(' and ')}` : '';
     const conn = this.em().getConnection();
     const [rows, counts] = await Promise.all([
-      conn.execute<Array<{ id: string; project_id: string; title: string; status: TaskStatus; priority: number; assigned_agent: string | null }>>(
+      conn.execute<
+        Array<{ id: string; project_id: string; title: string; status: TaskStatus; priority: number; assigned_agent: string | null }>
+      >(
         // The page's rowids come from an index-only walk (each order index ends in the rowid), so a
         // deep offset skips index entries instead of reading and discarding whole rows.
         `select id, project_id, title, status, priority, assigned_agent from tasks
@@ -226,7 +222,10 @@ export class TaskRepository {
   // --- dependencies -------------------------------------------------------------------------
 
   /** Tasks that `taskId` waits on, with their status; with `page`, only that slice (see `dependencyCounts`). */
-  async upstream(taskId: string, page?: { limit: number; offset: number }): Promise<Array<{ id: string; title: string; status: TaskStatus }>> {
+  async upstream(
+    taskId: string,
+    page?: { limit: number; offset: number },
+  ): Promise<Array<{ id: string; title: string; status: TaskStatus }>> {
     return this.em()
       .getConnection()
       .execute(
@@ -236,7 +235,10 @@ export class TaskRepository {
   }
 
   /** Tasks that wait on `taskId`, with their status; with `page`, only that slice (see `dependencyCounts`). */
-  async downstream(taskId: string, page?: { limit: number; offset: number }): Promise<Array<{ id: string; title: string; status: TaskStatus }>> {
+  async downstream(
+    taskId: string,
+    page?: { limit: number; offset: number },
+  ): Promise<Array<{ id: string; title: string; status: TaskStatus }>> {
     return this.em()
       .getConnection()
       .execute(
@@ -379,7 +381,10 @@ export class TaskRepository {
   }
 
   /** A page of a project's BLOCKED tasks that hold something up, and their count (see stuck-chains.ts). */
-  async blockedHoldingUp(projectId: string, page: { limit: number; offset: number }): Promise<{ tasks: Array<{ id: string; title: string }>; total: number }> {
+  async blockedHoldingUp(
+    projectId: string,
+    page: { limit: number; offset: number },
+  ): Promise<{ tasks: Array<{ id: string; title: string }>; total: number }> {
     return blockedHoldingUp(this.em().getConnection(), projectId, page);
   }
 
@@ -387,7 +392,10 @@ export class TaskRepository {
   async idForBranch(projectId: string, branch: string): Promise<string | null> {
     const rows = await this.em()
       .getConnection()
-      .execute<Array<{ id: string }>>('select id from tasks where project_id = ? and branch_name = ? order by created_at desc limit 1', [projectId, branch]);
+      .execute<Array<{ id: string }>>('select id from tasks where project_id = ? and branch_name = ? order by created_at desc limit 1', [
+        projectId,
+        branch,
+      ]);
     return rows[0]?.id ?? null;
   }
 }

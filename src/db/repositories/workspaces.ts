@@ -37,7 +37,10 @@ export class WorkspaceRepository {
 
   /** Workspaces, oldest first; with `page`, only that slice (see `count`). */
   async list(projectId?: string, page?: { limit: number; offset: number }): Promise<WorkspaceRecord[]> {
-    const rows = await this.em().find(Workspace, projectId ? { project: projectId } : {}, { orderBy: { createdAt: 'asc', id: 'asc' }, ...page });
+    const rows = await this.em().find(Workspace, projectId ? { project: projectId } : {}, {
+      orderBy: { createdAt: 'asc', id: 'asc' },
+      ...page,
+    });
     return rows.map(toWorkspaceRecord);
   }
 
@@ -103,10 +106,6 @@ export class WorkspaceRepository {
   }
 
   async releaseByTask(taskId: string): Promise<number> {
-    return this.em().nativeUpdate(
-      Workspace,
-      { lockedByTaskId: taskId },
-      { lockedByTaskId: null, lockedByAgentId: null, lockedAt: null },
-    );
+    return this.em().nativeUpdate(Workspace, { lockedByTaskId: taskId }, { lockedByTaskId: null, lockedByAgentId: null, lockedAt: null });
   }
 }

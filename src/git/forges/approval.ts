@@ -29,7 +29,8 @@ async function isDirectory(path: string | null): Promise<boolean> {
 function assertMergeable(forge: Forge, url: string, view: Awaited<ReturnType<Forge['view']>>): void {
   const what = `The ${forge.noun} ${url}`;
   if (view.state === 'closed') throw new GitError(`${what} was closed without merging; restart the task to redo the work, or skip it.`);
-  if (view.conflicts) throw new GitError(`${what} has conflicts with its target branch; resolve them (or restart the task) and approve again.`);
+  if (view.conflicts)
+    throw new GitError(`${what} has conflicts with its target branch; resolve them (or restart the task) and approve again.`);
   if (view.failingChecks.length > 0) {
     throw new GitError(`${what} has failing checks (${view.failingChecks.join(', ')}); fix them and approve again.`);
   }
@@ -38,7 +39,8 @@ function assertMergeable(forge: Forge, url: string, view: Awaited<ReturnType<For
 
 /** The PR/MR the task should have had: opened at approval when completion could not open it. */
 async function openNow(git: GitManager, forge: Forge, path: string | null, input: ApprovalInput): Promise<string> {
-  if (!path || !input.branch) throw new GitError(`No ${forge.noun} was opened for this task and its workspace is gone, so there is nothing to merge.`);
+  if (!path || !input.branch)
+    throw new GitError(`No ${forge.noun} was opened for this task and its workspace is gone, so there is nothing to merge.`);
   return forge.open(path, { title: input.title, body: input.body, branch: input.branch, base: await git.detectDefaultBranch(path) });
 }
 
@@ -51,8 +53,13 @@ async function openNow(git: GitManager, forge: Forge, path: string | null, input
  */
 export async function landApproval(git: GitManager, input: ApprovalInput): Promise<LandedApproval | null> {
   const path = input.path && (await isDirectory(input.path)) && (await git.isRepo(input.path)) ? input.path : null;
-  const forge = input.prUrl ? (git.forges.forChangeUrl(input.prUrl) ?? (path ? await git.forgeFor(path) : null)) : path ? await git.forgeFor(path) : null;
-  if (input.prUrl && !forge) throw new GitError(`Agent Queue cannot tell which forge ${input.prUrl} belongs to; merge it there, then set the task COMPLETED.`);
+  const forge = input.prUrl
+    ? (git.forges.forChangeUrl(input.prUrl) ?? (path ? await git.forgeFor(path) : null))
+    : path
+      ? await git.forgeFor(path)
+      : null;
+  if (input.prUrl && !forge)
+    throw new GitError(`Agent Queue cannot tell which forge ${input.prUrl} belongs to; merge it there, then set the task COMPLETED.`);
 
   if (forge) {
     const cwd = path ?? os.tmpdir();
@@ -70,7 +77,8 @@ export async function landApproval(git: GitManager, input: ApprovalInput): Promi
 
   if (!path || !input.branch) return null;
   const defaultBranch = await git.detectDefaultBranch(path);
-  if (!(await git.branchExists(path, input.branch))) throw new GitError(`The task's branch '${input.branch}' is no longer in its workspace, so there is nothing to merge.`);
+  if (!(await git.branchExists(path, input.branch)))
+    throw new GitError(`The task's branch '${input.branch}' is no longer in its workspace, so there is nothing to merge.`);
   const outcome = await git.mergeTaskBranch(path, { branch: input.branch, defaultBranch, push: true });
   if (outcome.status !== 'merged') throw new GitError(outcome.message);
   return { via: 'git', branch: input.branch, defaultBranch, pushed: outcome.pushed };

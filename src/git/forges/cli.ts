@@ -22,7 +22,15 @@ export function runCli(file: string, args: string[], cwd: string, timeoutMs: num
         cwd,
         timeout: timeoutMs,
         maxBuffer: 4 * 1024 * 1024,
-        env: { ...env, GH_PROMPT_DISABLED: '1', GH_NO_UPDATE_NOTIFIER: '1', GLAB_NO_PROMPT: '1', GLAB_CHECK_UPDATE: 'false', NO_COLOR: '1', NO_PROMPT: '1' },
+        env: {
+          ...env,
+          GH_PROMPT_DISABLED: '1',
+          GH_NO_UPDATE_NOTIFIER: '1',
+          GLAB_NO_PROMPT: '1',
+          GLAB_CHECK_UPDATE: 'false',
+          NO_COLOR: '1',
+          NO_PROMPT: '1',
+        },
       },
       (error, stdout, stderr) => {
         const errno = (error as NodeJS.ErrnoException | null)?.code;
@@ -40,7 +48,11 @@ export function runCli(file: string, args: string[], cwd: string, timeoutMs: num
 
 /** The first non-empty line of a CLI's output, capped, for an error sentence. */
 export function firstLine(text: string): string {
-  const line = text.split('\n').map((l) => l.trim()).find(Boolean) ?? 'unknown error';
+  const line =
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .find(Boolean) ?? 'unknown error';
   return line.length > 300 ? `${line.slice(0, 299)}…` : line;
 }
 

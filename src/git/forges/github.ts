@@ -44,14 +44,22 @@ export class GitHubForge extends CliForge implements Forge {
     if (!pr.title.trim()) throw new GitError('A pull request needs a title.');
     await this.assertReady(cwd);
     // `--flag=value` so a title or body starting with "-" is never read as a flag.
-    const out = await this.call(cwd, ['pr', 'create', `--title=${pr.title}`, `--body=${pr.body}`, `--head=${pr.branch}`, `--base=${pr.base}`], 'open the pull request');
+    const out = await this.call(
+      cwd,
+      ['pr', 'create', `--title=${pr.title}`, `--body=${pr.body}`, `--head=${pr.branch}`, `--base=${pr.base}`],
+      'open the pull request',
+    );
     const urls = out.match(/https?:\/\/[^\s'"<>]+/g);
     if (!urls) throw new GitError('gh did not print the pull request URL.');
     return urls[urls.length - 1];
   }
 
   async view(cwd: string, ref: string): Promise<ChangeRequestView> {
-    const out = await this.call(cwd, ['pr', 'view', ref, '--json', 'state,mergeable,mergeStateStatus,statusCheckRollup'], `look at the pull request ${ref}`);
+    const out = await this.call(
+      cwd,
+      ['pr', 'view', ref, '--json', 'state,mergeable,mergeStateStatus,statusCheckRollup'],
+      `look at the pull request ${ref}`,
+    );
     const pr = this.parseJson<GhPullRequest>(out, 'pull request');
     const state = (pr.state ?? '').toUpperCase();
     const checks = pr.statusCheckRollup ?? [];

@@ -38,7 +38,15 @@ export class GitLabForge extends CliForge implements Forge {
     await this.assertReady(cwd);
     const out = await this.call(
       cwd,
-      ['mr', 'create', `--title=${mr.title}`, `--description=${mr.body}`, `--source-branch=${mr.branch}`, `--target-branch=${mr.base}`, '--yes'],
+      [
+        'mr',
+        'create',
+        `--title=${mr.title}`,
+        `--description=${mr.body}`,
+        `--source-branch=${mr.branch}`,
+        `--target-branch=${mr.base}`,
+        '--yes',
+      ],
       'open the merge request',
     );
     const urls = out.match(/https?:\/\/[^\s'"<>]+/g);

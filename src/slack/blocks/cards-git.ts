@@ -6,7 +6,10 @@ import { bold, link, mono, txt, type Line } from './text';
 type R = Record<string, unknown>;
 const s = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 const rows = (v: unknown) => (Array.isArray(v) ? (v as R[]) : []);
-const safeName = (v: unknown) => s(v).replace(/[^\w.-]+/g, '-').slice(0, 60) || 'output';
+const safeName = (v: unknown) =>
+  s(v)
+    .replace(/[^\w.-]+/g, '-')
+    .slice(0, 60) || 'output';
 
 /** Headlines for git commands that change something. */
 const GIT_ACTIONS: Record<string, string> = {
@@ -35,29 +38,69 @@ export function gitCard(command: string, r: R): Rendered {
       }
       const clean = repo.status === '(clean)';
       lines.push([txt(clean ? '🟢 ' : '🟡 '), bold(repo.repo_id), txt('  on '), mono(repo.branch), txt(clean ? ' · clean' : '')]);
-      if (!clean) lines.push(...s(repo.status).split('\n').slice(0, 15).map((l): Line => [txt('    '), mono(l)]));
+      if (!clean)
+        lines.push(
+          ...s(repo.status)
+            .split('\n')
+            .slice(0, 15)
+            .map((l): Line => [txt('    '), mono(l)]),
+        );
       const commits = Array.isArray(repo.recent_commits) ? (repo.recent_commits as string[]) : [];
       lines.push(...commits.slice(0, 5).map((c): Line => [txt(`    ${c}`)]));
     }
     return card({ icon: '🌿', title: 'Git status', subject: r.project_name ?? r.project_id, lines });
   }
-  if (command === 'git_log') return card({ icon: '🌿', title: 'Recent commits', subject: where, lines: [[txt('on '), mono(r.branch)]], code: { label: 'log', text: s(r.log), filename: `${safeName(where)}-log.txt` } });
+  if (command === 'git_log')
+    return card({
+      icon: '🌿',
+      title: 'Recent commits',
+      subject: where,
+      lines: [[txt('on '), mono(r.branch)]],
+      code: { label: 'log', text: s(r.log), filename: `${safeName(where)}-log.txt` },
+    });
   if (command === 'git_diff' || command === 'get_task_diff') {
-    const lines: Line[] = [facts([['against', r.base_branch], ['branch', r.branch]])];
-    return card({ icon: '🌿', title: 'Changes', subject: where || r.branch, lines, code: { label: 'diff', text: s(r.diff), filename: `${safeName(where || r.branch)}.diff` } });
+    const lines: Line[] = [
+      facts([
+        ['against', r.base_branch],
+        ['branch', r.branch],
+      ]),
+    ];
+    return card({
+      icon: '🌿',
+      title: 'Changes',
+      subject: where || r.branch,
+      lines,
+      code: { label: 'diff', text: s(r.diff), filename: `${safeName(where || r.branch)}.diff` },
+    });
   }
   if (command === 'git_changed_files') {
     const files = Array.isArray(r.files) ? (r.files as string[]) : [];
-    return card({ icon: '🌿', title: `${plural(files.length, 'file')} changed`, subject: where, lines: [[txt('against '), mono(r.base_branch)], ...files.slice(0, 60).map((f): Line => [txt('• '), mono(f)])], ...(files.length > 60 && { footer: `${files.length - 60} more not listed.` }) });
+    return card({
+      icon: '🌿',
+      title: `${plural(files.length, 'file')} changed`,
+      subject: where,
+      lines: [[txt('against '), mono(r.base_branch)], ...files.slice(0, 60).map((f): Line => [txt('• '), mono(f)])],
+      ...(files.length > 60 && { footer: `${files.length - 60} more not listed.` }),
+    });
   }
   if (command === 'git_branch' && Array.isArray(r.branches)) {
     const branches = r.branches as string[];
-    return card({ icon: '🌿', title: `${plural(branches.length, 'branch', 'branches')}`, subject: where, lines: branches.slice(0, 60).map((b): Line => [txt(b === r.current_branch ? '➜ ' : '   '), mono(b)]) });
+    return card({
+      icon: '🌿',
+      title: `${plural(branches.length, 'branch', 'branches')}`,
+      subject: where,
+      lines: branches.slice(0, 60).map((b): Line => [txt(b === r.current_branch ? '➜ ' : '   '), mono(b)]),
+    });
   }
   const title = GIT_ACTIONS[command] ?? (command === 'git_branch' ? 'Branch created' : 'Done');
   const nothing = r.committed === false || r.status === 'nothing_to_commit';
   const lines: Line[] = [
-    facts([['repo', r.repo_id], ['project', r.repo_id ? null : r.project_id], ['branch', r.branch ?? r.pushed ?? r.created_branch ?? r.new_branch ?? r.created], ['into', r.base ?? r.target_branch]]),
+    facts([
+      ['repo', r.repo_id],
+      ['project', r.repo_id ? null : r.project_id],
+      ['branch', r.branch ?? r.pushed ?? r.created_branch ?? r.new_branch ?? r.created],
+      ['into', r.base ?? r.target_branch],
+    ]),
   ];
   if (r.message || r.commit_message) lines.push([txt(s(r.commit_message ?? r.message))]);
   if (r.pr_url) lines.push([txt('Pull request: '), link(s(r.pr_url))]);
@@ -67,20 +110,41 @@ export function gitCard(command: string, r: R): Rendered {
 
 /** Files and commands run in a workspace. */
 export function filesCard(command: string, r: R): Rendered {
-  if (command === 'read_file') return card({ icon: '📄', title: 'File', subject: r.path, code: { label: 'file', text: s(r.content), filename: safeName(s(r.path).split('/').pop()) } });
+  if (command === 'read_file')
+    return card({
+      icon: '📄',
+      title: 'File',
+      subject: r.path,
+      code: { label: 'file', text: s(r.content), filename: safeName(s(r.path).split('/').pop()) },
+    });
   if (command === 'run_command') {
     const ok = Number(r.returncode) === 0;
-    const output = [s(r.stdout).trimEnd(), s(r.stderr).trimEnd() ? `--- stderr ---\n${s(r.stderr).trimEnd()}` : ''].filter(Boolean).join('\n') || '(no output)';
-    return card({ icon: ok ? '✅' : '🔴', title: ok ? 'Command finished' : `Command exited with ${s(r.returncode)}`, code: { label: 'output', text: output, filename: 'output.txt' } });
+    const output =
+      [s(r.stdout).trimEnd(), s(r.stderr).trimEnd() ? `--- stderr ---\n${s(r.stderr).trimEnd()}` : ''].filter(Boolean).join('\n') ||
+      '(no output)';
+    return card({
+      icon: ok ? '✅' : '🔴',
+      title: ok ? 'Command finished' : `Command exited with ${s(r.returncode)}`,
+      code: { label: 'output', text: output, filename: 'output.txt' },
+    });
   }
-  if (command === 'search_files') return card({ icon: '🔎', title: 'Search results', subject: r.mode, code: { label: 'results', text: s(r.results), filename: 'search.txt' } });
+  if (command === 'search_files')
+    return card({
+      icon: '🔎',
+      title: 'Search results',
+      subject: r.mode,
+      code: { label: 'results', text: s(r.results), filename: 'search.txt' },
+    });
   const dirs = Array.isArray(r.directories) ? (r.directories as string[]) : [];
   const files = rows(r.files);
   return card({
     icon: '📂',
     title: 'Folder',
     subject: `${s(r.workspace_name)}${s(r.path)}`,
-    lines: [...dirs.slice(0, 50).map((d) => item(`${d}/`, undefined, [], '📁')), ...files.slice(0, 80).map((f) => item(f.name, undefined, [['', `${s(f.size)} bytes`]], '📄'))],
+    lines: [
+      ...dirs.slice(0, 50).map((d) => item(`${d}/`, undefined, [], '📁')),
+      ...files.slice(0, 80).map((f) => item(f.name, undefined, [['', `${s(f.size)} bytes`]], '📄')),
+    ],
     ...(dirs.length > 50 || files.length > 80 ? { footer: 'Some entries are not listed; look inside a subfolder with `path=`.' } : {}),
   });
 }

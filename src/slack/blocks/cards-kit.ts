@@ -22,7 +22,11 @@ export interface Card {
 }
 
 export function card(c: Card): Rendered {
-  const head: Line = [txt(`${c.icon} `), bold(c.title), ...(c.subject !== undefined && c.subject !== null && c.subject !== '' ? [txt(' · '), bold(c.subject)] : [])];
+  const head: Line = [
+    txt(`${c.icon} `),
+    bold(c.title),
+    ...(c.subject !== undefined && c.subject !== null && c.subject !== '' ? [txt(' · '), bold(c.subject)] : []),
+  ];
   const blocks: KnownBlock[] = packRich([head, ...(c.lines ?? [])], LIMITS.richText);
   let file: ReturnType<typeof longCode>['file'];
   if (c.code) {
@@ -32,7 +36,11 @@ export function card(c: Card): Rendered {
   }
   if (c.buttons?.length) blocks.push({ type: 'actions', elements: c.buttons.slice(0, 25) });
   if (c.footer) blocks.push(context(c.footer));
-  const fitted = fitBlocks(blocks, () => [c.title, ...(c.lines ?? []).map((l) => l.map((e) => (e && 'text' in e ? e.text : '')).join(''))].join('\n'), 'card.txt');
+  const fitted = fitBlocks(
+    blocks,
+    () => [c.title, ...(c.lines ?? []).map((l) => l.map((e) => (e && 'text' in e ? e.text : '')).join(''))].join('\n'),
+    'card.txt',
+  );
   const files = [file, fitted.file].filter((f): f is NonNullable<typeof f> => !!f);
   const summary = c.summary ?? `${c.title}${c.subject ? `: ${String(c.subject)}` : ''}`;
   return { text: fallbackOf(`${c.icon} ${summary}`), blocks: fitted.blocks, ...(files.length && { files }) };
@@ -47,7 +55,12 @@ export function facts(pairs: Array<[string, unknown]>): Line {
 /** A list item: "• name  id · facts". */
 export function item(name: unknown, id?: unknown, rest: Array<[string, unknown]> = [], icon = '•'): Line {
   const tail = facts(rest);
-  return [txt(`${icon} `), bold(name), ...(id !== undefined && id !== null && id !== name ? [txt('  '), mono(id)] : []), ...(tail.length ? [txt('  '), ...tail] : [])];
+  return [
+    txt(`${icon} `),
+    bold(name),
+    ...(id !== undefined && id !== null && id !== name ? [txt('  '), mono(id)] : []),
+    ...(tail.length ? [txt('  '), ...tail] : []),
+  ];
 }
 
 /** A whole list as a card, with a word when it is empty. */

@@ -9,14 +9,33 @@ const rows = (v: unknown) => (Array.isArray(v) ? (v as R[]) : []);
 
 export function projectsCard(r: R): Rendered {
   const items = rows(r.projects).map((p) => [
-    ...item(p.name, p.id, [['', statusWords(p.status)], ['weight', p.credit_weight], ['up to', plural(Number(p.max_concurrent_agents ?? 0), 'agent')]], p.status === 'PAUSED' ? '⏸️' : '📁'),
+    ...item(
+      p.name,
+      p.id,
+      [
+        ['', statusWords(p.status)],
+        ['weight', p.credit_weight],
+        ['up to', plural(Number(p.max_concurrent_agents ?? 0), 'agent')],
+      ],
+      p.status === 'PAUSED' ? '⏸️' : '📁',
+    ),
     ...(p.chat_channel_id ? [txt(' · '), channel(p.chat_channel_id)] : []),
   ]);
   return listCard('📁', 'Projects', items, 'No projects yet: `/aq create_project name=…` or the Home tab.');
 }
 
 export function agentsCard(r: R): Rendered {
-  const items = rows(r.agents).map((a) => item(a.name, a.id, [['', statusWords(a.state)], ['on', a.current_task]], a.state === 'BUSY' ? '🛠️' : '💤'));
+  const items = rows(r.agents).map((a) =>
+    item(
+      a.name,
+      a.id,
+      [
+        ['', statusWords(a.state)],
+        ['on', a.current_task],
+      ],
+      a.state === 'BUSY' ? '🛠️' : '💤',
+    ),
+  );
   return listCard('🤖', 'Agents', items, 'No agents yet: `/aq create_agent name=claude-1` adds one.');
 }
 
@@ -28,26 +47,63 @@ export function projectActionCard(command: string, r: R): Rendered {
         icon: '📁',
         title: 'Project created',
         subject: r.name,
-        lines: [[mono(r.created), txt(r.auto_create_channels ? ' · its channel is being created' : '')], [txt('Workspace '), mono(r.workspace)]],
-        buttons: [button('Add a repository', 'aq_open_add_repo', s(r.created)), button('New task', 'aq_open_new_task', s(r.created), 'primary')],
+        lines: [
+          [mono(r.created), txt(r.auto_create_channels ? ' · its channel is being created' : '')],
+          [txt('Workspace '), mono(r.workspace)],
+        ],
+        buttons: [
+          button('Add a repository', 'aq_open_add_repo', s(r.created)),
+          button('New task', 'aq_open_new_task', s(r.created), 'primary'),
+        ],
       });
     case 'pause_project':
-      return card({ icon: '⏸️', title: 'Paused', subject: r.name, lines: [[txt('No new tasks start for it; running ones finish.')]], buttons: [button('Resume', 'aq_resume_project', s(r.paused))] });
+      return card({
+        icon: '⏸️',
+        title: 'Paused',
+        subject: r.name,
+        lines: [[txt('No new tasks start for it; running ones finish.')]],
+        buttons: [button('Resume', 'aq_resume_project', s(r.paused))],
+      });
     case 'resume_project':
       return card({ icon: '▶️', title: 'Resumed', subject: r.name, lines: [[txt('Its ready tasks are scheduled again.')]] });
     case 'edit_project':
-      return card({ icon: '✏️', title: 'Project updated', subject: r.updated, lines: [[txt(`Changed: ${(Array.isArray(r.fields) ? r.fields : []).join(', ')}`)]] });
+      return card({
+        icon: '✏️',
+        title: 'Project updated',
+        subject: r.updated,
+        lines: [[txt(`Changed: ${(Array.isArray(r.fields) ? r.fields : []).join(', ')}`)]],
+      });
     case 'delete_project':
-      return card({ icon: '🗑️', title: 'Project deleted', subject: r.name, lines: [[mono(r.deleted), txt(r.archive_channels ? ' · its channel is archived' : '')]] });
+      return card({
+        icon: '🗑️',
+        title: 'Project deleted',
+        subject: r.name,
+        lines: [[mono(r.deleted), txt(r.archive_channels ? ' · its channel is archived' : '')]],
+      });
     case 'create_agent':
       return card({ icon: '🤖', title: 'Agent added', subject: r.name, lines: [[mono(r.created), txt(' · picks up ready tasks')]] });
     case 'set_project_channel':
     case 'set_control_interface':
-      return card({ icon: '🔗', title: 'Channel linked', subject: r.project_id, lines: [[txt('Updates go to '), channel(r.channel_id), txt(', and commands there default to this project.')]] });
+      return card({
+        icon: '🔗',
+        title: 'Channel linked',
+        subject: r.project_id,
+        lines: [[txt('Updates go to '), channel(r.channel_id), txt(', and commands there default to this project.')]],
+      });
     case 'get_project_channels':
-      return card({ icon: '🔗', title: 'Channel', subject: r.project_id, lines: [r.channel_id ? [channel(r.channel_id)] : [txt('No channel linked.')]] });
+      return card({
+        icon: '🔗',
+        title: 'Channel',
+        subject: r.project_id,
+        lines: [r.channel_id ? [channel(r.channel_id)] : [txt('No channel linked.')]],
+      });
     case 'get_project_for_channel':
-      return card({ icon: '🔗', title: 'This channel', subject: r.project_name ?? 'no project', lines: [[txt(r.project_id ? `Project ${s(r.project_id)}` : 'Not linked to a project.')]] });
+      return card({
+        icon: '🔗',
+        title: 'This channel',
+        subject: r.project_name ?? 'no project',
+        lines: [[txt(r.project_id ? `Project ${s(r.project_id)}` : 'Not linked to a project.')]],
+      });
     case 'set_active_project':
       return card({ icon: '📌', title: r.active_project ? 'Working in' : 'No active project', subject: r.name ?? r.active_project });
     case 'orchestrator_control':

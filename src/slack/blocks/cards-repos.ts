@@ -10,26 +10,65 @@ const kb = (bytes: unknown) => `${formatNumber(Math.max(1, Math.round(Number(byt
 
 export function reposCard(r: R): Rendered {
   const items = rows(r.repos).map((repo) => [
-    ...item(repo.id, undefined, [['', repo.project_id], ['', repo.source_type], ['default', repo.default_branch]], '📦'),
-    ...(repo.url || repo.source_path || repo.checkout_base_path ? [txt('\n    '), mono(repo.url ?? repo.source_path ?? repo.checkout_base_path)] : []),
+    ...item(
+      repo.id,
+      undefined,
+      [
+        ['', repo.project_id],
+        ['', repo.source_type],
+        ['default', repo.default_branch],
+      ],
+      '📦',
+    ),
+    ...(repo.url || repo.source_path || repo.checkout_base_path
+      ? [txt('\n    '), mono(repo.url ?? repo.source_path ?? repo.checkout_base_path)]
+      : []),
   ]);
   return listCard('📦', 'Repositories', items, 'No repositories yet: add one from the Home tab or `/aq add_repo`.');
 }
 
 export function workspacesCard(r: R): Rendered {
   const items = rows(r.workspaces).map((w) => [
-    ...item(w.name, w.id, [['', w.source_type], ['repo', w.repo_id], ['', w.locked_by_task_id ? `in use by ${s(w.locked_by_task_id)}` : 'free']], w.locked_by_task_id ? '🔒' : '🗂️'),
+    ...item(
+      w.name,
+      w.id,
+      [
+        ['', w.source_type],
+        ['repo', w.repo_id],
+        ['', w.locked_by_task_id ? `in use by ${s(w.locked_by_task_id)}` : 'free'],
+      ],
+      w.locked_by_task_id ? '🔒' : '🗂️',
+    ),
     txt('\n    '),
     mono(w.path),
   ]);
-  return listCard('🗂️', `Workspaces${r.project_id ? ` of ${s(r.project_id)}` : ''}`, items, 'No workspaces yet: `/aq add_workspace` adds one.');
+  return listCard(
+    '🗂️',
+    `Workspaces${r.project_id ? ` of ${s(r.project_id)}` : ''}`,
+    items,
+    'No workspaces yet: `/aq add_workspace` adds one.',
+  );
 }
 
 export function hooksCard(r: R): Rendered {
   const items = rows(r.hooks).map((h) => {
     const trigger = (h.trigger ?? {}) as R;
-    const when = trigger.type === 'periodic' ? `every ${s(trigger.interval_seconds)}s` : trigger.type === 'event' ? `on ${s(trigger.event_type)}` : s(trigger.type);
-    return item(h.name, h.id, [['', h.project_id], ['', when], ['', h.enabled ? 'on' : 'off']], h.enabled ? '🪝' : '⏸️');
+    const when =
+      trigger.type === 'periodic'
+        ? `every ${s(trigger.interval_seconds)}s`
+        : trigger.type === 'event'
+          ? `on ${s(trigger.event_type)}`
+          : s(trigger.type);
+    return item(
+      h.name,
+      h.id,
+      [
+        ['', h.project_id],
+        ['', when],
+        ['', h.enabled ? 'on' : 'off'],
+      ],
+      h.enabled ? '🪝' : '⏸️',
+    );
   });
   return listCard('🪝', 'Hooks', items, 'No hooks yet: `/aq help create_hook` shows how to add one.');
 }
@@ -37,7 +76,12 @@ export function hooksCard(r: R): Rendered {
 export function hookRunsCard(r: R): Rendered {
   const items = rows(r.runs).map((run): Line => {
     const icon = run.status === 'completed' ? '✅' : run.status === 'failed' ? '🔴' : run.status === 'skipped' ? '⏭️' : '⏳';
-    const details = [s(run.status), s(run.trigger_reason), run.tokens_used ? `${formatNumber(run.tokens_used)} tokens` : '', s(run.skipped_reason)].filter(Boolean);
+    const details = [
+      s(run.status),
+      s(run.trigger_reason),
+      run.tokens_used ? `${formatNumber(run.tokens_used)} tokens` : '',
+      s(run.skipped_reason),
+    ].filter(Boolean);
     return [txt(`${icon} `), bold(s(run.started_at).replace('T', ' ').slice(0, 16)), txt(`  ${details.join(' · ')}`)];
   });
   return listCard('🪝', `Runs of ${s(r.hook_name ?? r.hook_id)}`, items, 'It has not run yet.');
@@ -50,10 +94,25 @@ export function notesCard(r: R): Rendered {
       icon: '📚',
       title: 'Specs and notes',
       subject: r.project_id,
-      lines: [[bold(`Specs · ${rows(r.specs).length}`)], ...rows(r.specs).map(line), [bold(`Notes · ${rows(r.notes).length}`)], ...rows(r.notes).map(line)],
+      lines: [
+        [bold(`Specs · ${rows(r.specs).length}`)],
+        ...rows(r.specs).map(line),
+        [bold(`Notes · ${rows(r.notes).length}`)],
+        ...rows(r.notes).map(line),
+      ],
     });
   }
-  const items = rows(r.notes).map((n) => item(n.title, n.name, [['', kb(n.size_bytes)], ['', s(n.modified).slice(0, 10)]], '📝'));
+  const items = rows(r.notes).map((n) =>
+    item(
+      n.title,
+      n.name,
+      [
+        ['', kb(n.size_bytes)],
+        ['', s(n.modified).slice(0, 10)],
+      ],
+      '📝',
+    ),
+  );
   return listCard('📝', `Notes of ${s(r.project_id)}`, items, 'No notes yet: `/aq write_note` writes one.');
 }
 
@@ -61,26 +120,64 @@ export function notesCard(r: R): Rendered {
 export function repoActionCard(command: string, r: R): Rendered {
   switch (command) {
     case 'add_repo':
-      return card({ icon: '📦', title: 'Repository added', subject: r.name, lines: [[mono(r.created), txt(` · ${s(r.source_type)}`)], [txt('Checked out at '), mono(r.checkout_base_path)]] });
+      return card({
+        icon: '📦',
+        title: 'Repository added',
+        subject: r.name,
+        lines: [
+          [mono(r.created), txt(` · ${s(r.source_type)}`)],
+          [txt('Checked out at '), mono(r.checkout_base_path)],
+        ],
+      });
     case 'add_workspace':
-      return card({ icon: '🗂️', title: 'Workspace added', subject: r.name, lines: [[mono(r.path)], ...(r.warning ? [[txt(`⚠️ ${s(r.warning)}`)]] : [])] });
+      return card({
+        icon: '🗂️',
+        title: 'Workspace added',
+        subject: r.name,
+        lines: [[mono(r.path)], ...(r.warning ? [[txt(`⚠️ ${s(r.warning)}`)]] : [])],
+      });
     case 'release_workspace':
-      return card({ icon: '🔓', title: r.released ? 'Workspace released' : 'Nothing to release', subject: r.workspace_id, lines: [[txt(r.released ? `It was held by ${s(r.previous_task_id)}.` : s(r.message))]] });
+      return card({
+        icon: '🔓',
+        title: r.released ? 'Workspace released' : 'Nothing to release',
+        subject: r.workspace_id,
+        lines: [[txt(r.released ? `It was held by ${s(r.previous_task_id)}.` : s(r.message))]],
+      });
     case 'remove_workspace':
-      return card({ icon: '🗑️', title: 'Workspace removed', subject: r.name, lines: [[mono(r.path), txt(r.files_deleted ? ' · files deleted' : ' · files kept')]] });
+      return card({
+        icon: '🗑️',
+        title: 'Workspace removed',
+        subject: r.name,
+        lines: [[mono(r.path), txt(r.files_deleted ? ' · files deleted' : ' · files kept')]],
+      });
     case 'create_hook':
       return card({ icon: '🪝', title: 'Hook created', subject: r.name, lines: [[mono(r.created), txt(` · ${s(r.project_id)}`)]] });
     case 'edit_hook':
-      return card({ icon: '✏️', title: 'Hook updated', subject: r.updated, lines: [[txt(`Changed: ${(Array.isArray(r.fields) ? r.fields : []).join(', ')}`)]] });
+      return card({
+        icon: '✏️',
+        title: 'Hook updated',
+        subject: r.updated,
+        lines: [[txt(`Changed: ${(Array.isArray(r.fields) ? r.fields : []).join(', ')}`)]],
+      });
     case 'delete_hook':
       return card({ icon: '🗑️', title: 'Hook deleted', subject: r.name });
     case 'fire_hook':
       return card({ icon: '🪝', title: 'Hook started', subject: r.fired, lines: [[txt('Its result is posted to the project channel.')]] });
     case 'write_note':
     case 'append_note':
-      return card({ icon: '📝', title: `Note ${s(r.status)}`, subject: r.title, lines: [[mono(r.path), ...(r.size_bytes ? [txt(` · ${kb(r.size_bytes)}`)] : [])]] });
+      return card({
+        icon: '📝',
+        title: `Note ${s(r.status)}`,
+        subject: r.title,
+        lines: [[mono(r.path), ...(r.size_bytes ? [txt(` · ${kb(r.size_bytes)}`)] : [])]],
+      });
     case 'read_note':
-      return card({ icon: '📝', title: 'Note', subject: r.title, code: { label: 'note', text: s(r.content), filename: `${s(r.title).replace(/[^\w-]+/g, '-') || 'note'}.md` } });
+      return card({
+        icon: '📝',
+        title: 'Note',
+        subject: r.title,
+        code: { label: 'note', text: s(r.content), filename: `${s(r.title).replace(/[^\w-]+/g, '-') || 'note'}.md` },
+      });
     case 'delete_note':
       return card({ icon: '🗑️', title: 'Note deleted', subject: r.title });
     default:
@@ -97,19 +194,46 @@ export function workspaceScanCard(command: string, r: R): Rendered {
       title: 'Workspaces synced',
       subject: r.project_id,
       lines: [
-        facts([['', `${s(r.synced)} synced`], ['', `${s(r.skipped)} skipped`], ['', `${s(r.errors)} failed`], ['default', r.default_branch]]),
-        ...results.slice(0, 30).map((w) => item(w.workspace_name, w.workspace_id, [['', w.status], ['', w.message]], w.status === 'error' ? '🔴' : w.status === 'skipped' ? '⏭️' : '✅')),
+        facts([
+          ['', `${s(r.synced)} synced`],
+          ['', `${s(r.skipped)} skipped`],
+          ['', `${s(r.errors)} failed`],
+          ['default', r.default_branch],
+        ]),
+        ...results.slice(0, 30).map((w) =>
+          item(
+            w.workspace_name,
+            w.workspace_id,
+            [
+              ['', w.status],
+              ['', w.message],
+            ],
+            w.status === 'error' ? '🔴' : w.status === 'skipped' ? '⏭️' : '✅',
+          ),
+        ),
       ],
     });
   }
   const conflicts = rows(r.conflicts);
   return card({
     icon: conflicts.length ? '⚠️' : '✅',
-    title: conflicts.length ? `${plural(Number(r.workspaces_with_conflicts ?? conflicts.length), 'workspace')} with conflicts` : 'No merge conflicts',
+    title: conflicts.length
+      ? `${plural(Number(r.workspaces_with_conflicts ?? conflicts.length), 'workspace')} with conflicts`
+      : 'No merge conflicts',
     subject: r.project_id,
     lines: [
       [txt(`${plural(Number(r.workspaces_scanned ?? 0), 'workspace')} scanned`)],
-      ...conflicts.slice(0, 30).map((c) => item(c.workspace_name, c.workspace_id, [['on', c.current_branch], ['', c.error ? `could not check: ${s(c.error)}` : null]], '⚠️')),
+      ...conflicts.slice(0, 30).map((c) =>
+        item(
+          c.workspace_name,
+          c.workspace_id,
+          [
+            ['on', c.current_branch],
+            ['', c.error ? `could not check: ${s(c.error)}` : null],
+          ],
+          '⚠️',
+        ),
+      ),
     ],
   });
 }

@@ -39,26 +39,48 @@ export function taskActionCard(command: string, r: R): Rendered {
         icon: '⏭️',
         title: 'Skipped',
         subject: id,
-        lines: unblocked.length ? [[txt(`${plural(unblocked.length, 'task')} can run now:`)], ...unblocked.slice(0, 20).map((t) => item(t.title, t.id))] : [[txt('Counted as done; nothing was waiting on it.')]],
+        lines: unblocked.length
+          ? [[txt(`${plural(unblocked.length, 'task')} can run now:`)], ...unblocked.slice(0, 20).map((t) => item(t.title, t.id))]
+          : [[txt('Counted as done; nothing was waiting on it.')]],
       });
     }
     case 'restart_task':
-      return card({ icon: '🔁', title: 'Back in the queue', subject: title, lines: [[mono(id), txt(` · was ${statusWords(r.previous_status)}, retries reset`)]] });
+      return card({
+        icon: '🔁',
+        title: 'Back in the queue',
+        subject: title,
+        lines: [[mono(id), txt(` · was ${statusWords(r.previous_status)}, retries reset`)]],
+      });
     case 'stop_task':
       return card({ icon: '⏹️', title: 'Stopped', subject: id, lines: [[txt('It is blocked until you restart or skip it.')]] });
     case 'delete_task':
       return card({ icon: '🗑️', title: 'Deleted', subject: title, lines: [[mono(id)]] });
     case 'edit_task':
-      return card({ icon: '✏️', title: 'Updated', subject: id, lines: [[txt(`Changed: ${(Array.isArray(r.fields) ? r.fields : []).join(', ')}`)]] });
+      return card({
+        icon: '✏️',
+        title: 'Updated',
+        subject: id,
+        lines: [[txt(`Changed: ${(Array.isArray(r.fields) ? r.fields : []).join(', ')}`)]],
+      });
     default:
-      return card({ icon: '🛠️', title: 'Status set by hand', subject: r.title ?? r.task_id, lines: [[mono(r.task_id), txt(` · ${statusWords(r.old_status)} → ${statusWords(r.new_status)}`)]] });
+      return card({
+        icon: '🛠️',
+        title: 'Status set by hand',
+        subject: r.title ?? r.task_id,
+        lines: [[mono(r.task_id), txt(` · ${statusWords(r.old_status)} → ${statusWords(r.new_status)}`)]],
+      });
   }
 }
 
 /** get_agent_error: kind, the message's first lines, the suggested fix, and what to do next. */
 export function agentErrorCard(r: R): Rendered {
   const id = s(r.task_id);
-  const lines: Line[] = [facts([['', statusWords(r.status)], ['try', r.retries]])];
+  const lines: Line[] = [
+    facts([
+      ['', statusWords(r.status)],
+      ['try', r.retries],
+    ]),
+  ];
   if (r.message) lines.push([txt(s(r.message))]);
   if (r.error_type) lines.push([bold(s(r.error_type))]);
   if (r.suggested_fix) lines.push([italic(`💡 ${s(r.suggested_fix)}`)]);
@@ -78,9 +100,17 @@ export function agentErrorCard(r: R): Rendered {
 
 /** get_task_result: outcome, tokens and cost, summary. */
 export function taskResultCard(r: R): Rendered {
-  const lines: Line[] = [facts([['', s(r.result).toLowerCase()], ['', r.tokens_used ? `${formatNumber(r.tokens_used)} tokens` : null], ['', r.cost_usd ? formatDollars(r.cost_usd) : null], ['agent', r.agent_id]])];
+  const lines: Line[] = [
+    facts([
+      ['', s(r.result).toLowerCase()],
+      ['', r.tokens_used ? `${formatNumber(r.tokens_used)} tokens` : null],
+      ['', r.cost_usd ? formatDollars(r.cost_usd) : null],
+      ['agent', r.agent_id],
+    ]),
+  ];
   const files = Array.isArray(r.files_changed) ? (r.files_changed as string[]) : [];
-  if (files.length) lines.push([txt(`Changed: ${files.slice(0, 20).join(', ')}${files.length > 20 ? ` and ${files.length - 20} more` : ''}`)]);
+  if (files.length)
+    lines.push([txt(`Changed: ${files.slice(0, 20).join(', ')}${files.length > 20 ? ` and ${files.length - 20} more` : ''}`)]);
   if (r.error_message) lines.push([italic(firstLine(r.error_message, 300))]);
   return card({
     icon: r.result === 'COMPLETED' ? '✅' : '📋',
@@ -96,10 +126,22 @@ export function dependencyCard(command: string, r: R): Rendered {
   if (command === 'get_chain_health') {
     if (Array.isArray(r.stuck_chains)) {
       const chains = r.stuck_chains as Array<{ blocked_task: { id: string; title: string }; stuck_count: number }>;
-      return card({ icon: '⛓️', title: chains.length ? `${plural(chains.length, 'stuck chain')}` : 'No stuck chains', subject: r.project_id, lines: chains.slice(0, 30).map((c) => item(c.blocked_task.title, c.blocked_task.id, [['holds up', plural(c.stuck_count, 'task')]], '⛔')) });
+      return card({
+        icon: '⛓️',
+        title: chains.length ? `${plural(chains.length, 'stuck chain')}` : 'No stuck chains',
+        subject: r.project_id,
+        lines: chains
+          .slice(0, 30)
+          .map((c) => item(c.blocked_task.title, c.blocked_task.id, [['holds up', plural(c.stuck_count, 'task')]], '⛔')),
+      });
     }
     const stuck = tasksOf(r.stuck_downstream);
-    return card({ icon: stuck.length ? '⛓️' : '✅', title: stuck.length ? `${plural(stuck.length, 'task')} stuck behind` : 'Nothing stuck behind', subject: r.title ?? r.task_id, lines: stuck.slice(0, 30).map((t) => item(t.title, t.id)) });
+    return card({
+      icon: stuck.length ? '⛓️' : '✅',
+      title: stuck.length ? `${plural(stuck.length, 'task')} stuck behind` : 'Nothing stuck behind',
+      subject: r.title ?? r.task_id,
+      lines: stuck.slice(0, 30).map((t) => item(t.title, t.id)),
+    });
   }
   if (command === 'get_task_dependencies') {
     const up = tasksOf(r.depends_on);
@@ -117,5 +159,10 @@ export function dependencyCard(command: string, r: R): Rendered {
     });
   }
   const added = command === 'add_dependency';
-  return card({ icon: '🔗', title: added ? 'Now waits for' : 'No longer waits for', subject: added ? r.depends_on : r.removed, lines: [[mono(r.task_id), txt(` · ${statusWords(r.status)}`)]] });
+  return card({
+    icon: '🔗',
+    title: added ? 'Now waits for' : 'No longer waits for',
+    subject: added ? r.depends_on : r.removed,
+    lines: [[mono(r.task_id), txt(` · ${statusWords(r.status)}`)]],
+  });
 }

@@ -27,15 +27,20 @@ export interface RootFacts {
  */
 export function threadRoot(f: RootFacts): Rendered {
   const state = f.deleted ? 'deleted' : statusWords(f.status);
-  const facts = [state, f.projectId, f.agent && `agent ${f.agent}`, f.retries && f.status !== 'COMPLETED' && `try ${f.retries}`].filter(Boolean).join(' · ');
+  const facts = [state, f.projectId, f.agent && `agent ${f.agent}`, f.retries && f.status !== 'COMPLETED' && `try ${f.retries}`]
+    .filter(Boolean)
+    .join(' · ');
   const lines: Line[] = [[txt(`${f.deleted ? '🗑️' : emoji(f.status)} `), bold(f.title), txt('  '), mono(f.id)], [txt(facts)]];
   if (f.branch) lines.push([txt('Branch '), mono(f.branch)]);
   if (f.prUrl) lines.push([txt('Pull request: '), link(f.prUrl)]);
   if (f.tokens || f.costUsd) {
-    lines.push([txt([f.tokens ? `${formatNumber(f.tokens)} tokens` : null, f.costUsd ? formatDollars(f.costUsd) : null].filter(Boolean).join(' · '))]);
+    lines.push([
+      txt([f.tokens ? `${formatNumber(f.tokens)} tokens` : null, f.costUsd ? formatDollars(f.costUsd) : null].filter(Boolean).join(' · ')),
+    ]);
   }
   const blocks: KnownBlock[] = [richLines(lines)];
-  if (!f.deleted && f.status === 'IN_PROGRESS') blocks.push({ type: 'actions', block_id: `root:${f.id}`.slice(0, 255), elements: [stopTaskButton(f.id, f.title)] });
+  if (!f.deleted && f.status === 'IN_PROGRESS')
+    blocks.push({ type: 'actions', block_id: `root:${f.id}`.slice(0, 255), elements: [stopTaskButton(f.id, f.title)] });
   return { text: fallbackOf(`${f.deleted ? '🗑️' : emoji(f.status)} ${f.title} — ${state}`), blocks };
 }
 
@@ -65,7 +70,10 @@ export function progressReply(title: string, lines: string[]): Rendered {
   const text = shown.join('\n').slice(-2900);
   return {
     text: fallbackOf(`💬 ${title}: ${firstLine(shown.at(-1) ?? '', 150)}`),
-    blocks: [richLines(text.split('\n').map((l): Line => [txt(l)])), ...(lines.length > shown.length ? [plainContext(`${lines.length - shown.length} earlier lines not shown`)] : [])],
+    blocks: [
+      richLines(text.split('\n').map((l): Line => [txt(l)])),
+      ...(lines.length > shown.length ? [plainContext(`${lines.length - shown.length} earlier lines not shown`)] : []),
+    ],
   };
 }
 
@@ -80,14 +88,26 @@ export function threadReply(event: EventRecord, again: boolean): Rendered | null
   switch (event.type) {
     case 'task_started':
       if (!again) return null;
-      return reply('🟡', 'Started again', title, { extra: [txt(p.agent_name ? ` by ${str(p.agent_name)}` : ''), ...(p.branch ? [txt(' on '), mono(p.branch)] : [])] });
+      return reply('🟡', 'Started again', title, {
+        extra: [txt(p.agent_name ? ` by ${str(p.agent_name)}` : ''), ...(p.branch ? [txt(' on '), mono(p.branch)] : [])],
+      });
     case 'task_completed': {
-      const facts = [p.approved ? 'approved' : null, p.tokens ? `${formatNumber(p.tokens)} tokens` : null, p.cost_usd ? formatDollars(p.cost_usd) : null, p.note ? str(p.note) : null].filter(Boolean).join(' · ');
+      const facts = [
+        p.approved ? 'approved' : null,
+        p.tokens ? `${formatNumber(p.tokens)} tokens` : null,
+        p.cost_usd ? formatDollars(p.cost_usd) : null,
+        p.note ? str(p.note) : null,
+      ]
+        .filter(Boolean)
+        .join(' · ');
       const summary = typeof p.summary === 'string' && p.summary.trim() ? markdownToBlocks(p.summary).slice(0, 20) : [];
       return reply('✅', 'Completed', title, { lines: facts ? [[italic(facts)]] : [], blocks: summary });
     }
     case 'task_failed': {
-      const lines: Line[] = [[txt(`Try ${str(p.retry_count ?? '?')} of ${str(p.max_retries ?? '?')}${p.will_retry ? ', it will be retried' : ''}`)], [bold(str(p.error_type || 'Error')), txt(`: ${firstLine(p.error, 400)}`)]];
+      const lines: Line[] = [
+        [txt(`Try ${str(p.retry_count ?? '?')} of ${str(p.max_retries ?? '?')}${p.will_retry ? ', it will be retried' : ''}`)],
+        [bold(str(p.error_type || 'Error')), txt(`: ${firstLine(p.error, 400)}`)],
+      ];
       if (p.suggested_fix) lines.push([italic(`💡 ${str(p.suggested_fix)}`)]);
       const buttons = p.will_retry ? null : taskButtons(id, 'FAILED');
       return reply('🔴', 'Failed', title, { lines, blocks: buttons ? [buttons] : [] });
@@ -108,7 +128,9 @@ export function threadReply(event: EventRecord, again: boolean): Rendered | null
       });
     }
     case 'task_paused':
-      return reply('⏸️', 'Paused', title, { lines: [[txt(`${str(p.reason)}${p.resume_after ? ` — resumes at ${str(p.resume_after)}` : ''}`)]] });
+      return reply('⏸️', 'Paused', title, {
+        lines: [[txt(`${str(p.reason)}${p.resume_after ? ` — resumes at ${str(p.resume_after)}` : ''}`)]],
+      });
     case 'task_resumed':
       return reply('▶️', 'Resumed', title);
     case 'task_stopped':
@@ -123,7 +145,9 @@ export function threadReply(event: EventRecord, again: boolean): Rendered | null
       return reply('⚠️', 'Merge failed', title, { lines: [[txt(firstLine(p.message, 400))]] });
     case 'chain_stuck': {
       const stuck = Array.isArray(p.stuck_downstream) ? (p.stuck_downstream as Array<{ id: string; title: string }>) : [];
-      return reply('⛓️', `${stuck.length} waiting behind`, title, { lines: stuck.slice(0, 20).map((s): Line => [txt('• '), mono(s.id), txt(' '), txt(s.title)]) });
+      return reply('⛓️', `${stuck.length} waiting behind`, title, {
+        lines: stuck.slice(0, 20).map((s): Line => [txt('• '), mono(s.id), txt(' '), txt(s.title)]),
+      });
     }
     case 'plan_tasks_created': {
       const tasks = Array.isArray(p.tasks) ? (p.tasks as Array<{ id: string; title: string }>) : [];
@@ -156,4 +180,13 @@ export const ROOT_CHANGING = new Set([
 ]);
 
 /** Outcomes worth a thread even when the task never started (a root is opened for them). */
-export const OPENS_THREAD = new Set(['task_started', 'task_completed', 'task_failed', 'task_blocked', 'task_awaiting_approval', 'chain_stuck', 'merge_failed', 'plan_tasks_created']);
+export const OPENS_THREAD = new Set([
+  'task_started',
+  'task_completed',
+  'task_failed',
+  'task_blocked',
+  'task_awaiting_approval',
+  'chain_stuck',
+  'merge_failed',
+  'plan_tasks_created',
+]);

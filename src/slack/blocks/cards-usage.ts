@@ -16,7 +16,13 @@ export function tokenUsageCard(r: R): Rendered {
   for (const row of breakdown.slice(0, 40)) {
     const name = row.task_id ?? row.project_id ?? row.agent_id ?? 'unattributed';
     const share = total > 0 ? ` · ${Math.round((Number(row.tokens) / total) * 100)}%` : '';
-    lines.push(item(name, undefined, [['', `${formatNumber(row.tokens)} tokens${share}`], ['agent', r.task_id ? null : row.agent_id], ['', row.cost_usd !== undefined ? formatDollars(row.cost_usd) : null]]));
+    lines.push(
+      item(name, undefined, [
+        ['', `${formatNumber(row.tokens)} tokens${share}`],
+        ['agent', r.task_id ? null : row.agent_id],
+        ['', row.cost_usd !== undefined ? formatDollars(row.cost_usd) : null],
+      ]),
+    );
   }
   const more = Number(r.breakdown_total ?? breakdown.length) - Math.min(breakdown.length, 40);
   return card({
@@ -24,7 +30,9 @@ export function tokenUsageCard(r: R): Rendered {
     title: 'Token usage',
     subject: scope,
     lines,
-    ...(more > 0 && { footer: `${plural(more, 'more row')}${r.next_offset !== undefined && r.next_offset !== null ? `: ask again with \`offset=${s(r.next_offset)}\`` : ''}.` }),
+    ...(more > 0 && {
+      footer: `${plural(more, 'more row')}${r.next_offset !== undefined && r.next_offset !== null ? `: ask again with \`offset=${s(r.next_offset)}\`` : ''}.`,
+    }),
     summary: `Token usage for ${scope}: ${formatNumber(total)} tokens`,
   });
 }
@@ -37,7 +45,12 @@ export function eventsCard(r: R): Rendered {
     const about = p.title ?? p.name ?? p.hook_name ?? e.task_id ?? e.project_id ?? '';
     return [txt(`${s(e.created_at).replace('T', ' ').slice(5, 16)}  ${s(e.type).replace(/_/g, ' ')}  `), txt(s(about))];
   });
-  return card({ icon: '🗒️', title: 'Recent events', lines: lines.length ? lines : [[txt('Nothing has happened yet.')]], ...(events.length > 50 && { footer: `${events.length - 50} older events not shown.` }) });
+  return card({
+    icon: '🗒️',
+    title: 'Recent events',
+    lines: lines.length ? lines : [[txt('Nothing has happened yet.')]],
+    ...(events.length > 50 && { footer: `${events.length - 50} older events not shown.` }),
+  });
 }
 
 /** set_budget / get_budget / clear_budget: used against the limit, in words and numbers. */
@@ -45,9 +58,15 @@ export function budgetCard(command: string, r: R): Rendered {
   const scope = r.project_id ? `project ${s(r.project_id)}` : 'everything';
   if (command === 'clear_budget') return card({ icon: '🧾', title: 'Budget cleared', subject: scope });
   const lines: Line[] = [];
-  if (r.token_limit !== null && r.token_limit !== undefined) lines.push([txt(`${formatNumber(r.tokens_used)} of ${formatNumber(r.token_limit)} tokens`)]);
-  if (r.cost_limit_usd !== null && r.cost_limit_usd !== undefined) lines.push([txt(`${formatDollars(r.cost_used_usd)} of ${formatDollars(r.cost_limit_usd)}`)]);
-  lines.push([txt(`${s(r.percent ?? 0)}% used over ${plural(Number(r.window_hours ?? 0), 'hour')}${r.resets_at ? ` · resets ${s(r.resets_at).replace('T', ' ').slice(0, 16)} UTC` : ''}`)]);
+  if (r.token_limit !== null && r.token_limit !== undefined)
+    lines.push([txt(`${formatNumber(r.tokens_used)} of ${formatNumber(r.token_limit)} tokens`)]);
+  if (r.cost_limit_usd !== null && r.cost_limit_usd !== undefined)
+    lines.push([txt(`${formatDollars(r.cost_used_usd)} of ${formatDollars(r.cost_limit_usd)}`)]);
+  lines.push([
+    txt(
+      `${s(r.percent ?? 0)}% used over ${plural(Number(r.window_hours ?? 0), 'hour')}${r.resets_at ? ` · resets ${s(r.resets_at).replace('T', ' ').slice(0, 16)} UTC` : ''}`,
+    ),
+  ]);
   return card({
     icon: r.over_budget ? '🛑' : '🧾',
     title: r.over_budget ? 'Budget spent: no new tasks start' : command === 'set_budget' ? 'Budget set' : 'Budget',
@@ -63,6 +82,14 @@ export function taskMessageCard(r: R): Rendered {
     icon: '💬',
     title: live ? 'Sent to the running agent' : 'Queued for the next run',
     subject: r.title ?? r.task_id,
-    lines: [[txt(live ? 'The agent reads it while it works.' : `The task is back in the queue${r.resumes_session ? ' and resumes its session' : ''}.`)]],
+    lines: [
+      [
+        txt(
+          live
+            ? 'The agent reads it while it works.'
+            : `The task is back in the queue${r.resumes_session ? ' and resumes its session' : ''}.`,
+        ),
+      ],
+    ],
   });
 }

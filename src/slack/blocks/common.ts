@@ -90,7 +90,9 @@ export function section(text: string): KnownBlock {
 export function fields(pairs: Array<[string, string]>): KnownBlock {
   return {
     type: 'section',
-    fields: pairs.slice(0, LIMITS.fields).map(([label, value]) => ({ type: 'mrkdwn' as const, text: truncate(`*${label}*\n${value || '—'}`, LIMITS.fieldText) })),
+    fields: pairs
+      .slice(0, LIMITS.fields)
+      .map(([label, value]) => ({ type: 'mrkdwn' as const, text: truncate(`*${label}*\n${value || '—'}`, LIMITS.fieldText) })),
   };
 }
 
@@ -165,5 +167,7 @@ export interface Rendered {
 
 /** Task and agent states as words people read ("in progress", not IN_PROGRESS). */
 export function statusWord(status: unknown): string {
-  return String(status ?? '').toLowerCase().replace(/_/g, ' ');
+  return String(status ?? '')
+    .toLowerCase()
+    .replace(/_/g, ' ');
 }

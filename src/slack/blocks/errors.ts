@@ -8,5 +8,8 @@ import { md, plainSection } from './text';
 export function errorReply(message: unknown, command?: string): Rendered {
   const sentence = String(message ?? 'Something went wrong.');
   const hint = command ? md`See \`/aq help ${command}\` for its fields and an example.` : md`\`/aq help\` lists the commands.`;
-  return { text: fallbackOf(`:warning: ${sentence}`), blocks: [plainSection(clip(`:warning: ${sentence}`, LIMITS.sectionText)), context(hint.text)] };
+  return {
+    text: fallbackOf(`:warning: ${sentence}`),
+    blocks: [plainSection(clip(`:warning: ${sentence}`, LIMITS.sectionText)), context(hint.text)],
+  };
 }

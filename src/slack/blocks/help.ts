@@ -51,7 +51,12 @@ export function exampleFor(command: AnyCommand): string {
 function fieldLine(f: Field): Mrkdwn {
   const facts = [f.type, f.required ? 'required' : 'optional'];
   if (f.default !== undefined) facts.push(`default ${JSON.stringify(f.default)}`);
-  const choices = f.choices ? md` One of: ${mdJoin(f.choices.map((c) => md`\`${c}\``), ', ')}.` : md``;
+  const choices = f.choices
+    ? md` One of: ${mdJoin(
+        f.choices.map((c) => md`\`${c}\``),
+        ', ',
+      )}.`
+    : md``;
   return md`• \`${f.name}\` (${facts.join(', ')})${f.description ? md` — ${f.description}` : md``}${choices}`;
 }
 
@@ -92,7 +97,8 @@ export function helpOverview(commands: readonly AnyCommand[]): Rendered {
   const blocks: KnownBlock[] = [
     header('Agent Queue commands'),
     section(
-      md`Run a command with \`/aq COMMAND key=value …\` — bare words fill the required fields in order, so \`/aq get_task swift-fox-042\` works. In a project's channel, commands default to that project. \`/aq help COMMAND\` or \`/aq help GROUP\` shows fields, defaults and an example; anything else after \`/aq\` goes to the assistant.`.text,
+      md`Run a command with \`/aq COMMAND key=value …\` — bare words fill the required fields in order, so \`/aq get_task swift-fox-042\` works. In a project's channel, commands default to that project. \`/aq help COMMAND\` or \`/aq help GROUP\` shows fields, defaults and an example; anything else after \`/aq\` goes to the assistant.`
+        .text,
     ),
   ];
   for (const { group, commands: inGroup } of groupsOf(commands)) {
@@ -134,7 +140,16 @@ export function helpFor(commands: readonly AnyCommand[], topic?: string): Render
   const wanted = topic.toLowerCase();
   const command = commands.find((c) => c.name === wanted);
   if (command) {
-    const blocks = [...commandHelpBlocks(command), { type: 'actions', elements: [button('◀ All commands', HELP_ACTION, 'overview'), button(`${title(command.group)} ▸`, HELP_ACTION, `${command.group}:0`)] } as KnownBlock];
+    const blocks = [
+      ...commandHelpBlocks(command),
+      {
+        type: 'actions',
+        elements: [
+          button('◀ All commands', HELP_ACTION, 'overview'),
+          button(`${title(command.group)} ▸`, HELP_ACTION, `${command.group}:0`),
+        ],
+      } as KnownBlock,
+    ];
     return { text: `${command.name}: ${command.description}`.slice(0, LIMITS.messageText), blocks };
   }
   return helpGroupPage(commands, wanted);

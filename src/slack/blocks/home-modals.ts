@@ -27,7 +27,11 @@ export function option(text: string, value: string): PlainTextOption {
   return { text: plain(text.length > 75 ? `${text.slice(0, 74)}…` : text || value), value: value.slice(0, 150) };
 }
 
-function textInput(blockId: string, label: string, opts: { multiline?: boolean; optional?: boolean; hint?: string; placeholder?: string; initial?: string; max?: number } = {}): KnownBlock {
+function textInput(
+  blockId: string,
+  label: string,
+  opts: { multiline?: boolean; optional?: boolean; hint?: string; placeholder?: string; initial?: string; max?: number } = {},
+): KnownBlock {
   return {
     type: 'input',
     block_id: blockId,
@@ -52,7 +56,13 @@ function projectSelect(projects: Array<{ id: string; name: string }>, selected?:
     type: 'input',
     block_id: 'project',
     label: plain('Project'),
-    element: { type: 'static_select', action_id: 'value', options, placeholder: plain('Pick a project'), ...(initial && { initial_option: initial }) },
+    element: {
+      type: 'static_select',
+      action_id: 'value',
+      options,
+      placeholder: plain('Pick a project'),
+      ...(initial && { initial_option: initial }),
+    },
   };
 }
 
@@ -73,7 +83,10 @@ export function newTaskModal(input: NewTaskModalInput): View {
   const blocks: KnownBlock[] = [];
   if (input.projects.length === 0) {
     blocks.push(
-      { type: 'section', text: { type: 'mrkdwn', text: ':seedling: *No projects yet.* Name one and it is created together with this task.' } },
+      {
+        type: 'section',
+        text: { type: 'mrkdwn', text: ':seedling: *No projects yet.* Name one and it is created together with this task.' },
+      },
       textInput('new_project', 'New project name', { placeholder: 'e.g. Website', max: 80 }),
     );
   } else {
@@ -109,14 +122,20 @@ export function newTaskModal(input: NewTaskModalInput): View {
       },
     });
   } else {
-    blocks.push(textInput('depends_on', 'Depends on', { optional: true, hint: 'Task ids this task waits for, separated by spaces or commas.' }));
+    blocks.push(
+      textInput('depends_on', 'Depends on', { optional: true, hint: 'Task ids this task waits for, separated by spaces or commas.' }),
+    );
   }
   blocks.push({
     type: 'input',
     block_id: 'approval',
     optional: true,
     label: plain('Review'),
-    element: { type: 'checkboxes', action_id: 'value', options: [option('Open a pull request and wait for approval', 'requires_approval')] },
+    element: {
+      type: 'checkboxes',
+      action_id: 'value',
+      options: [option('Open a pull request and wait for approval', 'requires_approval')],
+    },
   });
   return {
     type: 'modal',
@@ -168,7 +187,11 @@ export function addRepoModal(projects: Array<{ id: string; name: string }>, sele
           type: 'radio_buttons',
           action_id: 'value',
           initial_option: option('Clone from a URL', 'clone'),
-          options: [option('Clone from a URL', 'clone'), option('Link a folder on this machine', 'link'), option('Start an empty repository', 'init')],
+          options: [
+            option('Clone from a URL', 'clone'),
+            option('Link a folder on this machine', 'link'),
+            option('Start an empty repository', 'init'),
+          ],
         },
       },
       textInput('url', 'URL', { optional: true, placeholder: 'https://github.com/you/repo.git', hint: 'For a clone.' }),

@@ -27,7 +27,14 @@ export function homeHeader(data: HomeData, note?: string): KnownBlock[] {
   const blocks: KnownBlock[] = [header('Agent Queue'), contextLine(homeSummary(data))];
   if (note) blocks.push(contextLine(note));
   const newTask = data.projectCount > 0 ? button('➕ New task', 'aq_open_new_task', 'home', 'primary') : null;
-  blocks.push(row(newTask, button('New project', 'aq_open_new_project', 'home'), data.projectCount > 0 ? button('Add repository', 'aq_open_add_repo', 'home') : null, button('Refresh', 'aq_home_refresh', 'home')));
+  blocks.push(
+    row(
+      newTask,
+      button('New project', 'aq_open_new_project', 'home'),
+      data.projectCount > 0 ? button('Add repository', 'aq_open_add_repo', 'home') : null,
+      button('Refresh', 'aq_home_refresh', 'home'),
+    ),
+  );
   if (data.schedulingPaused) {
     blocks.push({
       type: 'section',
@@ -84,7 +91,10 @@ function attentionLine(t: AttentionRow): Line {
 
 export function needsYou(data: HomeData): KnownBlock[] {
   if (data.attentionTotal === 0) return [];
-  const blocks: KnownBlock[] = [{ type: 'divider' }, { type: 'section', text: { type: 'mrkdwn', text: `*Needs you* · ${data.attentionTotal}` } }];
+  const blocks: KnownBlock[] = [
+    { type: 'divider' },
+    { type: 'section', text: { type: 'mrkdwn', text: `*Needs you* · ${data.attentionTotal}` } },
+  ];
   for (const t of data.attention) {
     const lines: Line[] = [attentionLine(t)];
     if (t.detail) lines.push([italic(firstLine(t.detail))]);
@@ -93,23 +103,43 @@ export function needsYou(data: HomeData): KnownBlock[] {
     if (t.status === 'AWAITING_APPROVAL') {
       blocks.push(row(button('Approve', 'aq_approve_task', t.id, 'primary'), button('Restart', 'aq_restart_task', t.id)));
     } else {
-      blocks.push(row(button('Restart', 'aq_restart_task', t.id, 'primary'), button('Skip', 'aq_skip_task', t.id), button('View error', 'aq_get_agent_error', t.id)));
+      blocks.push(
+        row(
+          button('Restart', 'aq_restart_task', t.id, 'primary'),
+          button('Skip', 'aq_skip_task', t.id),
+          button('View error', 'aq_get_agent_error', t.id),
+        ),
+      );
     }
   }
   const more = data.attentionTotal - data.attention.length;
-  if (more > 0) blocks.push(contextLine(`${plural(more, 'more task')} need${more === 1 ? 's' : ''} you: \`/aq list_tasks status=FAILED\` (or BLOCKED, AWAITING_APPROVAL) lists them.`));
+  if (more > 0)
+    blocks.push(
+      contextLine(
+        `${plural(more, 'more task')} need${more === 1 ? 's' : ''} you: \`/aq list_tasks status=FAILED\` (or BLOCKED, AWAITING_APPROVAL) lists them.`,
+      ),
+    );
   return blocks;
 }
 
 function runningLine(t: RunningRow, now: number): Line[] {
-  const facts = [t.projectId, t.agent ? `agent ${t.agent}` : null, t.startedAt ? `for ${formatDuration(now - t.startedAt.getTime())}` : null].filter(Boolean).join(' · ');
+  const facts = [
+    t.projectId,
+    t.agent ? `agent ${t.agent}` : null,
+    t.startedAt ? `for ${formatDuration(now - t.startedAt.getTime())}` : null,
+  ]
+    .filter(Boolean)
+    .join(' · ');
   const lines: Line[] = [[txt(`${emoji('IN_PROGRESS')} `), bold(t.title), txt(`  ${facts}`)]];
   if (t.lastProgress) lines.push([italic(firstLine(t.lastProgress, 150))]);
   return lines;
 }
 
 export function running(data: HomeData, now = Date.now()): KnownBlock[] {
-  const blocks: KnownBlock[] = [{ type: 'divider' }, { type: 'section', text: { type: 'mrkdwn', text: `*Running* · ${data.runningTotal || 'nothing right now'}` } }];
+  const blocks: KnownBlock[] = [
+    { type: 'divider' },
+    { type: 'section', text: { type: 'mrkdwn', text: `*Running* · ${data.runningTotal || 'nothing right now'}` } },
+  ];
   for (const t of data.running) blocks.push(richLines(runningLine(t, now)), row(stopTaskButton(t.id, t.title)));
   const more = data.runningTotal - data.running.length;
   if (more > 0) blocks.push(contextLine(`${plural(more, 'more task')} running: \`/aq list_tasks status=IN_PROGRESS\``));
@@ -117,7 +147,10 @@ export function running(data: HomeData, now = Date.now()): KnownBlock[] {
 }
 
 export function readyQueue(data: HomeData): KnownBlock[] {
-  const blocks: KnownBlock[] = [{ type: 'divider' }, { type: 'section', text: { type: 'mrkdwn', text: `*Ready queue* · ${data.readyTotal || 'empty'}` } }];
+  const blocks: KnownBlock[] = [
+    { type: 'divider' },
+    { type: 'section', text: { type: 'mrkdwn', text: `*Ready queue* · ${data.readyTotal || 'empty'}` } },
+  ];
   if (data.ready.length) {
     blocks.push(richLines(data.ready.map((t, i): Line => [txt(`${i + 1}. `), bold(t.title), txt(`  ${t.projectId}`)])));
   }
@@ -125,13 +158,17 @@ export function readyQueue(data: HomeData): KnownBlock[] {
   if (more > 0) blocks.push(contextLine(`${plural(more, 'more task')} waiting: \`/aq list_tasks status=READY\``));
   // Why the queue is not moving, once per reason (the scheduler's own words).
   const reasons = [...new Set(data.ready.map((t) => t.waiting).filter((w): w is string => !!w))].slice(0, 3);
-  for (const reason of reasons) blocks.push({ type: 'context', elements: [{ type: 'plain_text', text: `⏳ Not starting: ${reason}`.slice(0, 2000), emoji: true }] });
+  for (const reason of reasons)
+    blocks.push({ type: 'context', elements: [{ type: 'plain_text', text: `⏳ Not starting: ${reason}`.slice(0, 2000), emoji: true }] });
   return blocks;
 }
 
 export function pausedProjects(data: HomeData, cap: number): KnownBlock[] {
   if (data.pausedProjects.length === 0) return [];
-  const blocks: KnownBlock[] = [{ type: 'divider' }, { type: 'section', text: { type: 'mrkdwn', text: `*Paused projects* · ${data.pausedProjects.length}` } }];
+  const blocks: KnownBlock[] = [
+    { type: 'divider' },
+    { type: 'section', text: { type: 'mrkdwn', text: `*Paused projects* · ${data.pausedProjects.length}` } },
+  ];
   for (const p of data.pausedProjects.slice(0, cap)) {
     blocks.push(richLines([[txt('⏸️ '), bold(p.name), txt(`  ${p.id}`)]]), row(button('Resume', 'aq_resume_project', p.id)));
   }

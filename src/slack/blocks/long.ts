@@ -31,7 +31,9 @@ export function longCode(label: string, text: string, filename: string): { block
   return {
     blocks: [
       preformatted(preview),
-      plainContext(`Showing the first ${plural(shownLines, 'line')} of ${plural(lines.length, 'line')} (${plural(text.length, 'character')}). The whole ${label} is attached as ${filename}.`),
+      plainContext(
+        `Showing the first ${plural(shownLines, 'line')} of ${plural(lines.length, 'line')} (${plural(text.length, 'character')}). The whole ${label} is attached as ${filename}.`,
+      ),
     ],
     file: { filename, title: `${label} (${plural(lines.length, 'line')})`, content: text },
   };
@@ -49,6 +51,15 @@ export function fitBlocks(
 ): { blocks: KnownBlock[]; file?: FileUpload } {
   if (blocks.length <= limit) return { blocks };
   const kept = blocks.slice(0, limit - 1);
-  const note = { type: 'context', elements: [{ type: 'mrkdwn', text: md`${blocks.length - kept.length} more blocks did not fit in one message: everything is in the attached file ${filename}.`.text }] } as KnownBlock;
+  const note = {
+    type: 'context',
+    elements: [
+      {
+        type: 'mrkdwn',
+        text: md`${blocks.length - kept.length} more blocks did not fit in one message: everything is in the attached file ${filename}.`
+          .text,
+      },
+    ],
+  } as KnownBlock;
   return { blocks: [...kept, note], file: { filename, title: filename, content: whole() } };
 }

@@ -6,7 +6,12 @@ import { bold, mono, packRich, txt, type Line } from './text';
 interface StatusResult {
   projects: number;
   agents: Array<{ id: string; name: string; state: string; working_on?: { task_id: string; title: string; project_id: string } }>;
-  tasks: { total: number; by_status: Record<string, number>; in_progress: Array<{ id: string; title: string; project_id: string; assigned_agent: string | null }>; ready_to_work: Array<{ id: string; title: string; project_id: string }> };
+  tasks: {
+    total: number;
+    by_status: Record<string, number>;
+    in_progress: Array<{ id: string; title: string; project_id: string; assigned_agent: string | null }>;
+    ready_to_work: Array<{ id: string; title: string; project_id: string }>;
+  };
   orchestrator_paused: boolean;
 }
 
@@ -23,7 +28,10 @@ function taskLine(mark: string, t: { id: string; title: string; project_id: stri
 export function statusBlocks(raw: Record<string, unknown>): Rendered {
   const s = raw as unknown as StatusResult;
   const blocks: KnownBlock[] = [header('Agent Queue status')];
-  if (s.orchestrator_paused) blocks.push(section(':double_vertical_bar: *Scheduling is paused* — no new tasks start. Resume with `/aq orchestrator_control action=resume`.'));
+  if (s.orchestrator_paused)
+    blocks.push(
+      section(':double_vertical_bar: *Scheduling is paused* — no new tasks start. Resume with `/aq orchestrator_control action=resume`.'),
+    );
   const counts = Object.entries(s.tasks.by_status)
     .map(([status, n]) => `${emoji(status)} ${n} ${statusWord(status)}`)
     .join('   ');
@@ -35,8 +43,10 @@ export function statusBlocks(raw: Record<string, unknown>): Rendered {
   ]);
   if (agentLines.length) blocks.push(...packRich([[bold('Agents')], ...agentLines], LIMITS.richText));
   else blocks.push(section('*Agents*\nNo agents yet — add one with `/aq create_agent name=…`.'));
-  if (s.tasks.in_progress.length) blocks.push(...packRich([[bold('In progress')], ...s.tasks.in_progress.map((t) => taskLine('🟡', t))], LIMITS.richText));
-  if (s.tasks.ready_to_work.length) blocks.push(...packRich([[bold('Ready to work')], ...s.tasks.ready_to_work.map((t) => taskLine('🔵', t))], LIMITS.richText));
+  if (s.tasks.in_progress.length)
+    blocks.push(...packRich([[bold('In progress')], ...s.tasks.in_progress.map((t) => taskLine('🟡', t))], LIMITS.richText));
+  if (s.tasks.ready_to_work.length)
+    blocks.push(...packRich([[bold('Ready to work')], ...s.tasks.ready_to_work.map((t) => taskLine('🔵', t))], LIMITS.richText));
   blocks.push(context(`Updated ${new Date().toISOString().replace('T', ' ').slice(0, 16)} UTC`));
   const fitted = fitBlocks(blocks, () => JSON.stringify(raw, null, 2), 'status.json');
   return {

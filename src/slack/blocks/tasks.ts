@@ -30,12 +30,22 @@ export function taskDetailBlocks(task: Record<string, unknown>, note?: string): 
   const lines: Line[] = [[txt(`${emoji(status)} `), bold(task.title), txt('  '), mono(id)], [txt(facts)]];
   if (typeof task.pr_url === 'string' && task.pr_url) lines.push([txt('Pull request: '), link(task.pr_url)]);
   const blocks: KnownBlock[] = packRich(lines, LIMITS.richText);
-  if (typeof task.description === 'string' && task.description) blocks.push(...packRich(task.description.split('\n').map((l) => [txt(l)]), LIMITS.richText));
+  if (typeof task.description === 'string' && task.description)
+    blocks.push(
+      ...packRich(
+        task.description.split('\n').map((l) => [txt(l)]),
+        LIMITS.richText,
+      ),
+    );
   const actions = taskButtons(id, status);
   if (actions) blocks.push(actions);
   if (note) blocks.push(context(note));
   const fitted = fitBlocks(blocks, () => JSON.stringify(task, null, 2), `${id}.json`);
-  return { text: fallbackOf(`${emoji(status)} ${String(task.title)} (${id}) — ${statusWord(status)}`), blocks: fitted.blocks, ...(fitted.file && { files: [fitted.file] }) };
+  return {
+    text: fallbackOf(`${emoji(status)} ${String(task.title)} (${id}) — ${statusWord(status)}`),
+    blocks: fitted.blocks,
+    ...(fitted.file && { files: [fitted.file] }),
+  };
 }
 
 export const TASK_PAGE_SIZE = 20;
@@ -61,7 +71,9 @@ export function taskListBlocks(
       mono(t.id),
       txt(' '),
       bold(t.title),
-      txt(`\n${statusWord(t.status)} · priority ${String(t.priority)} · ${String(t.project_id)}${t.assigned_agent ? ` · ${String(t.assigned_agent)}` : ''}`),
+      txt(
+        `\n${statusWord(t.status)} · priority ${String(t.priority)} · ${String(t.project_id)}${t.assigned_agent ? ` · ${String(t.assigned_agent)}` : ''}`,
+      ),
     ];
     return i === 0 ? [line] : [[], line];
   });

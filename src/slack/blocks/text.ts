@@ -10,7 +10,10 @@ import type { KnownBlock, RichTextBlock, RichTextElement, RichTextText } from '@
 
 /** Slack escaping for mrkdwn (and the top-level `text` fallback). */
 export function esc(text: unknown): string {
-  return String(text ?? '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return String(text ?? '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;');
 }
 
 /** mrkdwn that is safe to send: our template text plus escaped values. Only `md` and `trusted` make one. */

@@ -66,7 +66,10 @@ describe('agents are confined to their workspace (real Claude Code CLI)', () => 
     const bin = path.join(tmp.dir, 'bin');
     await mkdir(bin);
     for (const program of ['git', 'sh', 'bash', 'env', 'cat', 'ls']) {
-      const found = (process.env.PATH ?? '').split(':').map((dir) => path.join(dir, program)).find((candidate) => existsSync(candidate));
+      const found = (process.env.PATH ?? '')
+        .split(':')
+        .map((dir) => path.join(dir, program))
+        .find((candidate) => existsSync(candidate));
       if (found) await symlink(found, path.join(bin, program));
     }
     return bin;
@@ -87,8 +90,19 @@ describe('agents are confined to their workspace (real Claude Code CLI)', () => 
       { toolUses: [{ name: 'Write', input: { file_path: path.join(workspace, 'link-out', 'via-link.txt'), content: 'escaped' } }] },
       { toolUses: [{ name: 'Read', input: { file_path: path.join(home, '.ssh', 'id_rsa') } }] },
       { toolUses: [{ name: 'Glob', input: { pattern: '../outside/*' } }] },
-      { toolUses: [{ name: 'Bash', input: { command: `cat ${path.join(home, '.ssh', 'id_rsa')}; echo escaped > ${path.join(outside, 'bash.txt')}` } }] },
-      { toolUses: [{ name: 'Bash', input: { command: `echo escaped > ${path.join(outside, 'hatch.txt')}`, dangerouslyDisableSandbox: true } }] },
+      {
+        toolUses: [
+          {
+            name: 'Bash',
+            input: { command: `cat ${path.join(home, '.ssh', 'id_rsa')}; echo escaped > ${path.join(outside, 'bash.txt')}` },
+          },
+        ],
+      },
+      {
+        toolUses: [
+          { name: 'Bash', input: { command: `echo escaped > ${path.join(outside, 'hatch.txt')}`, dangerouslyDisableSandbox: true } },
+        ],
+      },
       { toolUses: [{ name: 'Write', input: { file_path: path.join(workspace, 'inside.txt'), content: 'inside\n' } }] },
       { text: 'Wrote inside.txt.' },
     );
@@ -102,7 +116,10 @@ describe('agents are confined to their workspace (real Claude Code CLI)', () => 
     expect(await readFile(path.join(workspace, 'inside.txt'), 'utf8')).toBe('inside\n');
 
     // What the model was told for each call, in order: refusals, a sandboxed shell, then success.
-    const results = fake.requests.map((r) => fake.toolResultsIn(r)).filter((r) => r.length > 0).map((r) => r[0]);
+    const results = fake.requests
+      .map((r) => fake.toolResultsIn(r))
+      .filter((r) => r.length > 0)
+      .map((r) => r[0]);
     expect(results).toHaveLength(8);
     for (const refused of [results[0], results[1], results[2], results[3], results[4], results[6]]) {
       expect(refused.is_error).toBe(true);
@@ -129,7 +146,10 @@ describe('agents are confined to their workspace (real Claude Code CLI)', () => 
     expect(refused.errorMessage).toContain('apt-get install bubblewrap socat');
     expect(fake.requests).toHaveLength(0);
 
-    fake.enqueue({ toolUses: [{ name: 'Write', input: { file_path: path.join(outside, 'escape.txt'), content: 'escaped' } }] }, { text: 'Gave up.' });
+    fake.enqueue(
+      { toolUses: [{ name: 'Write', input: { file_path: path.join(outside, 'escape.txt'), content: 'escaped' } }] },
+      { text: 'Gave up.' },
+    );
     const unsandboxed = await adapter({ confinement: { allowUnsandboxed: true } }, { PATH }).run(request());
     expect(unsandboxed.status).toBe('completed');
     expect(existsSync(path.join(outside, 'escape.txt'))).toBe(false);

@@ -53,8 +53,14 @@ describe('orchestrator with the real Claude Code CLI (e2e)', () => {
   it('READY → IN_PROGRESS → COMPLETED: the file is committed on the task branch, merged to origin, tokens recorded', async () => {
     const file = path.join(h.workspace, 'hello.txt');
     fake.enqueue(
-      { toolUses: [{ name: 'Write', input: { file_path: file, content: 'hello from the agent\n' } }], usage: { input_tokens: 200, output_tokens: 30, cache_read_input_tokens: 50, cache_creation_input_tokens: 20 } },
-      { text: 'Created hello.txt.', usage: { input_tokens: 300, output_tokens: 12, cache_read_input_tokens: 60, cache_creation_input_tokens: 0 } },
+      {
+        toolUses: [{ name: 'Write', input: { file_path: file, content: 'hello from the agent\n' } }],
+        usage: { input_tokens: 200, output_tokens: 30, cache_read_input_tokens: 50, cache_creation_input_tokens: 20 },
+      },
+      {
+        text: 'Created hello.txt.',
+        usage: { input_tokens: 300, output_tokens: 12, cache_read_input_tokens: 60, cache_creation_input_tokens: 0 },
+      },
     );
     const started = Date.now();
     await startWithClaude();
@@ -68,19 +74,50 @@ describe('orchestrator with the real Claude Code CLI (e2e)', () => {
     expect(await gitOut(h.origin, 'show', 'main:hello.txt')).toBe('hello from the agent');
     expect(await gitOut(h.origin, 'log', '--format=%s', `main`, '-1', '--', 'hello.txt')).toBe('agent: Say hello');
     // The commit was made on the task branch (merged by fast-forward or merge commit).
-    expect(await gitOut(h.workspace, 'branch', '--contains', (await gitOut(h.origin, 'rev-list', '-1', 'main', '--', 'hello.txt')), '--format=%(refname:short)')).toContain(task!.branchName!);
+    expect(
+      await gitOut(
+        h.workspace,
+        'branch',
+        '--contains',
+        await gitOut(h.origin, 'rev-list', '-1', 'main', '--', 'hello.txt'),
+        '--format=%(refname:short)',
+      ),
+    ).toContain(task!.branchName!);
 
     const [usage] = await h.rt.db.em().getConnection().execute('select * from token_usage where task_id = ?', [id]);
-    expect(usage).toMatchObject({ source: 'agent', input_tokens: 500, output_tokens: 42, cache_read_tokens: 110, cache_creation_tokens: 20, tokens: 672 });
+    expect(usage).toMatchObject({
+      source: 'agent',
+      input_tokens: 500,
+      output_tokens: 42,
+      cache_read_tokens: 110,
+      cache_creation_tokens: 20,
+      tokens: 672,
+    });
     const result = await h.rt.db.taskResults.latest(id);
     expect(result).toMatchObject({ result: 'COMPLETED', summary: 'Created hello.txt.', tokensUsed: 672 });
     expect(result!.sessionId).toEqual(expect.any(String));
 
-    expect(h.eventsOf('task_started', id)[0].payload).toMatchObject({ title: 'Say hello', agent_id: 'agent-0', branch: task!.branchName, workspace_path: h.workspace });
+    expect(h.eventsOf('task_started', id)[0].payload).toMatchObject({
+      title: 'Say hello',
+      agent_id: 'agent-0',
+      branch: task!.branchName,
+      workspace_path: h.workspace,
+    });
     const completed = await waitFor(async () => h.eventsOf('task_completed', id)[0]);
-    expect(completed.payload).toMatchObject({ title: 'Say hello', summary: 'Created hello.txt.', tokens: 672, branch: task!.branchName, merged: true });
+    expect(completed.payload).toMatchObject({
+      title: 'Say hello',
+      summary: 'Created hello.txt.',
+      tokens: 672,
+      branch: task!.branchName,
+      merged: true,
+    });
     expect(Number(completed.payload.cost_usd)).toBeGreaterThan(0);
-    expect(h.eventsOf('task_progress', id).map((e) => String(e.payload.text)).join('\n')).toContain('Write · hello.txt');
+    expect(
+      h
+        .eventsOf('task_progress', id)
+        .map((e) => String(e.payload.text))
+        .join('\n'),
+    ).toContain('Write · hello.txt');
     // The CLI got our prompt, with the execution rules.
     expect(JSON.stringify(fake.requests[0].body.messages)).toContain('Do NOT push');
   });
@@ -98,7 +135,11 @@ describe('orchestrator with the real Claude Code CLI (e2e)', () => {
       await startWithClaude();
       const id = await h.task('Write notes');
       await h.waitStatus(id, 'COMPLETED', 60_000);
-      await slack.waitFor(() => slack.callsTo('chat.postMessage').some((c) => String(c.args.text).startsWith('✅')), 'the completion reply', 15_000);
+      await slack.waitFor(
+        () => slack.callsTo('chat.postMessage').some((c) => String(c.args.text).startsWith('✅')),
+        'the completion reply',
+        15_000,
+      );
       await notifier.idle();
       const posts = slack.callsTo('chat.postMessage');
       const root = posts[0];
@@ -113,7 +154,11 @@ describe('orchestrator with the real Claude Code CLI (e2e)', () => {
       const progress = posts.findIndex((c) => String(c.args.text).startsWith('💬'));
       expect(progress).toBeGreaterThan(0);
       expect(progress).toBeLessThan(posts.indexOf(completion));
-      expect(slack.callsTo('chat.update').at(-1)!.args).toMatchObject({ channel: 'CPROJ', ts: thread!.threadTs, text: '🟢 Write notes — completed' });
+      expect(slack.callsTo('chat.update').at(-1)!.args).toMatchObject({
+        channel: 'CPROJ',
+        ts: thread!.threadTs,
+        text: '🟢 Write notes — completed',
+      });
     } finally {
       stop();
       await slack.close();
@@ -124,7 +169,10 @@ describe('orchestrator with the real Claude Code CLI (e2e)', () => {
     const gh = path.join(h.rt.home, 'fake-gh');
     await writeFile(gh, '#!/bin/sh\nif [ "$1" = "pr" ]; then echo "https://github.com/acme/widget/pull/42"; fi\nexit 0\n');
     await chmod(gh, 0o755);
-    fake.enqueue({ toolUses: [{ name: 'Write', input: { file_path: path.join(h.workspace, 'feature.txt'), content: 'feature\n' } }] }, { text: 'Feature ready for review.' });
+    fake.enqueue(
+      { toolUses: [{ name: 'Write', input: { file_path: path.join(h.workspace, 'feature.txt'), content: 'feature\n' } }] },
+      { text: 'Feature ready for review.' },
+    );
     const started = Date.now();
     await useForgeRemote(h.workspace, h.origin, 'https://github.com/acme/widget.git');
     await startWithClaude(gh);
@@ -154,7 +202,10 @@ describe('orchestrator with the real Claude Code CLI (e2e)', () => {
   });
 
   it('a 429 from the API pauses the task (PAUSED with resume_after) instead of failing it', async () => {
-    fake.enqueue({ error: { status: 429, type: 'rate_limit_error', message: 'Rate limited', retryAfter: 0 } }, { error: { status: 429, type: 'rate_limit_error', message: 'Rate limited', retryAfter: 0 } });
+    fake.enqueue(
+      { error: { status: 429, type: 'rate_limit_error', message: 'Rate limited', retryAfter: 0 } },
+      { error: { status: 429, type: 'rate_limit_error', message: 'Rate limited', retryAfter: 0 } },
+    );
     const started = Date.now();
     await startWithClaude();
     const id = await h.task('Limited');

@@ -58,7 +58,10 @@ describe('messages to a task’s agent, with the real Claude Code CLI (e2e)', ()
     await startWithClaude();
     taskId = await h.task('Write a');
     await waitFor(async () => modelRequests().length > 0, 60_000, 'the CLI to call the API');
-    expect(await h.rt.exec('message_task', { task_id: taskId, text: 'STEER: use tabs, please' })).toMatchObject({ delivery: 'live', status: 'IN_PROGRESS' });
+    expect(await h.rt.exec('message_task', { task_id: taskId, text: 'STEER: use tabs, please' })).toMatchObject({
+      delivery: 'live',
+      status: 'IN_PROGRESS',
+    });
 
     await h.waitStatus(taskId, 'COMPLETED', 60_000);
     const delivered = h.eventsOf('task_message_delivered', taskId);
@@ -110,21 +113,37 @@ describe('messages to a task’s agent, with the real Claude Code CLI (e2e)', ()
   it('a follow-up of a task awaiting approval pushes to its PR instead of opening another', async () => {
     const gh = path.join(h.rt.home, 'fake-gh');
     const ghLog = path.join(h.rt.home, 'gh-calls.log');
-    await writeFile(gh, `#!/bin/sh\necho "$@" >> ${ghLog}\nif [ "$1" = "pr" ]; then echo "https://github.com/acme/widget/pull/42"; fi\nexit 0\n`);
+    await writeFile(
+      gh,
+      `#!/bin/sh\necho "$@" >> ${ghLog}\nif [ "$1" = "pr" ]; then echo "https://github.com/acme/widget/pull/42"; fi\nexit 0\n`,
+    );
     await chmod(gh, 0o755);
     await useForgeRemote(h.workspace, h.origin, 'https://github.com/acme/widget.git');
-    fake.enqueue({ toolUses: [{ name: 'Write', input: { file_path: path.join(h.workspace, 'feature.txt'), content: 'v1\n' } }] }, { text: 'Version 1.' });
+    fake.enqueue(
+      { toolUses: [{ name: 'Write', input: { file_path: path.join(h.workspace, 'feature.txt'), content: 'v1\n' } }] },
+      { text: 'Version 1.' },
+    );
     await startWithClaude(gh);
     const id = await h.task('Reviewed feature', { requiresApproval: true });
     await h.waitStatus(id, 'AWAITING_APPROVAL', 60_000);
     const branch = (await h.rt.db.tasks.get(id))!.branchName!;
     expect(await gitOut(h.origin, 'show', `${branch}:feature.txt`)).toBe('v1');
 
-    fake.enqueue({ toolUses: [{ name: 'Write', input: { file_path: path.join(h.workspace, 'feature.txt'), content: 'v2\n' } }] }, { text: 'Version 2, as reviewed.' });
-    expect(await h.rt.exec('message_task', { task_id: id, text: 'Reviewer: make it v2' })).toMatchObject({ delivery: 'follow_up', previous_status: 'AWAITING_APPROVAL' });
+    fake.enqueue(
+      { toolUses: [{ name: 'Write', input: { file_path: path.join(h.workspace, 'feature.txt'), content: 'v2\n' } }] },
+      { text: 'Version 2, as reviewed.' },
+    );
+    expect(await h.rt.exec('message_task', { task_id: id, text: 'Reviewer: make it v2' })).toMatchObject({
+      delivery: 'follow_up',
+      previous_status: 'AWAITING_APPROVAL',
+    });
     await waitFor(async () => h.eventsOf('task_awaiting_approval', id).length === 2, 60_000, 'the follow-up to await approval again');
 
-    expect(await h.rt.db.tasks.get(id)).toMatchObject({ status: 'AWAITING_APPROVAL', prUrl: 'https://github.com/acme/widget/pull/42', branchName: branch });
+    expect(await h.rt.db.tasks.get(id)).toMatchObject({
+      status: 'AWAITING_APPROVAL',
+      prUrl: 'https://github.com/acme/widget/pull/42',
+      branchName: branch,
+    });
     expect(await gitOut(h.origin, 'show', `${branch}:feature.txt`)).toBe('v2');
     const prCreates = (await readFile(ghLog, 'utf8')).split('\n').filter((l) => l.startsWith('pr create'));
     expect(prCreates).toHaveLength(1);

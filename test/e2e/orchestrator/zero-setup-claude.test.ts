@@ -40,14 +40,20 @@ describe('zero setup with the real Claude Code CLI (e2e)', () => {
     );
     const home = path.join(rt.home, 'claude-home');
     await mkdir(path.join(home, 'config'), { recursive: true });
-    const claude = new ClaudeCodeAdapter({ apiKey: 'sk-ant-fake', baseUrl: fake.url, maxRetries: 0, env: { HOME: home, CLAUDE_CONFIG_DIR: path.join(home, 'config') } });
+    const claude = new ClaudeCodeAdapter({
+      apiKey: 'sk-ant-fake',
+      baseUrl: fake.url,
+      maxRetries: 0,
+      env: { HOME: home, CLAUDE_CONFIG_DIR: path.join(home, 'config') },
+    });
     const started: Array<Record<string, unknown>> = [];
     rt.events.subscribe((e) => {
       if (e.type === 'task_started') started.push(e.payload);
     });
     await rt.startDaemon({ adapters: { claude }, git: new GitManagerTaskGit(new GitManager()), intervalMs: 200, progressIntervalMs: 50 });
 
-    const id = (await rt.exec('create_task', { project_id: 'widget', title: 'Say hello', description: 'Create hello.txt.' })).created as string;
+    const id = (await rt.exec('create_task', { project_id: 'widget', title: 'Say hello', description: 'Create hello.txt.' }))
+      .created as string;
     await waitFor(async () => (await rt.exec('get_task', { task_id: id })).status === 'COMPLETED', 90_000, 'the task to complete');
 
     expect(await gitOut(origin, 'show', 'main:hello.txt')).toBe('hello with zero setup');
@@ -56,7 +62,9 @@ describe('zero setup with the real Claude Code CLI (e2e)', () => {
     ]);
     const agents = (await rt.exec('list_agents')).agents as Array<{ id: string; state: string }>;
     expect(agents.map((a) => a.id)).toEqual(['agent-1', 'agent-2']);
-    expect(started).toEqual([expect.objectContaining({ title: 'Say hello', workspace_path: workspace, agent_id: expect.stringMatching(/^agent-[12]$/) })]);
+    expect(started).toEqual([
+      expect.objectContaining({ title: 'Say hello', workspace_path: workspace, agent_id: expect.stringMatching(/^agent-[12]$/) }),
+    ]);
     expect(await rt.exec('get_status')).toMatchObject({ not_starting: [] });
     expect((await rt.db.taskResults.latest(id))?.summary).toBe('Created hello.txt.');
   });

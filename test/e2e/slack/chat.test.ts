@@ -28,21 +28,33 @@ describe('a mention through Slack, the chat agent and the command layer', () => 
 
   it('creates a task in the channel project and answers in the thread, once per event id', async () => {
     model.enqueue(
-      { toolUses: [{ name: 'create_task', input: { title: 'Add dark mode', description: 'Add a dark theme toggle to the settings page.' } }] },
+      {
+        toolUses: [
+          { name: 'create_task', input: { title: 'Add dark mode', description: 'Add a dark theme toggle to the settings page.' } },
+        ],
+      },
       (request) => {
         const result = JSON.parse(String(model.toolResultsIn(request)[0].content));
         return { text: `Queued task \`${result.created}\` in web.` };
       },
     );
     const ts = '1700000000.000100';
-    const body = JSON.stringify(eventCallback({ type: 'app_mention', user: 'U1', text: '<@UBOT> please add dark mode', ts, channel: 'CPROJ', event_ts: ts }, 'Ev1'));
+    const body = JSON.stringify(
+      eventCallback({ type: 'app_mention', user: 'U1', text: '<@UBOT> please add dark mode', ts, channel: 'CPROJ', event_ts: ts }, 'Ev1'),
+    );
     const first = await FakeSlack.postToApp(appUrl, body, { signingSecret: SECRET, contentType: 'json' });
     expect(first.status).toBe(200);
-    const retry = await FakeSlack.postToApp(appUrl, body, { signingSecret: SECRET, contentType: 'json', headers: { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' } });
+    const retry = await FakeSlack.postToApp(appUrl, body, {
+      signingSecret: SECRET,
+      contentType: 'json',
+      headers: { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' },
+    });
     expect(retry.status).toBe(200);
 
     await slack.waitFor(() => slack.callsTo('chat.update').some((c) => String(c.args.text).startsWith('Queued task')), 'the final reply');
-    const tasks = (await started.runtime.handler.execute('list_tasks', { project_id: 'web' })) as { tasks: Array<{ id: string; title: string }> };
+    const tasks = (await started.runtime.handler.execute('list_tasks', { project_id: 'web' })) as {
+      tasks: Array<{ id: string; title: string }>;
+    };
     expect(tasks.tasks).toEqual([expect.objectContaining({ title: 'Add dark mode' })]);
     const placeholders = slack.callsTo('chat.postMessage');
     expect(placeholders).toHaveLength(1);
@@ -57,7 +69,11 @@ describe('a mention through Slack, the chat agent and the command layer', () => 
 
   it('sends free-text /aq to the chat agent', async () => {
     model.enqueue({ text: 'Nothing is running right now.' });
-    const response = await FakeSlack.postToApp(appUrl, slashCommand({ text: 'what is running?', channelId: 'CPROJ', responseUrl: slack.responseUrl() }), { signingSecret: SECRET });
+    const response = await FakeSlack.postToApp(
+      appUrl,
+      slashCommand({ text: 'what is running?', channelId: 'CPROJ', responseUrl: slack.responseUrl() }),
+      { signingSecret: SECRET },
+    );
     expect(response.status).toBe(200);
     await slack.waitFor(() => slack.responses.length === 1, 'the chat answer');
     expect(slack.responses[0].body).toMatchObject({ response_type: 'ephemeral', text: 'Nothing is running right now.' });

@@ -7,7 +7,10 @@ type Block = {
   type: string;
   block_id?: string;
   text?: { text: string };
-  element?: { initial_option?: { value: string }; options?: Array<{ value: string }> }; elements?: Array<{ action_id?: string; value?: string; confirm?: unknown }>; accessory?: { action_id?: string } };
+  element?: { initial_option?: { value: string }; options?: Array<{ value: string }> };
+  elements?: Array<{ action_id?: string; value?: string; confirm?: unknown }>;
+  accessory?: { action_id?: string };
+};
 type View = { type: string; callback_id?: string; private_metadata?: string; blocks: Block[] };
 
 describe('App Home through the real Bolt app: first steps, urgency order, buttons without response_url', () => {
@@ -26,7 +29,8 @@ describe('App Home through the real Bolt app: first steps, urgency order, button
   const clickOnHome = (actionId: string, value = 'home') => post(interactionBody(homeBlockActions({ actionId, value })));
   const submit = (view: View, values: Record<string, Record<string, Record<string, unknown>>>) =>
     post(interactionBody(viewSubmission({ callbackId: view.callback_id!, values, privateMetadata: view.private_metadata })));
-  const openHome = () => post(eventCallback({ type: 'app_home_opened', user: 'U1', channel: 'D1', tab: 'home', event_ts: '1700000000.1' }), true);
+  const openHome = () =>
+    post(eventCallback({ type: 'app_home_opened', user: 'U1', channel: 'D1', tab: 'home', event_ts: '1700000000.1' }), true);
 
   const published = (i = -1): View => slack.callsTo('views.publish').at(i)!.args.view as View;
   const text = (view: View) => JSON.stringify(view.blocks);
@@ -34,7 +38,8 @@ describe('App Home through the real Bolt app: first steps, urgency order, button
     await slack.waitForCall('views.publish', () => slack.callsTo('views.publish').length > after);
     return published();
   };
-  const actionIds = (view: View) => view.blocks.flatMap((b) => [...(b.elements ?? []).map((e) => e.action_id), b.accessory?.action_id]).filter(Boolean);
+  const actionIds = (view: View) =>
+    view.blocks.flatMap((b) => [...(b.elements ?? []).map((e) => e.action_id), b.accessory?.action_id]).filter(Boolean);
 
   it('offers the first steps on a fresh install and walks a new person through them with modals', async () => {
     await openHome();
@@ -49,8 +54,19 @@ describe('App Home through the real Bolt app: first steps, urgency order, button
     const open = await slack.waitForCall('views.open');
     expect(open.args.trigger_id).toEqual(expect.any(String));
     const modal = open.args.view as View;
-    expect(modal.blocks.map((b) => b.block_id).filter(Boolean)).toEqual(['new_project', 'title', 'description', 'priority', 'depends_on', 'approval']);
-    const refused = await submit(modal, { new_project: { value: { type: 'plain_text_input', value: '' } }, title: { value: { type: 'plain_text_input', value: 'x' } }, description: { value: { type: 'plain_text_input', value: 'y' } } });
+    expect(modal.blocks.map((b) => b.block_id).filter(Boolean)).toEqual([
+      'new_project',
+      'title',
+      'description',
+      'priority',
+      'depends_on',
+      'approval',
+    ]);
+    const refused = await submit(modal, {
+      new_project: { value: { type: 'plain_text_input', value: '' } },
+      title: { value: { type: 'plain_text_input', value: 'x' } },
+      description: { value: { type: 'plain_text_input', value: 'y' } },
+    });
     expect(JSON.parse(refused.body)).toEqual({ response_action: 'errors', errors: { new_project: 'Name the project to create.' } });
 
     const before = slack.callsTo('views.publish').length;
@@ -85,7 +101,11 @@ describe('App Home through the real Bolt app: first steps, urgency order, button
     await exec('create_project', { name: 'beta', auto_create_channels: false });
     await exec('set_project_channel', { project_id: 'beta', channel_id: 'CBETA' });
     const upstream = (await exec('create_task', { project_id: 'beta', title: 'Schema first', description: 'd' })).created as string;
-    await post(interactionBody(blockActions({ actionId: 'aq_open_new_task', value: 'channel', channelId: 'CBETA', responseUrl: slack.responseUrl('nt') })));
+    await post(
+      interactionBody(
+        blockActions({ actionId: 'aq_open_new_task', value: 'channel', channelId: 'CBETA', responseUrl: slack.responseUrl('nt') }),
+      ),
+    );
     const modal = (await slack.waitForCall('views.open')).args.view as View;
     expect(modal.blocks.find((b) => b.block_id === 'project')!.element!.initial_option!.value).toBe('beta');
     expect(modal.blocks.find((b) => b.block_id === 'depends_on')!.element!.options!.map((o) => o.value)).toEqual([upstream]);
@@ -99,7 +119,9 @@ describe('App Home through the real Bolt app: first steps, urgency order, button
     });
     const told = await slack.waitForCall('chat.postEphemeral');
     expect(told.args).toMatchObject({ channel: 'CBETA', user: 'U1' });
-    const created = ((await exec('list_tasks', { project_id: 'beta', status: 'DEFINED' })) as { tasks: Array<{ id: string; title: string }> }).tasks;
+    const created = (
+      (await exec('list_tasks', { project_id: 'beta', status: 'DEFINED' })) as { tasks: Array<{ id: string; title: string }> }
+    ).tasks;
     expect(created.map((t) => t.title)).toEqual(['Then the API']);
     expect(JSON.stringify(told.args.blocks)).toContain('Then the API');
   });
@@ -143,7 +165,16 @@ describe('App Home through the real Bolt app: first steps, urgency order, button
     expect(body).toContain('Scheduling is paused');
     expect(body).toContain('⏳ Not starting: '); // the scheduler's reason, in words
     expect(body).not.toMatch(/AWAITING_APPROVAL|"FAILED"|IN_PROGRESS/);
-    expect(actionIds(home)).toEqual(expect.arrayContaining(['aq_approve_task', 'aq_restart_task', 'aq_skip_task', 'aq_get_agent_error', 'aq_resume_project', 'aq_resume_scheduling']));
+    expect(actionIds(home)).toEqual(
+      expect.arrayContaining([
+        'aq_approve_task',
+        'aq_restart_task',
+        'aq_skip_task',
+        'aq_get_agent_error',
+        'aq_resume_project',
+        'aq_resume_scheduling',
+      ]),
+    );
     const approveRow = home.blocks.find((b) => b.elements?.some((e) => e.action_id === 'aq_approve_task' && e.value === review))!;
     expect(approveRow.elements!.map((e) => e.action_id)).toEqual(['aq_approve_task', 'aq_restart_task']);
 
@@ -186,7 +217,12 @@ describe('App Home through the real Bolt app: first steps, urgency order, button
       await exec('create_project', { name: `p${i}`, auto_create_channels: false });
       await exec('pause_project', { project_id: `p${i}` });
     }
-    for (const [status, n] of [['FAILED', 15], ['AWAITING_APPROVAL', 15], ['IN_PROGRESS', 15], ['READY', 25]] as const) {
+    for (const [status, n] of [
+      ['FAILED', 15],
+      ['AWAITING_APPROVAL', 15],
+      ['IN_PROGRESS', 15],
+      ['READY', 25],
+    ] as const) {
       for (let i = 0; i < n; i++) {
         const id = (await exec('create_task', { project_id: 'p0', title: `${status} ${i}`, description: 'd' })).created as string;
         if (status !== 'READY') await exec('set_task_status', { task_id: id, status });
@@ -208,8 +244,15 @@ describe('App Home through the real Bolt app: first steps, urgency order, button
     await exec('set_task_status', { task_id: failed, status: 'FAILED' });
     const running = (await exec('create_task', { project_id: 'p', title: 'Busy', description: 'd' })).created as string;
     await exec('set_task_status', { task_id: running, status: 'IN_PROGRESS' });
-    await app.started.runtime.db.tasks.update(running, { startedAt: new Date(Date.now() - 12 * 60_000 - 5_000), assignedAgent: 'claude-7' });
-    await app.started.runtime.events.emit('task_progress', { projectId: 'p', taskId: running, payload: { text: 'Read · a.ts\nEdit · src/busy.ts' } });
+    await app.started.runtime.db.tasks.update(running, {
+      startedAt: new Date(Date.now() - 12 * 60_000 - 5_000),
+      assignedAgent: 'claude-7',
+    });
+    await app.started.runtime.events.emit('task_progress', {
+      projectId: 'p',
+      taskId: running,
+      payload: { text: 'Read · a.ts\nEdit · src/busy.ts' },
+    });
     await openHome();
     const home = await nextPublish(0);
     expect(text(home)).toContain('Running');

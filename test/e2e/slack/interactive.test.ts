@@ -50,14 +50,24 @@ describe('buttons, App Home, task threads and channels through the real Bolt app
 
   const exec = (name: string, args: Record<string, unknown> = {}) => started.runtime.handler.execute(name, args, { source: 'system' });
   const press = (actionId: string, value: string) =>
-    FakeSlack.postToApp(appUrl, `payload=${encodeURIComponent(JSON.stringify(blockActions({ actionId, value, responseUrl: slack.responseUrl('btn') })))}`, { signingSecret: SECRET });
+    FakeSlack.postToApp(
+      appUrl,
+      `payload=${encodeURIComponent(JSON.stringify(blockActions({ actionId, value, responseUrl: slack.responseUrl('btn') })))}`,
+      { signingSecret: SECRET },
+    );
 
   it('creates and links #aq-<project> when asked, taking another name when it is taken', async () => {
-    slack.setResponse('conversations.create', (args) => (args.name === 'aq-web' ? { ok: false, error: 'name_taken' } : { ok: true, channel: { id: 'CWEB2', name: args.name } }));
+    slack.setResponse('conversations.create', (args) =>
+      args.name === 'aq-web' ? { ok: false, error: 'name_taken' } : { ok: true, channel: { id: 'CWEB2', name: args.name } },
+    );
     await exec('create_project', { name: 'Web' });
     await slack.waitFor(() => slack.callsTo('conversations.create').length === 2, 'two create attempts');
     expect(slack.callsTo('conversations.create').map((c) => c.args.name)).toEqual(['aq-web', 'aq-web-2']);
-    await waitFor(async () => (await exec('get_project_channels', { project_id: 'web' })).channel_id === 'CWEB2', 5_000, 'the channel link');
+    await waitFor(
+      async () => (await exec('get_project_channels', { project_id: 'web' })).channel_id === 'CWEB2',
+      5_000,
+      'the channel link',
+    );
     expect(await exec('get_project_channels', { project_id: 'web' })).toEqual({ project_id: 'web', channel_id: 'CWEB2' });
     await exec('delete_project', { project_id: 'web', archive_channels: true });
     await slack.waitFor(() => slack.callsTo('conversations.archive').length === 1, 'the archive');
@@ -79,8 +89,14 @@ describe('buttons, App Home, task threads and channels through the real Bolt app
 
     await press('aq_approve_task', id);
     await slack.waitFor(() => slack.responses.length === 3, 'the polite note and redraw');
-    expect(slack.responses[1].body).toMatchObject({ response_type: 'ephemeral', replace_original: false, text: expect.stringContaining('already completed') });
-    const { events } = (await exec('get_recent_events', { limit: 50 })) as { events: Array<{ type: string; task_id: string; payload: Record<string, unknown> }> };
+    expect(slack.responses[1].body).toMatchObject({
+      response_type: 'ephemeral',
+      replace_original: false,
+      text: expect.stringContaining('already completed'),
+    });
+    const { events } = (await exec('get_recent_events', { limit: 50 })) as {
+      events: Array<{ type: string; task_id: string; payload: Record<string, unknown> }>;
+    };
     const completions = events.filter((e) => e.type === 'task_completed' && e.task_id === id);
     expect(completions).toHaveLength(1);
     expect(completions[0].payload).toMatchObject({ approved: true, approved_by: 'U1' });
@@ -90,10 +106,14 @@ describe('buttons, App Home, task threads and channels through the real Bolt app
     await exec('create_project', { name: 'p', auto_create_channels: false });
     const id = (await exec('create_task', { project_id: 'p', title: 'Review me', description: 'd' })).created as string;
     await exec('set_task_status', { task_id: id, status: 'AWAITING_APPROVAL' });
-    await FakeSlack.postToApp(appUrl, JSON.stringify(eventCallback({ type: 'app_home_opened', user: 'U1', channel: 'D1', tab: 'home', event_ts: '1700000000.1' })), {
-      signingSecret: SECRET,
-      contentType: 'json',
-    });
+    await FakeSlack.postToApp(
+      appUrl,
+      JSON.stringify(eventCallback({ type: 'app_home_opened', user: 'U1', channel: 'D1', tab: 'home', event_ts: '1700000000.1' })),
+      {
+        signingSecret: SECRET,
+        contentType: 'json',
+      },
+    );
     await slack.waitFor(() => slack.callsTo('views.publish').length === 1, 'views.publish');
     const view = slack.callsTo('views.publish')[0].args.view as { type: string; blocks: unknown[] };
     expect(view.type).toBe('home');
@@ -143,7 +163,10 @@ describe('buttons, App Home, task threads and channels through the real Bolt app
     const refused = await submit('  ');
     expect(JSON.parse(refused.body)).toEqual({ response_action: 'errors', errors: { title: 'Give the task a title.' } });
     expect((await submit('From the modal')).status).toBe(200);
-    await slack.waitFor(() => slack.callsTo('chat.postMessage').some((c) => String(c.args.text).includes('Queued *From the modal*')), 'the DM confirmation');
+    await slack.waitFor(
+      () => slack.callsTo('chat.postMessage').some((c) => String(c.args.text).includes('Queued *From the modal*')),
+      'the DM confirmation',
+    );
     const tasks = (await exec('list_tasks', { project_id: 'p' })) as { tasks: Array<{ id: string; title: string }> };
     expect(tasks.tasks.map((t) => t.title)).toEqual(['From the modal']);
     expect((await exec('get_task', { task_id: tasks.tasks[0].id })).requires_approval).toBe(true);
@@ -153,15 +176,26 @@ describe('buttons, App Home, task threads and channels through the real Bolt app
     await exec('create_project', { name: 'p', auto_create_channels: false });
     await exec('set_project_channel', { project_id: 'p', channel_id: 'CP' });
     const id = (await exec('create_task', { project_id: 'p', title: 'Build it', description: 'd' })).created as string;
-    await started.runtime.events.emit('task_started', { projectId: 'p', taskId: id, payload: { title: 'Build it', agent_name: 'claude-1', branch: `${id}/build-it` } });
-    await started.runtime.events.emit('task_completed', { projectId: 'p', taskId: id, payload: { title: 'Build it', summary: 'Added **the** feature.', tokens: 1200 } });
+    await started.runtime.events.emit('task_started', {
+      projectId: 'p',
+      taskId: id,
+      payload: { title: 'Build it', agent_name: 'claude-1', branch: `${id}/build-it` },
+    });
+    await started.runtime.events.emit('task_completed', {
+      projectId: 'p',
+      taskId: id,
+      payload: { title: 'Build it', summary: 'Added **the** feature.', tokens: 1200 },
+    });
     await started.notifier.idle();
     const [root, reply] = slack.callsTo('chat.postMessage');
     expect(root.args).toMatchObject({ channel: 'CP', text: '🔵 Build it — ready' });
     expect(reply.args).toMatchObject({ channel: 'CP', thread_ts: expect.any(String), text: '✅ Completed: Build it' });
     expect(JSON.stringify(reply.args.blocks)).toContain('Added *the* feature.');
 
-    await started.runtime.events.emit('hook_run_completed', { projectId: 'p', payload: { hook_id: 'nightly', hook_name: 'Nightly', tokens_used: 42, response: 'All **green**.' } });
+    await started.runtime.events.emit('hook_run_completed', {
+      projectId: 'p',
+      payload: { hook_id: 'nightly', hook_name: 'Nightly', tokens_used: 42, response: 'All **green**.' },
+    });
     await started.notifier.idle();
     const hookPost = slack.callsTo('chat.postMessage').at(-1)!;
     expect(hookPost.args).toMatchObject({ channel: 'CP', text: '🪝 Hook Nightly ran' });
@@ -170,7 +204,9 @@ describe('buttons, App Home, task threads and channels through the real Bolt app
 
   it('acks a slow command at once and answers when it finishes', async () => {
     armSlowCommand();
-    const ack = await FakeSlack.postToApp(appUrl, slashCommand({ text: 'slow_probe', responseUrl: slack.responseUrl() }), { signingSecret: SECRET });
+    const ack = await FakeSlack.postToApp(appUrl, slashCommand({ text: 'slow_probe', responseUrl: slack.responseUrl() }), {
+      signingSecret: SECRET,
+    });
     // The command is still running (held until now), so the ack cannot have waited for it.
     expect(ack.status).toBe(200);
     expect(ack.elapsedMs).toBeLessThan(3000);
@@ -187,25 +223,47 @@ describe('Socket Mode through a loopback apps.connections.open and WebSocket', (
     const slack = await FakeSlack.start();
     slack.enableSocketMode();
     const tmp = await makeTempDir('aq-socket-');
-    const config = loadConfig({ AQ_HOME: tmp.dir, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_APP_TOKEN: 'xapp-test', SLACK_API_URL: slack.apiUrl });
+    const config = loadConfig({
+      AQ_HOME: tmp.dir,
+      SLACK_BOT_TOKEN: 'xoxb-test',
+      SLACK_APP_TOKEN: 'xapp-test',
+      SLACK_API_URL: slack.apiUrl,
+    });
     const started = await startApp(config, { logLevel: LogLevel.ERROR, clientOptions: { retryConfig: { retries: 0 } }, daemon: false });
     try {
       await slack.waitForSocket();
       expect(slack.callsTo('apps.connections.open')[0].authorization).toBe('Bearer xapp-test');
-      const fields = Object.fromEntries(new URLSearchParams(slashCommand({ text: 'create_project name=sock', responseUrl: slack.responseUrl() })));
+      const fields = Object.fromEntries(
+        new URLSearchParams(slashCommand({ text: 'create_project name=sock', responseUrl: slack.responseUrl() })),
+      );
       const { ack, elapsedMs } = await slack.sendEnvelope('slash_commands', fields);
       expect(ack.envelope_id).toBe('env-1');
       expect(elapsedMs).toBeLessThan(3000);
       await slack.waitFor(() => slack.responses.length === 1, 'the response');
-      expect(await started.runtime.handler.execute('get_project_channels', { project_id: 'sock' }, { source: 'system' })).toEqual({ project_id: 'sock', channel_id: null });
+      expect(await started.runtime.handler.execute('get_project_channels', { project_id: 'sock' }, { source: 'system' })).toEqual({
+        project_id: 'sock',
+        channel_id: null,
+      });
 
-      const home = await slack.sendEnvelope('events_api', eventCallback({ type: 'app_home_opened', user: 'U1', channel: 'D1', tab: 'home', event_ts: '1.2' }));
+      const home = await slack.sendEnvelope(
+        'events_api',
+        eventCallback({ type: 'app_home_opened', user: 'U1', channel: 'D1', tab: 'home', event_ts: '1.2' }),
+      );
       expect(home.ack.envelope_id).toBe('env-2');
       await slack.waitFor(() => slack.callsTo('views.publish').length === 1, 'views.publish over Socket Mode');
 
-      const id = (await started.runtime.handler.execute('create_task', { project_id: 'sock', title: 'Sock task', description: 'd' }, { source: 'system' })).created as string;
+      const id = (
+        await started.runtime.handler.execute(
+          'create_task',
+          { project_id: 'sock', title: 'Sock task', description: 'd' },
+          { source: 'system' },
+        )
+      ).created as string;
       await started.runtime.handler.execute('set_task_status', { task_id: id, status: 'FAILED' }, { source: 'system' });
-      const click = await slack.sendEnvelope('interactive', blockActions({ actionId: 'aq_skip_task', value: id, responseUrl: slack.responseUrl('skip') }));
+      const click = await slack.sendEnvelope(
+        'interactive',
+        blockActions({ actionId: 'aq_skip_task', value: id, responseUrl: slack.responseUrl('skip') }),
+      );
       expect(click.ack.envelope_id).toBe('env-3');
       await slack.waitFor(() => slack.responses.some((r) => r.id === 'skip'), 'the redraw after Skip');
       expect((await started.runtime.handler.execute('get_task', { task_id: id }, { source: 'system' })).status).toBe('COMPLETED');

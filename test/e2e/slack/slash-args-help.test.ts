@@ -35,7 +35,9 @@ describe('/aq arguments, help and long output through the real Bolt app', () => 
   const exec = (name: string, args: Record<string, unknown> = {}) => app.started.runtime.handler.execute(name, args, { source: 'system' });
   const send = async (text: string, channelId = 'C1'): Promise<ResponsePost> => {
     const before = slack.responses.length;
-    await FakeSlack.postToApp(app.url, slashCommand({ text, channelId, responseUrl: slack.responseUrl(`s${before}`) }), { signingSecret: SECRET });
+    await FakeSlack.postToApp(app.url, slashCommand({ text, channelId, responseUrl: slack.responseUrl(`s${before}`) }), {
+      signingSecret: SECRET,
+    });
     await slack.waitFor(() => slack.responses.length > before, `the answer to /aq ${text}`);
     return slack.responses[before];
   };
@@ -71,7 +73,8 @@ describe('/aq arguments, help and long output through the real Bolt app', () => 
 
   it('shows a hostile title literally in the task card and never pings (the validator checks every payload)', async () => {
     await exec('create_project', { name: 'web' });
-    const created = (await exec('create_task', { project_id: 'web', title: HOSTILE, description: `${HOSTILE}\n\`\`\`\n${HOSTILE}` })).created as string;
+    const created = (await exec('create_task', { project_id: 'web', title: HOSTILE, description: `${HOSTILE}\n\`\`\`\n${HOSTILE}` }))
+      .created as string;
     const card = await send(`get_task ${created}`);
     expect(showsLiterally(card.body.blocks, HOSTILE)).toBe(true);
     expect(String(card.body.text)).toContain('&lt;!channel&gt;');

@@ -31,7 +31,9 @@ describe('/aq through the real Bolt app (HTTP mode) and a loopback Slack', () =>
     await slack.waitFor(() => slack.responses.length === 1, 'the response');
     expect(String(slack.responses[0].body.text)).toContain('Project created: Demo Project');
     expect(JSON.stringify(slack.responses[0].body.blocks)).toContain('demo-project');
-    expect(await started.runtime.handler.execute('list_projects', {})).toMatchObject({ projects: [expect.objectContaining({ id: 'demo-project' })] });
+    expect(await started.runtime.handler.execute('list_projects', {})).toMatchObject({
+      projects: [expect.objectContaining({ id: 'demo-project' })],
+    });
     expect(slack.callsTo('auth.test')).toHaveLength(1);
   });
 
@@ -54,7 +56,9 @@ describe('/aq through the real Bolt app (HTTP mode) and a loopback Slack', () =>
     const texts = slack.responses.map((r) => String(r.body.text));
     expect(texts.find((t) => t.includes('Only workspace admins'))).toBeDefined();
     expect(slack.responses.find((r) => JSON.stringify(r.body.blocks ?? []).includes('create_project'))).toBeDefined();
-    expect(texts.find((t) => t.includes("I don't know the command `frobnicate`, and plain-language requests need ANTHROPIC_API_KEY"))).toBeDefined();
+    expect(
+      texts.find((t) => t.includes("I don't know the command `frobnicate`, and plain-language requests need ANTHROPIC_API_KEY")),
+    ).toBeDefined();
   });
 
   it('rejects a wrongly signed request', async () => {

@@ -64,8 +64,23 @@ describe('task threads tell the truth', () => {
     // Approve from the thread reply: the root is redrawn by the task's own event. The PR is
     // forgotten first, since Approve would merge it with gh (pull-requests.test.ts covers that).
     await rt().db.em().getConnection().execute('update tasks set pr_url = null where id = ?', [id]);
-    await Fake.postToApp(app.url, interactionBody(blockActions({ actionId: 'aq_approve_task', value: id, channelId: 'CP', messageTs: '1700000000.999999', responseUrl: slack.responseUrl('a') })), { signingSecret: app.signingSecret });
-    await slack.waitFor(() => slack.callsTo('chat.update').some((c) => String(c.args.text).startsWith('🟢')), 'the root redrawn as completed');
+    await Fake.postToApp(
+      app.url,
+      interactionBody(
+        blockActions({
+          actionId: 'aq_approve_task',
+          value: id,
+          channelId: 'CP',
+          messageTs: '1700000000.999999',
+          responseUrl: slack.responseUrl('a'),
+        }),
+      ),
+      { signingSecret: app.signingSecret },
+    );
+    await slack.waitFor(
+      () => slack.callsTo('chat.update').some((c) => String(c.args.text).startsWith('🟢')),
+      'the root redrawn as completed',
+    );
     await settle();
     expect(topLevel()).toHaveLength(1);
   });
@@ -85,7 +100,17 @@ describe('task threads tell the truth', () => {
     expect(json(completion)).toContain('1,200 tokens');
     expect(json(completion)).toContain('$0.0123');
     expect(slack.callsTo('chat.update').at(-1)!.args.text).toBe('🟢 Write notes — completed');
-    await rt().db.tokenUsage.record({ projectId: 'p', taskId: id, agentId: null, source: 'agent', inputTokens: 1000, outputTokens: 234, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: 0.5 });
+    await rt().db.tokenUsage.record({
+      projectId: 'p',
+      taskId: id,
+      agentId: null,
+      source: 'agent',
+      inputTokens: 1000,
+      outputTokens: 234,
+      cacheReadTokens: 0,
+      cacheCreationTokens: 0,
+      costUsd: 0.5,
+    });
     await emit('task_restarted', id, { title: 'Write notes', previous_status: 'COMPLETED' });
     await settle();
     const root = JSON.stringify(slack.callsTo('chat.update').at(-1)!.args.blocks);

@@ -11,7 +11,10 @@ describe('chat commands that need a person to confirm', () => {
   afterEach(() => h.cleanup());
 
   async function askToDelete(projectId: string) {
-    h.fake.enqueue({ toolUses: [{ id: 'del1', name: 'delete_project', input: { project_id: projectId } }] }, { text: `Deleting ${projectId} needs a Confirm.` });
+    h.fake.enqueue(
+      { toolUses: [{ id: 'del1', name: 'delete_project', input: { project_id: projectId } }] },
+      { text: `Deleting ${projectId} needs a Confirm.` },
+    );
     return h.ask(`delete the ${projectId} project`, { actor: admin });
   }
 
@@ -20,7 +23,12 @@ describe('chat commands that need a person to confirm', () => {
     expect(reply.text).toBe('Deleting demo needs a Confirm.');
     expect(reply.runs).toEqual([]);
     expect(reply.pendingConfirmations).toEqual([
-      { id: expect.any(String), command: 'delete_project', args: { project_id: 'demo' }, summary: 'Run delete_project with project_id=demo.' },
+      {
+        id: expect.any(String),
+        command: 'delete_project',
+        args: { project_id: 'demo' },
+        summary: 'Run delete_project with project_id=demo.',
+      },
     ]);
     expect(await h.rt.db.projects.get('demo')).not.toBeNull();
     const [held] = h.fake.toolResultsIn(h.fake.requests[1]);
@@ -49,7 +57,10 @@ describe('chat commands that need a person to confirm', () => {
   it('two concurrent clicks on Confirm run the command once', async () => {
     const reply = await askToDelete('demo');
     h.fake.enqueue({ text: 'Deleted.' }, { text: 'Deleted.' });
-    const both = await Promise.all([h.chat.confirm(reply.pendingConfirmations[0].id, admin), h.chat.confirm(reply.pendingConfirmations[0].id, admin)]);
+    const both = await Promise.all([
+      h.chat.confirm(reply.pendingConfirmations[0].id, admin),
+      h.chat.confirm(reply.pendingConfirmations[0].id, admin),
+    ]);
     expect(both.filter((r) => r.runs.length === 1)).toHaveLength(1);
     expect(both.filter((r) => r.text.includes('already confirmed'))).toHaveLength(1);
   });
@@ -60,7 +71,9 @@ describe('chat commands that need a person to confirm', () => {
     const cancelled = await h.chat.cancel(reply.pendingConfirmations[0].id, someone);
     expect(cancelled).toEqual({ text: 'OK, demo stays.', runs: [], pendingConfirmations: [] });
     expect(await h.rt.db.projects.get('demo')).not.toBeNull();
-    expect(String(h.fake.lastRequest().body.messages?.at(-1)?.content)).toMatch(/^\[cancelled\] <@U2> cancelled: Run delete_project with project_id=demo\. It was not run\./);
+    expect(String(h.fake.lastRequest().body.messages?.at(-1)?.content)).toMatch(
+      /^\[cancelled\] <@U2> cancelled: Run delete_project with project_id=demo\. It was not run\./,
+    );
     expect((await h.chat.confirm(reply.pendingConfirmations[0].id, admin)).runs).toEqual([]);
   });
 

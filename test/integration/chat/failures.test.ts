@@ -18,7 +18,9 @@ describe('chat agent when the model API fails (real SDK, maxRetries 1)', () => {
   it('a 429 that outlasts the retries becomes a short honest reply', async () => {
     h.fake.enqueue(...[1, 2].map(() => ({ error: { status: 429, type: 'rate_limit_error', message: 'slow down', retryAfter: 0 } })));
     const reply = await h.ask('hi');
-    expect(reply.text).toBe("I couldn't finish because the model is rate limited right now. Nothing was changed. Please try again in a moment.");
+    expect(reply.text).toBe(
+      "I couldn't finish because the model is rate limited right now. Nothing was changed. Please try again in a moment.",
+    );
     expect(h.fake.requests).toHaveLength(2);
   });
 
@@ -51,18 +53,27 @@ describe('chat agent when the model API fails (real SDK, maxRetries 1)', () => {
     );
     const reply = await h.ask('queue the login fix');
     const id = String(reply.runs[0].result.created);
-    expect(reply.text).toBe(`I couldn't finish because the model service failed (HTTP 500). Before that: Created task ${id} (Fix login) in demo. Please try again in a moment.`);
+    expect(reply.text).toBe(
+      `I couldn't finish because the model service failed (HTTP 500). Before that: Created task ${id} (Fix login) in demo. Please try again in a moment.`,
+    );
     // The tool exchange is kept, so the model knows next time that the task exists.
     h.fake.enqueue({ text: 'It is queued.' });
     await h.ask('did it work?');
     const messages = h.fake.lastRequest().body.messages ?? [];
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
-    expect(h.fake.toolResultsIn({ ...h.fake.lastRequest(), body: { messages: messages.slice(0, 3) } })[0]).toMatchObject({ tool_use_id: 'c1' });
+    expect(h.fake.toolResultsIn({ ...h.fake.lastRequest(), body: { messages: messages.slice(0, 3) } })[0]).toMatchObject({
+      tool_use_id: 'c1',
+    });
   });
 
   it('a read-only lookup before a failure still counts as nothing changed', async () => {
-    h.fake.enqueue({ toolUses: [{ name: 'list_projects', input: {} }] }, ...[1, 2].map(() => ({ error: { status: 529, type: 'overloaded_error', message: 'busy' } })));
+    h.fake.enqueue(
+      { toolUses: [{ name: 'list_projects', input: {} }] },
+      ...[1, 2].map(() => ({ error: { status: 529, type: 'overloaded_error', message: 'busy' } })),
+    );
     const reply = await h.ask('list projects');
-    expect(reply.text).toBe("I couldn't finish because the model service is overloaded. Nothing was changed. Please try again in a moment.");
+    expect(reply.text).toBe(
+      "I couldn't finish because the model service is overloaded. Nothing was changed. Please try again in a moment.",
+    );
   });
 });

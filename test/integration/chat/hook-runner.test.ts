@@ -10,24 +10,40 @@ it('runs a hook prompt through the real SDK, letting the model call commands, an
   try {
     await rt.exec('create_project', { name: 'ops' });
     const em = rt.db.em();
-    em.create(Hook, { id: 'triage', project: 'ops', name: 'triage', trigger: { type: 'event', event_type: 'task_failed' }, contextSteps: [{ type: 'shell', command: 'echo 3 failing tests' }], promptTemplate: 'CI says: {{step_0}}' });
+    em.create(Hook, {
+      id: 'triage',
+      project: 'ops',
+      name: 'triage',
+      trigger: { type: 'event', event_type: 'task_failed' },
+      contextSteps: [{ type: 'shell', command: 'echo 3 failing tests' }],
+      promptTemplate: 'CI says: {{step_0}}',
+    });
     await em.flush();
     fake.enqueue(
-      { toolUses: [{ name: 'create_task', input: { title: 'Fix failing tests', description: 'Three tests fail in CI.' } }], usage: { input_tokens: 100, output_tokens: 20 } },
+      {
+        toolUses: [{ name: 'create_task', input: { title: 'Fix failing tests', description: 'Three tests fail in CI.' } }],
+        usage: { input_tokens: 100, output_tokens: 20 },
+      },
       { text: 'Created a task to fix the tests.', usage: { input_tokens: 150, output_tokens: 10 } },
     );
     const engine = new HookEngine({
       db: rt.db,
       events: rt.events,
       execute: (name, args) => rt.handler.execute(name, args, { source: 'hook' }),
-      runModel: createHookModelRunner({ provider: rt.chatProvider!, createHandler: () => rt.createHandler(), workspaceDir: rt.config.workspaceDir }),
+      runModel: createHookModelRunner({
+        provider: rt.chatProvider!,
+        createHandler: () => rt.createHandler(),
+        workspaceDir: rt.config.workspaceDir,
+      }),
     });
     expect(await engine.fire('triage')).toBeNull();
     await engine.idle();
     expect(fake.requests[0].body.messages).toEqual([{ role: 'user', content: 'CI says: 3 failing tests\n' }]);
     const runs = (await rt.exec('list_hook_runs', { hook_id: 'triage' })) as { runs: Array<{ status: string; tokens_used: number }> };
     expect(runs.runs[0]).toMatchObject({ status: 'completed', tokens_used: 280 });
-    expect(((await rt.exec('list_tasks', { project_id: 'ops' })) as { tasks: Array<{ title: string }> }).tasks.map((t) => t.title)).toEqual(['Fix failing tests']);
+    expect(((await rt.exec('list_tasks', { project_id: 'ops' })) as { tasks: Array<{ title: string }> }).tasks.map((t) => t.title)).toEqual(
+      ['Fix failing tests'],
+    );
   } finally {
     await rt.cleanup();
     await fake.close();

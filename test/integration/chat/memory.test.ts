@@ -102,10 +102,19 @@ describe('chat memory: persisted per conversation, bounded with a summary', () =
     const rows = (await h.rt.db.orm.em
       .fork()
       .getConnection()
-      .execute("select project_id, source, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, tokens from token_usage where source = 'chat'")) as Array<Record<string, unknown>>;
+      .execute(
+        "select project_id, source, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, tokens from token_usage where source = 'chat'",
+      )) as Array<Record<string, unknown>>;
     expect(rows).toHaveLength(2);
     for (const row of rows) {
-      expect(row).toMatchObject({ project_id: 'demo', input_tokens: 100, output_tokens: 20, cache_read_tokens: 300, cache_creation_tokens: 50, tokens: 470 });
+      expect(row).toMatchObject({
+        project_id: 'demo',
+        input_tokens: 100,
+        output_tokens: 20,
+        cache_read_tokens: 300,
+        cache_creation_tokens: 50,
+        tokens: 470,
+      });
     }
     const report = (await h.rt.exec('get_token_usage', { project_id: 'demo' })) as { total: number };
     expect(report.total).toBe(940);

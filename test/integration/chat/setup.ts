@@ -25,7 +25,10 @@ export interface ChatHarness {
 export async function chatHarness(env: Record<string, string> = {}): Promise<ChatHarness> {
   const fake = await FakeAnthropic.start();
   const provider = new AnthropicChatProvider({ apiKey: 'sk-fake', baseUrl: fake.url, model: MODEL, maxRetries: 1 });
-  const rt = await makeTestRuntime({ ANTHROPIC_API_KEY: 'sk-fake', ANTHROPIC_BASE_URL: fake.url, AQ_CHAT_MODEL: MODEL, ...env }, { chatProvider: provider });
+  const rt = await makeTestRuntime(
+    { ANTHROPIC_API_KEY: 'sk-fake', ANTHROPIC_BASE_URL: fake.url, AQ_CHAT_MODEL: MODEL, ...env },
+    { chatProvider: provider },
+  );
   await rt.exec('create_project', { name: 'demo' });
   const restart = (overrides: Partial<ChatServiceDeps> = {}) =>
     createChatService({ db: rt.db, config: rt.config, provider, createHandler: () => rt.createHandler(), ...overrides });

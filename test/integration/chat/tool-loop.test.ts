@@ -19,7 +19,9 @@ describe('chat tool-use loop: real Anthropic SDK against the loopback Messages A
 
   it('runs one tool call through execute, answers its tool_use id, and replies in words', async () => {
     h.fake.enqueue(
-      { toolUses: [{ id: 'toolu_a', name: 'create_task', input: { title: 'Fix login', description: 'The login form crashes on submit.' } }] },
+      {
+        toolUses: [{ id: 'toolu_a', name: 'create_task', input: { title: 'Fix login', description: 'The login form crashes on submit.' } }],
+      },
       { text: 'Queued the login fix as a task.' },
     );
     const progress: string[] = [];
@@ -28,7 +30,11 @@ describe('chat tool-use loop: real Anthropic SDK against the loopback Messages A
     expect(reply.text).toBe('Queued the login fix as a task.');
     expect(reply.pendingConfirmations).toEqual([]);
     expect(reply.runs).toEqual([
-      { command: 'create_task', args: { title: 'Fix login', description: 'The login form crashes on submit.' }, result: expect.objectContaining({ project_id: 'demo', title: 'Fix login' }) },
+      {
+        command: 'create_task',
+        args: { title: 'Fix login', description: 'The login form crashes on submit.' },
+        result: expect.objectContaining({ project_id: 'demo', title: 'Fix login' }),
+      },
     ]);
     const created = String(reply.runs[0].result.created);
     expect(await h.rt.db.tasks.get(created)).toMatchObject({ projectId: 'demo', title: 'Fix login' });
@@ -41,9 +47,18 @@ describe('chat tool-use loop: real Anthropic SDK against the loopback Messages A
     expect(first.body.messages).toEqual([{ role: 'user', content: 'please fix the login form' }]);
     expect(second.body.messages?.[1]).toEqual({
       role: 'assistant',
-      content: [{ type: 'tool_use', id: 'toolu_a', name: 'create_task', input: { title: 'Fix login', description: 'The login form crashes on submit.' } }],
+      content: [
+        {
+          type: 'tool_use',
+          id: 'toolu_a',
+          name: 'create_task',
+          input: { title: 'Fix login', description: 'The login form crashes on submit.' },
+        },
+      ],
     });
-    expect(h.fake.toolResultsIn(second)).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_a', content: JSON.stringify(reply.runs[0].result) }]);
+    expect(h.fake.toolResultsIn(second)).toEqual([
+      { type: 'tool_result', tool_use_id: 'toolu_a', content: JSON.stringify(reply.runs[0].result) },
+    ]);
   });
 
   it('offers exactly the catalog as tools (minus excluded commands), each schema generated from its zod input', async () => {
@@ -53,7 +68,8 @@ describe('chat tool-use loop: real Anthropic SDK against the loopback Messages A
     const tools = body.tools as SentTool[];
     const offered = ALL_COMMANDS.filter((c) => (c.modelAccess ?? 'allowed') !== 'excluded');
     expect(tools.map((t) => t.name)).toEqual(offered.map((c) => c.name));
-    for (const excluded of ALL_COMMANDS.filter((c) => c.modelAccess === 'excluded')) expect(tools.map((t) => t.name)).not.toContain(excluded.name);
+    for (const excluded of ALL_COMMANDS.filter((c) => c.modelAccess === 'excluded'))
+      expect(tools.map((t) => t.name)).not.toContain(excluded.name);
     expect(tools.map((t) => t.name)).not.toContain('restart_daemon');
     for (const command of offered) {
       const tool = tools.find((t) => t.name === command.name)!;
@@ -66,7 +82,9 @@ describe('chat tool-use loop: real Anthropic SDK against the loopback Messages A
     expect(tools.at(-1)!.cache_control).toEqual({ type: 'ephemeral' });
     expect(tools.slice(0, -1).every((t) => t.cache_control === undefined)).toBe(true);
     expect((body.system as Array<{ cache_control?: unknown }>)[0].cache_control).toEqual({ type: 'ephemeral' });
-    expect(systemText(body)).toContain('This conversation is in the channel of project `demo`. Use it as project_id unless the person names another project.');
+    expect(systemText(body)).toContain(
+      'This conversation is in the channel of project `demo`. Use it as project_id unless the person names another project.',
+    );
     expect(systemText(body)).toContain('- `demo` demo (workspace ');
   });
 
@@ -105,17 +123,32 @@ describe('chat tool-use loop: real Anthropic SDK against the loopback Messages A
     const reply = await h.ask('show task ghost');
     expect(reply.text).toBe('There is no task called ghost.');
     const [missing, invalid, excluded] = h.fake.toolResultsIn(h.fake.requests[1]);
-    expect(missing).toEqual({ type: 'tool_result', tool_use_id: 'e1', content: JSON.stringify({ error: "Task 'ghost' not found." }), is_error: true });
+    expect(missing).toEqual({
+      type: 'tool_result',
+      tool_use_id: 'e1',
+      content: JSON.stringify({ error: "Task 'ghost' not found." }),
+      is_error: true,
+    });
     expect(invalid).toMatchObject({ tool_use_id: 'e2', is_error: true });
     expect(JSON.parse(String(invalid.content)).error).toMatch(/^Field 'title' must be text/);
-    expect(excluded).toEqual({ type: 'tool_result', tool_use_id: 'e3', content: JSON.stringify({ error: 'Unknown command: restart_daemon' }), is_error: true });
+    expect(excluded).toEqual({
+      type: 'tool_result',
+      tool_use_id: 'e3',
+      content: JSON.stringify({ error: 'Unknown command: restart_daemon' }),
+      is_error: true,
+    });
     expect(h.rt.processController.signals).toEqual([]);
     expect(((await h.rt.exec('list_tasks', {})) as { total: number }).total).toBe(0);
   });
 
   it('states outcomes in plain words when the model ends without text (never a tool log)', async () => {
     h.fake.enqueue(
-      { toolUses: [{ name: 'create_task', input: { title: 'Fix login', description: 'Fix it.' } }, { name: 'pause_project', input: { project_id: 'demo' } }] },
+      {
+        toolUses: [
+          { name: 'create_task', input: { title: 'Fix login', description: 'Fix it.' } },
+          { name: 'pause_project', input: { project_id: 'demo' } },
+        ],
+      },
       { text: '' },
     );
     const reply = await h.ask('queue the login fix and pause demo');
@@ -135,7 +168,9 @@ describe('chat tool-use loop: real Anthropic SDK against the loopback Messages A
     expect(h.fake.requests).toHaveLength(MAX_TOOL_ROUNDS);
     expect(h.fake.unscriptedCount).toBe(0);
     const id = String(reply.runs[0].result.created);
-    expect(reply.text).toBe(`I stopped after ${MAX_TOOL_ROUNDS} rounds of tool calls without reaching an answer. So far: Created task ${id} (Loop) in demo.`);
+    expect(reply.text).toBe(
+      `I stopped after ${MAX_TOOL_ROUNDS} rounds of tool calls without reaching an answer. So far: Created task ${id} (Loop) in demo.`,
+    );
 
     // The stored conversation stays valid: the next request alternates roles and ends with the new message.
     h.fake.enqueue({ text: 'Back.' });

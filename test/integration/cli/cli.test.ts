@@ -193,10 +193,17 @@ describe('aq CLI', () => {
     const child = spawn(process.execPath, [bin, 'exec', '-'], { env: { PATH: process.env.PATH, AQ_HOME: home } });
     let stdout = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stdin.end('{"name": "create_project", "args": {"name": "x"}}\n{"name": "set_active_project", "args": {"project_id": "x"}}\nnope\n');
+    child.stdin.end(
+      '{"name": "create_project", "args": {"name": "x"}}\n{"name": "set_active_project", "args": {"project_id": "x"}}\nnope\n',
+    );
     const code = await new Promise((resolve) => child.on('close', resolve));
     expect(code).toBe(1);
-    expect(stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([
+    expect(
+      stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
       expect.objectContaining({ created: 'x' }),
       { active_project: 'x', name: 'x' },
       { error: expect.stringMatching(/^Line 3 is not valid JSON: /) },
@@ -206,7 +213,9 @@ describe('aq CLI', () => {
   it('the bin says how to build when dist/ is missing', async () => {
     await mkdir(path.join(home, 'bin'));
     await copyFile(path.join(__dirname, '..', '..', '..', 'bin', 'aq.js'), path.join(home, 'bin', 'aq.js'));
-    const failure = await execFileAsync(process.execPath, [path.join(home, 'bin', 'aq.js'), 'help']).catch((err: { code: number; stderr: string }) => err);
+    const failure = await execFileAsync(process.execPath, [path.join(home, 'bin', 'aq.js'), 'help']).catch(
+      (err: { code: number; stderr: string }) => err,
+    );
     expect(failure).toMatchObject({ code: 1, stderr: 'aq is not built yet: run `npm run build` (npm ci does it for you).\n' });
   });
 

@@ -13,7 +13,10 @@ const AQ = path.join(ROOT, 'bin', 'aq.js');
 /** Runs the real `aq` (built) as its own process; resolves with its exit code and output. */
 async function aq(home: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await execFileAsync(process.execPath, [AQ, ...args], { env: { ...process.env, AQ_HOME: home }, timeout: 60_000 });
+    const { stdout, stderr } = await execFileAsync(process.execPath, [AQ, ...args], {
+      env: { ...process.env, AQ_HOME: home },
+      timeout: 60_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -31,7 +34,11 @@ describe('aq and the daemon', () => {
   it('restart_daemon from aq asks the running daemon, answers in full, and the daemon restarts', async () => {
     await rt.startDaemon({ adapters: { claude: new ScriptedAdapter() }, git: new GitManagerTaskGit(new GitManager()), intervalMs: 50 });
     const run = await aq(rt.home, 'exec', 'restart_daemon', '{"reason": "from the CLI"}');
-    expect(run).toEqual({ code: 0, stdout: '{"status":"restarting","message":"Daemon restart initiated","reason":"from the CLI"}\n', stderr: '' });
+    expect(run).toEqual({
+      code: 0,
+      stdout: '{"status":"restarting","message":"Daemon restart initiated","reason":"from the CLI"}\n',
+      stderr: '',
+    });
     await waitFor(async () => rt.processController.signals.length > 0, 10_000, 'the daemon to take the request');
     expect(rt.processController.signals).toEqual(['SIGTERM']);
     expect(rt.restartRequested()).toBe(true);
@@ -61,11 +68,19 @@ describe('aq cold start', () => {
             const packages = [...new Set(loaded.map((k) => k.split(/[\\\\/]/).slice(0, 2).join('/')))].sort();
             process.stdout.write(JSON.stringify({ code, packages }));
           });`;
-      const { stdout } = await execFileAsync(process.execPath, ['-e', script], { env: { ...process.env, AQ_HOME: rt.home, ANTHROPIC_API_KEY: 'sk-unused' } });
+      const { stdout } = await execFileAsync(process.execPath, ['-e', script], {
+        env: { ...process.env, AQ_HOME: rt.home, ANTHROPIC_API_KEY: 'sk-unused' },
+      });
       const { code, packages } = JSON.parse(stdout) as { code: number; packages: string[] };
       expect(code).toBe(0);
       expect(packages).toContain('@mikro-orm/sqlite');
-      for (const heavy of ['@slack/bolt', '@slack/web-api', '@anthropic-ai/sdk', '@anthropic-ai/claude-agent-sdk', '@mikro-orm/migrations']) {
+      for (const heavy of [
+        '@slack/bolt',
+        '@slack/web-api',
+        '@anthropic-ai/sdk',
+        '@anthropic-ai/claude-agent-sdk',
+        '@mikro-orm/migrations',
+      ]) {
         expect(packages).not.toContain(heavy);
       }
     } finally {

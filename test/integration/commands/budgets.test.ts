@@ -31,7 +31,14 @@ describe('budget commands', () => {
     await usageAt(rt, now - 1 * HOUR, 'beta', 900, 9);
 
     const set = await rt.exec('set_budget', { project_id: 'alpha', tokens: 1000 });
-    expect(set).toMatchObject({ budget_set: 'alpha', scope: 'project', project_id: 'alpha', token_limit: 1000, cost_limit_usd: null, window_hours: 24 });
+    expect(set).toMatchObject({
+      budget_set: 'alpha',
+      scope: 'project',
+      project_id: 'alpha',
+      token_limit: 1000,
+      cost_limit_usd: null,
+      window_hours: 24,
+    });
 
     const got = await rt.exec('get_budget', { project_id: 'alpha' });
     expect(got).toMatchObject({ tokens_used: 500, cost_used_usd: 0.75, percent: 50, over_budget: false, warned_levels: [] });
@@ -52,7 +59,9 @@ describe('budget commands', () => {
     expect(got).toMatchObject({ tokens_used: 20, cost_used_usd: 1.2, percent: 120, over_budget: true });
     // Spent: new tasks may start once the first row leaves the 6 h window ($0.5 < $1 then).
     expect(Date.parse(String(got.resets_at))).toBe(now - 2 * HOUR + 6 * HOUR + 1);
-    expect(await overBudget(rt.db, 'alpha')).toMatch(/^Over budget: Project 'alpha's budget is spent \(20 of 1,000 tokens and \$1\.20 of \$1\.00 in the last 6 h\)\. New tasks start again at .+ UTC/);
+    expect(await overBudget(rt.db, 'alpha')).toMatch(
+      /^Over budget: Project 'alpha's budget is spent \(20 of 1,000 tokens and \$1\.20 of \$1\.00 in the last 6 h\)\. New tasks start again at .+ UTC/,
+    );
     expect(await overBudget(rt.db, 'beta')).toBeNull();
   });
 
@@ -60,7 +69,13 @@ describe('budget commands', () => {
     const now = Date.now();
     await usageAt(rt, now - HOUR, 'alpha', 40);
     await usageAt(rt, now - HOUR, null, 70); // chat, outside any project
-    expect(await rt.exec('set_budget', { global: true, tokens: 100 })).toMatchObject({ budget_set: 'global', scope: 'global', project_id: null, tokens_used: 110, over_budget: true });
+    expect(await rt.exec('set_budget', { global: true, tokens: 100 })).toMatchObject({
+      budget_set: 'global',
+      scope: 'global',
+      project_id: null,
+      tokens_used: 110,
+      over_budget: true,
+    });
     expect(await overBudget(rt.db, 'beta')).toMatch(/^Over budget: The global budget is spent/);
 
     await rt.exec('set_budget', { project_id: 'beta', tokens: 50 });
@@ -84,7 +99,9 @@ describe('budget commands', () => {
       'No project given and no active project set. Pass project_id, or global=true for the budget over everything.',
     );
     expect(await error('set_budget', { project_id: 'nope', tokens: 10 })).toBe("Project 'nope' not found.");
-    expect(await error('set_budget', { project_id: 'alpha', global: true, tokens: 10 })).toBe('Give either project_id or global=true, not both.');
+    expect(await error('set_budget', { project_id: 'alpha', global: true, tokens: 10 })).toBe(
+      'Give either project_id or global=true, not both.',
+    );
     expect(await error('set_budget', { project_id: 'alpha' })).toBe('Give tokens, cost_usd or both: a budget needs at least one limit.');
     expect(await error('set_budget', { project_id: 'alpha', tokens: 0 })).toMatch(/tokens/);
     expect(await error('set_budget', { project_id: 'alpha', tokens: 'lots' })).toMatch(/tokens/);

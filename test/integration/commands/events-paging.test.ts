@@ -11,9 +11,7 @@ describe('get_recent_events pages', () => {
 
   it('get_recent_events pages back through the whole log with a total', async () => {
     for (let i = 0; i < 23; i++) await rt.events.emit('task_progress', { projectId: 'alpha', payload: { step: i } });
-    const stored = Number(
-      ((await rt.db.em().getConnection().execute('select count(*) as n from events')) as Array<{ n: number }>)[0].n,
-    );
+    const stored = Number(((await rt.db.em().getConnection().execute('select count(*) as n from events')) as Array<{ n: number }>)[0].n);
     expect(stored).toBeGreaterThan(23);
 
     const first = (await rt.exec('get_recent_events')) as Page<'events'>;

@@ -59,12 +59,16 @@ describe('file commands', () => {
       expect((await rt.exec('read_file', { path: 'alpha/exact.txt' })).content).not.toContain('truncated');
       await writeFile(path.join(ws, 'short.txt'), 'a\nb\n');
       expect(await rt.exec('read_file', { path: 'alpha/short.txt' })).toEqual({ content: 'a\nb', path: path.join(ws, 'short.txt') });
-      expect(await rt.exec('read_file', { path: 'alpha/short.txt', max_lines: 0 })).toEqual({ error: expect.stringContaining('max_lines') });
+      expect(await rt.exec('read_file', { path: 'alpha/short.txt', max_lines: 0 })).toEqual({
+        error: expect.stringContaining('max_lines'),
+      });
     });
 
     it('refuses binary files, missing files, folders and paths outside', async () => {
       await writeFile(path.join(ws, 'bin.dat'), Buffer.concat([Buffer.from('text first '), Buffer.from([0]), Buffer.from('then more')]));
-      expect(await rt.exec('read_file', { path: 'alpha/bin.dat' })).toEqual({ error: 'alpha/bin.dat is a binary file and cannot be shown as text.' });
+      expect(await rt.exec('read_file', { path: 'alpha/bin.dat' })).toEqual({
+        error: 'alpha/bin.dat is a binary file and cannot be shown as text.',
+      });
       // A NUL after the first 8 KB is not looked for.
       await writeFile(path.join(ws, 'late-nul.txt'), Buffer.concat([Buffer.alloc(9000, 'a'), Buffer.from([0])]));
       expect(await rt.exec('read_file', { path: 'alpha/late-nul.txt' })).toHaveProperty('content');
@@ -73,13 +77,24 @@ describe('file commands', () => {
       expect(await rt.exec('read_file', { path: '../agent-queue.db' })).toEqual({
         error: `Access denied: ${path.join(rt.home, 'agent-queue.db')} is outside the allowed directories (the workspace directory and linked repositories).`,
       });
-      expect(await rt.exec('read_file', { path: path.join(outside, 'secret.txt') })).toEqual({ error: expect.stringContaining('Access denied') });
+      expect(await rt.exec('read_file', { path: path.join(outside, 'secret.txt') })).toEqual({
+        error: expect.stringContaining('Access denied'),
+      });
       await symlink(outside, path.join(ws, 'escape'));
       expect(await rt.exec('read_file', { path: 'alpha/escape/secret.txt' })).toEqual({ error: expect.stringContaining('Access denied') });
     });
 
     it("reads a linked repo's files outside the workspace directory", async () => {
-      await rt.db.repos.create({ id: 'ext', projectId: 'alpha', name: 'ext', sourceType: 'link', url: null, sourcePath: outside, defaultBranch: 'main', checkoutBasePath: null });
+      await rt.db.repos.create({
+        id: 'ext',
+        projectId: 'alpha',
+        name: 'ext',
+        sourceType: 'link',
+        url: null,
+        sourcePath: outside,
+        defaultBranch: 'main',
+        checkoutBasePath: null,
+      });
       expect(await rt.exec('read_file', { path: path.join(outside, 'secret.txt') })).toEqual({
         content: 'secret needle',
         path: path.join(await realpath(outside), 'secret.txt'),
@@ -130,7 +145,9 @@ describe('file commands', () => {
       expect(await rt.exec('run_command', { command: 'true', working_dir: 'alpha', timeout: 121 })).toEqual({
         error: expect.stringMatching(/^Field 'timeout' must be at most 120/),
       });
-      expect(await rt.exec('run_command', { command: 'true', working_dir: 'alpha', timeout: 0 })).toEqual({ error: expect.stringContaining('timeout') });
+      expect(await rt.exec('run_command', { command: 'true', working_dir: 'alpha', timeout: 0 })).toEqual({
+        error: expect.stringContaining('timeout'),
+      });
       expect(spy).toHaveBeenCalledTimes(2);
     });
 
@@ -148,7 +165,11 @@ describe('file commands', () => {
       let ticks = 0;
       const timer = setInterval(() => ticks++, 20);
       try {
-        expect(await rt.exec('run_command', { command: 'sleep 0.5', working_dir: 'alpha' })).toEqual({ returncode: 0, stdout: '', stderr: '' });
+        expect(await rt.exec('run_command', { command: 'sleep 0.5', working_dir: 'alpha' })).toEqual({
+          returncode: 0,
+          stdout: '',
+          stderr: '',
+        });
       } finally {
         clearInterval(timer);
       }
@@ -156,11 +177,17 @@ describe('file commands', () => {
     });
 
     it('refuses directories outside or missing', async () => {
-      expect(await rt.exec('run_command', { command: 'true', working_dir: outside })).toEqual({ error: expect.stringContaining('Access denied') });
-      expect(await rt.exec('run_command', { command: 'true', working_dir: '..' })).toEqual({ error: expect.stringContaining('Access denied') });
+      expect(await rt.exec('run_command', { command: 'true', working_dir: outside })).toEqual({
+        error: expect.stringContaining('Access denied'),
+      });
+      expect(await rt.exec('run_command', { command: 'true', working_dir: '..' })).toEqual({
+        error: expect.stringContaining('Access denied'),
+      });
       expect(await rt.exec('run_command', { command: 'true', working_dir: 'nowhere' })).toEqual({ error: 'Directory not found: nowhere' });
       await writeFile(path.join(ws, 'file.txt'), 'x');
-      expect(await rt.exec('run_command', { command: 'true', working_dir: 'alpha/file.txt' })).toEqual({ error: 'Directory not found: alpha/file.txt' });
+      expect(await rt.exec('run_command', { command: 'true', working_dir: 'alpha/file.txt' })).toEqual({
+        error: 'Directory not found: alpha/file.txt',
+      });
     });
 
     it('is admin-only for Slack and chat users and needs confirmation from the model', async () => {
@@ -174,8 +201,14 @@ describe('file commands', () => {
         });
         expect(await guarded.handler.execute('run_command', args, { source: 'slack' })).toHaveProperty('error');
         expect(existsSync(path.join(guarded.config.workspaceDir, 'alpha', 'ran.txt'))).toBe(false);
-        expect(await guarded.handler.execute('run_command', args, { source: 'slack', userId: 'U1' })).toEqual({ returncode: 0, stdout: '', stderr: '' });
-        expect(await guarded.handler.execute('run_command', { ...args, command: 'true' }, { source: 'cli' })).toMatchObject({ returncode: 0 });
+        expect(await guarded.handler.execute('run_command', args, { source: 'slack', userId: 'U1' })).toEqual({
+          returncode: 0,
+          stdout: '',
+          stderr: '',
+        });
+        expect(await guarded.handler.execute('run_command', { ...args, command: 'true' }, { source: 'cli' })).toMatchObject({
+          returncode: 0,
+        });
       } finally {
         await guarded.cleanup();
       }
@@ -195,13 +228,22 @@ describe('file commands', () => {
       const lines = grep.results.split('\n');
       expect(lines).toHaveLength(50);
       expect(lines[0]).toBe('src/a.ts:1:const needle0 = 0;');
-      expect(await rt.exec('search_files', { pattern: 'nothing', path: path.join(ws, 'src') })).toEqual({ results: 'deep/b.md:1:nothing here', mode: 'grep' });
+      expect(await rt.exec('search_files', { pattern: 'nothing', path: path.join(ws, 'src') })).toEqual({
+        results: 'deep/b.md:1:nothing here',
+        mode: 'grep',
+      });
       expect(await rt.exec('search_files', { pattern: 'absent', path: 'alpha' })).toEqual({ results: '(no matches)', mode: 'grep' });
     });
 
     it('passes the pattern as data: no options, no shell', async () => {
-      expect(await rt.exec('search_files', { pattern: '-e', path: 'alpha' })).toEqual({ results: 'src/deep/b.md:2:-e marks the spot', mode: 'grep' });
-      expect(await rt.exec('search_files', { pattern: '$(touch pwned)', path: 'alpha' })).toEqual({ results: '(no matches)', mode: 'grep' });
+      expect(await rt.exec('search_files', { pattern: '-e', path: 'alpha' })).toEqual({
+        results: 'src/deep/b.md:2:-e marks the spot',
+        mode: 'grep',
+      });
+      expect(await rt.exec('search_files', { pattern: '$(touch pwned)', path: 'alpha' })).toEqual({
+        results: '(no matches)',
+        mode: 'grep',
+      });
       expect(existsSync(path.join(ws, 'pwned'))).toBe(false);
       expect(await rt.exec('search_files', { pattern: '(', path: 'alpha' })).toEqual({ error: expect.stringMatching(/^Invalid search: /) });
     });
@@ -211,17 +253,34 @@ describe('file commands', () => {
       await writeFile(path.join(ws, 'blob.bin'), Buffer.from([110, 101, 101, 100, 108, 101, 0, 1]));
       await mkdir(path.join(ws, '.git'));
       await writeFile(path.join(ws, '.git', 'COMMIT_EDITMSG'), 'needle in git');
-      expect(await rt.exec('search_files', { pattern: 'secret needle|needle in git|^needle', path: 'alpha' })).toEqual({ results: '(no matches)', mode: 'grep' });
-      expect(await rt.exec('search_files', { pattern: 'secret.txt', path: 'alpha', mode: 'find' })).toEqual({ results: '(no matches)', mode: 'find' });
+      expect(await rt.exec('search_files', { pattern: 'secret needle|needle in git|^needle', path: 'alpha' })).toEqual({
+        results: '(no matches)',
+        mode: 'grep',
+      });
+      expect(await rt.exec('search_files', { pattern: 'secret.txt', path: 'alpha', mode: 'find' })).toEqual({
+        results: '(no matches)',
+        mode: 'find',
+      });
     });
 
     it('finds regular files by name glob', async () => {
       await mkdir(path.join(ws, 'folder.md'));
       await writeFile(path.join(ws, 'top.md'), '');
-      expect(await rt.exec('search_files', { pattern: '*.md', path: 'alpha', mode: 'find' })).toEqual({ results: 'src/deep/b.md\ntop.md', mode: 'find' });
-      expect(await rt.exec('search_files', { pattern: 'src/*.ts', path: 'alpha', mode: 'find' })).toEqual({ results: 'src/a.ts', mode: 'find' });
-      expect(await rt.exec('search_files', { pattern: '*.py', path: 'alpha', mode: 'find' })).toEqual({ results: '(no matches)', mode: 'find' });
-      expect(await rt.exec('search_files', { pattern: '*', path: 'alpha', mode: 'other' })).toEqual({ error: expect.stringContaining('mode') });
+      expect(await rt.exec('search_files', { pattern: '*.md', path: 'alpha', mode: 'find' })).toEqual({
+        results: 'src/deep/b.md\ntop.md',
+        mode: 'find',
+      });
+      expect(await rt.exec('search_files', { pattern: 'src/*.ts', path: 'alpha', mode: 'find' })).toEqual({
+        results: 'src/a.ts',
+        mode: 'find',
+      });
+      expect(await rt.exec('search_files', { pattern: '*.py', path: 'alpha', mode: 'find' })).toEqual({
+        results: '(no matches)',
+        mode: 'find',
+      });
+      expect(await rt.exec('search_files', { pattern: '*', path: 'alpha', mode: 'other' })).toEqual({
+        error: expect.stringContaining('mode'),
+      });
     });
 
     it('truncates the output to 4000 characters in both modes', async () => {
@@ -229,12 +288,16 @@ describe('file commands', () => {
       expect(((await rt.exec('search_files', { pattern: 'needle ', path: 'alpha' })) as { results: string }).results).toHaveLength(4000);
       await mkdir(path.join(ws, 'many'));
       for (let i = 0; i < 120; i++) await writeFile(path.join(ws, 'many', `file-with-a-long-name-number-${i}.log`), '');
-      expect(((await rt.exec('search_files', { pattern: '*.log', path: 'alpha', mode: 'find' })) as { results: string }).results).toHaveLength(4000);
+      expect(
+        ((await rt.exec('search_files', { pattern: '*.log', path: 'alpha', mode: 'find' })) as { results: string }).results,
+      ).toHaveLength(4000);
     });
 
     it('refuses folders outside or missing', async () => {
       expect(await rt.exec('search_files', { pattern: 'x', path: outside })).toEqual({ error: expect.stringContaining('Access denied') });
-      expect(await rt.exec('search_files', { pattern: 'x', path: 'alpha/escape-nowhere' })).toEqual({ error: 'Directory not found: alpha/escape-nowhere' });
+      expect(await rt.exec('search_files', { pattern: 'x', path: 'alpha/escape-nowhere' })).toEqual({
+        error: 'Directory not found: alpha/escape-nowhere',
+      });
     });
   });
 
@@ -264,9 +327,22 @@ describe('file commands', () => {
         next_offset: null,
       });
       // Pages run over the entries in name order, folders and files alike.
-      expect(await rt.exec('list_directory', { limit: 2, offset: 2 })).toMatchObject({ directories: ['src'], files: [{ name: 'a.txt', size: 2 }], total: 5, next_offset: 4 });
-      expect(await rt.exec('list_directory', { limit: 2, offset: 4 })).toMatchObject({ directories: ['src-link'], files: [], next_offset: null });
-      expect(await rt.exec('list_directory', { project_id: 'alpha', path: 'src' })).toMatchObject({ path: 'src', directories: [], files: [] });
+      expect(await rt.exec('list_directory', { limit: 2, offset: 2 })).toMatchObject({
+        directories: ['src'],
+        files: [{ name: 'a.txt', size: 2 }],
+        total: 5,
+        next_offset: 4,
+      });
+      expect(await rt.exec('list_directory', { limit: 2, offset: 4 })).toMatchObject({
+        directories: ['src-link'],
+        files: [],
+        next_offset: null,
+      });
+      expect(await rt.exec('list_directory', { project_id: 'alpha', path: 'src' })).toMatchObject({
+        path: 'src',
+        directories: [],
+        files: [],
+      });
       expect(await rt.exec('list_directory', { path: '/' })).toMatchObject({ path: '/' });
     });
 
@@ -285,19 +361,33 @@ describe('file commands', () => {
     });
 
     it('reports each error the spec lists', async () => {
-      expect(await rt.exec('list_directory')).toEqual({ error: 'No project given and no active project set. Pass project_id, or run set_active_project first.' });
+      expect(await rt.exec('list_directory')).toEqual({
+        error: 'No project given and no active project set. Pass project_id, or run set_active_project first.',
+      });
       expect(await rt.exec('list_directory', { project_id: 'ghost' })).toEqual({ error: "Project 'ghost' not found." });
-      expect(await rt.exec('list_directory', { project_id: 'alpha' })).toEqual({ error: "Project 'alpha' has no workspaces. Add one with /aq add_workspace." });
+      expect(await rt.exec('list_directory', { project_id: 'alpha' })).toEqual({
+        error: "Project 'alpha' has no workspaces. Add one with /aq add_workspace.",
+      });
       await addWorkspace('w1', 'main', ws);
-      expect(await rt.exec('list_directory', { project_id: 'alpha', workspace: 'other' })).toEqual({ error: "Workspace 'other' not found in project 'alpha'." });
-      expect(await rt.exec('list_directory', { project_id: 'alpha', path: '../..' })).toEqual({ error: expect.stringContaining('Access denied') });
+      expect(await rt.exec('list_directory', { project_id: 'alpha', workspace: 'other' })).toEqual({
+        error: "Workspace 'other' not found in project 'alpha'.",
+      });
+      expect(await rt.exec('list_directory', { project_id: 'alpha', path: '../..' })).toEqual({
+        error: expect.stringContaining('Access denied'),
+      });
       await mkdir(path.join(ws, '..', 'beta-sibling'));
-      expect(await rt.exec('list_directory', { project_id: 'alpha', path: '../beta-sibling' })).toEqual({ error: 'Access denied: ../beta-sibling is outside the workspace.' });
+      expect(await rt.exec('list_directory', { project_id: 'alpha', path: '../beta-sibling' })).toEqual({
+        error: 'Access denied: ../beta-sibling is outside the workspace.',
+      });
       await symlink(outside, path.join(ws, 'escape'));
-      expect(await rt.exec('list_directory', { project_id: 'alpha', path: 'escape' })).toEqual({ error: expect.stringContaining('Access denied') });
+      expect(await rt.exec('list_directory', { project_id: 'alpha', path: 'escape' })).toEqual({
+        error: expect.stringContaining('Access denied'),
+      });
       expect(await rt.exec('list_directory', { project_id: 'alpha', path: 'missing' })).toEqual({ error: 'Directory not found: missing' });
       await writeFile(path.join(ws, 'file.txt'), 'x');
-      expect(await rt.exec('list_directory', { project_id: 'alpha', path: 'file.txt' })).toEqual({ error: 'Directory not found: file.txt' });
+      expect(await rt.exec('list_directory', { project_id: 'alpha', path: 'file.txt' })).toEqual({
+        error: 'Directory not found: file.txt',
+      });
     });
   });
 });

@@ -20,31 +20,67 @@ describe('repo, git and workspace commands on real repositories', () => {
   const link = () => rt.exec('add_repo', { project_id: 'alpha', source: 'link', path: checkout });
 
   it('adds repos by link, clone and init, and lists them', async () => {
-    expect(await link()).toEqual({ created: 'checkout', name: 'checkout', source_type: 'link', checkout_base_path: path.join(rt.config.workspaceDir, 'alpha') });
+    expect(await link()).toEqual({
+      created: 'checkout',
+      name: 'checkout',
+      source_type: 'link',
+      checkout_base_path: path.join(rt.config.workspaceDir, 'alpha'),
+    });
     const cloned = await rt.exec('add_repo', { project_id: 'alpha', source: 'clone', url: origin, name: 'Service' });
-    expect(cloned).toEqual({ created: 'service', name: 'Service', source_type: 'clone', checkout_base_path: path.join(rt.config.workspaceDir, 'alpha', 'service') });
+    expect(cloned).toEqual({
+      created: 'service',
+      name: 'Service',
+      source_type: 'clone',
+      checkout_base_path: path.join(rt.config.workspaceDir, 'alpha', 'service'),
+    });
     expect(await readFile(path.join(cloned.checkout_base_path as string, 'app.txt'), 'utf8')).toBe('one\ntwo\n');
     const init = await rt.exec('add_repo', { project_id: 'alpha', source: 'init', name: 'fresh' });
     expect(await gitOut(init.checkout_base_path as string, 'log', '--format=%s')).toBe('Initial commit');
     expect(((await rt.exec('list_repos', { project_id: 'alpha' })).repos as unknown[]).length).toBe(3);
-    expect((await rt.exec('list_repos')).repos).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'checkout', source_path: checkout, default_branch: 'main' })]));
+    expect((await rt.exec('list_repos')).repos).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: 'checkout', source_path: checkout, default_branch: 'main' })]),
+    );
   });
 
   it('reports add_repo input errors', async () => {
     expect(await rt.exec('add_repo', { project_id: 'ghost', source: 'init' })).toEqual({ error: "Project 'ghost' not found." });
-    expect(await rt.exec('add_repo', { project_id: 'alpha', source: 'clone' })).toEqual({ error: 'A url is required to clone a repository.' });
-    expect(await rt.exec('add_repo', { project_id: 'alpha', source: 'link' })).toEqual({ error: 'A path is required to link a repository.' });
-    expect(await rt.exec('add_repo', { project_id: 'alpha', source: 'link', path: '/no/such/dir' })).toEqual({ error: 'Path not found: /no/such/dir' });
-    expect(await rt.exec('add_repo', { project_id: 'alpha', source: 'svn' })).toEqual({ error: expect.stringMatching(/^Field 'source' must be one of clone, link, init/) });
-    expect(await rt.exec('add_repo', { project_id: 'alpha', source: 'clone', url: path.join(rt.home, 'nope.git') })).toEqual({ error: expect.stringMatching(/^Could not clone/) });
+    expect(await rt.exec('add_repo', { project_id: 'alpha', source: 'clone' })).toEqual({
+      error: 'A url is required to clone a repository.',
+    });
+    expect(await rt.exec('add_repo', { project_id: 'alpha', source: 'link' })).toEqual({
+      error: 'A path is required to link a repository.',
+    });
+    expect(await rt.exec('add_repo', { project_id: 'alpha', source: 'link', path: '/no/such/dir' })).toEqual({
+      error: 'Path not found: /no/such/dir',
+    });
+    expect(await rt.exec('add_repo', { project_id: 'alpha', source: 'svn' })).toEqual({
+      error: expect.stringMatching(/^Field 'source' must be one of clone, link, init/),
+    });
+    expect(await rt.exec('add_repo', { project_id: 'alpha', source: 'clone', url: path.join(rt.home, 'nope.git') })).toEqual({
+      error: expect.stringMatching(/^Could not clone/),
+    });
   });
 
   it('runs the high-level git commands with warnings while tasks run', async () => {
-    expect(await rt.exec('create_branch', { project_id: 'alpha', branch_name: 'x' })).toEqual({ error: expect.stringContaining('/aq add_workspace') });
+    expect(await rt.exec('create_branch', { project_id: 'alpha', branch_name: 'x' })).toEqual({
+      error: expect.stringContaining('/aq add_workspace'),
+    });
     await link();
-    expect(await rt.exec('create_branch', { project_id: 'alpha', branch_name: 'feature' })).toEqual({ project_id: 'alpha', repo_id: 'checkout', branch: 'feature', status: 'created' });
-    expect(await rt.exec('create_branch', { project_id: 'alpha', branch_name: 'feature' })).toEqual({ error: "Branch 'feature' already exists." });
-    expect(await rt.exec('commit_changes', { project_id: 'alpha', message: 'm' })).toEqual({ project_id: 'alpha', repo_id: 'checkout', status: 'nothing_to_commit', message: 'No changes to commit' });
+    expect(await rt.exec('create_branch', { project_id: 'alpha', branch_name: 'feature' })).toEqual({
+      project_id: 'alpha',
+      repo_id: 'checkout',
+      branch: 'feature',
+      status: 'created',
+    });
+    expect(await rt.exec('create_branch', { project_id: 'alpha', branch_name: 'feature' })).toEqual({
+      error: "Branch 'feature' already exists.",
+    });
+    expect(await rt.exec('commit_changes', { project_id: 'alpha', message: 'm' })).toEqual({
+      project_id: 'alpha',
+      repo_id: 'checkout',
+      status: 'nothing_to_commit',
+      message: 'No changes to commit',
+    });
     await writeFile(path.join(checkout, 'f.txt'), 'f\n');
     const t = (await rt.exec('create_task', { project_id: 'alpha', title: 't', description: 'd' })).created as string;
     await putTask(rt.db, t, 'IN_PROGRESS');
@@ -55,10 +91,22 @@ describe('repo, git and workspace commands on real repositories', () => {
       status: 'committed',
       warning: '⚠️ 1 task(s) currently IN_PROGRESS for this project — this operation may disrupt running agent(s).',
     });
-    expect(await rt.exec('push_branch', { project_id: 'alpha' })).toEqual({ project_id: 'alpha', repo_id: 'checkout', branch: 'feature', status: 'pushed' });
+    expect(await rt.exec('push_branch', { project_id: 'alpha' })).toEqual({
+      project_id: 'alpha',
+      repo_id: 'checkout',
+      branch: 'feature',
+      status: 'pushed',
+    });
     expect(await gitOut(origin, 'log', '--format=%s', 'feature')).toContain('add f');
     const merged = await rt.exec('merge_branch', { project_id: 'alpha', branch_name: 'feature' });
-    expect(merged).toMatchObject({ project_id: 'alpha', repo_id: 'checkout', branch: 'feature', target: 'main', status: 'merged', warning: expect.stringContaining('IN_PROGRESS') });
+    expect(merged).toMatchObject({
+      project_id: 'alpha',
+      repo_id: 'checkout',
+      branch: 'feature',
+      target: 'main',
+      status: 'merged',
+      warning: expect.stringContaining('IN_PROGRESS'),
+    });
     expect(await rt.exec('checkout_branch', { project_id: 'alpha', branch_name: 'nope' })).toEqual({ error: "Branch 'nope' not found." });
     expect(await rt.exec('commit_changes', { project_id: 'alpha' })).toEqual({ error: "Missing required field 'message'." });
   });
@@ -81,40 +129,114 @@ describe('repo, git and workspace commands on real repositories', () => {
     });
     expect(await gitOut(checkout, 'rev-parse', 'HEAD')).toBe(head);
     expect(await gitOut(checkout, 'status', '--porcelain')).toBe('');
-    expect(await rt.exec('git_merge', { repo_id: 'checkout', branch_name: 'left' })).toMatchObject({ repo_id: 'checkout', merged: false, into: 'main' });
+    expect(await rt.exec('git_merge', { repo_id: 'checkout', branch_name: 'left' })).toMatchObject({
+      repo_id: 'checkout',
+      merged: false,
+      into: 'main',
+    });
   });
 
   it('runs the low-level git commands', async () => {
     await link();
-    expect(await rt.exec('git_create_branch', { repo_id: 'checkout', branch_name: 'low' })).toEqual({ repo_id: 'checkout', created_branch: 'low' });
+    expect(await rt.exec('git_create_branch', { repo_id: 'checkout', branch_name: 'low' })).toEqual({
+      repo_id: 'checkout',
+      created_branch: 'low',
+    });
     await writeFile(path.join(checkout, 'low.txt'), 'low\n');
-    expect(await rt.exec('git_changed_files', { repo_id: 'checkout' })).toEqual({ repo_id: 'checkout', base_branch: 'main', files: ['low.txt'], count: 1, next_offset: null });
-    expect(await rt.exec('git_diff', { project_id: 'alpha' })).toEqual({ project_id: 'alpha', repo_id: 'checkout', base_branch: '(working tree)', diff: '(no changes)' });
-    expect(await rt.exec('git_commit', { repo_id: 'checkout', message: 'low' })).toEqual({ repo_id: 'checkout', committed: true, commit_message: 'low' });
-    expect(await rt.exec('git_commit', { repo_id: 'checkout', message: 'again' })).toEqual({ repo_id: 'checkout', committed: false, message: 'Nothing to commit — working tree clean' });
+    expect(await rt.exec('git_changed_files', { repo_id: 'checkout' })).toEqual({
+      repo_id: 'checkout',
+      base_branch: 'main',
+      files: ['low.txt'],
+      count: 1,
+      next_offset: null,
+    });
+    expect(await rt.exec('git_diff', { project_id: 'alpha' })).toEqual({
+      project_id: 'alpha',
+      repo_id: 'checkout',
+      base_branch: '(working tree)',
+      diff: '(no changes)',
+    });
+    expect(await rt.exec('git_commit', { repo_id: 'checkout', message: 'low' })).toEqual({
+      repo_id: 'checkout',
+      committed: true,
+      commit_message: 'low',
+    });
+    expect(await rt.exec('git_commit', { repo_id: 'checkout', message: 'again' })).toEqual({
+      repo_id: 'checkout',
+      committed: false,
+      message: 'Nothing to commit — working tree clean',
+    });
     expect((await rt.exec('git_diff', { project_id: 'alpha', base_branch: 'main' })).diff).toContain('+low');
     expect(await rt.exec('git_push', { repo_id: 'checkout' })).toEqual({ repo_id: 'checkout', pushed: 'low' });
-    expect(await rt.exec('git_log', { project_id: 'alpha', count: 1 })).toEqual({ project_id: 'alpha', repo_id: 'checkout', branch: 'low', log: expect.stringMatching(/^[0-9a-f]+ low$/) });
-    expect(await rt.exec('git_branch', { project_id: 'alpha' })).toEqual({ project_id: 'alpha', current_branch: 'low', branches: ['low', 'main'], total: 2, next_offset: null });
-    expect(await rt.exec('git_branch', { project_id: 'alpha', limit: 1, offset: 1 })).toMatchObject({ branches: ['main'], total: 2, next_offset: null });
-    expect(await rt.exec('git_branch', { project_id: 'alpha', name: 'next' })).toEqual({ project_id: 'alpha', created: 'next', message: "Created branch 'next' and switched to it." });
-    expect(await rt.exec('git_checkout', { project_id: 'alpha', branch: 'main' })).toEqual({ project_id: 'alpha', old_branch: 'next', new_branch: 'main', message: "Switched from 'next' to 'main'." });
-    expect(await rt.exec('git_merge', { repo_id: 'checkout', branch_name: 'low' })).toEqual({ repo_id: 'checkout', merged: true, branch: 'low', into: 'main' });
-    expect(await rt.exec('git_create_pr', { repo_id: 'checkout', title: 'x' })).toEqual({ error: expect.stringContaining('GitHub CLI (gh) is not installed') });
+    expect(await rt.exec('git_log', { project_id: 'alpha', count: 1 })).toEqual({
+      project_id: 'alpha',
+      repo_id: 'checkout',
+      branch: 'low',
+      log: expect.stringMatching(/^[0-9a-f]+ low$/),
+    });
+    expect(await rt.exec('git_branch', { project_id: 'alpha' })).toEqual({
+      project_id: 'alpha',
+      current_branch: 'low',
+      branches: ['low', 'main'],
+      total: 2,
+      next_offset: null,
+    });
+    expect(await rt.exec('git_branch', { project_id: 'alpha', limit: 1, offset: 1 })).toMatchObject({
+      branches: ['main'],
+      total: 2,
+      next_offset: null,
+    });
+    expect(await rt.exec('git_branch', { project_id: 'alpha', name: 'next' })).toEqual({
+      project_id: 'alpha',
+      created: 'next',
+      message: "Created branch 'next' and switched to it.",
+    });
+    expect(await rt.exec('git_checkout', { project_id: 'alpha', branch: 'main' })).toEqual({
+      project_id: 'alpha',
+      old_branch: 'next',
+      new_branch: 'main',
+      message: "Switched from 'next' to 'main'.",
+    });
+    expect(await rt.exec('git_merge', { repo_id: 'checkout', branch_name: 'low' })).toEqual({
+      repo_id: 'checkout',
+      merged: true,
+      branch: 'low',
+      into: 'main',
+    });
+    expect(await rt.exec('git_create_pr', { repo_id: 'checkout', title: 'x' })).toEqual({
+      error: expect.stringContaining('GitHub CLI (gh) is not installed'),
+    });
     expect(await rt.exec('git_commit', { repo_id: 'ghost', message: 'x' })).toEqual({ error: "Repo 'ghost' not found." });
-    expect(await rt.exec('git_create_branch', { repo_id: 'checkout', branch_name: '--upload-pack=x' })).toEqual({ error: expect.stringMatching(/^Invalid branch name/) });
+    expect(await rt.exec('git_create_branch', { repo_id: 'checkout', branch_name: '--upload-pack=x' })).toEqual({
+      error: expect.stringMatching(/^Invalid branch name/),
+    });
   });
 
   it('reports git status per repo with failures embedded, and task diffs', async () => {
     expect(await rt.exec('get_git_status', { project_id: 'alpha' })).toEqual({ error: expect.stringContaining('Not a git repository') });
     await link();
-    await rt.db.repos.create({ id: 'gone', projectId: 'alpha', name: 'gone', sourceType: 'link', url: null, sourcePath: path.join(rt.home, 'gone'), defaultBranch: 'main', checkoutBasePath: null });
+    await rt.db.repos.create({
+      id: 'gone',
+      projectId: 'alpha',
+      name: 'gone',
+      sourceType: 'link',
+      url: null,
+      sourcePath: path.join(rt.home, 'gone'),
+      defaultBranch: 'main',
+      checkoutBasePath: null,
+    });
     await writeFile(path.join(checkout, 'dirty.txt'), 'x');
     expect(await rt.exec('get_git_status', { project_id: 'alpha' })).toEqual({
       project_id: 'alpha',
       project_name: 'alpha',
       repos: [
-        { repo_id: 'checkout', path: checkout, branch: 'main', status: '?? dirty.txt', recent_commits: [expect.stringMatching(/Initial commit$/)] },
+        {
+          repo_id: 'checkout',
+          path: checkout,
+          branch: 'main',
+          status: '?? dirty.txt',
+          recent_commits: [expect.stringMatching(/Initial commit$/)],
+        },
         { repo_id: 'gone', error: `Directory not found: ${path.join(rt.home, 'gone')}` },
       ],
     });
@@ -131,10 +253,18 @@ describe('repo, git and workspace commands on real repositories', () => {
   it('adds, lists, releases and removes workspaces', async () => {
     await rt.exec('add_repo', { project_id: 'alpha', source: 'clone', url: origin, name: 'svc' });
     const added = await rt.exec('add_workspace', { project_id: 'alpha' });
-    expect(added).toEqual({ created: 'alpha-ws-1', name: 'ws-1', path: path.join(rt.config.workspaceDir, 'alpha', 'workspaces', 'ws-1'), source_type: 'clone', repo_id: 'svc' });
+    expect(added).toEqual({
+      created: 'alpha-ws-1',
+      name: 'ws-1',
+      path: path.join(rt.config.workspaceDir, 'alpha', 'workspaces', 'ws-1'),
+      source_type: 'clone',
+      repo_id: 'svc',
+    });
     const linked = await rt.exec('add_workspace', { project_id: 'alpha', name: 'mine', path: checkout });
     expect(linked).toMatchObject({ created: 'alpha-mine', source_type: 'link', path: checkout });
-    expect(await rt.exec('add_workspace', { project_id: 'alpha', name: 'mine', path: checkout })).toEqual({ error: expect.stringContaining('already exists') });
+    expect(await rt.exec('add_workspace', { project_id: 'alpha', name: 'mine', path: checkout })).toEqual({
+      error: expect.stringContaining('already exists'),
+    });
     const stranger = await createOriginRepo(await (await import('../../support/tmp')).makeTempDir().then((t) => t.dir));
     const other = await cloneWorkspace(stranger, path.join(rt.home, 'other-checkout'));
     expect((await rt.exec('add_workspace', { project_id: 'alpha', name: 'odd', path: other })).warning).toContain('wrong repository');
@@ -143,15 +273,23 @@ describe('repo, git and workspace commands on real repositories', () => {
       expect.arrayContaining([expect.objectContaining({ id: 'alpha-ws-1', locked_by_task_id: 'task-1', locked_by_agent_id: 'agent-1' })]),
     );
     expect(await rt.exec('remove_workspace', { workspace_id: 'alpha-ws-1' })).toEqual({ error: expect.stringContaining('locked by task') });
-    expect(await rt.exec('release_workspace', { workspace_id: 'alpha-ws-1' })).toEqual({ workspace_id: 'alpha-ws-1', released: true, previous_task_id: 'task-1' });
-    expect(await rt.exec('remove_workspace', { workspace_id: 'alpha-mine', delete_files: true })).toEqual({ error: expect.stringContaining('linked folders are left alone') });
+    expect(await rt.exec('release_workspace', { workspace_id: 'alpha-ws-1' })).toEqual({
+      workspace_id: 'alpha-ws-1',
+      released: true,
+      previous_task_id: 'task-1',
+    });
+    expect(await rt.exec('remove_workspace', { workspace_id: 'alpha-mine', delete_files: true })).toEqual({
+      error: expect.stringContaining('linked folders are left alone'),
+    });
     expect(await rt.exec('remove_workspace', { workspace_id: 'alpha-ws-1', delete_files: true })).toEqual({
       removed: 'alpha-ws-1',
       name: 'ws-1',
       path: added.path,
       files_deleted: true,
     });
-    expect(await rt.exec('release_workspace', { workspace_id: 'ghost' })).toEqual({ error: expect.stringContaining("Workspace 'ghost' not found") });
+    expect(await rt.exec('release_workspace', { workspace_id: 'ghost' })).toEqual({
+      error: expect.stringContaining("Workspace 'ghost' not found"),
+    });
   });
 
   it('finds conflicting branches across workspaces and syncs them, skipping locked ones', async () => {
@@ -165,7 +303,9 @@ describe('repo, git and workspace commands on real repositories', () => {
     await commitFile(other, 'app.txt', 'one\nMAIN\n');
     await gitOut(other, 'push', 'origin', 'main');
 
-    const scan = (await rt.exec('find_merge_conflict_workspaces')) as Record<string, unknown> & { conflicts: Array<Record<string, unknown>> };
+    const scan = (await rt.exec('find_merge_conflict_workspaces')) as Record<string, unknown> & {
+      conflicts: Array<Record<string, unknown>>;
+    };
     expect(scan).toMatchObject({ project_id: 'alpha', workspaces_scanned: 2, workspaces_with_conflicts: 2 });
     expect(scan.conflicts[0]).toEqual({
       workspace_id: 'alpha-mine',

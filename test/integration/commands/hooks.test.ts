@@ -2,7 +2,6 @@ import { FakeAnthropic } from '../../support/fake-anthropic';
 import { EVENT_TYPES } from '../../../src/orchestrator/events';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 
-
 describe('hook commands', () => {
   let rt: TestRuntime;
   beforeEach(async () => {
@@ -73,10 +72,18 @@ describe('hook commands', () => {
     const wrong = await hook({ name: 'x', trigger: { type: 'event', event_type: 'task.completed' } });
     expect(wrong.error).toMatch(/^Unknown event_type "task\.completed"\. Valid events: /);
     for (const type of EVENT_TYPES) expect(wrong.error).toContain(type);
-    expect(await hook({ name: 'x', trigger: { type: 'event' } })).toEqual({ error: expect.stringMatching(/^An event trigger needs event_type, one of: project_created, /) });
-    expect(await hook({ name: 'x', trigger: { type: 'periodic' } })).toEqual({ error: expect.stringContaining('interval_seconds greater than 0') });
-    expect(await hook({ name: 'x', trigger: { type: 'periodic', interval_seconds: 0 } })).toEqual({ error: expect.stringContaining('interval_seconds greater than 0') });
-    expect(await hook({ name: 'x', trigger: { type: 'cron' } })).toEqual({ error: expect.stringContaining('trigger.type must be "periodic"') });
+    expect(await hook({ name: 'x', trigger: { type: 'event' } })).toEqual({
+      error: expect.stringMatching(/^An event trigger needs event_type, one of: project_created, /),
+    });
+    expect(await hook({ name: 'x', trigger: { type: 'periodic' } })).toEqual({
+      error: expect.stringContaining('interval_seconds greater than 0'),
+    });
+    expect(await hook({ name: 'x', trigger: { type: 'periodic', interval_seconds: 0 } })).toEqual({
+      error: expect.stringContaining('interval_seconds greater than 0'),
+    });
+    expect(await hook({ name: 'x', trigger: { type: 'cron' } })).toEqual({
+      error: expect.stringContaining('trigger.type must be "periodic"'),
+    });
     expect(await hook({ name: 'x', trigger: 'not json' })).toEqual({ error: expect.stringContaining('trigger') });
     expect(await hook({ name: 'x', prompt_template: '' })).toEqual({ error: expect.stringContaining('prompt_template') });
     expect(await hook({ name: 'x', cooldown_seconds: -1 })).toEqual({ error: expect.stringContaining('cooldown_seconds') });
@@ -108,7 +115,9 @@ describe('hook commands', () => {
     expect(await rt.exec('edit_hook', { hook_id: 'nightly-check', trigger: { type: 'event', event_type: 'nope' } })).toEqual({
       error: expect.stringContaining('Unknown event_type "nope"'),
     });
-    expect(await rt.exec('edit_hook', { hook_id: 'nightly-check' })).toEqual({ error: 'Nothing to update: give at least one field to change.' });
+    expect(await rt.exec('edit_hook', { hook_id: 'nightly-check' })).toEqual({
+      error: 'Nothing to update: give at least one field to change.',
+    });
     expect(await rt.exec('edit_hook', { hook_id: 'ghost', enabled: true })).toEqual({ error: "Hook 'ghost' not found." });
   });
 
@@ -130,9 +139,16 @@ describe('hook commands', () => {
       if (i === 0) await rt.db.hookRuns.finishRun(id, { status: 'skipped', skippedReason: 'nothing to do' });
       else if (i < 11) await rt.db.hookRuns.finishRun(id, { status: 'completed', tokensUsed: i });
       // One second apart, so "newest first" has one right answer.
-      await rt.db.em().getConnection().execute('update hook_runs set started_at = ? where id = ?', [new Date(Date.UTC(2026, 0, 1, 0, 0, i)), id]);
+      await rt.db
+        .em()
+        .getConnection()
+        .execute('update hook_runs set started_at = ? where id = ?', [new Date(Date.UTC(2026, 0, 1, 0, 0, i)), id]);
     }
-    const all = (await rt.exec('list_hook_runs', { hook_id: 'nightly-check' })) as { hook_id: string; hook_name: string; runs: Array<Record<string, unknown>> };
+    const all = (await rt.exec('list_hook_runs', { hook_id: 'nightly-check' })) as {
+      hook_id: string;
+      hook_name: string;
+      runs: Array<Record<string, unknown>>;
+    };
     expect(all.hook_id).toBe('nightly-check');
     expect(all.hook_name).toBe('Nightly Check');
     expect(all.runs).toHaveLength(10);
@@ -150,7 +166,12 @@ describe('hook commands', () => {
     expect(all.runs[1]).toMatchObject({ status: 'completed', tokens_used: 10, completed_at: expect.stringMatching(/^\d{4}-/) });
     const oldest = (await rt.exec('list_hook_runs', { hook_id: 'nightly-check', limit: 20 })) as { runs: Array<Record<string, unknown>> };
     expect(oldest.runs).toHaveLength(12);
-    expect(oldest.runs[11]).toMatchObject({ trigger_reason: 'periodic 0', status: 'skipped', skipped_reason: 'nothing to do', tokens_used: 0 });
+    expect(oldest.runs[11]).toMatchObject({
+      trigger_reason: 'periodic 0',
+      status: 'skipped',
+      skipped_reason: 'nothing to do',
+      tokens_used: 0,
+    });
     expect(((await rt.exec('list_hook_runs', { hook_id: 'nightly-check', limit: 2 })).runs as unknown[]).length).toBe(2);
     expect(await rt.exec('list_hook_runs', { hook_id: 'nightly-check', limit: 0 })).toEqual({ error: expect.stringContaining('limit') });
   });
@@ -174,6 +195,8 @@ describe('hook commands', () => {
       await fake.close();
     }
     const { runs } = (await rt.exec('list_hook_runs', { hook_id: 'nightly-check' })) as { runs: Array<Record<string, unknown>> };
-    expect(runs).toEqual([expect.objectContaining({ trigger_reason: 'manual', status: 'completed', tokens_used: 7, skipped_reason: null })]);
+    expect(runs).toEqual([
+      expect.objectContaining({ trigger_reason: 'manual', status: 'completed', tokens_used: 7, skipped_reason: null }),
+    ]);
   });
 });

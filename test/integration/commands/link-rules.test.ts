@@ -48,27 +48,44 @@ describe('linking folders and the roots file commands may reach', () => {
       }
       expect(await rt.db.repos.list()).toEqual([]);
       expect(await rt.db.workspaces.list()).toEqual([]);
-      expect(await run('read_file', { path: path.join(checkout, 'app.txt') }, stranger)).toEqual({ error: expect.stringMatching(/^Access denied/) });
+      expect(await run('read_file', { path: path.join(checkout, 'app.txt') }, stranger)).toEqual({
+        error: expect.stringMatching(/^Access denied/),
+      });
     });
 
     it('lets anyone link a folder inside the workspace directory, and other sources stay open', async () => {
       await mkdir(path.join(ws, 'inner'));
-      expect(await run('add_repo', { project_id: 'alpha', source: 'link', path: path.join(ws, 'inner') }, stranger)).toMatchObject({ created: 'inner' });
+      expect(await run('add_repo', { project_id: 'alpha', source: 'link', path: path.join(ws, 'inner') }, stranger)).toMatchObject({
+        created: 'inner',
+      });
       expect(await run('add_repo', { project_id: 'alpha', source: 'init', name: 'fresh' }, stranger)).toMatchObject({ created: 'fresh' });
     });
 
     it('lets an admin link an outside checkout, which file commands can then reach', async () => {
-      expect(await run('add_workspace', { project_id: 'alpha', name: 'mine', path: checkout }, admin)).toMatchObject({ created: 'alpha-mine', path: checkout });
+      expect(await run('add_workspace', { project_id: 'alpha', name: 'mine', path: checkout }, admin)).toMatchObject({
+        created: 'alpha-mine',
+        path: checkout,
+      });
       expect(await run('list_directory', { project_id: 'alpha', workspace: 'mine' }, stranger)).toMatchObject({
         workspace_path: checkout,
         files: [{ name: 'app.txt', size: 11 }],
       });
-      expect(await run('read_file', { path: path.join(checkout, 'app.txt') }, stranger)).toEqual({ content: 'linked app', path: path.join(checkout, 'app.txt') });
-      expect(await run('search_files', { pattern: 'linked', path: checkout }, stranger)).toEqual({ results: 'app.txt:1:linked app', mode: 'grep' });
+      expect(await run('read_file', { path: path.join(checkout, 'app.txt') }, stranger)).toEqual({
+        content: 'linked app',
+        path: path.join(checkout, 'app.txt'),
+      });
+      expect(await run('search_files', { pattern: 'linked', path: checkout }, stranger)).toEqual({
+        results: 'app.txt:1:linked app',
+        mode: 'grep',
+      });
       // Only that checkout: its neighbours stay out of reach.
       await writeFile(path.join(outside, 'neighbour.txt'), 'no');
-      expect(await run('read_file', { path: path.join(outside, 'neighbour.txt') }, stranger)).toEqual({ error: expect.stringMatching(/^Access denied/) });
-      expect(await run('search_files', { pattern: '../*', path: checkout, mode: 'find' }, stranger)).toEqual({ error: expect.stringMatching(/reaches outside/) });
+      expect(await run('read_file', { path: path.join(outside, 'neighbour.txt') }, stranger)).toEqual({
+        error: expect.stringMatching(/^Access denied/),
+      });
+      expect(await run('search_files', { pattern: '../*', path: checkout, mode: 'find' }, stranger)).toEqual({
+        error: expect.stringMatching(/reaches outside/),
+      });
     });
   });
 
@@ -120,11 +137,29 @@ describe('linking folders and the roots file commands may reach', () => {
     });
 
     it('ignores linked records stored before the rule, so they open nothing', async () => {
-      await rt.db.repos.create({ id: 'old', projectId: 'alpha', name: 'old', sourceType: 'link', url: null, sourcePath: '/', defaultBranch: 'main', checkoutBasePath: null });
-      await rt.db.workspaces.create({ id: 'alpha-data', projectId: 'alpha', name: 'data', path: rt.home, sourceType: 'link', repoId: null });
+      await rt.db.repos.create({
+        id: 'old',
+        projectId: 'alpha',
+        name: 'old',
+        sourceType: 'link',
+        url: null,
+        sourcePath: '/',
+        defaultBranch: 'main',
+        checkoutBasePath: null,
+      });
+      await rt.db.workspaces.create({
+        id: 'alpha-data',
+        projectId: 'alpha',
+        name: 'data',
+        path: rt.home,
+        sourceType: 'link',
+        repoId: null,
+      });
       await rt.db.workspaces.create({ id: 'alpha-etc', projectId: 'alpha', name: 'etc', path: '/etc', sourceType: 'link', repoId: null });
       expect(await run('read_file', { path: '/etc/hostname' })).toEqual({ error: expect.stringMatching(/^Access denied/) });
-      expect(await run('read_file', { path: path.join(rt.home, 'agent-queue.db') })).toEqual({ error: expect.stringMatching(/^Access denied/) });
+      expect(await run('read_file', { path: path.join(rt.home, 'agent-queue.db') })).toEqual({
+        error: expect.stringMatching(/^Access denied/),
+      });
       for (const workspace of ['data', 'etc']) {
         expect(await run('list_directory', { project_id: 'alpha', workspace })).toEqual({ error: expect.stringMatching(/^Access denied/) });
       }
@@ -137,7 +172,10 @@ describe('linking folders and the roots file commands may reach', () => {
         await writeFile(path.join(dir, 'note.txt'), 'fine');
         expect(await flat.exec('read_file', { path: 'note.txt' })).toMatchObject({ content: 'fine' });
         expect(await flat.exec('read_file', { path: 'agent-queue.db' })).toEqual({ error: expect.stringMatching(/^Access denied/) });
-        expect(await flat.exec('search_files', { pattern: 'agent-queue*', path: '.', mode: 'find' })).toEqual({ results: '(no matches)', mode: 'find' });
+        expect(await flat.exec('search_files', { pattern: 'agent-queue*', path: '.', mode: 'find' })).toEqual({
+          results: '(no matches)',
+          mode: 'find',
+        });
       } finally {
         await flat.cleanup();
         await cleanup();
@@ -181,8 +219,17 @@ describe('linking folders and the roots file commands may reach', () => {
       await mkdir(path.join(outside, 'victim', 'ws-1'), { recursive: true });
       await writeFile(path.join(outside, 'victim', 'ws-1', 'keep.txt'), 'keep');
       await symlink(path.join(outside, 'victim'), path.join(ws, 'workspaces'));
-      await rt.db.workspaces.create({ id: 'alpha-ws-1', projectId: 'alpha', name: 'ws-1', path: path.join(ws, 'workspaces', 'ws-1'), sourceType: 'clone', repoId: null });
-      expect(await run('remove_workspace', { workspace_id: 'alpha-ws-1', delete_files: true })).toEqual({ error: expect.stringContaining('linked folders are left alone') });
+      await rt.db.workspaces.create({
+        id: 'alpha-ws-1',
+        projectId: 'alpha',
+        name: 'ws-1',
+        path: path.join(ws, 'workspaces', 'ws-1'),
+        sourceType: 'clone',
+        repoId: null,
+      });
+      expect(await run('remove_workspace', { workspace_id: 'alpha-ws-1', delete_files: true })).toEqual({
+        error: expect.stringContaining('linked folders are left alone'),
+      });
       expect(existsSync(path.join(outside, 'victim', 'ws-1', 'keep.txt'))).toBe(true);
       // Nor clone into it.
       await rt.exec('add_repo', { project_id: 'alpha', source: 'init', name: 'svc' });
@@ -194,7 +241,9 @@ describe('linking folders and the roots file commands may reach', () => {
 
   describe('references', () => {
     it('add_workspace refuses an unknown repo or one of another project, storing nothing', async () => {
-      expect(await run('add_workspace', { project_id: 'alpha', repo_id: 'ghost' })).toEqual({ error: "Repo 'ghost' not found. List them with /aq list_repos." });
+      expect(await run('add_workspace', { project_id: 'alpha', repo_id: 'ghost' })).toEqual({
+        error: "Repo 'ghost' not found. List them with /aq list_repos.",
+      });
       await run('add_repo', { project_id: 'beta', source: 'init', name: 'beta-repo' });
       expect(await run('add_workspace', { project_id: 'alpha', repo_id: 'beta-repo' })).toEqual({
         error: "Repo 'beta-repo' belongs to project 'beta', not 'alpha'. Pick one of this project's repos.",

@@ -73,7 +73,9 @@ describe('note commands', () => {
       path: path.join(notes, 'café.md'),
       size_bytes: 12, // bytes, not characters: é is two
     });
-    expect(await rt.exec('read_note', { project_id: 'alpha', title: 'missing' })).toEqual({ error: "Note 'missing' not found in project 'alpha'." });
+    expect(await rt.exec('read_note', { project_id: 'alpha', title: 'missing' })).toEqual({
+      error: "Note 'missing' not found in project 'alpha'.",
+    });
     expect(await rt.exec('read_note', { project_id: 'ghost', title: 'x' })).toEqual({ error: "Project 'ghost' not found." });
   });
 
@@ -92,17 +94,26 @@ describe('note commands', () => {
       size_bytes: 20,
     });
     expect(await readFile(file, 'utf8')).toBe('# Log\n\nfirst\n\nsecond');
-    expect(await rt.exec('append_note', { project_id: 'alpha', title: '--', content: 'x' })).toEqual({ error: expect.stringContaining('no letters or digits') });
-    expect(await rt.exec('append_note', { project_id: 'ghost', title: 'x', content: 'x' })).toEqual({ error: "Project 'ghost' not found." });
+    expect(await rt.exec('append_note', { project_id: 'alpha', title: '--', content: 'x' })).toEqual({
+      error: expect.stringContaining('no letters or digits'),
+    });
+    expect(await rt.exec('append_note', { project_id: 'ghost', title: 'x', content: 'x' })).toEqual({
+      error: "Project 'ghost' not found.",
+    });
     expect((await rt.db.events.recent(2)).map((e) => e.type)).toEqual(['note_updated', 'note_created']);
   });
 
   it('delete_note removes the file and emits note_deleted', async () => {
     await rt.exec('write_note', { project_id: 'alpha', title: 'Temp', content: 'x' });
-    expect(await rt.exec('delete_note', { project_id: 'alpha', title: 'TEMP' })).toEqual({ deleted: path.join(notes, 'temp.md'), title: 'TEMP' });
+    expect(await rt.exec('delete_note', { project_id: 'alpha', title: 'TEMP' })).toEqual({
+      deleted: path.join(notes, 'temp.md'),
+      title: 'TEMP',
+    });
     expect(await readdir(notes)).toEqual([]);
     expect((await rt.db.events.recent(1))[0].type).toBe('note_deleted');
-    expect(await rt.exec('delete_note', { project_id: 'alpha', title: 'temp' })).toEqual({ error: "Note 'temp' not found in project 'alpha'." });
+    expect(await rt.exec('delete_note', { project_id: 'alpha', title: 'temp' })).toEqual({
+      error: "Note 'temp' not found in project 'alpha'.",
+    });
     expect(await rt.exec('delete_note', { project_id: 'ghost', title: 'temp' })).toEqual({ error: "Project 'ghost' not found." });
   });
 
@@ -162,12 +173,28 @@ describe('note commands', () => {
     const repoRoot = path.join(ws, 'checkout');
     await mkdir(path.join(repoRoot, 'specs'), { recursive: true });
     await writeFile(path.join(repoRoot, 'specs', 'repo.md'), '# Repo spec');
-    await rt.db.repos.create({ id: 'app', projectId: 'alpha', name: 'app', sourceType: 'link', url: null, sourcePath: repoRoot, defaultBranch: 'main', checkoutBasePath: ws });
+    await rt.db.repos.create({
+      id: 'app',
+      projectId: 'alpha',
+      name: 'app',
+      sourceType: 'link',
+      url: null,
+      sourcePath: repoRoot,
+      defaultBranch: 'main',
+      checkoutBasePath: ws,
+    });
     const fromRepo = await rt.exec('compare_specs_notes', { project_id: 'alpha' });
-    expect(fromRepo).toMatchObject({ specs: [{ name: 'repo.md', title: 'Repo spec', size_bytes: 11 }], specs_path: path.join(repoRoot, 'specs') });
+    expect(fromRepo).toMatchObject({
+      specs: [{ name: 'repo.md', title: 'Repo spec', size_bytes: 11 }],
+      specs_path: path.join(repoRoot, 'specs'),
+    });
 
-    expect(await rt.exec('compare_specs_notes', { project_id: 'alpha', specs_path: 'specs' })).toMatchObject({ specs_path: path.join(ws, 'specs') });
-    expect(await rt.exec('compare_specs_notes', { project_id: 'alpha', specs_path: '/etc' })).toEqual({ error: expect.stringContaining('Access denied') });
+    expect(await rt.exec('compare_specs_notes', { project_id: 'alpha', specs_path: 'specs' })).toMatchObject({
+      specs_path: path.join(ws, 'specs'),
+    });
+    expect(await rt.exec('compare_specs_notes', { project_id: 'alpha', specs_path: '/etc' })).toEqual({
+      error: expect.stringContaining('Access denied'),
+    });
     expect(await rt.exec('compare_specs_notes', { project_id: 'ghost' })).toEqual({ error: "Project 'ghost' not found." });
   });
 });

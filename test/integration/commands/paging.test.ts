@@ -61,7 +61,7 @@ describe('list_tasks pages reach every task', () => {
     expect(await rt.exec('list_tasks', { offset: 400 })).toMatchObject({ total: 449, next_offset: null });
   });
 
-  it('get_chain_health pages the chains of a project, and bounds each chain and a task\'s downstream', async () => {
+  it("get_chain_health pages the chains of a project, and bounds each chain and a task's downstream", async () => {
     // 60 BLOCKED tasks each held up by one waiting task, one BLOCKED task nothing waits on, and a
     // long chain of 30 behind the most urgent BLOCKED task.
     await rt.exec('create_project', { name: 'waiting' });
@@ -84,7 +84,11 @@ describe('list_tasks pages reach every task', () => {
     const long = pages.flatMap((p) => p.stuck_chains).find((c) => (c.blocked_task as { id: string }).id === 'alpha-59')!;
     expect(long.stuck_count).toBe(31);
     expect(long.stuck_downstream).toHaveLength(20);
-    expect((long.stuck_downstream as Array<{ id: string }>).map((s) => s.id).slice(0, 3)).toEqual(['waiting-59', 'waiting-60', 'waiting-61']);
+    expect((long.stuck_downstream as Array<{ id: string }>).map((s) => s.id).slice(0, 3)).toEqual([
+      'waiting-59',
+      'waiting-60',
+      'waiting-61',
+    ]);
 
     const downstream = (await walkPages(rt, 'get_chain_health', 'stuck_downstream', { task_id: 'alpha-59', limit: 12 })) as Array<
       Page<'stuck_downstream'> & { stuck_count: number }
@@ -95,7 +99,11 @@ describe('list_tasks pages reach every task', () => {
       [7, 31, null],
     ]);
     expect(new Set(downstream.flatMap((p) => p.stuck_downstream.map((s) => s.id))).size).toBe(31);
-    expect(await rt.exec('get_chain_health', { task_id: 'alpha-59', offset: 100 })).toMatchObject({ stuck_downstream: [], stuck_count: 31, next_offset: null });
+    expect(await rt.exec('get_chain_health', { task_id: 'alpha-59', offset: 100 })).toMatchObject({
+      stuck_downstream: [],
+      stuck_count: 31,
+      next_offset: null,
+    });
     expect(await rt.exec('get_chain_health', { project_id: 'alpha', limit: 201 })).toEqual({ error: expect.stringContaining('limit') });
   });
 });

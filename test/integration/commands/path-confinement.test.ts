@@ -88,7 +88,11 @@ const scenarios: Scenario[] = [
     title: 'a trusted caller, escaping into the data folder (never linkable)',
     env: {},
     actor: { source: 'cli' },
-    outside: async (home) => ({ dir: home, cleanup: async () => {}, ignore: ['workspaces', 'agent-queue.db', 'agent-queue.db-wal', 'agent-queue.db-shm'] }),
+    outside: async (home) => ({
+      dir: home,
+      cleanup: async () => {},
+      ignore: ['workspaces', 'agent-queue.db', 'agent-queue.db-wal', 'agent-queue.db-shm'],
+    }),
   },
   {
     title: 'a Slack user outside AQ_ADMINS, escaping into another folder',
@@ -167,7 +171,20 @@ describe.each(scenarios)('paths stay inside: $title', (scenario) => {
 
   it('covers the file commands it should (the generator found them in the catalog)', () => {
     const covered = new Set(rt.handler.commands.filter((c) => casesFor(c, ['x']).length > 0).map((c) => c.name));
-    for (const name of ['read_file', 'run_command', 'search_files', 'list_directory', 'add_repo', 'add_workspace', 'compare_specs_notes', 'read_note', 'write_note', 'append_note', 'delete_note', 'list_notes']) {
+    for (const name of [
+      'read_file',
+      'run_command',
+      'search_files',
+      'list_directory',
+      'add_repo',
+      'add_workspace',
+      'compare_specs_notes',
+      'read_note',
+      'write_note',
+      'append_note',
+      'delete_note',
+      'list_notes',
+    ]) {
       expect(covered).toContain(name);
     }
   });
@@ -182,7 +199,8 @@ describe.each(scenarios)('paths stay inside: $title', (scenario) => {
         const label = `${c.command} ${JSON.stringify(c.args)} → ${text.slice(0, 300)}`;
         if (text.includes(MARKER)) leaks.push(`content: ${label}`);
         if (!('error' in result) && text.includes(PROBE)) leaks.push(`name: ${label}`);
-        if ('error' in result && (Object.keys(result).length !== 1 || /\n\s+at |SQLITE|ERR_/.test(String(result.error)))) leaks.push(`not a sentence: ${label}`);
+        if ('error' in result && (Object.keys(result).length !== 1 || /\n\s+at |SQLITE|ERR_/.test(String(result.error))))
+          leaks.push(`not a sentence: ${label}`);
         const after = await snapshot(outside, ignore);
         if (JSON.stringify(after) !== JSON.stringify(before)) {
           leaks.push(`changed outside: ${label}`);

@@ -41,7 +41,8 @@ describe('path validation', () => {
     await cleanupOutside();
   });
 
-  const denied = (target: string) => expect(validatePath(ctx, target)).rejects.toThrow(/^Access denied: .* is outside the allowed directories/);
+  const denied = (target: string) =>
+    expect(validatePath(ctx, target)).rejects.toThrow(/^Access denied: .* is outside the allowed directories/);
 
   it('allows the workspace directory itself and anything under it, returning the real path', async () => {
     expect(await validatePath(ctx, ws)).toBe(ws);
@@ -98,7 +99,16 @@ describe('path validation', () => {
     await mkdir(`${linked}-evil`);
     await denied(path.join(linked, 'README.md'));
     await rt.exec('create_project', { name: 'p' });
-    await rt.db.repos.create({ id: 'r', projectId: 'p', name: 'r', sourceType: 'link', url: null, sourcePath: linked, defaultBranch: 'main', checkoutBasePath: null });
+    await rt.db.repos.create({
+      id: 'r',
+      projectId: 'p',
+      name: 'r',
+      sourceType: 'link',
+      url: null,
+      sourcePath: linked,
+      defaultBranch: 'main',
+      checkoutBasePath: null,
+    });
     expect(await validatePath(ctx, path.join(linked, 'README.md'))).toBe(path.join(linked, 'README.md'));
     expect(await validatePath(ctx, linked)).toBe(linked);
     await denied(`${linked}-evil`);
@@ -130,6 +140,8 @@ describe('path validation', () => {
   it('resolveReal re-appends the missing tail under the deepest existing real ancestor', async () => {
     await symlink(path.join(ws, 'proj'), path.join(ws, 'proj-link'));
     expect(await resolveReal(path.join(ws, 'proj-link', 'a', 'b.txt'))).toBe(path.join(ws, 'proj', 'a', 'b.txt'));
-    expect(await resolveReal(path.join(ws, 'proj', 'src', 'a.txt', 'under-a-file'))).toBe(path.join(ws, 'proj', 'src', 'a.txt', 'under-a-file'));
+    expect(await resolveReal(path.join(ws, 'proj', 'src', 'a.txt', 'under-a-file'))).toBe(
+      path.join(ws, 'proj', 'src', 'a.txt', 'under-a-file'),
+    );
   });
 });

@@ -17,9 +17,7 @@ describe('project commands', () => {
     expect(result).toEqual({ created: 'my-project', name: 'My Project', workspace, auto_create_channels: false });
     expect(existsSync(workspace)).toBe(true);
     expect(await rt.exec('list_projects')).toEqual({
-      projects: [
-        { id: 'my-project', name: 'My Project', status: 'ACTIVE', credit_weight: 1, max_concurrent_agents: 2, workspace },
-      ],
+      projects: [{ id: 'my-project', name: 'My Project', status: 'ACTIVE', credit_weight: 1, max_concurrent_agents: 2, workspace }],
       total: 1,
       next_offset: null,
     });

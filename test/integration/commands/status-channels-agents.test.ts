@@ -21,14 +21,21 @@ describe('status, channels and agents', () => {
     expect(await rt.exec('get_status')).toEqual({
       projects: 1,
       agents: [
-        { id: 'agent-one', name: 'Agent One', state: 'BUSY', working_on: { task_id: t1, title: 'Run', project_id: 'alpha', status: 'IN_PROGRESS' } },
+        {
+          id: 'agent-one',
+          name: 'Agent One',
+          state: 'BUSY',
+          working_on: { task_id: t1, title: 'Run', project_id: 'alpha', status: 'IN_PROGRESS' },
+        },
         { id: 'idle', name: 'idle', state: 'IDLE' },
       ],
       tasks: {
         total: 2,
         by_status: { IN_PROGRESS: 1, READY: 1 },
         in_progress: [{ id: t1, title: 'Run', project_id: 'alpha', assigned_agent: 'agent-one' }],
-        ready_to_work: [{ id: expect.any(String), title: 'Wait', project_id: 'alpha', waiting_code: 'no_daemon', waiting_reason: NO_DAEMON }],
+        ready_to_work: [
+          { id: expect.any(String), title: 'Wait', project_id: 'alpha', waiting_code: 'no_daemon', waiting_reason: NO_DAEMON },
+        ],
       },
       orchestrator_paused: false,
       not_starting: [{ project_id: 'alpha', ready: 1, code: 'no_daemon', reason: NO_DAEMON }],
@@ -38,10 +45,22 @@ describe('status, channels and agents', () => {
   });
 
   it('links channels by id and by name, and looks projects up by channel', async () => {
-    expect(await rt.exec('set_project_channel', { project_id: 'alpha', channel_id: 'C1' })).toEqual({ project_id: 'alpha', channel_id: 'C1', status: 'linked' });
+    expect(await rt.exec('set_project_channel', { project_id: 'alpha', channel_id: 'C1' })).toEqual({
+      project_id: 'alpha',
+      channel_id: 'C1',
+      status: 'linked',
+    });
     expect(await rt.exec('get_project_channels', { project_id: 'alpha' })).toEqual({ project_id: 'alpha', channel_id: 'C1' });
-    expect(await rt.exec('get_project_for_channel', { channel_id: 'C1' })).toEqual({ channel_id: 'C1', project_id: 'alpha', project_name: 'alpha' });
-    expect(await rt.exec('get_project_for_channel', { channel_id: 42 })).toEqual({ channel_id: '42', project_id: null, project_name: null });
+    expect(await rt.exec('get_project_for_channel', { channel_id: 'C1' })).toEqual({
+      channel_id: 'C1',
+      project_id: 'alpha',
+      project_name: 'alpha',
+    });
+    expect(await rt.exec('get_project_for_channel', { channel_id: 42 })).toEqual({
+      channel_id: '42',
+      project_id: null,
+      project_name: null,
+    });
     expect((await rt.exec('list_projects')).projects).toEqual([expect.objectContaining({ chat_channel_id: 'C1' })]);
 
     const channels = [{ id: 'C9', name: 'aq-alpha' }];
@@ -50,12 +69,22 @@ describe('status, channels and agents', () => {
       channel_id: 'C9',
       status: 'linked',
     });
-    expect(await rt.exec('set_control_interface', { project_id: 'alpha', channel_name: 'x', _resolved_channel_id: 'C7' })).toMatchObject({ channel_id: 'C7' });
-    expect(await rt.exec('set_control_interface', { project_id: 'alpha', channel_name: '#nope', guild_channels: channels })).toEqual({ error: "Channel '#nope' not found." });
-    expect(await rt.exec('set_control_interface', { project_id: 'alpha', channel_name: 'x' })).toEqual({ error: expect.stringContaining('no channel list') });
+    expect(await rt.exec('set_control_interface', { project_id: 'alpha', channel_name: 'x', _resolved_channel_id: 'C7' })).toMatchObject({
+      channel_id: 'C7',
+    });
+    expect(await rt.exec('set_control_interface', { project_id: 'alpha', channel_name: '#nope', guild_channels: channels })).toEqual({
+      error: "Channel '#nope' not found.",
+    });
+    expect(await rt.exec('set_control_interface', { project_id: 'alpha', channel_name: 'x' })).toEqual({
+      error: expect.stringContaining('no channel list'),
+    });
     expect(await rt.exec('set_control_interface', { channel_name: 'x' })).toEqual({ error: "Missing required field 'project_id'." });
-    expect(await rt.exec('set_control_interface', { project_id: 'ghost', channel_name: 'x', _resolved_channel_id: 'C1' })).toEqual({ error: "Project 'ghost' not found." });
-    expect(await rt.exec('set_project_channel', { project_id: 'ghost', channel_id: 'C1' })).toEqual({ error: "Project 'ghost' not found." });
+    expect(await rt.exec('set_control_interface', { project_id: 'ghost', channel_name: 'x', _resolved_channel_id: 'C1' })).toEqual({
+      error: "Project 'ghost' not found.",
+    });
+    expect(await rt.exec('set_project_channel', { project_id: 'ghost', channel_id: 'C1' })).toEqual({
+      error: "Project 'ghost' not found.",
+    });
     expect(await rt.exec('get_project_channels', { project_id: 'ghost' })).toEqual({ error: "Project 'ghost' not found." });
   });
 
@@ -97,7 +126,9 @@ describe('status, channels and agents', () => {
     });
     expect(await rt.exec('create_agent', { name: 'builder bot' })).toEqual({ error: expect.stringContaining('already exists') });
     expect(await rt.exec('create_agent', { name: 'x', repo_id: 'nope' })).toEqual({ error: "Repo 'nope' not found." });
-    expect(await rt.exec('create_agent', { name: 'x', agent_type: 'gpt' })).toEqual({ error: expect.stringMatching(/^Field 'agent_type' must be one of claude/) });
+    expect(await rt.exec('create_agent', { name: 'x', agent_type: 'gpt' })).toEqual({
+      error: expect.stringMatching(/^Field 'agent_type' must be one of claude/),
+    });
   });
 
   it('guards admin commands for Slack users outside AQ_ADMINS', async () => {
@@ -107,7 +138,9 @@ describe('status, channels and agents', () => {
       const asStranger = await guarded.handler.execute('delete_project', { project_id: 'p' }, { source: 'slack', userId: 'U2' });
       expect(asStranger).toEqual({ error: expect.stringContaining('Only workspace admins') });
       expect(await guarded.handler.execute('list_projects', {}, { source: 'slack', userId: 'U2' })).toHaveProperty('projects');
-      expect(await guarded.handler.execute('delete_project', { project_id: 'p' }, { source: 'slack', userId: 'U1' })).toMatchObject({ deleted: 'p' });
+      expect(await guarded.handler.execute('delete_project', { project_id: 'p' }, { source: 'slack', userId: 'U1' })).toMatchObject({
+        deleted: 'p',
+      });
     } finally {
       await guarded.cleanup();
     }
@@ -117,11 +150,19 @@ describe('status, channels and agents', () => {
     for (let i = 0; i < 25; i++) {
       await rt.db.tasks.create({ projectId: 'alpha', title: `t${i}`, description: 'd', priority: 100 - i });
     }
-    const { tasks } = (await rt.exec('get_status')) as { tasks: { total: number; by_status: Record<string, number>; ready_to_work: Array<{ title: string }> } };
+    const { tasks } = (await rt.exec('get_status')) as {
+      tasks: { total: number; by_status: Record<string, number>; ready_to_work: Array<{ title: string }> };
+    };
     expect(tasks.total).toBe(25);
     expect(tasks.by_status).toEqual({ READY: 25 });
     expect(tasks.ready_to_work).toHaveLength(20);
-    expect(tasks.ready_to_work[0]).toEqual({ id: expect.any(String), title: 't24', project_id: 'alpha', waiting_code: 'no_daemon', waiting_reason: NO_DAEMON });
+    expect(tasks.ready_to_work[0]).toEqual({
+      id: expect.any(String),
+      title: 't24',
+      project_id: 'alpha',
+      waiting_code: 'no_daemon',
+      waiting_reason: NO_DAEMON,
+    });
     expect(tasks.ready_to_work[19].title).toBe('t5');
     expect((await rt.exec('get_status')).orchestrator_paused).toBe(false);
   });

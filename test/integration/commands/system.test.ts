@@ -32,7 +32,15 @@ describe('system commands', () => {
 
   it('get_token_usage sums in SQL by task, by project and overall, as integers', async () => {
     const t = (await rt.exec('create_task', { project_id: 'alpha', title: 'x', description: 'y' })).created as string;
-    await rt.db.tokenUsage.record({ projectId: 'alpha', taskId: t, agentId: 'a1', source: 'agent', inputTokens: 10, outputTokens: 5, cacheReadTokens: 100 });
+    await rt.db.tokenUsage.record({
+      projectId: 'alpha',
+      taskId: t,
+      agentId: 'a1',
+      source: 'agent',
+      inputTokens: 10,
+      outputTokens: 5,
+      cacheReadTokens: 100,
+    });
     await rt.db.tokenUsage.record({ projectId: 'alpha', taskId: t, agentId: 'a1', source: 'agent', inputTokens: 1, outputTokens: 1 });
     await rt.db.tokenUsage.record({ projectId: 'alpha', taskId: t, agentId: 'a2', source: 'agent', inputTokens: 2, outputTokens: 0 });
     await rt.db.tokenUsage.record({ projectId: null, source: 'chat', inputTokens: 3, outputTokens: 4 });
@@ -65,7 +73,13 @@ describe('system commands', () => {
       breakdown_total: 2,
       next_offset: null,
     });
-    expect(await rt.exec('get_token_usage', { task_id: 'none' })).toEqual({ task_id: 'none', breakdown: [], total: 0, breakdown_total: 0, next_offset: null });
+    expect(await rt.exec('get_token_usage', { task_id: 'none' })).toEqual({
+      task_id: 'none',
+      breakdown: [],
+      total: 0,
+      breakdown_total: 0,
+      next_offset: null,
+    });
     const mixed = (await rt.exec('get_token_usage', { task_id: t, project_id: 'alpha' })) as { total: number };
     expect(mixed).toMatchObject({ task_id: t, total: 119 });
     expect(Number.isInteger(mixed.total)).toBe(true);

@@ -38,14 +38,30 @@ describe('dependencies, skip, stop and chain health', () => {
     const a = await task('A');
     const b = await task('B');
     const c = await task('C');
-    expect(await rt.exec('add_dependency', { task_id: a.created, depends_on: a.created })).toEqual({ error: 'A task cannot depend on itself.' });
-    expect(await rt.exec('add_dependency', { task_id: b.created, depends_on: a.created })).toEqual({ task_id: b.created, depends_on: a.created, status: 'DEFINED' });
+    expect(await rt.exec('add_dependency', { task_id: a.created, depends_on: a.created })).toEqual({
+      error: 'A task cannot depend on itself.',
+    });
+    expect(await rt.exec('add_dependency', { task_id: b.created, depends_on: a.created })).toEqual({
+      task_id: b.created,
+      depends_on: a.created,
+      status: 'DEFINED',
+    });
     expect(await rt.exec('add_dependency', { task_id: c.created, depends_on: b.created })).toMatchObject({ status: 'DEFINED' });
-    expect(await rt.exec('add_dependency', { task_id: b.created, depends_on: a.created })).toEqual({ error: expect.stringContaining('already depends') });
-    expect(await rt.exec('add_dependency', { task_id: a.created, depends_on: c.created })).toEqual({ error: expect.stringContaining('cycle') });
+    expect(await rt.exec('add_dependency', { task_id: b.created, depends_on: a.created })).toEqual({
+      error: expect.stringContaining('already depends'),
+    });
+    expect(await rt.exec('add_dependency', { task_id: a.created, depends_on: c.created })).toEqual({
+      error: expect.stringContaining('cycle'),
+    });
     expect(await rt.exec('add_dependency', { task_id: a.created, depends_on: 'ghost' })).toEqual({ error: "Task 'ghost' not found." });
-    expect(await rt.exec('remove_dependency', { task_id: b.created, depends_on: a.created })).toEqual({ task_id: b.created, removed: a.created, status: 'READY' });
-    expect(await rt.exec('remove_dependency', { task_id: b.created, depends_on: a.created })).toEqual({ error: expect.stringContaining('does not depend') });
+    expect(await rt.exec('remove_dependency', { task_id: b.created, depends_on: a.created })).toEqual({
+      task_id: b.created,
+      removed: a.created,
+      status: 'READY',
+    });
+    expect(await rt.exec('remove_dependency', { task_id: b.created, depends_on: a.created })).toEqual({
+      error: expect.stringContaining('does not depend'),
+    });
   });
 
   it('skips only BLOCKED or FAILED tasks and promotes dependants whose every upstream is done', async () => {
@@ -182,7 +198,9 @@ describe('dependencies, skip, stop and chain health', () => {
     const b = await task('B', [a.created]);
     const c = await task('C', [b.created]);
     const d = await task('D', [c.created]);
-    expect(await rt.exec('add_dependency', { task_id: a.created, depends_on: d.created })).toEqual({ error: expect.stringContaining('cycle') });
+    expect(await rt.exec('add_dependency', { task_id: a.created, depends_on: d.created })).toEqual({
+      error: expect.stringContaining('cycle'),
+    });
     expect((await rt.exec('get_task_dependencies', { task_id: a.created })).depends_on).toEqual([]);
   });
 
@@ -223,7 +241,10 @@ describe('dependencies, skip, stop and chain health', () => {
     ]);
     expect(await rt.exec('stop_task', { task_id: a.created })).toEqual({ error: expect.stringContaining('not IN_PROGRESS') });
     expect(await rt.exec('stop_task', { task_id: 'ghost' })).toEqual({ error: "Task 'ghost' not found." });
-    expect(await rt.exec('get_chain_health', { task_id: a.created })).toMatchObject({ stuck_count: 1, stuck_downstream: [{ id: b.created, title: 'B', status: 'DEFINED' }] });
+    expect(await rt.exec('get_chain_health', { task_id: a.created })).toMatchObject({
+      stuck_count: 1,
+      stuck_downstream: [{ id: b.created, title: 'B', status: 'DEFINED' }],
+    });
   });
 
   it('lists one stuck chain per BLOCKED task that holds something up, for a named project', async () => {
@@ -247,7 +268,16 @@ describe('dependencies, skip, stop and chain health', () => {
 
   it('returns the newest task result with snake_case keys', async () => {
     const a = await task('A');
-    const base = { taskId: a.created, agentId: 'a1', summary: null, errorMessage: null, filesChanged: null, tokensUsed: 1, costUsd: 0, sessionId: null };
+    const base = {
+      taskId: a.created,
+      agentId: 'a1',
+      summary: null,
+      errorMessage: null,
+      filesChanged: null,
+      tokensUsed: 1,
+      costUsd: 0,
+      sessionId: null,
+    };
     await rt.db.taskResults.add({ ...base, result: 'FAILED' });
     await rt.db.taskResults.add({ ...base, result: 'COMPLETED', summary: 'done', filesChanged: ['a.ts'] });
     expect(await rt.exec('get_task_result', { task_id: a.created })).toEqual({
@@ -261,7 +291,11 @@ describe('dependencies, skip, stop and chain health', () => {
       cost_usd: 0,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
-    expect(await rt.exec('get_agent_error', { task_id: a.created })).toMatchObject({ error_type: 'Unknown error', error_message: null, agent_summary: 'done' });
+    expect(await rt.exec('get_agent_error', { task_id: a.created })).toMatchObject({
+      error_type: 'Unknown error',
+      error_message: null,
+      agent_summary: 'done',
+    });
     expect(await rt.exec('get_agent_error', { task_id: 'ghost' })).toEqual({ error: "Task 'ghost' not found." });
   });
 

@@ -62,12 +62,17 @@ describe('task commands', () => {
     expect(Object.keys(all.tasks[0]).sort()).toEqual(['assigned_agent', 'id', 'priority', 'project_id', 'status', 'title']);
     expect(all.tasks.map((t) => t.priority)).toEqual([...all.tasks.map((t) => t.priority)].sort((a, b) => a - b));
     expect(((await rt.exec('list_tasks', { status: 'completed' })) as { total: number }).total).toBe(0);
-    expect(await rt.exec('list_tasks', { status: 'DONE' })).toEqual({ error: expect.stringMatching(/^Field 'status' must be one of DEFINED, READY/) });
+    expect(await rt.exec('list_tasks', { status: 'DONE' })).toEqual({
+      error: expect.stringMatching(/^Field 'status' must be one of DEFINED, READY/),
+    });
   });
 
   it('edits fields, refuses an empty edit and unknown tasks', async () => {
     const { created } = await create();
-    expect(await rt.exec('edit_task', { task_id: created, title: 'New', priority: 1 })).toEqual({ updated: created, fields: ['title', 'priority'] });
+    expect(await rt.exec('edit_task', { task_id: created, title: 'New', priority: 1 })).toEqual({
+      updated: created,
+      fields: ['title', 'priority'],
+    });
     expect((await rt.exec('get_task', { task_id: created })).title).toBe('New');
     expect(await rt.exec('edit_task', { task_id: created })).toEqual({ error: expect.stringContaining('Nothing to update') });
     expect(await rt.exec('edit_task', { task_id: 'ghost', title: 'x' })).toEqual({ error: "Task 'ghost' not found." });
@@ -144,7 +149,11 @@ describe('task commands', () => {
     });
     // FAILED → READY is a move the state machine makes (a retry), so it is not marked as outside it.
     await rt.exec('set_task_status', { task_id: created, status: 'READY' });
-    expect((await rt.db.events.recent(1))[0].payload).toMatchObject({ old_status: 'FAILED', new_status: 'READY', outside_state_machine: false });
+    expect((await rt.db.events.recent(1))[0].payload).toMatchObject({
+      old_status: 'FAILED',
+      new_status: 'READY',
+      outside_state_machine: false,
+    });
     expect(await rt.exec('set_task_status', { task_id: created, status: 'DONE' })).toEqual({
       error: expect.stringMatching(/^Field 'status' must be one of /),
     });

@@ -1,6 +1,11 @@
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 
-type Reply = Record<string, unknown> & { breakdown: Array<Record<string, unknown>>; total: number; breakdown_total: number; next_offset: number | null };
+type Reply = Record<string, unknown> & {
+  breakdown: Array<Record<string, unknown>>;
+  total: number;
+  breakdown_total: number;
+  next_offset: number | null;
+};
 
 /** The kept totals must equal sums over the usage rows themselves, whatever writes happened. */
 async function expectTotalsExact(rt: TestRuntime): Promise<void> {
@@ -9,7 +14,9 @@ async function expectTotalsExact(rt: TestRuntime): Promise<void> {
     `select coalesce(project_id, '') as project_id, coalesce(task_id, '') as task_id, coalesce(agent_id, '') as agent_id,
             sum(tokens) as tokens, count(*) as entries from token_usage group by 1, 2, 3 order by 1, 2, 3`,
   );
-  expect(await conn.execute('select project_id, task_id, agent_id, tokens, entries from token_usage_totals order by 1, 2, 3')).toEqual(pairs);
+  expect(await conn.execute('select project_id, task_id, agent_id, tokens, entries from token_usage_totals order by 1, 2, 3')).toEqual(
+    pairs,
+  );
   const projects = await conn.execute(
     `select p, sum(tokens) as tokens, count(*) as entries, count(distinct coalesce(task_id, '') || char(0) || coalesce(agent_id, '')) as task_agent_rows
        from (select coalesce(project_id, '') as p, task_id, agent_id, tokens from token_usage) group by p order by p`,
@@ -45,7 +52,10 @@ describe('get_token_usage on kept totals', () => {
     const tasks: Array<{ id: string; project: string }> = [];
     for (let i = 0; i < 6; i++) {
       const project = i % 2 ? 'alpha' : 'beta';
-      tasks.push({ id: (await rt.exec('create_task', { project_id: project, title: `t${i}`, description: 'd' })).created as string, project });
+      tasks.push({
+        id: (await rt.exec('create_task', { project_id: project, title: `t${i}`, description: 'd' })).created as string,
+        project,
+      });
     }
     for (let i = 0; i < 40; i++) {
       const task = tasks[i % tasks.length];
@@ -113,7 +123,9 @@ describe('get_token_usage on kept totals', () => {
     const values = ids.map((id, i) => `('alpha', '${id}', 'agent-1', 'agent', ${i * 7 + 1}, ${i * 7 + 1}, 0)`);
     for (let i = 0; i < 5; i++) values.push(`('alpha', '${ids[i]}', 'agent-2', 'agent', 3, 3, 0)`);
     values.push(`('beta', 'other', 'agent-1', 'agent', 1000000, 1000000, 0)`);
-    await conn.execute(`insert into token_usage (project_id, task_id, agent_id, source, input_tokens, tokens, created_at) values ${values.join(', ')}`);
+    await conn.execute(
+      `insert into token_usage (project_id, task_id, agent_id, source, input_tokens, tokens, created_at) values ${values.join(', ')}`,
+    );
 
     const first = (await rt.exec('get_token_usage', { project_id: 'alpha' })) as Reply;
     expect(first.breakdown).toHaveLength(100);
@@ -137,9 +149,20 @@ describe('get_token_usage on kept totals', () => {
     expect(past).toMatchObject({ breakdown: [], breakdown_total: 255, next_offset: null, total: expectedTotal });
 
     const overall = (await rt.exec('get_token_usage', { limit: 1 })) as Reply;
-    expect(overall).toEqual({ breakdown: [{ project_id: 'beta', tokens: 1000000 }], total: expectedTotal + 1000000, breakdown_total: 2, next_offset: 1 });
+    expect(overall).toEqual({
+      breakdown: [{ project_id: 'beta', tokens: 1000000 }],
+      total: expectedTotal + 1000000,
+      breakdown_total: 2,
+      next_offset: 1,
+    });
     const byAgent = (await rt.exec('get_token_usage', { task_id: ids[0], limit: 1 })) as Reply;
-    expect(byAgent).toEqual({ task_id: ids[0], breakdown: [{ agent_id: 'agent-2', tokens: 3, entries: 1 }], total: 4, breakdown_total: 2, next_offset: 1 });
+    expect(byAgent).toEqual({
+      task_id: ids[0],
+      breakdown: [{ agent_id: 'agent-2', tokens: 3, entries: 1 }],
+      total: 4,
+      breakdown_total: 2,
+      next_offset: 1,
+    });
 
     expect(await rt.exec('get_token_usage', { limit: 0 })).toEqual({ error: expect.stringContaining('limit') });
     expect(await rt.exec('get_token_usage', { offset: -1 })).toEqual({ error: expect.stringContaining('offset') });

@@ -92,7 +92,10 @@ describe('storable text', () => {
   it('looks up by a value holding them without an error (and finds nothing)', async () => {
     expect(await db.tasks.get('a\u0000b')).toBeNull();
     expect(await db.projects.get('\ud800')).toBeNull();
-    const rows = await db.em().getConnection().execute('select id from projects where id in (?)', [['p1', 'x\u0000']]);
+    const rows = await db
+      .em()
+      .getConnection()
+      .execute('select id from projects where id in (?)', [['p1', 'x\u0000']]);
     expect(rows).toEqual([{ id: 'p1' }]);
   });
 });

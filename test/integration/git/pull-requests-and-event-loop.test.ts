@@ -36,11 +36,9 @@ describe('GitManager: pull requests through gh, and a free event loop', () => {
     await chmod(fakeGh, 0o755);
     const git = new GitManager({ ghPath: fakeGh });
     expect(await git.createPullRequest(ws, pr)).toBe('https://github.com/o/r/pull/7');
-    expect((await readFile(argsLog, 'utf8')).split('\n')).toEqual([
-      'auth|status|',
-      'pr|create|--title=-T: a title|--body=Body\nwith lines|--head=feature|--base=main|',
-      '',
-    ].join('\n').split('\n'));
+    expect((await readFile(argsLog, 'utf8')).split('\n')).toEqual(
+      ['auth|status|', 'pr|create|--title=-T: a title|--body=Body\nwith lines|--head=feature|--base=main|', ''].join('\n').split('\n'),
+    );
 
     const loggedOut = new GitManager({ ghPath: fakeGh, env: { ...process.env, GH_AUTH_EXIT: '1' } });
     await expect(loggedOut.createPullRequest(ws, pr)).rejects.toThrow(

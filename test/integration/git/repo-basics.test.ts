@@ -68,10 +68,19 @@ describe('GitManager: repositories, status, branches and commits', () => {
     expect(await git.hasUncommittedChanges(ws)).toBe(true);
     expect(await git.hasConflicts(ws)).toBe(false);
 
-    expect(await git.log(ws, 5)).toEqual([expect.stringMatching(/^[0-9a-f]+ edit old\.txt$/), expect.stringMatching(/^[0-9a-f]+ Initial commit$/)]);
+    expect(await git.log(ws, 5)).toEqual([
+      expect.stringMatching(/^[0-9a-f]+ edit old\.txt$/),
+      expect.stringMatching(/^[0-9a-f]+ Initial commit$/),
+    ]);
     expect(await git.log(ws, 1)).toHaveLength(1);
     const [latest] = await git.recentCommits(ws, 1);
-    expect(latest).toEqual({ sha: expect.stringMatching(/^[0-9a-f]{40}$/), shortSha: expect.any(String), author: 'Test User', date: expect.any(String), subject: 'edit old.txt' });
+    expect(latest).toEqual({
+      sha: expect.stringMatching(/^[0-9a-f]{40}$/),
+      shortSha: expect.any(String),
+      author: 'Test User',
+      date: expect.any(String),
+      subject: 'edit old.txt',
+    });
 
     expect(await git.listBranches(ws)).toEqual({ current: 'main', branches: ['main'] });
     await gitOut(ws, 'checkout', '--detach');
@@ -132,7 +141,9 @@ describe('GitManager: repositories, status, branches and commits', () => {
 
     await commitFile(ws, 'app.txt', 'feature\n');
     await writeFile(path.join(ws, 'app.txt'), 'dirty\n');
-    expect(await oneLineError(git.checkout(ws, 'main'))).toBe('You have uncommitted changes that would be overwritten; commit or stash them first');
+    expect(await oneLineError(git.checkout(ws, 'main'))).toBe(
+      'You have uncommitted changes that would be overwritten; commit or stash them first',
+    );
     await gitOut(ws, 'checkout', '--', 'app.txt');
     await git.checkout(ws, 'main');
     expect(await oneLineError(git.deleteBranch(ws, 'feature/x'))).toMatch(/not fully merged/);
@@ -142,7 +153,29 @@ describe('GitManager: repositories, status, branches and commits', () => {
 
   it('refuses bad branch, ref and remote names before git ever runs', async () => {
     const marker = path.join(dir, 'pwned');
-    const bad = [`--upload-pack=touch ${marker}`, 'a..b', '-x', 'has space', 'x.lock', '', 'HEAD', 'a~1', 'a^', 'a:b', 'a?', 'a*', 'a[b', 'a\\b', 'a@{1}', '/a', 'a/', 'a.', '.a', 'a//b', 'tab\there'];
+    const bad = [
+      `--upload-pack=touch ${marker}`,
+      'a..b',
+      '-x',
+      'has space',
+      'x.lock',
+      '',
+      'HEAD',
+      'a~1',
+      'a^',
+      'a:b',
+      'a?',
+      'a*',
+      'a[b',
+      'a\\b',
+      'a@{1}',
+      '/a',
+      'a/',
+      'a.',
+      '.a',
+      'a//b',
+      'tab\there',
+    ];
     for (const name of bad) {
       expect(isValidBranchName(name)).toBe(false);
       expect(await oneLineError(git.createBranch(ws, name))).toMatch(/^Invalid branch name/);

@@ -47,7 +47,12 @@ describe('GitManager.syncWorkspace (sync_workspaces steps 3–7)', () => {
     const mine = await commitFile(ws, 'unpushed.txt', 'u\n');
     const originMain = await advanceMain();
     const result = await git.syncWorkspace(ws, { defaultBranch: 'main' });
-    expect(result).toMatchObject({ status: 'synced', branch: 'main', stashed: false, backupBranch: expect.stringMatching(/^agent-queue\/backup\/main-/) });
+    expect(result).toMatchObject({
+      status: 'synced',
+      branch: 'main',
+      stashed: false,
+      backupBranch: expect.stringMatching(/^agent-queue\/backup\/main-/),
+    });
     expect(await gitOut(ws, 'rev-parse', result.backupBranch!)).toBe(mine);
     expect(await gitOut(ws, 'rev-parse', 'main')).toBe(originMain);
     expect(await gitOut(origin, 'rev-parse', 'main')).toBe(originMain); // nothing pushed, nothing forced
@@ -95,7 +100,9 @@ describe('GitManager.syncWorkspace (sync_workspaces steps 3–7)', () => {
     const before = await snapshot(ws);
     const result = await git.syncWorkspace(ws, { defaultBranch: 'main' });
     expect(result).toMatchObject({ status: 'conflict', branch: 'feature', pushed: true, rebased: false });
-    expect(result.message).toBe("Rebasing 'feature' onto origin/main conflicts (conflicts in app.txt); the rebase was aborted and the branch left as it was.");
+    expect(result.message).toBe(
+      "Rebasing 'feature' onto origin/main conflicts (conflicts in app.txt); the rebase was aborted and the branch left as it was.",
+    );
     expect(await snapshot(ws)).toEqual(before);
     expect(await gitOut(origin, 'rev-parse', 'feature')).toBe(before.head);
   });
@@ -119,14 +126,21 @@ describe('GitManager.syncWorkspace (sync_workspaces steps 3–7)', () => {
 
   it('refuses a detached HEAD and an unresolved conflict; the legacy entry point speaks snake_case', async () => {
     await gitOut(ws, 'checkout', '--detach');
-    expect(await git.syncWorkspace(ws, { defaultBranch: 'main' })).toMatchObject({ status: 'error', branch: null, message: expect.stringContaining('detached') });
+    expect(await git.syncWorkspace(ws, { defaultBranch: 'main' })).toMatchObject({
+      status: 'error',
+      branch: null,
+      message: expect.stringContaining('detached'),
+    });
     await gitOut(ws, 'checkout', 'main');
     await git.createBranch(ws, 'left');
     await commitFile(ws, 'app.txt', 'line one\nLEFT\n');
     await git.checkout(ws, 'main');
     await commitFile(ws, 'app.txt', 'line one\nMAIN\n');
     await expect(gitOut(ws, 'merge', 'left')).rejects.toThrow();
-    expect(await git.syncWorkspace(ws, { defaultBranch: 'main' })).toMatchObject({ status: 'conflict', message: expect.stringContaining('app.txt') });
+    expect(await git.syncWorkspace(ws, { defaultBranch: 'main' })).toMatchObject({
+      status: 'conflict',
+      message: expect.stringContaining('app.txt'),
+    });
     await gitOut(ws, 'merge', '--abort');
     await git.checkout(ws, 'left');
     await writeFile(path.join(ws, 'w.txt'), 'w');

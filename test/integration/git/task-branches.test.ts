@@ -86,7 +86,9 @@ describe('GitManager: task branches for the orchestrator', () => {
     const result = await git.mergeTaskBranch(ws, { branch, defaultBranch: 'main', push: true });
     expect(result).toMatchObject({ status: 'push_failed' });
     if (result.status !== 'merged') {
-      expect(result.message).toMatch(/^Could not push 'main': origin refused the push: pre-receive hook declined; the workspace was restored/);
+      expect(result.message).toMatch(
+        /^Could not push 'main': origin refused the push: pre-receive hook declined; the workspace was restored/,
+      );
       expect(result.message).not.toMatch(/\n/);
     }
     expect(await git.currentBranch(ws)).toBe(branch);
@@ -103,7 +105,10 @@ describe('GitManager: task branches for the orchestrator', () => {
     expect(prepared).toMatchObject({ created: true, defaultUpdated: false });
     await writeFile(path.join(local, 'x.txt'), 'x\n');
     await git.commitAll(local, 'add x');
-    expect(await git.mergeTaskBranch(local, { branch, defaultBranch: 'main', push: true })).toMatchObject({ status: 'merged', pushed: false });
+    expect(await git.mergeTaskBranch(local, { branch, defaultBranch: 'main', push: true })).toMatchObject({
+      status: 'merged',
+      pushed: false,
+    });
     expect(await readFile(path.join(local, 'x.txt'), 'utf8')).toBe('x\n');
     expect(await git.currentBranch(local)).toBe('main');
   });
@@ -112,7 +117,9 @@ describe('GitManager: task branches for the orchestrator', () => {
     await git.prepareTaskBranch(ws, { defaultBranch: 'main', branch });
     await writeFile(path.join(ws, 'loose.txt'), 'l');
     await expect(git.mergeTaskBranch(ws, { branch, defaultBranch: 'main', push: true })).rejects.toThrow('You have uncommitted changes');
-    await expect(git.mergeTaskBranch(ws, { branch: 'ghost', defaultBranch: 'main', push: true })).rejects.toThrow("Branch 'ghost' not found.");
+    await expect(git.mergeTaskBranch(ws, { branch: 'ghost', defaultBranch: 'main', push: true })).rejects.toThrow(
+      "Branch 'ghost' not found.",
+    );
   });
 
   it('refuses to force-push the default branch, and a stale lease fails in one line', async () => {

@@ -131,7 +131,7 @@ const FIXED_BOUNDS: Record<string, string> = {
   'get_status.not_starting': 'at most STATUS_READY_LIMIT projects',
   'get_chain_health.stuck_downstream': 'with task_id, paged by limit and offset; stuck_count counts them all',
   'find_merge_conflict_workspaces.conflicts': 'one per workspace of the project, which the scan visits anyway',
-  'get_git_status.repos': "one per repo of the project, each with its 5 latest commits",
+  'get_git_status.repos': 'one per repo of the project, each with its 5 latest commits',
   'git_branch.branches': 'paged by limit and offset; total counts them all (files.test, git-commands.test)',
   'git_changed_files.files': 'paged by limit and offset; count counts them all',
   'list_directory.directories': "one page of the folder's entries, folders and files alike; total counts them",
@@ -176,35 +176,38 @@ describe('every list-like reply is bounded', () => {
     expect(command.list.defaultLimit).toBeLessThanOrEqual(command.list.maxLimit);
   });
 
-  it.each(listCommands.map((c) => [c.name, c] as const))('%s: one page by default, a total, and next_offset reaches the rest', async (name, command) => {
-    const { key, defaultLimit, maxLimit } = command.list;
-    const totalKey = command.list.totalKey ?? 'total';
-    const base = args.get(name)!;
+  it.each(listCommands.map((c) => [c.name, c] as const))(
+    '%s: one page by default, a total, and next_offset reaches the rest',
+    async (name, command) => {
+      const { key, defaultLimit, maxLimit } = command.list;
+      const totalKey = command.list.totalKey ?? 'total';
+      const base = args.get(name)!;
 
-    const first = await rt.exec(name, base);
-    expect(first.error).toBeUndefined();
-    expect(first[key]).toHaveLength(defaultLimit);
-    const total = first[totalKey] as number;
-    expect(total).toBeGreaterThanOrEqual(seeded.get(name)!);
-    expect(first.next_offset).toBe(defaultLimit);
+      const first = await rt.exec(name, base);
+      expect(first.error).toBeUndefined();
+      expect(first[key]).toHaveLength(defaultLimit);
+      const total = first[totalKey] as number;
+      expect(total).toBeGreaterThanOrEqual(seeded.get(name)!);
+      expect(first.next_offset).toBe(defaultLimit);
 
-    const items: unknown[] = [];
-    let offset: number | null = 0;
-    let pages = 0;
-    while (offset !== null) {
-      const page: Reply = await rt.exec(name, { ...base, offset, limit: maxLimit });
-      expect(page.error).toBeUndefined();
-      expect((page[key] as unknown[]).length).toBeLessThanOrEqual(maxLimit);
-      items.push(...(page[key] as unknown[]));
-      offset = page.next_offset as number | null;
-      expect(++pages).toBeLessThanOrEqual(Math.ceil(total / maxLimit));
-    }
-    expect(items).toHaveLength(total);
-    expect(new Set(items.map((item) => JSON.stringify(item))).size).toBe(total);
+      const items: unknown[] = [];
+      let offset: number | null = 0;
+      let pages = 0;
+      while (offset !== null) {
+        const page: Reply = await rt.exec(name, { ...base, offset, limit: maxLimit });
+        expect(page.error).toBeUndefined();
+        expect((page[key] as unknown[]).length).toBeLessThanOrEqual(maxLimit);
+        items.push(...(page[key] as unknown[]));
+        offset = page.next_offset as number | null;
+        expect(++pages).toBeLessThanOrEqual(Math.ceil(total / maxLimit));
+      }
+      expect(items).toHaveLength(total);
+      expect(new Set(items.map((item) => JSON.stringify(item))).size).toBe(total);
 
-    expect(await rt.exec(name, { ...base, offset: total })).toMatchObject({ [key]: [], next_offset: null });
-    expect(await rt.exec(name, { ...base, limit: maxLimit + 1 })).toEqual({ error: expect.stringContaining('limit') });
-  });
+      expect(await rt.exec(name, { ...base, offset: total })).toMatchObject({ [key]: [], next_offset: null });
+      expect(await rt.exec(name, { ...base, limit: maxLimit + 1 })).toEqual({ error: expect.stringContaining('limit') });
+    },
+  );
 
   it('answers no read-only command with an array that is neither a page nor fixed in size', async () => {
     const known = { project_id: 'seed', task_id: 'root-0', hook_id: 'h-0', repo_id: 'r-0', path: '.', title: 'Note 1', pattern: 'x' };

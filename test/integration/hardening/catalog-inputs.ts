@@ -37,7 +37,11 @@ export interface StringSlot {
 }
 
 /** Every place in `schema` that holds text, down through lists and objects (JSON values included). */
-function slotsIn(schema: JsonSchema, field: string, wrap: (value: unknown) => unknown): Array<{ field: string; wrap: (text: string) => unknown }> {
+function slotsIn(
+  schema: JsonSchema,
+  field: string,
+  wrap: (value: unknown) => unknown,
+): Array<{ field: string; wrap: (text: string) => unknown }> {
   const kinds = types(schema);
   const slots: Array<{ field: string; wrap: (text: string) => unknown }> = [];
   // A field with no type (a JSON value) takes text as well.
@@ -62,7 +66,12 @@ export function stringSlots(command: AnyCommand): StringSlot[] {
   const others = Object.fromEntries(fields.map(([name, schema]) => [name, plausible(schema, 'x')]));
   return fields.flatMap(([name, schema]) => {
     const slots = slotsIn(schema, name, (value) => value);
-    const direct = slots.map(({ field, wrap }) => ({ field, top: name, asJsonText: false, input: (text: string) => ({ [name]: wrap(text) }) }));
+    const direct = slots.map(({ field, wrap }) => ({
+      field,
+      top: name,
+      asJsonText: false,
+      input: (text: string) => ({ [name]: wrap(text) }),
+    }));
     // Lists and objects may also arrive as JSON text (from Slack or the model): the same text inside.
     const nested = slots.filter((slot) => slot.field !== name);
     const asText = nested.map(({ field, wrap }) => ({

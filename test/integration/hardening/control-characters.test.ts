@@ -61,15 +61,23 @@ describe('control characters in every string field of every command', () => {
   });
 
   it('refuses a control character in the name of a field inside a JSON value', async () => {
-    const text = expectCleanError(await rt.exec('create_hook', { project_id: 'alpha', name: 'h', prompt_template: 'p', trigger: { 'type\u0000': 'event' } }));
+    const text = expectCleanError(
+      await rt.exec('create_hook', { project_id: 'alpha', name: 'h', prompt_template: 'p', trigger: { 'type\u0000': 'event' } }),
+    );
     expect(text).toBe("A field name inside 'trigger' contains a NUL character (\\u0000), which cannot be stored or passed on; remove it.");
   });
 
   it('keeps tabs and line breaks in free text, refuses them inside ids, and trims them at the ends of ids', async () => {
-    const created = await rt.exec('create_task', { project_id: 'alpha', title: 'Tabs\tand\r\nbreaks', description: 'line 1\nline 2\ttabbed' });
+    const created = await rt.exec('create_task', {
+      project_id: 'alpha',
+      title: 'Tabs\tand\r\nbreaks',
+      description: 'line 1\nline 2\ttabbed',
+    });
     expect(created).toMatchObject({ title: 'Tabs\tand\r\nbreaks' });
     expect(await rt.exec('get_task', { task_id: created.created })).toMatchObject({ description: 'line 1\nline 2\ttabbed' });
-    expect(await rt.exec('get_task', { task_id: 'a\nb' })).toEqual({ error: "Field 'task_id' contains a tab or line break; an id is a single line of text." });
+    expect(await rt.exec('get_task', { task_id: 'a\nb' })).toEqual({
+      error: "Field 'task_id' contains a tab or line break; an id is a single line of text.",
+    });
     expect(await rt.exec('create_task', { project_id: 'alpha', title: 't', description: 'd', depends_on: ['x\ty'] })).toEqual({
       error: "Field 'depends_on[0]' contains a tab or line break; an id is a single line of text.",
     });
@@ -84,7 +92,12 @@ describe('control characters in every string field of every command', () => {
     });
     let shallow: unknown = 'leaf';
     for (let i = 0; i < 10; i++) shallow = { a: shallow };
-    const ok = await rt.exec('create_hook', { project_id: 'alpha', name: 'h', prompt_template: 'p', trigger: { type: 'event', event_type: 'task_completed', extra: shallow } });
+    const ok = await rt.exec('create_hook', {
+      project_id: 'alpha',
+      name: 'h',
+      prompt_template: 'p',
+      trigger: { type: 'event', event_type: 'task_completed', extra: shallow },
+    });
     expect(ok).toMatchObject({ created: 'h' });
   });
 });

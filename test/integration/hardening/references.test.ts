@@ -44,12 +44,14 @@ describe('reference fields', () => {
     expect((await rt.exec('list_hooks')).hooks).toEqual([]);
     expect(await rt.exec('edit_hook', { hook_id: 'ghost', enabled: false })).toEqual({ error: "Hook 'ghost' not found." });
 
-    expect(await rt.exec('set_project_channel', { project_id: 'ghost', channel_id: 'C1' })).toEqual({ error: "Project 'ghost' not found." });
+    expect(await rt.exec('set_project_channel', { project_id: 'ghost', channel_id: 'C1' })).toEqual({
+      error: "Project 'ghost' not found.",
+    });
     expect(await rt.exec('set_task_status', { task_id: 'ghost', status: 'READY' })).toEqual({ error: "Task 'ghost' not found." });
     expect(await rt.exec('set_active_project', { project_id: 'ghost' })).toEqual({ error: "Project 'ghost' not found." });
   });
 
-  it("deleting a project leaves no agent tied to one of its repos", async () => {
+  it('deleting a project leaves no agent tied to one of its repos', async () => {
     await rt.exec('create_project', { name: 'gamma' });
     await rt.exec('add_repo', { project_id: 'gamma', source: 'init', name: 'lib' });
     expect(await rt.exec('create_agent', { name: 'tied', repo_id: 'lib' })).toEqual({ created: 'tied', name: 'tied', repo_id: 'lib' });

@@ -32,6 +32,8 @@ describe('a repo of another project', () => {
 
   it('git commands still work on a repo of the project they name', async () => {
     expect(await rt.exec('git_log', { project_id: 'beta', repo_id: 'svc' })).toMatchObject({ project_id: 'beta', repo_id: 'svc' });
-    expect(await rt.exec('create_branch', { project_id: 'beta', repo_id: 'svc', branch_name: 'feature' })).toMatchObject({ status: 'created' });
+    expect(await rt.exec('create_branch', { project_id: 'beta', repo_id: 'svc', branch_name: 'feature' })).toMatchObject({
+      status: 'created',
+    });
   });
 });

@@ -41,7 +41,16 @@ describe('budgets in the orchestrator (agent double, real git and SQLite)', () =
     await waitFor(async () => warnings(h).some((w) => w.level === 100), 15_000, 'the 100 % warning');
     for (const id of ids) await h.waitStatus(id, 'COMPLETED');
     expect(warnings(h).map((w) => w.level)).toEqual([75, 90, 95, 100]);
-    expect(warnings(h)[0]).toMatchObject({ scope: 'project', project_id: 'proj', project_name: 'proj', measure: 'tokens', used: 760, limit: 1000, percent: 76, window_hours: 24 });
+    expect(warnings(h)[0]).toMatchObject({
+      scope: 'project',
+      project_id: 'proj',
+      project_name: 'proj',
+      measure: 'tokens',
+      used: 760,
+      limit: 1000,
+      percent: 76,
+      window_hours: 24,
+    });
     expect(warnings(h)[3]).toMatchObject({ used: 1005, limit: 1000, percent: 100.5 });
     expect(String(warnings(h)[3].message)).toMatch(/^Over budget: Project 'proj's budget is spent/);
     // Back under the limit once the first run's 760 tokens leave the window.
@@ -58,8 +67,15 @@ describe('budgets in the orchestrator (agent double, real git and SQLite)', () =
     expect(warnings(h)).toHaveLength(4);
     expect(await overBudget(h.rt.db, 'proj')).toMatch(/1,005 of 1,000 tokens in the last 24 h/);
     // "Why is this task not starting" says so.
-    expect(await h.rt.exec('get_task', { task_id: waiting })).toMatchObject({ waiting_code: 'over_budget', waiting_reason: expect.stringMatching(/^Over budget: Project 'proj's budget is spent/) });
-    expect(await h.rt.exec('get_budget', { project_id: 'proj' })).toMatchObject({ over_budget: true, warned_levels: [75, 90, 95, 100], cost_used_usd: 2 });
+    expect(await h.rt.exec('get_task', { task_id: waiting })).toMatchObject({
+      waiting_code: 'over_budget',
+      waiting_reason: expect.stringMatching(/^Over budget: Project 'proj's budget is spent/),
+    });
+    expect(await h.rt.exec('get_budget', { project_id: 'proj' })).toMatchObject({
+      over_budget: true,
+      warned_levels: [75, 90, 95, 100],
+      cost_used_usd: 2,
+    });
 
     // Raised: the task starts; 1133 of 2000 tokens is under every level, so nothing is posted.
     await h.rt.exec('set_budget', { project_id: 'proj', tokens: 2000 });

@@ -30,7 +30,11 @@ describe('restart_daemon and update_and_restart', () => {
     beforeEach(() => startDaemon(rt));
 
     it('restart_daemon stores the notification, flags the restart and sends SIGTERM only after replying', async () => {
-      expect(await rt.exec('restart_daemon')).toEqual({ status: 'restarting', message: 'Daemon restart initiated', reason: 'No reason provided' });
+      expect(await rt.exec('restart_daemon')).toEqual({
+        status: 'restarting',
+        message: 'Daemon restart initiated',
+        reason: 'No reason provided',
+      });
       expect(rt.processController.signals).toEqual([]);
       expect(rt.restartRequested()).toBe(true);
       await nextTurn();
@@ -44,7 +48,11 @@ describe('restart_daemon and update_and_restart', () => {
     });
 
     it('update_and_restart pulls fast-forward only, reinstalls, notifies and restarts', async () => {
-      rt.processController.respond = (file) => ({ code: 0, stdout: file === 'git' ? 'Updating 1..2\nFast-forward\n' : 'added 1 package', stderr: '' });
+      rt.processController.respond = (file) => ({
+        code: 0,
+        stdout: file === 'git' ? 'Updating 1..2\nFast-forward\n' : 'added 1 package',
+        stderr: '',
+      });
       expect(await rt.exec('update_and_restart', { reason: 'new version' })).toEqual({
         status: 'updating',
         message: 'Update pulled and daemon restart initiated',
@@ -60,13 +68,24 @@ describe('restart_daemon and update_and_restart', () => {
       await nextTurn();
       expect(rt.processController.signals).toEqual(['SIGTERM']);
       const [event] = await rt.db.events.recent(1);
-      expect(event).toMatchObject({ type: 'daemon_restart', payload: { reason: 'new version', message: expect.stringContaining('new version') } });
+      expect(event).toMatchObject({
+        type: 'daemon_restart',
+        payload: { reason: 'new version', message: expect.stringContaining('new version') },
+      });
     });
 
     it('update_and_restart stops at a failed pull, with the tail of its output, and does not restart', async () => {
-      rt.processController.respond = () => ({ code: 128, stdout: 'x'.repeat(5000), stderr: 'fatal: Not possible to fast-forward, aborting.' });
+      rt.processController.respond = () => ({
+        code: 128,
+        stdout: 'x'.repeat(5000),
+        stderr: 'fatal: Not possible to fast-forward, aborting.',
+      });
       const result = await rt.exec('update_and_restart');
-      expect(result).toEqual({ error: expect.stringMatching(/^git pull exited non-zero \(code 128\); nothing was changed\. …x+\nfatal: Not possible to fast-forward, aborting\.$/) });
+      expect(result).toEqual({
+        error: expect.stringMatching(
+          /^git pull exited non-zero \(code 128\); nothing was changed\. …x+\nfatal: Not possible to fast-forward, aborting\.$/,
+        ),
+      });
       expect((result.error as string).length).toBeLessThan(1700);
       expect(rt.processController.runs).toHaveLength(1);
       await nextTurn();
@@ -76,7 +95,8 @@ describe('restart_daemon and update_and_restart', () => {
     });
 
     it('update_and_restart reports a failed install and does not restart', async () => {
-      rt.processController.respond = (file) => (file === 'npm' ? { code: 1, stdout: '', stderr: 'npm ERR! network' } : { code: 0, stdout: 'ok', stderr: '' });
+      rt.processController.respond = (file) =>
+        file === 'npm' ? { code: 1, stdout: '', stderr: 'npm ERR! network' } : { code: 0, stdout: 'ok', stderr: '' };
       expect(await rt.exec('update_and_restart')).toEqual({
         error: expect.stringMatching(/^The install \(npm ci\) exited non-zero \(code 1\);.*npm ERR! network$/),
       });
@@ -112,7 +132,10 @@ describe('restart_daemon and update_and_restart', () => {
       const cli = await cliLike(rt);
       try {
         cli.processController.respond = () => ({ code: 0, stdout: 'Already up to date.', stderr: '' });
-        expect(await cli.runtime.handler.execute('update_and_restart', {}, { source: 'cli' })).toMatchObject({ status: 'updating', pull_output: 'Already up to date.' });
+        expect(await cli.runtime.handler.execute('update_and_restart', {}, { source: 'cli' })).toMatchObject({
+          status: 'updating',
+          pull_output: 'Already up to date.',
+        });
         expect(cli.processController.runs.map((r) => r.file)).toEqual(['git', 'npm']);
         await waitFor(async () => rt.processController.signals.length > 0, 10_000, 'the daemon to take the request');
         expect(cli.processController.signals).toEqual([]);
@@ -126,7 +149,9 @@ describe('restart_daemon and update_and_restart', () => {
       try {
         for (const name of ['restart_daemon', 'update_and_restart']) {
           const result = await cli.runtime.handler.execute(name, {}, { source: 'cli' });
-          expect(result).toEqual({ error: expect.stringMatching(/^No Agent Queue daemon is running on this database .*Start the app with `npm start`\.$/) });
+          expect(result).toEqual({
+            error: expect.stringMatching(/^No Agent Queue daemon is running on this database .*Start the app with `npm start`\.$/),
+          });
         }
         expect(cli.processController.runs).toEqual([]);
         expect(cli.processController.signals).toEqual([]);
@@ -141,7 +166,9 @@ describe('restart_daemon and update_and_restart', () => {
       await rt.stopDaemon();
       const cli = await cliLike(rt);
       try {
-        expect(await cli.runtime.handler.execute('restart_daemon', {}, { source: 'cli' })).toEqual({ error: expect.stringContaining('No Agent Queue daemon is running') });
+        expect(await cli.runtime.handler.execute('restart_daemon', {}, { source: 'cli' })).toEqual({
+          error: expect.stringContaining('No Agent Queue daemon is running'),
+        });
       } finally {
         await cli.runtime.close();
       }
@@ -166,7 +193,9 @@ describe('restart_daemon and update_and_restart', () => {
         }
       }
       expect(guarded.processController.runs).toEqual([]);
-      expect(await guarded.handler.execute('restart_daemon', {}, { source: 'slack', userId: 'U1' })).toMatchObject({ status: 'restarting' });
+      expect(await guarded.handler.execute('restart_daemon', {}, { source: 'slack', userId: 'U1' })).toMatchObject({
+        status: 'restarting',
+      });
       await nextTurn();
       expect(guarded.processController.signals).toEqual(['SIGTERM']);
     } finally {

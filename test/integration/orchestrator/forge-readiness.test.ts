@@ -18,7 +18,11 @@ describe('forge readiness in get_status', () => {
     // A gh whose `auth status` answers only once the test lets it.
     await writeFile(gh, `#!/bin/sh\nwhile [ ! -f '${release}' ]; do sleep 0.02; done\nexit 0\n`);
     await chmod(gh, 0o755);
-    const recorder = new ForgeReadinessRecorder(new GitManager({ ghPath: gh, glabPath: path.join(rt.home, 'no-glab') }).forges, rt.db, () => undefined);
+    const recorder = new ForgeReadinessRecorder(
+      new GitManager({ ghPath: gh, glabPath: path.join(rt.home, 'no-glab') }).forges,
+      rt.db,
+      () => undefined,
+    );
 
     recorder.tick();
     expect((await rt.exec('get_status')).forges).toEqual({ github: 'unknown', gitlab: 'unknown' });

@@ -110,10 +110,20 @@ export async function makeHarness(options: { agents?: number; workspaces?: numbe
     workspace,
     events,
     async start(extra = {}) {
-      await rt.startDaemon({ adapters: { claude: adapter }, git: new GitManagerTaskGit(new GitManager()), intervalMs: 100, progressIntervalMs: 20, log: () => undefined, ...extra });
+      await rt.startDaemon({
+        adapters: { claude: adapter },
+        git: new GitManagerTaskGit(new GitManager()),
+        intervalMs: 100,
+        progressIntervalMs: 20,
+        log: () => undefined,
+        ...extra,
+      });
     },
     async task(title, extra = {}, dependsOn = []) {
-      const t = await rt.db.tasks.create({ projectId, title, description: `Do: ${title}`, ...(dependsOn.length && { status: 'DEFINED' }), ...extra }, dependsOn);
+      const t = await rt.db.tasks.create(
+        { projectId, title, description: `Do: ${title}`, ...(dependsOn.length && { status: 'DEFINED' }), ...extra },
+        dependsOn,
+      );
       rt.daemon()?.kick();
       return t.id;
     },

@@ -22,10 +22,13 @@ async function addHook(rt: TestRuntime, data: Partial<Hook> & { id: string; trig
 }
 
 async function runs(rt: TestRuntime, hookId: string) {
-  return rt.db.em().getConnection().execute<Array<Record<string, unknown>>>(
-    'select status, trigger_reason, skipped_reason, tokens_used, prompt_sent, llm_response, context_results from hook_runs where hook_id = ? order by started_at',
-    [hookId],
-  );
+  return rt.db
+    .em()
+    .getConnection()
+    .execute<Array<Record<string, unknown>>>(
+      'select status, trigger_reason, skipped_reason, tokens_used, prompt_sent, llm_response, context_results from hook_runs where hook_id = ? order by started_at',
+      [hookId],
+    );
 }
 
 describe('HookEngine', () => {
@@ -86,7 +89,11 @@ describe('HookEngine', () => {
 
   it('fires event hooks of the same project only, and enforces the cooldown between firings', async () => {
     await rt.exec('create_project', { name: 'other' });
-    await addHook(rt, { id: 'on-done', trigger: { type: 'event', event_type: 'project_paused' }, promptTemplate: 'Paused {{event.project_id}}' });
+    await addHook(rt, {
+      id: 'on-done',
+      trigger: { type: 'event', event_type: 'project_paused' },
+      promptTemplate: 'Paused {{event.project_id}}',
+    });
     await rt.exec('pause_project', { project_id: 'other' });
     await engine.idle();
     expect(prompts).toEqual([]);
@@ -184,10 +191,17 @@ describe('HookEngine', () => {
       await addHook(rt, {
         id: 'watch',
         trigger: { type: 'periodic', interval_seconds: 1 },
-        contextSteps: [{ type: 'http', url }, { type: 'git_diff', base_branch: 'main' }],
+        contextSteps: [
+          { type: 'http', url },
+          { type: 'git_diff', base_branch: 'main' },
+        ],
         promptTemplate: 'Health: {{step_0.body}} ({{step_0.status_code}})\n{{step_1}}',
       });
-      await addHook(rt, { id: 'quiet-http', trigger: { type: 'periodic', interval_seconds: 1 }, contextSteps: [{ type: 'http', url, skip_llm_if_status_ok: true }] });
+      await addHook(rt, {
+        id: 'quiet-http',
+        trigger: { type: 'periodic', interval_seconds: 1 },
+        contextSteps: [{ type: 'http', url, skip_llm_if_status_ok: true }],
+      });
       await engine.tick();
       await engine.idle();
       expect(prompts).toHaveLength(1);

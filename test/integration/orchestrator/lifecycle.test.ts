@@ -22,16 +22,42 @@ describe('orchestrator lifecycle (agent double, real git and SQLite)', () => {
     expect(await gitOut(h.origin, 'log', '-1', '--format=%B', 'main')).toContain(`Task-Id: ${id}`);
 
     const started = h.eventsOf('task_started', id)[0];
-    expect(started.payload).toMatchObject({ title: 'Say hello', agent_id: 'agent-0', agent_name: 'Agent 0', branch: task?.branchName, workspace_path: h.workspace });
+    expect(started.payload).toMatchObject({
+      title: 'Say hello',
+      agent_id: 'agent-0',
+      agent_name: 'Agent 0',
+      branch: task?.branchName,
+      workspace_path: h.workspace,
+    });
     const completed = await waitFor(async () => h.eventsOf('task_completed', id)[0]);
-    expect(completed.payload).toEqual({ title: 'Say hello', summary: 'Wrote hello.txt', tokens: 128, cost_usd: 0.01, branch: task?.branchName, merged: true });
+    expect(completed.payload).toEqual({
+      title: 'Say hello',
+      summary: 'Wrote hello.txt',
+      tokens: 128,
+      cost_usd: 0.01,
+      branch: task?.branchName,
+      merged: true,
+    });
     await waitFor(async () => h.eventsOf('task_progress', id).length > 0);
     expect(h.eventsOf('task_progress', id)[0].payload.text).toContain('Write · hello.txt');
 
     const result = await h.rt.db.taskResults.latest(id);
-    expect(result).toMatchObject({ result: 'COMPLETED', summary: 'Wrote hello.txt', tokensUsed: 128, costUsd: 0.01, sessionId: `s-${id}-1` });
+    expect(result).toMatchObject({
+      result: 'COMPLETED',
+      summary: 'Wrote hello.txt',
+      tokensUsed: 128,
+      costUsd: 0.01,
+      sessionId: `s-${id}-1`,
+    });
     const usage = await h.rt.db.em().getConnection().execute('select * from token_usage where task_id = ?', [id]);
-    expect(usage[0]).toMatchObject({ source: 'agent', input_tokens: 100, output_tokens: 20, cache_read_tokens: 5, cache_creation_tokens: 3, tokens: 128 });
+    expect(usage[0]).toMatchObject({
+      source: 'agent',
+      input_tokens: 100,
+      output_tokens: 20,
+      cache_read_tokens: 5,
+      cache_creation_tokens: 3,
+      tokens: 128,
+    });
 
     await waitFor(async () => (await h.rt.db.agents.get('agent-0'))?.state === 'IDLE');
     expect((await h.rt.db.workspaces.get('ws0'))?.lockedByTaskId).toBeNull();
@@ -57,7 +83,8 @@ describe('orchestrator lifecycle (agent double, real git and SQLite)', () => {
 
   it('retries a failing task up to max_retries, then BLOCKs it and reports the stuck chain', async () => {
     h = await makeHarness();
-    h.adapter.fallback = async (req) => (req.taskId.length ? { status: 'failed', errorMessage: 'Error: permission denied opening /etc/x', summary: '' } : {});
+    h.adapter.fallback = async (req) =>
+      req.taskId.length ? { status: 'failed', errorMessage: 'Error: permission denied opening /etc/x', summary: '' } : {};
     await h.start();
     const a = await h.task('Doomed', { maxRetries: 2 });
     const b = await h.task('Waits', {}, [a]);

@@ -50,7 +50,14 @@ describe('plans become chained subtasks', () => {
     const parent = await db.tasks.get(parentId);
     const children = await Promise.all(tasks.map((t) => db.tasks.get(t.id)));
     children.forEach((c, i) => {
-      expect(c).toMatchObject({ parentTaskId: parentId, isPlanSubtask: true, planDepth: 1, priority: 50 + i, preferredWorkspaceId: 'ws0', requiresApproval: false });
+      expect(c).toMatchObject({
+        parentTaskId: parentId,
+        isPlanSubtask: true,
+        planDepth: 1,
+        priority: 50 + i,
+        preferredWorkspaceId: 'ws0',
+        requiresApproval: false,
+      });
       expect(c!.description).toContain('## Background Context');
       expect(c!.description).toContain('This task is part of the implementation plan from: **Plan the widget**');
     });
@@ -93,7 +100,9 @@ describe('plans become chained subtasks', () => {
     await h.rt.orchestrator.resume();
     const created = await waitFor(async () => h.eventsOf('plan_tasks_created', parentId)[0]);
     await h.rt.orchestrator.pause();
-    const flags = await Promise.all((created.payload.tasks as Array<{ id: string }>).map(async (t) => (await h.rt.db.tasks.get(t.id))!.requiresApproval));
+    const flags = await Promise.all(
+      (created.payload.tasks as Array<{ id: string }>).map(async (t) => (await h.rt.db.tasks.get(t.id))!.requiresApproval),
+    );
     expect(flags).toEqual([false, false, true]);
   });
 

@@ -95,7 +95,9 @@ describe('scheduling policy, workspaces and approval', () => {
       expect(await h.status(loser)).toBe('READY');
       expect((await h.rt.db.agents.list()).filter((x) => x.state === 'BUSY')).toHaveLength(1);
       // Retrying the loser's claim while the lock is held still fails, writing nothing.
-      expect(await claimLaunch(other, new TaskStateMachine(other), { taskId: loser, agentId: 'agent-1', workspaceId: 'ws0' })).toBe('workspace_busy');
+      expect(await claimLaunch(other, new TaskStateMachine(other), { taskId: loser, agentId: 'agent-1', workspaceId: 'ws0' })).toBe(
+        'workspace_busy',
+      );
       expect(await h.status(loser)).toBe('READY');
     } finally {
       await other.close();
@@ -118,7 +120,11 @@ describe('scheduling policy, workspaces and approval', () => {
     await h.start();
     await h.waitStatus(implicit.id, 'COMPLETED');
     await h.rt.daemon()!.runCycle();
-    expect(await h.rt.exec('get_task', { task_id: blocked.id })).toMatchObject({ status: 'READY', waiting_code: 'no_workspace', waiting_reason: expect.stringContaining('add_repo') });
+    expect(await h.rt.exec('get_task', { task_id: blocked.id })).toMatchObject({
+      status: 'READY',
+      waiting_code: 'no_workspace',
+      waiting_reason: expect.stringContaining('add_repo'),
+    });
     expect(h.eventsOf('task_blocked', blocked.id)).toHaveLength(0);
     expect(h.adapter.calls.find((c) => c.taskId === implicit.id)!.cwd).toBe(dir);
     expect((await h.rt.db.workspaces.list('linked')).map((w) => w.path)).toEqual([dir]);
@@ -142,7 +148,10 @@ describe('scheduling policy, workspaces and approval', () => {
     expect(await gitOut(h.origin, 'show', `${task!.branchName}:feature.txt`)).toBe('f');
     await expect(gitOut(h.origin, 'show', 'main:feature.txt')).rejects.toThrow();
     await waitFor(async () => h.eventsOf('pr_created', id)[0]);
-    expect(h.eventsOf('task_awaiting_approval', id)[0].payload).toMatchObject({ title: 'Needs review', pr_url: 'https://github.com/acme/widget/pull/7' });
+    expect(h.eventsOf('task_awaiting_approval', id)[0].payload).toMatchObject({
+      title: 'Needs review',
+      pr_url: 'https://github.com/acme/widget/pull/7',
+    });
     expect(h.eventsOf('pr_created', id)[0].payload).toEqual({ title: 'Needs review', pr_url: 'https://github.com/acme/widget/pull/7' });
   });
 

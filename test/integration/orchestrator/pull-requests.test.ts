@@ -58,20 +58,30 @@ describe('pull and merge requests', () => {
   const onOrigin = (h: Harness, branch: string) => gitOut(h.origin, 'branch', '--list', branch);
   /** Calls other than the daemon's background `auth status` readiness check. */
   const workCalls = async (tool: ForgeTool) => (await fake.calls(tool)).filter((c) => !(c[0] === 'auth' && c[1] === 'status'));
-  const callsWith = async (tool: ForgeTool, ...prefix: string[]) => (await fake.calls(tool)).filter((c) => prefix.every((p, i) => c[i] === p));
+  const callsWith = async (tool: ForgeTool, ...prefix: string[]) =>
+    (await fake.calls(tool)).filter((c) => prefix.every((p, i) => c[i] === p));
 
   describe('GitHub through gh', () => {
     const remote = 'https://github.com/acme/widget.git';
 
     it('a PR merged on GitHub completes the task and deletes its branch', async () => {
-      const { h, id } = await awaitingTask(remote, 'gh', { url: GH_URL, view: { state: 'MERGED', mergeable: 'UNKNOWN', statusCheckRollup: [] } });
+      const { h, id } = await awaitingTask(remote, 'gh', {
+        url: GH_URL,
+        view: { state: 'MERGED', mergeable: 'UNKNOWN', statusCheckRollup: [] },
+      });
       await h.waitStatus(id, 'COMPLETED');
       const task = (await h.rt.db.tasks.get(id))!;
       expect(task.prUrl).toBe(GH_URL);
       expect(await callsWith('gh', 'pr', 'create')).toContainEqual(expect.arrayContaining([`--head=${task.branchName}`, '--base=main']));
       expect(await callsWith('gh', 'pr', 'view', GH_URL)).not.toHaveLength(0);
       const completed = await waitFor(async () => h.eventsOf('task_completed', id)[0]);
-      expect(completed.payload).toMatchObject({ merged: true, merged_on: 'github', pr_url: GH_URL, branch: task.branchName, branch_deleted: true });
+      expect(completed.payload).toMatchObject({
+        merged: true,
+        merged_on: 'github',
+        pr_url: GH_URL,
+        branch: task.branchName,
+        branch_deleted: true,
+      });
       expect(await onOrigin(h, task.branchName!)).toBe('');
     });
 
@@ -88,22 +98,38 @@ describe('pull and merge requests', () => {
     it('Approve merges the PR through gh with the configured method, then the task completes', async () => {
       process.env.AQ_MERGE_METHOD = 'squash';
       const checks = [{ __typename: 'CheckRun', name: 'ci', status: 'COMPLETED', conclusion: 'SUCCESS' }];
-      const { h, id } = await awaitingTask(remote, 'gh', { url: GH_URL, view: { state: 'OPEN', mergeable: 'MERGEABLE', statusCheckRollup: checks }, mergedState: 'MERGED' });
+      const { h, id } = await awaitingTask(remote, 'gh', {
+        url: GH_URL,
+        view: { state: 'OPEN', mergeable: 'MERGEABLE', statusCheckRollup: checks },
+        mergedState: 'MERGED',
+      });
       await h.waitStatus(id, 'AWAITING_APPROVAL');
       const branch = (await h.rt.db.tasks.get(id))!.branchName!;
-      expect(await h.rt.exec('approve_task', { task_id: id })).toEqual({ approved: id, title: 'Needs review', merged_via: 'github', pr_url: GH_URL, merge_method: 'squash' });
+      expect(await h.rt.exec('approve_task', { task_id: id })).toEqual({
+        approved: id,
+        title: 'Needs review',
+        merged_via: 'github',
+        pr_url: GH_URL,
+        merge_method: 'squash',
+      });
       expect(await callsWith('gh', 'pr', 'merge')).toEqual([['pr', 'merge', GH_URL, '--squash']]);
       expect(await h.status(id)).toBe('COMPLETED');
       expect(await onOrigin(h, branch)).toBe('');
     });
 
     it('Approve refuses while the PR conflicts or a check fails, and the task keeps waiting', async () => {
-      const { h, id } = await awaitingTask(remote, 'gh', { url: GH_URL, view: { state: 'OPEN', mergeable: 'CONFLICTING', statusCheckRollup: [] } });
+      const { h, id } = await awaitingTask(remote, 'gh', {
+        url: GH_URL,
+        view: { state: 'OPEN', mergeable: 'CONFLICTING', statusCheckRollup: [] },
+      });
       await h.waitStatus(id, 'AWAITING_APPROVAL');
       expect(await h.rt.exec('approve_task', { task_id: id })).toEqual({
         error: `Task '${id}' was not approved: The pull request ${GH_URL} has conflicts with its target branch; resolve them (or restart the task) and approve again.`,
       });
-      const failing = [{ __typename: 'StatusContext', context: 'lint', state: 'FAILURE' }, { __typename: 'CheckRun', name: 'test', status: 'COMPLETED', conclusion: 'SUCCESS' }];
+      const failing = [
+        { __typename: 'StatusContext', context: 'lint', state: 'FAILURE' },
+        { __typename: 'CheckRun', name: 'test', status: 'COMPLETED', conclusion: 'SUCCESS' },
+      ];
       await fake.setState('gh', { url: GH_URL, view: { state: 'OPEN', mergeable: 'MERGEABLE', statusCheckRollup: failing } });
       expect(await h.rt.exec('approve_task', { task_id: id })).toEqual({
         error: `Task '${id}' was not approved: The pull request ${GH_URL} has failing checks (lint); fix them and approve again.`,
@@ -120,8 +146,16 @@ describe('pull and merge requests', () => {
         error: `Task '${id}' was not approved: The GitHub CLI (gh) is not logged in; run \`gh auth login\` on the machine running Agent Queue.`,
       });
       // get_status reads what the daemon's recorder last stored; a fresh check sees gh logged out.
-      await new ForgeReadinessRecorder(new GitManager({ ghPath: path.join(fake.bin, 'gh'), glabPath: path.join(fake.bin, 'glab') }).forges, h.rt.db, () => undefined).refresh();
-      expect((await h.rt.exec('get_status')).forges).toEqual({ github: 'unauthenticated', gitlab: 'ready', checked_at: expect.any(String) });
+      await new ForgeReadinessRecorder(
+        new GitManager({ ghPath: path.join(fake.bin, 'gh'), glabPath: path.join(fake.bin, 'glab') }).forges,
+        h.rt.db,
+        () => undefined,
+      ).refresh();
+      expect((await h.rt.exec('get_status')).forges).toEqual({
+        github: 'unauthenticated',
+        gitlab: 'ready',
+        checked_at: expect.any(String),
+      });
       expect(await h.status(id)).toBe('AWAITING_APPROVAL');
       const without = new GitManager({ ghPath: path.join(tmp.dir, 'no-such-gh'), glabPath: path.join(tmp.dir, 'no-such-glab') });
       expect(await without.forges.readiness()).toEqual({ github: 'missing', gitlab: 'missing' });
@@ -136,7 +170,9 @@ describe('pull and merge requests', () => {
       await h.waitStatus(id, 'COMPLETED');
       const task = (await h.rt.db.tasks.get(id))!;
       expect(task.prUrl).toBe(GL_URL);
-      expect(await callsWith('glab', 'mr', 'create')).toContainEqual(expect.arrayContaining([`--source-branch=${task.branchName}`, '--target-branch=main', '--yes']));
+      expect(await callsWith('glab', 'mr', 'create')).toContainEqual(
+        expect.arrayContaining([`--source-branch=${task.branchName}`, '--target-branch=main', '--yes']),
+      );
       expect(await callsWith('glab', 'mr', 'view')).toContainEqual(['mr', 'view', '3', GL_REPO, '--output=json']);
       expect((await waitFor(async () => h.eventsOf('task_completed', id)[0])).payload).toMatchObject({ merged: true, merged_on: 'gitlab' });
       expect(await workCalls('gh')).toEqual([]);
@@ -144,13 +180,21 @@ describe('pull and merge requests', () => {
 
     it('Approve merges the MR with the configured method; a failed pipeline is refused first', async () => {
       process.env.AQ_MERGE_METHOD = 'rebase';
-      const { h, id } = await awaitingTask(remote, 'glab', { url: GL_URL, view: { state: 'opened', head_pipeline: { status: 'failed' } }, mergedState: 'merged' });
+      const { h, id } = await awaitingTask(remote, 'glab', {
+        url: GL_URL,
+        view: { state: 'opened', head_pipeline: { status: 'failed' } },
+        mergedState: 'merged',
+      });
       await h.waitStatus(id, 'AWAITING_APPROVAL');
       expect(await h.rt.exec('approve_task', { task_id: id })).toEqual({
         error: `Task '${id}' was not approved: The merge request ${GL_URL} has failing checks (pipeline); fix them and approve again.`,
       });
       await fake.setState('glab', { url: GL_URL, view: { state: 'opened', head_pipeline: { status: 'success' } }, mergedState: 'merged' });
-      expect(await h.rt.exec('approve_task', { task_id: id })).toMatchObject({ approved: id, merged_via: 'gitlab', merge_method: 'rebase' });
+      expect(await h.rt.exec('approve_task', { task_id: id })).toMatchObject({
+        approved: id,
+        merged_via: 'gitlab',
+        merge_method: 'rebase',
+      });
       expect(await callsWith('glab', 'mr', 'merge')).toEqual([['mr', 'merge', '3', GL_REPO, '--rebase', '--yes']]);
       expect(await h.status(id)).toBe('COMPLETED');
     });
@@ -163,7 +207,13 @@ describe('pull and merge requests', () => {
       const waiting = await waitFor(async () => h.eventsOf('task_awaiting_approval', id)[0]);
       expect(waiting.payload.pr_url).toBeNull();
       await expect(gitOut(h.origin, 'show', 'main:feature.txt')).rejects.toThrow();
-      expect(await h.rt.exec('approve_task', { task_id: id })).toEqual({ approved: id, title: 'Needs review', merged_via: 'git', merged_into: 'main', pushed: true });
+      expect(await h.rt.exec('approve_task', { task_id: id })).toEqual({
+        approved: id,
+        title: 'Needs review',
+        merged_via: 'git',
+        merged_into: 'main',
+        pushed: true,
+      });
       expect(await gitOut(h.origin, 'show', 'main:feature.txt')).toBe('f');
       expect(await h.status(id)).toBe('COMPLETED');
       expect([...(await workCalls('gh')), ...(await workCalls('glab'))]).toEqual([]);

@@ -16,12 +16,21 @@ describe('crash recovery, rate limits and the daemon lease', () => {
     const conn = db.em().getConnection();
     await conn.execute("update agents set state = 'BUSY', current_task = ? where id = 'agent-0'", [running]);
     await conn.execute("update agents set state = 'BUSY', current_task = ? where id = 'agent-1'", [assigned]);
-    await conn.execute("update workspaces set locked_by_task_id = ?, locked_by_agent_id = 'agent-0', locked_at = 1 where id = 'ws0'", [running]);
-    await conn.execute("update workspaces set locked_by_task_id = ?, locked_by_agent_id = 'agent-1', locked_at = 1 where id = 'ws1'", [assigned]);
+    await conn.execute("update workspaces set locked_by_task_id = ?, locked_by_agent_id = 'agent-0', locked_at = 1 where id = 'ws0'", [
+      running,
+    ]);
+    await conn.execute("update workspaces set locked_by_task_id = ?, locked_by_agent_id = 'agent-1', locked_at = 1 where id = 'ws1'", [
+      assigned,
+    ]);
 
     await h.start();
     expect(h.rt.daemon()!.lastRecovery).toMatchObject({ agents: 2, locks: 2 });
-    expect(h.rt.daemon()!.lastRecovery!.tasks.map((t) => t.id).sort()).toEqual([running, assigned].sort());
+    expect(
+      h.rt
+        .daemon()!
+        .lastRecovery!.tasks.map((t) => t.id)
+        .sort(),
+    ).toEqual([running, assigned].sort());
     const retrying = h.eventsOf('task_retrying', running)[0];
     expect(retrying.payload).toMatchObject({ reason: 'recovered after restart', retry_count: 1 });
 
@@ -42,7 +51,15 @@ describe('crash recovery, rate limits and the daemon lease', () => {
     const otherDb = await Database.open(h.rt.config.databasePath);
     const otherCalls: string[] = [];
     const second = new Orchestrator(otherDb, new EventLog(otherDb, () => undefined), h.rt.config, {
-      adapters: { claude: { type: 'claude', run: async (r) => { otherCalls.push(r.taskId); throw new Error('must not run'); } } },
+      adapters: {
+        claude: {
+          type: 'claude',
+          run: async (r) => {
+            otherCalls.push(r.taskId);
+            throw new Error('must not run');
+          },
+        },
+      },
       git: new GitManagerTaskGit(new GitManager()),
       intervalMs: 50,
       log: () => undefined,

@@ -28,10 +28,10 @@ async function recordMoves(h: Harness): Promise<void> {
 }
 
 async function movesOf(h: Harness, taskId: string): Promise<string[]> {
-  const rows = await h.rt.db.em().getConnection().execute<Array<{ old: string; new: string }>>(
-    'select old, new from status_trail where task_id = ? order by seq',
-    [taskId],
-  );
+  const rows = await h.rt.db
+    .em()
+    .getConnection()
+    .execute<Array<{ old: string; new: string }>>('select old, new from status_trail where task_id = ? order by seq', [taskId]);
   return rows.map((r) => `${r.old} → ${r.new}`);
 }
 
@@ -52,7 +52,8 @@ const runToCompletion: Scenario = async (h) => {
 
 /** A run that fails once with one retry left, then succeeds. */
 const failThenRetry: Scenario = async (h) => {
-  h.adapter.fallback = async (_req, attempt) => (attempt === 1 ? { status: 'failed', errorMessage: 'Error: connection reset', summary: '' } : {});
+  h.adapter.fallback = async (_req, attempt) =>
+    attempt === 1 ? { status: 'failed', errorMessage: 'Error: connection reset', summary: '' } : {};
   await h.start();
   const id = await h.task('Flaky', { maxRetries: 2 });
   await h.waitStatus(id, 'COMPLETED');
@@ -77,7 +78,11 @@ function restartFrom(status: TaskStatus): Scenario {
   return async (h) => {
     const id = await h.task(`Restart from ${status}`);
     await putTask(h.rt.db, id, status, { retryCount: 2, assignedAgent: 'agent-0' });
-    expect(await h.rt.exec('restart_task', { task_id: id })).toEqual({ restarted: id, title: `Restart from ${status}`, previous_status: status });
+    expect(await h.rt.exec('restart_task', { task_id: id })).toEqual({
+      restarted: id,
+      title: `Restart from ${status}`,
+      previous_status: status,
+    });
     expect(await h.rt.db.tasks.get(id)).toMatchObject({ status: 'READY', retryCount: 0, assignedAgent: null });
     expect(h.eventsOf('task_restarted', id)[0].payload).toMatchObject({ previous_status: status });
     return id;
@@ -89,7 +94,12 @@ function followUpFrom(status: TaskStatus): Scenario {
   return async (h) => {
     const id = await h.task(`Follow up from ${status}`);
     await putTask(h.rt.db, id, status, { retryCount: 2, assignedAgent: 'agent-0' });
-    expect(await h.rt.exec('message_task', { task_id: id, text: 'One more thing' })).toMatchObject({ task_id: id, delivery: 'follow_up', status: 'READY', previous_status: status });
+    expect(await h.rt.exec('message_task', { task_id: id, text: 'One more thing' })).toMatchObject({
+      task_id: id,
+      delivery: 'follow_up',
+      status: 'READY',
+      previous_status: status,
+    });
     expect(await h.rt.db.tasks.get(id)).toMatchObject({ status: 'READY', retryCount: 0, assignedAgent: null });
     expect(h.eventsOf('task_follow_up_queued', id)[0].payload).toMatchObject({ previous_status: status, text: 'One more thing' });
     expect(await h.rt.db.taskMessages.pending(id, 'follow_up')).toEqual([expect.objectContaining({ text: 'One more thing' })]);
@@ -103,7 +113,11 @@ function skipFrom(status: TaskStatus): Scenario {
     const id = await h.task('Stuck');
     await putTask(h.rt.db, id, status);
     const waiting = await h.task('Waits', {}, [id]);
-    expect(await h.rt.exec('skip_task', { task_id: id })).toEqual({ skipped: id, unblocked_count: 1, unblocked: [{ id: waiting, title: 'Waits' }] });
+    expect(await h.rt.exec('skip_task', { task_id: id })).toEqual({
+      skipped: id,
+      unblocked_count: 1,
+      unblocked: [{ id: waiting, title: 'Waits' }],
+    });
     expect(await h.rt.db.tasks.get(id)).toMatchObject({ status: 'COMPLETED', skipped: true });
     return id;
   };
@@ -123,7 +137,11 @@ const scenarios: Record<string, Scenario> = {
   'READY DEPS_ADDED': async (h) => {
     const upstream = await h.task('Unfinished');
     const id = await h.task('Now waits');
-    expect(await h.rt.exec('add_dependency', { task_id: id, depends_on: upstream })).toEqual({ task_id: id, depends_on: upstream, status: 'DEFINED' });
+    expect(await h.rt.exec('add_dependency', { task_id: id, depends_on: upstream })).toEqual({
+      task_id: id,
+      depends_on: upstream,
+      status: 'DEFINED',
+    });
     return id;
   },
   'ASSIGNED AGENT_STARTED': runToCompletion,
@@ -142,7 +160,14 @@ const scenarios: Record<string, Scenario> = {
       rateLimitBackoffMs: 1000,
       log: () => undefined,
     };
-    const handle = { taskId: id, agentId: 'gone', workspaceId: 'ws0', controller: new AbortController(), phase: 'starting' as const, done: Promise.resolve() };
+    const handle = {
+      taskId: id,
+      agentId: 'gone',
+      workspaceId: 'ws0',
+      controller: new AbortController(),
+      phase: 'starting' as const,
+      done: Promise.resolve(),
+    };
     await runTask(deps, handle);
     expect(await h.rt.db.tasks.get(id)).toMatchObject({ status: 'READY', assignedAgent: null });
     expect(h.adapter.calls).toHaveLength(0);
@@ -249,7 +274,12 @@ function followPr(state: 'MERGED' | 'CLOSED'): Scenario {
     await putTask(h.rt.db, id, 'AWAITING_APPROVAL', { prUrl: 'https://github.com/acme/widget/pull/9' });
     const fake = await installFakeForges(h.rt.home);
     await fake.setState('gh', { view: { state } });
-    await new PrFollower({ db: h.rt.db, events: h.rt.events, git: new GitManager({ ghPath: path.join(fake.bin, 'gh') }), log: () => undefined }).tick();
+    await new PrFollower({
+      db: h.rt.db,
+      events: h.rt.events,
+      git: new GitManager({ ghPath: path.join(fake.bin, 'gh') }),
+      log: () => undefined,
+    }).tick();
     expect(h.eventsOf(state === 'MERGED' ? 'task_completed' : 'task_blocked', id)).toHaveLength(1);
     return id;
   };

@@ -12,7 +12,8 @@ describe('messages a run ends without taking', () => {
     let id = '';
     h.adapter.fallback = async (req, attempt) => {
       // This agent reads no inbox, as a run that ends right when the message arrives.
-      if (attempt === 1) expect(await h.rt.exec('message_task', { task_id: id, text: 'LATE: also update the docs' })).toMatchObject({ delivery: 'live' });
+      if (attempt === 1)
+        expect(await h.rt.exec('message_task', { task_id: id, text: 'LATE: also update the docs' })).toMatchObject({ delivery: 'live' });
       await writeIn(req, `run-${attempt}.txt`, 'x\n');
       return { summary: `run ${attempt}` };
     };

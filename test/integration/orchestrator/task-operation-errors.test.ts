@@ -38,11 +38,23 @@ describe('task operations refuse with typed errors', () => {
   });
 
   it('wrong_status when the task is not where the operation starts, leaving it as it was', async () => {
-    expect(await refusal(control.stopTask(taskId))).toEqual({ kind: 'wrong_status', message: `Task '${taskId}' is READY, not IN_PROGRESS: only running tasks can be stopped.` });
-    expect(await refusal(control.skipTask(taskId))).toEqual({ kind: 'wrong_status', message: `Task '${taskId}' is READY: only BLOCKED or FAILED tasks can be skipped.` });
-    expect(await refusal(control.approveTask(taskId))).toMatchObject({ kind: 'wrong_status', message: expect.stringContaining('not AWAITING_APPROVAL') });
+    expect(await refusal(control.stopTask(taskId))).toEqual({
+      kind: 'wrong_status',
+      message: `Task '${taskId}' is READY, not IN_PROGRESS: only running tasks can be stopped.`,
+    });
+    expect(await refusal(control.skipTask(taskId))).toEqual({
+      kind: 'wrong_status',
+      message: `Task '${taskId}' is READY: only BLOCKED or FAILED tasks can be skipped.`,
+    });
+    expect(await refusal(control.approveTask(taskId))).toMatchObject({
+      kind: 'wrong_status',
+      message: expect.stringContaining('not AWAITING_APPROVAL'),
+    });
     await putTask(rt.db, taskId, 'IN_PROGRESS');
-    expect(await refusal(control.restartTask(taskId))).toMatchObject({ kind: 'wrong_status', message: expect.stringContaining('Stop it first') });
+    expect(await refusal(control.restartTask(taskId))).toMatchObject({
+      kind: 'wrong_status',
+      message: expect.stringContaining('Stop it first'),
+    });
     expect((await rt.db.tasks.get(taskId))?.status).toBe('IN_PROGRESS');
   });
 
@@ -50,7 +62,10 @@ describe('task operations refuse with typed errors', () => {
     await putTask(rt.db, taskId, 'AWAITING_APPROVAL');
     const other = await Database.open(rt.config.databasePath);
     try {
-      const results = await Promise.allSettled([control.approveTask(taskId, 'U1'), new TaskControl(other, new EventLog(other, () => undefined)).approveTask(taskId, 'U2')]);
+      const results = await Promise.allSettled([
+        control.approveTask(taskId, 'U1'),
+        new TaskControl(other, new EventLog(other, () => undefined)).approveTask(taskId, 'U2'),
+      ]);
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       const lost = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
       expect(lost.reason).toBeInstanceOf(TaskOperationError);
@@ -64,7 +79,9 @@ describe('task operations refuse with typed errors', () => {
 
   it('commands turn the refusal into the plain sentence', async () => {
     expect(await rt.exec('stop_task', { task_id: 'ghost' })).toEqual({ error: "Task 'ghost' not found." });
-    expect(await rt.exec('skip_task', { task_id: taskId })).toEqual({ error: `Task '${taskId}' is READY: only BLOCKED or FAILED tasks can be skipped.` });
+    expect(await rt.exec('skip_task', { task_id: taskId })).toEqual({
+      error: `Task '${taskId}' is READY: only BLOCKED or FAILED tasks can be skipped.`,
+    });
     expect(await rt.exec('set_task_status', { task_id: 'ghost', status: 'READY' })).toEqual({ error: "Task 'ghost' not found." });
   });
 });

@@ -24,7 +24,11 @@ describe('why a READY task is not starting', () => {
    */
   async function expectWaiting(id: string, code: string, reason: RegExp): Promise<Waiting> {
     const t = await task(id);
-    expect(t).toMatchObject({ status: expect.stringMatching(/^(READY|DEFINED|PAUSED)$/), waiting_code: code, waiting_reason: expect.stringMatching(reason) });
+    expect(t).toMatchObject({
+      status: expect.stringMatching(/^(READY|DEFINED|PAUSED)$/),
+      waiting_code: code,
+      waiting_reason: expect.stringMatching(reason),
+    });
     if (t.status === 'READY' && code !== 'workspace_pinned') {
       expect(await notStarting()).toContainEqual(expect.objectContaining({ project_id: 'proj', code, reason: t.waiting_reason }));
       const ready = ((await h.rt.exec('get_status')).tasks as { ready_to_work: Array<Record<string, unknown>> }).ready_to_work;
@@ -99,7 +103,9 @@ describe('why a READY task is not starting', () => {
   it('a usage limit with a reset holds every launch until then, and says until when', async () => {
     h = await makeHarness({ agents: 2, workspaces: 2 });
     h.adapter.fallback = async (req) =>
-      req.prompt.includes('Limited') ? { status: 'rate_limited', errorMessage: "You've hit your limit · resets 3pm (UTC)", summary: '' } : {};
+      req.prompt.includes('Limited')
+        ? { status: 'rate_limited', errorMessage: "You've hit your limit · resets 3pm (UTC)", summary: '' }
+        : {};
     await h.start();
     const limited = await h.task('Limited');
     await h.waitStatus(limited, 'PAUSED');
@@ -109,7 +115,11 @@ describe('why a READY task is not starting', () => {
 
     const next = await h.task('Next');
     for (let i = 0; i < 3; i++) await cycle();
-    const waiting = await expectWaiting(next, 'waiting_quota', new RegExp(`^The agents' usage limit is reached; new tasks start after it resets at ${resume}`));
+    const waiting = await expectWaiting(
+      next,
+      'waiting_quota',
+      new RegExp(`^The agents' usage limit is reached; new tasks start after it resets at ${resume}`),
+    );
     expect(waiting.waiting_until).toBe(resume);
     expect(await notStarting()).toEqual([expect.objectContaining({ code: 'waiting_quota', until: resume })]);
     expect(h.adapter.calls.map((c) => c.taskId)).toEqual([limited]);

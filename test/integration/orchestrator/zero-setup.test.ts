@@ -25,7 +25,13 @@ describe('zero setup: a project, a repo and a task are enough', () => {
     rt = await makeTestRuntime(env);
     adapter = new ScriptedAdapter();
   }
-  const startDaemon = () => rt.startDaemon({ adapters: { claude: adapter }, git: new GitManagerTaskGit(new GitManager()), intervalMs: 100, progressIntervalMs: 20 });
+  const startDaemon = () =>
+    rt.startDaemon({
+      adapters: { claude: adapter },
+      git: new GitManagerTaskGit(new GitManager()),
+      intervalMs: 100,
+      progressIntervalMs: 20,
+    });
   const status = async (id: string) => ((await rt.exec('get_task', { task_id: id })) as { status: string }).status;
   const waitStatus = (id: string, want: string) => waitFor(async () => (await status(id)) === want, 20_000, `${id} to be ${want}`);
   const createTask = async (title: string, extra: Record<string, unknown> = {}) =>
@@ -68,8 +74,14 @@ describe('zero setup: a project, a repo and a task are enough', () => {
     const statuses = await Promise.all(held.map(status));
     expect(statuses.filter((s) => s === 'IN_PROGRESS')).toHaveLength(2);
     const queued = held[statuses.indexOf('READY')];
-    expect(await rt.exec('get_task', { task_id: queued })).toMatchObject({ status: 'READY', waiting_code: 'slots_busy', waiting_reason: expect.stringContaining("All 2 agent slot(s) of project 'widget' are busy") });
-    expect((await rt.exec('get_status')).not_starting).toEqual([{ project_id: 'widget', ready: 1, code: 'slots_busy', reason: expect.any(String) }]);
+    expect(await rt.exec('get_task', { task_id: queued })).toMatchObject({
+      status: 'READY',
+      waiting_code: 'slots_busy',
+      waiting_reason: expect.stringContaining("All 2 agent slot(s) of project 'widget' are busy"),
+    });
+    expect((await rt.exec('get_status')).not_starting).toEqual([
+      { project_id: 'widget', ready: 1, code: 'slots_busy', reason: expect.any(String) },
+    ]);
     while (gate.length) gate.shift()!();
     await waitFor(async () => gate.length > 0, 20_000, 'the third held run');
     gate.shift()!();
@@ -114,11 +126,17 @@ describe('zero setup: a project, a repo and a task are enough', () => {
     expect(await rt.exec('add_repo', { project_id: 'widget', source: 'link', path: plain })).toMatchObject({ created: 'not-a-repo' });
     await startDaemon();
     const id = await createTask('Needs a clone');
-    await waitFor(async () => (await rt.exec('get_task', { task_id: id })).waiting_code === 'workspace_failed', 20_000, 'the provisioning failure');
+    await waitFor(
+      async () => (await rt.exec('get_task', { task_id: id })).waiting_code === 'workspace_failed',
+      20_000,
+      'the provisioning failure',
+    );
     const task = await rt.exec('get_task', { task_id: id });
     expect(task.status).toBe('READY');
     expect(task.waiting_reason).toMatch(/^Preparing a workspace for project 'widget' failed: Could not clone .*not-a-repo/);
-    expect((await rt.exec('get_status')).not_starting).toEqual([expect.objectContaining({ project_id: 'widget', code: 'workspace_failed' })]);
+    expect((await rt.exec('get_status')).not_starting).toEqual([
+      expect.objectContaining({ project_id: 'widget', code: 'workspace_failed' }),
+    ]);
     // A workspace added by hand is used at once.
     await rt.exec('add_workspace', { project_id: 'widget', url: origin, name: 'manual' });
     rt.daemon()!.kick();
@@ -134,7 +152,11 @@ describe('zero setup: a project, a repo and a task are enough', () => {
     await startDaemon();
     const id = await createTask('Needs an agent');
     await rt.daemon()!.runCycle();
-    expect(await rt.exec('get_task', { task_id: id })).toMatchObject({ status: 'READY', waiting_code: 'no_agent', waiting_reason: expect.stringContaining('create_agent') });
+    expect(await rt.exec('get_task', { task_id: id })).toMatchObject({
+      status: 'READY',
+      waiting_code: 'no_agent',
+      waiting_reason: expect.stringContaining('create_agent'),
+    });
     expect((await rt.exec('list_agents')).agents).toEqual([]);
     await rt.exec('create_agent', { name: 'Solo' });
     await waitStatus(id, 'COMPLETED');

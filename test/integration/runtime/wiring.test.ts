@@ -60,10 +60,16 @@ describe('createRuntime wires every part once', () => {
 
   /** Queues a task whose agent leaves a plan, and resolves with the plan's event. */
   async function runPlanTask(title: string): Promise<EventRecord> {
-    const created = (await rt.exec('create_task', { project_id: 'proj', title, description: title, requires_approval: false })) as { created: string };
+    const created = (await rt.exec('create_task', { project_id: 'proj', title, description: title, requires_approval: false })) as {
+      created: string;
+    };
     planTasks.set(created.created, PLAN);
     rt.daemon()?.kick();
-    return waitFor(async () => events.find((e) => e.type === 'plan_tasks_created' && e.taskId === created.created), 20_000, `the plan of ${title}`);
+    return waitFor(
+      async () => events.find((e) => e.type === 'plan_tasks_created' && e.taskId === created.created),
+      20_000,
+      `the plan of ${title}`,
+    );
   }
 
   it('before the daemon starts: the chat model and chat agent are wired, hooks are not reachable', () => {
@@ -79,7 +85,10 @@ describe('createRuntime wires every part once', () => {
     expect(rt.daemon()?.isLeader).toBe(true);
     expect(rt.orchestrator.hookEngine).toBe(rt.hooks);
     expect(await rt.orchestrator.daemonRunning()).toBe(true);
-    expect(await rt.createHandler().execute('orchestrator_control', { action: 'status' }, { source: 'system' })).toEqual({ status: 'running', running_tasks: 0 });
+    expect(await rt.createHandler().execute('orchestrator_control', { action: 'status' }, { source: 'system' })).toEqual({
+      status: 'running',
+      running_tasks: 0,
+    });
   });
 
   it('with use_llm_parser on, a plan file an agent leaves is parsed by the model', async () => {
@@ -101,7 +110,10 @@ describe('createRuntime wires every part once', () => {
     const parseRequest = fake.requests.slice(before).find((r) => JSON.stringify(r.body.tools ?? []).includes('extract_plan_steps'));
     expect(parseRequest?.body).toMatchObject({ model: MODEL, messages: [{ role: 'user', content: PLAN }] });
     expect(JSON.stringify(parseRequest?.body.system)).toContain(PLAN_PARSER_SYSTEM_PROMPT.split('\n')[0]);
-    expect((created.payload.tasks as Array<{ title: string }>).map((t) => t.title)).toEqual(['Model step from the model', 'View step from the model']);
+    expect((created.payload.tasks as Array<{ title: string }>).map((t) => t.title)).toEqual([
+      'Model step from the model',
+      'View step from the model',
+    ]);
   });
 
   it('falls back to the rule parser when the model call fails', async () => {

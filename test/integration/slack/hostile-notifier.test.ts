@@ -9,7 +9,10 @@ import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 const EVENTS: Array<{ type: EventType; payload: Record<string, unknown> }> = [
   { type: 'task_started', payload: { title: HOSTILE, agent_name: HOSTILE, branch: HOSTILE } },
   { type: 'task_completed', payload: { title: HOSTILE, summary: HOSTILE_BLOCK, tokens: 10, branch: HOSTILE } },
-  { type: 'task_failed', payload: { title: HOSTILE, error: HOSTILE, error_type: HOSTILE, suggested_fix: HOSTILE, retry_count: 1, max_retries: 3 } },
+  {
+    type: 'task_failed',
+    payload: { title: HOSTILE, error: HOSTILE, error_type: HOSTILE, suggested_fix: HOSTILE, retry_count: 1, max_retries: 3 },
+  },
   { type: 'task_blocked', payload: { title: HOSTILE, reason: HOSTILE } },
   { type: 'task_awaiting_approval', payload: { title: HOSTILE, pr_url: `https://evil.example/x|<!channel>`, note: HOSTILE } },
   { type: 'pr_created', payload: { title: HOSTILE, pr_url: `<!channel> ${HOSTILE}` } },
@@ -31,7 +34,11 @@ describe('hostile text through every notifier message', () => {
   beforeAll(async () => {
     slack = await FakeSlack.start({ allowInvalidPayloads: true });
     rt = await makeTestRuntime({ SLACK_NOTIFY_CHANNEL: 'CNOTIFY' });
-    notifier = new SlackNotifier(rt, new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } }), () => undefined);
+    notifier = new SlackNotifier(
+      rt,
+      new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } }),
+      () => undefined,
+    );
     stop = notifier.start();
     await rt.exec('create_project', { name: 'web' });
     await rt.exec('set_project_channel', { project_id: 'web', channel_id: 'CWEB' });
@@ -53,22 +60,31 @@ describe('hostile text through every notifier message', () => {
     return slack.calls.slice(before).filter((c) => c.method.startsWith('chat.'));
   }
 
-  it.each(EVENTS.map((e) => [e.type, e] as const))('%s: valid for Slack, nothing pings or links, the title shows as typed', async (_type, event) => {
-    const calls = await messagesFor(() => rt.events.emit(event.type, { projectId: 'web', taskId, payload: event.payload }));
-    expect(slack.takeViolations()).toEqual([]);
-    const payloads = calls.map((c) => c.args);
-    expect(payloads.some((p) => showsSomewhere(p, HOSTILE))).toBe(true);
-    // Shown literally: formatting marks in a title must not turn into bold, italics or strikes.
-    expect(payloads.some((p) => showsLiterally(p.blocks, HOSTILE))).toBe(true);
-  });
+  it.each(EVENTS.map((e) => [e.type, e] as const))(
+    '%s: valid for Slack, nothing pings or links, the title shows as typed',
+    async (_type, event) => {
+      const calls = await messagesFor(() => rt.events.emit(event.type, { projectId: 'web', taskId, payload: event.payload }));
+      expect(slack.takeViolations()).toEqual([]);
+      const payloads = calls.map((c) => c.args);
+      expect(payloads.some((p) => showsSomewhere(p, HOSTILE))).toBe(true);
+      // Shown literally: formatting marks in a title must not turn into bold, italics or strikes.
+      expect(payloads.some((p) => showsLiterally(p.blocks, HOSTILE))).toBe(true);
+    },
+  );
 
   it('task_progress and hook results: valid, escaped, shown', async () => {
     await messagesFor(() => rt.events.emit('task_started', { projectId: 'web', taskId, payload: { title: 'thread' } }));
     const progress = await messagesFor(() => rt.events.emit('task_progress', { projectId: 'web', taskId, payload: { text: HOSTILE } }));
-    const hook = await messagesFor(() => rt.events.emit('hook_run_failed', { projectId: 'web', payload: { hook_name: HOSTILE, response: HOSTILE_BLOCK } }));
+    const hook = await messagesFor(() =>
+      rt.events.emit('hook_run_failed', { projectId: 'web', payload: { hook_name: HOSTILE, response: HOSTILE_BLOCK } }),
+    );
     const restart = await messagesFor(() => rt.events.emit('daemon_restart', { payload: { message: HOSTILE } }));
-    const budget = await messagesFor(() => rt.events.emit('budget_warning', { projectId: 'web', payload: { level: 90, message: HOSTILE } }));
-    const spent = await messagesFor(() => rt.events.emit('budget_warning', { projectId: 'web', payload: { level: 100, message: HOSTILE } }));
+    const budget = await messagesFor(() =>
+      rt.events.emit('budget_warning', { projectId: 'web', payload: { level: 90, message: HOSTILE } }),
+    );
+    const spent = await messagesFor(() =>
+      rt.events.emit('budget_warning', { projectId: 'web', payload: { level: 100, message: HOSTILE } }),
+    );
     expect(slack.takeViolations()).toEqual([]);
     expect(budget[0].args).toMatchObject({ channel: 'CWEB', text: expect.stringContaining('⚠️') });
     expect(spent[0].args.text).toContain('🛑');

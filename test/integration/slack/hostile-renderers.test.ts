@@ -52,12 +52,21 @@ describe('hostile text through every renderer', () => {
       const args = { project_id: HOSTILE, status: HOSTILE };
       const special: Record<string, Record<string, unknown>> = {
         get_task: TASK,
-        list_projects: { projects: [{ id: 'web', name: HOSTILE, status: 'ACTIVE', credit_weight: 1, max_concurrent_agents: 2 }], total: 1, next_offset: null },
+        list_projects: {
+          projects: [{ id: 'web', name: HOSTILE, status: 'ACTIVE', credit_weight: 1, max_concurrent_agents: 2 }],
+          total: 1,
+          next_offset: null,
+        },
         list_tasks: { tasks: Array.from({ length: 45 }, (_, i) => ({ ...TASK, id: `t-${i}` })), total: 45 },
         get_status: {
           projects: 1,
           agents: [{ id: 'a', name: HOSTILE, state: 'BUSY', working_on: { task_id: 't', title: HOSTILE, project_id: HOSTILE } }],
-          tasks: { total: 2, by_status: { READY: 1, IN_PROGRESS: 1 }, in_progress: [{ id: 't', title: HOSTILE, project_id: 'p', assigned_agent: HOSTILE }], ready_to_work: [{ id: 'r', title: HOSTILE, project_id: HOSTILE }] },
+          tasks: {
+            total: 2,
+            by_status: { READY: 1, IN_PROGRESS: 1 },
+            in_progress: [{ id: 't', title: HOSTILE, project_id: 'p', assigned_agent: HOSTILE }],
+            ready_to_work: [{ id: 'r', title: HOSTILE, project_id: HOSTILE }],
+          },
           orchestrator_paused: true,
         },
       };
@@ -68,7 +77,8 @@ describe('hostile text through every renderer', () => {
       const shown = showsSomewhere(rendered.blocks, HOSTILE);
       const literal = showsLiterally(rendered.blocks, HOSTILE);
       expect({ command: command.name, formatted: shown && !literal }).toEqual({ command: command.name, formatted: false });
-      if (!CARDS[command.name] || special[command.name]) expect({ command: command.name, literal }).toEqual({ command: command.name, literal: true });
+      if (!CARDS[command.name] || special[command.name])
+        expect({ command: command.name, literal }).toEqual({ command: command.name, literal: true });
       expect(rendered.text).not.toContain('<!channel>');
 
       const error = renderResult(command.name, {}, { error: `Task '${HOSTILE}' not found.` });
@@ -81,7 +91,11 @@ describe('hostile text through every renderer', () => {
     const rendered = renderResult('read_file', {}, { path: 'logs/build.log', content: HOSTILE_RESULT.log });
     expect(rendered.files).toEqual([expect.objectContaining({ content: HOSTILE_RESULT.log })]);
     expect(showsLiterally(rendered.blocks, HOSTILE_BLOCK.split('\n')[0])).toBe(true);
-    const list = renderResult('list_projects', {}, { projects: Array.from({ length: 2000 }, (_, i) => ({ id: `p${i}`, name: `${HOSTILE} ${i}` })) });
+    const list = renderResult(
+      'list_projects',
+      {},
+      { projects: Array.from({ length: 2000 }, (_, i) => ({ id: `p${i}`, name: `${HOSTILE} ${i}` })) },
+    );
     expectSafe('2000 projects', list);
     expect(list.files?.[0].content).toContain(`${HOSTILE} 1999`);
   });
@@ -95,7 +109,11 @@ describe('hostile text through every renderer', () => {
   });
 
   it('chat replies: Markdown from the model is escaped, code included, and confirmations show arguments literally', () => {
-    const reply = chatReplyBlocks({ text: HOSTILE_BLOCK, runs: [], pendingConfirmations: [{ id: 'c1', command: 'delete_task', args: {}, summary: `Delete ${HOSTILE}` }] } as never);
+    const reply = chatReplyBlocks({
+      text: HOSTILE_BLOCK,
+      runs: [],
+      pendingConfirmations: [{ id: 'c1', command: 'delete_task', args: {}, summary: `Delete ${HOSTILE}` }],
+    } as never);
     expectSafe('chat reply', reply);
     expect(showsSomewhere(reply.blocks, HOSTILE)).toBe(true);
     expect(showsLiterally(reply.blocks, `Delete ${HOSTILE}`)).toBe(true);
@@ -105,7 +123,13 @@ describe('hostile text through every renderer', () => {
   });
 
   it('markdownToMrkdwn and markdownToBlocks never let markup through', () => {
-    for (const text of [HOSTILE, HOSTILE_BLOCK, HOSTILE_FORMATTING, `\`${HOSTILE}\``, `[click](javascript:alert(1)) [x](https://ok.example/a|b>c)`]) {
+    for (const text of [
+      HOSTILE,
+      HOSTILE_BLOCK,
+      HOSTILE_FORMATTING,
+      `\`${HOSTILE}\``,
+      `[click](javascript:alert(1)) [x](https://ok.example/a|b>c)`,
+    ]) {
       expect(mrkdwnProblems(markdownToMrkdwn(text))).toEqual([]);
       expectSafe(text, { text: 'x', blocks: markdownToBlocks(text) });
     }
@@ -133,7 +157,9 @@ describe('hostile data stored and read back through real commands', () => {
     // Project ids become folder names, so this one has no slash; it still has every formatting mark.
     const project = (await rt.exec('create_project', { name: `web ${HOSTILE_FORMATTING} <!here> & co` })) as { created: string };
     expect(project.created).toBeDefined();
-    const task = (await rt.exec('create_task', { project_id: project.created, title: HOSTILE, description: HOSTILE_BLOCK })) as { created: string };
+    const task = (await rt.exec('create_task', { project_id: project.created, title: HOSTILE, description: HOSTILE_BLOCK })) as {
+      created: string;
+    };
     await rt.exec('create_agent', { name: `agent ${HOSTILE_FORMATTING}` });
     const runs: Array<[string, Record<string, unknown>]> = [
       ['list_projects', {}],
@@ -148,7 +174,10 @@ describe('hostile data stored and read back through real commands', () => {
       const result = await rt.exec(name, args);
       const rendered = renderResult(name, args, result);
       expectSafe(name, rendered);
-      expect({ name, shown: showsLiterally(rendered.blocks, HOSTILE) || showsLiterally(rendered.blocks, HOSTILE_FORMATTING) }).toEqual({ name, shown: true });
+      expect({ name, shown: showsLiterally(rendered.blocks, HOSTILE) || showsLiterally(rendered.blocks, HOSTILE_FORMATTING) }).toEqual({
+        name,
+        shown: true,
+      });
     }
   });
 });

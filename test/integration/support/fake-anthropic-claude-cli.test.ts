@@ -13,7 +13,8 @@ const timings: Record<string, number> = {};
 /** A real git repository with one commit, for the CLI to work in. */
 async function makeRepo(dir: string): Promise<string> {
   const repo = path.join(dir, 'repo');
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd: repo, stdio: 'pipe' });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd: repo, stdio: 'pipe' });
   execFileSync('git', ['init', '-q', '-b', 'main', repo]);
   await writeFile(path.join(repo, 'README.md'), '# repo\n');
   git('add', 'README.md');
@@ -22,7 +23,10 @@ async function makeRepo(dir: string): Promise<string> {
 }
 
 /** Runs query() to the end; keeps every message and the error thrown after an error result, if any. */
-async function run(prompt: string, options: Parameters<typeof query>[0]['options']): Promise<{ messages: SDKMessage[]; result?: SDKResultMessage; thrown?: unknown; ms: number }> {
+async function run(
+  prompt: string,
+  options: Parameters<typeof query>[0]['options'],
+): Promise<{ messages: SDKMessage[]; result?: SDKResultMessage; thrown?: unknown; ms: number }> {
   const messages: SDKMessage[] = [];
   const started = Date.now();
   let thrown: unknown;
@@ -72,7 +76,11 @@ describe('FakeAnthropic with the real Claude Code CLI', () => {
   it('a scripted Write tool_use creates the file; usage sums what the fake reported; the tool_result reaches the fake', async () => {
     const file = path.join(repo, 'hello.txt');
     fake.enqueue(
-      { text: 'Writing the file.', toolUses: [{ name: 'Write', input: { file_path: file, content: 'hello from fake\n' } }], usage: { input_tokens: 120, output_tokens: 17 } },
+      {
+        text: 'Writing the file.',
+        toolUses: [{ name: 'Write', input: { file_path: file, content: 'hello from fake\n' } }],
+        usage: { input_tokens: 120, output_tokens: 17 },
+      },
       { text: 'Done: wrote hello.txt', usage: { input_tokens: 150, output_tokens: 8 } },
     );
 

@@ -2,7 +2,13 @@ import Anthropic from '@anthropic-ai/sdk';
 import { FakeAnthropic, UNSCRIPTED_TEXT } from '../../support/fake-anthropic';
 
 const MODEL = 'fake-model-1';
-const tools: Anthropic.Tool[] = [{ name: 'get_weather', description: 'Weather for a city', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+const tools: Anthropic.Tool[] = [
+  {
+    name: 'get_weather',
+    description: 'Weather for a city',
+    input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+];
 
 /** The real @anthropic-ai/sdk client against the fake Messages API. */
 describe('FakeAnthropic with the real Anthropic SDK', () => {
@@ -17,7 +23,11 @@ describe('FakeAnthropic with the real Anthropic SDK', () => {
 
   it('non-streaming: a tool_use turn, then the tool_result goes back and a text turn ends it', async () => {
     fake.enqueue(
-      { text: 'I will check.', toolUses: [{ name: 'get_weather', input: { city: 'Paris' } }], usage: { input_tokens: 12, output_tokens: 7 } },
+      {
+        text: 'I will check.',
+        toolUses: [{ name: 'get_weather', input: { city: 'Paris' } }],
+        usage: { input_tokens: 12, output_tokens: 7 },
+      },
       { text: '22C and sunny.' },
     );
     const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'Weather in Paris?' }];
@@ -28,10 +38,16 @@ describe('FakeAnthropic with the real Anthropic SDK', () => {
       model: MODEL,
       stop_reason: 'tool_use',
       usage: { input_tokens: 12, output_tokens: 7 },
-      content: [{ type: 'text', text: 'I will check.' }, { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }],
+      content: [
+        { type: 'text', text: 'I will check.' },
+        { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } },
+      ],
     });
 
-    messages.push({ role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '22C' }] });
+    messages.push(
+      { role: 'assistant', content: first.content },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '22C' }] },
+    );
     const second = await client.messages.create({ model: MODEL, max_tokens: 100, tools, messages });
     expect(second).toMatchObject({ stop_reason: 'end_turn', content: [{ type: 'text', text: '22C and sunny.' }] });
 
@@ -44,7 +60,11 @@ describe('FakeAnthropic with the real Anthropic SDK', () => {
   });
 
   it('streaming: split text and input_json deltas rebuild the final message', async () => {
-    fake.enqueue({ text: 'Checking the weather now.', toolUses: [{ id: 'toolu_custom', name: 'get_weather', input: { city: 'Lyon', days: [1, 2] } }], usage: { input_tokens: 30, output_tokens: 9, cache_read_input_tokens: 4 } });
+    fake.enqueue({
+      text: 'Checking the weather now.',
+      toolUses: [{ id: 'toolu_custom', name: 'get_weather', input: { city: 'Lyon', days: [1, 2] } }],
+      usage: { input_tokens: 30, output_tokens: 9, cache_read_input_tokens: 4 },
+    });
     const stream = client.messages.stream({ model: MODEL, max_tokens: 100, tools, messages: [{ role: 'user', content: 'Lyon?' }] });
     const texts: string[] = [];
     const jsonParts: string[] = [];
@@ -57,7 +77,10 @@ describe('FakeAnthropic with the real Anthropic SDK', () => {
     expect(final).toMatchObject({
       stop_reason: 'tool_use',
       usage: { input_tokens: 30, output_tokens: 9, cache_read_input_tokens: 4 },
-      content: [{ type: 'text', text: 'Checking the weather now.' }, { type: 'tool_use', id: 'toolu_custom', name: 'get_weather', input: { city: 'Lyon', days: [1, 2] } }],
+      content: [
+        { type: 'text', text: 'Checking the weather now.' },
+        { type: 'tool_use', id: 'toolu_custom', name: 'get_weather', input: { city: 'Lyon', days: [1, 2] } },
+      ],
     });
     expect(fake.lastRequest().body.stream).toBe(true);
   });
@@ -74,7 +97,9 @@ describe('FakeAnthropic with the real Anthropic SDK', () => {
 
   it('a 500 surfaces as an APIError with status 500 and the message', async () => {
     fake.enqueue({ error: { status: 500, type: 'api_error', message: 'fake 500' } });
-    const error = await client.messages.create({ model: MODEL, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    const error = await client.messages
+      .create({ model: MODEL, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.APIError);
     expect(error).toBeInstanceOf(Anthropic.InternalServerError);
     expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(500);
@@ -83,7 +108,9 @@ describe('FakeAnthropic with the real Anthropic SDK', () => {
 
   it('a 401 is an AuthenticationError', async () => {
     fake.enqueue({ error: { status: 401, type: 'authentication_error', message: 'invalid x-api-key' } });
-    await expect(client.messages.create({ model: MODEL, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })).rejects.toBeInstanceOf(Anthropic.AuthenticationError);
+    await expect(
+      client.messages.create({ model: MODEL, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+    ).rejects.toBeInstanceOf(Anthropic.AuthenticationError);
   });
 
   it('dynamic turns see the request; an empty script answers a default text and counts it', async () => {
@@ -120,7 +147,11 @@ describe('FakeAnthropic with the real Anthropic SDK', () => {
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
     fake.enqueue({ text: 'beta ok' });
-    const beta = await fetch(`${fake.url}/v1/messages?beta=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, messages: [] }) });
+    const beta = await fetch(`${fake.url}/v1/messages?beta=true`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL, messages: [] }),
+    });
     expect(await beta.json()).toMatchObject({ content: [{ type: 'text', text: 'beta ok' }] });
     expect(fake.lastRequest()).toMatchObject({ path: '/v1/messages', query: '?beta=true' });
   });

@@ -51,13 +51,18 @@ describe('FakeSlack Socket Mode with a real Bolt app', () => {
   });
 
   it('a slash_commands envelope is acked with the ack payload (accepts_response_payload) and respond() reaches the sink', async () => {
-    const { ack } = await slack.sendEnvelope('slash_commands', slashCommandFields({ text: 'go', responseUrl: slack.responseUrl('sock') }), { envelopeId: 'env-cmd' });
+    const { ack } = await slack.sendEnvelope('slash_commands', slashCommandFields({ text: 'go', responseUrl: slack.responseUrl('sock') }), {
+      envelopeId: 'env-cmd',
+    });
     expect(ack).toEqual({ envelope_id: 'env-cmd', payload: { text: 'ack go' } });
     expect((await slack.waitForResponse((r) => r.id === 'sock')).body).toMatchObject({ text: 'done go' });
   });
 
   it('an interactive envelope is acked', async () => {
-    const { ack } = await slack.sendEnvelope('interactive', blockActions({ actionId: 'approve_btn', value: 'v', responseUrl: slack.responseUrl('i') }));
+    const { ack } = await slack.sendEnvelope(
+      'interactive',
+      blockActions({ actionId: 'approve_btn', value: 'v', responseUrl: slack.responseUrl('i') }),
+    );
     expect(ack.envelope_id).toMatch(/^env-/);
   });
 

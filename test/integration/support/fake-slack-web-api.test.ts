@@ -57,10 +57,17 @@ describe('FakeSlack Web API with the real WebClient', () => {
   it('a 429 with retry-after: rejected when rejectRateLimitedCalls, waited out and retried otherwise', async () => {
     slack.setResponse('chat.postMessage', httpReply(429, { ok: false, error: 'ratelimited' }, { 'retry-after': '0' }), { times: 1 });
     const strict = new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
-    await expect(strict.chat.postMessage({ channel: 'C1', text: 'x' })).rejects.toMatchObject({ code: ErrorCode.RateLimitedError, retryAfter: 0 });
+    await expect(strict.chat.postMessage({ channel: 'C1', text: 'x' })).rejects.toMatchObject({
+      code: ErrorCode.RateLimitedError,
+      retryAfter: 0,
+    });
 
     slack.setResponse('chat.postMessage', httpReply(429, { ok: false, error: 'ratelimited' }, { 'retry-after': '0' }), { times: 1 });
-    const patient = new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 1, factor: 1, minTimeout: 0, maxTimeout: 0 }, logLevel: LogLevel.ERROR });
+    const patient = new WebClient('xoxb-test', {
+      slackApiUrl: slack.apiUrl,
+      retryConfig: { retries: 1, factor: 1, minTimeout: 0, maxTimeout: 0 },
+      logLevel: LogLevel.ERROR,
+    });
     await expect(patient.chat.postMessage({ channel: 'C1', text: 'y' })).resolves.toMatchObject({ ok: true });
     expect(slack.callsTo('chat.postMessage').map((c) => c.args.text)).toEqual(['x', 'y', 'y']);
   });
@@ -70,7 +77,9 @@ describe('FakeSlack Web API with the real WebClient', () => {
     const call = await slack.waitForCall('chat.update', (c) => c.args.text === 'done', 2_000);
     expect(call.args.ts).toBe('1.1');
 
-    await expect(slack.waitForCall('reactions.add', undefined, 100)).rejects.toThrow(/reactions\.add[\s\S]*chat\.update \(channel="C1", text="done", ts="1\.1"\)/);
+    await expect(slack.waitForCall('reactions.add', undefined, 100)).rejects.toThrow(
+      /reactions\.add[\s\S]*chat\.update \(channel="C1", text="done", ts="1\.1"\)/,
+    );
     slack.clearCalls();
     expect(slack.calls).toHaveLength(0);
   });
@@ -78,7 +87,15 @@ describe('FakeSlack Web API with the real WebClient', () => {
   it('the response_url sink records JSON posts', async () => {
     const url = slack.responseUrl('abc');
     expect(url).toBe(`${slack.url}/response/abc`);
-    setTimeout(() => void fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'later', response_type: 'ephemeral' }) }), 20);
+    setTimeout(
+      () =>
+        void fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ text: 'later', response_type: 'ephemeral' }),
+        }),
+      20,
+    );
     const response = await slack.waitForResponse((r) => r.id === 'abc', 2_000);
     expect(response.body).toEqual({ text: 'later', response_type: 'ephemeral' });
   });

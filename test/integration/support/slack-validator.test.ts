@@ -7,7 +7,11 @@ const section = (text: string, type = 'mrkdwn') => ({ type: 'section', text: { t
 
 describe('slack-validator', () => {
   it('accepts what our templates write: escaped text, user and channel mentions, dates, links', () => {
-    expect(mrkdwnProblems('Approved by <@U1> in <#C1> at <!date^1700000000^{time}|noon>, see <https://github.com/x/y/pull/1|PR 1>. a &amp; b &lt;c&gt;')).toEqual([]);
+    expect(
+      mrkdwnProblems(
+        'Approved by <@U1> in <#C1> at <!date^1700000000^{time}|noon>, see <https://github.com/x/y/pull/1|PR 1>. a &amp; b &lt;c&gt;',
+      ),
+    ).toEqual([]);
   });
 
   it('flags broadcasts, hostile mentions and links, stray markup and unescaped & or <', () => {
@@ -42,7 +46,15 @@ describe('slack-validator', () => {
         {
           type: 'input',
           label: { type: 'plain_text', text: 'Project' },
-          element: { type: 'static_select', action_id: 'v', options: [{ text: { type: 'plain_text', text: 'a' }, value: 'a' }, { text: { type: 'plain_text', text: 'b' }, value: 'a' }], initial_option: { text: { type: 'plain_text', text: 'c' }, value: 'c' } },
+          element: {
+            type: 'static_select',
+            action_id: 'v',
+            options: [
+              { text: { type: 'plain_text', text: 'a' }, value: 'a' },
+              { text: { type: 'plain_text', text: 'b' }, value: 'a' },
+            ],
+            initial_option: { text: { type: 'plain_text', text: 'c' }, value: 'c' },
+          },
         },
       ],
     }).map((v) => `${v.path}: ${v.problem}`);
@@ -59,14 +71,29 @@ describe('slack-validator', () => {
         'blocks[56].element.initial_option: initial_option is not one of the options',
       ]),
     );
-    expect(validateView({ type: 'home', blocks: Array.from({ length: 101 }, () => ({ type: 'divider' })) })).toEqual([{ path: 'view.blocks', problem: '101 blocks (at most 100)' }]);
-    expect(validateView({ type: 'modal', title: { type: 'plain_text', text: 'A title far too long for a modal' }, blocks: [] })[0].problem).toContain('at most 24');
+    expect(validateView({ type: 'home', blocks: Array.from({ length: 101 }, () => ({ type: 'divider' })) })).toEqual([
+      { path: 'view.blocks', problem: '101 blocks (at most 100)' },
+    ]);
+    expect(
+      validateView({ type: 'modal', title: { type: 'plain_text', text: 'A title far too long for a modal' }, blocks: [] })[0].problem,
+    ).toContain('at most 24');
   });
 
   it('reads what a person sees: rich and plain text literally, mrkdwn decoded', () => {
     const blocks = [
       section('a &amp; b'),
-      { type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: '*x* ' }, { type: 'text', text: 'y', style: { bold: true } }] }] },
+      {
+        type: 'rich_text',
+        elements: [
+          {
+            type: 'rich_text_section',
+            elements: [
+              { type: 'text', text: '*x* ' },
+              { type: 'text', text: 'y', style: { bold: true } },
+            ],
+          },
+        ],
+      },
     ];
     expect(visibleTexts(blocks)).toEqual(['a & b', '*x* y']);
     expect(visibleTexts(blocks, { literalOnly: true })).toEqual(['*x* y']);
@@ -80,10 +107,26 @@ describe('FakeSlack runs every payload through the validator', () => {
     await client.chat.postMessage({ channel: 'C1', text: 'fine &amp; escaped', blocks: [section('ok')] });
     expect(slack.violations).toEqual([]);
     await client.chat.postMessage({ channel: 'C1', text: `Task ${HOSTILE}` });
-    await client.views.publish({ user_id: 'U1', view: { type: 'home', blocks: Array.from({ length: 101 }, () => ({ type: 'divider' as const })) } });
-    await fetch(slack.responseUrl('r9'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: '<!here>' }) });
-    expect(slack.violations.map((v) => v.where)).toEqual(['chat.postMessage', 'chat.postMessage', 'chat.postMessage', 'chat.postMessage', 'views.publish', 'response_url r9']);
-    await expect(slack.close()).rejects.toThrow(/chat\.postMessage text: a broadcast or group mention <!channel>[\s\S]*views\.publish view\.blocks: 101 blocks[\s\S]*response_url r9 text: a broadcast or group mention <!here>/);
+    await client.views.publish({
+      user_id: 'U1',
+      view: { type: 'home', blocks: Array.from({ length: 101 }, () => ({ type: 'divider' as const })) },
+    });
+    await fetch(slack.responseUrl('r9'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: '<!here>' }),
+    });
+    expect(slack.violations.map((v) => v.where)).toEqual([
+      'chat.postMessage',
+      'chat.postMessage',
+      'chat.postMessage',
+      'chat.postMessage',
+      'views.publish',
+      'response_url r9',
+    ]);
+    await expect(slack.close()).rejects.toThrow(
+      /chat\.postMessage text: a broadcast or group mention <!channel>[\s\S]*views\.publish view\.blocks: 101 blocks[\s\S]*response_url r9 text: a broadcast or group mention <!here>/,
+    );
   });
 
   it('lets a test take the violations it caused on purpose', async () => {

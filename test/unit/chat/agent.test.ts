@@ -17,7 +17,10 @@ function scripted(...turns: Array<{ text?: string; tools?: ChatToolUse[] } | Err
       const turn = turns.shift() ?? { text: 'end' };
       if (turn instanceof Error) throw turn;
       const tools = turn.tools ?? [];
-      const content = [...(turn.text ? [{ type: 'text' as const, text: turn.text }] : []), ...tools.map((t) => ({ type: 'tool_use' as const, ...t }))];
+      const content = [
+        ...(turn.text ? [{ type: 'text' as const, text: turn.text }] : []),
+        ...tools.map((t) => ({ type: 'tool_use' as const, ...t })),
+      ];
       return { text: turn.text ?? '', toolUses: tools, content, stopReason: tools.length ? 'tool_use' : 'end_turn', usage };
     },
   };
@@ -44,13 +47,23 @@ function stubHandler(log: string[], run?: (name: string, args: Record<string, un
   } as unknown as CommandHandler;
 }
 
-const base = { actor: { source: 'chat' as const, userId: 'U1' }, system: 'sys', tools: [], messages: [{ role: 'user' as const, content: 'go' }] };
+const base = {
+  actor: { source: 'chat' as const, userId: 'U1' },
+  system: 'sys',
+  tools: [],
+  messages: [{ role: 'user' as const, content: 'go' }],
+};
 
 describe('runAgentTurn', () => {
   it('runs one round’s calls together and keeps results in call order', async () => {
     const log: string[] = [];
     const provider = scripted(
-      { tools: [{ id: 'a', name: 'slow', input: { n: 1, ms: 40 } }, { id: 'b', name: 'slow', input: { n: 2, ms: 5 } }] },
+      {
+        tools: [
+          { id: 'a', name: 'slow', input: { n: 1, ms: 40 } },
+          { id: 'b', name: 'slow', input: { n: 2, ms: 5 } },
+        ],
+      },
       { text: 'Both updated.' },
     );
     const out = await runAgentTurn({ ...base, provider, handler: stubHandler(log) });
@@ -64,9 +77,18 @@ describe('runAgentTurn', () => {
 
   it('turns a thrown command into an error result, and survives a failing progress callback', async () => {
     const provider = scripted({ tools: [{ id: 'x', name: 'explode', input: {} }] }, { text: 'It failed.' });
-    const out = await runAgentTurn({ ...base, provider, handler: stubHandler([]), onProgress: () => { throw new Error('slack down'); } });
+    const out = await runAgentTurn({
+      ...base,
+      provider,
+      handler: stubHandler([]),
+      onProgress: () => {
+        throw new Error('slack down');
+      },
+    });
     expect(out.text).toBe('It failed.');
-    expect(provider.requests[1].messages.at(-1)!.content).toEqual([{ type: 'tool_result', tool_use_id: 'x', content: '{"error":"kaboom"}', is_error: true }]);
+    expect(provider.requests[1].messages.at(-1)!.content).toEqual([
+      { type: 'tool_result', tool_use_id: 'x', content: '{"error":"kaboom"}', is_error: true },
+    ]);
   });
 
   it('holds confirm commands without running them', async () => {
@@ -74,7 +96,9 @@ describe('runAgentTurn', () => {
     const provider = scripted({ tools: [{ id: 'd', name: 'drop_all', input: { really: true } }] }, { text: '' });
     const out = await runAgentTurn({ ...base, provider, handler: stubHandler(log) });
     expect(log).toEqual([]);
-    expect(out.pendingConfirmations).toEqual([{ id: expect.any(String), command: 'drop_all', args: { really: true }, summary: 'Run drop_all with really=true.' }]);
+    expect(out.pendingConfirmations).toEqual([
+      { id: expect.any(String), command: 'drop_all', args: { really: true }, summary: 'Run drop_all with really=true.' },
+    ]);
     expect(out.text).toBe('Waiting for someone to confirm: Run drop_all with really=true.');
   });
 
@@ -83,7 +107,9 @@ describe('runAgentTurn', () => {
     const provider = scripted({ tools: [{ id: 'l', name: 'look', input: { n: 1 } }] }, err);
     const out = await runAgentTurn({ ...base, provider, handler: stubHandler([]) });
     expect(out.failed).toBe(true);
-    expect(out.text).toBe("I couldn't finish because the model is rate limited right now. Nothing was changed. Please try again in a moment.");
+    expect(out.text).toBe(
+      "I couldn't finish because the model is rate limited right now. Nothing was changed. Please try again in a moment.",
+    );
     expect(out.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     expect(out.messages.at(-1)).toEqual({ role: 'assistant', content: out.text });
   });
@@ -98,12 +124,16 @@ describe('runAgentTurn', () => {
 
 describe('plain-words outcomes', () => {
   it('describes actions, failures, lookups and waits without a tool log', () => {
-    expect(describeOutcome([{ command: 'create_task', args: {}, result: { created: 'swift-fox-042', title: 'Fix login', project_id: 'demo' } }])).toBe(
-      'Created task swift-fox-042 (Fix login) in demo.',
+    expect(
+      describeOutcome([{ command: 'create_task', args: {}, result: { created: 'swift-fox-042', title: 'Fix login', project_id: 'demo' } }]),
+    ).toBe('Created task swift-fox-042 (Fix login) in demo.');
+    expect(describeOutcome([{ command: 'create_project', args: {}, result: { created: 'demo', name: 'demo' } }])).toBe(
+      'Created project demo.',
     );
-    expect(describeOutcome([{ command: 'create_project', args: {}, result: { created: 'demo', name: 'demo' } }])).toBe('Created project demo.');
     expect(describeOutcome([{ command: 'approve_task', args: {}, result: { approved: 't1', title: 'T' } }])).toBe('Approved task t1 (T).');
-    expect(describeOutcome([{ command: 'get_task', args: {}, result: { error: "Task 'x' not found." } }])).toBe("get_task failed: Task 'x' not found.");
+    expect(describeOutcome([{ command: 'get_task', args: {}, result: { error: "Task 'x' not found." } }])).toBe(
+      "get_task failed: Task 'x' not found.",
+    );
     expect(describeOutcome([{ command: 'list_tasks', args: {}, result: { tasks: [] } }])).toMatch(/^I looked things up \(list_tasks\)/);
     expect(describeOutcome([])).toBe('I have no answer to that. Could you say it another way?');
     expect(describeOutcome([{ command: 'x', args: {}, result: { created: 'a' } }]).includes('Actions taken')).toBe(false);

@@ -1,10 +1,22 @@
-import { compactConversation, cutIndex, forStorage, KEEP_MESSAGES, MAX_MESSAGES, STORED_RESULT_CHARS, SUMMARY_HEADING, withSummary } from '../../../src/chat/memory';
+import {
+  compactConversation,
+  cutIndex,
+  forStorage,
+  KEEP_MESSAGES,
+  MAX_MESSAGES,
+  STORED_RESULT_CHARS,
+  SUMMARY_HEADING,
+  withSummary,
+} from '../../../src/chat/memory';
 import type { ChatMessage, ChatProvider, CreateMessageRequest } from '../../../src/model/provider';
 
 const user = (text: string): ChatMessage => ({ role: 'user', content: text });
 const assistant = (text: string): ChatMessage => ({ role: 'assistant', content: [{ type: 'text', text }] });
 const toolCall = (id: string): ChatMessage => ({ role: 'assistant', content: [{ type: 'tool_use', id, name: 'get_status', input: {} }] });
-const toolResult = (id: string, content = '{}'): ChatMessage => ({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content }] });
+const toolResult = (id: string, content = '{}'): ChatMessage => ({
+  role: 'user',
+  content: [{ type: 'tool_result', tool_use_id: id, content }],
+});
 
 /** n plain exchanges: user, assistant. */
 const plain = (n: number) => Array.from({ length: n }, (_, i) => [user(`m${i}`), assistant(`a${i}`)]).flat();
@@ -23,7 +35,11 @@ describe('memory rule', () => {
 
   it('never cuts between a tool_use and its tool_result', () => {
     // A long tool exchange fills the last KEEP_MESSAGES: the cut moves back to the user message that started it.
-    const exchange = [user('do it'), ...Array.from({ length: 8 }, (_, i) => [toolCall(`t${i}`), toolResult(`t${i}`)]).flat(), assistant('done')];
+    const exchange = [
+      user('do it'),
+      ...Array.from({ length: 8 }, (_, i) => [toolCall(`t${i}`), toolResult(`t${i}`)]).flat(),
+      assistant('done'),
+    ];
     const messages = [...plain(8), ...exchange];
     const cut = cutIndex(messages);
     expect(messages[cut]).toEqual(user('do it'));
@@ -46,7 +62,13 @@ describe('memory rule', () => {
       model: 'stub',
       async createMessage(request) {
         requests.push(request);
-        return { text: 'new summary', toolUses: [], content: [], stopReason: 'end_turn', usage: { inputTokens: 5, outputTokens: 2, cacheReadTokens: 0, cacheCreationTokens: 0 } };
+        return {
+          text: 'new summary',
+          toolUses: [],
+          content: [],
+          stopReason: 'end_turn',
+          usage: { inputTokens: 5, outputTokens: 2, cacheReadTokens: 0, cacheCreationTokens: 0 },
+        };
       },
     };
     const messages = plain(MAX_MESSAGES / 2 + 1);
@@ -66,7 +88,13 @@ describe('memory rule', () => {
   it('puts the summary at the start of the first user message', () => {
     expect(withSummary(null, [user('hi')])).toEqual([user('hi')]);
     expect(withSummary('S', [user('hi'), assistant('yo')])).toEqual([
-      { role: 'user', content: [{ type: 'text', text: `${SUMMARY_HEADING}\nS` }, { type: 'text', text: 'hi' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: `${SUMMARY_HEADING}\nS` },
+          { type: 'text', text: 'hi' },
+        ],
+      },
       assistant('yo'),
     ]);
     // A history that does not open with a person's message is trimmed to one that does.

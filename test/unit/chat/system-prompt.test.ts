@@ -11,7 +11,9 @@ describe('chat system prompt', () => {
         { id: 'api', name: 'api', status: 'PAUSED', workspace: '/srv/ws/api' },
       ],
     });
-    expect(prompt).toContain('This conversation is in the channel of project `web` (Website). Use it as project_id unless the person names another project.');
+    expect(prompt).toContain(
+      'This conversation is in the channel of project `web` (Website). Use it as project_id unless the person names another project.',
+    );
     expect(prompt).toContain('- `web` Website (workspace /srv/ws/web)');
     expect(prompt).toContain('- `api` api (paused, workspace /srv/ws/api)');
     expect(prompt).toContain('/srv/ws');

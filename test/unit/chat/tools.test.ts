@@ -46,7 +46,12 @@ describe('model tools generated from the command catalog', () => {
     expect(tool).toEqual({
       name: 'wave_hello',
       description: 'Wave.',
-      inputSchema: { type: 'object', properties: { to: { type: 'string', description: 'Who' } }, required: ['to'], additionalProperties: false },
+      inputSchema: {
+        type: 'object',
+        properties: { to: { type: 'string', description: 'Who' } },
+        required: ['to'],
+        additionalProperties: false,
+      },
     });
   });
 });

@@ -10,7 +10,14 @@ describe('loadConfig', () => {
     expect(config.workspaceDir).toBe(path.join(home, 'workspaces'));
     expect(config.databaseUrl).toBe(`sqlite:${path.join(home, 'agent-queue.db')}`);
     expect(config.databasePath).toBe(path.join(home, 'agent-queue.db'));
-    expect(config.slack).toEqual({ botToken: undefined, appToken: undefined, signingSecret: undefined, port: 3000, apiUrl: undefined, notifyChannel: undefined });
+    expect(config.slack).toEqual({
+      botToken: undefined,
+      appToken: undefined,
+      signingSecret: undefined,
+      port: 3000,
+      apiUrl: undefined,
+      notifyChannel: undefined,
+    });
     expect(config.anthropic.model).toBe(DEFAULT_CHAT_MODEL);
     expect(config.chat.perProjectChannels.autoCreate).toBe(false);
     expect(config.autoTask.useLlmParser).toBe(false);

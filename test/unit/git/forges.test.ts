@@ -29,6 +29,8 @@ describe('choosing the forge', () => {
   it('takes the merge method from AQ_MERGE_METHOD and says what is wrong with a bad one', () => {
     expect(mergeMethodFrom({})).toBe('merge');
     expect(mergeMethodFrom({ AQ_MERGE_METHOD: ' Squash ' })).toBe('squash');
-    expect(() => mergeMethodFrom({ AQ_MERGE_METHOD: 'octopus' })).toThrow('AQ_MERGE_METHOD must be merge, squash or rebase (got "octopus").');
+    expect(() => mergeMethodFrom({ AQ_MERGE_METHOD: 'octopus' })).toThrow(
+      'AQ_MERGE_METHOD must be merge, squash or rebase (got "octopus").',
+    );
   });
 });

@@ -45,8 +45,10 @@ const upward: Array<[string, string]> = [
 ];
 
 const downward: Record<string, string> = {
-  'src/orchestrator/downward.ts': "import { a } from '../db/database';\nimport { b } from '../model/provider';\nimport { c } from './events';\nexport const d = [a, b, c];\n",
-  'listeners/events/downward.ts': "import { a } from '../../src/slack/home';\nimport { b } from '../../src/commands/catalog';\nexport const c = [a, b];\n",
+  'src/orchestrator/downward.ts':
+    "import { a } from '../db/database';\nimport { b } from '../model/provider';\nimport { c } from './events';\nexport const d = [a, b, c];\n",
+  'listeners/events/downward.ts':
+    "import { a } from '../../src/slack/home';\nimport { b } from '../../src/commands/catalog';\nexport const c = [a, b];\n",
   'src/db/repositories/own.ts': "import { a } from './agents';\nexport const b = a;\n",
 };
 

@@ -29,7 +29,14 @@ describe('agent prompt', () => {
 
   it('tells plan subtasks to implement directly, and includes upstream summaries cut to 2000 chars', () => {
     const long = 'x'.repeat(UPSTREAM_SUMMARY_LIMIT + 500);
-    const p = buildAgentPrompt({ ...base, task: { ...base.task, isPlanSubtask: true, planDepth: 1 }, upstream: [{ id: 'a', title: 'Schema', summary: long }, { id: 'b', title: 'Empty', summary: null }] });
+    const p = buildAgentPrompt({
+      ...base,
+      task: { ...base.task, isPlanSubtask: true, planDepth: 1 },
+      upstream: [
+        { id: 'a', title: 'Schema', summary: long },
+        { id: 'b', title: 'Empty', summary: null },
+      ],
+    });
     expect(p).toContain('Implement this step DIRECTLY');
     expect(p).not.toContain('Writing Implementation Plans');
     expect(p).toContain('### Schema (a)');
@@ -41,7 +48,10 @@ describe('agent prompt', () => {
 
 describe('Claude Code adapter pieces', () => {
   it('builds the CLI environment: ours + Anthropic settings + the four DISABLE variables + bounded retries', () => {
-    const env = buildClaudeEnv({ apiKey: 'k', baseUrl: 'http://127.0.0.1:9', maxRetries: 1, env: { HOME: '/tmp/h' } }, { PATH: '/bin', CLAUDECODE: '1', CLAUDE_CODE_ENTRYPOINT: 'cli' });
+    const env = buildClaudeEnv(
+      { apiKey: 'k', baseUrl: 'http://127.0.0.1:9', maxRetries: 1, env: { HOME: '/tmp/h' } },
+      { PATH: '/bin', CLAUDECODE: '1', CLAUDE_CODE_ENTRYPOINT: 'cli' },
+    );
     expect(env).toMatchObject({
       PATH: '/bin',
       HOME: '/tmp/h',
@@ -58,7 +68,10 @@ describe('Claude Code adapter pieces', () => {
   });
 
   it('keeps Slack tokens and other secrets away from the agent, but not its own Anthropic key', () => {
-    const env = buildClaudeEnv({}, { PATH: '/bin', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', GITHUB_TOKEN: 'ghp', ANTHROPIC_API_KEY: 'sk-env' });
+    const env = buildClaudeEnv(
+      {},
+      { PATH: '/bin', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', GITHUB_TOKEN: 'ghp', ANTHROPIC_API_KEY: 'sk-env' },
+    );
     expect(env).toMatchObject({ PATH: '/bin', ANTHROPIC_API_KEY: 'sk-env' });
     expect(env.SLACK_BOT_TOKEN).toBeUndefined();
     expect(env.SLACK_APP_TOKEN).toBeUndefined();
@@ -71,7 +84,12 @@ describe('Claude Code adapter pieces', () => {
     const message = {
       type: 'assistant',
       parent_tool_use_id: null,
-      message: { content: [{ type: 'text', text: 'Looking around.' }, { type: 'tool_use', name: 'Grep', input: { pattern: 'TODO' } }] },
+      message: {
+        content: [
+          { type: 'text', text: 'Looking around.' },
+          { type: 'tool_use', name: 'Grep', input: { pattern: 'TODO' } },
+        ],
+      },
     } as never;
     expect(progressLines(message, '/ws/a')).toEqual(['Looking around.', 'Grep · TODO']);
   });

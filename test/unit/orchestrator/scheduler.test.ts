@@ -5,7 +5,14 @@ function project(id: string, over: Partial<SchedulerProject> = {}): SchedulerPro
 }
 
 function tasks(projectId: string, n: number, over: Partial<SchedulerTask> = {}): SchedulerTask[] {
-  return Array.from({ length: n }, (_, i) => ({ id: `${projectId}-t${i}`, projectId, priority: 100, createdAt: 1000 + i, preferredWorkspaceId: null, ...over }));
+  return Array.from({ length: n }, (_, i) => ({
+    id: `${projectId}-t${i}`,
+    projectId,
+    priority: 100,
+    createdAt: 1000 + i,
+    preferredWorkspaceId: null,
+    ...over,
+  }));
 }
 
 function snapshot(over: Partial<SchedulerSnapshot> = {}): SchedulerSnapshot {
@@ -31,7 +38,9 @@ describe('scheduler', () => {
       { id: 'urgent-new', projectId: 'a', priority: 10, createdAt: 8, preferredWorkspaceId: null },
       { id: 'urgent-old', projectId: 'a', priority: 10, createdAt: 1, preferredWorkspaceId: null },
     ];
-    expect(schedule(snapshot({ readyTasks: { a: ready } }))).toEqual([{ agentId: 'ag1', taskId: 'urgent-old', projectId: 'a', workspaceId: 'wa1' }]);
+    expect(schedule(snapshot({ readyTasks: { a: ready } }))).toEqual([
+      { agentId: 'ag1', taskId: 'urgent-old', projectId: 'a', workspaceId: 'wa1' },
+    ]);
   });
 
   it('returns nothing with no idle agents, no ready tasks, a global pause or a spent global budget', () => {
@@ -75,7 +84,11 @@ describe('scheduler', () => {
     const pinned = tasks('a', 1, { id: 'pinned', preferredWorkspaceId: 'wa2', priority: 1 } as Partial<SchedulerTask>);
     const s = snapshot({ readyTasks: { a: [...pinned, ...tasks('a', 1)] } });
     expect(schedule(s)[0]).toMatchObject({ taskId: 'pinned', workspaceId: 'wa2' });
-    const locked = snapshot({ readyTasks: { a: [...pinned, ...tasks('a', 1)] }, availableWorkspaces: { a: ['wa1'] }, lockedWorkspaceIds: ['wa2'] });
+    const locked = snapshot({
+      readyTasks: { a: [...pinned, ...tasks('a', 1)] },
+      availableWorkspaces: { a: ['wa1'] },
+      lockedWorkspaceIds: ['wa2'],
+    });
     expect(schedule(locked)[0]).toMatchObject({ taskId: 'a-t0', workspaceId: 'wa1' });
     // A preference for a workspace that no longer exists is ignored.
     const gone = snapshot({ readyTasks: { a: tasks('a', 1, { preferredWorkspaceId: 'deleted' }) }, availableWorkspaces: { a: ['wa1'] } });
@@ -84,7 +97,12 @@ describe('scheduler', () => {
 
   it('keeps a workspace that a queued task is pinned to for that task when another is free', () => {
     const s = snapshot({
-      readyTasks: { a: [{ id: 'free', projectId: 'a', priority: 1, createdAt: 1, preferredWorkspaceId: null }, { id: 'pinned', projectId: 'a', priority: 2, createdAt: 2, preferredWorkspaceId: 'wa1' }] },
+      readyTasks: {
+        a: [
+          { id: 'free', projectId: 'a', priority: 1, createdAt: 1, preferredWorkspaceId: null },
+          { id: 'pinned', projectId: 'a', priority: 2, createdAt: 2, preferredWorkspaceId: 'wa1' },
+        ],
+      },
       idleAgents: [{ id: 'ag1' }, { id: 'ag2' }],
       availableWorkspaces: { a: ['wa1', 'wa2'] },
     });
@@ -136,7 +154,12 @@ describe('scheduler', () => {
   });
 
   it('is deterministic', () => {
-    const s = snapshot({ projects: [project('b'), project('a')], readyTasks: { a: tasks('a', 2), b: tasks('b', 2) }, availableWorkspaces: { a: ['wa'], b: ['wb'] }, idleAgents: [{ id: 'x' }, { id: 'y' }] });
+    const s = snapshot({
+      projects: [project('b'), project('a')],
+      readyTasks: { a: tasks('a', 2), b: tasks('b', 2) },
+      availableWorkspaces: { a: ['wa'], b: ['wb'] },
+      idleAgents: [{ id: 'x' }, { id: 'y' }],
+    });
     expect(schedule(s)).toEqual(schedule(JSON.parse(JSON.stringify(s))));
   });
 });

@@ -44,7 +44,9 @@ describe('the state machine is the only door to a task status', () => {
   }
 
   it('no code writes the status column in SQL', async () => {
-    const writers = (await sources()).filter(({ text }) => /update\s+tasks\s+set\b(?:(?!\bwhere\b)[^;`]){0,300}?\bstatus\s*=/i.test(text)).map((s) => s.file);
+    const writers = (await sources())
+      .filter(({ text }) => /update\s+tasks\s+set\b(?:(?!\bwhere\b)[^;`]){0,300}?\bstatus\s*=/i.test(text))
+      .map((s) => s.file);
     expect(writers).toEqual([]);
     const bulkUpdates = (await sources()).filter(({ text }) => /nativeUpdate\(\s*Task\b/.test(text)).map((s) => s.file);
     expect(bulkUpdates).toEqual(['src/db/repositories/tasks.ts']);
@@ -69,7 +71,12 @@ describe('TaskStateMachine against the database', () => {
 
   it('applies an allowed move with its changes', async () => {
     const t = await rt.db.tasks.create({ projectId: 'p', title: 't', description: 'd' });
-    expect(await machine.fire(t.id, 'ASSIGN', { assignedAgent: 'a1' })).toMatchObject({ ok: true, from: 'READY', to: 'ASSIGNED', task: { id: t.id, status: 'READY' } });
+    expect(await machine.fire(t.id, 'ASSIGN', { assignedAgent: 'a1' })).toMatchObject({
+      ok: true,
+      from: 'READY',
+      to: 'ASSIGNED',
+      task: { id: t.id, status: 'READY' },
+    });
     expect(await rt.db.tasks.get(t.id)).toMatchObject({ status: 'ASSIGNED', assignedAgent: 'a1' });
   });
 
@@ -90,7 +97,10 @@ describe('TaskStateMachine against the database', () => {
   it('is compare-and-set: of two racing moves from the same status only one lands', async () => {
     const t = await rt.db.tasks.create({ projectId: 'p', title: 't', description: 'd' });
     const other = new TaskStateMachine(rt.db, () => undefined);
-    const [a, b] = await Promise.all([machine.fire(t.id, 'ASSIGN', { assignedAgent: 'x' }), other.fire(t.id, 'ASSIGN', { assignedAgent: 'y' })]);
+    const [a, b] = await Promise.all([
+      machine.fire(t.id, 'ASSIGN', { assignedAgent: 'x' }),
+      other.fire(t.id, 'ASSIGN', { assignedAgent: 'y' }),
+    ]);
     expect([a.ok, b.ok].filter(Boolean)).toHaveLength(1);
   });
 

@@ -1,10 +1,5 @@
 import type { ChatProvider, ChatResponse, CreateMessageRequest } from '../../../src/model/provider';
-import {
-  EXTRACT_PLAN_STEPS_TOOL,
-  parsePlanWithLlm,
-  PLAN_PARSER_MAX_TOKENS,
-  PLAN_PARSER_SYSTEM_PROMPT,
-} from '../../../src/plan/llm-parser';
+import { EXTRACT_PLAN_STEPS_TOOL, parsePlanWithLlm, PLAN_PARSER_MAX_TOKENS, PLAN_PARSER_SYSTEM_PROMPT } from '../../../src/plan/llm-parser';
 import { parsePlan } from '../../../src/plan/parser';
 
 /** Stands in for the remote model: answers each request from a script. */
@@ -73,7 +68,9 @@ describe('parsePlanWithLlm', () => {
     const listed = Array.from({ length: 30 }, (_, i) => ({ title: `S${i}`, description: 'd' }));
     const provider = new ScriptedProvider(toolAnswer(listed));
     expect((await parsePlanWithLlm(PLAN, provider)).steps).toHaveLength(20);
-    const three = await parsePlanWithLlm(PLAN, new ScriptedProvider(toolAnswer([{ title: '', description: 'x' }, ...listed])), { maxSteps: 3 });
+    const three = await parsePlanWithLlm(PLAN, new ScriptedProvider(toolAnswer([{ title: '', description: 'x' }, ...listed])), {
+      maxSteps: 3,
+    });
     expect(three.steps.map((s) => [s.title, s.priorityHint])).toEqual([
       ['S0', 1],
       ['S1', 2],

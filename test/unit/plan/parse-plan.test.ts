@@ -132,7 +132,7 @@ describe('numbered-list fallback', () => {
     expect(parsePlan(plan, { maxSteps: 2 }).steps.map((s) => s.title)).toEqual(['Alpha', 'Beta']);
   });
 
-  it('matches Unicode digits as Python\'s \\d does', () => {
+  it("matches Unicode digits as Python's \\d does", () => {
     expect(parsePlan('١. Arabic one\n').steps.map((s) => s.title)).toEqual(['Arabic one']);
   });
 });
@@ -168,9 +168,7 @@ describe('buildTaskDescription', () => {
   const step = { title: 'Add login', description: 'Details here.', priorityHint: 0 };
   it('joins the parts with single newlines in all four combinations', () => {
     expect(buildTaskDescription(step)).toBe('**Add login**\n\n## Task Details\nDetails here.');
-    expect(buildTaskDescription(step, null, 'Why.')).toBe(
-      '**Add login**\n\n## Background Context\nWhy.\n\n## Task Details\nDetails here.',
-    );
+    expect(buildTaskDescription(step, null, 'Why.')).toBe('**Add login**\n\n## Background Context\nWhy.\n\n## Task Details\nDetails here.');
     expect(buildTaskDescription(step, { title: 'Auth' })).toBe(
       '**Add login**\n\nThis task is part of the implementation plan from: **Auth**\n\n## Task Details\nDetails here.',
     );

@@ -1,13 +1,7 @@
 import { cleanTitle, extractPlanContext, parsePlan } from '../../../src/plan/parser';
 import { pyStrip, pyStripRange } from '../../../src/plan/python-text';
 import { EDGE_CASES, planCorpus, seededRandom } from './plan-corpus';
-import {
-  referenceCleanTitle,
-  referenceParsePlan,
-  referencePlanContext,
-  referenceStrategy,
-  referenceStrip,
-} from './reference-parser';
+import { referenceCleanTitle, referenceParsePlan, referencePlanContext, referenceStrategy, referenceStrip } from './reference-parser';
 
 // The production parser is written for speed; the reference applies the spec's expressions as
 // written. They must agree on every text: the hand-written cases and thousands of random plans.
@@ -50,7 +44,32 @@ describe('the parser agrees with the reference implementation', () => {
 
   it('cleanTitle, on every line of the corpus and random strings', () => {
     const random = seededRandom(7);
-    const alphabet = ['*', '*', 's', 'S', 'ſ', 't', 'p', 'Step', 'Task ', '1', '٣', '𝟙', '.', ')', ':', '-', '—', ' ', '\t', '\u3000', '\r', 'a', '😀', '\ud800'];
+    const alphabet = [
+      '*',
+      '*',
+      's',
+      'S',
+      'ſ',
+      't',
+      'p',
+      'Step',
+      'Task ',
+      '1',
+      '٣',
+      '𝟙',
+      '.',
+      ')',
+      ':',
+      '-',
+      '—',
+      ' ',
+      '\t',
+      '\u3000',
+      '\r',
+      'a',
+      '😀',
+      '\ud800',
+    ];
     const random_ = Array.from({ length: 5000 }, () =>
       Array.from({ length: Math.floor(random() * 12) }, () => alphabet[Math.floor(random() * alphabet.length)]).join(''),
     );
@@ -58,7 +77,7 @@ describe('the parser agrees with the reference implementation', () => {
     expect(firstMismatch([...lines, ...random_], cleanTitle, referenceCleanTitle)).toBeUndefined();
   });
 
-  it("pyStrip, on every line of the corpus and every UTF-16 code unit", () => {
+  it('pyStrip, on every line of the corpus and every UTF-16 code unit', () => {
     const units = Array.from({ length: 0x10000 }, (_, c) => String.fromCharCode(c));
     const padded = units.map((u) => `${u}x${u}`);
     const lines = CORPUS.flatMap((text) => text.split('\n'));

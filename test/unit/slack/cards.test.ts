@@ -35,7 +35,19 @@ const universal: Record<string, unknown> = {
   unblocked: [{ id: 'a-1', title: H }],
   projects: [{ id: 'p', name: H, status: 'PAUSED', credit_weight: 1, max_concurrent_agents: 2, chat_channel_id: 'C123' }],
   agents: [{ id: 'claude-1', name: H, type: 'claude', state: 'BUSY', current_task: 'swift-fox-042' }],
-  repos: [{ id: 'r', repo_id: 'r', project_id: 'p', source_type: 'clone', url: `https://x.example/${H}`, default_branch: 'main', branch: 'main', status: ` M ${H}`, recent_commits: [H] }],
+  repos: [
+    {
+      id: 'r',
+      repo_id: 'r',
+      project_id: 'p',
+      source_type: 'clone',
+      url: `https://x.example/${H}`,
+      default_branch: 'main',
+      branch: 'main',
+      status: ` M ${H}`,
+      recent_commits: [H],
+    },
+  ],
   workspaces: [{ id: 'w', name: H, path: `/tmp/${H}`, source_type: 'clone', repo_id: 'r', locked_by_task_id: 'swift-fox-042' }],
   hooks: [{ id: 'h', project_id: 'p', name: H, enabled: true, trigger: { type: 'event', event_type: 'task_failed' } }],
   hook_name: H,
@@ -92,7 +104,8 @@ describe('designed cards', () => {
       if (violations.length) failures.push(`${command}: ${violations.map((v) => `${v.path} ${v.problem}`).join('; ')}`);
       if (rendered.blocks.length === 0) failures.push(`${command}: no blocks`);
       // A card, not a dump of keys.
-      if (/\b(project_id|task_id|created|breakdown|returncode)\*?:/.test(JSON.stringify(rendered.blocks))) failures.push(`${command}: looks like a key: value dump`);
+      if (/\b(project_id|task_id|created|breakdown|returncode)\*?:/.test(JSON.stringify(rendered.blocks)))
+        failures.push(`${command}: looks like a key: value dump`);
     }
     expect(failures).toEqual([]);
   });
@@ -100,13 +113,34 @@ describe('designed cards', () => {
   it('has a card for the commands people use most', () => {
     const names = new Set(ALL_COMMANDS.map((c) => c.name));
     for (const command of Object.keys(CARDS)) expect(names.has(command)).toBe(true);
-    for (const command of ['create_task', 'list_projects', 'list_agents', 'list_repos', 'list_workspaces', 'list_hooks', 'list_hook_runs', 'list_notes', 'get_token_usage', 'get_git_status', 'git_log', 'get_agent_error']) {
+    for (const command of [
+      'create_task',
+      'list_projects',
+      'list_agents',
+      'list_repos',
+      'list_workspaces',
+      'list_hooks',
+      'list_hook_runs',
+      'list_notes',
+      'get_token_usage',
+      'get_git_status',
+      'git_log',
+      'get_agent_error',
+    ]) {
       expect(CARDS[command]).toBeDefined();
     }
   });
 
   it('shows names and titles literally (no ping, no link, formatting kept)', () => {
-    for (const command of ['list_projects', 'list_agents', 'list_hooks', 'list_notes', 'create_project', 'get_agent_error', 'list_workspaces']) {
+    for (const command of [
+      'list_projects',
+      'list_agents',
+      'list_hooks',
+      'list_notes',
+      'create_project',
+      'get_agent_error',
+      'list_workspaces',
+    ]) {
       const rendered = renderResult(command, {}, universal);
       expect(showsLiterally(rendered.blocks, H)).toBe(true);
     }
@@ -116,13 +150,19 @@ describe('designed cards', () => {
     const running = JSON.stringify(renderResult('get_task', {}, { id: 't', title: 'T', status: 'IN_PROGRESS', project_id: 'p' }).blocks);
     expect(running).toContain('"action_id":"aq_stop_task"');
     expect(running).toContain('Stop this task?');
-    const awaiting = JSON.stringify(renderResult('get_task', {}, { id: 't', title: 'T', status: 'AWAITING_APPROVAL', project_id: 'p' }).blocks);
+    const awaiting = JSON.stringify(
+      renderResult('get_task', {}, { id: 't', title: 'T', status: 'AWAITING_APPROVAL', project_id: 'p' }).blocks,
+    );
     expect(awaiting).toContain('aq_approve_task');
     expect(awaiting).not.toContain('aq_skip_task');
   });
 
   it('formats token usage with separators and cost in dollars', () => {
-    const rendered = renderResult('get_token_usage', {}, { breakdown: [{ project_id: 'p', tokens: 1000000 }], total: 1234567, breakdown_total: 1 });
+    const rendered = renderResult(
+      'get_token_usage',
+      {},
+      { breakdown: [{ project_id: 'p', tokens: 1000000 }], total: 1234567, breakdown_total: 1 },
+    );
     const text = JSON.stringify(rendered.blocks);
     expect(text).toContain('1,234,567 tokens in all');
     expect(text).toContain('1,000,000 tokens');
@@ -134,10 +174,27 @@ describe('designed cards', () => {
   });
 
   it('turns a created task into a task card and an agent error into an error card with next steps', () => {
-    const created = renderResult('create_task', {}, { created: 'swift-fox-042', title: 'Fix login', project_id: 'web', depends_on: ['a-1'], status: 'DEFINED' });
+    const created = renderResult(
+      'create_task',
+      {},
+      { created: 'swift-fox-042', title: 'Fix login', project_id: 'web', depends_on: ['a-1'], status: 'DEFINED' },
+    );
     expect(created.text).toContain('Queued: Fix login');
     expect(JSON.stringify(created.blocks)).toContain('waits for 1 task');
-    const error = renderResult('get_agent_error', {}, { task_id: 't', title: 'Flaky', status: 'FAILED', retries: '3 / 3', result: 'FAILED', error_type: 'timeout', error_message: 'Timed out after 600s', suggested_fix: 'Raise the timeout.' });
+    const error = renderResult(
+      'get_agent_error',
+      {},
+      {
+        task_id: 't',
+        title: 'Flaky',
+        status: 'FAILED',
+        retries: '3 / 3',
+        result: 'FAILED',
+        error_type: 'timeout',
+        error_message: 'Timed out after 600s',
+        suggested_fix: 'Raise the timeout.',
+      },
+    );
     const blocks = JSON.stringify(error.blocks);
     expect(blocks).toContain('timeout');
     expect(blocks).toContain('Timed out after 600s');

@@ -3,7 +3,16 @@ import { isSecretVariable, withoutSecrets } from '../../../src/util/safe-env';
 
 describe('secrets never reach commands', () => {
   it('recognises tokens, keys, passwords and the Slack/Anthropic settings', () => {
-    for (const name of ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'ANTHROPIC_API_KEY', 'GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'DB_PASSWORD', 'DATABASE_URL', 'NPM_TOKEN']) {
+    for (const name of [
+      'SLACK_BOT_TOKEN',
+      'SLACK_SIGNING_SECRET',
+      'ANTHROPIC_API_KEY',
+      'GITHUB_TOKEN',
+      'AWS_SECRET_ACCESS_KEY',
+      'DB_PASSWORD',
+      'DATABASE_URL',
+      'NPM_TOKEN',
+    ]) {
       expect(isSecretVariable(name)).toBe(true);
     }
     for (const name of ['PATH', 'HOME', 'LANG', 'AQ_HOME', 'NODE_ENV', 'TERM']) expect(isSecretVariable(name)).toBe(false);
