@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-'use strict';
 const path = require('node:path');
 const fs = require('node:fs');
 
@@ -12,7 +11,10 @@ if (!fs.existsSync(entry)) {
 if (!process.env.AQ_NO_COMPILE_CACHE) {
   try {
     const root = path.join(__dirname, '..');
-    require(path.join(root, 'dist', 'src', 'cli', 'compile-cache.js')).installCompileCache(root, path.join(root, 'node_modules', '.cache', 'aq'));
+    require(path.join(root, 'dist', 'src', 'cli', 'compile-cache.js')).installCompileCache(
+      root,
+      path.join(root, 'node_modules', '.cache', 'aq'),
+    );
   } catch {
     // Without the cache aq only starts slower.
   }
@@ -24,7 +26,7 @@ require(entry)
       process.exitCode = code;
     },
     (err) => {
-      process.stderr.write(`aq failed: ${err && err.message ? err.message : String(err)}\n`);
+      process.stderr.write(`aq failed: ${err?.message ? err.message : String(err)}\n`);
       process.exitCode = 1;
     },
   );
