@@ -2,11 +2,13 @@ import type { App } from '@slack/bolt';
 import type { ListenerDeps } from '../index';
 import { registerChatConfirmations } from './chat-confirm';
 import { registerHomeButtons } from './home-buttons';
+import { registerRequestChanges } from './request-changes';
 import { registerTaskButtons } from './task-buttons';
 
 /** Every button: task buttons, the Home's buttons, and Confirm / Cancel for the chat agent. */
 export function registerActionListeners(app: App, deps: ListenerDeps): void {
   registerTaskButtons(app, deps);
+  registerRequestChanges(app, deps);
   registerHomeButtons(app, deps);
   registerChatConfirmations(app, deps);
 }

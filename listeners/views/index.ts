@@ -3,10 +3,12 @@ import type { ListenerDeps } from '../index';
 import { registerAddRepoModal } from './add-repo';
 import { registerNewProjectModal } from './new-project';
 import { registerNewTaskModal } from './new-task';
+import { registerRequestChangesModal } from './request-changes';
 
 /** Modal submissions: New task, New project, Add a repository. */
 export function registerViewListeners(app: App, deps: ListenerDeps): void {
   registerNewTaskModal(app, deps);
   registerNewProjectModal(app, deps);
   registerAddRepoModal(app, deps);
+  registerRequestChangesModal(app, deps);
 }

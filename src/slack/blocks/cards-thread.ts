@@ -124,7 +124,13 @@ export function threadReply(event: EventRecord, again: boolean): Rendered | null
       if (p.note) lines.push([txt(str(p.note))]);
       return reply('⏳', 'Awaiting approval', title, {
         lines,
-        blocks: [actions([button('Approve', 'aq_approve_task', id, 'primary'), button('Restart', 'aq_restart_task', id)])],
+        blocks: [
+          actions([
+            button('Approve', 'aq_approve_task', id, 'primary'),
+            button('Request changes', 'aq_request_changes', id),
+            button('Restart', 'aq_restart_task', id),
+          ]),
+        ],
       });
     }
     case 'task_paused':

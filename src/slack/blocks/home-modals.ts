@@ -1,6 +1,11 @@
 import type { KnownBlock, PlainTextOption, View } from '@slack/types';
 
-export const MODAL_CALLBACKS = { newTask: 'aq_new_task', newProject: 'aq_new_project', addRepo: 'aq_add_repo' } as const;
+export const MODAL_CALLBACKS = {
+  newTask: 'aq_new_task',
+  newProject: 'aq_new_project',
+  addRepo: 'aq_add_repo',
+  requestChanges: 'aq_request_changes',
+} as const;
 
 /** Where a modal was opened from, so its outcome is told there (kept in private_metadata). */
 export type ModalOrigin = { from: 'home' } | { from: 'channel'; channel_id: string } | { from: 'unknown' };
@@ -199,4 +204,34 @@ export function addRepoModal(projects: Array<{ id: string; name: string }>, sele
       textInput('name', 'Name', { optional: true, hint: 'Taken from the URL or folder when empty.', max: 80 }),
     ],
   };
+}
+
+/** Request changes on a task awaiting approval: the text becomes a follow-up run on its branch. */
+export function requestChangesModal(taskId: string, title: string, origin: ModalOrigin): View {
+  return {
+    type: 'modal',
+    callback_id: MODAL_CALLBACKS.requestChanges,
+    private_metadata: JSON.stringify({ ...origin, task_id: taskId }),
+    title: plain('Request changes'),
+    submit: plain('Send to the agent'),
+    close: plain('Cancel'),
+    blocks: [
+      { type: 'section', text: plain(title.length > 2900 ? `${title.slice(0, 2899)}…` : title || taskId) },
+      textInput('changes', 'What should change?', {
+        multiline: true,
+        max: 3000,
+        hint: 'The agent continues its session on the same branch; the pull request is updated, not replaced.',
+      }),
+    ],
+  };
+}
+
+/** The task a Request changes modal is about. */
+export function requestedTask(metadata: string | undefined): string | null {
+  try {
+    const parsed = JSON.parse(metadata || '{}') as { task_id?: unknown };
+    return typeof parsed.task_id === 'string' ? parsed.task_id : null;
+  } catch {
+    return null;
+  }
 }

@@ -101,7 +101,13 @@ export function needsYou(data: HomeData): KnownBlock[] {
     if (t.prUrl) lines.push([txt('Pull request: '), link(t.prUrl)]);
     blocks.push(richLines(lines));
     if (t.status === 'AWAITING_APPROVAL') {
-      blocks.push(row(button('Approve', 'aq_approve_task', t.id, 'primary'), button('Restart', 'aq_restart_task', t.id)));
+      blocks.push(
+        row(
+          button('Approve', 'aq_approve_task', t.id, 'primary'),
+          button('Request changes', 'aq_request_changes', t.id),
+          button('Restart', 'aq_restart_task', t.id),
+        ),
+      );
     } else {
       blocks.push(
         row(

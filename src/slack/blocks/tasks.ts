@@ -7,7 +7,8 @@ import { bold, link, mono, packRich, txt, type Line } from './text';
 /** The buttons a task in `status` offers (each runs the command of the same name). */
 export function taskButtons(taskId: string, status: string): KnownBlock | null {
   const buttons = [];
-  if (status === 'AWAITING_APPROVAL') buttons.push(button('Approve', 'aq_approve_task', taskId, 'primary'));
+  if (status === 'AWAITING_APPROVAL')
+    buttons.push(button('Approve', 'aq_approve_task', taskId, 'primary'), button('Request changes', 'aq_request_changes', taskId));
   if (status === 'IN_PROGRESS') buttons.push(stopTaskButton(taskId));
   if (status === 'BLOCKED' || status === 'FAILED') buttons.push(button('Skip', 'aq_skip_task', taskId));
   if (status !== 'IN_PROGRESS' && status !== 'COMPLETED') buttons.push(button('Restart', 'aq_restart_task', taskId));

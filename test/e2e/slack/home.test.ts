@@ -176,7 +176,7 @@ describe('App Home through the real Bolt app: first steps, urgency order, button
       ]),
     );
     const approveRow = home.blocks.find((b) => b.elements?.some((e) => e.action_id === 'aq_approve_task' && e.value === review))!;
-    expect(approveRow.elements!.map((e) => e.action_id)).toEqual(['aq_approve_task', 'aq_restart_task']);
+    expect(approveRow.elements!.map((e) => e.action_id)).toEqual(['aq_approve_task', 'aq_request_changes', 'aq_restart_task']);
 
     // Approve from the Home: no response_url, so the answer is a refreshed Home with a note.
     let n = slack.callsTo('views.publish').length;
