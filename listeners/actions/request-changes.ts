@@ -1,4 +1,5 @@
 import type { App, BlockButtonAction } from '@slack/bolt';
+import { getTask } from '../../src/commands/tasks';
 import type { ListenerDeps } from '../index';
 import { esc } from '../../src/slack/blocks/common';
 import { statusWords } from '../../src/slack/blocks/cards-format';
@@ -12,7 +13,7 @@ export function registerRequestChanges(app: App, { runtime }: ListenerDeps): voi
     const origin = originOfClick(body, respond);
     const taskId = action.value ?? '';
     const actor = { source: 'slack' as const, userId: body.user.id, ...(origin.kind === 'message' && { channelId: origin.channelId }) };
-    const task = await runtime.handler.execute('get_task', { task_id: taskId }, actor);
+    const task = await runtime.handler.executeCommand(getTask, { task_id: taskId }, actor);
     if ('error' in task) {
       await tell({ runtime, client }, origin, `:grey_question: That task no longer exists (\`${esc(taskId)}\`).`);
       return;

@@ -1,4 +1,5 @@
 import type { App, BlockButtonAction } from '@slack/bolt';
+import { getTask } from '../../src/commands/tasks';
 import type { ListenerDeps } from '../index';
 import { renderResult } from '../../src/slack/blocks/render';
 import { TASK_PAGE_SIZE, taskDetailBlocks, taskListBlocks } from '../../src/slack/blocks/tasks';
@@ -42,7 +43,7 @@ export function registerTaskButtons(app: App, { runtime }: ListenerDeps): void {
       const origin = originOfClick(body, respond);
       const taskId = action.value ?? '';
       const actor = { source: 'slack' as const, userId: body.user.id, ...(origin.kind === 'message' && { channelId: origin.channelId }) };
-      const before = await runtime.handler.execute('get_task', { task_id: taskId }, actor);
+      const before = await runtime.handler.executeCommand(getTask, { task_id: taskId }, actor);
       if ('error' in before) {
         await tell(deps, origin, `:grey_question: That task no longer exists (\`${esc(taskId)}\`).`);
         return;
@@ -121,6 +122,6 @@ async function answer(
     return;
   }
   if (!outcome.ok) await tell(deps, origin, outcome.note);
-  const after = await deps.runtime.handler.execute('get_task', { task_id: taskId }, actor);
+  const after = await deps.runtime.handler.executeCommand(getTask, { task_id: taskId }, actor);
   if (!('error' in after)) await redraw(deps, origin, taskDetailBlocks(after, outcome.stamp));
 }

@@ -1,4 +1,5 @@
 import type { WebClient } from '@slack/web-api';
+import { getTask } from '../../src/commands/tasks';
 import type { ListenerRuntime } from '../index';
 import type { KnownBlock } from '@slack/types';
 import type { ChatReply } from '../../src/chat/service';
@@ -29,7 +30,7 @@ async function resultBlocks(runtime: ListenerRuntime, reply: ChatReply): Promise
   for (const run of reply.runs.slice(0, 3)) {
     if ('error' in run.result) continue;
     if (run.command === 'create_task' && typeof run.result.created === 'string') {
-      const task = await runtime.handler.execute('get_task', { task_id: run.result.created }, { source: 'system' });
+      const task = await runtime.handler.executeCommand(getTask, { task_id: run.result.created }, { source: 'system' });
       if (!('error' in task)) blocks.push({ type: 'divider' }, ...renderResult('get_task', {}, task).blocks);
     } else if (['get_task', 'list_tasks', 'get_status'].includes(run.command)) {
       blocks.push({ type: 'divider' }, ...renderResult(run.command, run.args, run.result).blocks);

@@ -1,4 +1,5 @@
 import type { App } from '@slack/bolt';
+import { getTask } from '../../src/commands/tasks';
 import type { ListenerDeps } from '../index';
 import { decodeOrigin, MODAL_CALLBACKS } from '../../src/slack/blocks/home-modals';
 import { esc } from '../../src/slack/blocks/common';
@@ -66,7 +67,7 @@ export function registerNewTaskModal(app: App, { runtime }: ListenerDeps): void 
     }
     const note = `:white_check_mark: Queued *${esc(title)}* (\`${esc(result.created)}\`) in ${esc(projectId)}.`;
     if (origin.kind === 'home') return tell(deps, origin, note);
-    const card = await runtime.handler.execute('get_task', { task_id: String(result.created) }, actor);
+    const card = await runtime.handler.executeCommand(getTask, { task_id: String(result.created) }, actor);
     const rendered = 'error' in card ? null : renderResult('get_task', {}, card);
     await tell(deps, origin, note, rendered ? [{ type: 'section', text: { type: 'mrkdwn', text: note } }, ...rendered.blocks] : undefined);
   });

@@ -1,3 +1,5 @@
+import type { ResultOf } from '../../commands/catalog';
+import type { getStatus } from '../../commands/status';
 import { CARDS } from './cards';
 import { errorReply } from './errors';
 import { genericBlocks } from './generic';
@@ -10,7 +12,8 @@ export function renderResult(command: string, args: Record<string, unknown>, res
   if ('error' in result) return errorReply(result.error, command);
   switch (command) {
     case 'get_status':
-      return statusBlocks(result);
+      // execute answers by name, so this is where a result meets its declared type.
+      return statusBlocks(result as ResultOf<typeof getStatus>);
     case 'get_task':
       return taskDetailBlocks(result);
     case 'list_tasks':

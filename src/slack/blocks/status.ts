@@ -1,19 +1,12 @@
 import type { KnownBlock } from '@slack/types';
+import type { ResultOf } from '../../commands/catalog';
+import type { getStatus } from '../../commands/status';
 import { context, emoji, header, LIMITS, section, statusWord, type Rendered } from './common';
 import { fitBlocks } from './long';
 import { bold, mono, packRich, txt, type Line } from './text';
 
-interface StatusResult {
-  projects: number;
-  agents: Array<{ id: string; name: string; state: string; working_on?: { task_id: string; title: string; project_id: string } }>;
-  tasks: {
-    total: number;
-    by_status: Record<string, number>;
-    in_progress: Array<{ id: string; title: string; project_id: string; assigned_agent: string | null }>;
-    ready_to_work: Array<{ id: string; title: string; project_id: string }>;
-  };
-  orchestrator_paused: boolean;
-}
+/** get_status's result, as the command declares it. */
+type StatusResult = ResultOf<typeof getStatus>;
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -25,8 +18,7 @@ function taskLine(mark: string, t: { id: string; title: string; project_id: stri
 }
 
 /** get_status as blocks: paused banner, counts in words, agents, running and ready work (all listed). */
-export function statusBlocks(raw: Record<string, unknown>): Rendered {
-  const s = raw as unknown as StatusResult;
+export function statusBlocks(s: StatusResult): Rendered {
   const blocks: KnownBlock[] = [header('Agent Queue status')];
   if (s.orchestrator_paused)
     blocks.push(
@@ -48,7 +40,7 @@ export function statusBlocks(raw: Record<string, unknown>): Rendered {
   if (s.tasks.ready_to_work.length)
     blocks.push(...packRich([[bold('Ready to work')], ...s.tasks.ready_to_work.map((t) => taskLine('🔵', t))], LIMITS.richText));
   blocks.push(context(`Updated ${new Date().toISOString().replace('T', ' ').slice(0, 16)} UTC`));
-  const fitted = fitBlocks(blocks, () => JSON.stringify(raw, null, 2), 'status.json');
+  const fitted = fitBlocks(blocks, () => JSON.stringify(s, null, 2), 'status.json');
   return {
     text: `${plural(s.tasks.total, 'task')}, ${plural(s.agents.length, 'agent')}${s.orchestrator_paused ? ', scheduling paused' : ''}`,
     blocks: fitted.blocks,
