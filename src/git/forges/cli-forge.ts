@@ -1,4 +1,6 @@
+import { assertValidBranchName } from '../branch-names';
 import { GitError } from '../git-errors';
+import type { PullRequestInput } from '../pull-requests';
 import { firstLine, runCli, saysNotLoggedIn } from './cli';
 import type { ForgeCliOptions, ForgeReadiness } from './forge';
 
@@ -34,6 +36,21 @@ export abstract class CliForge {
     if (auth.missing) throw new GitError(this.notInstalled());
     if (auth.timedOut) throw new GitError(`The ${this.product} (${this.cli}) did not answer \`${this.cli} auth status\` in time.`);
     if (auth.code !== 0) throw new GitError(this.notLoggedIn());
+  }
+
+  /**
+   * Opens a pull or merge request with the CLI's `create` arguments, once the branches, the title
+   * and the login are checked, and returns the URL it printed.
+   */
+  protected async openWith(cwd: string, input: PullRequestInput, createArgs: string[]): Promise<string> {
+    assertValidBranchName(input.branch);
+    assertValidBranchName(input.base);
+    if (!input.title.trim()) throw new GitError(`A ${this.noun} needs a title.`);
+    await this.assertReady(cwd);
+    const out = await this.call(cwd, createArgs, `open the ${this.noun}`);
+    const urls = out.match(/https?:\/\/[^\s'"<>]+/g);
+    if (!urls) throw new GitError(`${this.cli} did not print the ${this.noun} URL.`);
+    return urls[urls.length - 1];
   }
 
   /** Runs the CLI and returns stdout; `doing` completes "Could not …" and "timed out …". */

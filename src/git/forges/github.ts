@@ -1,5 +1,3 @@
-import { assertValidBranchName } from '../branch-names';
-import { GitError } from '../git-errors';
 import type { PullRequestInput } from '../pull-requests';
 import { CliForge } from './cli-forge';
 import type { ChangeRequestView, Forge, MergeMethod } from './forge';
@@ -39,19 +37,8 @@ export class GitHubForge extends CliForge implements Forge {
   protected readonly product = 'GitHub CLI';
 
   async open(cwd: string, pr: PullRequestInput): Promise<string> {
-    assertValidBranchName(pr.branch);
-    assertValidBranchName(pr.base);
-    if (!pr.title.trim()) throw new GitError('A pull request needs a title.');
-    await this.assertReady(cwd);
     // `--flag=value` so a title or body starting with "-" is never read as a flag.
-    const out = await this.call(
-      cwd,
-      ['pr', 'create', `--title=${pr.title}`, `--body=${pr.body}`, `--head=${pr.branch}`, `--base=${pr.base}`],
-      'open the pull request',
-    );
-    const urls = out.match(/https?:\/\/[^\s'"<>]+/g);
-    if (!urls) throw new GitError('gh did not print the pull request URL.');
-    return urls[urls.length - 1];
+    return this.openWith(cwd, pr, ['pr', 'create', `--title=${pr.title}`, `--body=${pr.body}`, `--head=${pr.branch}`, `--base=${pr.base}`]);
   }
 
   async view(cwd: string, ref: string): Promise<ChangeRequestView> {

@@ -1,5 +1,3 @@
-import { assertValidBranchName } from '../branch-names';
-import { GitError } from '../git-errors';
 import type { PullRequestInput } from '../pull-requests';
 import { CliForge } from './cli-forge';
 import type { ChangeRequestView, Forge, MergeMethod } from './forge';
@@ -32,26 +30,15 @@ export class GitLabForge extends CliForge implements Forge {
   protected readonly product = 'GitLab CLI';
 
   async open(cwd: string, mr: PullRequestInput): Promise<string> {
-    assertValidBranchName(mr.branch);
-    assertValidBranchName(mr.base);
-    if (!mr.title.trim()) throw new GitError('A merge request needs a title.');
-    await this.assertReady(cwd);
-    const out = await this.call(
-      cwd,
-      [
-        'mr',
-        'create',
-        `--title=${mr.title}`,
-        `--description=${mr.body}`,
-        `--source-branch=${mr.branch}`,
-        `--target-branch=${mr.base}`,
-        '--yes',
-      ],
-      'open the merge request',
-    );
-    const urls = out.match(/https?:\/\/[^\s'"<>]+/g);
-    if (!urls) throw new GitError('glab did not print the merge request URL.');
-    return urls[urls.length - 1];
+    return this.openWith(cwd, mr, [
+      'mr',
+      'create',
+      `--title=${mr.title}`,
+      `--description=${mr.body}`,
+      `--source-branch=${mr.branch}`,
+      `--target-branch=${mr.base}`,
+      '--yes',
+    ]);
   }
 
   async view(cwd: string, ref: string): Promise<ChangeRequestView> {
