@@ -21,6 +21,11 @@ export interface Card {
   summary?: string;
 }
 
+/** An edit command's answer: what was updated, and which fields changed. */
+export function updatedCard(title: string, subject: unknown, fields: unknown): Rendered {
+  return card({ icon: '✏️', title, subject, lines: [[txt(`Changed: ${(Array.isArray(fields) ? fields : []).join(', ')}`)]] });
+}
+
 export function card(c: Card): Rendered {
   const head: Line = [
     txt(`${c.icon} `),

@@ -1,6 +1,6 @@
 import { button, type Rendered } from './common';
 import { plural, statusWords } from './cards-format';
-import { card, channel, item, listCard } from './cards-kit';
+import { card, channel, item, listCard, updatedCard } from './cards-kit';
 import { mono, txt } from './text';
 
 type R = Record<string, unknown>;
@@ -67,12 +67,7 @@ export function projectActionCard(command: string, r: R): Rendered {
     case 'resume_project':
       return card({ icon: '▶️', title: 'Resumed', subject: r.name, lines: [[txt('Its ready tasks are scheduled again.')]] });
     case 'edit_project':
-      return card({
-        icon: '✏️',
-        title: 'Project updated',
-        subject: r.updated,
-        lines: [[txt(`Changed: ${(Array.isArray(r.fields) ? r.fields : []).join(', ')}`)]],
-      });
+      return updatedCard('Project updated', r.updated, r.fields);
     case 'delete_project':
       return card({
         icon: '🗑️',

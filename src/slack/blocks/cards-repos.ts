@@ -1,6 +1,6 @@
 import type { Rendered } from './common';
 import { formatNumber, plural, statusWords } from './cards-format';
-import { card, facts, item, listCard } from './cards-kit';
+import { card, facts, item, listCard, updatedCard } from './cards-kit';
 import { bold, mono, txt, type Line } from './text';
 
 type R = Record<string, unknown>;
@@ -153,12 +153,7 @@ export function repoActionCard(command: string, r: R): Rendered {
     case 'create_hook':
       return card({ icon: '🪝', title: 'Hook created', subject: r.name, lines: [[mono(r.created), txt(` · ${s(r.project_id)}`)]] });
     case 'edit_hook':
-      return card({
-        icon: '✏️',
-        title: 'Hook updated',
-        subject: r.updated,
-        lines: [[txt(`Changed: ${(Array.isArray(r.fields) ? r.fields : []).join(', ')}`)]],
-      });
+      return updatedCard('Hook updated', r.updated, r.fields);
     case 'delete_hook':
       return card({ icon: '🗑️', title: 'Hook deleted', subject: r.name });
     case 'fire_hook':

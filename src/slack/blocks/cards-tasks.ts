@@ -1,7 +1,7 @@
 import type { Rendered } from './common';
 import { button } from './common';
 import { firstLine, formatDollars, formatNumber, plural, statusWords } from './cards-format';
-import { card, facts, item } from './cards-kit';
+import { card, facts, item, updatedCard } from './cards-kit';
 import { bold, italic, mono, txt, type Line } from './text';
 
 type R = Record<string, unknown>;
@@ -56,12 +56,7 @@ export function taskActionCard(command: string, r: R): Rendered {
     case 'delete_task':
       return card({ icon: '🗑️', title: 'Deleted', subject: title, lines: [[mono(id)]] });
     case 'edit_task':
-      return card({
-        icon: '✏️',
-        title: 'Updated',
-        subject: id,
-        lines: [[txt(`Changed: ${(Array.isArray(r.fields) ? r.fields : []).join(', ')}`)]],
-      });
+      return updatedCard('Updated', id, r.fields);
     default:
       return card({
         icon: '🛠️',
