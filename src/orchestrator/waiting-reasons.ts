@@ -57,10 +57,12 @@ interface Context {
   hold: { until: Date; reason: string | null } | null;
   tokens: Record<string, number>;
   failures: Awaited<ReturnType<typeof provisioningFailures>>;
+  /** Projects with a set_budget budget (null: the global one), read once for every project. */
+  budgeted: Set<string | null>;
 }
 
 async function loadContext(db: Database, state: SchedulingState, projectIds: string[]): Promise<Context> {
-  const [projects, agentCount, idle, active, workspaces, hold, failures] = await Promise.all([
+  const [projects, agentCount, idle, active, workspaces, hold, failures, budgets] = await Promise.all([
     db.scheduling.projects(),
     db.agents.count(),
     db.scheduling.idleAgents(),
@@ -68,6 +70,7 @@ async function loadContext(db: Database, state: SchedulingState, projectIds: str
     db.scheduling.workspaces(),
     db.scheduling.quotaHold(state.now),
     provisioningFailures(db),
+    db.budgets.list(),
   ]);
   const byId = new Map(projects.map((p) => [p.id, p]));
   // Token sums scan the window's usage rows: only when a project asked about has a budget.
@@ -75,7 +78,18 @@ async function loadContext(db: Database, state: SchedulingState, projectIds: str
   const tokens = budgeted
     ? (await db.scheduling.tokensSince(new Date(state.now.getTime() - (state.windowMs ?? 24 * 3600_000)))).perProject
     : {};
-  return { state, projects: byId, agentCount, idleAgents: idle.length, active, workspaces, hold, tokens, failures };
+  return {
+    state,
+    projects: byId,
+    agentCount,
+    idleAgents: idle.length,
+    active,
+    workspaces,
+    hold,
+    tokens,
+    failures,
+    budgeted: new Set(budgets.map((b) => b.projectId)),
+  };
 }
 
 /**
@@ -88,8 +102,8 @@ async function provisioning(db: Database, project: SchedulingProjectRow): Promis
   return (await stat(path.join(project.workspace, '.git')).catch(() => null)) !== null ? 'link' : null;
 }
 
-async function projectReason(db: Database, c: Context, projectId: string): Promise<WaitingReason> {
-  const { state } = c;
+/** A reason that holds for every project at once (no daemon, scheduling paused), or null. */
+function processWideReason(state: SchedulingState): WaitingReason | null {
   if (!state.daemonRunning)
     return { code: 'no_daemon', reason: 'No daemon is running, so nothing is scheduled: start the app (npm start).' };
   if (state.paused)
@@ -97,6 +111,10 @@ async function projectReason(db: Database, c: Context, projectId: string): Promi
       code: 'scheduling_paused',
       reason: 'Scheduling is paused for every project: resume it with orchestrator_control action=resume.',
     };
+  return null;
+}
+
+async function projectReason(db: Database, c: Context, projectId: string): Promise<WaitingReason> {
   if (c.hold) {
     const until = c.hold.until.toISOString();
     return { code: 'waiting_quota', reason: `The agents' usage limit is reached; new tasks start after it resets at ${until}.`, until };
@@ -112,7 +130,8 @@ async function projectReason(db: Database, c: Context, projectId: string): Promi
       reason: `Project '${projectId}' used ${used} of its ${project.budgetLimit} token budget in the window; it starts tasks again as the window moves on or when the budget is raised.`,
     };
   }
-  const spent = await overBudget(db, projectId, state.now); // set_budget's budgets, the project's and the global one
+  // set_budget's budgets, the project's and the global one; most projects have none to read.
+  const spent = c.budgeted.has(projectId) || c.budgeted.has(null) ? await overBudget(db, projectId, c.state.now) : null;
   if (spent) return { code: 'over_budget', reason: spent };
   if (c.agentCount === 0) {
     return {
@@ -157,6 +176,9 @@ export async function projectWaitingReasons(
   state: SchedulingState,
   projectIds: string[],
 ): Promise<Map<string, WaitingReason>> {
+  const everywhere = processWideReason(state);
+  // Nothing is scheduled anywhere: no need to read what each project has.
+  if (everywhere) return new Map(projectIds.map((id) => [id, everywhere]));
   const c = await loadContext(db, state, projectIds);
   const out = new Map<string, WaitingReason>();
   for (const id of projectIds) out.set(id, await projectReason(db, c, id));
