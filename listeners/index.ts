@@ -1,6 +1,7 @@
 import type { App } from '@slack/bolt';
 import type { Runtime } from '../src/runtime';
 import type { DeliverySource } from '../src/slack/slack-events';
+import type { TaskThreadSource } from '../src/slack/task-thread-replies';
 import { registerCommandListeners } from './commands';
 import { registerEventListeners } from './events';
 import { registerActionListeners } from './actions';
@@ -8,9 +9,10 @@ import { registerViewListeners } from './views';
 
 /**
  * What listeners may use of the runtime: everything but the database, which they reach through
- * commands; only the record of Slack deliveries already handled is theirs to claim.
+ * commands; only the records of Slack itself are theirs to read: deliveries already handled, and
+ * which thread is which task's.
  */
-export type ListenerRuntime = Omit<Runtime, 'db'> & DeliverySource;
+export type ListenerRuntime = Omit<Runtime, 'db'> & DeliverySource & TaskThreadSource;
 
 export interface ListenerDeps {
   runtime: ListenerRuntime;

@@ -7,6 +7,8 @@ import { chatReplyBlocks } from '../../src/slack/chat-replies';
 import { capBlocks, esc } from '../../src/slack/blocks/common';
 import { renderResult } from '../../src/slack/blocks/render';
 import { firstDelivery } from '../../src/slack/slack-events';
+import { chatOrigin } from '../../src/slack/chat-origin';
+import { userNamesOf } from '../../src/slack/user-names';
 
 export interface IncomingChat {
   channel: string;
@@ -15,6 +17,11 @@ export interface IncomingChat {
   text: string;
   userId: string;
   eventId?: string;
+  /** The message itself and whether it was posted inside a thread (whose earlier messages the agent then reads). */
+  messageTs?: string;
+  inThread?: boolean;
+  botUserId?: string;
+  botId?: string;
 }
 
 const NO_CHAT = 'Chat needs a model: set ANTHROPIC_API_KEY and restart. Meanwhile, `/aq help` lists the commands you can run directly.';
@@ -64,10 +71,21 @@ export async function answerChat(runtime: ListenerRuntime, client: WebClient, me
   const linked = await runtime.handler.execute('get_project_for_channel', { channel_id: message.channel }, { source: 'system' });
   const projectId = typeof linked.project_id === 'string' ? linked.project_id : null;
   try {
+    const origin = await chatOrigin(client, userNamesOf(runtime), runtime, {
+      ...message,
+      messageTs: message.messageTs ?? message.threadTs,
+      inThread: message.inThread ?? false,
+    });
     const reply = await runtime.chat.reply({
       conversationId: `${message.channel}:${message.threadTs}`,
       text: message.text,
-      actor: { source: 'chat', userId: message.userId, channelId: message.channel },
+      context: origin.context,
+      actor: {
+        source: 'chat',
+        userId: message.userId,
+        channelId: message.channel,
+        ...(origin.sourceUrl && { sourceUrl: origin.sourceUrl }),
+      },
       userName: `<@${message.userId}>`,
       projectId,
       onProgress,

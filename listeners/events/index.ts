@@ -2,11 +2,18 @@ import type { App } from '@slack/bolt';
 import type { ListenerDeps } from '../index';
 import { answerChat, withoutMentions } from './chat-message';
 import { registerAppHome } from './app-home';
+import { steerFromThread } from './thread-reply';
+import { threadReplyOf, type ChannelMessage } from '../../src/slack/task-thread-replies';
 
-/** Mentions and direct messages go to the chat agent; the bot's own messages and edits are ignored. */
+const log = (message: string) => console.error(message);
+
+/**
+ * Mentions and direct messages go to the chat agent; a person's reply in a task's thread goes to
+ * the task's agent. The bot's own messages, edits, and every other channel message are ignored.
+ */
 export function registerEventListeners(app: App, { runtime }: ListenerDeps): () => void {
   const stopHome = registerAppHome(app, runtime);
-  app.event('app_mention', async ({ event, body, client }) => {
+  app.event('app_mention', async ({ event, body, client, context }) => {
     if (event.bot_id || !event.user) return;
     void answerChat(runtime, client, {
       channel: event.channel,
@@ -14,27 +21,35 @@ export function registerEventListeners(app: App, { runtime }: ListenerDeps): () 
       text: withoutMentions(event.text),
       userId: event.user,
       eventId: (body as { event_id?: string }).event_id,
+      messageTs: event.ts,
+      inThread: Boolean(event.thread_ts && event.thread_ts !== event.ts),
+      botUserId: context.botUserId,
+      botId: context.botId,
     });
   });
 
-  app.message(async ({ message, body, client }) => {
-    const m = message as {
-      channel_type?: string;
-      subtype?: string;
-      bot_id?: string;
-      user?: string;
-      text?: string;
-      channel: string;
-      ts: string;
-      thread_ts?: string;
-    };
+  app.message(async ({ message, body, client, context }) => {
+    const m = message as ChannelMessage;
+    const eventId = (body as { event_id?: string }).event_id;
+    if (m.channel_type === 'channel') {
+      const reply = threadReplyOf(m, context.botUserId);
+      if (reply)
+        void steerFromThread(runtime, client, reply, eventId).catch((err) =>
+          log(`A reply in a task thread was not handled: ${String(err)}`),
+        );
+      return;
+    }
     if (m.channel_type !== 'im' || m.subtype || m.bot_id || !m.user || !m.text) return;
     void answerChat(runtime, client, {
       channel: m.channel,
       threadTs: m.thread_ts ?? m.ts,
       text: m.text,
       userId: m.user,
-      eventId: (body as { event_id?: string }).event_id,
+      eventId,
+      messageTs: m.ts,
+      inThread: Boolean(m.thread_ts && m.thread_ts !== m.ts),
+      botUserId: context.botUserId,
+      botId: context.botId,
     });
   });
   return stopHome;

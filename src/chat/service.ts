@@ -5,7 +5,7 @@ import type { Database } from '../db/database';
 import { describeOutcome, runAgentTurn } from './agent';
 import { ConfirmationStore, type StoredConfirmation } from './confirmations';
 import { compactConversation, forStorage, STORED_RESULT_CHARS, withSummary } from './memory';
-import type { ChatMessage, ChatProvider, ChatUsage } from '../model/provider';
+import type { ChatContentBlock, ChatMessage, ChatProvider, ChatUsage } from '../model/provider';
 import { buildSystemPrompt } from './system-prompt';
 import { toolDefinitions } from './tools';
 
@@ -18,6 +18,11 @@ export interface ChatRequest {
   userName?: string;
   /** The project the conversation defaults to (the channel's linked project), if any. */
   projectId?: string | null;
+  /**
+   * Background for this message only, e.g. the earlier messages of the Slack thread it was posted
+   * in. The model sees it just before the message; it is not stored (the next message brings its own).
+   */
+  context?: string | null;
   /** Called while the agent works ("Thinking…", "Running list_tasks…"), for a status line. */
   onProgress?: (status: string) => void | Promise<void>;
   signal?: AbortSignal;
@@ -71,6 +76,7 @@ interface TurnInput {
   text: string;
   actor: Actor;
   projectId: string | null;
+  context?: string | null;
   onProgress?: ChatRequest['onProgress'];
   signal?: AbortSignal;
 }
@@ -88,6 +94,15 @@ function who(actor: Actor): string {
 function shortJson(result: CommandResult): string {
   const json = JSON.stringify(result);
   return json.length > STORED_RESULT_CHARS ? `${json.slice(0, STORED_RESULT_CHARS)}…` : json;
+}
+
+/** The messages with `context` put just before the text of the last (the new) message. */
+function withContext(messages: ChatMessage[], context: string | null | undefined): ChatMessage[] {
+  const last = messages.at(-1);
+  if (!context || !last) return messages;
+  const blocks: ChatContentBlock[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
+  const content: ChatContentBlock[] = [...blocks.slice(0, -1), { type: 'text', text: context }, ...blocks.slice(-1)];
+  return [...messages.slice(0, -1), { role: 'user', content }];
 }
 
 /**
@@ -139,7 +154,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
   async function turn(input: TurnInput): Promise<ChatReply & { failed: boolean }> {
     const stored = await deps.db.chatThreads.load(input.conversationId);
     const history = [...(stored.turns as ChatMessage[]), { role: 'user' as const, content: input.text }];
-    const sent = withSummary(stored.summary, history);
+    const sent = withContext(withSummary(stored.summary, history), input.context);
     const handler = deps.createHandler();
     handler.activeProjectId = input.projectId;
     const result = await runAgentTurn({
@@ -196,6 +211,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
           text,
           actor: request.actor,
           projectId: request.projectId ?? null,
+          context: request.context,
           onProgress: request.onProgress,
           signal: request.signal,
         });

@@ -35,6 +35,8 @@ export interface Actor {
   source: 'slack' | 'cli' | 'chat' | 'hook' | 'system';
   userId?: string;
   channelId?: string;
+  /** A link to the Slack thread the request was made in; tasks created for it record it. */
+  sourceUrl?: string;
 }
 
 /** Conversation state the spec keeps on the handler. */

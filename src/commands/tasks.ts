@@ -10,6 +10,14 @@ import { taskOperation } from './task-lifecycle';
 import { waitingKeys } from './task-waiting';
 
 export const LIST_TASKS_LIMIT = 200;
+
+/** Where a task was asked for; a request made in Slack records its thread without being told. */
+const sourceUrl = z
+  .string()
+  .trim()
+  .max(2000)
+  .regex(/^https?:\/\/\S+$/, 'source_url is a web link such as https://example.slack.com/archives/C0123/p1700000000000100.')
+  .describe('Link to the Slack thread (or page) the request came from; requests made in Slack record theirs by themselves');
 const TASK_LIST: ListPaging = { key: 'tasks', defaultLimit: LIST_TASKS_LIMIT, maxLimit: LIST_TASKS_LIMIT };
 
 export const listTasks = defineCommand({
@@ -54,6 +62,7 @@ export const createTask = defineCommand({
     repo_id: optional(requiredText('Repo to work in')),
     requires_approval: optional(boolean('Open a pull request and wait for approval instead of merging')),
     depends_on: optional(stringList('Task ids that must complete first')),
+    source_url: optional(sourceUrl),
   }),
   async run(args, ctx) {
     const projectId = projectIdOrActive(ctx, args.project_id);
@@ -80,6 +89,7 @@ export const createTask = defineCommand({
         repoId: args.repo_id ?? null,
         requiresApproval: args.requires_approval ?? false,
         status: waiting ? 'DEFINED' : 'READY',
+        sourceUrl: args.source_url ?? ctx.actor.sourceUrl ?? null,
       },
       upstream,
     );
@@ -119,6 +129,7 @@ export const getTask = defineCommand({
       cost_usd: usage.costUsd,
       ...(t.prUrl && { pr_url: t.prUrl }),
       ...(t.branchName && { branch: t.branchName }),
+      ...(t.sourceUrl && { source_url: t.sourceUrl }),
       ...(t.startedAt && { started_at: t.startedAt.toISOString() }),
       ...(await waitingKeys(ctx, t)),
     };

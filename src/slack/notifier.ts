@@ -7,6 +7,7 @@ import { OPENS_THREAD, progressReply, ROOT_CHANGING, threadReply, threadRoot, ty
 import { fallbackOf, type Rendered } from './blocks/common';
 import { md } from './blocks/text';
 import { markdownToMrkdwn } from './mrkdwn';
+import { linkSourceThread } from './source-thread';
 
 const PROGRESS_INTERVAL_MS = 3000;
 
@@ -99,7 +100,17 @@ export class SlackNotifier {
     const posted = await this.client.chat.postMessage({ channel, text: root.text, blocks: root.blocks });
     if (!posted.ts) return null;
     await this.source.db.taskThreads.save(taskId, channel, posted.ts);
+    await this.linkSource(taskId, { channelId: channel, threadTs: posted.ts });
     return { channelId: channel, threadTs: posted.ts };
+  }
+
+  /** A task asked for in another thread says there where its own thread now is. */
+  private async linkSource(taskId: string, thread: Thread): Promise<void> {
+    const task = await this.execute('get_task', { task_id: taskId });
+    if ('error' in task || typeof task.source_url !== 'string') return;
+    await linkSourceThread(this.client, { id: taskId, title: String(task.title), sourceUrl: task.source_url }, thread).catch((err) =>
+      this.log(`Could not link task ${taskId} from the thread it was asked for in: ${slackError(err)}`),
+    );
   }
 
   private async updateRoot(taskId: string, thread: Thread, event: EventRecord): Promise<void> {

@@ -52,6 +52,8 @@ export class SlackDefaults {
   private channelCounter = 0;
   private viewCounter = 0;
   private fileCounter = 0;
+  /** Messages by thread (`channel:thread_ts`, root first), what conversations.replies answers. */
+  readonly threads = new Map<string, Array<Record<string, unknown>>>();
 
   constructor(
     private readonly wsUrl: () => string,
@@ -82,9 +84,16 @@ export class SlackDefaults {
         return { ok: true, url: `${this.wsUrl()}/link?ticket=x` };
       case 'chat.postMessage': {
         const ts = this.nextTs();
-        return { ok: true, channel, ts, message: this.message(args, ts) };
+        const message = this.message(args, ts);
+        this.remember(channel, message);
+        return { ok: true, channel, ts, message };
+      }
+      case 'chat.getPermalink': {
+        const ts = String(args.message_ts ?? '');
+        return { ok: true, channel, permalink: `https://example.slack.com/archives/${channel}/p${ts.replace('.', '')}` };
       }
       case 'chat.update':
+        this.edit(channel, String(args.ts), args);
         return { ok: true, channel, ts: args.ts, text: args.text ?? '', message: this.message(args, String(args.ts)) };
       case 'chat.postEphemeral':
         return { ok: true, message_ts: this.nextTs() };
@@ -130,6 +139,7 @@ export class SlackDefaults {
           },
         };
       case 'conversations.replies':
+        return this.replies(channel, args);
       case 'conversations.history':
         return { ok: true, messages: [], has_more: false, response_metadata: { next_cursor: '' } };
       case 'assistant.threads.setStatus':
@@ -169,6 +179,35 @@ export class SlackDefaults {
       default:
         return { ok: true };
     }
+  }
+
+  /** Files a message under its thread (a top-level message starts one), as Slack keeps them. */
+  remember(channel: string, message: Record<string, unknown>): void {
+    const threadTs = String(message.thread_ts ?? message.ts);
+    const key = `${channel}:${threadTs}`;
+    const thread = this.threads.get(key) ?? [];
+    thread.push(message);
+    thread.sort((a, b) => Number(a.ts) - Number(b.ts));
+    this.threads.set(key, thread);
+  }
+
+  private edit(channel: string, ts: string, args: Record<string, unknown>): void {
+    for (const [key, thread] of this.threads) {
+      if (!key.startsWith(`${channel}:`)) continue;
+      const found = thread.find((m) => m.ts === ts);
+      if (found) Object.assign(found, { text: args.text ?? found.text }, args.blocks !== undefined && { blocks: args.blocks });
+    }
+  }
+
+  /** conversations.replies: the thread's messages oldest first, `limit` per page, paged by cursor. */
+  private replies(channel: string, args: Record<string, unknown>): Record<string, unknown> {
+    const thread = this.threads.get(`${channel}:${String(args.ts)}`);
+    if (!thread) return { ok: true, messages: [], has_more: false, response_metadata: { next_cursor: '' } };
+    const limit = Number(args.limit ?? 1000) || 1000;
+    const start = Number(args.cursor ?? 0) || 0;
+    const page = thread.slice(start, start + limit);
+    const more = start + limit < thread.length;
+    return { ok: true, messages: page, has_more: more, response_metadata: { next_cursor: more ? String(start + limit) : '' } };
   }
 
   private message(args: Record<string, unknown>, ts: string): Record<string, unknown> {

@@ -135,6 +135,35 @@ export class FakeSlack {
     this.scripted.set(method, { answer, remaining: options.times ?? Infinity });
   }
 
+  /**
+   * A person's (or another app's) message as Slack keeps it, so conversations.replies finds it;
+   * returns the message event Slack would deliver for it (wrap it with eventCallback).
+   */
+  userSays(input: { channel: string; text: string; user?: string; threadTs?: string; ts?: string; extra?: Record<string, unknown> }) {
+    const ts = input.ts ?? this.defaults.nextTs();
+    const message = {
+      type: 'message' as const,
+      user: input.user ?? 'U1',
+      text: input.text,
+      ts,
+      team: 'T1',
+      ...(input.threadTs && { thread_ts: input.threadTs }),
+      ...input.extra,
+    };
+    this.defaults.remember(input.channel, message);
+    return {
+      ...message,
+      channel: input.channel,
+      event_ts: ts,
+      channel_type: input.channel.startsWith('D') ? ('im' as const) : ('channel' as const),
+    };
+  }
+
+  /** The messages of a thread as the fake keeps them (root first). */
+  threadMessages(channel: string, threadTs: string): Array<Record<string, unknown>> {
+    return this.defaults.threads.get(`${channel}:${threadTs}`) ?? [];
+  }
+
   clearResponse(method: string): void {
     this.scripted.delete(method);
   }

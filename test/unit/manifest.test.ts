@@ -8,6 +8,10 @@ const METHOD_SCOPES: Record<string, string[]> = {
   'chat.postMessage': ['chat:write'],
   'chat.postEphemeral': ['chat:write'],
   'chat.update': ['chat:write'],
+  'chat.getPermalink': [],
+  'conversations.replies': ['channels:history'],
+  'reactions.add': ['reactions:write'],
+  'users.info': ['users:read'],
   'conversations.create': ['channels:manage'],
   'conversations.archive': ['channels:manage'],
   'conversations.open': ['im:write'],
@@ -20,6 +24,7 @@ const METHOD_SCOPES: Record<string, string[]> = {
 const EVENT_SCOPES: Record<string, string[]> = {
   app_home_opened: [],
   app_mention: ['app_mentions:read'],
+  'message.channels': ['channels:history'],
   'message.im': ['im:history'],
 };
 

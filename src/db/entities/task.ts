@@ -99,6 +99,10 @@ export class Task {
   @Property({ type: 'string', nullable: true })
   pauseReason?: string | null;
 
+  /** A permalink to the Slack thread the task was asked for in, if it came from one. */
+  @Property({ type: 'string', nullable: true })
+  sourceUrl?: string | null;
+
   /** Set when a task was completed by skip_task rather than by work. */
   @Property({ type: 'boolean', default: false })
   skipped: boolean & Opt = false;

@@ -23,6 +23,7 @@ export interface NewTask {
   autoTasks?: boolean;
   preferredWorkspaceId?: string | null;
   maxRetries?: number;
+  sourceUrl?: string | null;
 }
 
 /** Field changes; the status is not among them; it moves only through `transition`. */
@@ -52,6 +53,7 @@ export function toTaskRecord(t: Task): TaskRecord {
     workspaceId: t.workspaceId ?? null,
     resumeAfter: t.resumeAfter ?? null,
     pauseReason: t.pauseReason ?? null,
+    sourceUrl: t.sourceUrl ?? null,
     skipped: t.skipped,
     createdAt: t.createdAt,
     updatedAt: t.updatedAt,

@@ -63,6 +63,7 @@ export class TaskRepository {
         planSource: data.planSource ?? null,
         autoTasks: data.autoTasks ?? true,
         preferredWorkspaceId: data.preferredWorkspaceId ?? null,
+        sourceUrl: data.sourceUrl ?? null,
         ...(data.maxRetries !== undefined && { maxRetries: data.maxRetries }),
       });
       for (const upstream of dependsOn) {

@@ -1,6 +1,7 @@
 import type { Button, KnownBlock } from '@slack/types';
 import type { EventRecord } from '../../db/repositories/events';
 import { markdownToBlocks } from '../mrkdwn';
+import { conversationReply } from './cards-conversation';
 import { firstLine, formatDollars, formatNumber, statusWords, stopTaskButton } from './cards-format';
 import { button, emoji, fallbackOf, type Rendered } from './common';
 import { taskButtons } from './tasks';
@@ -161,6 +162,9 @@ export function threadReply(event: EventRecord, again: boolean): Rendered | null
       if (tasks.length > 20) lines.push([txt(`… and ${tasks.length - 20} more: /aq list_tasks project_id=${str(event.projectId)}`)]);
       return reply('🗺️', `Plan became ${tasks.length} task${tasks.length === 1 ? '' : 's'}`, title, { lines });
     }
+    case 'task_message_delivered':
+    case 'task_follow_up_queued':
+      return conversationReply(event);
     default:
       return null;
   }
@@ -183,6 +187,7 @@ export const ROOT_CHANGING = new Set([
   'task_updated',
   'task_deleted',
   'pr_created',
+  'task_follow_up_queued',
 ]);
 
 /** Outcomes worth a thread even when the task never started (a root is opened for them). */

@@ -30,6 +30,7 @@ export function taskDetailBlocks(task: Record<string, unknown>, note?: string): 
   ].join(' · ');
   const lines: Line[] = [[txt(`${emoji(status)} `), bold(task.title), txt('  '), mono(id)], [txt(facts)]];
   if (typeof task.pr_url === 'string' && task.pr_url) lines.push([txt('Pull request: '), link(task.pr_url)]);
+  if (typeof task.source_url === 'string' && task.source_url) lines.push([txt('Asked for in: '), link(task.source_url)]);
   const blocks: KnownBlock[] = packRich(lines, LIMITS.richText);
   if (typeof task.description === 'string' && task.description)
     blocks.push(

@@ -1,0 +1,61 @@
+import type { WebClient } from '@slack/web-api';
+import { fallbackOf } from './blocks/common';
+import { md } from './blocks/text';
+
+/** A Slack message as a permalink names it. */
+export interface SlackPlace {
+  channelId: string;
+  threadTs: string;
+}
+
+/**
+ * The thread a Slack permalink points at: `…/archives/C0123/p1700000000000100` is the message
+ * 1700000000.000100 in C0123; a reply's link also carries `?thread_ts=` naming its thread.
+ * Null for any other link (a task's source may be a web page).
+ */
+export function placeOfPermalink(url: string): SlackPlace | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null;
+  }
+  const match = /^\/archives\/([CDG][A-Z0-9]+)\/p(\d{10})(\d{6})$/.exec(parsed.pathname);
+  if (!match || !/(^|\.)slack\.com$/.test(parsed.hostname)) return null;
+  const threadTs = parsed.searchParams.get('thread_ts');
+  return { channelId: match[1], threadTs: threadTs && /^\d+\.\d+$/.test(threadTs) ? threadTs : `${match[2]}.${match[3]}` };
+}
+
+/** A permalink to a message, or null when Slack will not give one. */
+export async function permalinkOf(client: WebClient, channel: string, ts: string): Promise<string | null> {
+  try {
+    const answer = await client.chat.getPermalink({ channel, message_ts: ts });
+    return answer.permalink ?? null;
+  } catch {
+    return null;
+  }
+}
+
+export interface SourcedTask {
+  id: string;
+  title: string;
+  sourceUrl: string;
+}
+
+/**
+ * Tells the thread a task was asked for in where the task's own thread is, once that thread
+ * exists: progress, questions and follow-ups happen there.
+ */
+export async function linkSourceThread(client: WebClient, task: SourcedTask, taskThread: SlackPlace): Promise<void> {
+  const source = placeOfPermalink(task.sourceUrl);
+  if (!source || (source.channelId === taskThread.channelId && source.threadTs === taskThread.threadTs)) return;
+  const link = await permalinkOf(client, taskThread.channelId, taskThread.threadTs);
+  const where = link ? md`<${link}|its own thread>` : md`its own thread in <#${taskThread.channelId}>`;
+  const text = md`🧵 Task \`${task.id}\` *${task.title}* is under way in ${where}: follow it, or reply there to steer the agent.`;
+  await client.chat.postMessage({
+    channel: source.channelId,
+    thread_ts: source.threadTs,
+    text: fallbackOf(`🧵 Task ${task.id} ${task.title} is under way in its own thread.`),
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: text.text } }],
+  });
+}

@@ -1,0 +1,49 @@
+import type { Database } from '../db/database';
+
+/** What finding a task by its Slack thread needs from the process (the Runtime has it). */
+export interface TaskThreadSource {
+  db: Pick<Database, 'taskThreads'>;
+}
+
+/** A channel message event, as far as steering reads it. */
+export interface ChannelMessage {
+  channel: string;
+  channel_type?: string;
+  ts: string;
+  thread_ts?: string;
+  subtype?: string;
+  bot_id?: string;
+  user?: string;
+  text?: string;
+}
+
+/** A person's reply in some thread of a public channel, not to the app. */
+export interface ThreadReply {
+  channel: string;
+  threadTs: string;
+  ts: string;
+  userId: string;
+  text: string;
+}
+
+/** Subtypes that are still a person's new reply (sent to the channel too); edits, joins, bots are not. */
+const REPLY_SUBTYPES = new Set([undefined, 'thread_broadcast']);
+
+/**
+ * The reply a channel message is, when it may be steering a task; null for everything else
+ * (top-level messages, edits and deletions, bots, this app, mentions of the app: the mention
+ * path answers those). Decided from the event alone, before anything is looked up.
+ */
+export function threadReplyOf(message: ChannelMessage, botUserId?: string): ThreadReply | null {
+  if (message.channel_type !== 'channel') return null;
+  if (!REPLY_SUBTYPES.has(message.subtype) || message.bot_id || !message.user || message.user === botUserId) return null;
+  if (!message.thread_ts || message.thread_ts === message.ts) return null;
+  const text = message.text?.trim();
+  if (!text || (botUserId && text.includes(`<@${botUserId}`))) return null;
+  return { channel: message.channel, threadTs: message.thread_ts, ts: message.ts, userId: message.user, text };
+}
+
+/** The task whose thread this is, or null: a reply anywhere else is not read any further. */
+export function taskOfThread(source: TaskThreadSource, channel: string, threadTs: string): Promise<string | null> {
+  return source.db.taskThreads.taskFor(channel, threadTs);
+}
