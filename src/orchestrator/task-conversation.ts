@@ -49,6 +49,13 @@ export async function sendTaskMessage(
     const stored = await db.taskMessages.add({ taskId: task.id, kind: 'live', text: input.text, author: input.author });
     return { delivery: 'live', messageId: stored.id, task };
   }
+  if (task.status === 'READY' && (await db.taskMessages.pending(task.id, 'follow_up')).length > 0) {
+    // A second reply before the follow-up starts joins it (a run that starts meanwhile takes it,
+    // or leaves it for the next follow-up).
+    const stored = await db.taskMessages.add({ taskId: task.id, kind: 'follow_up', text: input.text, author: input.author });
+    const resumesSession = (await lastSessionId(db, task.id)) !== null;
+    return { delivery: 'follow_up', messageId: stored.id, task, previousStatus: task.status, resumesSession };
+  }
   if (!FOLLOW_UP_FROM.includes(task.status)) {
     throw new TaskOperationError(
       'wrong_status',

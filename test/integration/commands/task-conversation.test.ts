@@ -98,4 +98,17 @@ describe('message_task', () => {
     expect(await rt.db.tasks.get(id)).toMatchObject({ status: 'READY', completedAt: null });
     expect(await rt.db.taskMessages.pending(id, 'follow_up')).toEqual([expect.objectContaining({ text: 'Add tests too' })]);
   });
+
+  it('a second message before the follow-up starts joins it, without moving the task again', async () => {
+    await putTask(rt.db, id, 'COMPLETED');
+    await rt.exec('message_task', { task_id: id, text: 'Add tests too' });
+    expect(await rt.exec('message_task', { task_id: id, text: 'And docs' })).toMatchObject({
+      delivery: 'follow_up',
+      status: 'READY',
+      previous_status: 'READY',
+    });
+    expect((await rt.db.taskMessages.pending(id, 'follow_up')).map((m) => m.text)).toEqual(['Add tests too', 'And docs']);
+    const queued = (await rt.exec('get_recent_events', { limit: 20 })) as { events: Array<{ type: string }> };
+    expect(queued.events.filter((e) => e.type === 'task_follow_up_queued')).toHaveLength(1);
+  });
 });
