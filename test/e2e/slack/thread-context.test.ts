@@ -134,4 +134,30 @@ describe('a mention in a thread gives the chat agent the thread', () => {
       `https://example.slack.com/archives/CPROJ/p${ask.ts.replace('.', '')}`,
     );
   });
+
+  it('in a task’s thread, the model is told which task it is; a DM in a thread reads that thread', async () => {
+    const id = (await exec('create_task', { project_id: 'web', title: 'Build the thing', description: 'd' })).created as string;
+    await exec('set_task_status', { task_id: id, status: 'IN_PROGRESS' });
+    await started.runtime.events.emit('task_started', { projectId: 'web', taskId: id, payload: { title: 'Build the thing' } });
+    await started.notifier.idle();
+    const root = (await started.runtime.db.taskThreads.get(id))!.threadTs;
+    model.enqueue({ text: 'It is building the thing.' });
+    const ask = slack.userSays({ channel: 'CPROJ', user: 'U31', threadTs: root, text: '<@UBOT> how is it going?' });
+    await deliver({ ...ask, type: 'app_mention', channel: 'CPROJ' });
+    await slack.waitFor(() => slack.callsTo('chat.update').some((c) => c.args.text === 'It is building the thing.'), 'the reply');
+    const [context] = firstUserText(model.requests[0]);
+    expect(context).toContain(`This is the thread of task \`${id}\``);
+    expect(context).toContain('Agent Queue (this app)');
+    expect(context).toContain('Build the thing — running');
+
+    model.enqueue({ text: 'Noted.' });
+    const dmRoot = slack.userSays({ channel: 'D31', user: 'U31', text: 'DM ROOT: the deploy failed at step 3' });
+    const dm = slack.userSays({ channel: 'D31', user: 'U31', threadTs: dmRoot.ts, text: 'what should we do about it?' });
+    await deliver(dm);
+    await slack.waitFor(() => slack.callsTo('chat.update').some((c) => c.args.text === 'Noted.'), 'the DM reply');
+    const [dmContext, dmText] = firstUserText(model.requests[1]);
+    expect(dmContext).toContain('Alice Reporter (U31)');
+    expect(dmContext).toContain('DM ROOT: the deploy failed at step 3');
+    expect(dmText).toBe('[from <@U31>] what should we do about it?');
+  });
 });
