@@ -11,13 +11,17 @@ import { waitingKeys } from './task-waiting';
 
 export const LIST_TASKS_LIMIT = 200;
 
-/** Where a task was asked for; a request made in Slack records its thread without being told. */
+/**
+ * Where a task was asked for; a request made in Slack records its thread without being told.
+ * Any text is kept (cards show it as a link only when it is one).
+ */
 const sourceUrl = z
   .string()
   .trim()
+  .min(1)
   .max(2000)
-  .regex(/^https?:\/\/\S+$/, 'source_url is a web link such as https://example.slack.com/archives/C0123/p1700000000000100.')
   .describe('Link to the Slack thread (or page) the request came from; requests made in Slack record theirs by themselves');
+
 const TASK_LIST: ListPaging = { key: 'tasks', defaultLimit: LIST_TASKS_LIMIT, maxLimit: LIST_TASKS_LIMIT };
 
 export const listTasks = defineCommand({

@@ -1,3 +1,8 @@
+import type { EventRecord } from '../../src/db/repositories/events';
+import { conversationReply } from '../../src/slack/blocks/cards-conversation';
+import { taskDetailBlocks } from '../../src/slack/blocks/tasks';
+import { HOSTILE, showsLiterally } from '../support/hostile';
+import { HOSTILE_HOST, validateMessage } from '../support/slack-validator';
 import { mentionedUsers, slackToPlain } from '../../src/slack/slack-text';
 import { placeOfPermalink } from '../../src/slack/source-thread';
 import { boundThread, THREAD_LIMITS, threadContextText } from '../../src/slack/thread-context';
@@ -74,5 +79,38 @@ describe('which channel messages may steer a task', () => {
     ]) {
       expect(threadReplyOf(other, 'UBOT')).toBeNull();
     }
+  });
+});
+
+describe('where a task was asked for, on its card and in its thread', () => {
+  const task = (sourceUrl: string) => ({
+    id: 't-1',
+    title: 'T',
+    status: 'READY',
+    project_id: 'p',
+    description: 'd',
+    source_url: sourceUrl,
+  });
+
+  it('links a Slack permalink, and shows any other source as literal text', () => {
+    const slackLink = 'https://acme.slack.com/archives/C0123/p1700000000000100';
+    expect(JSON.stringify(taskDetailBlocks(task(slackLink)).blocks)).toContain(`{"type":"link","url":"${slackLink}"}`);
+    for (const source of [`https://${HOSTILE_HOST}/x`, HOSTILE]) {
+      const card = taskDetailBlocks(task(source));
+      expect(validateMessage(card as unknown as Record<string, unknown>)).toEqual([]);
+      expect(showsLiterally(card.blocks, source)).toBe(true);
+    }
+  });
+
+  it('the thread lines about messages to the agent quote people literally', () => {
+    const event = (type: string, payload: Record<string, unknown>) =>
+      ({ id: 1, type, projectId: 'p', taskId: 't-1', payload, createdAt: new Date() }) as unknown as EventRecord;
+    const delivered = conversationReply(event('task_message_delivered', { title: HOSTILE, text: HOSTILE, author: HOSTILE, via: 'live' }))!;
+    expect(validateMessage(delivered as unknown as Record<string, unknown>)).toEqual([]);
+    expect(showsLiterally(delivered.blocks, `from ${HOSTILE}`)).toBe(true);
+    expect(conversationReply(event('task_message_delivered', { via: 'follow_up', text: 'x' }))).toBeNull();
+    const queued = conversationReply(event('task_follow_up_queued', { title: HOSTILE, text: 'x', resumes_session: true }))!;
+    expect(validateMessage(queued as unknown as Record<string, unknown>)).toEqual([]);
+    expect(showsLiterally(queued.blocks, 'the agent continues its session')).toBe(true);
   });
 });

@@ -2,6 +2,7 @@ import type { KnownBlock } from '@slack/types';
 import { button, context, emoji, fallbackOf, LIMITS, statusWord, type Rendered } from './common';
 import { stopTaskButton } from './cards-format';
 import { fitBlocks } from './long';
+import { placeOfPermalink } from '../source-thread';
 import { bold, link, mono, packRich, txt, type Line } from './text';
 
 /** The buttons a task in `status` offers (each runs the command of the same name). */
@@ -30,7 +31,9 @@ export function taskDetailBlocks(task: Record<string, unknown>, note?: string): 
   ].join(' · ');
   const lines: Line[] = [[txt(`${emoji(status)} `), bold(task.title), txt('  '), mono(id)], [txt(facts)]];
   if (typeof task.pr_url === 'string' && task.pr_url) lines.push([txt('Pull request: '), link(task.pr_url)]);
-  if (typeof task.source_url === 'string' && task.source_url) lines.push([txt('Asked for in: '), link(task.source_url)]);
+  // Only a Slack permalink becomes a link: a source given by hand is shown as the text it is.
+  if (typeof task.source_url === 'string' && task.source_url)
+    lines.push([txt('Asked for in: '), placeOfPermalink(task.source_url) ? link(task.source_url) : txt(task.source_url)]);
   const blocks: KnownBlock[] = packRich(lines, LIMITS.richText);
   if (typeof task.description === 'string' && task.description)
     blocks.push(
