@@ -34,7 +34,7 @@ export async function chatOrigin(
   names: UserNames,
   source: TaskThreadSource,
   place: ChatPlace,
-  log: (message: string) => void = () => undefined,
+  log: (message: string) => void = (m) => console.error(m),
 ): Promise<ChatOrigin> {
   const context = async (): Promise<string | null> => {
     if (!place.inThread) return null;
