@@ -20,7 +20,7 @@ const sourceUrl = z
   .trim()
   .min(1)
   .max(2000)
-  .describe('Link to the Slack thread (or page) the request came from; requests made in Slack record theirs by themselves');
+  .describe('Link to the Slack thread (or page) the request came from; a request made in Slack records its own thread instead');
 
 const TASK_LIST: ListPaging = { key: 'tasks', defaultLimit: LIST_TASKS_LIMIT, maxLimit: LIST_TASKS_LIMIT };
 
@@ -93,7 +93,8 @@ export const createTask = defineCommand({
         repoId: args.repo_id ?? null,
         requiresApproval: args.requires_approval ?? false,
         status: waiting ? 'DEFINED' : 'READY',
-        sourceUrl: args.source_url ?? ctx.actor.sourceUrl ?? null,
+        // A request made in Slack records its own thread, whatever link the model put here.
+        sourceUrl: ctx.actor.sourceUrl ?? args.source_url ?? null,
       },
       upstream,
     );

@@ -1,8 +1,8 @@
-import type { Database } from '../db/database';
+import type { TaskThreadRepository } from '../db/repositories/task-threads';
 
-/** What finding a task by its Slack thread needs from the process (the Runtime has it). */
+/** What finding a task by its Slack thread needs from the process (the Runtime has it): a lookup, no writes. */
 export interface TaskThreadSource {
-  db: Pick<Database, 'taskThreads'>;
+  db: { taskThreads: Pick<TaskThreadRepository, 'taskFor'> };
 }
 
 /** A channel message event, as far as steering reads it. */

@@ -119,9 +119,17 @@ describe('a mention in a thread gives the chat agent the thread', () => {
     expect(slack.callsTo('users.info').map((c) => c.args.user)).toEqual(['U31', 'U32']);
   });
 
-  it('a mention that starts a thread has no thread to read, and still records where it was asked', async () => {
+  it('a mention that starts a thread has no thread to read, and still records where it was asked (not where the model says)', async () => {
     model.enqueue(
-      { toolUses: [{ name: 'create_task', input: { title: 'Add dark mode', description: 'A dark theme.' } }] },
+      // A link the model puts in source_url does not replace the thread the request was made in.
+      {
+        toolUses: [
+          {
+            name: 'create_task',
+            input: { title: 'Add dark mode', description: 'A dark theme.', source_url: 'https://design.example/dark' },
+          },
+        ],
+      },
       { text: 'Queued.' },
     );
     const ask = slack.userSays({ channel: 'CPROJ', user: 'U31', text: '<@UBOT> add dark mode' });

@@ -177,4 +177,17 @@ describe('task commands', () => {
       await guarded.cleanup();
     }
   });
+
+  it('records where a task was asked for: given by hand, or the Slack thread of a chat request', async () => {
+    const byHand = await create({ source_url: ' https://tracker.example/BUG-7 ' });
+    expect((await rt.exec('get_task', { task_id: byHand.created })).source_url).toBe('https://tracker.example/BUG-7');
+    expect((await rt.exec('get_task', { task_id: (await create()).created })).source_url).toBeUndefined();
+    const thread = 'https://acme.slack.com/archives/C1/p1700000000000100';
+    const fromChat = await rt.handler.execute(
+      'create_task',
+      { project_id: 'alpha', title: 'T', description: 'D', source_url: 'https://elsewhere.example/' },
+      { source: 'chat', userId: 'U1', sourceUrl: thread },
+    );
+    expect((await rt.exec('get_task', { task_id: fromChat.created })).source_url).toBe(thread);
+  });
 });
