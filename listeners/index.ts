@@ -1,6 +1,7 @@
 import type { App } from '@slack/bolt';
 import type { Runtime } from '../src/runtime';
 import type { DeliverySource } from '../src/slack/slack-events';
+import type { AiSurfaces } from '../src/slack/ai-surfaces';
 import { registerCommandListeners } from './commands';
 import { registerEventListeners } from './events';
 import { registerActionListeners } from './actions';
@@ -14,6 +15,8 @@ export type ListenerRuntime = Omit<Runtime, 'db'> & DeliverySource;
 
 export interface ListenerDeps {
   runtime: ListenerRuntime;
+  /** Slack's AI surfaces (streaming, status, assistant panel, agent sessions, feedback) and their fallbacks. */
+  surfaces: AiSurfaces;
 }
 
 /** Every Slack listener, registered in the layout of Slack's bolt-ts templates. */

@@ -1,6 +1,7 @@
 import { App, LogLevel, type AppOptions } from '@slack/bolt';
 import type { Runtime } from './runtime';
 import { registerListeners } from '../listeners';
+import { createAiSurfaces } from './slack/ai-surfaces';
 
 export interface SlackAppOptions {
   logLevel?: LogLevel;
@@ -22,6 +23,6 @@ export function createSlackApp(runtime: Runtime, options: SlackAppOptions = {}):
     clientOptions,
     deferInitialization: true,
   });
-  const stopListeners = registerListeners(app, { runtime });
+  const stopListeners = registerListeners(app, { runtime, surfaces: createAiSurfaces(runtime, (m) => console.error(m)) });
   return { app, stopListeners };
 }

@@ -2,19 +2,31 @@ import type { App } from '@slack/bolt';
 import type { ListenerDeps } from '../index';
 import { answerChat, withoutMentions } from './chat-message';
 import { registerAppHome } from './app-home';
+import { registerAssistant } from './assistant';
+import { registerAgentSessionStop } from './agent-session';
 
 /** Mentions and direct messages go to the chat agent; the bot's own messages and edits are ignored. */
-export function registerEventListeners(app: App, { runtime }: ListenerDeps): () => void {
+export function registerEventListeners(app: App, deps: ListenerDeps): () => void {
+  const { runtime, surfaces } = deps;
   const stopHome = registerAppHome(app, runtime);
+  // Before app.message: the assistant panel's messages (DM threads) go to the assistant.
+  registerAssistant(app, deps);
+  registerAgentSessionStop(app, deps);
   app.event('app_mention', async ({ event, body, client }) => {
     if (event.bot_id || !event.user) return;
-    void answerChat(runtime, client, {
-      channel: event.channel,
-      threadTs: event.thread_ts ?? event.ts,
-      text: withoutMentions(event.text),
-      userId: event.user,
-      eventId: (body as { event_id?: string }).event_id,
-    });
+    void answerChat(
+      runtime,
+      client,
+      {
+        channel: event.channel,
+        threadTs: event.thread_ts ?? event.ts,
+        text: withoutMentions(event.text),
+        userId: event.user,
+        teamId: (body as { team_id?: string }).team_id,
+        eventId: (body as { event_id?: string }).event_id,
+      },
+      surfaces,
+    );
   });
 
   app.message(async ({ message, body, client }) => {
@@ -29,13 +41,19 @@ export function registerEventListeners(app: App, { runtime }: ListenerDeps): () 
       thread_ts?: string;
     };
     if (m.channel_type !== 'im' || m.subtype || m.bot_id || !m.user || !m.text) return;
-    void answerChat(runtime, client, {
-      channel: m.channel,
-      threadTs: m.thread_ts ?? m.ts,
-      text: m.text,
-      userId: m.user,
-      eventId: (body as { event_id?: string }).event_id,
-    });
+    void answerChat(
+      runtime,
+      client,
+      {
+        channel: m.channel,
+        threadTs: m.thread_ts ?? m.ts,
+        text: m.text,
+        userId: m.user,
+        teamId: (body as { team_id?: string }).team_id,
+        eventId: (body as { event_id?: string }).event_id,
+      },
+      surfaces,
+    );
   });
   return stopHome;
 }

@@ -2,7 +2,7 @@ import type { Actor, CommandResult } from '../commands/catalog';
 import type { CommandHandler } from '../commands/handler';
 import type { AppConfig } from '../config';
 import type { Database } from '../db/database';
-import { describeOutcome, runAgentTurn } from './agent';
+import { describeOutcome, runAgentTurn, type ChatToolCall } from './agent';
 import { ConfirmationStore, type StoredConfirmation } from './confirmations';
 import { compactConversation, forStorage, STORED_RESULT_CHARS, withSummary } from './memory';
 import type { ChatMessage, ChatProvider, ChatUsage } from '../model/provider';
@@ -20,6 +20,8 @@ export interface ChatRequest {
   projectId?: string | null;
   /** Called while the agent works ("Thinking…", "Running list_tasks…"), for a status line. */
   onProgress?: (status: string) => void | Promise<void>;
+  /** Called as each tool call starts and ends (Slack shows them as steps of a streamed reply). */
+  onToolCall?: (call: ChatToolCall) => void | Promise<void>;
   signal?: AbortSignal;
 }
 
@@ -72,6 +74,7 @@ interface TurnInput {
   actor: Actor;
   projectId: string | null;
   onProgress?: ChatRequest['onProgress'];
+  onToolCall?: ChatRequest['onToolCall'];
   signal?: AbortSignal;
 }
 
@@ -151,6 +154,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
       messages: sent,
       maxRounds: deps.maxRounds,
       onProgress: input.onProgress,
+      onToolCall: input.onToolCall,
       signal: input.signal,
     });
     // The agent only appends, so what follows `sent` is this turn's new messages.
@@ -197,6 +201,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
           actor: request.actor,
           projectId: request.projectId ?? null,
           onProgress: request.onProgress,
+          onToolCall: request.onToolCall,
           signal: request.signal,
         });
         return reply;

@@ -10,6 +10,12 @@ export class TaskThreadRepository {
     return row ? { channelId: row.channelId, threadTs: row.threadTs } : null;
   }
 
+  /** The task whose thread starts at this message, if any. */
+  async taskAt(channelId: string, threadTs: string): Promise<string | null> {
+    const row = await this.em().findOne(TaskThread, { channelId, threadTs });
+    return row ? row.task.id : null;
+  }
+
   async save(taskId: string, channelId: string, threadTs: string): Promise<void> {
     await this.em().upsert(TaskThread, { task: taskId, channelId, threadTs, createdAt: new Date() });
   }
