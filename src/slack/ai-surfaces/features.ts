@@ -78,7 +78,7 @@ export class SlackFeatures {
     if (!this.logged.has(feature)) {
       this.logged.add(feature);
       this.log(
-        `Slack answered ${slackError} to ${method}, so ${describe(feature)} use the classic messages instead (see README, "Slack's AI surfaces"). get_status shows it under slack_features.`,
+        `Slack answered ${slackError} to ${method}: ${consequence(feature)} (README, "Slack's AI surfaces"; get_status shows it under slack_features).`,
       );
     }
     const stored: StoredSlackFeature = { mode: 'fallback', method, slack_error: slackError, since: new Date(this.now()).toISOString() };
@@ -97,18 +97,18 @@ export class SlackFeatures {
   }
 }
 
-function describe(feature: SlackFeature): string {
+function consequence(feature: SlackFeature): string {
   switch (feature) {
     case 'streaming':
-      return 'chat replies are not streamed and';
+      return 'chat replies are posted whole instead of streamed';
     case 'assistant_status':
-      return 'chat replies show no native "thinking" status and';
+      return 'chat replies show a "Thinking…" message instead of Slack\'s status';
     case 'assistant_panel':
-      return 'the assistant panel gets no suggested prompts or titles and will';
+      return 'the assistant panel gets its suggestions as a message, and threads keep their default title';
     case 'agent_sessions':
-      return 'task threads are not agent sessions and';
+      return 'task threads are not agent sessions; their card and replies tell the story';
     case 'feedback_buttons':
-      return 'feedback buttons on chat replies';
+      return "chat replies get plain 👍 / 👎 buttons instead of Slack's feedback buttons";
   }
 }
 
