@@ -10,7 +10,7 @@ export interface SlackAppOptions {
 }
 
 /** The Bolt app for this runtime: Socket Mode with an app token, HTTP with a signing secret. */
-export function createSlackApp(runtime: Runtime, options: SlackAppOptions = {}): { app: App; stopListeners: () => void } {
+export function createSlackApp(runtime: Runtime, options: SlackAppOptions = {}): { app: App; stopListeners: () => Promise<void> } {
   const { slack } = runtime.config;
   const clientOptions = {
     ...(slack.apiUrl && { slackApiUrl: slack.apiUrl }),
@@ -23,6 +23,12 @@ export function createSlackApp(runtime: Runtime, options: SlackAppOptions = {}):
     clientOptions,
     deferInitialization: true,
   });
-  const stopListeners = registerListeners(app, { runtime, surfaces: createAiSurfaces(runtime, (m) => console.error(m)) });
+  const surfaces = createAiSurfaces(runtime, (m) => console.error(m));
+  const stop = registerListeners(app, { runtime, surfaces });
+  // Replies being written finish before the runtime (and its database) closes.
+  const stopListeners = async () => {
+    stop();
+    await surfaces.idle();
+  };
   return { app, stopListeners };
 }

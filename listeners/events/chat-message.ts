@@ -49,6 +49,15 @@ async function resultBlocks(runtime: ListenerRuntime, reply: ChatReply): Promise
  * Cancel when a command needs a person's say-so, and feedback buttons.
  */
 export async function answerChat(runtime: ListenerRuntime, client: WebClient, message: IncomingChat, surfaces: AiSurfaces): Promise<void> {
+  const done = surfaces.working();
+  try {
+    await answer(runtime, client, message, surfaces);
+  } finally {
+    done();
+  }
+}
+
+async function answer(runtime: ListenerRuntime, client: WebClient, message: IncomingChat, surfaces: AiSurfaces): Promise<void> {
   if (!(await firstDelivery(runtime, message.eventId))) return;
   if (!runtime.chat) {
     await client.chat.postMessage({ channel: message.channel, thread_ts: message.threadTs, text: NO_CHAT });

@@ -21,9 +21,16 @@ export interface AiSurfaces {
   isNewConversation(conversationId: string): Promise<boolean>;
   /** Chat replies being written, by `<channel>:<thread_ts>`, so Slack's Stop can cancel one. */
   readonly replies: Map<string, AbortController>;
+  /** Counts a reply as under way until the returned function is called. */
+  working(): () => void;
+  /** Resolves once no reply is under way (at shutdown, before the database closes). */
+  idle(): Promise<void>;
 }
 
 export function createAiSurfaces(source: AiSurfaceSource, log: (message: string) => void): AiSurfaces {
+  let underWay = 0;
+  let wake: (() => void) | null = null;
+  let drained: Promise<void> | null = null;
   return {
     features: slackFeaturesFor(source.db.state, log),
     recordFeedback: (conversationId, userId, rating, messageTs) =>
@@ -31,5 +38,26 @@ export function createAiSurfaces(source: AiSurfaceSource, log: (message: string)
     taskAtThread: (channelId, threadTs) => source.db.taskThreads.taskAt(channelId, threadTs),
     isNewConversation: async (conversationId) => (await source.db.chatThreads.load(conversationId)).turns.length === 0,
     replies: new Map(),
+    working() {
+      underWay += 1;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        underWay -= 1;
+        if (underWay === 0 && wake) {
+          wake();
+          wake = null;
+          drained = null;
+        }
+      };
+    },
+    idle() {
+      if (underWay === 0) return Promise.resolve();
+      drained ??= new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      return drained;
+    },
   };
 }

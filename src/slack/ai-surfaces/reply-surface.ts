@@ -41,8 +41,9 @@ const TASK_STATUS: Record<ChatToolCall['state'], TaskUpdateChunk['status']> = {
   held: 'pending',
 };
 
+/** A step's title: the command's name, or a plain word when the model named something that is not one of ours. */
 function stepTitle(call: ChatToolCall): string {
-  const name = call.command.replace(/_/g, ' ');
+  const name = /^[a-z][a-z0-9_]{0,60}$/.test(call.command) ? call.command.replace(/_/g, ' ') : 'unknown command';
   return call.state === 'held' ? `${name} (waiting for your Confirm)` : name;
 }
 
@@ -125,7 +126,8 @@ export class ReplySurface {
     if (status === this.lastStatus || this.streamTs) return;
     this.lastStatus = status;
     if (this.mode !== 'classic') {
-      await this.nativeStatus(status);
+      // The status names the tools the model asked for: no markup from it reaches Slack.
+      await this.nativeStatus(status.replace(/[<>&]/g, ''));
       return;
     }
     if (!this.placeholderTs) return;

@@ -123,9 +123,17 @@ describe("Slack's AI surfaces", () => {
   });
 
   it('keeps hostile model text escaped in the streamed answer and its steps', async () => {
-    model.enqueue({ text: HOSTILE_BLOCK });
+    model.enqueue({ toolUses: [{ name: '<!channel>', input: { text: HOSTILE } }] }, { text: HOSTILE_BLOCK });
     await mention('say something odd', '1700000000.000200');
     await slack.waitForCall('chat.stopStream');
+    const steps = chunks(slack.callsTo('chat.startStream').concat(slack.callsTo('chat.appendStream'))).filter(
+      (c) => c.type === 'task_update',
+    );
+    expect(steps.map((s) => [s.title, s.status])).toEqual([
+      ['unknown command', 'in_progress'],
+      ['unknown command', 'error'],
+    ]);
+    expect(slack.callsTo('assistant.threads.setStatus').map((c) => c.args.status)).toContain('Running !channel…');
     const text = streamedText();
     expect(text).toContain('&lt;!channel&gt;');
     expect(text).toContain('&lt;@U999&gt;');
