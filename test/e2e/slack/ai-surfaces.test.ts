@@ -1,7 +1,8 @@
 import { startTestApp, type TestApp } from '../../support/slack-app';
 import { FakeAnthropic } from '../../support/fake-anthropic';
 import { type ApiCall, FakeSlack } from '../../support/fake-slack';
-import { HOSTILE, HOSTILE_BLOCK } from '../../support/hostile';
+import { HOSTILE, HOSTILE_BLOCK, showsLiterally } from '../../support/hostile';
+import { renderResult } from '../../../src/slack/blocks/render';
 import { waitFor } from '../../integration/orchestrator/harness';
 import {
   agentSessionStopped,
@@ -204,6 +205,12 @@ describe("Slack's AI surfaces", () => {
     await slack.waitFor(() => slack.callsTo('agents.sessions.setStatus').some((c) => c.args.status === 'closed'), 'the session closed');
     expect((await exec('get_task', { task_id: id })).status).toBe('BLOCKED');
     expect(slack.callsTo('agents.sessions.setStatus').map((c) => c.args.status)).toEqual(['processing', 'closed']);
+
+    // Stop again on the stopped task: only the person who pressed it learns why nothing happened.
+    await post(eventCallback(agentSessionStopped({ channelId: thread.channelId, threadTs: thread.threadTs, userId: 'U2' })));
+    const told = await slack.waitForCall('chat.postEphemeral');
+    expect(told.args).toMatchObject({ channel: 'CPROJ', user: 'U2', thread_ts: thread.threadTs });
+    expect(String(told.args.text)).toContain('only running tasks can be stopped');
   });
 
   it('opens the assistant panel with prompts from the real queue, and answers there through the same chat agent', async () => {
@@ -278,6 +285,8 @@ describe("Slack's AI surfaces", () => {
         assistant_panel: { mode: 'fallback', slack_error: 'not_allowed', method: 'assistant.threads.setSuggestedPrompts' },
         feedback_buttons: { mode: 'fallback', slack_error: 'invalid_blocks', method: 'chat.update' },
       });
+      const card = renderResult('get_status', {}, await exec('get_status'));
+      expect(showsLiterally(card.blocks, "Classic messages instead of Slack's assistant status (not_allowed), ")).toBe(true);
       const logged = log.mock.calls.map((c) => String(c[0])).filter((m) => m.startsWith('Slack answered'));
       expect(logged).toHaveLength(4); // once per refused feature, however often it was needed
       expect(logged.every((m) => !/\n\s+at /.test(m))).toBe(true);
