@@ -9,7 +9,7 @@ import { registerAgentSessionStop } from './agent-session';
 export function registerEventListeners(app: App, deps: ListenerDeps): () => void {
   const { runtime, surfaces } = deps;
   const stopHome = registerAppHome(app, runtime);
-  // Before app.message: the assistant panel's messages (DM threads) go to the assistant.
+  // Bolt's Assistant is middleware: messages in DM threads (the assistant panel's) reach it, not app.message.
   registerAssistant(app, deps);
   registerAgentSessionStop(app, deps);
   app.event('app_mention', async ({ event, body, client }) => {

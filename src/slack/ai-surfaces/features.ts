@@ -18,8 +18,6 @@ export const FALLBACK_ERRORS = new Set([
   'team_access_not_granted',
   'method_not_supported_for_channel_type',
   'restricted_action',
-  'invalid_blocks',
-  'invalid_blocks_format',
 ]);
 
 /** A refused feature is tried again after this long (a workspace may upgrade its plan or its app settings). */
