@@ -73,7 +73,7 @@ describe('manifest.yml', () => {
   const methods = [
     ...new Set([
       ...[...code.matchAll(/client\.((?:[a-z]+\.)+[A-Za-z0-9]+)\(/g)].map((m) => m[1]),
-      ...[...code.matchAll(/\b(setSuggestedPrompts|setTitle|setStatus|sayStream)\(/g)].map((m) => BOLT_HELPERS[m[1]]),
+      ...[...code.matchAll(/(?<![.\w])(setSuggestedPrompts|setTitle|setStatus|sayStream)\(/g)].map((m) => BOLT_HELPERS[m[1]]),
     ]),
   ];
 
@@ -93,7 +93,16 @@ describe('manifest.yml', () => {
     expect(events).toEqual(expect.arrayContaining(['assistant_thread_started', 'assistant_thread_context_changed', 'message.im']));
     expect(code).toContain("app.event('agent_session_stopped'");
     expect(events).toContain('agent_session_stopped');
-    expect(methods).toEqual(expect.arrayContaining(['chat.startStream', 'agents.sessions.setStatus', 'assistant.threads.setStatus']));
+    expect(methods).toEqual(
+      expect.arrayContaining([
+        'chat.startStream',
+        'agents.sessions.setStatus',
+        'assistant.threads.setStatus',
+        // Through Bolt's Assistant helpers.
+        'assistant.threads.setSuggestedPrompts',
+        'assistant.threads.setTitle',
+      ]),
+    );
   });
 
   it('suggests in /aq only what works without a model key', () => {

@@ -275,8 +275,12 @@ describe("Slack's AI surfaces", () => {
       expect(slack.callsTo('agents.sessions.setStatus')).toHaveLength(1);
       expect(slack.callsTo('chat.postMessage').filter((c) => String(c.args.text).includes('Refused session')).length).toBeGreaterThan(0);
 
+      const hostile = (await exec('create_task', { project_id: 'web', title: HOSTILE, description: 'd' })).created as string;
+      await exec('set_task_status', { task_id: hostile, status: 'AWAITING_APPROVAL' });
       await post(eventCallback(assistantThreadStarted({ channelId: 'D1', threadTs: '1700000003.000100' })));
       await slack.waitFor(() => slack.callsTo('chat.postMessage').some((c) => c.args.channel === 'D1'), 'the suggestions as a message');
+      const suggestions = slack.callsTo('chat.postMessage').find((c) => c.args.channel === 'D1')!;
+      expect(showsLiterally(suggestions.args.blocks, `Task ${hostile} (${HOSTILE})`)).toBe(true);
 
       const features = await slackFeatures();
       expect(features).toMatchObject({
