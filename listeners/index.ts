@@ -2,6 +2,7 @@ import type { App } from '@slack/bolt';
 import type { Runtime } from '../src/runtime';
 import type { DeliverySource } from '../src/slack/slack-events';
 import type { TaskThreadSource } from '../src/slack/task-thread-replies';
+import type { AiSurfaces } from '../src/slack/ai-surfaces';
 import { registerCommandListeners } from './commands';
 import { registerEventListeners } from './events';
 import { registerActionListeners } from './actions';
@@ -16,6 +17,8 @@ export type ListenerRuntime = Omit<Runtime, 'db'> & DeliverySource & TaskThreadS
 
 export interface ListenerDeps {
   runtime: ListenerRuntime;
+  /** Slack's AI surfaces (streaming, status, assistant panel, agent sessions, feedback) and their fallbacks. */
+  surfaces: AiSurfaces;
 }
 
 /** Every Slack listener, registered in the layout of Slack's bolt-ts templates. */

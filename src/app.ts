@@ -69,7 +69,7 @@ export async function startApp(
         stopRelay();
         stopNotifier();
         stopChannels();
-        stopListeners();
+        await stopListeners();
         await app.stop().catch(() => undefined);
         await runtime.stopDaemon();
         await notifier.idle();

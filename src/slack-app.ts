@@ -1,6 +1,7 @@
 import { App, LogLevel, type AppOptions } from '@slack/bolt';
 import type { Runtime } from './runtime';
 import { registerListeners } from '../listeners';
+import { createAiSurfaces } from './slack/ai-surfaces';
 
 export interface SlackAppOptions {
   logLevel?: LogLevel;
@@ -9,7 +10,7 @@ export interface SlackAppOptions {
 }
 
 /** The Bolt app for this runtime: Socket Mode with an app token, HTTP with a signing secret. */
-export function createSlackApp(runtime: Runtime, options: SlackAppOptions = {}): { app: App; stopListeners: () => void } {
+export function createSlackApp(runtime: Runtime, options: SlackAppOptions = {}): { app: App; stopListeners: () => Promise<void> } {
   const { slack } = runtime.config;
   const clientOptions = {
     ...(slack.apiUrl && { slackApiUrl: slack.apiUrl }),
@@ -22,6 +23,12 @@ export function createSlackApp(runtime: Runtime, options: SlackAppOptions = {}):
     clientOptions,
     deferInitialization: true,
   });
-  const stopListeners = registerListeners(app, { runtime });
+  const surfaces = createAiSurfaces(runtime, (m) => console.error(m));
+  const stop = registerListeners(app, { runtime, surfaces });
+  // Replies being written finish before the runtime (and its database) closes.
+  const stopListeners = async () => {
+    stop();
+    await surfaces.idle();
+  };
   return { app, stopListeners };
 }

@@ -3,8 +3,10 @@ import { getTask } from '../../src/commands/tasks';
 import type { ListenerRuntime } from '../index';
 import type { KnownBlock } from '@slack/types';
 import type { ChatReply } from '../../src/chat/service';
-import { chatReplyBlocks } from '../../src/slack/chat-replies';
-import { capBlocks, esc } from '../../src/slack/blocks/common';
+import { finishedReply } from '../../src/slack/chat-replies';
+import { esc } from '../../src/slack/blocks/common';
+import type { AiSurfaces } from '../../src/slack/ai-surfaces';
+import { ReplySurface } from '../../src/slack/ai-surfaces/reply-surface';
 import { renderResult } from '../../src/slack/blocks/render';
 import { firstDelivery } from '../../src/slack/slack-events';
 import { chatOrigin } from '../../src/slack/chat-origin';
@@ -16,6 +18,8 @@ export interface IncomingChat {
   threadTs: string;
   text: string;
   userId: string;
+  /** The workspace, so a streamed reply can be addressed outside DMs. */
+  teamId?: string;
   eventId?: string;
   /** The message itself and whether it was posted inside a thread (whose earlier messages the agent then reads). */
   messageTs?: string;
@@ -47,29 +51,33 @@ async function resultBlocks(runtime: ListenerRuntime, reply: ChatReply): Promise
 }
 
 /**
- * Answers a mention or DM in its thread: a placeholder that shows the agent's progress, then the
- * reply (with Confirm / Cancel buttons when a command needs a person's say-so).
+ * Answers a mention or DM in its thread through a ReplySurface: Slack's status and a streamed
+ * reply where the workspace offers them, else a placeholder replaced by the reply; with Confirm /
+ * Cancel when a command needs a person's say-so, and feedback buttons.
  */
-export async function answerChat(runtime: ListenerRuntime, client: WebClient, message: IncomingChat): Promise<void> {
+export async function answerChat(runtime: ListenerRuntime, client: WebClient, message: IncomingChat, surfaces: AiSurfaces): Promise<void> {
+  const done = surfaces.working();
+  try {
+    await answer(runtime, client, message, surfaces);
+  } finally {
+    done();
+  }
+}
+
+async function answer(runtime: ListenerRuntime, client: WebClient, message: IncomingChat, surfaces: AiSurfaces): Promise<void> {
   if (!(await firstDelivery(runtime, message.eventId))) return;
   if (!runtime.chat) {
     await client.chat.postMessage({ channel: message.channel, thread_ts: message.threadTs, text: NO_CHAT });
     return;
   }
-  const placeholder = await client.chat.postMessage({
-    channel: message.channel,
-    thread_ts: message.threadTs,
-    text: ':thought_balloon: Thinking…',
-  });
-  const ts = placeholder.ts as string;
-  let lastStatus = '';
-  const onProgress = async (status: string) => {
-    if (status === lastStatus) return;
-    lastStatus = status;
-    await client.chat.update({ channel: message.channel, ts, text: `:thought_balloon: ${esc(status)}` }).catch(() => undefined);
-  };
+  const target = { channel: message.channel, threadTs: message.threadTs, userId: message.userId, teamId: message.teamId };
+  const surface = await ReplySurface.open(client, surfaces.features, target, log);
   const linked = await runtime.handler.execute('get_project_for_channel', { channel_id: message.channel }, { source: 'system' });
   const projectId = typeof linked.project_id === 'string' ? linked.project_id : null;
+  const conversationId = `${message.channel}:${message.threadTs}`;
+  // Slack's Stop on this thread cancels the reply (listeners/events/agent-session.ts).
+  const abort = new AbortController();
+  surfaces.replies.set(conversationId, abort);
   try {
     const origin = await chatOrigin(client, userNamesOf(runtime), runtime, {
       ...message,
@@ -77,7 +85,7 @@ export async function answerChat(runtime: ListenerRuntime, client: WebClient, me
       inThread: message.inThread ?? false,
     });
     const reply = await runtime.chat.reply({
-      conversationId: `${message.channel}:${message.threadTs}`,
+      conversationId,
       text: message.text,
       context: origin.context,
       actor: {
@@ -88,16 +96,20 @@ export async function answerChat(runtime: ListenerRuntime, client: WebClient, me
       },
       userName: `<@${message.userId}>`,
       projectId,
-      onProgress,
+      onProgress: (status) => surface.progress(status),
+      onToolCall: (call) => surface.toolCall(call),
+      signal: abort.signal,
     });
-    const rendered = chatReplyBlocks(reply);
-    const results = await resultBlocks(runtime, reply);
-    await client.chat.update({ channel: message.channel, ts, text: rendered.text, blocks: capBlocks([...rendered.blocks, ...results]) });
+    await surface.finish(finishedReply(reply, await resultBlocks(runtime, reply), conversationId));
   } catch (err) {
-    await client.chat.update({
-      channel: message.channel,
-      ts,
-      text: `:warning: Something went wrong while answering: ${esc(err instanceof Error ? err.message : String(err))}. Try again, or use \`/aq help\` to run a command directly.`,
-    });
+    await surface
+      .fail(
+        `:warning: Something went wrong while answering: ${esc(err instanceof Error ? err.message : String(err))}. Try again, or use \`/aq help\` to run a command directly.`,
+      )
+      .catch((failure) => log(`Could not tell ${message.channel} that a reply failed: ${String(failure)}`));
+  } finally {
+    if (surfaces.replies.get(conversationId) === abort) surfaces.replies.delete(conversationId);
   }
 }
+
+const log = (m: string) => console.error(m);

@@ -4,6 +4,8 @@ import { answerChat, withoutMentions } from './chat-message';
 import { registerAppHome } from './app-home';
 import { steerFromThread } from './thread-reply';
 import { threadReplyOf, type ChannelMessage } from '../../src/slack/task-thread-replies';
+import { registerAssistant } from './assistant';
+import { registerAgentSessionStop } from './agent-session';
 
 const log = (message: string) => console.error(message);
 
@@ -11,21 +13,31 @@ const log = (message: string) => console.error(message);
  * Mentions and direct messages go to the chat agent; a person's reply in a task's thread goes to
  * the task's agent. The bot's own messages, edits, and every other channel message are ignored.
  */
-export function registerEventListeners(app: App, { runtime }: ListenerDeps): () => void {
+export function registerEventListeners(app: App, deps: ListenerDeps): () => void {
+  const { runtime, surfaces } = deps;
   const stopHome = registerAppHome(app, runtime);
+  // Bolt's Assistant is middleware: messages in DM threads (the assistant panel's) reach it, not app.message.
+  registerAssistant(app, deps);
+  registerAgentSessionStop(app, deps);
   app.event('app_mention', async ({ event, body, client, context }) => {
     if (event.bot_id || !event.user) return;
-    void answerChat(runtime, client, {
-      channel: event.channel,
-      threadTs: event.thread_ts ?? event.ts,
-      text: withoutMentions(event.text),
-      userId: event.user,
-      eventId: (body as { event_id?: string }).event_id,
-      messageTs: event.ts,
-      inThread: Boolean(event.thread_ts && event.thread_ts !== event.ts),
-      botUserId: context.botUserId,
-      botId: context.botId,
-    });
+    void answerChat(
+      runtime,
+      client,
+      {
+        channel: event.channel,
+        threadTs: event.thread_ts ?? event.ts,
+        text: withoutMentions(event.text),
+        userId: event.user,
+        teamId: (body as { team_id?: string }).team_id,
+        eventId: (body as { event_id?: string }).event_id,
+        messageTs: event.ts,
+        inThread: Boolean(event.thread_ts && event.thread_ts !== event.ts),
+        botUserId: context.botUserId,
+        botId: context.botId,
+      },
+      surfaces,
+    );
   });
 
   app.message(async ({ message, body, client, context }) => {
@@ -40,17 +52,23 @@ export function registerEventListeners(app: App, { runtime }: ListenerDeps): () 
       return;
     }
     if (m.channel_type !== 'im' || m.subtype || m.bot_id || !m.user || !m.text) return;
-    void answerChat(runtime, client, {
-      channel: m.channel,
-      threadTs: m.thread_ts ?? m.ts,
-      text: m.text,
-      userId: m.user,
-      eventId,
-      messageTs: m.ts,
-      inThread: Boolean(m.thread_ts && m.thread_ts !== m.ts),
-      botUserId: context.botUserId,
-      botId: context.botId,
-    });
+    void answerChat(
+      runtime,
+      client,
+      {
+        channel: m.channel,
+        threadTs: m.thread_ts ?? m.ts,
+        text: m.text,
+        userId: m.user,
+        teamId: (body as { team_id?: string }).team_id,
+        eventId,
+        messageTs: m.ts,
+        inThread: Boolean(m.thread_ts && m.thread_ts !== m.ts),
+        botUserId: context.botUserId,
+        botId: context.botId,
+      },
+      surfaces,
+    );
   });
   return stopHome;
 }

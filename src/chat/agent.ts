@@ -30,7 +30,16 @@ export interface AgentTurnInput {
   messages: ChatMessage[];
   maxRounds?: number;
   onProgress?: (status: string) => void | Promise<void>;
+  /** Called as each tool call starts and ends, for a live list of what the agent does. */
+  onToolCall?: (call: ChatToolCall) => void | Promise<void>;
   signal?: AbortSignal;
+}
+
+/** One tool call as it happens: `held` when it waits for a person's Confirm. */
+export interface ChatToolCall {
+  id: string;
+  command: string;
+  state: 'running' | 'done' | 'failed' | 'held';
 }
 
 export interface AgentTurnOutput {
@@ -189,6 +198,13 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnOutp
       // A status line that fails to update must not stop the work.
     }
   };
+  const toolCall = async (call: ChatToolCall) => {
+    try {
+      await input.onToolCall?.(call);
+    } catch {
+      // Like the status line: showing a step must not stop the work.
+    }
+  };
   const finish = (text: string, failed = false): AgentTurnOutput => {
     // `messages` always ends with a user message here, so the reply keeps roles alternating.
     messages.push({ role: 'assistant', content: text });
@@ -221,7 +237,12 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnOutp
 
     messages.push({ role: 'assistant', content });
     await progress(`Running ${[...new Set(response.toolUses.map((t) => t.name))].join(', ')}…`);
+    for (const use of response.toolUses) await toolCall({ id: use.id, command: use.name, state: 'running' });
     const outcomes = await Promise.all(response.toolUses.map((use) => runTool(input, use)));
+    for (const [i, o] of outcomes.entries()) {
+      const state = o.pending ? 'held' : o.run && !('error' in o.run.result) ? 'done' : 'failed';
+      await toolCall({ id: response.toolUses[i].id, command: response.toolUses[i].name, state });
+    }
     for (const o of outcomes) {
       if (o.run) runs.push(o.run);
       if (o.pending) pending.push(o.pending);

@@ -2,7 +2,7 @@ import type { Actor, CommandResult } from '../commands/catalog';
 import type { CommandHandler } from '../commands/handler';
 import type { AppConfig } from '../config';
 import type { Database } from '../db/database';
-import { describeOutcome, runAgentTurn } from './agent';
+import { describeOutcome, runAgentTurn, type ChatToolCall } from './agent';
 import { ConfirmationStore, type StoredConfirmation } from './confirmations';
 import { compactConversation, forStorage, STORED_RESULT_CHARS, withSummary } from './memory';
 import type { ChatContentBlock, ChatMessage, ChatProvider, ChatUsage } from '../model/provider';
@@ -25,6 +25,8 @@ export interface ChatRequest {
   context?: string | null;
   /** Called while the agent works ("Thinking…", "Running list_tasks…"), for a status line. */
   onProgress?: (status: string) => void | Promise<void>;
+  /** Called as each tool call starts and ends (Slack shows them as steps of a streamed reply). */
+  onToolCall?: (call: ChatToolCall) => void | Promise<void>;
   signal?: AbortSignal;
 }
 
@@ -78,6 +80,7 @@ interface TurnInput {
   projectId: string | null;
   context?: string | null;
   onProgress?: ChatRequest['onProgress'];
+  onToolCall?: ChatRequest['onToolCall'];
   signal?: AbortSignal;
 }
 
@@ -166,6 +169,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
       messages: sent,
       maxRounds: deps.maxRounds,
       onProgress: input.onProgress,
+      onToolCall: input.onToolCall,
       signal: input.signal,
     });
     // The agent only appends, so what follows `sent` is this turn's new messages.
@@ -213,6 +217,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
           projectId: request.projectId ?? null,
           context: request.context,
           onProgress: request.onProgress,
+          onToolCall: request.onToolCall,
           signal: request.signal,
         });
         return reply;

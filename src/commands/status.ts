@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { sandboxStatus } from '../agents/confinement';
 import { FORGE_READINESS_KEY, UNKNOWN_FORGE_READINESS, type StoredForgeReadiness } from '../orchestrator/forge-readiness';
 import { projectWaitingReasons } from '../orchestrator/waiting-reasons';
+import { readSlackFeatures } from '../db/slack-features';
 import { defineCommand, type CommandContext } from './catalog';
 
 /** Caps keep get_status fast on large queues; by_status always has the full counts. */
@@ -15,7 +16,7 @@ export const getStatus = defineCommand({
   input: z.object({}),
   readOnly: true,
   async run(_args, ctx) {
-    const [projects, agents, byStatus, inProgress, ready, paused, forges, readyByProject] = await Promise.all([
+    const [projects, agents, byStatus, inProgress, ready, paused, forges, readyByProject, slackFeatures] = await Promise.all([
       ctx.db.projects.count(),
       ctx.db.agents.listWithWork(),
       ctx.db.tasks.countByStatus(),
@@ -25,6 +26,7 @@ export const getStatus = defineCommand({
       // The daemon asks gh and glab off its cycle and stores the answer; reading it never waits.
       ctx.db.state.get<StoredForgeReadiness | typeof UNKNOWN_FORGE_READINESS>(FORGE_READINESS_KEY, UNKNOWN_FORGE_READINESS),
       ctx.db.scheduling.readyCounts(),
+      readSlackFeatures(ctx.db.state),
     ]);
     const waiting = await notStarting(ctx, readyByProject, paused);
     return {
@@ -55,6 +57,8 @@ export const getStatus = defineCommand({
       not_starting: waiting.list,
       agent_sandbox: sandboxStatus(ctx.config.agents.allowUnsandboxed),
       forges,
+      // Which of Slack's AI surfaces the workspace offers, once the Slack app has tried them.
+      ...(Object.keys(slackFeatures).length > 0 && { slack_features: slackFeatures }),
     };
   },
 });

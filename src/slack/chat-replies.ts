@@ -4,17 +4,13 @@ import { button, clip, fallback, LIMITS, type Rendered } from './blocks/common';
 import { fitBlocks } from './blocks/long';
 import { bold, packRich, txt } from './blocks/text';
 import { markdownToBlocks, markdownToMrkdwn } from './mrkdwn';
+import type { FinishedReply } from './ai-surfaces/reply-surface';
 
 const CONFIRMATIONS_SHOWN = 5;
 
-/**
- * Block Kit for a chat reply: the answer (Markdown → mrkdwn, escaped, nothing cut: what does not
- * fit one message is attached), then Confirm / Cancel for each pending confirmation. The
- * confirmation's summary quotes the model's arguments, so it is shown as literal text.
- */
-export function chatReplyBlocks(reply: ChatReply): Rendered {
-  const pending = reply.pendingConfirmations.slice(0, CONFIRMATIONS_SHOWN);
-  const confirmations: KnownBlock[] = pending.flatMap((p) => [
+/** Confirm / Cancel for each command the agent asked a person to confirm (the summary shown literally). */
+export function confirmationBlocks(reply: ChatReply): KnownBlock[] {
+  return reply.pendingConfirmations.slice(0, CONFIRMATIONS_SHOWN).flatMap((p) => [
     ...packRich([[txt('✋ '), bold('Needs confirmation: '), txt(p.summary)]], LIMITS.richText),
     {
       type: 'actions',
@@ -33,6 +29,15 @@ export function chatReplyBlocks(reply: ChatReply): Rendered {
       ],
     } as KnownBlock,
   ]);
+}
+
+/**
+ * Block Kit for a chat reply: the answer (Markdown → mrkdwn, escaped, nothing cut: what does not
+ * fit one message is attached), then Confirm / Cancel for each pending confirmation. The
+ * confirmation's summary quotes the model's arguments, so it is shown as literal text.
+ */
+export function chatReplyBlocks(reply: ChatReply): Rendered {
+  const confirmations = confirmationBlocks(reply);
   const answer = fitBlocks(
     markdownToBlocks(reply.text || '…'),
     () => reply.text,
@@ -43,5 +48,26 @@ export function chatReplyBlocks(reply: ChatReply): Rendered {
     text: fallback(markdownToMrkdwn(reply.text)) || '…',
     blocks: [...answer.blocks, ...confirmations],
     ...(answer.file && { files: [answer.file] }),
+  };
+}
+
+/**
+ * The reply for a ReplySurface: the answer as escaped mrkdwn (streamed) and as blocks (posted),
+ * then Confirm / Cancel and the result cards, which both paths show after the answer.
+ */
+export function finishedReply(reply: ChatReply, results: KnownBlock[], conversationId: string): FinishedReply {
+  const confirmations = confirmationBlocks(reply);
+  const answer = fitBlocks(
+    markdownToBlocks(reply.text || '…'),
+    () => reply.text,
+    'reply.md',
+    LIMITS.blocksPerMessage - 1 - confirmations.length,
+  );
+  return {
+    mrkdwn: markdownToMrkdwn(reply.text || '…'),
+    text: fallback(markdownToMrkdwn(reply.text)) || '…',
+    answerBlocks: answer.blocks,
+    extras: [...confirmations, ...results],
+    conversationId,
   };
 }

@@ -8,6 +8,8 @@ import { fallbackOf, type Rendered } from './blocks/common';
 import { md } from './blocks/text';
 import { markdownToMrkdwn } from './mrkdwn';
 import { linkSourceThread } from './source-thread';
+import { slackFeaturesFor } from './ai-surfaces/features';
+import { TaskSessions } from './ai-surfaces/task-sessions';
 
 const PROGRESS_INTERVAL_MS = 3000;
 
@@ -15,7 +17,7 @@ const PROGRESS_INTERVAL_MS = 3000;
 export interface NotifierSource {
   handler: Pick<CommandHandler, 'execute'>;
   events: Pick<EventLog, 'subscribe'>;
-  db: Pick<Database, 'taskThreads'>;
+  db: Pick<Database, 'taskThreads' | 'state'>;
   config: { slack: { notifyChannel?: string | null } };
 }
 
@@ -30,12 +32,16 @@ type Thread = { channelId: string; threadTs: string };
 export class SlackNotifier {
   private readonly progress = new Map<string, { lines: string[]; timer: NodeJS.Timeout }>();
   private queue: Promise<void> = Promise.resolve();
+  /** Each task thread as a Slack agent session, where the workspace offers them. */
+  private readonly sessions: TaskSessions;
 
   constructor(
     private readonly source: NotifierSource,
     private readonly client: WebClient,
     private readonly log: (message: string) => void = (m) => console.error(m),
-  ) {}
+  ) {
+    this.sessions = new TaskSessions(client, slackFeaturesFor(source.db.state, log), log);
+  }
 
   start(): () => void {
     const unsubscribe = this.source.events.subscribe((event) => {
@@ -90,6 +96,7 @@ export class SlackNotifier {
     if (again && ROOT_CHANGING.has(event.type)) await this.updateRoot(taskId, thread, event);
     const post = threadReply(event, again);
     if (post) await this.replyIn(thread, post);
+    await this.sessions.follow(thread, event, typeof event.payload.title === 'string' ? event.payload.title : taskId);
   }
 
   /** Posts the task's card as the root of its thread and remembers where it is. */

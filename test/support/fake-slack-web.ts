@@ -142,6 +142,16 @@ export class SlackDefaults {
         return this.replies(channel, args);
       case 'conversations.history':
         return { ok: true, messages: [], has_more: false, response_metadata: { next_cursor: '' } };
+      case 'chat.startStream': {
+        const ts = this.nextTs();
+        return { ok: true, channel, ts };
+      }
+      case 'chat.appendStream':
+        return { ok: true, channel, ts: args.ts };
+      case 'chat.stopStream':
+        return { ok: true, channel, ts: args.ts, message: this.message(args, String(args.ts)) };
+      case 'agents.sessions.setStatus':
+        return { ok: true, status: args.status };
       case 'assistant.threads.setStatus':
       case 'assistant.threads.setTitle':
       case 'assistant.threads.setSuggestedPrompts':

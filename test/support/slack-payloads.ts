@@ -254,3 +254,42 @@ export function appHomeOpened(input: { userId?: string; tab?: 'home' | 'messages
     event_ts: nextTs(),
   };
 }
+
+/** assistant_thread_started: the person opened a new thread in the app's assistant panel. */
+export function assistantThreadStarted(input: { userId?: string; channelId?: string; threadTs?: string; contextChannelId?: string } = {}) {
+  return {
+    type: 'assistant_thread_started' as const,
+    assistant_thread: {
+      user_id: input.userId ?? 'U1',
+      context: { channel_id: input.contextChannelId, team_id: TEAM_ID, enterprise_id: null },
+      channel_id: input.channelId ?? 'D1',
+      thread_ts: input.threadTs ?? nextTs(),
+    },
+    event_ts: nextTs(),
+  };
+}
+
+/** agent_session_stopped: the person pressed Slack's Stop on an agent session. */
+export function agentSessionStopped(input: { channelId: string; threadTs: string; userId?: string; streamingTs?: string[] }) {
+  return {
+    type: 'agent_session_stopped' as const,
+    channel: input.channelId,
+    user: input.userId ?? 'U1',
+    thread_ts: input.threadTs,
+    streaming_message_ts: input.streamingTs ?? [],
+    event_ts: nextTs(),
+  };
+}
+
+/** A click on Slack's feedback buttons (a `feedback_buttons` element in a context_actions block). */
+export function feedbackClick(input: {
+  value: string;
+  actionId: string;
+  responseUrl: string;
+  channelId?: string;
+  messageTs?: string;
+  userId?: string;
+}) {
+  const body = blockActions({ ...input });
+  return { ...body, actions: [{ ...body.actions[0], type: 'feedback_buttons' as const, block_id: 'fb' }] };
+}

@@ -49,6 +49,9 @@ export const SLACK_LIMITS = {
   richText: 4000,
 } as const;
 
+/** The streaming methods: markdown text and chunks (text, task steps, blocks) we send as a reply grows. */
+export const STREAM_METHODS = new Set(['chat.startStream', 'chat.appendStream', 'chat.stopStream']);
+
 /** The methods whose arguments carry message text, blocks or a view. */
 export const MESSAGE_METHODS = new Set(['chat.postMessage', 'chat.postEphemeral', 'chat.update', 'chat.scheduleMessage', 'chat.meMessage']);
 export const VIEW_METHODS = new Set(['views.publish', 'views.open', 'views.update', 'views.push']);
@@ -237,6 +240,20 @@ class Checker {
         if (block.hint !== undefined) this.textObject(`${path}.hint`, block.hint, SLACK_LIMITS.inputLabel, { plainOnly: true });
         if (block.element) this.element(`${path}.element`, block.element as Record<string, unknown>);
         break;
+      case 'context_actions': {
+        const elements = Array.isArray(block.elements) ? block.elements : [];
+        if (elements.length === 0 || elements.length > 5) this.add(`${path}.elements`, `${elements.length} context actions (1 to 5)`);
+        elements.forEach((e: Record<string, unknown>, i) => {
+          if (e.type !== 'feedback_buttons') return;
+          for (const side of ['positive_button', 'negative_button']) {
+            const b = (e[side] ?? {}) as Record<string, unknown>;
+            this.textObject(`${path}.elements[${i}].${side}.text`, b.text, SLACK_LIMITS.buttonText, { plainOnly: true });
+            if (typeof b.value !== 'string' || !b.value) this.add(`${path}.elements[${i}].${side}.value`, 'empty feedback value');
+            this.length(`${path}.elements[${i}].${side}.value`, b.value, SLACK_LIMITS.buttonValue, 'feedback value');
+          }
+        });
+        break;
+      }
       case 'rich_text': {
         const size = this.richElements(`${path}.elements`, block.elements);
         if (size > SLACK_LIMITS.richText) this.add(path, `rich text of ${size} characters (we keep it under ${SLACK_LIMITS.richText})`);
@@ -288,9 +305,38 @@ export function validateView(view: Record<string, unknown>): Violation[] {
   return check.violations;
 }
 
+/** Violations in a streaming call: its markdown text and chunks are mrkdwn we must have escaped. */
+export function validateStream(args: Record<string, unknown>): Violation[] {
+  const check = new Checker();
+  const mrkdwn = (path: string, text: unknown) => {
+    if (typeof text !== 'string') return;
+    check.length(path, text, 12_000, 'streamed text');
+    for (const p of mrkdwnProblems(text)) check.add(path, p);
+  };
+  mrkdwn('markdown_text', args.markdown_text);
+  const chunks = Array.isArray(args.chunks) ? (args.chunks as Array<Record<string, unknown>>) : [];
+  chunks.forEach((chunk, i) => {
+    const at = `chunks[${i}]`;
+    if (chunk.type === 'markdown_text') {
+      if (typeof chunk.text !== 'string' || chunk.text === '') check.add(`${at}.text`, 'empty streamed text');
+      mrkdwn(`${at}.text`, chunk.text);
+    } else if (chunk.type === 'task_update') {
+      if (typeof chunk.id !== 'string' || !chunk.id) check.add(`${at}.id`, 'a task step without an id');
+      if (!['pending', 'in_progress', 'complete', 'error'].includes(String(chunk.status)))
+        check.add(`${at}.status`, `status ${String(chunk.status)}`);
+      for (const key of ['title', 'details', 'output']) mrkdwn(`${at}.${key}`, chunk[key]);
+    } else if (chunk.type === 'plan_update') mrkdwn(`${at}.title`, chunk.title);
+    else if (chunk.type === 'blocks') check.blocks(`${at}.blocks`, chunk.blocks, SLACK_LIMITS.messageBlocks);
+    else check.add(`${at}.type`, `a chunk of type ${String(chunk.type)}`);
+  });
+  check.blocks('blocks', args.blocks, SLACK_LIMITS.messageBlocks);
+  return check.violations;
+}
+
 /** Violations in one Web API call's arguments (methods that carry no text: none). */
 export function validateCall(method: string, args: Record<string, unknown>): Violation[] {
   if (MESSAGE_METHODS.has(method)) return validateMessage(args);
+  if (STREAM_METHODS.has(method)) return validateStream(args);
   if (VIEW_METHODS.has(method) && args.view && typeof args.view === 'object') return validateView(args.view as Record<string, unknown>);
   return [];
 }

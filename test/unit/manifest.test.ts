@@ -18,6 +18,23 @@ const METHOD_SCOPES: Record<string, string[]> = {
   'files.uploadV2': ['files:write'],
   'views.open': [],
   'views.publish': [],
+  // Slack's AI surfaces (README, "Slack's AI surfaces"): streaming and agent sessions need
+  // chat:write; the assistant's status, prompts and titles need assistant:write.
+  'chat.startStream': ['chat:write'],
+  'chat.appendStream': ['chat:write'],
+  'chat.stopStream': ['chat:write'],
+  'agents.sessions.setStatus': ['chat:write'],
+  'assistant.threads.setStatus': ['assistant:write'],
+  'assistant.threads.setSuggestedPrompts': ['assistant:write'],
+  'assistant.threads.setTitle': ['assistant:write'],
+};
+
+/** Bolt's Assistant helpers and the Web API method each one calls. */
+const BOLT_HELPERS: Record<string, string> = {
+  setSuggestedPrompts: 'assistant.threads.setSuggestedPrompts',
+  setTitle: 'assistant.threads.setTitle',
+  setStatus: 'assistant.threads.setStatus',
+  sayStream: 'chat.startStream',
 };
 
 /** The scope each subscribed event needs. */
@@ -26,6 +43,9 @@ const EVENT_SCOPES: Record<string, string[]> = {
   app_mention: ['app_mentions:read'],
   'message.channels': ['channels:history'],
   'message.im': ['im:history'],
+  assistant_thread_started: ['assistant:write'],
+  assistant_thread_context_changed: ['assistant:write'],
+  agent_session_stopped: ['assistant:write'],
 };
 
 /** /aq needs `commands`; project channels are posted to without joining them first. */
@@ -55,7 +75,12 @@ function yamlList(text: string, key: string): string[] {
 describe('manifest.yml', () => {
   const manifest = readFileSync(path.join(root, 'manifest.yml'), 'utf8');
   const code = [...sources(path.join(root, 'src')), ...sources(path.join(root, 'listeners'))].join('\n');
-  const methods = [...new Set([...code.matchAll(/client\.([a-z]+)\.([A-Za-z0-9]+)\(/g)].map((m) => `${m[1]}.${m[2]}`))];
+  const methods = [
+    ...new Set([
+      ...[...code.matchAll(/client\.((?:[a-z]+\.)+[A-Za-z0-9]+)\(/g)].map((m) => m[1]),
+      ...[...code.matchAll(/(?<![.\w])(setSuggestedPrompts|setTitle|setStatus|sayStream)\(/g)].map((m) => BOLT_HELPERS[m[1]]),
+    ]),
+  ];
 
   it('asks for exactly the bot scopes the code uses', () => {
     expect(methods.filter((m) => !(m in METHOD_SCOPES))).toEqual([]);
@@ -63,6 +88,26 @@ describe('manifest.yml', () => {
     expect(events.filter((e) => !(e in EVENT_SCOPES))).toEqual([]);
     const needed = new Set([...ALWAYS, ...methods.flatMap((m) => METHOD_SCOPES[m]), ...events.flatMap((e) => EVENT_SCOPES[e])]);
     expect(yamlList(manifest, 'bot').sort()).toEqual([...needed].sort());
+  });
+
+  it('declares the assistant view and the events of the AI surfaces the code listens to', () => {
+    expect(manifest).toMatch(/\n {2}assistant_view:\n {4}assistant_description: \S/);
+    const events = yamlList(manifest, 'bot_events');
+    // Bolt's Assistant listens to the assistant thread events; Stop is our own listener.
+    expect(code).toContain('new Assistant(');
+    expect(events).toEqual(expect.arrayContaining(['assistant_thread_started', 'assistant_thread_context_changed', 'message.im']));
+    expect(code).toContain("app.event('agent_session_stopped'");
+    expect(events).toContain('agent_session_stopped');
+    expect(methods).toEqual(
+      expect.arrayContaining([
+        'chat.startStream',
+        'agents.sessions.setStatus',
+        'assistant.threads.setStatus',
+        // Through Bolt's Assistant helpers.
+        'assistant.threads.setSuggestedPrompts',
+        'assistant.threads.setTitle',
+      ]),
+    );
   });
 
   it('suggests in /aq only what works without a model key', () => {

@@ -15,6 +15,10 @@ export class ChatThread {
   @Property({ type: 'json' })
   turns: unknown[] & Opt = [];
 
+  /** Ratings people gave the replies ({user_id, rating, message_ts, at}); never shown in Slack. */
+  @Property({ type: 'json', nullable: true })
+  feedback?: unknown[] | null;
+
   @Property({ type: 'datetime', onUpdate: () => new Date() })
   updatedAt: Date & Opt = new Date();
 }

@@ -6,6 +6,15 @@ export interface StoredConversation {
   turns: unknown[];
 }
 
+/** One person's rating of one reply. */
+export interface ChatFeedback {
+  user_id: string;
+  rating: 'good' | 'bad';
+  /** The rated reply. */
+  message_ts: string | null;
+  at: string;
+}
+
 /**
  * Pending chat confirmations live in `system_state` under this prefix: one small row each, so a
  * restart keeps them and any process can take one.
@@ -22,6 +31,27 @@ export class ChatThreadRepository {
 
   async save(id: string, conversation: StoredConversation): Promise<void> {
     await this.em().upsert(ChatThread, { id, summary: conversation.summary, turns: conversation.turns, updatedAt: new Date() });
+  }
+
+  /** Adds a person's rating of a reply to its conversation; a person rating the same reply again replaces their rating. */
+  async addFeedback(id: string, entry: ChatFeedback): Promise<void> {
+    const em = this.em();
+    const row = await em.findOne(ChatThread, { id });
+    const kept = (row?.feedback ?? []).filter((f) => {
+      const old = f as Partial<ChatFeedback>;
+      return !(old.user_id === entry.user_id && old.message_ts === entry.message_ts);
+    });
+    if (row) {
+      row.feedback = [...kept, entry];
+      await em.flush();
+    } else {
+      await em.upsert(ChatThread, { id, summary: null, turns: [], feedback: [entry], updatedAt: new Date() });
+    }
+  }
+
+  async feedback(id: string): Promise<ChatFeedback[]> {
+    const row = await this.em().findOne(ChatThread, { id });
+    return (row?.feedback ?? []) as ChatFeedback[];
   }
 
   async savePending(id: string, value: unknown): Promise<void> {

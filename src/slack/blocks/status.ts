@@ -39,6 +39,20 @@ export function statusBlocks(s: StatusResult): Rendered {
     blocks.push(...packRich([[bold('In progress')], ...s.tasks.in_progress.map((t) => taskLine('🟡', t))], LIMITS.richText));
   if (s.tasks.ready_to_work.length)
     blocks.push(...packRich([[bold('Ready to work')], ...s.tasks.ready_to_work.map((t) => taskLine('🔵', t))], LIMITS.richText));
+  const refused = Object.entries(s.slack_features ?? {}).filter(([, f]) => f?.mode === 'fallback');
+  if (refused.length)
+    blocks.push(
+      ...packRich(
+        [
+          [
+            txt(
+              `Classic messages instead of Slack's ${refused.map(([name, f]) => `${name.replace(/_/g, ' ')} (${f?.slack_error})`).join(', ')}`,
+            ),
+          ],
+        ],
+        LIMITS.richText,
+      ),
+    );
   blocks.push(context(`Updated ${new Date().toISOString().replace('T', ' ').slice(0, 16)} UTC`));
   const fitted = fitBlocks(blocks, () => JSON.stringify(s, null, 2), 'status.json');
   return {

@@ -51,16 +51,25 @@ describe('a mention through Slack, the chat agent and the command layer', () => 
     });
     expect(retry.status).toBe(200);
 
-    await slack.waitFor(() => slack.callsTo('chat.update').some((c) => String(c.args.text).startsWith('Queued task')), 'the final reply');
+    // The reply is streamed (test/e2e/slack/ai-surfaces.test.ts covers the order and the fallback).
+    const final = await slack.waitForCall('chat.stopStream');
     const tasks = (await started.runtime.handler.execute('list_tasks', { project_id: 'web' })) as {
       tasks: Array<{ id: string; title: string }>;
     };
     expect(tasks.tasks).toEqual([expect.objectContaining({ title: 'Add dark mode' })]);
-    const placeholders = slack.callsTo('chat.postMessage');
-    expect(placeholders).toHaveLength(1);
-    expect(placeholders[0].args).toMatchObject({ channel: 'CPROJ', thread_ts: '1700000000.000100', text: ':thought_balloon: Thinking…' });
-    const final = slack.callsTo('chat.update').at(-1)!;
-    expect(final.args.text).toBe(`Queued task \`${tasks.tasks[0].id}\` in web.`);
+    expect(slack.callsTo('chat.startStream')).toHaveLength(1);
+    expect(slack.callsTo('chat.startStream')[0].args).toMatchObject({
+      channel: 'CPROJ',
+      thread_ts: '1700000000.000100',
+      recipient_user_id: 'U1',
+    });
+    const streamed = slack
+      .callsTo('chat.appendStream')
+      .flatMap((c) => c.args.chunks as Array<{ type: string; text?: string }>)
+      .filter((c) => c.type === 'markdown_text')
+      .map((c) => c.text)
+      .join('');
+    expect(streamed).toBe(`Queued task \`${tasks.tasks[0].id}\` in web.`);
     const rendered = JSON.stringify(final.args.blocks);
     expect(showsLiterally(final.args.blocks, 'Add dark mode')).toBe(true);
     expect(rendered).toContain('aq_restart_task');

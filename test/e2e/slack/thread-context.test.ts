@@ -14,6 +14,21 @@ function firstUserText(request: { body: { messages?: Array<{ role: string; conte
   return (content as Array<{ type: string; text?: string }>).filter((b) => b.type === 'text').map((b) => b.text ?? '');
 }
 
+/** Everything the app streamed as its reply so far. */
+function streamedReply(slack: FakeSlack): string {
+  return slack.calls
+    .filter((c) => ['chat.startStream', 'chat.appendStream', 'chat.stopStream'].includes(c.method))
+    .flatMap((c) => (c.args.chunks as Array<{ type: string; text?: string }> | undefined) ?? [])
+    .filter((c) => c.type === 'markdown_text')
+    .map((c) => c.text)
+    .join('');
+}
+
+/** Waits until a reply containing `text` has been streamed and a stream closed. */
+async function replied(slack: FakeSlack, text: string, what = 'the reply'): Promise<void> {
+  await slack.waitFor(() => slack.callsTo('chat.stopStream').length > 0 && streamedReply(slack).includes(text), what);
+}
+
 /**
  * "@agent-queue fix this" under a bug report, through the real Bolt app, the chat agent and the
  * notifier: the model reads the thread (names, links), the task records where it was asked for,
@@ -62,7 +77,7 @@ describe('a mention in a thread gives the chat agent the thread', () => {
       text: `Queued \`${JSON.parse(String(model.toolResultsIn(request)[0].content)).created}\`.`,
     }));
     await deliver({ ...ask, type: 'app_mention', channel: 'CPROJ' });
-    await slack.waitFor(() => slack.callsTo('chat.update').some((c) => String(c.args.text).startsWith('Queued')), 'the reply');
+    await replied(slack, 'Queued');
 
     const [context, asked] = firstUserText(model.requests[0]);
     expect(asked).toBe('[from <@U32>] fix this');
@@ -79,7 +94,7 @@ describe('a mention in a thread gives the chat agent the thread', () => {
     const permalink = `https://example.slack.com/archives/CPROJ/p${report.ts.replace('.', '')}`;
     expect(await exec('get_task', { task_id: id })).toMatchObject({ description, source_url: permalink });
     // The chat reply shows the task's card with the link to where it was asked for.
-    const card = slack.callsTo('chat.update').at(-1)!;
+    const card = slack.callsTo('chat.stopStream').at(-1)!;
     expect(JSON.stringify(card.args.blocks)).toContain(permalink);
     expect(showsLiterally(card.args.blocks, 'Asked for in: ')).toBe(true);
 
@@ -106,7 +121,7 @@ describe('a mention in a thread gives the chat agent the thread', () => {
     const ask = slack.userSays({ channel: 'CPROJ', user: 'U32', threadTs: root.ts, text: '<@UBOT> what is this about?' });
     model.enqueue({ text: 'A report.' });
     await deliver({ ...ask, type: 'app_mention', channel: 'CPROJ' });
-    await slack.waitFor(() => slack.callsTo('chat.update').some((c) => c.args.text === 'A report.'), 'the reply');
+    await replied(slack, 'A report.');
 
     const [context] = firstUserText(model.requests[0]);
     expect(context).toContain('ROOT: the report');
@@ -134,7 +149,7 @@ describe('a mention in a thread gives the chat agent the thread', () => {
     );
     const ask = slack.userSays({ channel: 'CPROJ', user: 'U31', text: '<@UBOT> add dark mode' });
     await deliver({ ...ask, type: 'app_mention', channel: 'CPROJ' });
-    await slack.waitFor(() => slack.callsTo('chat.update').some((c) => c.args.text === 'Queued.'), 'the reply');
+    await replied(slack, 'Queued.');
     expect(model.requests[0].body.messages?.[0]).toEqual({ role: 'user', content: '[from <@U31>] add dark mode' });
     expect(slack.callsTo('conversations.replies')).toHaveLength(0);
     const { tasks } = (await exec('list_tasks', { project_id: 'web' })) as { tasks: Array<{ id: string }> };
@@ -152,7 +167,7 @@ describe('a mention in a thread gives the chat agent the thread', () => {
     model.enqueue({ text: 'It is building the thing.' });
     const ask = slack.userSays({ channel: 'CPROJ', user: 'U31', threadTs: root, text: '<@UBOT> how is it going?' });
     await deliver({ ...ask, type: 'app_mention', channel: 'CPROJ' });
-    await slack.waitFor(() => slack.callsTo('chat.update').some((c) => c.args.text === 'It is building the thing.'), 'the reply');
+    await replied(slack, 'It is building the thing.');
     const [context] = firstUserText(model.requests[0]);
     expect(context).toContain(`This is the thread of task \`${id}\``);
     expect(context).toContain('Agent Queue (this app)');
@@ -162,7 +177,7 @@ describe('a mention in a thread gives the chat agent the thread', () => {
     const dmRoot = slack.userSays({ channel: 'D31', user: 'U31', text: 'DM ROOT: the deploy failed at step 3' });
     const dm = slack.userSays({ channel: 'D31', user: 'U31', threadTs: dmRoot.ts, text: 'what should we do about it?' });
     await deliver(dm);
-    await slack.waitFor(() => slack.callsTo('chat.update').some((c) => c.args.text === 'Noted.'), 'the DM reply');
+    await replied(slack, 'Noted.', 'the DM reply');
     const [dmContext, dmText] = firstUserText(model.requests[1]);
     expect(dmContext).toContain('Alice Reporter (U31)');
     expect(dmContext).toContain('DM ROOT: the deploy failed at step 3');

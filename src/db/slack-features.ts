@@ -1,0 +1,34 @@
+import type { SystemStateRepository } from './repositories/system-state';
+
+/**
+ * Slack's AI surfaces this app uses when the workspace offers them, each with a classic fallback.
+ * Which one a workspace refused is stored in `system_state` (one row per feature, under this
+ * prefix), so every process and every restart sees the same answer and get_status can show it.
+ */
+export const SLACK_FEATURE_KEY_PREFIX = 'slack_feature:';
+
+export const SLACK_FEATURES = ['streaming', 'assistant_status', 'assistant_panel', 'agent_sessions', 'feedback_buttons'] as const;
+export type SlackFeature = (typeof SLACK_FEATURES)[number];
+
+/** `native`: Slack accepted the feature's method; `fallback`: it answered `slack_error`, so the classic path is used. */
+export interface StoredSlackFeature {
+  mode: 'native' | 'fallback';
+  /** The Web API method and Slack's error that decided a fallback. */
+  method?: string;
+  slack_error?: string;
+  since: string;
+}
+
+export function slackFeatureKey(feature: SlackFeature): string {
+  return SLACK_FEATURE_KEY_PREFIX + feature;
+}
+
+/** Every feature some process has tried, with what Slack answered (empty before the Slack app ran). */
+export async function readSlackFeatures(
+  state: Pick<SystemStateRepository, 'get'>,
+): Promise<Partial<Record<SlackFeature, StoredSlackFeature>>> {
+  const rows = await Promise.all(
+    SLACK_FEATURES.map(async (f) => [f, await state.get<StoredSlackFeature | null>(slackFeatureKey(f), null)] as const),
+  );
+  return Object.fromEntries(rows.filter(([, row]) => row !== null));
+}
