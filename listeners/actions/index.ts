@@ -4,6 +4,7 @@ import { registerChatConfirmations } from './chat-confirm';
 import { registerHomeButtons } from './home-buttons';
 import { registerRequestChanges } from './request-changes';
 import { registerTaskButtons } from './task-buttons';
+import { registerAgentRequestButtons } from './agent-requests';
 
 /** Every button: task buttons, the Home's buttons, and Confirm / Cancel for the chat agent. */
 export function registerActionListeners(app: App, deps: ListenerDeps): void {
@@ -11,4 +12,5 @@ export function registerActionListeners(app: App, deps: ListenerDeps): void {
   registerRequestChanges(app, deps);
   registerHomeButtons(app, deps);
   registerChatConfirmations(app, deps);
+  registerAgentRequestButtons(app, deps);
 }
