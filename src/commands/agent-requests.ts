@@ -5,6 +5,7 @@ import { answerAgentRequest } from '../orchestrator/agent-request-answers';
 import { effectiveToolPolicy } from '../orchestrator/agent-requests';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { requireProject } from './projects';
+import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { boolean, integer, optional, requiredText, stringList } from './schema';
 import { taskOperation } from './task-lifecycle';
 import { maySteer } from './task-conversation';
@@ -16,15 +17,17 @@ const rules = (description: string) =>
     stringList(description).pipe(
       z
         .array(z.string().max(MAX_RULE_LENGTH, `A rule is at most ${MAX_RULE_LENGTH} characters.`))
-        .max(MAX_RULES, `A policy holds at most ${MAX_RULES} rules.`)
-        .superRefine((list, check) => {
-          for (const rule of list) {
-            const problem = ruleProblem(rule);
-            if (problem) check.addIssue({ code: 'custom', message: problem });
-          }
-        }),
+        .max(MAX_RULES, `A policy holds at most ${MAX_RULES} rules.`),
     ),
   );
+
+/** Refuses the first rule that is not Claude Code rule syntax, naming the field. */
+function checkRules(field: string, list: string[] | undefined): void {
+  for (const rule of list ?? []) {
+    const problem = ruleProblem(rule);
+    if (problem) throw new CommandError(`Field '${field}': ${problem}`);
+  }
+}
 
 async function policyResult(ctx: CommandContext, projectId: string) {
   const policy = await effectiveToolPolicy(ctx.db, projectId);
@@ -68,6 +71,8 @@ export const setToolPolicy = defineCommand({
   modelAccess: 'confirm',
   async run({ project_id, rules: whole, add, remove, reset }, ctx) {
     await requireProject(ctx, project_id);
+    checkRules('rules', whole);
+    checkRules('add', add);
     if (!whole && !add && !remove && !reset) {
       throw new CommandError('Say what to change: rules (the whole policy), add, remove, or reset=true.');
     }
@@ -102,6 +107,8 @@ function requestView(r: AgentRequestRecord) {
   };
 }
 
+const REQUEST_PAGE: ListPaging = { key: 'requests', defaultLimit: 20, maxLimit: 100 };
+
 export const listAgentRequests = defineCommand({
   name: 'list_agent_requests',
   group: 'agents',
@@ -111,16 +118,19 @@ export const listAgentRequests = defineCommand({
     task_id: optional(requiredText('Task id')),
     project_id: optional(requiredText('Project id')),
     status: optional(z.enum(['pending', 'answered', 'timed_out', 'cancelled', 'all']).describe('Which requests (default pending)')),
-    limit: optional(integer('How many (default 20)', { min: 1, max: 100 })),
+    ...pageFields(REQUEST_PAGE),
   }),
   readOnly: true,
-  async run({ task_id, project_id, status, limit }, ctx) {
+  list: REQUEST_PAGE,
+  async run({ task_id, project_id, status, ...paging }, ctx) {
     const wanted = status ?? 'pending';
-    const found = await ctx.db.agentRequests.list(
-      { taskId: task_id, projectId: project_id, ...(wanted !== 'all' && { status: wanted }) },
-      limit ?? 20,
-    );
-    return { requests: found.map(requestView), count: found.length };
+    const filter = { taskId: task_id, projectId: project_id, ...(wanted !== 'all' && { status: wanted }) };
+    const page = pageOf(paging, REQUEST_PAGE.defaultLimit);
+    const [found, total] = await Promise.all([
+      ctx.db.agentRequests.list(filter, page.limit, page.offset),
+      ctx.db.agentRequests.count(filter),
+    ]);
+    return { requests: found.map(requestView), total, next_offset: nextOffset(page, found.length, total) };
   },
 });
 

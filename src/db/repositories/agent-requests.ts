@@ -104,7 +104,23 @@ export class AgentRequestRepository {
   }
 
   /** Requests, newest first: of a task or a project, in a status (all when omitted). */
-  async list(filter: { taskId?: string; projectId?: string; status?: AgentRequestStatus }, limit = 50): Promise<AgentRequestRecord[]> {
+  async list(
+    filter: { taskId?: string; projectId?: string; status?: AgentRequestStatus },
+    limit = 50,
+    offset = 0,
+  ): Promise<AgentRequestRecord[]> {
+    const { where, params } = this.filter(filter);
+    const sql = `select * from agent_requests${where} order by id desc limit ? offset ?`;
+    return (await this.query<Row>(sql, [...params, limit, offset])).map(toRecord);
+  }
+
+  async count(filter: { taskId?: string; projectId?: string; status?: AgentRequestStatus }): Promise<number> {
+    const { where, params } = this.filter(filter);
+    const rows = await this.query<{ n: number }>(`select count(*) as n from agent_requests${where}`, params);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  private filter(filter: { taskId?: string; projectId?: string; status?: AgentRequestStatus }): { where: string; params: unknown[] } {
     const where: string[] = [];
     const params: unknown[] = [];
     if (filter.taskId) {
@@ -119,8 +135,7 @@ export class AgentRequestRepository {
       where.push('status = ?');
       params.push(filter.status);
     }
-    const sql = `select * from agent_requests${where.length ? ` where ${where.join(' and ')}` : ''} order by id desc limit ?`;
-    return (await this.query<Row>(sql, [...params, limit])).map(toRecord);
+    return { where: where.length ? ` where ${where.join(' and ')}` : '', params };
   }
 
   async countPending(taskId: string): Promise<number> {

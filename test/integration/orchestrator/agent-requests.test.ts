@@ -249,7 +249,7 @@ describe('tool policy commands', () => {
       },
     );
     const bad = await h.rt.exec('set_tool_policy', { project_id: 'proj', add: ['rm -rf /'] });
-    expect(bad.error).toContain("'rm -rf /' is not a tool rule");
+    expect(bad.error).toContain("Field 'add': 'rm -rf /' is not a tool rule");
     expect(await h.rt.exec('set_tool_policy', { project_id: 'proj' })).toEqual({
       error: 'Say what to change: rules (the whole policy), add, remove, or reset=true.',
     });
@@ -258,6 +258,6 @@ describe('tool policy commands', () => {
       rules: [...DEFAULT_TOOL_POLICY],
       is_default: true,
     });
-    expect(await h.rt.exec('list_agent_requests', {})).toEqual({ requests: [], count: 0 });
+    expect(await h.rt.exec('list_agent_requests', {})).toEqual({ requests: [], total: 0, next_offset: null });
   });
 });
