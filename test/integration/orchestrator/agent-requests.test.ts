@@ -3,6 +3,7 @@ import type { PermissionAsk } from '../../../src/agents/agent-requests';
 import { DEFAULT_TOOL_POLICY } from '../../../src/agents/agent-requests';
 import { loadConfig } from '../../../src/config';
 import { createRuntime } from '../../../src/runtime';
+import { putTask } from '../../support/task-fixtures';
 import { makeHarness, untilAborted, waitFor, type Harness } from './harness';
 
 const QUESTION = {
@@ -216,6 +217,24 @@ describe('agents asking people', () => {
     expect(await h.rt.exec('answer_agent_request', { request_id: request.id, decision: 'answer', answer: 'late' })).toEqual({
       error: `Agent request ${request.id} ended with its run.`,
     });
+  });
+
+  it('puts a task a dead daemon left waiting back in the queue, and closes its open request', async () => {
+    h = await makeHarness({ env: { AQ_ASK_PEOPLE: 'true' } });
+    const id = await h.task('Left waiting');
+    await putTask(h.rt.db, id, 'WAITING_INPUT', { assignedAgent: 'agent-0' });
+    const request = await h.rt.db.agentRequests.add({
+      taskId: id,
+      projectId: 'proj',
+      kind: 'question',
+      payload: { questions: [QUESTION] },
+      expiresAt: null,
+    });
+    await h.rt.exec('orchestrator_control', { action: 'pause' });
+    await h.start();
+    await waitFor(async () => h.eventsOf('task_retrying', id)[0]);
+    expect(await h.status(id)).toBe('READY');
+    expect((await h.rt.db.agentRequests.get(request.id))?.status).toBe('cancelled');
   });
 
   it('asks nobody when people cannot be asked: no questions offered, the policy still given', async () => {
