@@ -79,7 +79,7 @@ export const DEFAULT_TOOL_POLICY: readonly string[] = [
 ];
 
 /** A rule is a tool name, optionally with its content in parentheses: `Read`, `Bash(npm test:*)`. */
-const RULE = /^[A-Za-z][A-Za-z0-9_-]*(?:\((?=.*\S)[^\n]*\))?$/;
+const RULE = /^[A-Za-z][A-Za-z0-9_-]*(?:\([^\n]*[^\s()][^\n]*\))?$/;
 
 export const MAX_RULE_LENGTH = 500;
 
@@ -102,8 +102,11 @@ export function ruleFor(tool: string, input: Record<string, unknown>, suggestion
     if (!ruleProblem(rule)) return rule;
   }
   if (tool === 'Bash' && typeof input.command === 'string' && input.command.trim()) {
-    const rule = `Bash(${input.command.trim().replace(/\s+/g, ' ')})`;
+    const command = input.command.trim().replace(/\s+/g, ' ');
+    const rule = `Bash(${command})`;
     if (!ruleProblem(rule)) return rule;
+    // Never the whole shell: at most the program, as the card shows before anyone clicks.
+    return `Bash(${command.split(' ')[0].slice(0, 200)} *)`;
   }
   return tool;
 }

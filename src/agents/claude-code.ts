@@ -165,7 +165,7 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       permissionMode: 'acceptEdits',
       allowedTools,
       ...(!requests?.canAsk && { disallowedTools: CLAUDE_DISALLOWED_WITHOUT_PEOPLE }),
-      canUseTool: permissionCallback(requests, controller.signal),
+      canUseTool: permissionCallback(requests, controller.signal, (m) => this.options.log?.(`[claude ${request.taskId}] ${m}`)),
       abortController: controller,
       ...(request.resumeSessionId && { resume: request.resumeSessionId }),
       ...(this.options.model && { model: this.options.model }),

@@ -28,7 +28,24 @@ const NOBODY_TO_ASK =
  * allow comes here. AskUserQuestion goes to people as a question; any other call as a
  * permission request. Without anyone to ask, the call is denied with a sentence that says why.
  */
-export function permissionCallback(requests: AgentRequests | undefined, runSignal: AbortSignal): CanUseTool {
+export function permissionCallback(
+  requests: AgentRequests | undefined,
+  runSignal: AbortSignal,
+  log: (message: string) => void = () => undefined,
+): CanUseTool {
+  const decide = decider(requests, runSignal);
+  return async (toolName, input, options) => {
+    try {
+      return await decide(toolName, input, options);
+    } catch (err) {
+      // The database or Slack failing must not crash the agent: the call is refused, and said why.
+      log(`Asking about ${toolName} failed: ${err instanceof Error ? err.message : String(err)}`);
+      return { behavior: 'deny', message: 'This call needed a person’s answer, and asking failed; it was not run. Go on without it.' };
+    }
+  };
+}
+
+function decider(requests: AgentRequests | undefined, runSignal: AbortSignal): CanUseTool {
   return async (toolName, input, options): Promise<PermissionResult> => {
     const signal = either(runSignal, options.signal);
     if (toolName === 'AskUserQuestion') {
