@@ -10,9 +10,10 @@ import { originOfClick, redraw, tell, type ReplyDeps } from './reply';
 const STAMPS: Record<string, string> = { allow: 'Allowed once', always: 'Always allowed for this project', answer: 'Answered' };
 
 /** The clicked request message, its buttons replaced by who did what. */
-function settled(body: BlockButtonAction, stamp: Line): { text: string; blocks: KnownBlock[] } {
+function settled(body: BlockButtonAction, stamp: Line, onlyClickedRow: boolean): { text: string; blocks: KnownBlock[] } {
   const message = body.message as { text?: string; blocks?: KnownBlock[] } | undefined;
-  return { text: message?.text ?? ' ', blocks: settledRequestBlocks(message?.blocks ?? [], stamp) };
+  const row = onlyClickedRow ? body.actions[0]?.block_id : undefined;
+  return { text: message?.text ?? ' ', blocks: settledRequestBlocks(message?.blocks ?? [], stamp, row) };
 }
 
 /**
@@ -34,8 +35,9 @@ export function registerAgentRequestButtons(app: App, { runtime }: ListenerDeps)
       return;
     }
     const done: Line = [txt(`${STAMPS[String(args.decision)] ?? 'Answered'} by `), person(body.user.id)];
-    if (result.status === 'pending') done.push(txt(' (other questions still open)'));
-    if (result.status === 'answered' || args.decision !== 'answer') await redraw(deps, origin, settled(body, done));
+    const open = result.status === 'pending';
+    if (open) done.push(txt(' (other questions still open)'));
+    await redraw(deps, origin, settled(body, done, open));
   };
 
   for (const decision of ['allow', 'always'] as const) {

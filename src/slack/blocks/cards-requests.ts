@@ -134,8 +134,13 @@ export function timedOutReply(p: Payload): Rendered {
   };
 }
 
-/** The request message after a click: its buttons replaced by what was done. */
-export function settledRequestBlocks(original: KnownBlock[], stamp: Line): KnownBlock[] {
-  const kept = original.filter((b) => !(b.type === 'actions' && str(b.block_id).startsWith(REQUEST_BLOCK_PREFIX)));
+/**
+ * The request message after a click: its buttons replaced by what was done (only the clicked
+ * row's, `onlyBlock`, while other questions of the request are still open).
+ */
+export function settledRequestBlocks(original: KnownBlock[], stamp: Line, onlyBlock?: string): KnownBlock[] {
+  const kept = original.filter(
+    (b) => !(b.type === 'actions' && (onlyBlock ? b.block_id === onlyBlock : str(b.block_id).startsWith(REQUEST_BLOCK_PREFIX))),
+  );
   return [...kept, richLines([stamp])];
 }

@@ -68,6 +68,34 @@ describe('agents asking people', () => {
     });
   });
 
+  it('keeps the answer to one question of several until all are answered', async () => {
+    h = await makeHarness({ env: { AQ_ASK_PEOPLE: 'true' } });
+    const second = { question: 'Which port?', options: [{ label: '80' }, { label: '8080' }] };
+    let got: unknown = null;
+    h.adapter.fallback = async (req) => {
+      got = await req.agentRequests!.askQuestions([QUESTION, second], req.signal);
+      return {};
+    };
+    await h.start();
+    const id = await h.task('Two questions');
+    const request = await pending(id);
+    expect(
+      await h.rt.exec('answer_agent_request', { request_id: request.id, decision: 'answer', question_index: 1, option_index: 1 }),
+    ).toMatchObject({
+      status: 'pending',
+      answers: { 'Which port?': '8080' },
+    });
+    expect(
+      await h.rt.exec('answer_agent_request', { request_id: request.id, decision: 'answer', question_index: 2, option_index: 0 }),
+    ).toEqual({
+      error: `Agent request ${request.id} has no question 3.`,
+    });
+    expect(await h.status(id)).toBe('WAITING_INPUT');
+    expect(await h.rt.exec('message_task', { task_id: id, text: 'Postgres' })).toMatchObject({ delivery: 'answer', status: 'IN_PROGRESS' });
+    await h.waitStatus(id, 'COMPLETED');
+    expect(got).toMatchObject({ answered: true, answers: { [QUESTION.question]: 'Postgres', 'Which port?': '8080' } });
+  });
+
   it('takes a message to the task as the answer to its open question (a thread reply)', async () => {
     h = await makeHarness({ env: { AQ_ASK_PEOPLE: 'true' } });
     let got: unknown = null;

@@ -69,6 +69,9 @@ describe('agent requests in Slack, with hostile text', () => {
     );
     expect(ids).toEqual(['aq_request_allow', 'aq_request_always', 'aq_request_deny']);
 
+    const two = questionPost({ ...question, questions: [...question.questions, { question: 'Port?', options: [{ label: '80' }] }] });
+    const partly = settledRequestBlocks(two.blocks as KnownBlock[], [txt('Answered')], 'aqreq:7:1');
+    expect(partly.filter((b) => b.type === 'actions').map((b) => b.block_id)).toEqual(['aqreq:7:0']);
     const settled = settledRequestBlocks(p.blocks as KnownBlock[], [txt(`Denied by ${HOSTILE}`)]);
     expect(settled.some((b) => b.type === 'actions')).toBe(false);
     expectSafe('settled', { text: p.text, blocks: settled });
