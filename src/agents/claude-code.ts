@@ -111,6 +111,21 @@ const failedBeforeStart: AgentRunOutcome = {
   resetsAt: null,
 };
 
+/**
+ * The sandbox under the project's policy: shell commands outside the policy are asked about,
+ * sandboxed or not, and a `WebFetch(domain:…)` rule opens that host to sandboxed commands too
+ * (the rule Claude Code itself suggests for a sandbox's network request).
+ */
+export function sandboxFor(base: NonNullable<Options['sandbox']>, rules: string[]): NonNullable<Options['sandbox']> {
+  const hosts = rules.flatMap((rule) => /^WebFetch\(domain:([A-Za-z0-9*.-]+)\)$/.exec(rule)?.[1] ?? []);
+  const listed = base.network?.allowedDomains ?? [];
+  return {
+    ...base,
+    autoAllowBashIfSandboxed: false,
+    network: { ...base.network, allowedDomains: [...new Set([...listed, ...hosts])] },
+  };
+}
+
 /** Why a task cannot run when the shell sandbox is missing and the policy requires it. */
 export function unsandboxedRefusal(missing: string[]): string {
   return `Agents run shell commands in a sandbox, and this machine lacks ${missing.join(' and ')}: install the Debian packages bubblewrap and socat (apt-get install bubblewrap socat), or set AQ_ALLOW_UNSANDBOXED=true to let agents run unconfined shell commands.`;
@@ -158,8 +173,7 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       env,
       hooks: { PreToolUse: [{ hooks: [guard], onFailure: 'block' }] },
       ...(missing.length === 0 && {
-        // Shell commands outside the policy are asked about, sandboxed or not.
-        sandbox: { ...sandboxSettings(env.HOME ?? os.homedir(), roots, policy, this.options.hiddenPaths), autoAllowBashIfSandboxed: false },
+        sandbox: sandboxFor(sandboxSettings(env.HOME ?? os.homedir(), roots, policy, this.options.hiddenPaths), allowedTools),
       }),
       settingSources: [],
       permissionMode: 'acceptEdits',
