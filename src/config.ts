@@ -52,9 +52,24 @@ export interface AppConfig {
     extraDirs: string[];
     /** Agents the daemon keeps in its default pool (`AQ_AGENTS`); 0 leaves agents to create_agent. */
     poolSize: number;
+    /** Questions and permission requests of agents (src/orchestrator/agent-requests.ts). */
+    ask: AskConfig;
   };
   /** Root of this app's own checkout, used by update_and_restart. */
   appRoot: string;
+}
+
+export interface AskConfig {
+  /**
+   * Whether agents may ask people (`AQ_ASK_PEOPLE`; default: when Slack is configured). When
+   * true, AskUserQuestion is offered and tool calls outside the project's policy wait for an
+   * answer; when false, questions are not offered and such calls are denied at once.
+   */
+  people: boolean;
+  /** How long a question or permission request waits for an answer (`AQ_ASK_TIMEOUT_SECONDS`). */
+  timeoutMs: number;
+  /** What an unanswered request does (`AQ_ASK_TIMEOUT_ACTION`): the agent goes on without it, or the task is blocked. */
+  onTimeout: 'skip' | 'block';
 }
 
 export class ConfigError extends Error {
@@ -86,6 +101,20 @@ const agentCountText = z
   .regex(/^\d+$/, { message: 'must be a whole number between 0 and 100' })
   .transform(Number)
   .refine((n) => n <= 100, { message: 'must be a whole number between 0 and 100' });
+
+const secondsText = z
+  .string()
+  .trim()
+  .regex(/^\d+$/, { message: 'must be a whole number of seconds between 1 and 604800 (a week)' })
+  .transform(Number)
+  .refine((n) => n >= 1 && n <= 604_800, { message: 'must be a whole number of seconds between 1 and 604800 (a week)' });
+
+const timeoutActionText = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((v) => v === 'skip' || v === 'block', { message: 'must be skip or block' })
+  .transform((v) => v as 'skip' | 'block');
 
 const urlText = z
   .string()
@@ -199,6 +228,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       allowedDomains: listOf(read(env, 'AQ_AGENT_ALLOWED_DOMAINS')),
       extraDirs: listOf(read(env, 'AQ_AGENT_EXTRA_DIRS')).map((dir) => path.resolve(expandHome(dir))),
       poolSize: parseVar(env, 'AQ_AGENTS', agentCountText, 2),
+      ask: {
+        people: parseVar(env, 'AQ_ASK_PEOPLE', booleanText, read(env, 'SLACK_BOT_TOKEN') !== undefined),
+        timeoutMs: parseVar(env, 'AQ_ASK_TIMEOUT_SECONDS', secondsText, 3600) * 1000,
+        onTimeout: parseVar(env, 'AQ_ASK_TIMEOUT_ACTION', timeoutActionText, 'skip'),
+      },
     },
     appRoot: appRootDir(),
   };

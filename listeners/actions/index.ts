@@ -5,6 +5,7 @@ import { registerHomeButtons } from './home-buttons';
 import { registerRequestChanges } from './request-changes';
 import { registerTaskButtons } from './task-buttons';
 import { registerChatFeedback } from './chat-feedback';
+import { registerAgentRequestButtons } from './agent-requests';
 
 /** Every button: task buttons, the Home's buttons, and Confirm / Cancel for the chat agent. */
 export function registerActionListeners(app: App, deps: ListenerDeps): void {
@@ -13,4 +14,5 @@ export function registerActionListeners(app: App, deps: ListenerDeps): void {
   registerHomeButtons(app, deps);
   registerChatConfirmations(app, deps);
   registerChatFeedback(app, deps);
+  registerAgentRequestButtons(app, deps);
 }

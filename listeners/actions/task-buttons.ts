@@ -17,7 +17,7 @@ const TASK_ACTIONS: Record<string, { command: string; verb: string; done: string
     done: 'Restarted',
     expects: ['DEFINED', 'READY', 'ASSIGNED', 'WAITING_INPUT', 'PAUSED', 'AWAITING_APPROVAL', 'FAILED', 'BLOCKED'],
   },
-  aq_stop_task: { command: 'stop_task', verb: 'stop', done: 'Stopped', expects: ['IN_PROGRESS'] },
+  aq_stop_task: { command: 'stop_task', verb: 'stop', done: 'Stopped', expects: ['IN_PROGRESS', 'WAITING_INPUT'] },
 };
 
 /** What a click did: the note for the person who clicked, and the line left on a redrawn message. */

@@ -4,6 +4,7 @@ import { registerAddRepoModal } from './add-repo';
 import { registerNewProjectModal } from './new-project';
 import { registerNewTaskModal } from './new-task';
 import { registerRequestChangesModal } from './request-changes';
+import { registerDenyRequestModal } from './deny-request';
 
 /** Modal submissions: New task, New project, Add a repository. */
 export function registerViewListeners(app: App, deps: ListenerDeps): void {
@@ -11,4 +12,5 @@ export function registerViewListeners(app: App, deps: ListenerDeps): void {
   registerNewProjectModal(app, deps);
   registerAddRepoModal(app, deps);
   registerRequestChangesModal(app, deps);
+  registerDenyRequestModal(app, deps);
 }

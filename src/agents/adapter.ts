@@ -1,3 +1,4 @@
+import type { AgentRequests } from './agent-requests';
 import type { AgentInbox } from './streaming-input';
 
 /**
@@ -31,6 +32,8 @@ export interface AgentRunRequest {
   resumeSessionId?: string | null;
   /** Messages people send while the run lasts, given to the agent as new user messages. */
   inbox?: AgentInbox;
+  /** The project's tool policy, and people to ask about what it does not allow. */
+  agentRequests?: AgentRequests;
 }
 
 export type AgentRunStatus = 'completed' | 'failed' | 'rate_limited' | 'aborted';

@@ -5,6 +5,8 @@ import { isRateLimitMessage, parseResetTime } from './rate-limits';
 import { withoutSecrets } from '../util/safe-env';
 import { missingSandboxPrograms, pathGuard, sandboxSettings, type ConfinementPolicy, type Refusal } from './confinement';
 import { StreamingPrompt } from './streaming-input';
+import { DEFAULT_TOOL_POLICY } from './agent-requests';
+import { permissionCallback } from './permission-callback';
 import { ZERO_USAGE, type AgentAdapter, type AgentRunOutcome, type AgentRunRequest, type AgentUsage } from './adapter';
 
 export interface ClaudeCodeOptions {
@@ -29,9 +31,8 @@ export interface ClaudeCodeOptions {
   messageGraceMs?: number;
 }
 
-export const CLAUDE_ALLOWED_TOOLS = ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep'];
-/** Headless runs have nobody to ask: AskUserQuestion would resolve to empty answers. */
-export const CLAUDE_DISALLOWED_TOOLS = ['AskUserQuestion'];
+/** With nobody to ask, AskUserQuestion is not offered (the model would only get a refusal). */
+export const CLAUDE_DISALLOWED_WITHOUT_PEOPLE = ['AskUserQuestion'];
 
 /**
  * The CLI's environment: ours without secrets (the agent's output is posted to Slack), plus the
@@ -110,6 +111,21 @@ const failedBeforeStart: AgentRunOutcome = {
   resetsAt: null,
 };
 
+/**
+ * The sandbox under the project's policy: shell commands outside the policy are asked about,
+ * sandboxed or not, and a `WebFetch(domain:…)` rule opens that host to sandboxed commands too
+ * (the rule Claude Code itself suggests for a sandbox's network request).
+ */
+export function sandboxFor(base: NonNullable<Options['sandbox']>, rules: string[]): NonNullable<Options['sandbox']> {
+  const hosts = rules.flatMap((rule) => /^WebFetch\(domain:([A-Za-z0-9*.-]+)\)$/.exec(rule)?.[1] ?? []);
+  const listed = base.network?.allowedDomains ?? [];
+  return {
+    ...base,
+    autoAllowBashIfSandboxed: false,
+    network: { ...base.network, allowedDomains: [...new Set([...listed, ...hosts])] },
+  };
+}
+
 /** Why a task cannot run when the shell sandbox is missing and the policy requires it. */
 export function unsandboxedRefusal(missing: string[]): string {
   return `Agents run shell commands in a sandbox, and this machine lacks ${missing.join(' and ')}: install the Debian packages bubblewrap and socat (apt-get install bubblewrap socat), or set AQ_ALLOW_UNSANDBOXED=true to let agents run unconfined shell commands.`;
@@ -148,15 +164,22 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       refusals.push(refusal);
       request.onProgress?.(`Refused · ${refusal.tool}${refusal.path ? ` · ${refusal.path}` : ''} (outside the workspace)`);
     });
+    // The project's policy is what runs unasked; the rest reaches the permission callback (the
+    // path guard and the sandbox still apply to everything allowed).
+    const requests = request.agentRequests;
+    const allowedTools = requests ? await requests.allowRules() : [...DEFAULT_TOOL_POLICY];
     const options: Options = {
       cwd: request.cwd,
       env,
       hooks: { PreToolUse: [{ hooks: [guard], onFailure: 'block' }] },
-      ...(missing.length === 0 && { sandbox: sandboxSettings(env.HOME ?? os.homedir(), roots, policy, this.options.hiddenPaths) }),
+      ...(missing.length === 0 && {
+        sandbox: sandboxFor(sandboxSettings(env.HOME ?? os.homedir(), roots, policy, this.options.hiddenPaths), allowedTools),
+      }),
       settingSources: [],
       permissionMode: 'acceptEdits',
-      allowedTools: CLAUDE_ALLOWED_TOOLS,
-      disallowedTools: CLAUDE_DISALLOWED_TOOLS,
+      allowedTools,
+      ...(!requests?.canAsk && { disallowedTools: CLAUDE_DISALLOWED_WITHOUT_PEOPLE }),
+      canUseTool: permissionCallback(requests, controller.signal, (m) => this.options.log?.(`[claude ${request.taskId}] ${m}`)),
       abortController: controller,
       ...(request.resumeSessionId && { resume: request.resumeSessionId }),
       ...(this.options.model && { model: this.options.model }),

@@ -15,7 +15,7 @@ const MESSAGE_LIMIT = 20_000;
  * Who may steer a project's agents: local callers always; Slack and chat users by the admin
  * rule, or, when the project lists steerers, if they are on that list or named in AQ_ADMINS.
  */
-async function maySteer(ctx: CommandContext, projectId: string): Promise<boolean> {
+export async function maySteer(ctx: CommandContext, projectId: string): Promise<boolean> {
   const { actor } = ctx;
   if (actor.source !== 'slack' && actor.source !== 'chat') return true;
   const steerers = await ctx.db.steerers.list(projectId);
@@ -28,7 +28,7 @@ export const messageTask = defineCommand({
   name: 'message_task',
   group: 'tasks',
   description:
-    "Send a message to a task's agent. A running task gets it in its live session; a COMPLETED, FAILED, BLOCKED or AWAITING_APPROVAL task runs again as a follow-up that continues the same agent session on the same branch (an open PR is updated). Only the project's steerers (set_project_steerers) or admins may.",
+    "Send a message to a task's agent. A running task gets it in its live session (while its agent waits for an answer to a question, the message is the answer); a COMPLETED, FAILED, BLOCKED or AWAITING_APPROVAL task runs again as a follow-up that continues the same agent session on the same branch (an open PR is updated). Only the project's steerers (set_project_steerers) or admins may.",
   input: z.object({
     task_id: taskId,
     text: requiredText('What to tell the agent').pipe(
@@ -48,8 +48,23 @@ export const messageTask = defineCommand({
     const sent = await taskOperation(
       sendTaskMessage({ db: ctx.db, events: ctx.events, machine }, { taskId: task_id, text, author: author ?? ctx.actor.userId ?? null }),
     );
+    if (sent.delivery === 'answer') {
+      return {
+        task_id,
+        title: sent.task.title,
+        delivery: 'answer' as const,
+        request_id: sent.requestId,
+        status: sent.complete ? ('IN_PROGRESS' as const) : ('WAITING_INPUT' as const),
+      };
+    }
     if (sent.delivery === 'live') {
-      return { task_id, title: sent.task.title, delivery: 'live' as const, message_id: sent.messageId, status: 'IN_PROGRESS' as const };
+      return {
+        task_id,
+        title: sent.task.title,
+        delivery: 'live' as const,
+        message_id: sent.messageId,
+        status: sent.task.status === 'WAITING_INPUT' ? ('WAITING_INPUT' as const) : ('IN_PROGRESS' as const),
+      };
     }
     return {
       task_id,

@@ -19,6 +19,7 @@ import { TaskRunRepository } from './repositories/task-runs';
 import { PlanChainRepository } from './repositories/plan-chains';
 import { BudgetRepository } from './repositories/budgets';
 import { ProjectSteererRepository, TaskMessageRepository } from './repositories/task-messages';
+import { AgentRequestRepository, ToolPolicyRepository } from './repositories/agent-requests';
 
 /**
  * The one door to storage. Every method forks a fresh EntityManager, so nothing read here is
@@ -45,6 +46,8 @@ export class Database {
   readonly budgets: BudgetRepository;
   readonly taskMessages: TaskMessageRepository;
   readonly steerers: ProjectSteererRepository;
+  readonly agentRequests: AgentRequestRepository;
+  readonly toolPolicies: ToolPolicyRepository;
 
   private constructor(readonly orm: MikroORM) {
     const fork = () => this.em();
@@ -68,6 +71,8 @@ export class Database {
     this.budgets = new BudgetRepository(fork);
     this.taskMessages = new TaskMessageRepository(fork);
     this.steerers = new ProjectSteererRepository(fork);
+    this.agentRequests = new AgentRequestRepository(fork);
+    this.toolPolicies = new ToolPolicyRepository(fork);
   }
 
   static async open(databasePath: string): Promise<Database> {

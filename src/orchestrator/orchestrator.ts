@@ -241,12 +241,12 @@ export class Orchestrator extends TaskControl {
     this.options.onRestartRequest?.(request.reason);
   }
 
-  /** A run whose task left IN_PROGRESS behind our back (stop from `aq`) is aborted. */
+  /** A run whose task left IN_PROGRESS (or WAITING_INPUT) behind our back (stop from `aq`) is aborted. */
   private async watchRuns(): Promise<void> {
     for (const run of this.runs.values()) {
       if (run.phase !== 'running' || run.controller.signal.aborted) continue;
       const task = await this.db.tasks.get(run.taskId);
-      if (task?.status !== 'IN_PROGRESS') {
+      if (task?.status !== 'IN_PROGRESS' && task?.status !== 'WAITING_INPUT') {
         this.log(`Task ${run.taskId} is ${task?.status ?? 'gone'}; aborting its run.`);
         run.controller.abort();
       }

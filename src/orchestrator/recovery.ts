@@ -21,10 +21,19 @@ export async function recoverStaleState(
   liveTaskIds: string[],
 ): Promise<RecoveryReport> {
   const { tasks, agents, locks } = await db.taskRuns.recoverStale(liveTaskIds, async (tx, taskId) => {
-    const moved = await machine.within(tx).fire(taskId, 'RECOVERY', { assignedAgent: null }, { from: ['ASSIGNED', 'IN_PROGRESS'] });
+    const moved = await machine.within(tx).fire(
+      taskId,
+      'RECOVERY',
+      { assignedAgent: null },
+      {
+        from: ['ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT'],
+      },
+    );
     return moved.ok;
   });
   for (const t of tasks) {
+    // Questions its dead run asked can no longer be answered to it.
+    await db.agentRequests.cancelForTask(t.id);
     const task = await db.tasks.get(t.id);
     await events.emit('task_retrying', {
       projectId: t.projectId,

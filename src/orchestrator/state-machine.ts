@@ -25,6 +25,9 @@ export const TASK_EVENTS = [
   'PR_MERGED',
   'PR_CLOSED',
   'FOLLOW_UP',
+  'INPUT_NEEDED',
+  'INPUT_RECEIVED',
+  'INPUT_TIMEOUT',
 ] as const;
 export type TaskEvent = (typeof TASK_EVENTS)[number];
 
@@ -37,6 +40,9 @@ type Table = Record<TaskStatus, Partial<Record<TaskEvent, TaskStatus>>>;
  * its retry or its block, so a failed run is visible even if the daemon dies right then.
  * ADMIN_RESTART works from every status but IN_PROGRESS: set_task_status can put a task anywhere.
  * FOLLOW_UP is a message to a finished task's agent: it runs again, resuming its session.
+ * WAITING_INPUT is a run held while its agent waits for a person (a question or a permission):
+ * INPUT_RECEIVED lets it go on, INPUT_TIMEOUT blocks it when the project says so, and a stop or
+ * a dead daemon ends it like a running task.
  */
 const TABLE: Table = {
   DEFINED: { DEPS_MET: 'READY', ADMIN_RESTART: 'READY' },
@@ -50,8 +56,15 @@ const TABLE: Table = {
     MERGE_FAILED: 'BLOCKED',
     ADMIN_STOP: 'BLOCKED',
     RECOVERY: 'READY',
+    INPUT_NEEDED: 'WAITING_INPUT',
   },
-  WAITING_INPUT: { ADMIN_RESTART: 'READY' },
+  WAITING_INPUT: {
+    INPUT_RECEIVED: 'IN_PROGRESS',
+    INPUT_TIMEOUT: 'BLOCKED',
+    ADMIN_STOP: 'BLOCKED',
+    RECOVERY: 'READY',
+    ADMIN_RESTART: 'READY',
+  },
   PAUSED: { RESUME_TIMER: 'READY', ADMIN_RESTART: 'READY' },
   AWAITING_APPROVAL: {
     ADMIN_APPROVE: 'COMPLETED',

@@ -6,6 +6,7 @@ import type { AgentInbox } from '../agents/streaming-input';
 import type { EventLog } from './events';
 import { statusesAccepting, type TaskStateMachine } from './state-machine';
 import { TaskOperationError } from './task-errors';
+import { answerAgentRequest, pendingQuestion } from './agent-request-answers';
 
 interface Deps {
   db: Database;
@@ -15,6 +16,8 @@ interface Deps {
 
 export type MessageDelivery =
   | { delivery: 'live'; messageId: number; task: TaskRecord }
+  /** The agent was waiting for an answer to its question: the message is that answer. */
+  | { delivery: 'answer'; requestId: number; task: TaskRecord; complete: boolean }
   | { delivery: 'follow_up'; messageId: number; task: TaskRecord; previousStatus: TaskStatus; resumesSession: boolean };
 
 /** The statuses a message turns into a follow-up run from (the table's FOLLOW_UP rows). */
@@ -45,7 +48,16 @@ export async function sendTaskMessage(
   const { db, events, machine } = deps;
   const task = await db.tasks.get(input.taskId);
   if (!task) throw new TaskOperationError('not_found', `Task '${input.taskId}' not found.`);
-  if (task.status === 'IN_PROGRESS') {
+  if (task.status === 'IN_PROGRESS' || task.status === 'WAITING_INPUT') {
+    const question = await pendingQuestion(db, task.id);
+    if (question) {
+      const answered = await answerAgentRequest(
+        { db, events },
+        { requestId: question.id, decision: 'answer', text: input.text, by: input.author ?? null },
+      );
+      return { delivery: 'answer', requestId: question.id, task, complete: answered.complete };
+    }
+    // Waiting on a permission: the message reaches the agent once it goes on.
     const stored = await db.taskMessages.add({ taskId: task.id, kind: 'live', text: input.text, author: input.author });
     return { delivery: 'live', messageId: stored.id, task };
   }

@@ -13,6 +13,7 @@ import { parseResetTime, resumeTime } from '../agents/rate-limits';
 import { QUOTA_PAUSE_PREFIX } from '../db/repositories/scheduling';
 import type { TaskStateMachine } from './state-machine';
 import { queuePendingFollowUp, taskInbox, takeFollowUp } from './task-conversation';
+import { taskAgentRequests } from './agent-requests';
 
 export interface RunnerDeps {
   db: Database;
@@ -136,6 +137,7 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
         prompt: followUp?.prompt ?? prompt,
         resumeSessionId: followUp?.resumeSessionId,
         inbox: taskInbox(deps, current),
+        agentRequests: taskAgentRequests(deps, current, () => handle.controller.abort()),
         cwd: workspace.path,
         signal: handle.controller.signal,
         onProgress: (l) => progress.push(l),
@@ -239,9 +241,11 @@ async function settle(
 ): Promise<void> {
   const { db, events, machine, log } = deps;
   if (outcome.status === 'aborted' || ctx.aborted) {
-    // Stopped by a person (the task already left IN_PROGRESS) or by shutdown (back to the queue).
-    if ((await db.tasks.get(task.id))?.status !== 'IN_PROGRESS') return;
-    const back = await machine.fire(task.id, 'RECOVERY', { assignedAgent: null }, { from: ['IN_PROGRESS'] });
+    // Stopped by a person (the task already left IN_PROGRESS) or by shutdown (back to the queue),
+    // perhaps while its agent waited for an answer.
+    const status = (await db.tasks.get(task.id))?.status;
+    if (status !== 'IN_PROGRESS' && status !== 'WAITING_INPUT') return;
+    const back = await machine.fire(task.id, 'RECOVERY', { assignedAgent: null }, { from: ['IN_PROGRESS', 'WAITING_INPUT'] });
     if (back.ok) {
       await events.emit('task_retrying', {
         projectId: task.projectId,

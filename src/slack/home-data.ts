@@ -26,7 +26,7 @@ export interface AttentionRow {
   id: string;
   title: string;
   projectId: string;
-  status: 'AWAITING_APPROVAL' | 'FAILED' | 'BLOCKED';
+  status: 'WAITING_INPUT' | 'AWAITING_APPROVAL' | 'FAILED' | 'BLOCKED';
   /** First line of the error (failed/blocked) or nothing. */
   detail: string | null;
   prUrl: string | null;
@@ -66,24 +66,28 @@ const lastLine = (text: unknown): string | null =>
 
 /** Everything the Home shows, read through commands (never from the database directly). */
 export async function loadHomeData(execute: Execute): Promise<HomeData> {
-  const [status, projects, repos, awaiting, failedTasks, blocked] = await Promise.all([
+  const [status, projects, repos, asking, awaiting, failedTasks, blocked] = await Promise.all([
     run(execute, getStatus, {}),
     run(execute, listProjects, {}),
     run(execute, listRepos, {}),
+    // An agent waiting for an answer holds its run: the most urgent of all.
+    run(execute, listTasks, { status: 'WAITING_INPUT' }),
     run(execute, listTasks, { status: 'AWAITING_APPROVAL' }),
     run(execute, listTasks, { status: 'FAILED' }),
     run(execute, listTasks, { status: 'BLOCKED' }),
   ]);
   if (failed(status)) throw new Error(status.error);
   const projectList = failed(projects) ? [] : projects.projects;
-  const lists = [awaiting, failedTasks, blocked].map((l) => (failed(l) ? { tasks: [], total: 0 } : l));
+  const lists = [asking, awaiting, failedTasks, blocked].map((l) => (failed(l) ? { tasks: [], total: 0 } : l));
   const attentionTasks = lists.flatMap((l) => l.tasks).slice(0, HOME_CAPS.needsYou);
   const attention = await Promise.all(
     attentionTasks.map(async (t): Promise<AttentionRow> => {
       const status = t.status as AttentionRow['status'];
       let detail: string | null = null;
       let prUrl: string | null = null;
-      if (status === 'AWAITING_APPROVAL') {
+      if (status === 'WAITING_INPUT') {
+        detail = 'The agent waits for an answer in the task’s thread.';
+      } else if (status === 'AWAITING_APPROVAL') {
         const full = await run(execute, getTask, { task_id: t.id });
         if (!failed(full)) prUrl = (full as { pr_url?: string }).pr_url ?? null;
       } else {

@@ -8,6 +8,7 @@ import { Migration20261123063000 } from './Migration20261123063000_task_messages
 import { Migration20261123064000 } from './Migration20261123064000_project_steerers';
 import { Migration20261123072000 } from './Migration20261123072000_task_source_thread';
 import { Migration20261123072500 } from './Migration20261123072500_chat_feedback';
+import { Migration20261123073000 } from './Migration20261123073000_agent_requests';
 
 /** Every migration, oldest first. Add a new file and list it here; never edit a shipped one. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -20,4 +21,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261123064000_project_steerers', class: Migration20261123064000 },
   { name: 'Migration20261123072000_task_source_thread', class: Migration20261123072000 },
   { name: 'Migration20261123072500_chat_feedback', class: Migration20261123072500 },
+  { name: 'Migration20261123073000_agent_requests', class: Migration20261123073000 },
 ];

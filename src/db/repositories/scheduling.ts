@@ -94,10 +94,13 @@ export class SchedulingRepository {
     return Object.fromEntries(rows.map((r) => [r.project_id, Number(r.n)]));
   }
 
-  /** ASSIGNED + IN_PROGRESS tasks per project, from the trigger-maintained counts table. */
+  /**
+   * ASSIGNED, IN_PROGRESS and WAITING_INPUT tasks per project (a run waiting for a person still
+   * holds its agent and workspace), from the trigger-maintained counts table.
+   */
   async activeCounts(): Promise<Record<string, number>> {
     const rows = await this.query<{ project_id: string; n: number }>(
-      "select project_id, sum(n) as n from task_status_counts where status in ('ASSIGNED', 'IN_PROGRESS') group by project_id having sum(n) > 0",
+      "select project_id, sum(n) as n from task_status_counts where status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT') group by project_id having sum(n) > 0",
     );
     return Object.fromEntries(rows.map((r) => [r.project_id, Number(r.n)]));
   }

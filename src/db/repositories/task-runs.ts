@@ -123,7 +123,7 @@ export class TaskRunRepository {
     return this.em().transactional(async (em) => {
       const tx = em as SqlEntityManager;
       const stale = await tx.execute<Array<{ id: string; title: string; project_id: string; status: string }>>(
-        `select id, title, project_id, status from tasks where status in ('ASSIGNED', 'IN_PROGRESS') and id not in (${marks})`,
+        `select id, title, project_id, status from tasks where status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT') and id not in (${marks})`,
         keep,
       );
       const requeued: typeof stale = [];

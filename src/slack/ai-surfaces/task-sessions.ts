@@ -8,8 +8,7 @@ export type SessionStatus = 'processing' | 'suspended' | 'closed';
 /**
  * A task's thread as a Slack agent session: processing while the agent runs (Slack then shows
  * its Stop button), suspended while the task waits (for quota, a workspace, a person's answer
- * or approval, or its turn in the queue), closed when it ended. Names of events another part
- * may add later (questions) are listed as strings, so they map once they exist.
+ * or approval, or its turn in the queue), closed when it ended.
  */
 const SESSION_STATUS: Record<string, SessionStatus> = {
   task_started: 'processing',
@@ -21,9 +20,9 @@ const SESSION_STATUS: Record<string, SessionStatus> = {
   task_restarted: 'suspended',
   task_unblocked: 'suspended',
   task_follow_up_queued: 'suspended',
-  task_waiting_input: 'suspended',
-  task_question_asked: 'suspended',
-  task_permission_requested: 'suspended',
+  agent_request_created: 'suspended',
+  agent_request_answered: 'processing',
+  agent_request_timed_out: 'processing',
   task_completed: 'closed',
   task_failed: 'closed',
   task_blocked: 'closed',

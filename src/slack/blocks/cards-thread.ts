@@ -6,6 +6,7 @@ import { firstLine, formatDollars, formatNumber, statusWords, stopTaskButton } f
 import { button, emoji, fallbackOf, type Rendered } from './common';
 import { taskButtons } from './tasks';
 import { bold, italic, link, mono, plainContext, richLines, txt, type Line } from './text';
+import { answeredReply, permissionPost, questionPost, timedOutReply } from './cards-requests';
 
 /** What a task's thread root shows, read fresh from the task on every change. */
 export interface RootFacts {
@@ -40,7 +41,7 @@ export function threadRoot(f: RootFacts): Rendered {
     ]);
   }
   const blocks: KnownBlock[] = [richLines(lines)];
-  if (!f.deleted && f.status === 'IN_PROGRESS')
+  if (!f.deleted && (f.status === 'IN_PROGRESS' || f.status === 'WAITING_INPUT'))
     blocks.push({ type: 'actions', block_id: `root:${f.id}`.slice(0, 255), elements: [stopTaskButton(f.id, f.title)] });
   return { text: fallbackOf(`${f.deleted ? '🗑️' : emoji(f.status)} ${f.title} — ${state}`), blocks };
 }
@@ -165,6 +166,12 @@ export function threadReply(event: EventRecord, again: boolean): Rendered | null
     case 'task_message_delivered':
     case 'task_follow_up_queued':
       return conversationReply(event);
+    case 'agent_request_created':
+      return p.kind === 'question' ? questionPost(p) : permissionPost(p);
+    case 'agent_request_answered':
+      return answeredReply(p);
+    case 'agent_request_timed_out':
+      return timedOutReply(p);
     default:
       return null;
   }
@@ -188,6 +195,9 @@ export const ROOT_CHANGING = new Set([
   'task_deleted',
   'pr_created',
   'task_follow_up_queued',
+  'agent_request_created',
+  'agent_request_answered',
+  'agent_request_timed_out',
 ]);
 
 /** Outcomes worth a thread even when the task never started (a root is opened for them). */
@@ -200,4 +210,5 @@ export const OPENS_THREAD = new Set([
   'chain_stuck',
   'merge_failed',
   'plan_tasks_created',
+  'agent_request_created',
 ]);

@@ -77,6 +77,14 @@ export function budgetCard(command: string, r: R): Rendered {
 
 /** message_task: where the message went (the running agent, or the task's next run). */
 export function taskMessageCard(r: R): Rendered {
+  if (r.delivery === 'answer') {
+    return card({
+      icon: '💬',
+      title: 'Answered the agent’s question',
+      subject: r.title ?? r.task_id,
+      lines: [[txt(r.status === 'WAITING_INPUT' ? 'Other questions are still open.' : 'The agent goes on with your answer.')]],
+    });
+  }
   const live = r.delivery === 'live';
   return card({
     icon: '💬',

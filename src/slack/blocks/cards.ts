@@ -4,6 +4,7 @@ import { agentsCard, projectActionCard, projectsCard } from './cards-projects';
 import { hookRunsCard, hooksCard, notesCard, repoActionCard, reposCard, workspaceScanCard, workspacesCard } from './cards-repos';
 import { agentErrorCard, createdTaskCard, dependencyCard, taskActionCard, taskResultCard } from './cards-tasks';
 import { budgetCard, eventsCard, taskMessageCard, tokenUsageCard } from './cards-usage';
+import { agentRequestsCard, answerCard, toolPolicyCard } from './cards-policy';
 
 type Renderer = (result: Record<string, unknown>, args: Record<string, unknown>) => Rendered;
 
@@ -89,4 +90,8 @@ export const CARDS: Record<string, Renderer> = Object.fromEntries<Renderer>([
   ['get_recent_events', eventsCard],
   ...each(['set_budget', 'get_budget', 'clear_budget'], budgetCard),
   ['message_task', taskMessageCard],
+  ['get_tool_policy', toolPolicyCard],
+  ['set_tool_policy', toolPolicyCard],
+  ['list_agent_requests', agentRequestsCard],
+  ['answer_agent_request', answerCard],
 ]);

@@ -85,7 +85,14 @@ export function firstSteps(data: HomeData): KnownBlock[] {
 }
 
 function attentionLine(t: AttentionRow): Line {
-  const what = t.status === 'AWAITING_APPROVAL' ? 'awaiting approval' : t.status === 'FAILED' ? 'failed' : 'blocked';
+  const what =
+    t.status === 'WAITING_INPUT'
+      ? 'waiting for your answer'
+      : t.status === 'AWAITING_APPROVAL'
+        ? 'awaiting approval'
+        : t.status === 'FAILED'
+          ? 'failed'
+          : 'blocked';
   return [txt(`${emoji(t.status)} `), bold(t.title), txt(`  ${t.projectId} · ${what}`)];
 }
 
@@ -100,7 +107,9 @@ export function needsYou(data: HomeData): KnownBlock[] {
     if (t.detail) lines.push([italic(firstLine(t.detail))]);
     if (t.prUrl) lines.push([txt('Pull request: '), link(t.prUrl)]);
     blocks.push(richLines(lines));
-    if (t.status === 'AWAITING_APPROVAL') {
+    if (t.status === 'WAITING_INPUT') {
+      blocks.push(row(stopTaskButton(t.id, t.title)));
+    } else if (t.status === 'AWAITING_APPROVAL') {
       blocks.push(
         row(
           button('Approve', 'aq_approve_task', t.id, 'primary'),

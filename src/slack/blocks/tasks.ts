@@ -10,7 +10,7 @@ export function taskButtons(taskId: string, status: string): KnownBlock | null {
   const buttons = [];
   if (status === 'AWAITING_APPROVAL')
     buttons.push(button('Approve', 'aq_approve_task', taskId, 'primary'), button('Request changes', 'aq_request_changes', taskId));
-  if (status === 'IN_PROGRESS') buttons.push(stopTaskButton(taskId));
+  if (status === 'IN_PROGRESS' || status === 'WAITING_INPUT') buttons.push(stopTaskButton(taskId));
   if (status === 'BLOCKED' || status === 'FAILED') buttons.push(button('Skip', 'aq_skip_task', taskId));
   if (status !== 'IN_PROGRESS' && status !== 'COMPLETED') buttons.push(button('Restart', 'aq_restart_task', taskId));
   if (status === 'BLOCKED' || status === 'FAILED') buttons.push(button('View error', 'aq_get_agent_error', taskId));

@@ -212,6 +212,21 @@ describe('App Home through the real Bolt app: first steps, urgency order, button
     expect(slack.responses).toHaveLength(0);
   });
 
+  it('puts a task whose agent waits for an answer first in Needs you, with Stop', async () => {
+    await exec('create_project', { name: 'p', auto_create_channels: false });
+    const review = (await exec('create_task', { project_id: 'p', title: 'Review me', description: 'd' })).created as string;
+    await exec('set_task_status', { task_id: review, status: 'AWAITING_APPROVAL' });
+    const asking = (await exec('create_task', { project_id: 'p', title: 'Asks a question', description: 'd' })).created as string;
+    await exec('set_task_status', { task_id: asking, status: 'WAITING_INPUT' });
+    await openHome();
+    const body = text(await nextPublish(0));
+    expect(body).toContain('2 tasks need you');
+    expect(body.indexOf('Asks a question')).toBeLessThan(body.indexOf('Review me'));
+    expect(body).toContain('waiting for your answer');
+    expect(body).toContain(`"value":"${asking}"`);
+    expect(actionIds(published())).toContain('aq_stop_task');
+  });
+
   it('stays within 100 blocks however long the lists are, saying how many more there are', async () => {
     for (let i = 0; i < 12; i++) {
       await exec('create_project', { name: `p${i}`, auto_create_channels: false });

@@ -120,6 +120,13 @@ const SEEDERS: Record<string, Seeder> = {
     await seedNotes(rt, count);
     return { project_id: 'seed' };
   },
+  list_agent_requests: async (rt, count) => {
+    await sql(
+      rt,
+      `insert into agent_requests (task_id, project_id, kind, payload, created_at) values ${values(count, () => `('root-0', 'seed', 'permission', '{"tool":"Bash"}', ${now})`)}`,
+    );
+    return { project_id: 'seed' };
+  },
 };
 
 /**
@@ -137,6 +144,7 @@ const FIXED_BOUNDS: Record<string, string> = {
   'list_directory.directories': "one page of the folder's entries, folders and files alike; total counts them",
   'list_directory.files': "one page of the folder's entries, folders and files alike; total counts them",
   'get_task_result.files_changed': "one task's changed files",
+  'get_tool_policy.rules': 'at most 200 rules (set_tool_policy refuses more)',
 };
 
 const listCommands = ALL_COMMANDS.filter((c): c is AnyCommand & { list: NonNullable<AnyCommand['list']> } => c.list !== undefined);

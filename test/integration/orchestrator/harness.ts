@@ -86,8 +86,10 @@ export interface Harness {
  * A runtime with one project whose workspace is a clone of a bare origin, and `agents` agents
  * (the daemon's default pool is off: AQ_AGENTS=0; zero-setup.test.ts covers it).
  */
-export async function makeHarness(options: { agents?: number; workspaces?: number; projectId?: string } = {}): Promise<Harness> {
-  const rt = await makeTestRuntime({ AQ_AGENTS: '0' });
+export async function makeHarness(
+  options: { agents?: number; workspaces?: number; projectId?: string; env?: Record<string, string> } = {},
+): Promise<Harness> {
+  const rt = await makeTestRuntime({ AQ_AGENTS: '0', ...options.env });
   const projectId = options.projectId ?? 'proj';
   const origin = await createOriginRepo(rt.home);
   await rt.db.projects.create({ id: projectId, name: projectId, workspace: path.join(rt.home, 'project-dir'), maxConcurrentAgents: 5 });

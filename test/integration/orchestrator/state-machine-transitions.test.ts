@@ -264,6 +264,63 @@ const scenarios: Record<string, Scenario> = {
   'FAILED ADMIN_SKIP': skipFrom('FAILED'),
   'BLOCKED ADMIN_SKIP': skipFrom('BLOCKED'),
 };
+Object.assign(scenarios, {
+  'IN_PROGRESS INPUT_NEEDED': answeredQuestion,
+  'WAITING_INPUT INPUT_RECEIVED': answeredQuestion,
+  'WAITING_INPUT ADMIN_STOP': async (h: Harness) => {
+    const id = await waitingTask(h, 'Stopped while asking');
+    expect(await h.rt.exec('stop_task', { task_id: id })).toEqual({ stopped: id });
+    expect(await h.status(id)).toBe('BLOCKED');
+    return id;
+  },
+  'WAITING_INPUT RECOVERY': async (h: Harness) => {
+    // The daemon shuts down while the agent waits: the task goes back to the queue.
+    const id = await waitingTask(h, 'Asked, then shut down');
+    await h.rt.stopDaemon();
+    expect(await h.status(id)).toBe('READY');
+    return id;
+  },
+  'WAITING_INPUT INPUT_TIMEOUT': async (h: Harness) => {
+    const id = await waitingTask(h, 'Nobody answers');
+    await h.waitStatus(id, 'BLOCKED');
+    return id;
+  },
+} satisfies Record<string, Scenario>);
+
+/** Extra settings a scenario needs (a short timeout that blocks). */
+const ENV: Record<string, Record<string, string>> = {
+  'WAITING_INPUT INPUT_TIMEOUT': { AQ_ASK_TIMEOUT_SECONDS: '1', AQ_ASK_TIMEOUT_ACTION: 'block' },
+};
+
+/** A running task whose agent asks a question and waits (until answered, or its run ends). */
+async function waitingTask(h: Harness, title: string): Promise<string> {
+  h.adapter.fallback = async (req) => {
+    const answer = await req.agentRequests!.askQuestions(
+      [{ question: 'Which one?', options: [{ label: 'A' }, { label: 'B' }] }],
+      req.signal,
+    );
+    if (!answer.answered && answer.stop) {
+      await untilAborted(req);
+      return { status: 'aborted', summary: '' };
+    }
+    return { summary: answer.answered ? `chose ${answer.answers['Which one?']}` : 'went on' };
+  };
+  await h.start();
+  const id = await h.task(title);
+  await h.waitStatus(id, 'WAITING_INPUT');
+  return id;
+}
+
+/** A question answered: the task waits, then runs on and completes. */
+async function answeredQuestion(h: Harness): Promise<string> {
+  const id = await waitingTask(h, 'Asks first');
+  const [request] = await h.rt.db.agentRequests.list({ taskId: id, status: 'pending' });
+  await h.rt.exec('answer_agent_request', { request_id: request.id, decision: 'answer', question_index: 0, option_index: 0 });
+  await h.waitStatus(id, 'COMPLETED');
+  expect((await h.rt.db.taskResults.latest(id))?.summary).toBe('chose A');
+  return id;
+}
+
 for (const status of statusesAccepting('ADMIN_RESTART')) scenarios[`${status} ADMIN_RESTART`] = restartFrom(status);
 for (const status of statusesAccepting('FOLLOW_UP')) scenarios[`${status} FOLLOW_UP`] = followUpFrom(status);
 
@@ -299,7 +356,7 @@ describe('state machine: every transition through a real path', () => {
     it(`${row.from} --${row.event}--> ${row.to}`, async () => {
       const scenario = scenarios[key(row)];
       if (!scenario) throw new Error(`No scenario drives ${key(row)}; add one.`);
-      h = await makeHarness();
+      h = await makeHarness({ env: ENV[key(row)] ?? {} });
       await recordMoves(h);
       const id = await scenario(h);
       expect(await movesOf(h, id)).toContain(`${row.from} → ${row.to}`);

@@ -1,0 +1,74 @@
+import type { App, BlockButtonAction } from '@slack/bolt';
+import type { KnownBlock } from '@slack/types';
+import type { ListenerDeps } from '../index';
+import { esc } from '../../src/slack/blocks/common';
+import { person, REQUEST_ACTIONS, settledRequestBlocks } from '../../src/slack/blocks/cards-requests';
+import { denyRequestModal } from '../../src/slack/blocks/request-modals';
+import { txt, type Line } from '../../src/slack/blocks/text';
+import { originOfClick, redraw, tell, type ReplyDeps } from './reply';
+
+const STAMPS: Record<string, string> = { allow: 'Allowed once', always: 'Always allowed for this project', answer: 'Answered' };
+
+/** The clicked request message, its buttons replaced by who did what. */
+function settled(body: BlockButtonAction, stamp: Line, onlyClickedRow: boolean): { text: string; blocks: KnownBlock[] } {
+  const message = body.message as { text?: string; blocks?: KnownBlock[] } | undefined;
+  const row = onlyClickedRow ? body.actions[0]?.block_id : undefined;
+  return { text: message?.text ?? ' ', blocks: settledRequestBlocks(message?.blocks ?? [], stamp, row) };
+}
+
+/**
+ * The buttons of an agent's question or permission request: each runs answer_agent_request as
+ * the person who clicked (who may steer the project), then the message shows who answered.
+ * A stale button (answered, timed out, task stopped) gets a polite note instead.
+ */
+export function registerAgentRequestButtons(app: App, { runtime }: ListenerDeps): void {
+  const answer = async (
+    body: BlockButtonAction,
+    deps: ReplyDeps,
+    origin: ReturnType<typeof originOfClick>,
+    args: Record<string, unknown>,
+  ) => {
+    const actor = { source: 'slack' as const, userId: body.user.id, ...(origin.kind === 'message' && { channelId: origin.channelId }) };
+    const result = await runtime.handler.execute('answer_agent_request', args, actor);
+    if ('error' in result) {
+      await tell(deps, origin, `:information_source: ${esc(result.error)}`);
+      return;
+    }
+    const done: Line = [txt(`${STAMPS[String(args.decision)] ?? 'Answered'} by `), person(body.user.id)];
+    const open = result.status === 'pending';
+    if (open) done.push(txt(' (other questions still open)'));
+    await redraw(deps, origin, settled(body, done, open));
+  };
+
+  for (const decision of ['allow', 'always'] as const) {
+    app.action<BlockButtonAction>(REQUEST_ACTIONS[decision], async ({ ack, body, action, respond, client }) => {
+      await ack();
+      const deps = { runtime, client };
+      await answer(body, deps, originOfClick(body, respond), { request_id: action.value ?? '', decision });
+    });
+  }
+
+  app.action<BlockButtonAction>(new RegExp(`^${REQUEST_ACTIONS.optionPrefix}:`), async ({ ack, body, action, respond, client }) => {
+    await ack();
+    const [requestId, question, option] = (action.value ?? '').split(':');
+    await answer(body, { runtime, client }, originOfClick(body, respond), {
+      request_id: requestId,
+      decision: 'answer',
+      question_index: question,
+      option_index: option,
+    });
+  });
+
+  app.action<BlockButtonAction>(REQUEST_ACTIONS.deny, async ({ ack, body, action, respond, client }) => {
+    await ack();
+    const origin = originOfClick(body, respond);
+    const requestId = action.value ?? '';
+    await client.views.open({
+      trigger_id: body.trigger_id,
+      view: denyRequestModal({
+        request_id: requestId,
+        ...(origin.kind === 'message' && { channel_id: origin.channelId, ...(origin.messageTs && { message_ts: origin.messageTs }) }),
+      }),
+    });
+  });
+}

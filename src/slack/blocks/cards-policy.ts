@@ -1,0 +1,72 @@
+import { card, item } from './cards-kit';
+import { formatDuration } from './cards-format';
+import type { Rendered } from './common';
+import { italic, mono, txt, type Line } from './text';
+
+type R = Record<string, unknown>;
+
+const str = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
+
+/** get_tool_policy / set_tool_policy: the rules, and what happens to everything else. */
+export function toolPolicyCard(r: R): Rendered {
+  const rules = Array.isArray(r.rules) ? (r.rules as unknown[]).map(str) : [];
+  const lines: Line[] = rules.map((rule): Line => [txt('• '), mono(rule)]);
+  if (rules.length === 0) lines.push([txt('No rules: every tool call beyond editing the workspace is asked about.')]);
+  lines.push([
+    italic(
+      r.asks_people
+        ? `Anything else is asked in the task's thread; unanswered after ${formatDuration(Number(r.timeout_seconds ?? 0) * 1000)}, ${r.on_timeout === 'block' ? 'the task is blocked' : 'the agent goes on without it'}.`
+        : 'Anything else is denied: nobody is asked (AQ_ASK_PEOPLE is off).',
+    ),
+  ]);
+  return card({
+    icon: '🛡️',
+    title: `Tool policy${r.is_default ? ' (default)' : ''}`,
+    subject: r.project_id,
+    lines,
+    footer: 'Change it with `/aq set_tool_policy project_id=… add=…`',
+  });
+}
+
+/** list_agent_requests: what agents asked, open or settled. */
+export function agentRequestsCard(r: R): Rendered {
+  const requests = Array.isArray(r.requests) ? (r.requests as R[]) : [];
+  const lines: Line[] = requests.map((q) => {
+    const what =
+      q.kind === 'question'
+        ? str((Array.isArray(q.questions) ? (q.questions as R[]) : [])[0]?.question)
+        : `${str(q.tool)} ${str(q.detail)}`.trim();
+    return item(
+      what.length > 200 ? `${what.slice(0, 199)}…` : what,
+      `#${str(q.id)}`,
+      [
+        ['task', q.task_id],
+        ['', str(q.status).replace(/_/g, ' ')],
+      ],
+      q.kind === 'question' ? '❓' : '🔐',
+    );
+  });
+  if (lines.length === 0) lines.push([txt('Nothing here.')]);
+  return card({ icon: '🙋', title: `Agent requests · ${requests.length}`, lines });
+}
+
+const DONE: Record<string, string> = {
+  allow: 'Allowed once',
+  always: 'Always allowed',
+  deny: 'Denied',
+  answer: 'Answered',
+};
+
+/** answer_agent_request: what was decided. */
+export function answerCard(r: R): Rendered {
+  const lines: Line[] = [];
+  if (r.status === 'pending') lines.push([txt('Other questions of this request are still open.')]);
+  if (r.rule_added) lines.push([txt('Added to the tool policy: '), mono(r.rule_added)]);
+  if (r.reason) lines.push([txt(`Reason: ${str(r.reason)}`)]);
+  return card({
+    icon: r.decision === 'deny' ? '🚫' : '✅',
+    title: DONE[str(r.decision)] ?? 'Answered',
+    subject: r.title ?? r.task_id,
+    lines,
+  });
+}

@@ -1,0 +1,47 @@
+import type { View } from '@slack/types';
+
+export const DENY_REQUEST_CALLBACK = 'aq_deny_request';
+
+/** Where a Deny… click came from: the request, and the message to redraw once it is denied. */
+export interface DenyContext {
+  request_id: string;
+  channel_id?: string;
+  message_ts?: string;
+}
+
+const plain = (text: string) => ({ type: 'plain_text' as const, text, emoji: true });
+
+/** The Deny modal: a reason the agent reads as the tool call's result. */
+export function denyRequestModal(context: DenyContext): View {
+  return {
+    type: 'modal',
+    callback_id: DENY_REQUEST_CALLBACK,
+    private_metadata: JSON.stringify(context),
+    title: plain('Deny the tool call'),
+    submit: plain('Deny'),
+    close: plain('Cancel'),
+    blocks: [
+      { type: 'section', text: plain('The agent does not run the tool call, and reads your reason instead of its result.') },
+      {
+        type: 'input',
+        block_id: 'reason',
+        label: plain('Why not? The agent reads this.'),
+        element: { type: 'plain_text_input', action_id: 'value', multiline: true, max_length: 2000 },
+      },
+    ],
+  };
+}
+
+export function decodeDenyContext(metadata: string | undefined): DenyContext | null {
+  try {
+    const parsed = JSON.parse(metadata || '{}') as Record<string, unknown>;
+    if (typeof parsed.request_id !== 'string') return null;
+    return {
+      request_id: parsed.request_id,
+      ...(typeof parsed.channel_id === 'string' && { channel_id: parsed.channel_id }),
+      ...(typeof parsed.message_ts === 'string' && { message_ts: parsed.message_ts }),
+    };
+  } catch {
+    return null;
+  }
+}
