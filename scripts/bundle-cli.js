@@ -58,6 +58,20 @@ function asciiOnly(text) {
   return text.replace(/[^ -~\t\n\r]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/**
+ * umzug (under MikroORM's Migrator) loads its command-line interface, and with it @rushstack's
+ * libraries and ajv, though nothing here uses it: a new database's first `aq` paid for them.
+ */
+const withoutUmzugCli = {
+  name: 'without-umzug-cli',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]umzug[\\/]lib[\\/]cli\.js$/ }, () => ({
+      contents: "exports.UmzugCLI = class { constructor() { throw new Error('The umzug command line is not part of aq.'); } };",
+      loader: 'js',
+    }));
+  },
+};
+
 /** Writes dist/aq-cli.js; resolves to false (and writes nothing) when esbuild is not installed. */
 async function bundleCli() {
   let esbuild;
@@ -75,7 +89,7 @@ async function bundleCli() {
     target: 'node20',
     format: 'cjs',
     external: EXTERNAL,
-    plugins: [optionalPackages, ownDirname],
+    plugins: [optionalPackages, ownDirname, withoutUmzugCli],
     // Names stay: MikroORM names entities after their classes.
     minifyWhitespace: true,
     minifySyntax: true,
