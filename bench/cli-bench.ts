@@ -61,7 +61,8 @@ async function coldStart(label: string, aqArgs: string[], envFor: () => Promise<
 /**
  * `aq exec get_status` with zero configuration as fresh processes: the first run on a new
  * AQ_HOME (creates and migrates the database) and a repeat run (finds it current), then `aq
- * help` (no database), and the repeat run without the V8 code cache and without the bundle.
+ * help` (no database), and the repeat run without the V8 code cache, without the bundle and
+ * with the caller's whole environment.
  */
 export async function runCliBench(): Promise<BenchRow[]> {
   const work = await mkdtemp(path.join(os.tmpdir(), 'aq-bench-cli-'));
@@ -89,6 +90,14 @@ export async function runCliBench(): Promise<BenchRow[]> {
         'exec get_status, repeat run, unbundled',
         ['exec', 'get_status'],
         async () => ({ ...env, AQ_NO_BUNDLE: '1' }),
+        reporter,
+      ),
+      // As the figures before 2026-11-23 were taken: with this shell's whole environment, where
+      // NODE_EXTRA_CA_CERTS makes every node process (node -e 0 too) read a CA bundle at start.
+      await coldStart(
+        'exec get_status, repeat run, inherited environment',
+        ['exec', 'get_status'],
+        async () => ({ ...process.env, ...env }),
         reporter,
       ),
     ];

@@ -4,6 +4,7 @@
 // whenever npm changed node_modules since, the CLI is bundled again (scripts/bundle-cli.js).
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 
 const root = path.join(__dirname, '..');
@@ -47,9 +48,30 @@ async function bundleIfStale() {
   // A project without the bundler (or without esbuild) runs the CLI unbundled.
   if (!fs.existsSync(bundler)) return;
   try {
-    await require(bundler).bundleCli();
+    if (await require(bundler).bundleCli()) warmCodeCache();
   } catch (err) {
     process.stderr.write(`Bundling the CLI failed, so aq runs unbundled (slower to start): ${err.message}\n`);
+  }
+}
+
+/**
+ * One `aq exec get_status` on a throwaway AQ_HOME fills the V8 code cache (src/cli/compile-cache.ts)
+ * with the code a command runs, so the first `aq` after a build or an install starts as fast as
+ * the next. Best effort: without it the first command fills the cache.
+ */
+function warmCodeCache() {
+  const bin = path.join(root, 'bin', 'aq.js');
+  if (!fs.existsSync(bin)) return;
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'aq-warm-'));
+  try {
+    spawnSync(process.execPath, [bin, 'exec', 'get_status'], {
+      cwd: root,
+      env: { ...process.env, AQ_HOME: home },
+      stdio: 'ignore',
+      timeout: 60_000,
+    });
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
   }
 }
 

@@ -169,6 +169,7 @@ export function installCompileCache(root: string, dir: string, options: { asciiF
   const file = cacheFile(dir);
   const cache = readCache(file, installFingerprint(root));
   const compiled: CompiledModule[] = [];
+  const resolvedHere = new Map<string, string>();
   let stale = false;
 
   if (cache.fingerprint) {
@@ -177,9 +178,12 @@ export function installCompileCache(root: string, dir: string, options: { asciiF
       if (isMain || options || !parent?.path || Module.isBuiltin(request)) return originalResolve.apply(this, args);
       const key = `${parent.path}\0${request}`;
       const known = cache.resolutions.get(key);
-      if (known) return known;
+      if (known) {
+        resolvedHere.set(key, known);
+        return known;
+      }
       const resolved = originalResolve.apply(this, args);
-      cache.resolutions.set(key, resolved);
+      resolvedHere.set(key, resolved);
       stale = true;
       return resolved;
     };
@@ -203,8 +207,10 @@ export function installCompileCache(root: string, dir: string, options: { asciiF
     if (!stale) return;
     try {
       // Made after the run, the data also holds the functions compiled lazily while it ran. Only
-      // this run's modules are kept, so code of an old build does not make every start read more.
+      // this run's modules (and module lookups) are kept, so what an old build or another entry
+      // point needed does not make every start read more.
       cache.entries.clear();
+      cache.resolutions = resolvedHere;
       for (const { file: f, hash, script } of compiled) cache.entries.set(f, { file: f, hash, data: script.createCachedData() });
       writeCache(file, cache);
     } catch {
