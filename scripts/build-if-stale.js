@@ -4,7 +4,6 @@
 // whenever npm changed node_modules since, the CLI is bundled again (scripts/bundle-cli.js).
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 
 const root = path.join(__dirname, '..');
@@ -54,25 +53,10 @@ async function bundleIfStale() {
   }
 }
 
-/**
- * One `aq exec get_status` on a throwaway AQ_HOME fills the V8 code cache (src/cli/compile-cache.ts)
- * with the code a command runs, so the first `aq` after a build or an install starts as fast as
- * the next. Best effort: without it the first command fills the cache.
- */
+/** Fills the code cache of `aq` (scripts/warm-cli-cache.js); best effort: else the first `aq` does. */
 function warmCodeCache() {
-  const bin = path.join(root, 'bin', 'aq.js');
-  if (!fs.existsSync(bin)) return;
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'aq-warm-'));
-  try {
-    spawnSync(process.execPath, [bin, 'exec', 'get_status'], {
-      cwd: root,
-      env: { ...process.env, AQ_HOME: home },
-      stdio: 'ignore',
-      timeout: 60_000,
-    });
-  } finally {
-    fs.rmSync(home, { recursive: true, force: true });
-  }
+  const warm = path.join(__dirname, 'warm-cli-cache.js');
+  if (fs.existsSync(warm)) spawnSync(process.execPath, [warm], { cwd: root, stdio: 'ignore', timeout: 60_000 });
 }
 
 /** Runs tsc; exits the process with tsc's status when the build failed. */

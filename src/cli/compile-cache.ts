@@ -175,7 +175,10 @@ export function installCompileCache(root: string, dir: string, options: { asciiF
   if (cache.fingerprint) {
     M._resolveFilename = function resolveWithCache(this: unknown, ...args: unknown[]) {
       const [request, parent, isMain, options] = args as [string, NodeJS.Module | undefined, boolean, unknown];
-      if (isMain || options || !parent?.path || Module.isBuiltin(request)) return originalResolve.apply(this, args);
+      // An absolute request needs no lookup, and its key would differ with the requiring folder.
+      if (isMain || options || !parent?.path || Module.isBuiltin(request) || path.isAbsolute(request)) {
+        return originalResolve.apply(this, args);
+      }
       const key = `${parent.path}\0${request}`;
       const known = cache.resolutions.get(key);
       if (known) {

@@ -128,7 +128,7 @@ describe('the aq bundle', () => {
     expect((await oneCommand(['--help'])).stdout).toContain('AQ_HOME');
     expect((await oneCommand(['help', 'no_such_command'])).code).toBe(1);
     expect((await oneCommand(['nonsense'])).code).toBe(1);
-  });
+  }, 180_000); // 20 processes, half of them unbundled: slow on a busy 2-core machine
 
   it('migrates a database whose schema is behind before it runs the command', async () => {
     const dir = await home();
