@@ -22,7 +22,7 @@ interface Run {
 }
 
 /** One whole-process run; throws when it fails. CPU time is steadier than wall time on a busy machine. */
-function runOnce(args: string[], env: NodeJS.ProcessEnv & { AQ_BENCH_CPU_FILE: string }, reporter: string): Run {
+function runOnce(args: string[], env: BenchEnv, reporter: string): Run {
   const start = performance.now();
   const result = spawnSync(process.execPath, ['--require', reporter, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   const wallMs = performance.now() - start;
@@ -32,18 +32,21 @@ function runOnce(args: string[], env: NodeJS.ProcessEnv & { AQ_BENCH_CPU_FILE: s
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
+type BenchEnv = NodeJS.ProcessEnv & { AQ_BENCH_CPU_FILE: string };
+
 /**
  * Cold start of `aq` as a whole process against `node -e 0`, run in turn (A B A B …) so a
- * machine that speeds up or slows down affects both; the ratio is taken pair by pair.
+ * machine that speeds up or slows down affects both; the ratio is taken pair by pair. `envFor`
+ * gives each run its environment (a new AQ_HOME for first runs).
  */
-function coldStart(label: string, aqArgs: string[], env: NodeJS.ProcessEnv & { AQ_BENCH_CPU_FILE: string }, reporter: string): BenchRow {
-  runOnce([AQ, ...aqArgs], env, reporter);
-  runOnce(['-e', '0'], env, reporter);
+async function coldStart(label: string, aqArgs: string[], envFor: () => Promise<BenchEnv>, reporter: string): Promise<BenchRow> {
+  runOnce([AQ, ...aqArgs], await envFor(), reporter);
+  runOnce(['-e', '0'], await envFor(), reporter);
   const aq: Run[] = [];
   const bare: Run[] = [];
   for (let i = 0; i < RUNS; i++) {
-    aq.push(runOnce([AQ, ...aqArgs], env, reporter));
-    bare.push(runOnce(['-e', '0'], env, reporter));
+    aq.push(runOnce([AQ, ...aqArgs], await envFor(), reporter));
+    bare.push(runOnce(['-e', '0'], await envFor(), reporter));
   }
   const ratio = (key: keyof Run) => median(aq.map((a, i) => a[key] / bare[i][key])).toFixed(1);
   return {
@@ -55,23 +58,50 @@ function coldStart(label: string, aqArgs: string[], env: NodeJS.ProcessEnv & { A
   };
 }
 
-/** `aq exec get_status` on a current database, and `aq help` (no database), as fresh processes, with and without the code cache. */
+/**
+ * `aq exec get_status` with zero configuration as fresh processes: the first run on a new
+ * AQ_HOME (creates and migrates the database) and a repeat run (finds it current), then `aq
+ * help` (no database), and the repeat run without the V8 code cache, without the bundle and
+ * with the caller's whole environment.
+ */
 export async function runCliBench(): Promise<BenchRow[]> {
-  const home = await mkdtemp(path.join(os.tmpdir(), 'aq-bench-cli-'));
-  const reporter = path.join(home, 'cpu-reporter.js');
+  const work = await mkdtemp(path.join(os.tmpdir(), 'aq-bench-cli-'));
+  const reporter = path.join(work, 'cpu-reporter.js');
   await writeFile(reporter, CPU_REPORTER);
-  const env = { ...process.env, AQ_HOME: home, ANTHROPIC_API_KEY: 'sk-bench-unused', AQ_BENCH_CPU_FILE: path.join(home, 'cpu-ms') };
+  const home = path.join(work, 'home');
+  const env: BenchEnv = { PATH: process.env.PATH, AQ_HOME: home, AQ_BENCH_CPU_FILE: path.join(work, 'cpu-ms') };
+  const same = async () => env;
+  let homes = 0;
+  const newHome = async () => ({ ...env, AQ_HOME: path.join(work, `new-home-${++homes}`) });
   try {
-    // The first run creates and migrates the database; every measured run finds it current.
+    // Fills the code cache (node_modules/.cache/aq) and creates the database the repeat runs find.
     runOnce([AQ, 'exec', 'get_status'], env, reporter);
-    // bin/aq.js keeps a V8 code cache (src/cli/compile-cache.ts); the first runs fill it. The
-    // last row runs without it, as every start did before it.
     return [
-      coldStart('exec get_status', ['exec', 'get_status'], env, reporter),
-      coldStart('help', ['help'], env, reporter),
-      coldStart('exec get_status, no code cache', ['exec', 'get_status'], { ...env, AQ_NO_COMPILE_CACHE: '1' }, reporter),
+      await coldStart('exec get_status, first run (new AQ_HOME)', ['exec', 'get_status'], newHome, reporter),
+      await coldStart('exec get_status, repeat run', ['exec', 'get_status'], same, reporter),
+      await coldStart('help', ['help'], same, reporter),
+      await coldStart(
+        'exec get_status, repeat run, no code cache',
+        ['exec', 'get_status'],
+        async () => ({ ...env, AQ_NO_COMPILE_CACHE: '1' }),
+        reporter,
+      ),
+      await coldStart(
+        'exec get_status, repeat run, unbundled',
+        ['exec', 'get_status'],
+        async () => ({ ...env, AQ_NO_BUNDLE: '1' }),
+        reporter,
+      ),
+      // As the figures before 2026-11-23 were taken: with this shell's whole environment, where
+      // NODE_EXTRA_CA_CERTS makes every node process (node -e 0 too) read a CA bundle at start.
+      await coldStart(
+        'exec get_status, repeat run, inherited environment',
+        ['exec', 'get_status'],
+        async () => ({ ...process.env, ...env }),
+        reporter,
+      ),
     ];
   } finally {
-    await rm(home, { recursive: true, force: true });
+    await rm(work, { recursive: true, force: true });
   }
 }

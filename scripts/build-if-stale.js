@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Builds dist/ with tsc only when a source is newer than the last build: `npm start` then costs
-// a few milliseconds of stat calls instead of a TypeScript build every time.
+// a few milliseconds of stat calls instead of a TypeScript build every time. After tsc, and
+// whenever npm changed node_modules since, the CLI is bundled again (scripts/bundle-cli.js).
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -33,18 +34,47 @@ function stampTime() {
   }
 }
 
+function modified(file) {
+  return fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+}
+
+/** The CLI bundle, when it is missing or older than the TypeScript build or the npm install. */
+async function bundleIfStale() {
+  const bundle = path.join(root, 'dist', 'aq-cli.js');
+  const inputs = [path.join(root, 'dist', '.tsbuildinfo'), path.join(root, 'node_modules', '.package-lock.json')];
+  if (fs.existsSync(bundle) && inputs.every((f) => modified(f) <= modified(bundle))) return;
+  const bundler = path.join(__dirname, 'bundle-cli.js');
+  // A project without the bundler (or without esbuild) runs the CLI unbundled.
+  if (!fs.existsSync(bundler)) return;
+  try {
+    if (await require(bundler).bundleCli()) warmCodeCache();
+  } catch (err) {
+    process.stderr.write(`Bundling the CLI failed, so aq runs unbundled (slower to start): ${err.message}\n`);
+  }
+}
+
+/** Fills the code cache of `aq` (scripts/warm-cli-cache.js); best effort: else the first `aq` does. */
+function warmCodeCache() {
+  const warm = path.join(__dirname, 'warm-cli-cache.js');
+  if (fs.existsSync(warm)) spawnSync(process.execPath, [warm], { cwd: root, stdio: 'ignore', timeout: 60_000 });
+}
+
+/** Runs tsc; exits the process with tsc's status when the build failed. */
+function buildTypeScript() {
+  const startedAt = new Date();
+  const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) {
+    process.stderr.write('The TypeScript build failed (see above); fix it and run npm start again.\n');
+    process.exit(result.status ?? 1);
+  }
+  // Stamped with the time the build started, so an edit made during the build is seen next time.
+  fs.mkdirSync(path.dirname(stamp), { recursive: true });
+  fs.writeFileSync(stamp, `${startedAt.toISOString()}\n`);
+  fs.utimesSync(stamp, startedAt, startedAt);
+}
+
 const force = process.argv.includes('--force');
 const built = fs.existsSync(entry) ? stampTime() : 0;
-if (!force && built > 0 && SOURCES.every((s) => newest(path.join(root, s)) <= built)) process.exit(0);
-
-const startedAt = new Date();
-const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
-if (result.status !== 0) {
-  process.stderr.write('The TypeScript build failed (see above); fix it and run npm start again.\n');
-  process.exit(result.status ?? 1);
-}
-// Stamped with the time the build started, so an edit made during the build is seen next time.
-fs.mkdirSync(path.dirname(stamp), { recursive: true });
-fs.writeFileSync(stamp, `${startedAt.toISOString()}\n`);
-fs.utimesSync(stamp, startedAt, startedAt);
+if (force || built === 0 || SOURCES.some((s) => newest(path.join(root, s)) > built)) buildTypeScript();
+bundleIfStale();

@@ -59,9 +59,12 @@ export async function openOrm(databasePath: string): Promise<MikroORM> {
   const orm = await MikroORM.init(ormOptions(databasePath));
   try {
     if (await schemaIsCurrent(orm)) return orm;
-    const { MIGRATIONS } = await import('./migrations');
+    const [{ MIGRATIONS }, { Migrator }] = await Promise.all([import('./migrations'), import('@mikro-orm/migrations')]);
     // Read when the Migrator is created, on the first getMigrator() call just below.
     orm.config.set('migrations', { ...orm.config.get('migrations'), migrationsList: MIGRATIONS });
+    // Registered here: MikroORM would otherwise look the package up from the current directory
+    // (failing outside the checkout) and could load a second copy beside the CLI bundle's.
+    Migrator.register(orm);
     await orm.getMigrator().up();
   } catch (err) {
     await orm.close(true);

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -62,7 +63,8 @@ describe('build-if-stale', () => {
        fs.appendFileSync(path.join(root, 'builds.log'), 'build\\n');
        if (fs.existsSync(path.join(root, 'src', 'broken.ts'))) { console.error('src/broken.ts: error'); process.exit(2); }
        fs.mkdirSync(path.join(root, 'dist', 'src'), { recursive: true });
-       fs.writeFileSync(path.join(root, 'dist', 'src', 'app.js'), '');`,
+       fs.writeFileSync(path.join(root, 'dist', 'src', 'app.js'), '');
+       fs.writeFileSync(path.join(root, 'dist', '.tsbuildinfo'), String(Date.now()));`,
     );
     await mkdir(path.join(dir, 'src', 'db'), { recursive: true });
     await writeFile(path.join(dir, 'src', 'app.ts'), '');
@@ -95,6 +97,48 @@ describe('build-if-stale', () => {
 
     expect((await build('--force')).code).toBe(0);
     expect(await builds()).toBe(5);
+  });
+
+  /** The real bundler script with a stand-in for esbuild that records each bundle it makes. */
+  const withBundler = async (esbuildBody: string) => {
+    await copyFile(path.join(ROOT, 'scripts', 'bundle-cli.js'), path.join(dir, 'scripts', 'bundle-cli.js'));
+    await mkdir(path.join(dir, 'node_modules', 'esbuild'), { recursive: true });
+    await writeFile(
+      path.join(dir, 'node_modules', 'esbuild', 'index.js'),
+      `const fs = require('fs'); const path = require('path');
+       exports.build = async (options) => {
+         fs.appendFileSync(path.join(__dirname, '..', '..', 'bundles.log'), options.entryPoints[0] + '\\n');
+         ${esbuildBody}
+       };`,
+    );
+  };
+  const bundles = async () => (await readFile(path.join(dir, 'bundles.log'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
+  const npmInstalled = async () => {
+    await writeFile(path.join(dir, 'node_modules', '.package-lock.json'), '{}');
+    const later = new Date(Date.now() + 5_000);
+    await utimes(path.join(dir, 'node_modules', '.package-lock.json'), later, later);
+  };
+
+  it('bundles the CLI after each build and after npm changed node_modules, and only then', async () => {
+    await withBundler("return { outputFiles: [{ text: 'bundled \u2026 code' }] };");
+    expect((await build()).code).toBe(0);
+    expect(await bundles()).toEqual([path.join(dir, 'dist', 'src', 'cli.js')]);
+    // Written as ASCII, so Node can read the 3 MB file the fast way.
+    expect(await readFile(path.join(dir, 'dist', 'aq-cli.js'), 'utf8')).toBe('bundled \\u2026 code');
+    await build();
+    expect(await bundles()).toHaveLength(1);
+
+    await npmInstalled();
+    await build();
+    expect({ builds: await builds(), bundles: (await bundles()).length }).toEqual({ builds: 1, bundles: 2 });
+  });
+
+  it('a failed bundle leaves the build standing: aq then runs unbundled', async () => {
+    await withBundler("throw new Error('esbuild broke');");
+    const built = await build();
+    expect(built.code).toBe(0);
+    expect(built.stderr).toContain('Bundling the CLI failed, so aq runs unbundled (slower to start): esbuild broke');
+    expect(existsSync(path.join(dir, 'dist', 'aq-cli.js'))).toBe(false);
   });
 
   it('a failed build fails the start with a sentence, and is tried again next time', async () => {

@@ -24,8 +24,9 @@ describe('the aq start-up cache', () => {
   afterEach(() => cleanup());
 
   /** A fresh process that installs the cache, then loads main.js and prints what it exports. */
-  const run = async () => {
-    const script = `require(${JSON.stringify(BUILT)}).installCompileCache(${JSON.stringify(root)}, ${JSON.stringify(cacheDir)});
+  const run = async (asciiFiles: string[] = []) => {
+    const options = JSON.stringify({ asciiFiles: asciiFiles.map((f) => path.join(root, f)) });
+    const script = `require(${JSON.stringify(BUILT)}).installCompileCache(${JSON.stringify(root)}, ${JSON.stringify(cacheDir)}, ${options});
       process.stdout.write(require(${JSON.stringify(path.join(root, 'main.js'))}));`;
     return (await execFileAsync(process.execPath, ['-e', script], { cwd: root })).stdout;
   };
@@ -54,6 +55,24 @@ describe('the aq start-up cache', () => {
     await writeFile(path.join(root, 'node_modules', 'dep', 'package.json'), '{"main": "lib/main.js"}');
     await writeFile(path.join(root, 'node_modules', '.package-lock.json'), '{"changed": true}');
     expect(await run()).toBe('one:new dep');
+  });
+
+  it('reads the files it is told are ASCII as such, and as UTF-8 when they are not', async () => {
+    await writeFile(path.join(root, 'answer.js'), "module.exports = 'plain';");
+    expect(await run(['answer.js', 'main.js'])).toBe('plain:dep');
+    await writeFile(path.join(root, 'answer.js'), "module.exports = 'caf\u00e9 \u2026';");
+    expect(await run(['answer.js', 'main.js'])).toBe('caf\u00e9 \u2026:dep');
+    expect(await run(['answer.js', 'main.js'])).toBe('caf\u00e9 \u2026:dep');
+  });
+
+  it('keeps only the code of the last run that compiled something', async () => {
+    expect(await run()).toBe('one:dep');
+    await writeFile(path.join(root, 'main.js'), "module.exports = require('./answer');");
+    expect(await run()).toBe('one');
+    const [file] = await cacheFiles();
+    const blob = await readFile(path.join(cacheDir, file));
+    const index = JSON.parse(blob.subarray(4, 4 + blob.readUInt32LE(0)).toString('utf8')) as { code: Array<{ file: string }> };
+    expect(index.code.map((c) => path.basename(c.file)).sort()).toEqual(['answer.js', 'main.js']);
   });
 
   it('starts normally from a damaged cache file and replaces it', async () => {

@@ -1,0 +1,115 @@
+#!/usr/bin/env node
+// Bundles the built CLI (dist/src/cli.js and everything it loads) into one file, dist/aq-cli.js,
+// which bin/aq.js runs. A cold `aq` spent most of its time finding, reading and compiling ~1000
+// small modules; one file (with the V8 code cache of src/cli/compile-cache.ts) loads in a
+// fraction of that. Bundles the JavaScript tsc emitted, so decorators and metadata are tsc's.
+const fs = require('node:fs');
+const path = require('node:path');
+
+const root = path.join(__dirname, '..');
+const ENTRY = path.join(root, 'dist', 'src', 'cli.js');
+const OUTFILE = path.join(root, 'dist', 'aq-cli.js');
+
+/**
+ * Left out and required from node_modules when used: the native SQLite driver (it cannot be
+ * bundled) and the model SDKs, large, loaded on the first model call and sharing nothing with
+ * the bundled code. Everything else is inside, so no package is ever loaded twice.
+ */
+const EXTERNAL = ['sqlite3', '@anthropic-ai/sdk', '@anthropic-ai/claude-agent-sdk'];
+
+/**
+ * Database drivers knex and MikroORM name but this app does not install (pg, mysql, tedious, …):
+ * left as a plain require, which fails only if such a driver were ever used.
+ */
+const optionalPackages = {
+  name: 'optional-packages',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (args.pluginData === 'retry') return undefined;
+      const found = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: 'retry' });
+      return found.errors.length > 0 ? { path: args.path, external: true } : found;
+    });
+  },
+};
+
+/** Our modules that read files beside them (the migrations folder) keep their own __dirname. */
+const ownDirname = {
+  name: 'own-dirname',
+  setup(build) {
+    const dist = path.join(root, 'dist');
+    build.onLoad({ filter: /\.js$/ }, async (args) => {
+      if (!args.path.startsWith(dist + path.sep) || args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
+      const source = await fs.promises.readFile(args.path, 'utf8');
+      if (!source.includes('__dirname')) return undefined;
+      const relative = path.relative(path.dirname(OUTFILE), path.dirname(args.path)).split(path.sep).join('/');
+      return { contents: source.replace(/\b__dirname\b/g, `require("path").join(__dirname, ${JSON.stringify(relative)})`), loader: 'js' };
+    });
+  },
+};
+
+/**
+ * esbuild escapes non-ASCII characters everywhere but in regular expression literals. One such
+ * character makes Node read the whole file as two-byte text, several times slower to read,
+ * hash and parse; `\uXXXX` means the same in a regular expression, a string or a comment. (The
+ * pattern names what may stay, printable ASCII and line breaks, as Biome forbids control
+ * characters in a pattern.)
+ */
+function asciiOnly(text) {
+  return text.replace(/[^ -~\t\n\r]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * umzug (under MikroORM's Migrator) loads its command-line interface, and with it @rushstack's
+ * libraries and ajv, though nothing here uses it: a new database's first `aq` paid for them.
+ */
+const withoutUmzugCli = {
+  name: 'without-umzug-cli',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]umzug[\\/]lib[\\/]cli\.js$/ }, () => ({
+      contents: "exports.UmzugCLI = class { constructor() { throw new Error('The umzug command line is not part of aq.'); } };",
+      loader: 'js',
+    }));
+  },
+};
+
+/** Writes dist/aq-cli.js; resolves to false (and writes nothing) when esbuild is not installed. */
+async function bundleCli() {
+  let esbuild;
+  try {
+    esbuild = require('esbuild');
+  } catch {
+    return false;
+  }
+  const result = await esbuild.build({
+    entryPoints: [ENTRY],
+    outfile: OUTFILE,
+    write: false,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    external: EXTERNAL,
+    plugins: [optionalPackages, ownDirname, withoutUmzugCli],
+    // Names stay: MikroORM names entities after their classes.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    logLevel: 'error',
+  });
+  const [output] = result.outputFiles;
+  fs.writeFileSync(OUTFILE, asciiOnly(output.text));
+  return true;
+}
+
+module.exports = { bundleCli, OUTFILE };
+
+if (require.main === module) {
+  bundleCli().then(
+    (built) => {
+      if (!built) process.stderr.write('esbuild is not installed: aq runs unbundled (slower to start).\n');
+    },
+    (err) => {
+      process.stderr.write(`Bundling the CLI failed: ${err.message}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

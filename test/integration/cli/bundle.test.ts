@@ -1,0 +1,195 @@
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, rm, utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { MikroORM } from '@mikro-orm/sqlite';
+import { MIGRATIONS } from '../../../src/db/migrations';
+import { ormOptions, shippedMigrationNames } from '../../../src/db/orm';
+import { makeTempDir } from '../../support/tmp';
+
+const execFileAsync = promisify(execFile);
+const ROOT = path.join(__dirname, '..', '..', '..');
+const AQ = path.join(ROOT, 'bin', 'aq.js');
+const BUNDLE = path.join(ROOT, 'dist', 'aq-cli.js');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The real `aq` as its own process: the bundle, or with AQ_NO_BUNDLE the modules tsc built. */
+function aq(home: string, args: string[], options: { bundled: boolean; stdin?: string; cwd?: string }): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const env = { PATH: process.env.PATH, AQ_HOME: home, ...(options.bundled ? {} : { AQ_NO_BUNDLE: '1' }) };
+    const child = spawn(process.execPath, [AQ, ...args], { env, cwd: options.cwd ?? ROOT });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(options.stdin ?? '');
+  });
+}
+
+/** Which files a bin run loaded, as the process itself reports at exit. */
+async function loadedFiles(home: string, cwd: string): Promise<string[]> {
+  const script = `process.argv = [process.argv[0], ${JSON.stringify(AQ)}, 'exec', 'get_status'];
+    process.stdout.write = () => true;
+    process.on('exit', () => process.stderr.write(JSON.stringify(Object.keys(require.cache))));
+    require(${JSON.stringify(AQ)});`;
+  const { stderr } = await execFileAsync(process.execPath, ['-e', script], { env: { PATH: process.env.PATH, AQ_HOME: home }, cwd });
+  return JSON.parse(stderr) as string[];
+}
+
+/** A session that writes, reads, fails validation and names unknown things, as people use aq. */
+const SESSION = [
+  { name: 'create_project', args: { name: 'Demo' } },
+  { name: 'set_active_project', args: { project_id: 'demo' } },
+  { name: 'create_task', args: { title: 'First', description: 'Do the first thing' } },
+  { name: 'create_task', args: { title: 'Second', description: 'Then this', priority: 5 } },
+  { name: 'list_tasks', args: {} },
+  { name: 'get_status', args: {} },
+  { name: 'list_projects', args: {} },
+  { name: 'get_token_usage', args: {} },
+  { name: 'create_task', args: {} },
+  { name: 'get_task', args: { task_id: 'no-such-task' } },
+  { name: 'no_such_command', args: {} },
+  { name: 'set_task_status', args: { task_id: 'a\u0000b', status: 'READY' } },
+]
+  .map((line) => JSON.stringify(line))
+  .concat(['not json'])
+  .join('\n');
+
+/**
+ * Task ids are random words and each run has its own AQ_HOME: both are named (in the order the
+ * ids were created in that home), not compared.
+ */
+function comparer(home: string): (run: Run) => Run {
+  const ids: string[] = [];
+  return (run) => {
+    for (const m of run.stdout.matchAll(/"created":"([a-z]+-[a-z]+-\d+)"/g)) if (!ids.includes(m[1])) ids.push(m[1]);
+    const scrub = (text: string) => ids.reduce((t, id, i) => t.split(id).join(`<task ${i + 1}>`), text.split(home).join('<AQ_HOME>'));
+    return { code: run.code, stdout: scrub(run.stdout), stderr: scrub(run.stderr) };
+  };
+}
+
+describe('the aq bundle', () => {
+  let cleanups: Array<() => Promise<void>>;
+  const home = async () => {
+    const made = await makeTempDir('aq-bundle-');
+    cleanups.push(made.cleanup);
+    return made.dir;
+  };
+  beforeEach(() => {
+    cleanups = [];
+  });
+  afterEach(async () => {
+    for (const cleanup of cleanups) await cleanup();
+  });
+
+  it('is what the bin runs after a build, and it loads no package code but the SQLite driver', async () => {
+    expect(existsSync(BUNDLE)).toBe(true);
+    const dir = await home();
+    await aq(dir, ['exec', 'get_status'], { bundled: true });
+    const files = await loadedFiles(dir, ROOT);
+    expect(files).toContain(BUNDLE);
+    expect(files).not.toContain(path.join(ROOT, 'dist', 'src', 'cli.js'));
+    // Code only: MikroORM reads the package.json of every @mikro-orm package it knows.
+    const code = files.filter((f) => !f.endsWith('.json'));
+    const packages = new Set(code.flatMap((f) => f.split(/node_modules[\\/]/)[1]?.split(/[\\/]/)[0] ?? []));
+    expect([...packages].sort()).toEqual(['bindings', 'file-uri-to-path', 'sqlite3']);
+  });
+
+  it('gives the same answers as the unbundled build, on a new database and on the same one again', async () => {
+    const homes = [await home(), await home()];
+    const [sameA, sameB] = homes.map(comparer);
+    for (const round of ['first run: creates and migrates the database', 'second run: finds it current']) {
+      const [bundled, unbundled] = await Promise.all([
+        aq(homes[0], ['exec', '-'], { bundled: true, stdin: SESSION }),
+        aq(homes[1], ['exec', '-'], { bundled: false, stdin: SESSION }),
+      ]);
+      expect({ round, ...sameA(bundled) }).toEqual({ round, ...sameB(unbundled) });
+      expect(bundled.code).toBe(1);
+      expect(bundled.stdout.trim().split('\n')).toHaveLength(13);
+    }
+    const oneCommand = async (args: string[]) => {
+      const [bundled, unbundled] = await Promise.all([aq(homes[0], args, { bundled: true }), aq(homes[1], args, { bundled: false })]);
+      expect(sameA(bundled)).toEqual(sameB(unbundled));
+      return bundled;
+    };
+    expect((await oneCommand(['exec', 'list_tasks', '{"status": "READY"}'])).code).toBe(0);
+    expect((await oneCommand(['exec', 'get_task', '{"task_id": "nope"}'])).code).toBe(1);
+    expect((await oneCommand(['exec', 'list_tasks', '{bad json'])).code).toBe(2);
+    expect((await oneCommand(['help'])).stdout).toContain('get_status');
+    expect((await oneCommand(['help', 'create_task'])).stdout).toContain('title');
+    expect((await oneCommand(['--help'])).stdout).toContain('AQ_HOME');
+    expect((await oneCommand(['help', 'no_such_command'])).code).toBe(1);
+    expect((await oneCommand(['nonsense'])).code).toBe(1);
+  }, 180_000); // 20 processes, half of them unbundled: slow on a busy 2-core machine
+
+  it('migrates a database whose schema is behind before it runs the command', async () => {
+    const dir = await home();
+    const databasePath = path.join(dir, 'agent-queue.db');
+    // A database as an older release left it: only the first migration applied.
+    const old = await MikroORM.init({ ...ormOptions(databasePath), migrations: { migrationsList: MIGRATIONS.slice(0, 1), silent: true } });
+    await old.getMigrator().up();
+    await old.close(true);
+
+    const run = await aq(dir, ['exec', 'create_project', '{"name": "After upgrade"}'], { bundled: true });
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(run.stdout)).toMatchObject({ created: 'after-upgrade' });
+
+    const orm = await MikroORM.init(ormOptions(databasePath));
+    try {
+      const applied = await orm.em.getConnection().execute<Array<{ name: string }>>('select name from mikro_orm_migrations');
+      expect(applied.map((r) => r.name).sort()).toEqual(await shippedMigrationNames());
+    } finally {
+      await orm.close(true);
+    }
+  });
+
+  it('the bin runs the bundle only while it is newer than the TypeScript build and the npm install', async () => {
+    const root = await home();
+    const stub = (which: string) => `exports.main = async () => { process.stdout.write(${JSON.stringify(which)}); return 0; };`;
+    await mkdir(path.join(root, 'bin'));
+    await mkdir(path.join(root, 'dist', 'src'), { recursive: true });
+    await mkdir(path.join(root, 'node_modules'));
+    await copyFile(AQ, path.join(root, 'bin', 'aq.js'));
+    await writeFile(path.join(root, 'dist', 'src', 'cli.js'), stub('unbundled'));
+    await writeFile(path.join(root, 'dist', 'aq-cli.js'), stub('bundled'));
+    const at = (file: string, secondsAgo: number) => {
+      const time = new Date(Date.now() - secondsAgo * 1000);
+      return utimes(path.join(root, file), time, time);
+    };
+    const ran = async (env: NodeJS.ProcessEnv = {}) =>
+      (await execFileAsync(process.execPath, [path.join(root, 'bin', 'aq.js')], { env: { PATH: process.env.PATH, ...env } })).stdout;
+
+    await writeFile(path.join(root, 'dist', '.tsbuildinfo'), '');
+    await writeFile(path.join(root, 'node_modules', '.package-lock.json'), '');
+    await at('dist/.tsbuildinfo', 30);
+    await at('node_modules/.package-lock.json', 30);
+    await at('dist/aq-cli.js', 20);
+    expect(await ran()).toBe('bundled');
+    expect(await ran({ AQ_NO_BUNDLE: '1' })).toBe('unbundled');
+    await at('dist/.tsbuildinfo', 10); // tsc built again; nothing bundled since
+    expect(await ran()).toBe('unbundled');
+    await at('dist/aq-cli.js', 5);
+    expect(await ran()).toBe('bundled');
+    await at('node_modules/.package-lock.json', 1); // npm changed node_modules
+    expect(await ran()).toBe('unbundled');
+    await rm(path.join(root, 'dist', 'aq-cli.js'));
+    expect(await ran()).toBe('unbundled');
+  });
+
+  it('creates its database from any current directory, bundled or not', async () => {
+    const elsewhere = await home();
+    for (const bundled of [true, false]) {
+      const dir = await home();
+      const run = await aq(dir, ['exec', 'list_projects'], { bundled, cwd: elsewhere });
+      expect({ bundled, ...run }).toEqual({ bundled, code: 0, stdout: '{"projects":[],"total":0,"next_offset":null}\n', stderr: '' });
+    }
+  });
+});
