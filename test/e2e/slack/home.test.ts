@@ -38,6 +38,16 @@ describe('App Home through the real Bolt app: first steps, urgency order, button
     await slack.waitForCall('views.publish', () => slack.callsTo('views.publish').length > after);
     return published();
   };
+  /** The Home published after the `after`-th one that carries `note`: a click's answer, not a refresh an event triggered. */
+  const publishWith = async (after: number, note: string): Promise<View> => {
+    const later = () =>
+      slack
+        .callsTo('views.publish')
+        .slice(after)
+        .map((c) => c.args.view as View);
+    await slack.waitFor(() => later().some((v) => text(v).includes(note)), `a Home showing ${note}`);
+    return later().find((v) => text(v).includes(note))!;
+  };
   const actionIds = (view: View) =>
     view.blocks.flatMap((b) => [...(b.elements ?? []).map((e) => e.action_id), b.accessory?.action_id]).filter(Boolean);
 
@@ -78,8 +88,7 @@ describe('App Home through the real Bolt app: first steps, urgency order, button
       depends_on: { value: { type: 'plain_text_input', value: '' } },
     });
     expect(ok.status).toBe(200);
-    const after = await nextPublish(before);
-    expect(text(after)).toContain('Queued *Fix the login*');
+    await publishWith(before, 'Queued *Fix the login*');
     const tasks = (await exec('list_tasks', { project_id: 'website' })) as { tasks: Array<{ title: string; priority: number }> };
     expect(tasks.tasks).toEqual([expect.objectContaining({ title: 'Fix the login', priority: 5 })]);
     expect(slack.callsTo('chat.postMessage')).toHaveLength(0); // told on the Home, not by DM
@@ -87,12 +96,12 @@ describe('App Home through the real Bolt app: first steps, urgency order, button
     // The remaining first step: an agent, with one click.
     const n = slack.callsTo('views.publish').length;
     await clickOnHome('aq_create_first_agent', 'first');
-    expect(text(await nextPublish(n))).toContain('Added agent *claude-1*');
+    await publishWith(n, 'Added agent *claude-1*');
     expect(((await exec('list_agents')) as { agents: Array<{ id: string }> }).agents.map((a) => a.id)).toEqual(['claude-1']);
     // A double click adds no second agent.
     const m = slack.callsTo('views.publish').length;
     await clickOnHome('aq_create_first_agent', 'first');
-    expect(text(await nextPublish(m))).toContain('Nothing to do: you already have an agent');
+    await publishWith(m, 'Nothing to do: you already have an agent');
     expect(((await exec('list_agents')) as { agents: Array<{ id: string }> }).agents).toHaveLength(1);
   });
 
@@ -181,33 +190,29 @@ describe('App Home through the real Bolt app: first steps, urgency order, button
     // Approve from the Home: no response_url, so the answer is a refreshed Home with a note.
     let n = slack.callsTo('views.publish').length;
     expect((await clickOnHome('aq_approve_task', review)).status).toBe(200);
-    let after = await nextPublish(n);
-    expect(text(after)).toContain('Approved *Review me*');
+    let after = await publishWith(n, 'Approved *Review me*');
     expect((await exec('get_task', { task_id: review })).status).toBe('COMPLETED');
     expect(slack.responses).toHaveLength(0);
 
     // A double click is answered politely, in words.
     n = slack.callsTo('views.publish').length;
     await clickOnHome('aq_approve_task', review);
-    after = await nextPublish(n);
-    expect(text(after)).toContain('Nothing to do: *Review me* is already completed.');
+    await publishWith(n, 'Nothing to do: *Review me* is already completed.');
 
     // A stale button for a deleted task.
     await exec('delete_task', { task_id: broken });
     n = slack.callsTo('views.publish').length;
     await clickOnHome('aq_skip_task', broken);
-    expect(text(await nextPublish(n))).toContain('That task no longer exists');
+    await publishWith(n, 'That task no longer exists');
 
     // Resume buttons.
     n = slack.callsTo('views.publish').length;
     await clickOnHome('aq_resume_scheduling', 'resume');
-    after = await nextPublish(n);
-    expect(text(after)).toContain('Scheduling resumed');
+    after = await publishWith(n, 'Scheduling resumed');
     expect(text(after)).not.toContain('Scheduling is paused');
     n = slack.callsTo('views.publish').length;
     await clickOnHome('aq_resume_project', 'p');
-    after = await nextPublish(n);
-    expect(text(after)).toContain('Resumed *p*');
+    after = await publishWith(n, 'Resumed *p*');
     expect(text(after)).not.toContain('Paused projects');
     expect(slack.responses).toHaveLength(0);
   });
