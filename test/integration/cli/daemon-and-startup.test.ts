@@ -69,11 +69,11 @@ describe('aq cold start', () => {
             process.stdout.write(JSON.stringify({ code, packages }));
           });`;
       const { stdout } = await execFileAsync(process.execPath, ['-e', script], {
-        env: { ...process.env, AQ_HOME: rt.home, ANTHROPIC_API_KEY: 'sk-unused' },
+        env: { ...process.env, AQ_HOME: rt.home, DATABASE_URL: rt.config.databaseUrl, ANTHROPIC_API_KEY: 'sk-unused' },
       });
       const { code, packages } = JSON.parse(stdout) as { code: number; packages: string[] };
       expect(code).toBe(0);
-      expect(packages).toContain('@mikro-orm/sqlite');
+      expect(packages).toContain(rt.db.dialect.name === 'postgresql' ? '@mikro-orm/postgresql' : '@mikro-orm/sqlite');
       for (const heavy of [
         '@slack/bolt',
         '@slack/web-api',
