@@ -1,5 +1,6 @@
-import type { MikroORM, SqlEntityManager } from '@mikro-orm/sqlite';
-import { openOrm } from './orm';
+import type { SqlEntityManager } from '@mikro-orm/sqlite';
+import { dialectOf, type SqlDialect } from './dialect';
+import { openOrm, type AnyMikroORM, type DatabaseTarget } from './orm';
 import { ProjectRepository } from './repositories/projects';
 import { TaskRepository } from './repositories/tasks';
 import { EventRepository } from './repositories/events';
@@ -49,7 +50,10 @@ export class Database {
   readonly agentRequests: AgentRequestRepository;
   readonly toolPolicies: ToolPolicyRepository;
 
-  private constructor(readonly orm: MikroORM) {
+  readonly dialect: SqlDialect;
+
+  private constructor(readonly orm: AnyMikroORM) {
+    this.dialect = dialectOf(orm.em);
     const fork = () => this.em();
     this.projects = new ProjectRepository(fork);
     this.tasks = new TaskRepository(fork);
@@ -75,8 +79,9 @@ export class Database {
     this.toolPolicies = new ToolPolicyRepository(fork);
   }
 
-  static async open(databasePath: string): Promise<Database> {
-    return new Database(await openOrm(databasePath));
+  /** Opens (and migrates) the SQLite file at a path, or the PostgreSQL database of a target or postgres:// URL. */
+  static async open(location: string | DatabaseTarget): Promise<Database> {
+    return new Database(await openOrm(location));
   }
 
   /** A fresh unit of work. Use it for one command or one query, then let it go. */

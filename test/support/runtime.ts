@@ -1,7 +1,10 @@
+import path from 'node:path';
 import { loadConfig, type AppConfig } from '../../src/config';
+import { Database } from '../../src/db/database';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime';
 import type { ProcessController } from '../../src/orchestrator/port';
 import { makeTempDir } from './tmp';
+import { createTestDatabase, onPostgres } from './postgres-databases';
 
 /** Records what restart_daemon / update_and_restart asked of the process, instead of doing it. */
 export class RecordingProcessController implements ProcessController {
@@ -32,15 +35,22 @@ export interface TestRuntime extends Runtime {
   cleanup(): Promise<void>;
 }
 
-/** A real runtime (real SQLite file, real folders) in a fresh temporary AQ_HOME. */
+/**
+ * A real runtime (real database, real folders) in a fresh temporary AQ_HOME: an SQLite file in
+ * it, or under the `postgresql` Jest project a fresh PostgreSQL database (see postgres-env.ts).
+ */
 export async function makeTestRuntime(env: Record<string, string> = {}, options: RuntimeOptions = {}): Promise<TestRuntime> {
   const tmp = await makeTempDir('aq-rt-');
-  const config: AppConfig = loadConfig({ AQ_HOME: tmp.dir, ...env });
+  const database = onPostgres() && !env.DATABASE_URL ? await createTestDatabase() : null;
+  const config: AppConfig = loadConfig({ AQ_HOME: tmp.dir, ...(database && { DATABASE_URL: database.url }), ...env });
   const processController = new RecordingProcessController();
   const logs: string[] = [];
   const runtime = await createRuntime(config, {
     process: processController,
-    log: (m) => logs.push(m),
+    log: (m) => {
+      logs.push(m);
+      if (process.env.AQ_TEST_LOG) console.error(m);
+    },
     ...options,
   });
   return {
@@ -50,7 +60,24 @@ export async function makeTestRuntime(env: Record<string, string> = {}, options:
     exec: (name, args = {}) => runtime.handler.execute(name, args, { source: 'system' }),
     async cleanup() {
       await runtime.close();
+      await database?.drop();
       await tmp.cleanup();
+    },
+  };
+}
+
+/**
+ * A Database alone, without a runtime: an SQLite file in `dir`, or under the `postgresql` Jest
+ * project a fresh PostgreSQL database. Cleanup closes it (and drops the PostgreSQL database).
+ */
+export async function openTestDatabase(dir: string): Promise<{ db: Database; cleanup: () => Promise<void> }> {
+  const database = onPostgres() ? await createTestDatabase() : null;
+  const db = await Database.open(database ? database.url : path.join(dir, 'aq.db'));
+  return {
+    db,
+    async cleanup() {
+      await db.close();
+      await database?.drop();
     },
   };
 }

@@ -4,6 +4,7 @@ import { startApp, type StartedApp } from '../../src/app';
 import type { AnyCommand } from '../../src/commands/catalog';
 import { FakeSlack } from './fake-slack';
 import { makeTempDir } from './tmp';
+import { createTestDatabase, onPostgres } from './postgres-databases';
 
 export interface TestApp {
   slack: FakeSlack;
@@ -15,19 +16,24 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
-/** The real app in HTTP mode on 127.0.0.1, talking to a fresh FakeSlack, in a temporary AQ_HOME. */
+/**
+ * The real app in HTTP mode on 127.0.0.1, talking to a fresh FakeSlack, in a temporary AQ_HOME;
+ * under the `postgresql` Jest project on a fresh PostgreSQL database.
+ */
 export async function startTestApp(
   env: Record<string, string> = {},
   options: { daemon?: boolean; commands?: readonly AnyCommand[] } = {},
 ): Promise<TestApp> {
   const slack = await FakeSlack.start();
   const tmp = await makeTempDir('aq-app-');
+  const database = onPostgres() && !env.DATABASE_URL ? await createTestDatabase() : null;
   const signingSecret = 'test-signing-secret';
   const config = loadConfig({
     AQ_HOME: tmp.dir,
     SLACK_BOT_TOKEN: 'xoxb-test',
     SLACK_SIGNING_SECRET: signingSecret,
     SLACK_API_URL: slack.apiUrl,
+    ...(database && { DATABASE_URL: database.url }),
     ...env,
   });
   const started = await startApp(config, {
@@ -49,6 +55,7 @@ export async function startTestApp(
         await started.stop();
         await slack.close(); // fails the test when a payload broke a Slack rule (slack-validator.ts)
       } finally {
+        await database?.drop();
         await tmp.cleanup();
       }
     },

@@ -1,4 +1,4 @@
-import { Migration } from '@mikro-orm/migrations';
+import { PortableMigration } from './portable-migration';
 
 /*
  * What a running agent asks people: a question (AskUserQuestion) or a permission for a tool call
@@ -6,7 +6,7 @@ import { Migration } from '@mikro-orm/migrations';
  * answer lives here, not in memory. `payload` and `answer` are JSON. A project's tool policy
  * (Claude Code allow rules such as `Bash(npm test:*)`) is one row; no row means the default.
  */
-export class Migration20261123073000 extends Migration {
+export class Migration20261123073000 extends PortableMigration {
   override async up(): Promise<void> {
     this.addSql(
       "create table `agent_requests` (`id` integer primary key autoincrement, `task_id` text not null references `tasks` (`id`) on delete cascade, `project_id` text not null, `kind` text not null check (`kind` in ('question', 'permission')), `payload` text not null, `status` text not null default 'pending' check (`status` in ('pending', 'answered', 'timed_out', 'cancelled')), `answer` text null, `answered_by` text null, `created_at` integer not null, `answered_at` integer null, `expires_at` integer null);",

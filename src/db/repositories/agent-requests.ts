@@ -1,4 +1,5 @@
 import type { EmFactory } from '../database';
+import { dialectOf } from '../dialect';
 
 export type AgentRequestKind = 'question' | 'permission';
 export type AgentRequestStatus = 'pending' | 'answered' | 'timed_out' | 'cancelled';
@@ -80,7 +81,7 @@ export class AgentRequestRepository {
     now = new Date(),
   ): Promise<AgentRequestRecord> {
     const { id } = await this.run(
-      'insert into agent_requests (task_id, project_id, kind, payload, created_at, expires_at) values (?, ?, ?, ?, ?, ?)',
+      `insert into agent_requests (task_id, project_id, kind, payload, created_at, expires_at) values (?, ?, ?, ?, ?, ?)${dialectOf(this.em()).returningId}`,
       [r.taskId, r.projectId, r.kind, JSON.stringify(r.payload), now.getTime(), r.expiresAt?.getTime() ?? null],
     );
     return {

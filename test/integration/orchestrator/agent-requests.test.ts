@@ -201,7 +201,7 @@ describe('agents asking people', () => {
     await h.start();
     const id = await h.task('Answered from afar');
     const request = await pending(id);
-    const other = await createRuntime(loadConfig({ AQ_HOME: h.rt.home }), { log: () => undefined });
+    const other = await createRuntime(loadConfig({ AQ_HOME: h.rt.home, DATABASE_URL: h.rt.config.databaseUrl }), { log: () => undefined });
     try {
       await other.handler.execute('answer_agent_request', { request_id: request.id, decision: 'allow' }, { source: 'cli' });
     } finally {
