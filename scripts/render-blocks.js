@@ -2,7 +2,7 @@
 /**
  * Draws Block Kit as a PNG, approximating Slack (dev tool, no Slack needed).
  *   node scripts/render-blocks.js payload.json [out.png]   a message {text, blocks}, a view, or Surface[]
- *   node scripts/render-blocks.js --gallery [dir]           the app's real cards with sample data
+ *   node scripts/render-blocks.js --gallery [dir] [a,b]     the app's real cards with sample data (or some)
  * TypeScript is loaded through @swc/core (already a dev dependency); screenshots use headless Chromium.
  */
 const fs = require('node:fs');
@@ -63,7 +63,10 @@ async function main() {
     const dir = second || path.join(os.tmpdir(), 'aq-gallery');
     fs.mkdirSync(dir, { recursive: true });
     const { gallery } = require('../test/support/block-gallery.ts');
-    for (const [name, surfaces] of Object.entries(await gallery())) screenshot(surfaces, path.join(dir, `${name}.png`));
+    const only = process.argv[4]?.split(',');
+    for (const [name, surfaces] of Object.entries(await gallery())) {
+      if (!only || only.includes(name)) screenshot(surfaces, path.join(dir, `${name}.png`));
+    }
     return;
   }
   screenshot(asSurfaces(JSON.parse(fs.readFileSync(first, 'utf8'))), second || `${first.replace(/\.json$/, '')}.png`);

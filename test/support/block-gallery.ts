@@ -46,7 +46,7 @@ function busyHome(): HomeData {
         title: 'Migrate the billing webhooks to v2',
         projectId: 'billing',
         status: 'WAITING_INPUT',
-        detail: 'The agent waits for an answer in the task’s thread.',
+        detail: 'Asks: Should the webhook retries keep the v1 signature for a week, or switch at once?',
         prUrl: null,
       },
       {
@@ -224,7 +224,7 @@ function taskThread(): Surface[] {
               retry_count: 3,
               max_retries: 3,
               will_retry: false,
-              error_type: 'test_failure',
+              error_type: 'Unexpected error',
               error: 'npm test: 2 failing (test/e2e/logout.spec.ts)',
               suggested_fix: 'Start the dev server before the e2e suite',
             }),

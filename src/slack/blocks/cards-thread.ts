@@ -24,12 +24,24 @@ export interface RootFacts {
 }
 
 /**
+ * "try 2 of 3" once a task has failed before (`retries` is "<retry_count> of <max_retries>");
+ * nothing on a first try. A failed task's count already includes the try that failed.
+ */
+export function tryWords(status: string, retries: string | null): string | null {
+  const match = /^(\d+) of (\d+)$/.exec(retries ?? '');
+  if (!match || match[1] === '0') return null;
+  const done = status === 'FAILED' || status === 'BLOCKED';
+  const attempt = Math.min(Number(match[1]) + (done ? 0 : 1), Number(match[2]));
+  return `try ${attempt} of ${match[2]}`;
+}
+
+/**
  * The root message of a task's thread, updated in place as the task moves: status, agent,
  * branch, pull request, tokens and cost; Stop only while it runs.
  */
 export function threadRoot(f: RootFacts): Rendered {
   const state = f.deleted ? 'deleted' : statusWords(f.status);
-  const facts = [state, f.projectId, f.agent && `agent ${f.agent}`, f.retries && f.status !== 'COMPLETED' && `try ${f.retries}`]
+  const facts = [state, f.projectId, f.agent && `agent ${f.agent}`, f.status !== 'COMPLETED' && tryWords(f.status, f.retries)]
     .filter(Boolean)
     .join(' · ');
   const lines: Line[] = [[txt(`${f.deleted ? '🗑️' : emoji(f.status)} `), bold(f.title), txt('  '), mono(f.id)], [txt(facts)]];

@@ -11,9 +11,11 @@ export function taskButtons(taskId: string, status: string): KnownBlock | null {
   if (status === 'AWAITING_APPROVAL')
     buttons.push(button('Approve', 'aq_approve_task', taskId, 'primary'), button('Request changes', 'aq_request_changes', taskId));
   if (status === 'IN_PROGRESS' || status === 'WAITING_INPUT') buttons.push(stopTaskButton(taskId));
-  if (status === 'BLOCKED' || status === 'FAILED') buttons.push(button('Skip', 'aq_skip_task', taskId));
-  if (status !== 'IN_PROGRESS' && status !== 'COMPLETED') buttons.push(button('Restart', 'aq_restart_task', taskId));
-  if (status === 'BLOCKED' || status === 'FAILED') buttons.push(button('View error', 'aq_get_agent_error', taskId));
+  // Failed or blocked: the same row, in the same order, as on the App Home.
+  const stuck = status === 'BLOCKED' || status === 'FAILED';
+  if (status !== 'IN_PROGRESS' && status !== 'COMPLETED')
+    buttons.push(button('Restart', 'aq_restart_task', taskId, stuck ? 'primary' : undefined));
+  if (stuck) buttons.push(button('Skip', 'aq_skip_task', taskId), button('View error', 'aq_get_agent_error', taskId));
   return buttons.length ? { type: 'actions', block_id: `task:${taskId}`.slice(0, 255), elements: buttons } : null;
 }
 
