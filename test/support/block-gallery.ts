@@ -330,7 +330,7 @@ export async function gallery(): Promise<Record<string, Surface[]>> {
   return {
     'home-empty': home('App Home: a fresh install', empty),
     'home-busy': home('App Home: a busy workspace', homeBlocks(data, undefined, NOW)),
-    'task-thread': taskThread(),
+    'task-thread-running': [taskThread()[0]],
     'task-thread-done': [taskThread()[1]],
     'chat-reply': chatReply(),
     'deny-modal': [{ kind: 'modal', label: 'Deny… on a permission request', view: denyRequestModal({ request_id: '18' }) }],
