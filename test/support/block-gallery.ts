@@ -336,6 +336,30 @@ export async function gallery(): Promise<Record<string, Surface[]>> {
     'deny-modal': [{ kind: 'modal', label: 'Deny… on a permission request', view: denyRequestModal({ request_id: '18' }) }],
     status: statusCard(),
     'tool-policy': policyCard(),
+    'task-card': [
+      {
+        kind: 'message',
+        label: 'get_task',
+        ...msg(
+          renderResult(
+            'get_task',
+            {},
+            {
+              id: 'quick-hare-093',
+              title: 'Upgrade to Node 22',
+              status: 'FAILED',
+              project_id: 'api',
+              priority: 100,
+              assigned_agent: null,
+              retry_count: 3,
+              max_retries: 3,
+              requires_approval: false,
+              description: 'Move CI and the Dockerfile to Node 22 and fix what breaks.\nDone when npm test passes on Node 22.',
+            },
+          ),
+        ),
+      },
+    ],
     help: [{ kind: 'message', label: '/aq help', ...msg(helpFor(commands)) }],
   };
 }

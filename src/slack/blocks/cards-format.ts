@@ -8,6 +8,18 @@ export function statusWords(status: unknown): string {
 
 const numberFormat = new Intl.NumberFormat('en-US');
 
+/**
+ * "try 2 of 3" once a task has failed before (`retries` is "<retry_count> of <max_retries>");
+ * nothing on a first try. A failed task's count already includes the try that failed.
+ */
+export function tryWords(status: string, retries: string | null): string | null {
+  const match = /^(\d+) of (\d+)$/.exec(retries ?? '');
+  if (!match || match[1] === '0') return null;
+  const done = status === 'FAILED' || status === 'BLOCKED';
+  const attempt = Math.min(Number(match[1]) + (done ? 0 : 1), Number(match[2]));
+  return `try ${attempt} of ${match[2]}`;
+}
+
 /** 1234567 → "1,234,567". */
 export function formatNumber(n: unknown): string {
   const value = Number(n ?? 0);

@@ -2,7 +2,7 @@ import type { Button, KnownBlock } from '@slack/types';
 import type { EventRecord } from '../../db/repositories/events';
 import { markdownToBlocks } from '../mrkdwn';
 import { conversationReply } from './cards-conversation';
-import { firstLine, formatDollars, formatNumber, statusWords, stopTaskButton } from './cards-format';
+import { firstLine, formatDollars, formatNumber, statusWords, stopTaskButton, tryWords } from './cards-format';
 import { button, emoji, fallbackOf, type Rendered } from './common';
 import { taskButtons } from './tasks';
 import { bold, italic, link, mono, plainContext, richLines, txt, type Line } from './text';
@@ -21,18 +21,6 @@ export interface RootFacts {
   tokens: number | null;
   costUsd: number | null;
   deleted?: boolean;
-}
-
-/**
- * "try 2 of 3" once a task has failed before (`retries` is "<retry_count> of <max_retries>");
- * nothing on a first try. A failed task's count already includes the try that failed.
- */
-export function tryWords(status: string, retries: string | null): string | null {
-  const match = /^(\d+) of (\d+)$/.exec(retries ?? '');
-  if (!match || match[1] === '0') return null;
-  const done = status === 'FAILED' || status === 'BLOCKED';
-  const attempt = Math.min(Number(match[1]) + (done ? 0 : 1), Number(match[2]));
-  return `try ${attempt} of ${match[2]}`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import { button, context, emoji, fallbackOf, LIMITS, statusWord, type Rendered } from './common';
-import { stopTaskButton } from './cards-format';
+import { stopTaskButton, tryWords } from './cards-format';
 import { fitBlocks } from './long';
 import { placeOfPermalink } from '../source-thread';
 import { bold, link, mono, packRich, txt, type Line } from './text';
@@ -23,14 +23,18 @@ export function taskButtons(taskId: string, status: string): KnownBlock | null {
 export function taskDetailBlocks(task: Record<string, unknown>, note?: string): Rendered {
   const id = String(task.id);
   const status = String(task.status);
+  // The facts that are set, in the thread root's order; nothing shown as "—" or "0".
+  const retries = Number(task.retry_count ?? 0) || 0;
   const facts = [
-    `Status: ${statusWord(status)}`,
-    `Project: ${String(task.project_id ?? '—')}`,
-    `Priority: ${String(task.priority ?? '—')}`,
-    `Agent: ${task.assigned_agent ? String(task.assigned_agent) : '—'}`,
-    `Retries: ${String(task.retry_count ?? 0)} / ${String(task.max_retries ?? '—')}`,
-    `Approval: ${task.requires_approval ? 'required' : 'not required'}`,
-  ].join(' · ');
+    statusWord(status),
+    task.project_id ? String(task.project_id) : null,
+    task.priority !== undefined && task.priority !== null ? `priority ${String(task.priority)}` : null,
+    task.assigned_agent ? `agent ${String(task.assigned_agent)}` : null,
+    tryWords(status, `${retries} of ${String(task.max_retries ?? '?')}`),
+    task.requires_approval ? 'needs approval' : null,
+  ]
+    .filter(Boolean)
+    .join(' · ');
   const lines: Line[] = [[txt(`${emoji(status)} `), bold(task.title), txt('  '), mono(id)], [txt(facts)]];
   if (typeof task.pr_url === 'string' && task.pr_url) lines.push([txt('Pull request: '), link(task.pr_url)]);
   // Only a Slack permalink becomes a link: a source given by hand is shown as the text it is.

@@ -1,9 +1,10 @@
 import type { KnownBlock } from '@slack/types';
 import { firstSentence } from '../../../src/slack/blocks/help';
 import { permissionPost, timedOutReply } from '../../../src/slack/blocks/cards-requests';
-import { threadRoot, tryWords } from '../../../src/slack/blocks/cards-thread';
+import { tryWords } from '../../../src/slack/blocks/cards-format';
+import { threadRoot } from '../../../src/slack/blocks/cards-thread';
 import { statusWord } from '../../../src/slack/blocks/common';
-import { taskButtons } from '../../../src/slack/blocks/tasks';
+import { taskButtons, taskDetailBlocks } from '../../../src/slack/blocks/tasks';
 import { homeBlocks } from '../../../src/slack/home';
 import type { HomeData } from '../../../src/slack/home-data';
 import { visibleTexts } from '../../support/slack-validator';
@@ -56,6 +57,27 @@ describe('what people read', () => {
     const busy = homeBlocks({ ...emptyHome, projectCount: 2, agents: [{ id: 'a', name: 'a', state: 'IDLE' }] });
     expect(seen(busy)).toContain('2 projects · 1 agent');
     expect(buttons(busy)).toContain('New project');
+  });
+
+  it("gives a task card only the facts that are set, in the thread root's words", () => {
+    const card = (more: Record<string, unknown>) =>
+      seen(
+        taskDetailBlocks({
+          id: 't-1',
+          title: 'Fix it',
+          status: 'READY',
+          project_id: 'web',
+          priority: 5,
+          retry_count: 0,
+          max_retries: 3,
+          ...more,
+        }).blocks as KnownBlock[],
+      );
+    expect(card({})).toContain('ready · web · priority 5');
+    expect(card({})).not.toMatch(/—|try|approval/);
+    expect(card({ status: 'FAILED', retry_count: 3, assigned_agent: 'claude-1', requires_approval: true })).toContain(
+      'failed · web · priority 5 · agent claude-1 · try 3 of 3 · needs approval',
+    );
   });
 
   it('offers a failed task the same buttons, in the same order, in its thread as on the Home', () => {
