@@ -83,7 +83,7 @@ export function taskListBlocks(
       txt(' '),
       bold(t.title),
       txt(
-        `\n${statusWord(t.status)} · priority ${String(t.priority)} · ${String(t.project_id)}${t.assigned_agent ? ` · ${String(t.assigned_agent)}` : ''}`,
+        `\n${statusWord(t.status)} · ${String(t.project_id)} · priority ${String(t.priority)}${t.assigned_agent ? ` · agent ${String(t.assigned_agent)}` : ''}`,
       ),
     ];
     return i === 0 ? [line] : [[], line];

@@ -4,7 +4,7 @@ import { permissionPost, timedOutReply } from '../../../src/slack/blocks/cards-r
 import { tryWords } from '../../../src/slack/blocks/cards-format';
 import { threadRoot } from '../../../src/slack/blocks/cards-thread';
 import { statusWord } from '../../../src/slack/blocks/common';
-import { taskButtons, taskDetailBlocks } from '../../../src/slack/blocks/tasks';
+import { taskButtons, taskDetailBlocks, taskListBlocks } from '../../../src/slack/blocks/tasks';
 import { homeBlocks } from '../../../src/slack/home';
 import type { HomeData } from '../../../src/slack/home-data';
 import { visibleTexts } from '../../support/slack-validator';
@@ -78,6 +78,17 @@ describe('what people read', () => {
     expect(card({ status: 'FAILED', retry_count: 3, assigned_agent: 'claude-1', requires_approval: true })).toContain(
       'failed · web · priority 5 · agent claude-1 · try 3 of 3 · needs approval',
     );
+  });
+
+  it('lists tasks with the same facts in the same order as their cards', () => {
+    const list = taskListBlocks(
+      {
+        tasks: [{ id: 't-1', title: 'Fix it', status: 'IN_PROGRESS', project_id: 'web', priority: 5, assigned_agent: 'claude-1' }],
+        total: 1,
+      },
+      {},
+    );
+    expect(seen(list.blocks as KnownBlock[])).toContain('running · web · priority 5 · agent claude-1');
   });
 
   it('offers a failed task the same buttons, in the same order, in its thread as on the Home', () => {
