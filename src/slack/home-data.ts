@@ -1,4 +1,5 @@
 import type { AnyCommand, CommandOutcome, CommandResult, InputOf } from '../commands/catalog';
+import { listAgentRequests } from '../commands/agent-requests';
 import { listProjects } from '../commands/projects';
 import { listRepos } from '../commands/repos';
 import { getStatus } from '../commands/status';
@@ -64,6 +65,20 @@ const lastLine = (text: unknown): string | null =>
     .filter(Boolean)
     .at(-1) ?? null;
 
+/** What the agent of a waiting task asks, in a line: its question, or the tool call it wants. */
+async function openRequest(execute: Execute, taskId: string): Promise<string> {
+  const found = await run(execute, listAgentRequests, { task_id: taskId, limit: 1 });
+  const request = failed(found) ? undefined : (found.requests[0] as Record<string, unknown> | undefined);
+  if (!request) return 'Answer the agent in the task’s thread.';
+  if (request.kind === 'question') {
+    const questions = Array.isArray(request.questions) ? (request.questions as Array<{ question?: unknown }>) : [];
+    const question = String(questions[0]?.question ?? '').trim();
+    if (question) return `Asks: ${question}`;
+  }
+  const call = [request.tool, request.detail].filter(Boolean).join(' ');
+  return call ? `Asks to run ${call}` : 'Answer the agent in the task’s thread.';
+}
+
 /** Everything the Home shows, read through commands (never from the database directly). */
 export async function loadHomeData(execute: Execute): Promise<HomeData> {
   const [status, projects, repos, asking, awaiting, failedTasks, blocked] = await Promise.all([
@@ -86,7 +101,7 @@ export async function loadHomeData(execute: Execute): Promise<HomeData> {
       let detail: string | null = null;
       let prUrl: string | null = null;
       if (status === 'WAITING_INPUT') {
-        detail = 'The agent waits for an answer in the task’s thread.';
+        detail = await openRequest(execute, t.id);
       } else if (status === 'AWAITING_APPROVAL') {
         const full = await run(execute, getTask, { task_id: t.id });
         if (!failed(full)) prUrl = (full as { pr_url?: string }).pr_url ?? null;

@@ -33,12 +33,17 @@ export async function homeView(source: HomeSource, note?: string): Promise<HomeV
     const why = err instanceof Error ? err.message : String(err);
     return { type: 'home', blocks: [context(`:warning: The dashboard could not be loaded: ${esc(why)}. Open the tab again in a moment.`)] };
   }
+  return { type: 'home', blocks: homeBlocks(data, note) };
+}
+
+/** The Home's blocks for data already loaded. */
+export function homeBlocks(data: HomeData, note?: string, now = new Date()): KnownBlock[] {
   const blocks: KnownBlock[] = [...homeHeader(data, note), ...firstSteps(data)];
   const hasWork = Object.values(data.byStatus).some((n) => n > 0);
-  if (hasWork) blocks.push(...needsYou(data), ...running(data), ...readyQueue(data));
+  if (hasWork) blocks.push(...needsYou(data), ...running(data, now.getTime()), ...readyQueue(data));
   blocks.push(...pausedProjects(data, HOME_CAPS.paused));
-  blocks.push(context(`Updated ${new Date().toISOString().replace('T', ' ').slice(0, 16)} UTC`));
-  return { type: 'home', blocks: capBlocks(blocks, LIMITS.blocksPerHome) };
+  blocks.push(context(`Updated ${now.toISOString().replace('T', ' ').slice(0, 16)} UTC`));
+  return capBlocks(blocks, LIMITS.blocksPerHome);
 }
 
 /** Publishes the Home for one person; failures are logged, never thrown (the Home is best effort). */

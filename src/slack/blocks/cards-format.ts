@@ -1,30 +1,24 @@
 import type { Button } from '@slack/types';
-import { button, esc } from './common';
+import { button, esc, statusWord } from './common';
 
-/** Task and agent states as people say them ("awaiting approval", not AWAITING_APPROVAL). */
-const STATUS_WORDS: Record<string, string> = {
-  DEFINED: 'waiting on other tasks',
-  READY: 'ready',
-  ASSIGNED: 'assigned',
-  IN_PROGRESS: 'running',
-  WAITING_INPUT: 'waiting for input',
-  PAUSED: 'paused',
-  VERIFYING: 'verifying',
-  AWAITING_APPROVAL: 'awaiting approval',
-  COMPLETED: 'completed',
-  FAILED: 'failed',
-  BLOCKED: 'blocked',
-  ACTIVE: 'active',
-  IDLE: 'idle',
-  BUSY: 'busy',
-};
-
+/** statusWord, escaped for mrkdwn. */
 export function statusWords(status: unknown): string {
-  const key = String(status ?? '');
-  return STATUS_WORDS[key] ?? esc(key.toLowerCase().replace(/_/g, ' '));
+  return esc(statusWord(status));
 }
 
 const numberFormat = new Intl.NumberFormat('en-US');
+
+/**
+ * "try 2 of 3" once a task has failed before (`retries` is "<retry_count> of <max_retries>");
+ * nothing on a first try. A failed task's count already includes the try that failed.
+ */
+export function tryWords(status: string, retries: string | null): string | null {
+  const match = /^(\d+) of (\d+)$/.exec(retries ?? '');
+  if (!match || match[1] === '0') return null;
+  const done = status === 'FAILED' || status === 'BLOCKED';
+  const attempt = Math.min(Number(match[1]) + (done ? 0 : 1), Number(match[2]));
+  return `try ${attempt} of ${match[2]}`;
+}
 
 /** 1234567 → "1,234,567". */
 export function formatNumber(n: unknown): string {
@@ -32,11 +26,11 @@ export function formatNumber(n: unknown): string {
   return Number.isFinite(value) ? numberFormat.format(value) : '—';
 }
 
-/** 0.01234 → "$0.0123", 12.5 → "$12.50": cents for whole amounts, more digits for small ones. */
+/** 0.0012 → "$0.0012", 0.62 → "$0.62", 12.5 → "$12.50": cents, and more digits only below a cent. */
 export function formatDollars(n: unknown): string {
   const value = Number(n ?? 0);
   if (!Number.isFinite(value)) return '—';
-  return `$${value !== 0 && Math.abs(value) < 1 ? value.toFixed(4) : value.toFixed(2)}`;
+  return `$${value !== 0 && Math.abs(value) < 0.01 ? value.toFixed(4) : value.toFixed(2)}`;
 }
 
 /** "1 task", "3 tasks". */

@@ -1,7 +1,7 @@
 import { card, item } from './cards-kit';
 import { formatDuration } from './cards-format';
 import type { Rendered } from './common';
-import { italic, mono, txt, type Line } from './text';
+import { italic, md, mdCode, mono, txt, type Line } from './text';
 
 type R = Record<string, unknown>;
 
@@ -24,7 +24,7 @@ export function toolPolicyCard(r: R): Rendered {
     title: `Tool policy${r.is_default ? ' (default)' : ''}`,
     subject: r.project_id,
     lines,
-    footer: 'Change it with `/aq set_tool_policy project_id=… add=…`',
+    footer: md`Add a rule with ${mdCode(`/aq set_tool_policy project_id=${str(r.project_id) || '…'} add=…`)}`.text,
   });
 }
 

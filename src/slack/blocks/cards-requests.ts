@@ -87,9 +87,8 @@ export function permissionPost(p: Payload): Rendered {
       button('Deny…', REQUEST_ACTIONS.deny, id, 'danger'),
     ],
   });
-  blocks.push(richLines([[txt('Always allow adds '), mono(p.rule), txt(" to the project's tool policy (get_tool_policy).")]]));
-  const timeout = timeoutLine(p);
-  if (timeout) blocks.push(plainContext(timeout));
+  // What the second button does, and what silence does, as small print under the buttons.
+  blocks.push(plainContext(`“Always allow” adds ${str(p.rule)} to the project's tool policy. ${timeoutLine(p)}`.trim()));
   return { text: fallbackOf(`🔐 Permission needed (${title}): ${tool} ${str(p.detail).slice(0, 200)}`), blocks };
 }
 
@@ -122,13 +121,13 @@ export function timedOutReply(p: Payload): Rendered {
   const title = str(p.title);
   const after = formatDuration(Number(p.timeout_seconds ?? 0) * 1000);
   const what = p.kind === 'question' ? 'question' : 'permission request';
-  const outcome = p.action === 'block' ? 'the task is blocked; restart it when you can answer.' : 'the agent went on without it.';
+  const outcome = p.action === 'block' ? 'so the task is blocked. Restart it when you can answer.' : 'so the agent went on without it.';
   return {
     text: fallbackOf(`⌛ No answer: ${title}`),
     blocks: [
       richLines([
         [txt('⌛ '), bold('No answer'), txt(' · '), bold(title)],
-        [txt(`Nobody answered the ${what} within ${after}; ${outcome}`)],
+        [txt(`Nobody answered the ${what} within ${after}, ${outcome}`)],
       ]),
     ],
   };

@@ -2,7 +2,7 @@ import type { Button, KnownBlock } from '@slack/types';
 import type { EventRecord } from '../../db/repositories/events';
 import { markdownToBlocks } from '../mrkdwn';
 import { conversationReply } from './cards-conversation';
-import { firstLine, formatDollars, formatNumber, statusWords, stopTaskButton } from './cards-format';
+import { firstLine, formatDollars, formatNumber, statusWords, stopTaskButton, tryWords } from './cards-format';
 import { button, emoji, fallbackOf, type Rendered } from './common';
 import { taskButtons } from './tasks';
 import { bold, italic, link, mono, plainContext, richLines, txt, type Line } from './text';
@@ -29,7 +29,7 @@ export interface RootFacts {
  */
 export function threadRoot(f: RootFacts): Rendered {
   const state = f.deleted ? 'deleted' : statusWords(f.status);
-  const facts = [state, f.projectId, f.agent && `agent ${f.agent}`, f.retries && f.status !== 'COMPLETED' && `try ${f.retries}`]
+  const facts = [state, f.projectId, f.agent && `agent ${f.agent}`, f.status !== 'COMPLETED' && tryWords(f.status, f.retries)]
     .filter(Boolean)
     .join(' · ');
   const lines: Line[] = [[txt(`${f.deleted ? '🗑️' : emoji(f.status)} `), bold(f.title), txt('  '), mono(f.id)], [txt(facts)]];

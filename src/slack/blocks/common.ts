@@ -166,8 +166,25 @@ export interface Rendered {
 }
 
 /** Task and agent states as words people read ("in progress", not IN_PROGRESS). */
+/** Task and agent states as people say them ("awaiting approval", not AWAITING_APPROVAL), the same on every surface. */
+const STATUS_WORDS: Record<string, string> = {
+  DEFINED: 'waiting on other tasks',
+  READY: 'ready',
+  ASSIGNED: 'assigned',
+  IN_PROGRESS: 'running',
+  WAITING_INPUT: 'waiting for input',
+  PAUSED: 'paused',
+  VERIFYING: 'verifying',
+  AWAITING_APPROVAL: 'awaiting approval',
+  COMPLETED: 'completed',
+  FAILED: 'failed',
+  BLOCKED: 'blocked',
+  ACTIVE: 'active',
+  IDLE: 'idle',
+  BUSY: 'busy',
+};
+
 export function statusWord(status: unknown): string {
-  return String(status ?? '')
-    .toLowerCase()
-    .replace(/_/g, ' ');
+  const key = String(status ?? '');
+  return STATUS_WORDS[key] ?? key.toLowerCase().replace(/_/g, ' ');
 }

@@ -92,6 +92,13 @@ function groupsOf(commands: readonly AnyCommand[]): Array<{ group: string; comma
   return COMMAND_GROUPS.map((group) => ({ group, commands: commands.filter((c) => c.group === group) })).filter((g) => g.commands.length);
 }
 
+/** A description's first sentence (the overview lists every command; its page says the rest). */
+export function firstSentence(description: string): string {
+  const end = /(?<!\b(?:e\.g|i\.e|etc|vs))[.;](\s|$)/.exec(description);
+  const sentence = end ? description.slice(0, end.index) : description;
+  return sentence.length > 110 ? `${sentence.slice(0, 109).replace(/\s+\S*$/, '')}…` : sentence;
+}
+
 /** `/aq help`: how to run commands, then every group with its commands and a button to its page. */
 export function helpOverview(commands: readonly AnyCommand[]): Rendered {
   const blocks: KnownBlock[] = [
@@ -102,7 +109,7 @@ export function helpOverview(commands: readonly AnyCommand[]): Rendered {
     ),
   ];
   for (const { group, commands: inGroup } of groupsOf(commands)) {
-    const lines = [md`*${title(group)}* (${inGroup.length})`, ...inGroup.map((c) => md`\`${c.name}\` — ${c.description}`)];
+    const lines = [md`*${title(group)}* (${inGroup.length})`, ...inGroup.map((c) => md`\`${c.name}\` — ${firstSentence(c.description)}`)];
     const sections = packSections(lines);
     const first = sections[0] as KnownBlock & { accessory?: unknown };
     first.accessory = button(`${title(group)} ▸`, HELP_ACTION, `${group}:0`);

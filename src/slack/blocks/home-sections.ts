@@ -2,7 +2,7 @@ import type { Button, KnownBlock } from '@slack/types';
 import type { AttentionRow, HomeData, RunningRow } from '../home-data';
 import { stopTaskButton, firstLine, formatDuration, plural } from './cards-format';
 import { button, emoji, header, LIMITS } from './common';
-import { bold, italic, link, richLines, txt, type Line } from './text';
+import { bold, italic, link, mono, richLines, txt, type Line } from './text';
 
 /** Buttons on one row (Slack: at most 25 per actions block). */
 function row(...buttons: Array<Button | null>): KnownBlock {
@@ -24,13 +24,16 @@ export function homeSummary(data: HomeData): string {
 }
 
 export function homeHeader(data: HomeData, note?: string): KnownBlock[] {
-  const blocks: KnownBlock[] = [header('Agent Queue'), contextLine(homeSummary(data))];
+  const blocks: KnownBlock[] = [header('Agent Queue')];
+  // On a fresh install every count is zero: the first steps say more than "0 projects · 0 agents".
+  if (data.projectCount > 0 || data.agents.length > 0) blocks.push(contextLine(homeSummary(data)));
   if (note) blocks.push(contextLine(note));
-  const newTask = data.projectCount > 0 ? button('➕ New task', 'aq_open_new_task', 'home', 'primary') : null;
+  const hasProject = data.projectCount > 0;
   blocks.push(
     row(
-      newTask,
-      button('New project', 'aq_open_new_project', 'home'),
+      hasProject ? button('➕ New task', 'aq_open_new_task', 'home', 'primary') : null,
+      // Before the first project, the first steps offer "Create a project" already.
+      hasProject ? button('New project', 'aq_open_new_project', 'home') : null,
       data.projectCount > 0 ? button('Add repository', 'aq_open_add_repo', 'home') : null,
       button('Refresh', 'aq_home_refresh', 'home'),
     ),
@@ -93,7 +96,7 @@ function attentionLine(t: AttentionRow): Line {
         : t.status === 'FAILED'
           ? 'failed'
           : 'blocked';
-  return [txt(`${emoji(t.status)} `), bold(t.title), txt(`  ${t.projectId} · ${what}`)];
+  return [txt(`${emoji(t.status)} `), bold(t.title), txt(` · ${t.projectId} · ${what}`)];
 }
 
 export function needsYou(data: HomeData): KnownBlock[] {
@@ -145,7 +148,7 @@ function runningLine(t: RunningRow, now: number): Line[] {
   ]
     .filter(Boolean)
     .join(' · ');
-  const lines: Line[] = [[txt(`${emoji('IN_PROGRESS')} `), bold(t.title), txt(`  ${facts}`)]];
+  const lines: Line[] = [[txt(`${emoji('IN_PROGRESS')} `), bold(t.title), txt(` · ${facts}`)]];
   if (t.lastProgress) lines.push([italic(firstLine(t.lastProgress, 150))]);
   return lines;
 }
@@ -167,7 +170,7 @@ export function readyQueue(data: HomeData): KnownBlock[] {
     { type: 'section', text: { type: 'mrkdwn', text: `*Ready queue* · ${data.readyTotal || 'empty'}` } },
   ];
   if (data.ready.length) {
-    blocks.push(richLines(data.ready.map((t, i): Line => [txt(`${i + 1}. `), bold(t.title), txt(`  ${t.projectId}`)])));
+    blocks.push(richLines(data.ready.map((t, i): Line => [txt(`${i + 1}. `), bold(t.title), txt(` · ${t.projectId}`)])));
   }
   const more = data.readyTotal - data.ready.length;
   if (more > 0) blocks.push(contextLine(`${plural(more, 'more task')} waiting: \`/aq list_tasks status=READY\``));
@@ -185,7 +188,8 @@ export function pausedProjects(data: HomeData, cap: number): KnownBlock[] {
     { type: 'section', text: { type: 'mrkdwn', text: `*Paused projects* · ${data.pausedProjects.length}` } },
   ];
   for (const p of data.pausedProjects.slice(0, cap)) {
-    blocks.push(richLines([[txt('⏸️ '), bold(p.name), txt(`  ${p.id}`)]]), row(button('Resume', 'aq_resume_project', p.id)));
+    const id = p.name === p.id ? [] : [txt(' · '), mono(p.id)];
+    blocks.push(richLines([[txt('⏸️ '), bold(p.name), ...id]]), row(button('Resume project', 'aq_resume_project', p.id)));
   }
   if (data.pausedProjects.length > cap) blocks.push(contextLine(`${data.pausedProjects.length - cap} more paused: \`/aq list_projects\``));
   return blocks;

@@ -17,16 +17,22 @@ export function denyRequestModal(context: DenyContext): View {
     type: 'modal',
     callback_id: DENY_REQUEST_CALLBACK,
     private_metadata: JSON.stringify(context),
-    title: plain('Deny the tool call'),
+    title: plain('Deny this tool call'),
     submit: plain('Deny'),
     close: plain('Cancel'),
     blocks: [
-      { type: 'section', text: plain('The agent does not run the tool call, and reads your reason instead of its result.') },
+      { type: 'section', text: plain('The agent will not run it. It gets your reason as the answer, so say what it should do instead.') },
       {
         type: 'input',
         block_id: 'reason',
-        label: plain('Why not? The agent reads this.'),
-        element: { type: 'plain_text_input', action_id: 'value', multiline: true, max_length: 2000 },
+        label: plain('Reason for the agent'),
+        element: {
+          type: 'plain_text_input',
+          action_id: 'value',
+          multiline: true,
+          max_length: 2000,
+          placeholder: plain('e.g. Use the staging database, never production.'),
+        },
       },
     ],
   };

@@ -3,7 +3,7 @@ import type { ResultOf } from '../../commands/catalog';
 import type { getStatus } from '../../commands/status';
 import { context, emoji, header, LIMITS, section, statusWord, type Rendered } from './common';
 import { fitBlocks } from './long';
-import { bold, mono, packRich, txt, type Line } from './text';
+import { bold, mono, packRich, plainContext, txt, type Line } from './text';
 
 /** get_status's result, as the command declares it. */
 type StatusResult = ResultOf<typeof getStatus>;
@@ -36,21 +36,15 @@ export function statusBlocks(s: StatusResult): Rendered {
   if (agentLines.length) blocks.push(...packRich([[bold('Agents')], ...agentLines], LIMITS.richText));
   else blocks.push(section('*Agents*\nNo agents yet — add one with `/aq create_agent name=…`.'));
   if (s.tasks.in_progress.length)
-    blocks.push(...packRich([[bold('In progress')], ...s.tasks.in_progress.map((t) => taskLine('🟡', t))], LIMITS.richText));
+    blocks.push(...packRich([[bold('Running')], ...s.tasks.in_progress.map((t) => taskLine('🟡', t))], LIMITS.richText));
   if (s.tasks.ready_to_work.length)
-    blocks.push(...packRich([[bold('Ready to work')], ...s.tasks.ready_to_work.map((t) => taskLine('🔵', t))], LIMITS.richText));
+    blocks.push(...packRich([[bold('Ready to start')], ...s.tasks.ready_to_work.map((t) => taskLine('🔵', t))], LIMITS.richText));
   const refused = Object.entries(s.slack_features ?? {}).filter(([, f]) => f?.mode === 'fallback');
   if (refused.length)
+    // Small print: it explains how replies look, and matters to whoever set up the Slack app.
     blocks.push(
-      ...packRich(
-        [
-          [
-            txt(
-              `Classic messages instead of Slack's ${refused.map(([name, f]) => `${name.replace(/_/g, ' ')} (${f?.slack_error})`).join(', ')}`,
-            ),
-          ],
-        ],
-        LIMITS.richText,
+      plainContext(
+        `ℹ️ Classic messages instead of Slack's ${refused.map(([name, f]) => `${name.replace(/_/g, ' ')} (${f?.slack_error})`).join(', ')}`,
       ),
     );
   blocks.push(context(`Updated ${new Date().toISOString().replace('T', ' ').slice(0, 16)} UTC`));

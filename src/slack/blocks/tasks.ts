@@ -1,6 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import { button, context, emoji, fallbackOf, LIMITS, statusWord, type Rendered } from './common';
-import { stopTaskButton } from './cards-format';
+import { stopTaskButton, tryWords } from './cards-format';
 import { fitBlocks } from './long';
 import { placeOfPermalink } from '../source-thread';
 import { bold, link, mono, packRich, txt, type Line } from './text';
@@ -11,9 +11,11 @@ export function taskButtons(taskId: string, status: string): KnownBlock | null {
   if (status === 'AWAITING_APPROVAL')
     buttons.push(button('Approve', 'aq_approve_task', taskId, 'primary'), button('Request changes', 'aq_request_changes', taskId));
   if (status === 'IN_PROGRESS' || status === 'WAITING_INPUT') buttons.push(stopTaskButton(taskId));
-  if (status === 'BLOCKED' || status === 'FAILED') buttons.push(button('Skip', 'aq_skip_task', taskId));
-  if (status !== 'IN_PROGRESS' && status !== 'COMPLETED') buttons.push(button('Restart', 'aq_restart_task', taskId));
-  if (status === 'BLOCKED' || status === 'FAILED') buttons.push(button('View error', 'aq_get_agent_error', taskId));
+  // Failed or blocked: the same row, in the same order, as on the App Home.
+  const stuck = status === 'BLOCKED' || status === 'FAILED';
+  if (status !== 'IN_PROGRESS' && status !== 'COMPLETED')
+    buttons.push(button('Restart', 'aq_restart_task', taskId, stuck ? 'primary' : undefined));
+  if (stuck) buttons.push(button('Skip', 'aq_skip_task', taskId), button('View error', 'aq_get_agent_error', taskId));
   return buttons.length ? { type: 'actions', block_id: `task:${taskId}`.slice(0, 255), elements: buttons } : null;
 }
 
@@ -21,14 +23,18 @@ export function taskButtons(taskId: string, status: string): KnownBlock | null {
 export function taskDetailBlocks(task: Record<string, unknown>, note?: string): Rendered {
   const id = String(task.id);
   const status = String(task.status);
+  // The facts that are set, in the thread root's order; nothing shown as "—" or "0".
+  const retries = Number(task.retry_count ?? 0) || 0;
   const facts = [
-    `Status: ${statusWord(status)}`,
-    `Project: ${String(task.project_id ?? '—')}`,
-    `Priority: ${String(task.priority ?? '—')}`,
-    `Agent: ${task.assigned_agent ? String(task.assigned_agent) : '—'}`,
-    `Retries: ${String(task.retry_count ?? 0)} / ${String(task.max_retries ?? '—')}`,
-    `Approval: ${task.requires_approval ? 'required' : 'not required'}`,
-  ].join(' · ');
+    statusWord(status),
+    task.project_id ? String(task.project_id) : null,
+    task.priority !== undefined && task.priority !== null ? `priority ${String(task.priority)}` : null,
+    task.assigned_agent ? `agent ${String(task.assigned_agent)}` : null,
+    tryWords(status, `${retries} of ${String(task.max_retries ?? '?')}`),
+    task.requires_approval ? 'needs approval' : null,
+  ]
+    .filter(Boolean)
+    .join(' · ');
   const lines: Line[] = [[txt(`${emoji(status)} `), bold(task.title), txt('  '), mono(id)], [txt(facts)]];
   if (typeof task.pr_url === 'string' && task.pr_url) lines.push([txt('Pull request: '), link(task.pr_url)]);
   // Only a Slack permalink becomes a link: a source given by hand is shown as the text it is.
@@ -77,7 +83,7 @@ export function taskListBlocks(
       txt(' '),
       bold(t.title),
       txt(
-        `\n${statusWord(t.status)} · priority ${String(t.priority)} · ${String(t.project_id)}${t.assigned_agent ? ` · ${String(t.assigned_agent)}` : ''}`,
+        `\n${statusWord(t.status)} · ${String(t.project_id)} · priority ${String(t.priority)}${t.assigned_agent ? ` · agent ${String(t.assigned_agent)}` : ''}`,
       ),
     ];
     return i === 0 ? [line] : [[], line];

@@ -2,6 +2,7 @@ import { startTestApp, type TestApp } from '../../support/slack-app';
 import { FakeSlack, type ApiCall } from '../../support/fake-slack';
 import { blockActions, eventCallback, interactionBody, viewSubmission } from '../../support/slack-payloads';
 import { homeBlockActions } from '../../support/slack-home-payloads';
+import { showsLiterally } from '../../support/hostile';
 
 type Block = {
   type: string;
@@ -223,11 +224,21 @@ describe('App Home through the real Bolt app: first steps, urgency order, button
     await exec('set_task_status', { task_id: review, status: 'AWAITING_APPROVAL' });
     const asking = (await exec('create_task', { project_id: 'p', title: 'Asks a question', description: 'd' })).created as string;
     await exec('set_task_status', { task_id: asking, status: 'WAITING_INPUT' });
+    const question = 'Keep the old <cookie> name & path?';
+    await app.started.runtime.db.agentRequests.add({
+      taskId: asking,
+      projectId: 'p',
+      kind: 'question',
+      payload: { questions: [{ question, options: [] }] },
+      expiresAt: null,
+    });
     await openHome();
     const body = text(await nextPublish(0));
     expect(body).toContain('2 tasks need you');
     expect(body.indexOf('Asks a question')).toBeLessThan(body.indexOf('Review me'));
     expect(body).toContain('waiting for your answer');
+    // What the agent asks, shown literally, so a person knows what to answer before opening the thread.
+    expect(showsLiterally(published().blocks, `Asks: ${question}`)).toBe(true);
     expect(body).toContain(`"value":"${asking}"`);
     expect(actionIds(published())).toContain('aq_stop_task');
   });

@@ -98,7 +98,7 @@ describe('task threads tell the truth', () => {
     const completion = inThread()[1];
     expect(json(completion)).toContain('Wrote *notes.txt*.');
     expect(json(completion)).toContain('1,200 tokens');
-    expect(json(completion)).toContain('$0.0123');
+    expect(json(completion)).toContain('$0.01');
     expect(slack.callsTo('chat.update').at(-1)!.args.text).toBe('🟢 Write notes — completed');
     await rt().db.tokenUsage.record({
       projectId: 'p',

@@ -166,7 +166,9 @@ describe('designed cards', () => {
     const text = JSON.stringify(rendered.blocks);
     expect(text).toContain('1,234,567 tokens in all');
     expect(text).toContain('1,000,000 tokens');
-    expect(formatDollars(0.0123)).toBe('$0.0123');
+    expect(formatDollars(0.0123)).toBe('$0.01');
+    expect(formatDollars(0.62)).toBe('$0.62');
+    expect(formatDollars(0.0012)).toBe('$0.0012');
     expect(formatDollars(12.5)).toBe('$12.50');
     expect(formatNumber(1234567)).toBe('1,234,567');
     expect(formatDuration(3 * 3600_000 + 5 * 60_000)).toBe('3h 05m');
