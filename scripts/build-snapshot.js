@@ -19,12 +19,21 @@ function removeSnapshot() {
   fs.rmSync(BLOB, { force: true });
 }
 
+/**
+ * The builder's environment, without NODE_OPTIONS: Node loads a snapshot only under the V8
+ * options it was built with, and bin/aq starts from it only when NODE_OPTIONS holds none.
+ */
+function builderEnv() {
+  const { NODE_OPTIONS: _ignored, ...env } = process.env;
+  return { ...env, AQ_SNAPSHOT_BUNDLE: BUNDLE };
+}
+
 /** Builds the snapshot; on failure removes any old one (aq then starts without) and throws. */
 function buildSnapshot() {
   removeSnapshot();
   const result = spawnSync(process.execPath, ['--snapshot-blob', BLOB, '--build-snapshot', path.join(__dirname, 'snapshot-entry.js')], {
     cwd: root,
-    env: { ...process.env, AQ_SNAPSHOT_BUNDLE: BUNDLE },
+    env: builderEnv(),
     encoding: 'utf8',
     timeout: 120_000,
   });

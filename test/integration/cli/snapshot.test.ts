@@ -197,6 +197,10 @@ describe('aq started from its startup snapshot', () => {
     expect(await ran()).toBe('snapshot --help x y');
     expect(await ran({ AQ_NO_SNAPSHOT: '1' })).toBe('fallback --help x y');
     expect(await ran({ AQ_NO_BUNDLE: '1' })).toBe('fallback --help x y');
+    // A V8 option would make Node refuse the snapshot (exit 14); a preload does not.
+    await writeFile(path.join(root, 'preload.js'), '');
+    expect(await ran({ NODE_OPTIONS: `--require ${path.join(root, 'preload.js')}` })).toBe('snapshot --help x y');
+    expect(await ran({ NODE_OPTIONS: '--max-old-space-size=300' })).toBe('fallback --help x y');
     for (const newer of ['dist/.tsbuildinfo', 'dist/aq-cli.js', 'node_modules/.package-lock.json']) {
       await fresh();
       await at(newer, 1); // rebuilt, bundled or installed since the snapshot
