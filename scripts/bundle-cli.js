@@ -97,8 +97,10 @@ async function bundleCli() {
   });
   const [output] = result.outputFiles;
   fs.writeFileSync(OUTFILE, asciiOnly(output.text));
+  const snapshotBuilder = path.join(__dirname, 'build-snapshot.js');
+  if (!fs.existsSync(snapshotBuilder)) return true;
   try {
-    require('./build-snapshot').buildSnapshot();
+    require(snapshotBuilder).buildSnapshot();
   } catch (err) {
     process.stderr.write(`Building the CLI's startup snapshot failed, so aq starts without it: ${err.message}\n`);
   }
