@@ -7,7 +7,12 @@ import { performance } from 'node:perf_hooks';
 import type { BenchRow } from './table';
 
 // bench/ compiles to dist/bench, so the project root is two levels up.
-const AQ = path.join(__dirname, '..', '..', 'bin', 'aq.js');
+const ROOT = path.join(__dirname, '..', '..');
+/** `aq` as installed (package.json bin): the shell script that starts from the startup snapshot. */
+const AQ = [path.join(ROOT, 'bin', 'aq')];
+/** The Node entry bin/aq falls back to: the bundle with its code cache, or the unbundled build. */
+const AQ_JS = [process.execPath, path.join(ROOT, 'bin', 'aq.js')];
+const NODE = [process.execPath];
 const RUNS = 15;
 
 /** Preloaded into each run: writes the process's own CPU time (all threads) to a file at exit. */
@@ -21,12 +26,19 @@ interface Run {
   cpuMs: number;
 }
 
-/** One whole-process run; throws when it fails. CPU time is steadier than wall time on a busy machine. */
-function runOnce(args: string[], env: BenchEnv, reporter: string): Run {
+/**
+ * One whole-process run; throws when it fails. CPU time is steadier than wall time on a busy
+ * machine. The reporter is preloaded through NODE_OPTIONS, which reaches Node also behind
+ * bin/aq; its CPU is Node's alone (bin/aq's shell and readlink, ~1 ms, show only in wall time).
+ */
+function runOnce(command: string[], env: BenchEnv, reporter: string): Run {
   const start = performance.now();
-  const result = spawnSync(process.execPath, ['--require', reporter, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const result = spawnSync(command[0], command.slice(1), {
+    env: { ...env, NODE_OPTIONS: `--require ${reporter}` },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const wallMs = performance.now() - start;
-  if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${String(result.stderr)}`);
+  if (result.status !== 0) throw new Error(`${command.join(' ')} exited ${result.status}: ${String(result.stderr)}`);
   return { wallMs, cpuMs: Number(readFileSync(env.AQ_BENCH_CPU_FILE, 'utf8')) };
 }
 
@@ -39,14 +51,14 @@ type BenchEnv = NodeJS.ProcessEnv & { AQ_BENCH_CPU_FILE: string };
  * machine that speeds up or slows down affects both; the ratio is taken pair by pair. `envFor`
  * gives each run its environment (a new AQ_HOME for first runs).
  */
-async function coldStart(label: string, aqArgs: string[], envFor: () => Promise<BenchEnv>, reporter: string): Promise<BenchRow> {
-  runOnce([AQ, ...aqArgs], await envFor(), reporter);
-  runOnce(['-e', '0'], await envFor(), reporter);
+async function coldStart(label: string, aqCommand: string[], envFor: () => Promise<BenchEnv>, reporter: string): Promise<BenchRow> {
+  runOnce(aqCommand, await envFor(), reporter);
+  runOnce([...NODE, '-e', '0'], await envFor(), reporter);
   const aq: Run[] = [];
   const bare: Run[] = [];
   for (let i = 0; i < RUNS; i++) {
-    aq.push(runOnce([AQ, ...aqArgs], await envFor(), reporter));
-    bare.push(runOnce(['-e', '0'], await envFor(), reporter));
+    aq.push(runOnce(aqCommand, await envFor(), reporter));
+    bare.push(runOnce([...NODE, '-e', '0'], await envFor(), reporter));
   }
   const ratio = (key: keyof Run) => median(aq.map((a, i) => a[key] / bare[i][key])).toFixed(1);
   return {
@@ -59,10 +71,11 @@ async function coldStart(label: string, aqArgs: string[], envFor: () => Promise<
 }
 
 /**
- * `aq exec get_status` with zero configuration as fresh processes: the first run on a new
- * AQ_HOME (creates and migrates the database) and a repeat run (finds it current), then `aq
- * help` (no database), and the repeat run without the V8 code cache, without the bundle and
- * with the caller's whole environment.
+ * `aq exec get_status` with zero configuration as fresh processes, through `aq` as installed
+ * (bin/aq, the startup snapshot): the first run on a new AQ_HOME (creates and migrates the
+ * database), a repeat run (finds it current) and `aq help` (no database); then the repeat run
+ * through each fallback (bin/aq.js: the bundle with and without the V8 code cache, unbundled),
+ * and with the caller's whole environment.
  */
 export async function runCliBench(): Promise<BenchRow[]> {
   const work = await mkdtemp(path.join(os.tmpdir(), 'aq-bench-cli-'));
@@ -73,30 +86,38 @@ export async function runCliBench(): Promise<BenchRow[]> {
   const same = async () => env;
   let homes = 0;
   const newHome = async () => ({ ...env, AQ_HOME: path.join(work, `new-home-${++homes}`) });
+  const status = ['exec', 'get_status'];
   try {
     // Fills the code cache (node_modules/.cache/aq) and creates the database the repeat runs find.
-    runOnce([AQ, 'exec', 'get_status'], env, reporter);
+    runOnce([...AQ_JS, ...status], env, reporter);
     return [
-      await coldStart('exec get_status, first run (new AQ_HOME)', ['exec', 'get_status'], newHome, reporter),
-      await coldStart('exec get_status, repeat run', ['exec', 'get_status'], same, reporter),
-      await coldStart('help', ['help'], same, reporter),
+      await coldStart('exec get_status, first run (new AQ_HOME)', [...AQ, ...status], newHome, reporter),
+      await coldStart('exec get_status, repeat run', [...AQ, ...status], same, reporter),
+      await coldStart('help', [...AQ, 'help'], same, reporter),
+      await coldStart('exec get_status, repeat run, no snapshot (bin/aq.js)', [...AQ_JS, ...status], same, reporter),
       await coldStart(
-        'exec get_status, repeat run, no code cache',
-        ['exec', 'get_status'],
+        'exec get_status, repeat run, no snapshot, no code cache',
+        [...AQ_JS, ...status],
         async () => ({ ...env, AQ_NO_COMPILE_CACHE: '1' }),
         reporter,
       ),
       await coldStart(
         'exec get_status, repeat run, unbundled',
-        ['exec', 'get_status'],
+        [...AQ_JS, ...status],
         async () => ({ ...env, AQ_NO_BUNDLE: '1' }),
         reporter,
       ),
-      // As the figures before 2026-11-23 were taken: with this shell's whole environment, where
-      // NODE_EXTRA_CA_CERTS makes every node process (node -e 0 too) read a CA bundle at start.
+      // With this shell's whole environment, where NODE_EXTRA_CA_CERTS makes every node process
+      // (node -e 0 too) read a CA bundle at start: as the figures before 2026-11-23 were taken.
+      await coldStart(
+        'exec get_status, first run (new AQ_HOME), inherited environment',
+        [...AQ, ...status],
+        async () => ({ ...process.env, ...(await newHome()) }),
+        reporter,
+      ),
       await coldStart(
         'exec get_status, repeat run, inherited environment',
-        ['exec', 'get_status'],
+        [...AQ, ...status],
         async () => ({ ...process.env, ...env }),
         reporter,
       ),

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Builds dist/ with tsc only when a source is newer than the last build: `npm start` then costs
 // a few milliseconds of stat calls instead of a TypeScript build every time. After tsc, and
-// whenever npm changed node_modules since, the CLI is bundled again (scripts/bundle-cli.js).
+// whenever npm changed node_modules since, the CLI is bundled again (scripts/bundle-cli.js),
+// which also builds its startup snapshot (scripts/build-snapshot.js).
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -42,7 +43,7 @@ function modified(file) {
 async function bundleIfStale() {
   const bundle = path.join(root, 'dist', 'aq-cli.js');
   const inputs = [path.join(root, 'dist', '.tsbuildinfo'), path.join(root, 'node_modules', '.package-lock.json')];
-  if (fs.existsSync(bundle) && inputs.every((f) => modified(f) <= modified(bundle))) return;
+  if (fs.existsSync(bundle) && inputs.every((f) => modified(f) <= modified(bundle))) return snapshotIfStale(bundle);
   const bundler = path.join(__dirname, 'bundle-cli.js');
   // A project without the bundler (or without esbuild) runs the CLI unbundled.
   if (!fs.existsSync(bundler)) return;
@@ -50,6 +51,23 @@ async function bundleIfStale() {
     if (await require(bundler).bundleCli()) warmCodeCache();
   } catch (err) {
     process.stderr.write(`Bundling the CLI failed, so aq runs unbundled (slower to start): ${err.message}\n`);
+  }
+}
+
+/**
+ * The CLI's startup snapshot (scripts/build-snapshot.js), when it is missing, older than the
+ * bundle, or made by another Node binary (its stamp names the one).
+ */
+function snapshotIfStale(bundle) {
+  const builder = path.join(__dirname, 'build-snapshot.js');
+  if (!fs.existsSync(builder)) return;
+  const { STAMP, buildSnapshot } = require(builder);
+  const builtBy = fs.existsSync(STAMP) ? fs.readFileSync(STAMP, 'utf8').split('\n')[0] : '';
+  if (builtBy === process.execPath && modified(STAMP) > modified(bundle)) return;
+  try {
+    buildSnapshot();
+  } catch (err) {
+    process.stderr.write(`Building the CLI's startup snapshot failed, so aq starts without it: ${err.message}\n`);
   }
 }
 

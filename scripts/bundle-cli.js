@@ -72,7 +72,7 @@ const withoutUmzugCli = {
   },
 };
 
-/** Writes dist/aq-cli.js; resolves to false (and writes nothing) when esbuild is not installed. */
+/** Writes dist/aq-cli.js and its startup snapshot (scripts/build-snapshot.js); resolves to false (and writes nothing) when esbuild is not installed. */
 async function bundleCli() {
   let esbuild;
   try {
@@ -97,6 +97,13 @@ async function bundleCli() {
   });
   const [output] = result.outputFiles;
   fs.writeFileSync(OUTFILE, asciiOnly(output.text));
+  const snapshotBuilder = path.join(__dirname, 'build-snapshot.js');
+  if (!fs.existsSync(snapshotBuilder)) return true;
+  try {
+    require(snapshotBuilder).buildSnapshot();
+  } catch (err) {
+    process.stderr.write(`Building the CLI's startup snapshot failed, so aq starts without it: ${err.message}\n`);
+  }
   return true;
 }
 

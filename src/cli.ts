@@ -9,6 +9,8 @@ import { CliExit, processIo, type CliIo } from './cli/io';
 import { cliLogPath, fileLog } from './cli/log-file';
 import { registerPlanCommands } from './cli/plan';
 
+export { prepareSnapshot } from './cli/snapshot';
+
 const DESCRIPTION =
   'Agent Queue from the command line: run any command of the catalog against the same database the Slack app uses. ' +
   'Works with zero configuration: data lives in AQ_HOME (default ~/.agent-queue) in an embedded SQLite database; ' +

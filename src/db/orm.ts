@@ -65,6 +65,27 @@ async function schemaIsCurrent(orm: AnyMikroORM): Promise<boolean> {
   return (await shippedMigrationNames()).every((name) => names.has(name));
 }
 
+let discovered: MikroORM | null = null;
+
+/**
+ * Discovers the entities now, without a database: the CLI's startup snapshot
+ * (src/cli/snapshot.ts) holds the result, so the next openOrm in that process only connects.
+ */
+export function discoverOrmAhead(): void {
+  discovered = MikroORM.initSync({ ...ormOptions(':memory:'), connect: false });
+}
+
+/** The ORM discovered ahead for this file, or a new one (discovers and connects). */
+async function initOrm(databasePath: string): Promise<MikroORM> {
+  const orm = discovered;
+  discovered = null;
+  if (!orm) return MikroORM.init(ormOptions(databasePath));
+  // SQLite's connection reads the file name from the configuration when it connects.
+  orm.config.set('dbName', databasePath);
+  await orm.connect();
+  return orm;
+}
+
 /**
  * Opens the database file (creating its folder) and applies pending migrations. The migrations
  * (and MikroORM's Migrator) are loaded only when something is pending: most opens are an `aq`
@@ -82,7 +103,7 @@ export async function openOrm(location: string | DatabaseTarget): Promise<AnyMik
     })) as unknown as AnyMikroORM;
   } else {
     await mkdir(path.dirname(target.path), { recursive: true });
-    orm = (await MikroORM.init(ormOptions(target.path))) as unknown as AnyMikroORM;
+    orm = (await initOrm(target.path)) as unknown as AnyMikroORM;
   }
   try {
     if (await schemaIsCurrent(orm)) return orm;

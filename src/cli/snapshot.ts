@@ -1,0 +1,12 @@
+/**
+ * Work done while the CLI's startup snapshot is built (scripts/build-snapshot.js), so a process
+ * started from the snapshot finds it done: the command catalog is built when the bundle is
+ * evaluated, and this adds the modules `aq exec` loads on demand (esbuild evaluates a dynamic
+ * import when it runs) and MikroORM's entity discovery. Nothing here may open a file, a socket
+ * or the database, nor load a native addon: the snapshot cannot hold them.
+ */
+export async function prepareSnapshot(): Promise<void> {
+  await import('../runtime');
+  const { discoverOrmAhead } = await import('../db/orm');
+  discoverOrmAhead();
+}

@@ -1,0 +1,221 @@
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, realpathSync } from 'node:fs';
+import { copyFile, mkdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { MikroORM } from '@mikro-orm/sqlite';
+import { MIGRATIONS } from '../../../src/db/migrations';
+import { ormOptions, shippedMigrationNames } from '../../../src/db/orm';
+import { makeTempDir } from '../../support/tmp';
+
+const execFileAsync = promisify(execFile);
+const ROOT = path.join(__dirname, '..', '..', '..');
+/** `aq` as npm installs it (package.json bin): the shell script that starts from the snapshot. */
+const AQ = path.join(ROOT, 'bin', 'aq');
+const BLOB = path.join(ROOT, 'dist', 'aq.blob');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** Node's own options, as the process reported them at exit: shows whether it started from the snapshot. */
+  execArgv: string[];
+}
+
+/** The real `aq` as its own process, through bin/aq; `fallback` makes it run bin/aq.js unbundled. */
+function aq(dir: string, args: string[], options: { fallback?: boolean; stdin?: string; cwd?: string } = {}): Promise<Run> {
+  const report = path.join(dir, `exec-argv-${Math.random().toString(36).slice(2)}.json`);
+  const reporter = path.join(dir, 'report-exec-argv.js');
+  return new Promise((resolve, reject) => {
+    const env = {
+      PATH: process.env.PATH,
+      AQ_HOME: dir,
+      NODE_OPTIONS: `--require ${reporter}`,
+      REPORT_FILE: report,
+      ...(options.fallback ? { AQ_NO_BUNDLE: '1' } : {}),
+    };
+    writeFile(reporter, "process.on('exit', () => require('fs').writeFileSync(process.env.REPORT_FILE, JSON.stringify(process.execArgv)));")
+      .then(() => {
+        const child = spawn(AQ, args, { env, cwd: options.cwd ?? ROOT });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (chunk) => (stdout += chunk));
+        child.stderr.on('data', (chunk) => (stderr += chunk));
+        child.on('error', reject);
+        child.on('close', async (code) => {
+          const execArgv = JSON.parse(await readFile(report, 'utf8')) as string[];
+          resolve({ code: code ?? -1, stdout, stderr, execArgv });
+        });
+        child.stdin.end(options.stdin ?? '');
+      })
+      .catch(reject);
+  });
+}
+
+const fromSnapshot = (run: Run) => run.execArgv.includes('--snapshot-blob');
+
+/** A session that writes, reads, fails validation and names unknown things, as people use aq. */
+const SESSION = [
+  { name: 'create_project', args: { name: 'Demo' } },
+  { name: 'set_active_project', args: { project_id: 'demo' } },
+  { name: 'create_task', args: { title: 'First', description: 'Do the first thing' } },
+  { name: 'create_task', args: { title: 'Second', description: 'Then this', priority: 5 } },
+  { name: 'list_tasks', args: {} },
+  { name: 'get_status', args: {} },
+  { name: 'list_projects', args: {} },
+  { name: 'create_task', args: {} },
+  { name: 'get_task', args: { task_id: 'no-such-task' } },
+  { name: 'no_such_command', args: {} },
+  { name: 'set_task_status', args: { task_id: 'a\u0000b', status: 'READY' } },
+]
+  .map((line) => JSON.stringify(line))
+  .concat(['not json'])
+  .join('\n');
+
+/** Task ids are random words and each run has its own AQ_HOME: both are named, not compared. */
+function comparer(home: string): (run: Run) => Omit<Run, 'execArgv'> {
+  const ids: string[] = [];
+  return (run) => {
+    for (const m of run.stdout.matchAll(/"created":"([a-z]+-[a-z]+-\d+)"/g)) if (!ids.includes(m[1])) ids.push(m[1]);
+    const scrub = (text: string) => ids.reduce((t, id, i) => t.split(id).join(`<task ${i + 1}>`), text.split(home).join('<AQ_HOME>'));
+    return { code: run.code, stdout: scrub(run.stdout), stderr: scrub(run.stderr) };
+  };
+}
+
+describe('aq started from its startup snapshot', () => {
+  let cleanups: Array<() => Promise<void>>;
+  const tempDir = async () => {
+    const made = await makeTempDir('aq-snapshot-');
+    cleanups.push(made.cleanup);
+    return made.dir;
+  };
+  beforeEach(() => {
+    cleanups = [];
+  });
+  afterEach(async () => {
+    for (const cleanup of cleanups) await cleanup();
+  });
+
+  it('is how the installed aq starts after a build, and falls back to bin/aq.js when asked', async () => {
+    expect(existsSync(BLOB)).toBe(true);
+    const dir = await tempDir();
+    expect(fromSnapshot(await aq(dir, ['exec', 'get_status']))).toBe(true);
+    expect(fromSnapshot(await aq(dir, ['exec', 'get_status'], { fallback: true }))).toBe(false);
+  });
+
+  it('gives the same answers as the unbundled build, on a new database and on the same one again', async () => {
+    const homes = [await tempDir(), await tempDir()];
+    const [sameA, sameB] = homes.map(comparer);
+    for (const round of ['first run: creates and migrates the database', 'second run: finds it current']) {
+      const [snapshot, unbundled] = await Promise.all([
+        aq(homes[0], ['exec', '-'], { stdin: SESSION }),
+        aq(homes[1], ['exec', '-'], { fallback: true, stdin: SESSION }),
+      ]);
+      expect(fromSnapshot(snapshot)).toBe(true);
+      expect({ round, ...sameA(snapshot) }).toEqual({ round, ...sameB(unbundled) });
+      expect(snapshot.code).toBe(1);
+      expect(snapshot.stdout.trim().split('\n')).toHaveLength(12);
+    }
+    const oneCommand = async (args: string[]) => {
+      const [snapshot, unbundled] = await Promise.all([aq(homes[0], args), aq(homes[1], args, { fallback: true })]);
+      expect(fromSnapshot(snapshot)).toBe(true);
+      expect(sameA(snapshot)).toEqual(sameB(unbundled));
+      return snapshot;
+    };
+    expect((await oneCommand(['exec', 'get_status'])).code).toBe(0);
+    expect((await oneCommand(['exec', 'list_tasks', '{"status": "READY"}'])).code).toBe(0);
+    expect((await oneCommand(['exec', 'get_task', '{"task_id": "nope"}'])).code).toBe(1);
+    expect((await oneCommand(['exec', 'list_tasks', '{bad json'])).code).toBe(2);
+    expect((await oneCommand(['help'])).stdout).toContain('get_status');
+    expect((await oneCommand(['help', 'create_task'])).stdout).toContain('title');
+    // Node's own options must not take these: bin/aq passes them after `--`.
+    expect((await oneCommand(['--help'])).stdout).toContain('AQ_HOME');
+    expect((await oneCommand(['--version'])).code).toBe(1);
+    expect((await oneCommand(['help', 'no_such_command'])).code).toBe(1);
+    expect((await oneCommand(['nonsense'])).code).toBe(1);
+  }, 240_000); // 24 processes, half of them unbundled: slow on a busy 2-core machine
+
+  it('migrates a database whose schema is behind before it runs the command', async () => {
+    const dir = await tempDir();
+    const databasePath = path.join(dir, 'agent-queue.db');
+    const old = await MikroORM.init({ ...ormOptions(databasePath), migrations: { migrationsList: MIGRATIONS.slice(0, 1), silent: true } });
+    await old.getMigrator().up();
+    await old.close(true);
+
+    const run = await aq(dir, ['exec', 'create_project', '{"name": "After upgrade"}'], { cwd: await tempDir() });
+    expect(fromSnapshot(run)).toBe(true);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(run.stdout)).toMatchObject({ created: 'after-upgrade' });
+
+    const orm = await MikroORM.init(ormOptions(databasePath));
+    try {
+      const applied = await orm.em.getConnection().execute<Array<{ name: string }>>('select name from mikro_orm_migrations');
+      expect(applied.map((r) => r.name).sort()).toEqual(await shippedMigrationNames());
+    } finally {
+      await orm.close(true);
+    }
+  });
+
+  it('bin/aq uses a snapshot only when this Node built it, here, after the last build and install', async () => {
+    const root = realpathSync(await tempDir());
+    await mkdir(path.join(root, 'bin'));
+    await mkdir(path.join(root, 'dist'));
+    await mkdir(path.join(root, 'node_modules', '.bin'), { recursive: true });
+    await copyFile(AQ, path.join(root, 'bin', 'aq'));
+    await writeFile(path.join(root, 'bin', 'aq.js'), "process.stdout.write('fallback ' + process.argv.slice(2).join(' '));");
+    // A real snapshot, of a stub that answers with its arguments.
+    const entry = path.join(root, 'entry.js');
+    await writeFile(
+      entry,
+      "require('v8').startupSnapshot.setDeserializeMainFunction(() => process.stdout.write('snapshot ' + process.argv.slice(1).join(' ')));",
+    );
+    await execFileAsync(process.execPath, ['--snapshot-blob', path.join(root, 'dist', 'aq.blob'), '--build-snapshot', entry], {
+      cwd: root,
+    });
+    await symlink(path.join('..', '..', 'bin', 'aq'), path.join(root, 'node_modules', '.bin', 'aq')); // relative, as npm makes it
+    for (const file of ['dist/.tsbuildinfo', 'dist/aq-cli.js', 'node_modules/.package-lock.json'])
+      await writeFile(path.join(root, file), '');
+    const stamp = (node: string, builtIn: string) => writeFile(path.join(root, 'dist', 'aq.blob.stamp'), `${node}\n${builtIn}\n`);
+    const at = (file: string, secondsAgo: number) => {
+      const time = new Date(Date.now() - secondsAgo * 1000);
+      return utimes(path.join(root, file), time, time);
+    };
+    const fresh = async () => {
+      await stamp(process.execPath, root);
+      for (const file of ['dist/.tsbuildinfo', 'dist/aq-cli.js', 'node_modules/.package-lock.json']) await at(file, 30);
+      await at('dist/aq.blob.stamp', 10);
+    };
+    // Through the symlink npm makes, with arguments Node would otherwise take as its own.
+    const ran = async (env: NodeJS.ProcessEnv = {}) =>
+      (
+        await execFileAsync(path.join(root, 'node_modules', '.bin', 'aq'), ['--help', 'x y'], {
+          env: { PATH: `${path.dirname(process.execPath)}:${process.env.PATH}`, ...env },
+        })
+      ).stdout;
+
+    await fresh();
+    expect(await ran()).toBe('snapshot --help x y');
+    expect(await ran({ AQ_NO_SNAPSHOT: '1' })).toBe('fallback --help x y');
+    expect(await ran({ AQ_NO_BUNDLE: '1' })).toBe('fallback --help x y');
+    // A V8 option would make Node refuse the snapshot (exit 14); a preload does not.
+    await writeFile(path.join(root, 'preload.js'), '');
+    expect(await ran({ NODE_OPTIONS: `--require ${path.join(root, 'preload.js')}` })).toBe('snapshot --help x y');
+    expect(await ran({ NODE_OPTIONS: '--max-old-space-size=300' })).toBe('fallback --help x y');
+    for (const newer of ['dist/.tsbuildinfo', 'dist/aq-cli.js', 'node_modules/.package-lock.json']) {
+      await fresh();
+      await at(newer, 1); // rebuilt, bundled or installed since the snapshot
+      expect({ newer, ran: await ran() }).toEqual({ newer, ran: 'fallback --help x y' });
+    }
+    await fresh();
+    await stamp('/usr/local/lib/another/node', root);
+    await at('dist/aq.blob.stamp', 10);
+    expect(await ran()).toBe('fallback --help x y');
+    await fresh();
+    await stamp(process.execPath, '/another/checkout');
+    await at('dist/aq.blob.stamp', 10);
+    expect(await ran()).toBe('fallback --help x y');
+    await fresh();
+    await rm(path.join(root, 'dist', 'aq.blob.stamp'));
+    expect(await ran()).toBe('fallback --help x y');
+  }, 60_000);
+});
