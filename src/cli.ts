@@ -8,6 +8,7 @@ import { commandHelpText, commandListText, suggestCommands } from './commands/he
 import { CliExit, processIo, type CliIo } from './cli/io';
 import { cliLogPath, fileLog } from './cli/log-file';
 import { registerPlanCommands } from './cli/plan';
+import { registerWorkerCommand } from './cli/worker';
 
 const DESCRIPTION =
   'Agent Queue from the command line: run any command of the catalog against the same database the Slack app uses. ' +
@@ -66,6 +67,7 @@ export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.Pr
     });
 
   registerPlanCommands(program, io);
+  registerWorkerCommand(program, io, env);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -52,6 +52,8 @@ export interface AppConfig {
     extraDirs: string[];
     /** Agents the daemon keeps in its default pool (`AQ_AGENTS`); 0 leaves agents to create_agent. */
     poolSize: number;
+    /** Whether the app runs agents itself (`AQ_LOCAL_AGENTS`, default true); false leaves them to `aq worker`s. */
+    local: boolean;
   };
   /** Root of this app's own checkout, used by update_and_restart. */
   appRoot: string;
@@ -199,6 +201,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       allowedDomains: listOf(read(env, 'AQ_AGENT_ALLOWED_DOMAINS')),
       extraDirs: listOf(read(env, 'AQ_AGENT_EXTRA_DIRS')).map((dir) => path.resolve(expandHome(dir))),
       poolSize: parseVar(env, 'AQ_AGENTS', agentCountText, 2),
+      local: parseVar(env, 'AQ_LOCAL_AGENTS', booleanText, true),
     },
     appRoot: appRootDir(),
   };

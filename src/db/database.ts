@@ -19,6 +19,8 @@ import { TaskRunRepository } from './repositories/task-runs';
 import { PlanChainRepository } from './repositories/plan-chains';
 import { BudgetRepository } from './repositories/budgets';
 import { ProjectSteererRepository, TaskMessageRepository } from './repositories/task-messages';
+import { RunRecordRepository } from './repositories/run-records';
+import { WorkerRepository } from './repositories/workers';
 
 /**
  * The one door to storage. Every method forks a fresh EntityManager, so nothing read here is
@@ -45,6 +47,8 @@ export class Database {
   readonly budgets: BudgetRepository;
   readonly taskMessages: TaskMessageRepository;
   readonly steerers: ProjectSteererRepository;
+  readonly runRecords: RunRecordRepository;
+  readonly workers: WorkerRepository;
 
   private constructor(readonly orm: MikroORM) {
     const fork = () => this.em();
@@ -68,6 +72,8 @@ export class Database {
     this.budgets = new BudgetRepository(fork);
     this.taskMessages = new TaskMessageRepository(fork);
     this.steerers = new ProjectSteererRepository(fork);
+    this.runRecords = new RunRecordRepository(fork);
+    this.workers = new WorkerRepository(fork);
   }
 
   static async open(databasePath: string): Promise<Database> {

@@ -6,6 +6,7 @@ import { Migration20261123051000 } from './Migration20261123051000_history_count
 import { Migration20261123060000 } from './Migration20261123060000_budgets';
 import { Migration20261123063000 } from './Migration20261123063000_task_messages';
 import { Migration20261123064000 } from './Migration20261123064000_project_steerers';
+import { Migration20261123072000 } from './Migration20261123072000_workers';
 
 /** Every migration, oldest first. Add a new file and list it here; never edit a shipped one. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -16,4 +17,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261123060000_budgets', class: Migration20261123060000 },
   { name: 'Migration20261123063000_task_messages', class: Migration20261123063000 },
   { name: 'Migration20261123064000_project_steerers', class: Migration20261123064000 },
+  { name: 'Migration20261123072000_workers', class: Migration20261123072000 },
 ];

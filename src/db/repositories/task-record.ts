@@ -53,6 +53,7 @@ export function toTaskRecord(t: Task): TaskRecord {
     resumeAfter: t.resumeAfter ?? null,
     pauseReason: t.pauseReason ?? null,
     skipped: t.skipped,
+    currentRunId: t.currentRunId ?? null,
     createdAt: t.createdAt,
     updatedAt: t.updatedAt,
     startedAt: t.startedAt ?? null,
