@@ -9,6 +9,7 @@ import { taskConversationCommands } from './task-conversation';
 import { taskDependencyCommands } from './task-dependencies';
 import { taskResultCommands } from './task-results';
 import { agentCommands } from './agents';
+import { workerCommands } from './workers';
 import { hookCommands } from './hooks';
 import { noteCommands } from './notes';
 import { fileCommands } from './files';
@@ -30,6 +31,7 @@ export const ALL_COMMANDS: readonly AnyCommand[] = [
   ...taskDependencyCommands,
   ...taskResultCommands,
   ...agentCommands,
+  ...workerCommands,
   ...repoCommands,
   ...gitCommands,
   ...gitLowLevelCommands,

@@ -3,6 +3,7 @@ import { sandboxStatus } from '../agents/confinement';
 import { FORGE_READINESS_KEY, UNKNOWN_FORGE_READINESS, type StoredForgeReadiness } from '../orchestrator/forge-readiness';
 import { projectWaitingReasons } from '../orchestrator/waiting-reasons';
 import { defineCommand, type CommandContext } from './catalog';
+import { workerView } from './workers';
 
 /** Caps keep get_status fast on large queues; by_status always has the full counts. */
 export const STATUS_READY_LIMIT = 20;
@@ -15,7 +16,7 @@ export const getStatus = defineCommand({
   input: z.object({}),
   readOnly: true,
   async run(_args, ctx) {
-    const [projects, agents, byStatus, inProgress, ready, paused, forges, readyByProject] = await Promise.all([
+    const [projects, agents, byStatus, inProgress, ready, paused, forges, readyByProject, workers] = await Promise.all([
       ctx.db.projects.count(),
       ctx.db.agents.listWithWork(),
       ctx.db.tasks.countByStatus(),
@@ -25,6 +26,7 @@ export const getStatus = defineCommand({
       // The daemon asks gh and glab off its cycle and stores the answer; reading it never waits.
       ctx.db.state.get<StoredForgeReadiness | typeof UNKNOWN_FORGE_READINESS>(FORGE_READINESS_KEY, UNKNOWN_FORGE_READINESS),
       ctx.db.scheduling.readyCounts(),
+      ctx.db.workers.list(),
     ]);
     const waiting = await notStarting(ctx, readyByProject, paused);
     return {
@@ -55,6 +57,8 @@ export const getStatus = defineCommand({
       not_starting: waiting.list,
       agent_sandbox: sandboxStatus(ctx.config.agents.allowUnsandboxed),
       forges,
+      // Only once the fleet has workers: a single-machine install looks as before.
+      ...(workers.length > 0 && { workers: workers.map((w) => workerView(w)) }),
     };
   },
 });

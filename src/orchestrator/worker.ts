@@ -89,7 +89,7 @@ export class FleetWorker {
     if (!this.stopped) return;
     const { name, host, capacity, labels } = this.options;
     const now = Date.now();
-    await this.db.workers.register({ name, host, capacity, labels }, now);
+    await this.db.workers.register({ name, host, capacity, labels, leaseMs: this.leaseMs }, now);
     this.lastBeat = now;
     await this.db.workers.ensureAgents(name, capacity, new Date(now));
     // What this worker's previous life (same name) left behind is its own to put back.

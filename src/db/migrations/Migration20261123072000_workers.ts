@@ -14,6 +14,7 @@ export class Migration20261123072000 extends Migration {
         name varchar(255) not null primary key,
         host varchar(255) not null,
         capacity integer not null,
+        lease_ms integer not null default 30000,
         labels text not null default '[]',
         started_at bigint not null,
         heartbeat_at bigint not null,

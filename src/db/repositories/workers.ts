@@ -5,6 +5,8 @@ export interface WorkerRecord {
   name: string;
   host: string;
   capacity: number;
+  /** Its claims lapse this long after its last heartbeat; it counts as alive within it. */
+  leaseMs: number;
   /** What it can reach, e.g. `project:web`, `github.com`. */
   labels: string[];
   startedAt: number;
@@ -35,12 +37,12 @@ export class WorkerRepository {
   }
 
   /** Registers the worker (or re-registers it under the same name after a restart). */
-  async register(w: { name: string; host: string; capacity: number; labels: string[] }, now: number): Promise<void> {
+  async register(w: { name: string; host: string; capacity: number; labels: string[]; leaseMs: number }, now: number): Promise<void> {
     await this.run(
-      `insert into workers (name, host, capacity, labels, started_at, heartbeat_at, stopped_at) values (?, ?, ?, ?, ?, ?, null)
-         on conflict (name) do update set host = excluded.host, capacity = excluded.capacity, labels = excluded.labels,
-           started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at, stopped_at = null`,
-      [w.name, w.host, w.capacity, JSON.stringify(w.labels), now, now],
+      `insert into workers (name, host, capacity, lease_ms, labels, started_at, heartbeat_at, stopped_at) values (?, ?, ?, ?, ?, ?, ?, null)
+         on conflict (name) do update set host = excluded.host, capacity = excluded.capacity, lease_ms = excluded.lease_ms,
+           labels = excluded.labels, started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at, stopped_at = null`,
+      [w.name, w.host, w.capacity, w.leaseMs, JSON.stringify(w.labels), now, now],
     );
   }
 
@@ -61,9 +63,9 @@ export class WorkerRepository {
   async list(): Promise<WorkerRecord[]> {
     const connection = this.em().getConnection();
     const [workers, claims] = await Promise.all([
-      connection.execute('select name, host, capacity, labels, started_at, heartbeat_at, stopped_at from workers order by name') as Promise<
-        Array<Record<string, unknown>>
-      >,
+      connection.execute(
+        'select name, host, capacity, lease_ms, labels, started_at, heartbeat_at, stopped_at from workers order by name',
+      ) as Promise<Array<Record<string, unknown>>>,
       connection.execute(
         "select claimed_by, id from tasks where claimed_by is not null and status in ('ASSIGNED', 'IN_PROGRESS') order by id",
       ) as Promise<Array<{ claimed_by: string; id: string }>>,
@@ -74,6 +76,7 @@ export class WorkerRepository {
       name: String(r.name),
       host: String(r.host),
       capacity: Number(r.capacity),
+      leaseMs: Number(r.lease_ms),
       labels: parseLabels(r.labels),
       startedAt: Number(r.started_at),
       heartbeatAt: Number(r.heartbeat_at),

@@ -4,6 +4,7 @@ import { agentsCard, projectActionCard, projectsCard } from './cards-projects';
 import { hookRunsCard, hooksCard, notesCard, repoActionCard, reposCard, workspaceScanCard, workspacesCard } from './cards-repos';
 import { agentErrorCard, createdTaskCard, dependencyCard, taskActionCard, taskResultCard } from './cards-tasks';
 import { budgetCard, eventsCard, taskMessageCard, tokenUsageCard } from './cards-usage';
+import { workersCard } from './cards-workers';
 
 type Renderer = (result: Record<string, unknown>, args: Record<string, unknown>) => Rendered;
 
@@ -19,6 +20,7 @@ export const CARDS: Record<string, Renderer> = Object.fromEntries<Renderer>([
   ...each(['add_dependency', 'remove_dependency', 'get_task_dependencies', 'get_chain_health'], dependencyCard),
   ['list_projects', projectsCard],
   ['list_agents', agentsCard],
+  ['list_workers', workersCard],
   ...each(
     [
       'create_project',
