@@ -4,6 +4,7 @@ import type { CommandHandler } from '../commands/handler';
 import { capBlocks, context, esc, LIMITS } from './blocks/common';
 import { HOME_CAPS, loadHomeData, type Execute, type HomeData } from './home-data';
 import { firstSteps, homeHeader, needsYou, pausedProjects, readyQueue, running } from './blocks/home-sections';
+import { workersSection } from './blocks/home-workers';
 
 /** What the Home needs from the process: a command handler (the Runtime has one). */
 export interface HomeSource {
@@ -37,6 +38,7 @@ export async function homeView(source: HomeSource, note?: string): Promise<HomeV
   const hasWork = Object.values(data.byStatus).some((n) => n > 0);
   if (hasWork) blocks.push(...needsYou(data), ...running(data), ...readyQueue(data));
   blocks.push(...pausedProjects(data, HOME_CAPS.paused));
+  blocks.push(...workersSection(data, HOME_CAPS.workers));
   blocks.push(context(`Updated ${new Date().toISOString().replace('T', ' ').slice(0, 16)} UTC`));
   return { type: 'home', blocks: capBlocks(blocks, LIMITS.blocksPerHome) };
 }
