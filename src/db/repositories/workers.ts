@@ -102,7 +102,7 @@ export class WorkerRepository {
         id,
         `${name} agent ${n}`,
         name,
-        now,
+        now.getTime(),
       ]);
     }
     // Agents beyond a lowered capacity rest until it grows again.
