@@ -30,7 +30,12 @@ export interface AppConfig {
   /** `config.workspace_dir` of the spec: project workspaces live below it. */
   workspaceDir: string;
   databaseUrl: string;
-  /** Absolute path of the SQLite file (the only database supported today). */
+  /** Where the data lives: the embedded SQLite file (default) or PostgreSQL (DATABASE_URL=postgres://…). */
+  database: { dialect: 'sqlite'; path: string } | { dialect: 'postgresql'; url: string };
+  /**
+   * Absolute path of the SQLite file. On PostgreSQL, the file SQLite would use: nothing is
+   * stored there, and it stays hidden from agents like the real one.
+   */
   databasePath: string;
   slack: SlackConfig;
   anthropic: AnthropicConfig;
@@ -140,12 +145,22 @@ function parseVar<T>(env: NodeJS.ProcessEnv, name: string, schema: z.ZodType<T>,
   return parsed.data;
 }
 
-function sqlitePathFromUrl(url: string, home: string): string {
-  if (/^postgres(ql)?:\/\//i.test(url)) {
-    throw new ConfigError(
-      'DATABASE_URL points at PostgreSQL, which is not supported yet. Unset DATABASE_URL to use the embedded SQLite database.',
-    );
+/** postgres://user:password@host:port/database (or postgresql://…), checked for a database name. */
+function isPostgresUrl(url: string): boolean {
+  if (!/^postgres(ql)?:\/\//i.test(url)) return false;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError('DATABASE_URL must look like postgres://user:password@host:5432/database (it could not be read as a URL).');
   }
+  if (!parsed.hostname || parsed.pathname.replace(/^\//, '') === '') {
+    throw new ConfigError('DATABASE_URL must name a host and a database, like postgres://user:password@host:5432/database.');
+  }
+  return true;
+}
+
+function sqlitePathFromUrl(url: string, home: string): string {
   const match = /^sqlite:(?:\/\/)?(.+)$/i.exec(url);
   if (!match) {
     throw new ConfigError(`DATABASE_URL must look like sqlite:/path/to/file.db (got ${JSON.stringify(url)}).`);
@@ -159,7 +174,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const home = path.resolve(expandHome(read(env, 'AQ_HOME') ?? path.join(os.homedir(), '.agent-queue')));
   const workspaceDir = path.resolve(home, expandHome(read(env, 'AQ_WORKSPACE_DIR') ?? path.join(home, 'workspaces')));
   const databaseUrl = read(env, 'DATABASE_URL') ?? `sqlite:${path.join(home, 'agent-queue.db')}`;
-  const databasePath = sqlitePathFromUrl(databaseUrl, home);
+  const postgres = isPostgresUrl(databaseUrl);
+  const databasePath = postgres ? path.join(home, 'agent-queue.db') : sqlitePathFromUrl(databaseUrl, home);
+  const database: AppConfig['database'] = postgres
+    ? { dialect: 'postgresql', url: databaseUrl }
+    : { dialect: 'sqlite', path: databasePath };
 
   const apiUrl = parseVar<string | undefined>(env, 'SLACK_API_URL', urlText, undefined);
   const baseUrl = parseVar<string | undefined>(env, 'ANTHROPIC_BASE_URL', urlText, undefined);
@@ -174,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     home,
     workspaceDir,
     databaseUrl,
+    database,
     databasePath,
     slack: {
       botToken: read(env, 'SLACK_BOT_TOKEN'),

@@ -88,7 +88,7 @@ function chatProviderFor(config: AppConfig, options: RuntimeOptions): ChatProvid
 export async function createRuntime(config: AppConfig, options: RuntimeOptions = {}): Promise<Runtime> {
   const log = options.log ?? ((m: string) => console.error(m));
   const processController = options.process ?? realProcessController;
-  const db = await Database.open(config.databasePath);
+  const db = await Database.open(config.database);
   const events = new EventLog(db, log);
   const git = options.git ?? new GitManager();
   const chatProvider = chatProviderFor(config, options);

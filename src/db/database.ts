@@ -1,5 +1,6 @@
-import type { MikroORM, SqlEntityManager } from '@mikro-orm/sqlite';
-import { openOrm } from './orm';
+import type { SqlEntityManager } from '@mikro-orm/sqlite';
+import { dialectOf, type SqlDialect } from './dialect';
+import { openOrm, type AnyMikroORM, type DatabaseTarget } from './orm';
 import { ProjectRepository } from './repositories/projects';
 import { TaskRepository } from './repositories/tasks';
 import { EventRepository } from './repositories/events';
@@ -50,7 +51,10 @@ export class Database {
   readonly runRecords: RunRecordRepository;
   readonly workers: WorkerRepository;
 
-  private constructor(readonly orm: MikroORM) {
+  readonly dialect: SqlDialect;
+
+  private constructor(readonly orm: AnyMikroORM) {
+    this.dialect = dialectOf(orm.em);
     const fork = () => this.em();
     this.projects = new ProjectRepository(fork);
     this.tasks = new TaskRepository(fork);
@@ -76,8 +80,9 @@ export class Database {
     this.workers = new WorkerRepository(fork);
   }
 
-  static async open(databasePath: string): Promise<Database> {
-    return new Database(await openOrm(databasePath));
+  /** Opens (and migrates) the SQLite file at a path, or the PostgreSQL database of a target or postgres:// URL. */
+  static async open(location: string | DatabaseTarget): Promise<Database> {
+    return new Database(await openOrm(location));
   }
 
   /** A fresh unit of work. Use it for one command or one query, then let it go. */

@@ -1,8 +1,24 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { MikroORM, defineConfig, type Options } from '@mikro-orm/sqlite';
+import type { MikroORM as CoreMikroORM } from '@mikro-orm/core';
+import { MikroORM, defineConfig, type AbstractSqlDriver, type Options, type SqlEntityManager } from '@mikro-orm/sqlite';
 import { ALL_ENTITIES } from './entities';
 import { StorableTextSqliteDriver } from './storable-text';
+
+/** Where the data lives: the embedded SQLite file (the default) or a PostgreSQL database. */
+export type DatabaseTarget = { dialect: 'sqlite'; path: string } | { dialect: 'postgresql'; url: string };
+
+/** A target from a SQLite file path or a postgres:// URL. */
+export function databaseTarget(location: string | DatabaseTarget): DatabaseTarget {
+  if (typeof location !== 'string') return location;
+  return /^postgres(ql)?:\/\//i.test(location) ? { dialect: 'postgresql', url: location } : { dialect: 'sqlite', path: location };
+}
+
+/** A MikroORM instance on either driver (both are MikroORM's SQL drivers). */
+export type AnyMikroORM = CoreMikroORM<AbstractSqlDriver, SqlEntityManager>;
+
+/** Serialises migrations between processes that start at once on one PostgreSQL database. */
+const MIGRATION_LOCK = 7_216_001;
 
 /** SQLite settings every connection gets: WAL so the daemon and `aq` can share the file. */
 const CONNECTION_PRAGMAS = 'PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000; PRAGMA synchronous = NORMAL;';
@@ -38,7 +54,7 @@ export async function shippedMigrationNames(): Promise<string[]> {
 }
 
 /** Whether every shipped migration is recorded as applied: one query, no Migrator loaded. */
-async function schemaIsCurrent(orm: MikroORM): Promise<boolean> {
+async function schemaIsCurrent(orm: AnyMikroORM): Promise<boolean> {
   let applied: Array<{ name: string }>;
   try {
     applied = await orm.em.getConnection().execute('select name from mikro_orm_migrations');
@@ -54,15 +70,35 @@ async function schemaIsCurrent(orm: MikroORM): Promise<boolean> {
  * (and MikroORM's Migrator) are loaded only when something is pending: most opens are an `aq`
  * command on a current database, where loading them is a large part of a cold start.
  */
-export async function openOrm(databasePath: string): Promise<MikroORM> {
-  await mkdir(path.dirname(databasePath), { recursive: true });
-  const orm = await MikroORM.init(ormOptions(databasePath));
+export async function openOrm(location: string | DatabaseTarget): Promise<AnyMikroORM> {
+  const target = databaseTarget(location);
+  let orm: AnyMikroORM;
+  if (target.dialect === 'postgresql') {
+    // Loaded only here, so the SQLite default never pays for the PostgreSQL driver.
+    const { openPostgresOrm } = await import('./postgres-orm');
+    orm = (await openPostgresOrm(target.url, {
+      entities: ALL_ENTITIES,
+      migrations: ormOptions('').migrations ?? {},
+    })) as unknown as AnyMikroORM;
+  } else {
+    await mkdir(path.dirname(target.path), { recursive: true });
+    orm = (await MikroORM.init(ormOptions(target.path))) as unknown as AnyMikroORM;
+  }
   try {
     if (await schemaIsCurrent(orm)) return orm;
     const { MIGRATIONS } = await import('./migrations');
     // Read when the Migrator is created, on the first getMigrator() call just below.
     orm.config.set('migrations', { ...orm.config.get('migrations'), migrationsList: MIGRATIONS });
-    await orm.getMigrator().up();
+    if (target.dialect === 'sqlite') {
+      await orm.getMigrator().up();
+    } else {
+      // Processes starting at once (the app, workers) take turns; the later ones find nothing pending.
+      const connection = orm.em.getConnection();
+      await connection.transactional(async (trx) => {
+        await connection.execute(`select pg_advisory_xact_lock(${MIGRATION_LOCK})`, [], 'all', trx);
+        await orm.getMigrator().up({ transaction: trx });
+      });
+    }
   } catch (err) {
     await orm.close(true);
     throw err;

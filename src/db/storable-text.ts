@@ -16,7 +16,7 @@ export function storableText(text: string): string {
   return UNSTORABLE.test(text) ? text.replace(UNSTORABLE, REPLACEMENT_CHARACTER) : text;
 }
 
-function storableValue(value: unknown): unknown {
+export function storableValue(value: unknown): unknown {
   if (typeof value === 'string') return storableText(value);
   if (Array.isArray(value)) return value.map(storableValue);
   return value;
@@ -28,6 +28,8 @@ function storableValue(value: unknown): unknown {
  * nothing: JSON.stringify already escapes NUL and lone surrogates as `\u0000`, `\ud800`.
  */
 export class StorableTextSqlitePlatform extends SqlitePlatform {
+  readonly dialect = 'sqlite';
+
   override escape(value: unknown): string {
     return super.escape(storableValue(value));
   }

@@ -50,7 +50,7 @@ export async function takeRestartRequest(db: Database, owner: string): Promise<R
   if (raw == null) return null;
   const request = (typeof raw === 'string' ? JSON.parse(raw) : raw) as RestartRequest;
   const taken = (await connection.execute(
-    "delete from system_state where key = ? and json_extract(value, '$.id') = ?",
+    `delete from system_state where key = ? and ${db.dialect.jsonText('value', 'id')} = ?`,
     [REQUEST_KEY, request.id],
     'run',
   )) as { affectedRows?: number };

@@ -2,6 +2,7 @@ import { loadConfig, type AppConfig } from '../../src/config';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime';
 import type { ProcessController } from '../../src/orchestrator/port';
 import { makeTempDir } from './tmp';
+import { createTestDatabase, onPostgres } from './postgres-databases';
 
 /** Records what restart_daemon / update_and_restart asked of the process, instead of doing it. */
 export class RecordingProcessController implements ProcessController {
@@ -32,15 +33,22 @@ export interface TestRuntime extends Runtime {
   cleanup(): Promise<void>;
 }
 
-/** A real runtime (real SQLite file, real folders) in a fresh temporary AQ_HOME. */
+/**
+ * A real runtime (real database, real folders) in a fresh temporary AQ_HOME: an SQLite file in
+ * it, or under the `postgresql` Jest project a fresh PostgreSQL database (see postgres-env.ts).
+ */
 export async function makeTestRuntime(env: Record<string, string> = {}, options: RuntimeOptions = {}): Promise<TestRuntime> {
   const tmp = await makeTempDir('aq-rt-');
-  const config: AppConfig = loadConfig({ AQ_HOME: tmp.dir, ...env });
+  const database = onPostgres() && !env.DATABASE_URL ? await createTestDatabase() : null;
+  const config: AppConfig = loadConfig({ AQ_HOME: tmp.dir, ...(database && { DATABASE_URL: database.url }), ...env });
   const processController = new RecordingProcessController();
   const logs: string[] = [];
   const runtime = await createRuntime(config, {
     process: processController,
-    log: (m) => logs.push(m),
+    log: (m) => {
+      logs.push(m);
+      if (process.env.AQ_TEST_LOG) console.error(m);
+    },
     ...options,
   });
   return {
@@ -50,6 +58,7 @@ export async function makeTestRuntime(env: Record<string, string> = {}, options:
     exec: (name, args = {}) => runtime.handler.execute(name, args, { source: 'system' }),
     async cleanup() {
       await runtime.close();
+      await database?.drop();
       await tmp.cleanup();
     },
   };

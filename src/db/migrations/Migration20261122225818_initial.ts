@@ -1,6 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { PortableMigration } from './portable-migration';
 
-export class Migration20261122225818 extends Migration {
+export class Migration20261122225818 extends PortableMigration {
   override async up(): Promise<void> {
     this.addSql(
       `create table \`agents\` (\`id\` text not null, \`name\` text not null, \`type\` text not null default 'claude', \`state\` text not null default 'IDLE', \`current_task\` text null, \`checkout_path\` text null, \`repo_id\` text null, \`last_heartbeat\` datetime null, \`created_at\` datetime not null, primary key (\`id\`));`,
@@ -49,6 +49,8 @@ export class Migration20261122225818 extends Migration {
     this.addSql(
       `create table \`tasks\` (\`id\` text not null, \`project_id\` text not null, \`title\` text not null, \`description\` text not null, \`status\` text not null default 'READY', \`priority\` integer not null default 100, \`assigned_agent\` text null, \`retry_count\` integer not null default 0, \`max_retries\` integer not null default 3, \`requires_approval\` integer not null default false, \`pr_url\` text null, \`repo_id\` text null, \`branch_name\` text null, \`parent_task_id\` text null, \`is_plan_subtask\` integer not null default false, \`plan_depth\` integer not null default 0, \`plan_source\` text null, \`auto_tasks\` integer not null default true, \`preferred_workspace_id\` text null, \`workspace_id\` text null, \`resume_after\` datetime null, \`pause_reason\` text null, \`skipped\` integer not null default false, \`created_at\` datetime not null, \`updated_at\` datetime not null, \`started_at\` datetime null, \`completed_at\` datetime null, constraint \`tasks_project_id_foreign\` foreign key(\`project_id\`) references \`projects\`(\`id\`) on delete cascade on update cascade, primary key (\`id\`));`,
     );
+    // PostgreSQL has no rowid: `seq` gives tasks the insertion order that breaks ties in paging.
+    if (this.postgres) this.addSql('alter table `tasks` add column `seq` bigserial not null');
     this.addSql(`create index \`tasks_project_id_index\` on \`tasks\` (\`project_id\`);`);
     this.addSql(`create index \`tasks_assigned_agent_index\` on \`tasks\` (\`assigned_agent\`);`);
     this.addSql(`create index \`tasks_parent_task_id_index\` on \`tasks\` (\`parent_task_id\`);`);

@@ -1,11 +1,12 @@
-import { Migration } from '@mikro-orm/migrations';
+import { PortableMigration } from './portable-migration';
+import { TASK_STATUS_COUNT_TRIGGERS } from './postgres/triggers';
 
 /**
  * Task counts per project and status, kept exact by triggers, so status views read a few rows
  * instead of scanning every task (get_status at 100k tasks). Triggers run inside SQLite, so
  * every process's writes — and foreign-key cascades — keep the counts right.
  */
-export class Migration20261122235900 extends Migration {
+export class Migration20261122235900 extends PortableMigration {
   override async up(): Promise<void> {
     this.addSql(
       'create table `task_status_counts` (`project_id` text not null, `status` text not null, `n` integer not null default 0, primary key (`project_id`, `status`));',
@@ -13,6 +14,10 @@ export class Migration20261122235900 extends Migration {
     this.addSql(
       'insert into `task_status_counts` (`project_id`, `status`, `n`) select `project_id`, `status`, count(*) from `tasks` group by `project_id`, `status`;',
     );
+    if (this.postgres) {
+      this.addNativeSql(TASK_STATUS_COUNT_TRIGGERS);
+      return;
+    }
     this.addSql(`create trigger \`tasks_count_insert\` after insert on \`tasks\` begin
       insert into task_status_counts (project_id, status, n) values (new.project_id, new.status, 1)
         on conflict (project_id, status) do update set n = n + 1;

@@ -1,4 +1,5 @@
-import { Migration } from '@mikro-orm/migrations';
+import { PortableMigration } from './portable-migration';
+import { TOKEN_USAGE_TOTALS_TRIGGERS as POSTGRES_TRIGGERS } from './postgres/triggers';
 
 /*
  * Token totals kept exact by triggers, so get_token_usage reads a few rows however much usage
@@ -55,7 +56,7 @@ export const TOKEN_USAGE_TOTALS_TRIGGERS = {
     end;`,
 };
 
-export class Migration20261123050000 extends Migration {
+export class Migration20261123050000 extends PortableMigration {
   override async up(): Promise<void> {
     this.addSql(
       "create table `token_usage_totals` (`project_id` text not null default '', `task_id` text not null default '', `agent_id` text not null default '', `tokens` integer not null default 0, `entries` integer not null default 0, primary key (`project_id`, `task_id`, `agent_id`));",
@@ -72,7 +73,8 @@ export class Migration20261123050000 extends Migration {
     this.addSql('create index `token_usage_time` on `token_usage` (`created_at`, `project_id`, `tokens`);');
 
     for (const sql of TOKEN_USAGE_TOTALS_BACKFILL) this.addSql(sql);
-    for (const sql of Object.values(TOKEN_USAGE_TOTALS_TRIGGERS)) this.addSql(sql);
+    if (this.postgres) this.addNativeSql(POSTGRES_TRIGGERS);
+    else for (const sql of Object.values(TOKEN_USAGE_TOTALS_TRIGGERS)) this.addSql(sql);
   }
 
   override async down(): Promise<void> {

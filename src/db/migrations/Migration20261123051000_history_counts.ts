@@ -1,4 +1,5 @@
-import { Migration } from '@mikro-orm/migrations';
+import { PortableMigration } from './portable-migration';
+import { HISTORY_COUNT_TRIGGERS } from './postgres/triggers';
 
 /*
  * Row counts of the tables that grow with history (events, each hook's runs), kept exact by
@@ -20,13 +21,17 @@ function countChange(table: string, key: string, row: 'new' | 'old'): string {
     end;`;
 }
 
-export class Migration20261123051000 extends Migration {
+export class Migration20261123051000 extends PortableMigration {
   override async up(): Promise<void> {
     this.addSql('create table `history_counts` (`name` text not null, `n` integer not null default 0, primary key (`name`));');
     this.addSql("insert into `history_counts` (`name`, `n`) select 'events', count(*) from `events` having count(*) > 0;");
     this.addSql(
       "insert into `history_counts` (`name`, `n`) select 'hook_runs:' || `hook_id`, count(*) from `hook_runs` group by `hook_id`;",
     );
+    if (this.postgres) {
+      this.addNativeSql(HISTORY_COUNT_TRIGGERS);
+      return;
+    }
     this.addSql(countChange('events', "'events'", 'new'));
     this.addSql(countChange('events', "'events'", 'old'));
     this.addSql(countChange('hook_runs', "'hook_runs:' || new.hook_id", 'new'));

@@ -1,4 +1,4 @@
-import { Migration } from '@mikro-orm/migrations';
+import { PortableMigration } from './portable-migration';
 
 /*
  * Messages people send to a task's agent (a reply in its Slack thread, `aq exec message_task`).
@@ -6,7 +6,7 @@ import { Migration } from '@mikro-orm/migrations';
  * message) or 'follow_up' for a finished task (the next run resumes the session with it).
  * `delivered_at` is set once the agent got it; a message goes with its task.
  */
-export class Migration20261123063000 extends Migration {
+export class Migration20261123063000 extends PortableMigration {
   override async up(): Promise<void> {
     this.addSql(
       "create table `task_messages` (`id` integer primary key autoincrement, `task_id` text not null references `tasks` (`id`) on delete cascade, `kind` text not null check (`kind` in ('live', 'follow_up')), `text` text not null, `author` text null, `created_at` integer not null, `delivered_at` integer null);",

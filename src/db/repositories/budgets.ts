@@ -152,7 +152,7 @@ export class BudgetRepository {
       `select created_at from (
          select created_at, sum(tokens) over w as gone_tokens, sum(cost_usd) over w as gone_cost
            from token_usage where ${windowFilter(projectId)}
-         window w as (order by created_at, id rows unbounded preceding))
+         window w as (order by created_at, id rows unbounded preceding)) spent
         where (? is null or ? - gone_tokens < ?) and (? is null or ? - gone_cost < ?)
         order by created_at limit 1`,
       [

@@ -54,7 +54,7 @@ export class PlanChainRepository {
           `insert into tasks (id, project_id, title, description, status, priority, retry_count, max_retries,
               requires_approval, branch_name, parent_task_id, is_plan_subtask, plan_depth, plan_source, auto_tasks,
               preferred_workspace_id, skipped, created_at, updated_at)
-           values (?, ?, ?, ?, 'DEFINED', ?, 0, ?, ?, ?, ?, 1, ?, ?, 0, ?, 0, ?, ?)`,
+           values (?, ?, ?, ?, 'DEFINED', ?, 0, ?, ?, ?, ?, true, ?, ?, false, ?, false, ?, ?)`,
           [
             ids[i],
             parent.projectId,
@@ -62,7 +62,7 @@ export class PlanChainRepository {
             child.description,
             child.priority,
             parent.maxRetries,
-            i === last && parent.requiresApproval ? 1 : 0,
+            i === last && parent.requiresApproval,
             parent.branchName,
             parent.id,
             parent.planDepth + 1,
@@ -78,7 +78,10 @@ export class PlanChainRepository {
         ]);
       }
       for (const { task_id } of existingDownstream) {
-        await tx.execute('insert or ignore into task_dependencies (task_id, depends_on_id) values (?, ?)', [task_id, ids[last]]);
+        await tx.execute('insert into task_dependencies (task_id, depends_on_id) values (?, ?) on conflict do nothing', [
+          task_id,
+          ids[last],
+        ]);
       }
       return input.children.map((c, i) => ({ id: ids[i], title: c.title }));
     });

@@ -10,7 +10,7 @@ export class ProcessedEventRepository {
     const rows = await this.em()
       .getConnection()
       .execute<Array<{ event_id: string }>>(
-        'insert or ignore into processed_slack_events (event_id, received_at) values (?, ?) returning event_id',
+        'insert into processed_slack_events (event_id, received_at) values (?, ?) on conflict do nothing returning event_id',
         [eventId, new Date()],
       );
     return rows.length > 0;

@@ -1,4 +1,5 @@
 import type { EmFactory } from '../database';
+import { dialectOf } from '../dialect';
 
 /** One READY task as the scheduler sees it. */
 export interface ReadyTaskRow {
@@ -192,23 +193,25 @@ export class SchedulingRepository {
    */
   async acquireLease(owner: string, now: Date, staleMs: number): Promise<boolean> {
     const value = JSON.stringify({ owner, heartbeat: now.getTime() });
-    const result = (await this.em()
-      .getConnection()
-      .execute(
-        `insert into system_state (key, value, updated_at) values (?, ?, ?)
+    const connection = this.em().getConnection();
+    const sql = dialectOf(connection);
+    const result = (await connection.execute(
+      `insert into system_state (key, value, updated_at) values (?, ?, ?)
            on conflict (key) do update set value = excluded.value, updated_at = excluded.updated_at
-            where json_extract(system_state.value, '$.owner') = ?
-               or coalesce(json_extract(system_state.value, '$.heartbeat'), 0) < ?`,
-        [LEASE_KEY, value, now.getTime(), owner, now.getTime() - staleMs],
-        'run',
-      )) as { affectedRows?: number };
+            where ${sql.jsonText('system_state.value', 'owner')} = ?
+               or coalesce(${sql.jsonNumber('system_state.value', 'heartbeat')}, 0) < ?`,
+      [LEASE_KEY, value, now.getTime(), owner, now.getTime() - staleMs],
+      'run',
+    )) as { affectedRows?: number };
     return Number(result.affectedRows ?? 0) > 0;
   }
 
   async releaseLease(owner: string): Promise<void> {
-    await this.em()
-      .getConnection()
-      .execute("delete from system_state where key = ? and json_extract(value, '$.owner') = ?", [LEASE_KEY, owner]);
+    const connection = this.em().getConnection();
+    await connection.execute(`delete from system_state where key = ? and ${dialectOf(connection).jsonText('value', 'owner')} = ?`, [
+      LEASE_KEY,
+      owner,
+    ]);
   }
 
   async lease(): Promise<DaemonLease | null> {

@@ -1,4 +1,5 @@
 import type { EmFactory } from '../database';
+import { dialectOf } from '../dialect';
 
 export type TaskMessageKind = 'live' | 'follow_up';
 
@@ -53,13 +54,11 @@ export class TaskMessageRepository {
     m: { taskId: string; kind: TaskMessageKind; text: string; author?: string | null },
     now = new Date(),
   ): Promise<TaskMessageRecord> {
-    const { id } = await this.run('insert into task_messages (task_id, kind, text, author, created_at) values (?, ?, ?, ?, ?)', [
-      m.taskId,
-      m.kind,
-      m.text,
-      m.author ?? null,
-      now.getTime(),
-    ]);
+    const returning = dialectOf(this.em()).returningId;
+    const { id } = await this.run(
+      `insert into task_messages (task_id, kind, text, author, created_at) values (?, ?, ?, ?, ?)${returning}`,
+      [m.taskId, m.kind, m.text, m.author ?? null, now.getTime()],
+    );
     return { id, taskId: m.taskId, kind: m.kind, text: m.text, author: m.author ?? null, createdAt: now, deliveredAt: null };
   }
 

@@ -222,7 +222,7 @@ export class TaskRunRepository {
     const rows = await this.em()
       .getConnection()
       .execute<Array<{ id: string }>>(
-        'select t.id from task_dependencies d join tasks t on t.id = d.task_id where d.depends_on_id = ? and t.parent_task_id = ? and t.is_plan_subtask = 1 limit 1',
+        'select t.id from task_dependencies d join tasks t on t.id = d.task_id where d.depends_on_id = ? and t.parent_task_id = ? and t.is_plan_subtask = true limit 1',
         [taskId, parentTaskId],
       );
     return rows[0]?.id ?? null;

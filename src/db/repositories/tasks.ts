@@ -2,6 +2,7 @@ import type { FilterQuery } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import { Task, TaskDependency, type TaskStatus } from '../entities';
 import type { EmFactory } from '../database';
+import { dialectOf } from '../dialect';
 import { generateTaskId } from '../ids';
 import { blockedHoldingUp, stuckDownstreamPages, type StuckPage } from './stuck-chains';
 import { toTaskRecord, type NewTask, type TaskRecord, type TaskUpdate } from './task-record';
@@ -121,15 +122,16 @@ export class TaskRepository {
     }
     const where = conditions.length ? `where ${conditions.join(' and ')}` : '';
     const conn = this.em().getConnection();
+    const order = `priority, created_at, ${dialectOf(conn).taskInsertionOrder}`;
     const [rows, counts] = await Promise.all([
       conn.execute<
         Array<{ id: string; project_id: string; title: string; status: TaskStatus; priority: number; assigned_agent: string | null }>
       >(
-        // The page's rowids come from an index-only walk (each order index ends in the rowid), so a
-        // deep offset skips index entries instead of reading and discarding whole rows.
+        // The page's ids come from an index-only walk (on SQLite each order index ends in the rowid),
+        // so a deep offset skips index entries instead of reading and discarding whole rows.
         `select id, project_id, title, status, priority, assigned_agent from tasks
-          where rowid in (select rowid from tasks ${where} order by priority, created_at, rowid limit ? offset ?)
-          order by priority, created_at, rowid`,
+          where id in (select id from tasks ${where} order by ${order} limit ? offset ?)
+          order by ${order}`,
         [...params, limit, options.offset ?? 0],
       ),
       options.count === false
@@ -173,7 +175,7 @@ export class TaskRepository {
       .getConnection()
       .execute(
         'select t.id, t.title, t.status from task_dependencies d join tasks t on t.id = d.depends_on_id where d.task_id = ? order by t.priority, t.created_at, t.id limit ? offset ?',
-        [taskId, page?.limit ?? -1, page?.offset ?? 0],
+        [taskId, page?.limit ?? Number.MAX_SAFE_INTEGER, page?.offset ?? 0],
       );
   }
 
@@ -186,7 +188,7 @@ export class TaskRepository {
       .getConnection()
       .execute(
         'select t.id, t.title, t.status from task_dependencies d join tasks t on t.id = d.task_id where d.depends_on_id = ? order by t.priority, t.created_at, t.id limit ? offset ?',
-        [taskId, page?.limit ?? -1, page?.offset ?? 0],
+        [taskId, page?.limit ?? Number.MAX_SAFE_INTEGER, page?.offset ?? 0],
       );
   }
 

@@ -47,7 +47,20 @@ describe('loadConfig', () => {
     expect(loadConfig({ AQ_HOME: '/x', AQ_WORKSPACE_DIR: 'ws', DATABASE_URL: 'sqlite:db/aq.db' })).toMatchObject({
       workspaceDir: '/x/ws',
       databasePath: '/x/db/aq.db',
+      database: { dialect: 'sqlite', path: '/x/db/aq.db' },
     });
+  });
+
+  it('runs on PostgreSQL when DATABASE_URL is a postgres:// URL', () => {
+    const url = 'postgres://aq:secret@db.internal:5432/agent_queue';
+    const config = loadConfig({ AQ_HOME: '/x', DATABASE_URL: url });
+    expect(config.database).toEqual({ dialect: 'postgresql', url });
+    expect(loadConfig({ AQ_HOME: '/x', DATABASE_URL: 'postgresql://db/aq' }).database).toEqual({
+      dialect: 'postgresql',
+      url: 'postgresql://db/aq',
+    });
+    // Nothing is stored in the SQLite file then; it stays hidden from agents all the same.
+    expect(config.databasePath).toBe('/x/agent-queue.db');
   });
 
   it.each([
@@ -56,7 +69,7 @@ describe('loadConfig', () => {
     [{ AQ_USE_LLM_PARSER: 'maybe' }, 'AQ_USE_LLM_PARSER must be true or false (got "maybe").'],
     [{ SLACK_API_URL: 'slack.com' }, 'SLACK_API_URL must be an http:// or https:// URL (got "slack.com").'],
     [{ AQ_ADMINS: 'alice' }, 'AQ_ADMINS must list Slack user ids such as U012ABCDEF, separated by commas (got "alice").'],
-    [{ DATABASE_URL: 'postgres://db/aq' }, expect.stringContaining('PostgreSQL, which is not supported yet')],
+    [{ DATABASE_URL: 'postgres://db' }, 'DATABASE_URL must name a host and a database, like postgres://user:password@host:5432/database.'],
     [{ DATABASE_URL: 'mysql://x' }, expect.stringContaining('DATABASE_URL must look like sqlite:')],
   ])('rejects %j with a clear sentence', (env, message) => {
     expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrow(ConfigError);

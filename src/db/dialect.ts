@@ -1,0 +1,55 @@
+/**
+ * The one place where SQLite and PostgreSQL differ in the raw SQL of the repositories. Everything
+ * else is written once in SQL both accept: `insert … on conflict … do nothing / do update`
+ * (SQLite ≥ 3.24), `returning` (≥ 3.35), `true`/`false` (≥ 3.23), window functions and recursive
+ * CTEs. Both store datetimes as milliseconds since the epoch (SQLite through MikroORM's SQLite
+ * platform, PostgreSQL through ours in postgres-driver.ts, in `bigint` columns), so a time is the
+ * same number in every query, row and parameter on both.
+ */
+export type DialectName = 'sqlite' | 'postgresql';
+
+export interface SqlDialect {
+  readonly name: DialectName;
+  /** A JSON column's member `key` as text (`null` when absent). */
+  jsonText(column: string, key: string): string;
+  /** A JSON column's member `key` as a number (`null` when absent). */
+  jsonNumber(column: string, key: string): string;
+  /** A tie-breaker that follows insertion order, for stable paging of `tasks`. */
+  readonly taskInsertionOrder: string;
+  /** `like` that ignores ASCII case, as SQLite's `like` does. */
+  readonly likeIgnoringCase: string;
+  /** Appended to an insert so the 'run' result carries the new row's `id` (insertId). */
+  readonly returningId: string;
+}
+
+const SQLITE: SqlDialect = {
+  name: 'sqlite',
+  jsonText: (column, key) => `json_extract(${column}, '$.${key}')`,
+  jsonNumber: (column, key) => `json_extract(${column}, '$.${key}')`,
+  taskInsertionOrder: 'rowid',
+  likeIgnoringCase: 'like',
+  returningId: '',
+};
+
+const POSTGRESQL: SqlDialect = {
+  name: 'postgresql',
+  jsonText: (column, key) => `(${column}->>'${key}')`,
+  jsonNumber: (column, key) => `(${column}->>'${key}')::double precision`,
+  // The `seq` column (bigserial) exists on PostgreSQL only: it has no rowid.
+  taskInsertionOrder: 'seq',
+  likeIgnoringCase: 'ilike',
+  returningId: ' returning id',
+};
+
+export const DIALECTS: Record<DialectName, SqlDialect> = { sqlite: SQLITE, postgresql: POSTGRESQL };
+
+/** Anything that can say which platform it talks to: an EntityManager, a connection, a driver. */
+export interface HasPlatform {
+  getPlatform(): unknown;
+}
+
+/** The dialect of the database behind `source`. */
+export function dialectOf(source: HasPlatform): SqlDialect {
+  const platform = source.getPlatform() as { dialect?: DialectName };
+  return DIALECTS[platform.dialect ?? 'sqlite'];
+}

@@ -1,0 +1,50 @@
+import { types } from 'node:util';
+import { AbstractSqlDriver, PostgreSqlConnection, PostgreSqlPlatform, type Configuration } from '@mikro-orm/postgresql';
+import { storableValue } from './storable-text';
+
+/** pg's OIDs for the types read here as JavaScript numbers. */
+const INT8 = 20;
+const NUMERIC = 1700;
+
+/**
+ * PostgreSQL with the app's storage conventions, so repositories read the same values on both
+ * dialects: datetimes are `bigint` milliseconds since the epoch (as SQLite stores them), and
+ * NUL and lone surrogates in text become U+FFFD (PostgreSQL refuses NUL in text).
+ */
+// util.types.isDate, not instanceof: a Date made in another realm (a Jest sandbox, a vm) is still one.
+const isDate = (value: unknown): value is Date => types.isDate(value);
+
+export class AppPostgreSqlPlatform extends PostgreSqlPlatform {
+  readonly dialect = 'postgresql';
+
+  override escape(value: unknown): string {
+    if (isDate(value)) return String(value.getTime());
+    return super.escape(storableValue(value));
+  }
+
+  override processDateProperty(value: unknown): string | number | Date {
+    return isDate(value) ? value.getTime() : (value as string | number);
+  }
+
+  override quoteValue(value: unknown): string {
+    return isDate(value) ? String(value.getTime()) : super.quoteValue(value);
+  }
+}
+
+/** Counts, sums and `bigint` columns (times, tokens) come back as numbers, as they do from SQLite. */
+export class AppPostgreSqlConnection extends PostgreSqlConnection {
+  override getConnectionOptions() {
+    const options = super.getConnectionOptions();
+    // MikroORM's PostgreSqlConnection sets pg's per-connection type parsers here; these join them.
+    const { types } = options as unknown as { types: { setTypeParser(oid: number, parse: (text: string) => unknown): void } };
+    types.setTypeParser(INT8, (text: string) => Number(text));
+    types.setTypeParser(NUMERIC, (text: string) => Number(text));
+    return options;
+  }
+}
+
+export class AppPostgreSqlDriver extends AbstractSqlDriver<AppPostgreSqlConnection, AppPostgreSqlPlatform> {
+  constructor(config: Configuration) {
+    super(config, new AppPostgreSqlPlatform(), AppPostgreSqlConnection, ['knex', 'pg']);
+  }
+}
