@@ -1,4 +1,4 @@
-import { Migration } from '@mikro-orm/migrations';
+import { PortableMigration } from './portable-migration';
 
 /*
  * The fleet: `aq worker` processes on other machines (workers), the claim a worker holds on a
@@ -7,7 +7,7 @@ import { Migration } from '@mikro-orm/migrations';
  * workspaces a worker owns (worker_id; null for the app's own). Plain SQL that SQLite and
  * PostgreSQL both read; times are milliseconds since the epoch.
  */
-export class Migration20261123072000 extends Migration {
+export class Migration20261123072000 extends PortableMigration {
   override async up(): Promise<void> {
     this.addSql(
       `create table workers (

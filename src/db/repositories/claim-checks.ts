@@ -1,4 +1,5 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
+import { dialectOf } from '../dialect';
 import { GLOBAL_BUDGET_SCOPE } from './budgets';
 
 /** Why a claim that reached the database was refused by the fleet's rules. */
@@ -9,7 +10,7 @@ const QUOTA_PREFIX = 'Usage limit until';
 
 /** Whether the connection behind `em` is PostgreSQL (row locks) rather than SQLite (one writer). */
 export function isPostgres(em: SqlEntityManager): boolean {
-  return /postgre/i.test(em.getPlatform().constructor.name);
+  return dialectOf(em).name === 'postgresql';
 }
 
 async function rows<T>(tx: SqlEntityManager, sql: string, params: unknown[]): Promise<T[]> {

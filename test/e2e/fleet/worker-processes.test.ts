@@ -3,6 +3,7 @@ import path from 'node:path';
 import { makeClaudeEnv } from '../../support/claude-env';
 import { FakeAnthropic, type RecordedRequest, type ScriptedAnswer } from '../../support/fake-anthropic';
 import { createOriginRepo, gitOut } from '../../support/git-fixtures';
+import { createTestDatabase, onPostgres } from '../../support/postgres-databases';
 import { startTestApp, type TestApp } from '../../support/slack-app';
 import { waitFor } from '../../integration/orchestrator/harness';
 import { overlappingRuns } from '../../integration/fleet/fleet-harness';
@@ -35,12 +36,13 @@ interface WorkerProcess {
 /**
  * The fleet as it runs for real: the Slack app (the real Bolt app against the fake Slack, its
  * daemon with no local agents) and three `aq worker` processes (bin/aq.js, built) sharing its
- * SQLite file in WAL mode, running the real Claude Code CLI against the loopback Messages API.
+ * database (the SQLite file in WAL mode, or PostgreSQL on the `postgresql` Jest project), running the real Claude Code CLI against the loopback Messages API.
  * One worker is killed with SIGKILL in the middle of a run.
  */
 describe('one app process and three aq worker processes (e2e)', () => {
   let app: TestApp;
   let fake: FakeAnthropic;
+  let dropDatabase: (() => Promise<void>) | null = null;
   const workers: WorkerProcess[] = [];
 
   afterEach(async () => {
@@ -52,11 +54,18 @@ describe('one app process and three aq worker processes (e2e)', () => {
     }
     await app?.stop();
     await fake?.close();
+    await dropDatabase?.();
   });
 
   it('runs every task exactly once across the workers, and a killed worker’s tasks run again elsewhere', async () => {
     fake = await FakeAnthropic.start({ consumeOnlyWithTools: true, untooledText: 'Fleet task' });
-    app = await startTestApp({ AQ_LOCAL_AGENTS: 'false', AQ_AGENTS: '0' }, { daemon: true });
+    // On the `postgresql` Jest project the app and the workers share a PostgreSQL database.
+    const database = onPostgres() ? await createTestDatabase() : null;
+    dropDatabase = database?.drop ?? null;
+    app = await startTestApp(
+      { AQ_LOCAL_AGENTS: 'false', AQ_AGENTS: '0', ...(database && { DATABASE_URL: database.url }) },
+      { daemon: true },
+    );
     const rt = app.started.runtime;
     const exec = (name: string, args: Record<string, unknown> = {}) => rt.handler.execute(name, args, { source: 'system' });
     const origin = await createOriginRepo(app.home);
@@ -98,7 +107,7 @@ describe('one app process and three aq worker processes (e2e)', () => {
       const env = {
         ...makeClaudeEnv(fake.url, dir),
         AQ_HOME: dir,
-        DATABASE_URL: `sqlite:${rt.config.databasePath}`,
+        DATABASE_URL: rt.config.databaseUrl,
         AQ_NO_COMPILE_CACHE: '1',
         NODE_OPTIONS: '',
       };

@@ -41,7 +41,7 @@ export async function makeFleet(project: { maxConcurrentAgents?: number } = {}):
     origin,
     workers,
     async addWorker(name, options = {}) {
-      const db = await Database.open(rt.config.databasePath);
+      const db = await Database.open(rt.config.database);
       const logs: string[] = [];
       const adapter = new ScriptedAdapter();
       const worker = new FleetWorker(db, new EventLog(db, (m) => logs.push(m)), rt.config, {
