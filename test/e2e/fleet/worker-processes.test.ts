@@ -111,7 +111,7 @@ describe('one app process and three aq worker processes (e2e)', () => {
         AQ_NO_COMPILE_CACHE: '1',
         NODE_OPTIONS: '',
       };
-      const child = spawn(process.execPath, [AQ, 'worker', '--name', name, '--capacity', '2', '--lease-seconds', '3'], {
+      const child = spawn(process.execPath, [AQ, 'worker', '--name', name, '--capacity', '2', '--lease-seconds', '10'], {
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
