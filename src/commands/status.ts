@@ -8,6 +8,7 @@ import { workerView } from './workers';
 /** Caps keep get_status fast on large queues; by_status always has the full counts. */
 export const STATUS_READY_LIMIT = 20;
 export const STATUS_IN_PROGRESS_LIMIT = 50;
+export const STATUS_WORKERS_LIMIT = 20;
 
 export const getStatus = defineCommand({
   name: 'get_status',
@@ -58,7 +59,10 @@ export const getStatus = defineCommand({
       agent_sandbox: sandboxStatus(ctx.config.agents.allowUnsandboxed),
       forges,
       // Only once the fleet has workers: a single-machine install looks as before.
-      ...(workers.length > 0 && { workers: workers.map((w) => workerView(w)) }),
+      ...(workers.length > 0 && {
+        workers: workers.slice(0, STATUS_WORKERS_LIMIT).map((w) => workerView(w)),
+        workers_total: workers.length,
+      }),
     };
   },
 });

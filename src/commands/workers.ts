@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import type { WorkerRecord } from '../db/repositories/workers';
 import { defineCommand } from './catalog';
+import { pageFields, pageOf, sliceOf, type ListPaging } from './paging';
+
+const WORKER_LIST: ListPaging = { key: 'workers', defaultLimit: 100, maxLimit: 500 };
 
 /** A worker as status views show it: alive while it heartbeats within its lease. */
 export function workerView(w: WorkerRecord, now = Date.now()): Record<string, unknown> {
@@ -21,14 +24,15 @@ export function workerView(w: WorkerRecord, now = Date.now()): Record<string, un
 export const listWorkers = defineCommand({
   name: 'list_workers',
   group: 'agents',
-  description:
-    'List the `aq worker` machines that run agents for this queue: alive or not, capacity, labels, the tasks they run and their last heartbeat.',
-  input: z.object({}),
+  description: `List the \`aq worker\` machines that run agents for this queue, by name, ${WORKER_LIST.defaultLimit} a page: alive or not, capacity, labels, the tasks they run and their last heartbeat.`,
+  input: z.object(pageFields(WORKER_LIST)),
   readOnly: true,
-  async run(_args, ctx) {
-    const workers = await ctx.db.workers.list();
+  list: WORKER_LIST,
+  async run(args, ctx) {
+    // The fleet is a handful of machines: read whole, paged here.
+    const page = sliceOf(await ctx.db.workers.list(), pageOf(args, WORKER_LIST.defaultLimit));
     const now = Date.now();
-    return { workers: workers.map((w) => workerView(w, now)), total: workers.length };
+    return { workers: page.items.map((w) => workerView(w, now)), total: page.total, next_offset: page.next_offset };
   },
 });
 

@@ -130,13 +130,25 @@ describe('one app process and three aq worker processes (e2e)', () => {
       );
     }
 
+    /** What the fleet did, for a timeout's message. */
+    const story = async (err: Error) => {
+      const tasks = await rt.db.tasks.list({ projectId: 'web' }, 100);
+      const trouble = (await rt.db.events.recent(200)).filter((e) => ['merge_failed', 'task_blocked', 'task_failed'].includes(e.type));
+      return new Error(
+        [
+          err.message,
+          JSON.stringify(tasks.tasks.map((t) => [t.id, t.status])),
+          JSON.stringify((await rt.db.runRecords.all()).map((r) => [r.taskId, r.workerId, r.outcome])),
+          JSON.stringify(trouble.map((e) => e.payload)),
+          `requests ${fake.requests.length}`,
+          ...workers.map((w) => w.output.join('')),
+        ].join('\n'),
+      );
+    };
     const request = await Promise.race([
       held,
-      waitFor<RecordedRequest>(async () => false, 60_000, 'the victim to start its third run').catch(async (err) => {
-        const tasks = await rt.db.tasks.list({ projectId: 'web' }, 100);
-        throw new Error(
-          `${err.message}\n${JSON.stringify(tasks.tasks.map((t) => [t.id, t.status]))}\n${JSON.stringify(await rt.db.runRecords.all())}\n${JSON.stringify((await rt.db.events.recent(200)).filter((e) => ['merge_failed', 'task_blocked', 'task_failed'].includes(e.type)).map((e) => e.payload))}\nrequests ${fake.requests.length}\n${workers.map((w) => w.output.join('')).join('\n---\n')}`,
-        );
+      waitFor<RecordedRequest>(async () => false, 120_000, 'the victim to start its third run').catch(async (err) => {
+        throw await story(err);
       }),
     ]);
     const heldTask = /- Task id: (\S+)/.exec(firstPrompt(request))?.[1] as string;
@@ -148,7 +160,9 @@ describe('one app process and three aq worker processes (e2e)', () => {
       async () => (await rt.db.tasks.list({ projectId: 'web', status: 'COMPLETED' }, 100)).tasks.length === TASKS,
       240_000,
       'every task to complete',
-    );
+    ).catch(async (err) => {
+      throw await story(err);
+    });
 
     // Every task COMPLETED exactly once: one run ended COMPLETED, and no two runs of a task overlapped.
     const runs = await rt.db.runRecords.all();
