@@ -7,7 +7,7 @@ import { claimLaunch } from '../src/orchestrator/task-moves';
  * One claimer process of the fleet bench (fleet-bench.ts starts eight): for `ms` milliseconds it
  * claims a READY task among the first few in queue order with its one agent and workspace, runs
  * it instantly (AGENT_STARTED, AGENT_COMPLETED through the run's fenced moves) and frees both,
- * then claims again. Prints `{claims, refused}` as JSON.
+ * then claims again. Prints `{claims, refused, ms}` as JSON.
  */
 async function main(): Promise<void> {
   const [target, worker, ms] = [JSON.parse(process.argv[2]) as DatabaseTarget, process.argv[3], Number(process.argv[4])];
@@ -16,7 +16,8 @@ async function main(): Promise<void> {
   const machine = new TaskStateMachine(db, quiet);
   let claims = 0;
   let refused = 0;
-  const end = Date.now() + ms;
+  const start = Date.now();
+  const end = start + ms;
   try {
     while (Date.now() < end) {
       const ready = (await db
@@ -48,7 +49,7 @@ async function main(): Promise<void> {
   } finally {
     await db.close();
   }
-  process.stdout.write(`${JSON.stringify({ claims, refused })}\n`);
+  process.stdout.write(`${JSON.stringify({ claims, refused, ms: Date.now() - start })}\n`);
 }
 
 main().catch((err) => {

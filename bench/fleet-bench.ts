@@ -12,7 +12,7 @@ import { createRuntime, type Runtime } from '../src/runtime';
 import { percentiles, type BenchRow } from './table';
 
 const execFileAsync = promisify(execFile);
-const CLAIMERS = 8;
+const CLAIMERS = Number(process.env.BENCH_CLAIMERS ?? 8);
 const CLAIM_MS = 10_000;
 const PROJECTS = 50;
 
@@ -68,7 +68,7 @@ async function seedWorkers(rt: Runtime, workers: string[], agentsEach: number, w
 }
 
 /** Eight claimer processes against one database: claims per second, and no task claimed twice. */
-async function claimRate(): Promise<BenchRow[]> {
+export async function claimRate(): Promise<BenchRow[]> {
   const home = await mkdtemp(path.join(os.tmpdir(), 'aq-fleet-bench-'));
   const url = process.env.BENCH_DATABASE_URL;
   const config = loadConfig({ AQ_HOME: home, ...(url && { DATABASE_URL: url }) });
@@ -85,13 +85,12 @@ async function claimRate(): Promise<BenchRow[]> {
       ),
     );
     const seconds = (performance.now() - started) / 1000;
-    const results = outputs.map((o) => JSON.parse(o.stdout) as { claims: number; refused: number });
+    const results = outputs.map((o) => JSON.parse(o.stdout) as { claims: number; refused: number; ms: number });
+    const window = Math.max(...results.map((r) => r.ms)) / 1000;
     const claims = results.reduce((n, r) => n + r.claims, 0);
     const refused = results.reduce((n, r) => n + r.refused, 0);
     const connection = rt.db.em().getConnection();
-    const doubles = (await connection.execute(
-      'select task_id from task_runs group by task_id having count(*) > 1',
-    )) as unknown[];
+    const doubles = (await connection.execute('select task_id from task_runs group by task_id having count(*) > 1')) as unknown[];
     const completed = (await connection.execute("select count(*) as n from tasks where status = 'COMPLETED'")) as Array<{ n: number }>;
     if (doubles.length > 0 || Number(completed[0].n) !== claims) {
       throw new Error(`Double claims: ${doubles.length} task(s) claimed twice; ${completed[0].n} completed for ${claims} claims.`);
@@ -99,8 +98,8 @@ async function claimRate(): Promise<BenchRow[]> {
     return [
       {
         name: `claims/s, ${CLAIMERS} claimer processes (${config.database.dialect})`,
-        value: `${(claims / seconds).toFixed(0)} claims/s`,
-        note: `${claims} claims + instant runs in ${seconds.toFixed(1)} s (process start included), ${refused} lost races; 0 tasks claimed twice (task_runs), ${claims} COMPLETED`,
+        value: `${(claims / window).toFixed(0)} claims/s`,
+        note: `${claims} claims, each with its instant run, in ${window.toFixed(1)} s (${seconds.toFixed(1)} s with process starts); ${refused} lost races; 0 tasks claimed twice (task_runs), all ${claims} COMPLETED`,
       },
     ];
   } finally {
