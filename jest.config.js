@@ -1,42 +1,39 @@
 const fs = require('node:fs');
 const path = require('node:path');
+const fastGlob = require('fast-glob');
 
 const root = __dirname;
 
 /**
- * Test files that stay on SQLite only, because what they assert is SQLite's: its file, its
- * migrations on an older file, its lazy-migration cold start, its storage of odd text.
+ * Test files that stay on SQLite only, because what they assert is SQLite's: opening its file,
+ * lazy migrations on a cold start, and migrating an older SQLite file (its backfills).
  */
 const SQLITE_ONLY = [
   'test/integration/db/orm.test.ts',
   'test/integration/db/lazy-migrations.test.ts',
+  'test/integration/db/history-counts.test.ts',
+  'test/integration/db/token-usage-totals.test.ts',
 ];
 
-/** Test files that reach the database: they (or test helpers they import) build a runtime or open a Database. */
+/** Test files about what only PostgreSQL does (concurrent writers). */
+const POSTGRES_ONLY = ['test/integration/db/postgres-event-relay.test.ts'];
+
+/** Whether a test file, or a test helper it imports, builds a runtime or opens a Database. */
+function touchesDatabase(file, seen = new Set()) {
+  if (seen.has(file) || !fs.existsSync(file)) return false;
+  seen.add(file);
+  const text = fs.readFileSync(file, 'utf8');
+  if (/makeTestRuntime\(|Database\.open\(|openTestDatabase\(/.test(text)) return true;
+  return [...text.matchAll(/from '(\.{1,2}\/[^']+)'/g)]
+    .map(([, spec]) => path.resolve(path.dirname(file), `${spec}.ts`))
+    .some((target) => target.startsWith(path.join(root, 'test')) && touchesDatabase(target, seen));
+}
+
 function databaseSuites() {
-  const uses = /makeTestRuntime\(|Database\.open\(|testDatabaseTarget\(/;
-  const seen = new Map();
-  const touches = (file) => {
-    if (seen.has(file)) return seen.get(file);
-    seen.set(file, false);
-    const text = fs.readFileSync(file, 'utf8');
-    let result = uses.test(text);
-    for (const [, spec] of text.matchAll(/from '(\.{1,2}\/[^']+)'/g)) {
-      if (result) break;
-      const target = path.resolve(path.dirname(file), `${spec}.ts`);
-      if (target.startsWith(path.join(root, 'test')) && fs.existsSync(target) && !target.includes(`${path.sep}support${path.sep}`)) {
-        result = touches(target);
-      } else if (target.startsWith(path.join(root, 'test', 'support'))) {
-        result = /makeTestRuntime\(/.test(fs.readFileSync(target, 'utf8')) && !target.endsWith('runtime.ts') ? true : result || target.endsWith(`support${path.sep}runtime.ts`);
-      }
-    }
-    seen.set(file, result);
-    return result;
-  };
-  const files = fs.globSync ? fs.globSync('test/**/*.test.ts', { cwd: root }) : require('fast-glob').sync('test/**/*.test.ts', { cwd: root });
-  return files
-    .filter((f) => !SQLITE_ONLY.includes(f.split(path.sep).join('/')))
-    .filter((f) => touches(path.join(root, f)))
+  return fastGlob
+    .sync('test/**/*.test.ts', { cwd: root })
+    .map((f) => f.split(path.sep).join('/'))
+    .filter((f) => !SQLITE_ONLY.includes(f) && (POSTGRES_ONLY.includes(f) || touchesDatabase(path.join(root, f))))
     .map((f) => `<rootDir>/${f}`);
 }
 
@@ -65,7 +62,7 @@ module.exports = {
   testTimeout: 30000,
   maxWorkers: 2,
   projects: [
-    { ...shared, displayName: 'sqlite', testMatch: ['**/*.test.ts'] },
+    { ...shared, displayName: 'sqlite', testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', ...POSTGRES_ONLY] },
     { ...shared, displayName: 'postgresql', testMatch: databaseSuites(), setupFiles: ['<rootDir>/test/support/postgres-env.ts'] },
   ],
 };

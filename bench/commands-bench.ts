@@ -51,6 +51,10 @@ export interface CommandsBenchOptions {
   iterations?: number;
   /** Usage rows at the last step, after the task sizes (default 1M; each size also gets 2 per task). */
   usageRows?: number;
+  /** postgres://… of an empty database to run on instead of a fresh SQLite file. */
+  databaseUrl?: string;
+  /** Prefix of every row's name (the database the figures are for). */
+  label?: string;
 }
 
 /** Puts `count` tasks IN_PROGRESS with a BUSY agent each, so get_status has live work to join. */
@@ -77,7 +81,8 @@ export async function runCommandsBench(options: CommandsBenchOptions = {}): Prom
   const home = await mkdtemp(path.join(os.tmpdir(), 'aq-bench-'));
   let runtime: Runtime | null = null;
   try {
-    runtime = await createRuntime(loadConfig({ AQ_HOME: home }), { log: () => undefined });
+    const env = { AQ_HOME: home, ...(options.databaseUrl && { DATABASE_URL: options.databaseUrl }) };
+    runtime = await createRuntime(loadConfig(env), { log: () => undefined });
     const rt = runtime;
     const run = (name: string, args: Record<string, unknown> = {}) => failIfError(rt.handler.execute(name, args, { source: 'cli' }));
     const projects = await seedProjects(rt.db, 50, rt.config.workspaceDir);
@@ -140,7 +145,7 @@ export async function runCommandsBench(options: CommandsBenchOptions = {}): Prom
       value: `${percentiles(scan).median.toFixed(1)} ms median`,
       note: 'for comparison; 3 calls',
     });
-    return rows;
+    return options.label ? rows.map((r) => ({ ...r, name: `${options.label}: ${r.name}` })) : rows;
   } finally {
     if (runtime) await runtime.close();
     await rm(home, { recursive: true, force: true });

@@ -5,12 +5,14 @@ import { runSchedulerBench } from './scheduler-bench';
 import { runSlackBench } from './slack-bench';
 import { runCliBench } from './cli-bench';
 import { runFleetBench } from './fleet-bench';
+import { runPostgresCommandsBench } from './postgres-bench';
 
 type Suite = { name: string; run: () => Promise<BenchRow[]> };
 
 const SUITES: Suite[] = [
   { name: 'plan', run: runPlanBench },
   { name: 'commands', run: () => runCommandsBench() },
+  { name: 'commands-postgresql', run: () => runPostgresCommandsBench() },
   { name: 'scheduler', run: runSchedulerBench },
   { name: 'slack', run: () => runSlackBench() },
   { name: 'cli', run: runCliBench },

@@ -1,5 +1,7 @@
 import type { Database } from '../src/db/database';
 import { TOKEN_USAGE_TOTALS_BACKFILL, TOKEN_USAGE_TOTALS_TRIGGERS } from '../src/db/migrations/Migration20261123050000_token_usage_totals';
+import { TOKEN_USAGE_TOTALS_TRIGGERS as POSTGRES_TRIGGERS } from '../src/db/migrations/postgres/triggers';
+import { postgresDdl } from '../src/db/migrations/portable-migration';
 
 const STATUSES = ['READY', 'READY', 'DEFINED', 'COMPLETED', 'COMPLETED', 'COMPLETED', 'FAILED', 'BLOCKED', 'AWAITING_APPROVAL'];
 
@@ -10,12 +12,12 @@ export async function seedProjects(db: Database, projects: number, workspaceDir:
     const now = new Date();
     for (const id of ids) {
       await em.execute(
-        'insert or ignore into projects (id, name, status, credit_weight, max_concurrent_agents, workspace, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?)',
+        'insert into projects (id, name, status, credit_weight, max_concurrent_agents, workspace, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing',
         [id, id, 'ACTIVE', 1, 2, `${workspaceDir}/${id}`, now, now],
       );
     }
     for (let i = 0; i < 20; i++) {
-      await em.execute("insert or ignore into agents (id, name, type, state, created_at) values (?, ?, 'claude', 'IDLE', ?)", [
+      await em.execute("insert into agents (id, name, type, state, created_at) values (?, ?, 'claude', 'IDLE', ?) on conflict do nothing", [
         `agent-${i}`,
         `agent-${i}`,
         now,
@@ -37,7 +39,7 @@ export async function seedTasks(db: Database, projectIds: string[], count: numbe
       for (let i = start; i < Math.min(count, start + batch); i++) {
         const n = offset + i;
         const created = new Date(1_700_000_000_000 + n * 1000);
-        rows.push('(?, ?, ?, ?, ?, ?, 0, 3, 0, 0, 0, 1, 0, ?, ?)');
+        rows.push('(?, ?, ?, ?, ?, ?, 0, 3, false, false, 0, true, false, ?, ?)');
         params.push(
           `bench-task-${n}`,
           projectIds[n % projectIds.length],
@@ -56,7 +58,7 @@ export async function seedTasks(db: Database, projectIds: string[], count: numbe
 
 /**
  * Appends usage rows `from`…`to - 1` in one statement (a recursive CTE generates them inside
- * SQLite, so 1M rows need no JavaScript loop). Row i belongs to task i mod `tasks` (and that
+ * the database, so 1M rows need no JavaScript loop). Row i belongs to task i mod `tasks` (and that
  * task's project, as seedTasks spreads them) and one of 20 agents. The per-row totals trigger is
  * set aside during the load and the totals rebuilt with the migration's own backfill, which
  * ends in the state the trigger keeps (the tests prove both agree); a million trigger runs
@@ -64,8 +66,9 @@ export async function seedTasks(db: Database, projectIds: string[], count: numbe
  */
 export async function seedTokenUsage(db: Database, projects: number, tasks: number, from: number, to: number): Promise<void> {
   if (to <= from) return;
+  const postgres = db.dialect.name === 'postgresql';
   await db.transaction(async (em) => {
-    await em.execute('drop trigger `token_usage_totals_insert`');
+    await em.execute(postgres ? 'drop trigger token_usage_totals_insert on token_usage' : 'drop trigger `token_usage_totals_insert`');
     await em.execute(
       `insert into token_usage (project_id, task_id, agent_id, source, input_tokens, output_tokens, tokens, cost_usd, created_at)
        with recursive n(i) as (select ? union all select i + 1 from n where i < ?)
@@ -76,7 +79,7 @@ export async function seedTokenUsage(db: Database, projects: number, tasks: numb
     );
     await em.execute('delete from token_usage_totals');
     await em.execute('delete from token_usage_project_totals');
-    for (const sql of TOKEN_USAGE_TOTALS_BACKFILL) await em.execute(sql);
-    await em.execute(TOKEN_USAGE_TOTALS_TRIGGERS.token_usage_totals_insert);
+    for (const sql of TOKEN_USAGE_TOTALS_BACKFILL) await em.execute(postgres ? postgresDdl(sql) : sql);
+    await em.execute(postgres ? POSTGRES_TRIGGERS[1] : TOKEN_USAGE_TOTALS_TRIGGERS.token_usage_totals_insert);
   });
 }

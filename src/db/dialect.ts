@@ -16,6 +16,8 @@ export interface SqlDialect {
   jsonNumber(column: string, key: string): string;
   /** A tie-breaker that follows insertion order, for stable paging of `tasks`. */
   readonly taskInsertionOrder: string;
+  /** What identifies a `tasks` row most cheaply in an index (SQLite's rowid ends every index). */
+  readonly taskRowKey: string;
   /** `like` that ignores ASCII case, as SQLite's `like` does. */
   readonly likeIgnoringCase: string;
   /** Appended to an insert so the 'run' result carries the new row's `id` (insertId). */
@@ -27,6 +29,7 @@ const SQLITE: SqlDialect = {
   jsonText: (column, key) => `json_extract(${column}, '$.${key}')`,
   jsonNumber: (column, key) => `json_extract(${column}, '$.${key}')`,
   taskInsertionOrder: 'rowid',
+  taskRowKey: 'rowid',
   likeIgnoringCase: 'like',
   returningId: '',
 };
@@ -37,6 +40,7 @@ const POSTGRESQL: SqlDialect = {
   jsonNumber: (column, key) => `(${column}->>'${key}')::double precision`,
   // The `seq` column (bigserial) exists on PostgreSQL only: it has no rowid.
   taskInsertionOrder: 'seq',
+  taskRowKey: 'id',
   likeIgnoringCase: 'ilike',
   returningId: ' returning id',
 };

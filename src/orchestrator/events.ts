@@ -1,5 +1,6 @@
 import type { Database } from '../db/database';
 import type { EventRecord } from '../db/repositories/events';
+import { EventCursor } from './event-cursor';
 
 /**
  * Every event the system emits, one list. Hooks with `{type: "event", event_type}` match these
@@ -103,21 +104,29 @@ export class EventLog {
    * Polls the event table for events other processes (for example `aq`) stored and delivers
    * them here, so the daemon reports them to Slack too. Returns a stop function.
    */
-  followExternal(intervalMs = 1000): () => void {
-    let lastId: number | null = null;
+  followExternal(intervalMs = 1000, gapGraceMs?: number): () => void {
+    let cursor: EventCursor | null = null;
     let running = false;
+    const page = 200;
     const tick = async () => {
       if (running) return;
       running = true;
       try {
-        if (lastId === null) {
-          lastId = await this.db.events.latestId();
+        if (cursor === null) {
+          cursor = new EventCursor(await this.db.events.latestId(), gapGraceMs);
           return;
         }
-        for (const event of await this.db.events.since(lastId)) {
-          lastId = event.id;
-          if (event.origin !== PROCESS_ORIGIN) await this.dispatch(event);
+        // From the cursor's floor, not the newest id seen: an event with a lower id may have
+        // committed since (see EventCursor).
+        for (let after = cursor.after; ; ) {
+          const events = await this.db.events.since(after, page);
+          for (const event of events) {
+            if (cursor.take(event.id) && event.origin !== PROCESS_ORIGIN) await this.dispatch(event);
+          }
+          if (events.length < page) break;
+          after = events[events.length - 1].id;
         }
+        cursor.settle(Date.now());
       } catch (err) {
         this.log(`Could not read new events: ${err instanceof Error ? err.message : String(err)}`);
       } finally {

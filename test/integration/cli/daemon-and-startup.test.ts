@@ -10,11 +10,11 @@ const execFileAsync = promisify(execFile);
 const ROOT = path.join(__dirname, '..', '..', '..');
 const AQ = path.join(ROOT, 'bin', 'aq.js');
 
-/** Runs the real `aq` (built) as its own process; resolves with its exit code and output. */
-async function aq(home: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs the real `aq` (built) as its own process on the runtime's database; resolves with its exit code and output. */
+async function aq(rt: TestRuntime, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await execFileAsync(process.execPath, [AQ, ...args], {
-      env: { ...process.env, AQ_HOME: home },
+      env: { ...process.env, AQ_HOME: rt.home, DATABASE_URL: rt.config.databaseUrl },
       timeout: 60_000,
     });
     return { code: 0, stdout, stderr };
@@ -33,7 +33,7 @@ describe('aq and the daemon', () => {
 
   it('restart_daemon from aq asks the running daemon, answers in full, and the daemon restarts', async () => {
     await rt.startDaemon({ adapters: { claude: new ScriptedAdapter() }, git: new GitManagerTaskGit(new GitManager()), intervalMs: 50 });
-    const run = await aq(rt.home, 'exec', 'restart_daemon', '{"reason": "from the CLI"}');
+    const run = await aq(rt, 'exec', 'restart_daemon', '{"reason": "from the CLI"}');
     expect(run).toEqual({
       code: 0,
       stdout: '{"status":"restarting","message":"Daemon restart initiated","reason":"from the CLI"}\n',
@@ -46,7 +46,7 @@ describe('aq and the daemon', () => {
 
   it('restart_daemon and update_and_restart from aq say plainly when no daemon is running', async () => {
     for (const name of ['restart_daemon', 'update_and_restart']) {
-      const run = await aq(rt.home, 'exec', name);
+      const run = await aq(rt, 'exec', name);
       expect(run.code).toBe(1);
       expect(JSON.parse(run.stdout)).toEqual({ error: expect.stringMatching(/^No Agent Queue daemon is running on this database/) });
     }
@@ -69,11 +69,11 @@ describe('aq cold start', () => {
             process.stdout.write(JSON.stringify({ code, packages }));
           });`;
       const { stdout } = await execFileAsync(process.execPath, ['-e', script], {
-        env: { ...process.env, AQ_HOME: rt.home, ANTHROPIC_API_KEY: 'sk-unused' },
+        env: { ...process.env, AQ_HOME: rt.home, DATABASE_URL: rt.config.databaseUrl, ANTHROPIC_API_KEY: 'sk-unused' },
       });
       const { code, packages } = JSON.parse(stdout) as { code: number; packages: string[] };
       expect(code).toBe(0);
-      expect(packages).toContain('@mikro-orm/sqlite');
+      expect(packages).toContain(rt.db.dialect.name === 'postgresql' ? '@mikro-orm/postgresql' : '@mikro-orm/sqlite');
       for (const heavy of [
         '@slack/bolt',
         '@slack/web-api',

@@ -18,8 +18,8 @@ async function expectTotalsExact(rt: TestRuntime): Promise<void> {
     pairs,
   );
   const projects = await conn.execute(
-    `select p, sum(tokens) as tokens, count(*) as entries, count(distinct coalesce(task_id, '') || char(0) || coalesce(agent_id, '')) as task_agent_rows
-       from (select coalesce(project_id, '') as p, task_id, agent_id, tokens from token_usage) group by p order by p`,
+    `select p, sum(tokens) as tokens, count(*) as entries, count(distinct coalesce(task_id, '') || '|' || coalesce(agent_id, '')) as task_agent_rows
+       from (select coalesce(project_id, '') as p, task_id, agent_id, tokens from token_usage) usage group by p order by p`,
   );
   expect(
     await conn.execute('select project_id as p, tokens, entries, task_agent_rows from token_usage_project_totals order by project_id'),

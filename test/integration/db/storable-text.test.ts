@@ -1,6 +1,7 @@
 import path from 'node:path';
-import { Database } from '../../../src/db/database';
+import type { Database } from '../../../src/db/database';
 import { storableText } from '../../../src/db/storable-text';
+import { openTestDatabase } from '../../support/runtime';
 import { makeTempDir } from '../../support/tmp';
 
 // Text we did not write (agent summaries, error messages, model replies, git and command output)
@@ -13,13 +14,14 @@ const STORED = 'before\ufffdafter high \ufffd low \ufffd end pair 😀';
 describe('storable text', () => {
   let tmp: { dir: string; cleanup: () => Promise<void> };
   let db: Database;
+  let closeDb: () => Promise<void>;
   beforeEach(async () => {
     tmp = await makeTempDir('aq-storable-');
-    db = await Database.open(path.join(tmp.dir, 'aq.db'));
+    ({ db, cleanup: closeDb } = await openTestDatabase(tmp.dir));
     await db.projects.create({ id: 'p1', name: 'p1', workspace: path.join(tmp.dir, 'w') });
   });
   afterEach(async () => {
-    await db.close();
+    await closeDb();
     await tmp.cleanup();
   });
 
@@ -62,7 +64,7 @@ describe('storable text', () => {
   it("stores a hook run's prompt, model reply and reason", async () => {
     const em = db.em();
     await em.getConnection().execute(
-      `insert into hooks (id, project_id, name, \`trigger\`, context_steps, prompt_template, created_at, updated_at)
+      `insert into hooks (id, project_id, name, "trigger", context_steps, prompt_template, created_at, updated_at)
        values ('h1', 'p1', 'h1', '{}', '[]', 'x', ?, ?)`,
       [Date.now(), Date.now()],
     );
@@ -79,7 +81,9 @@ describe('storable text', () => {
     expect(runs.map((r) => [r.triggerReason, r.skippedReason])).toEqual([[STORED, STORED]]);
     const [row] = await em.getConnection().execute('select prompt_sent, llm_response, context_results from hook_runs');
     expect([row.prompt_sent, row.llm_response]).toEqual([STORED, STORED]);
-    expect(JSON.parse(row.context_results)).toEqual([HOSTILE]);
+    // A JSON column reads back as text from SQLite and already parsed from PostgreSQL.
+    const contextResults = typeof row.context_results === 'string' ? JSON.parse(row.context_results) : row.context_results;
+    expect(contextResults).toEqual([HOSTILE]);
   });
 
   it("stores a chat thread's summary and messages", async () => {

@@ -15,7 +15,10 @@ async function startDaemon(rt: TestRuntime): Promise<void> {
 /** A second process on the same database that is not the daemon, as `aq` is. */
 async function cliLike(rt: TestRuntime): Promise<{ runtime: Runtime; processController: RecordingProcessController }> {
   const processController = new RecordingProcessController();
-  const runtime = await createRuntime(loadConfig({ AQ_HOME: rt.home }), { process: processController, log: () => undefined });
+  const runtime = await createRuntime(loadConfig({ AQ_HOME: rt.home, DATABASE_URL: rt.config.databaseUrl }), {
+    process: processController,
+    log: () => undefined,
+  });
   return { runtime, processController };
 }
 

@@ -142,7 +142,7 @@ describe('orchestrator lifecycle (agent double, real git and SQLite)', () => {
     const { TaskControl } = await import('../../../src/orchestrator/task-control');
     const { Database } = await import('../../../src/db/database');
     const { EventLog } = await import('../../../src/orchestrator/events');
-    const other = await Database.open(h.rt.config.databasePath);
+    const other = await Database.open(h.rt.config.database);
     try {
       await new TaskControl(other, new EventLog(other, () => undefined)).stopTask(id);
     } finally {

@@ -82,7 +82,7 @@ describe('scheduling policy, workspaces and approval', () => {
     h = await makeHarness({ agents: 2 });
     const a = await h.task('A');
     const b = await h.task('B');
-    const other = await Database.open(h.rt.config.databasePath);
+    const other = await Database.open(h.rt.config.database);
     try {
       const results = await Promise.all([
         claimLaunch(h.rt.db, new TaskStateMachine(h.rt.db), { taskId: a, agentId: 'agent-0', workspaceId: 'ws0' }),

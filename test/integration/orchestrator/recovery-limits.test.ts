@@ -48,7 +48,7 @@ describe('crash recovery, rate limits and the daemon lease', () => {
     const { EventLog } = await import('../../../src/orchestrator/events');
     const { GitManagerTaskGit } = await import('../../../src/orchestrator/task-git');
     const { GitManager } = await import('../../../src/git/git-manager');
-    const otherDb = await Database.open(h.rt.config.databasePath);
+    const otherDb = await Database.open(h.rt.config.database);
     const otherCalls: string[] = [];
     const second = new Orchestrator(otherDb, new EventLog(otherDb, () => undefined), h.rt.config, {
       adapters: {

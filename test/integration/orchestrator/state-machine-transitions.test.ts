@@ -22,6 +22,14 @@ type Scenario = (h: Harness) => Promise<string>;
 /** Each status change of every task, in order, kept by a trigger on the real database. */
 async function recordMoves(h: Harness): Promise<void> {
   const conn = h.rt.db.em().getConnection();
+  if (h.rt.db.dialect.name === 'postgresql') {
+    await conn.execute('create table status_trail (seq bigserial primary key, task_id text, old text, new text)');
+    await conn.execute(`create function status_trail_add() returns trigger language plpgsql as $$
+      begin insert into status_trail (task_id, old, new) values (new.id, old.status, new.status); return null; end $$`);
+    await conn.execute(`create trigger status_trail_on_update after update of status on tasks for each row
+      execute function status_trail_add()`);
+    return;
+  }
   await conn.execute('create table status_trail (seq integer primary key autoincrement, task_id text, old text, new text)');
   await conn.execute(`create trigger status_trail_on_update after update of status on tasks
     begin insert into status_trail (task_id, old, new) values (new.id, old.status, new.status); end`);

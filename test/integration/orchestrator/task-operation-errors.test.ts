@@ -60,7 +60,7 @@ describe('task operations refuse with typed errors', () => {
 
   it('of two processes approving at once, one approves and the other is told it lost', async () => {
     await putTask(rt.db, taskId, 'AWAITING_APPROVAL');
-    const other = await Database.open(rt.config.databasePath);
+    const other = await Database.open(rt.config.database);
     try {
       const results = await Promise.allSettled([
         control.approveTask(taskId, 'U1'),
