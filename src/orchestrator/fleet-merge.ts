@@ -1,7 +1,11 @@
 import type { TaskGit } from './completion';
 
-/** How the git layer words a push refused because origin moved meanwhile (git-errors.ts). */
-const ORIGIN_MOVED = /origin has commits this branch does not have/;
+/**
+ * How the git layer words a push refused because origin moved meanwhile (git-errors.ts): behind
+ * origin, or origin's ref lock taken by another push at the same moment.
+ */
+const ORIGIN_MOVED =
+  /origin has commits this branch does not have|origin refused the push: (failed to update ref|cannot lock ref|incorrect old value)/;
 
 /**
  * A task merge that tries again when its push lost a race: another machine of the fleet pushed
