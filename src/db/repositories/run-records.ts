@@ -1,6 +1,6 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { EmFactory } from '../database';
-import { Task, type TaskStatus } from '../entities';
+import type { TaskStatus } from '../entities';
 import { TaskRepository } from './tasks';
 
 /** One run of one task: who claimed it, and from when to when (milliseconds since the epoch). */
@@ -64,13 +64,9 @@ export class FencedTaskRepository extends TaskRepository {
     if (id !== this.taskId) return super.transition(id, from, to, changes);
     return this.factory().transactional(async (em) => {
       const tx = em as SqlEntityManager;
-      const moved = await tx.nativeUpdate(
-        Task,
-        { id, status: { $in: from }, currentRunId: this.runId },
-        { ...changes, status: to, updatedAt: new Date() },
-      );
-      if (moved > 0 && !STILL_RUNNING.includes(to)) await endRunOn(tx, this.runId, to, Date.now());
-      return moved > 0;
+      const moved = await new TaskRepository(() => tx).transition(id, from, to, changes, { runId: this.runId });
+      if (moved && !STILL_RUNNING.includes(to)) await endRunOn(tx, this.runId, to, Date.now());
+      return moved;
     });
   }
 }
