@@ -4,6 +4,7 @@ import { runCommandsBench } from './commands-bench';
 import { runSchedulerBench } from './scheduler-bench';
 import { runSlackBench } from './slack-bench';
 import { runCliBench } from './cli-bench';
+import { runFleetBench } from './fleet-bench';
 import { runPostgresCommandsBench } from './postgres-bench';
 
 type Suite = { name: string; run: () => Promise<BenchRow[]> };
@@ -15,6 +16,7 @@ const SUITES: Suite[] = [
   { name: 'scheduler', run: runSchedulerBench },
   { name: 'slack', run: () => runSlackBench() },
   { name: 'cli', run: runCliBench },
+  { name: 'fleet', run: runFleetBench },
 ];
 
 /** `npm run bench [suite…]`: prints every figure as one Markdown table. */

@@ -8,6 +8,7 @@ import { commandHelpText, commandListText, suggestCommands } from './commands/he
 import { CliExit, processIo, type CliIo } from './cli/io';
 import { cliLogPath, fileLog } from './cli/log-file';
 import { registerPlanCommands } from './cli/plan';
+import { registerWorkerCommand } from './cli/worker';
 
 export { prepareSnapshot } from './cli/snapshot';
 
@@ -68,6 +69,7 @@ export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.Pr
     });
 
   registerPlanCommands(program, io);
+  registerWorkerCommand(program, io, env);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -59,6 +59,8 @@ export interface AppConfig {
     poolSize: number;
     /** Questions and permission requests of agents (src/orchestrator/agent-requests.ts). */
     ask: AskConfig;
+    /** Whether the app runs agents itself (`AQ_LOCAL_AGENTS`, default true); false leaves them to `aq worker`s. */
+    local: boolean;
   };
   /** Root of this app's own checkout, used by update_and_restart. */
   appRoot: string;
@@ -253,6 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
         timeoutMs: parseVar(env, 'AQ_ASK_TIMEOUT_SECONDS', secondsText, 3600) * 1000,
         onTimeout: parseVar(env, 'AQ_ASK_TIMEOUT_ACTION', timeoutActionText, 'skip'),
       },
+      local: parseVar(env, 'AQ_LOCAL_AGENTS', booleanText, true),
     },
     appRoot: appRootDir(),
   };

@@ -20,6 +20,7 @@ import { claudeCodeOptions } from './agents/claude-options';
 import { GitManagerTaskGit } from './orchestrator/task-git';
 import { PrFollower } from './orchestrator/pr-follower';
 import { ForgeReadinessRecorder } from './orchestrator/forge-readiness';
+import { FleetWorker, type WorkerOptions } from './orchestrator/worker';
 
 export interface Runtime {
   config: AppConfig;
@@ -45,6 +46,8 @@ export interface Runtime {
   daemon(): Orchestrator | null;
   /** Whether restart_daemon (here or from another process) asked this process to restart. */
   restartRequested(): boolean;
+  /** Starts this process as an `aq worker` (agents, no Slack, no hooks); `close` stops it. */
+  startWorker(options: Pick<WorkerOptions, 'name' | 'host' | 'capacity' | 'labels' | 'dir'> & Partial<WorkerOptions>): Promise<FleetWorker>;
   close(): Promise<void>;
 }
 
@@ -90,6 +93,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
   const git = options.git ?? new GitManager();
   const chatProvider = chatProviderFor(config, options);
   let daemon: Orchestrator | null = null;
+  let worker: FleetWorker | null = null;
   let restartRequested = false;
   const restartThisProcess = () => {
     restartRequested = true;
@@ -172,7 +176,20 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     stopDaemon,
     daemon: () => daemon,
     restartRequested: () => restartRequested,
+    async startWorker(workerOptions) {
+      if (worker) return worker;
+      worker = new FleetWorker(db, events, config, {
+        adapters: { claude: new ClaudeCodeAdapter(claudeCodeOptions(config, log)) },
+        git: new GitManagerTaskGit(git),
+        chatProvider,
+        log,
+        ...workerOptions,
+      });
+      await worker.start();
+      return worker;
+    },
     async close() {
+      await worker?.stop();
       await stopDaemon();
       await db.close();
     },

@@ -10,6 +10,7 @@ import { taskDependencyCommands } from './task-dependencies';
 import { taskResultCommands } from './task-results';
 import { agentCommands } from './agents';
 import { agentRequestCommands } from './agent-requests';
+import { workerCommands } from './workers';
 import { hookCommands } from './hooks';
 import { noteCommands } from './notes';
 import { fileCommands } from './files';
@@ -32,6 +33,7 @@ export const ALL_COMMANDS: readonly AnyCommand[] = [
   ...taskResultCommands,
   ...agentCommands,
   ...agentRequestCommands,
+  ...workerCommands,
   ...repoCommands,
   ...gitCommands,
   ...gitLowLevelCommands,

@@ -4,10 +4,12 @@ import { FORGE_READINESS_KEY, UNKNOWN_FORGE_READINESS, type StoredForgeReadiness
 import { projectWaitingReasons } from '../orchestrator/waiting-reasons';
 import { readSlackFeatures } from '../db/slack-features';
 import { defineCommand, type CommandContext } from './catalog';
+import { workerView } from './workers';
 
 /** Caps keep get_status fast on large queues; by_status always has the full counts. */
 export const STATUS_READY_LIMIT = 20;
 export const STATUS_IN_PROGRESS_LIMIT = 50;
+export const STATUS_WORKERS_LIMIT = 20;
 
 export const getStatus = defineCommand({
   name: 'get_status',
@@ -16,7 +18,7 @@ export const getStatus = defineCommand({
   input: z.object({}),
   readOnly: true,
   async run(_args, ctx) {
-    const [projects, agents, byStatus, inProgress, ready, paused, forges, readyByProject, slackFeatures] = await Promise.all([
+    const [projects, agents, byStatus, inProgress, ready, paused, forges, readyByProject, slackFeatures, workers] = await Promise.all([
       ctx.db.projects.count(),
       ctx.db.agents.listWithWork(),
       ctx.db.tasks.countByStatus(),
@@ -27,6 +29,7 @@ export const getStatus = defineCommand({
       ctx.db.state.get<StoredForgeReadiness | typeof UNKNOWN_FORGE_READINESS>(FORGE_READINESS_KEY, UNKNOWN_FORGE_READINESS),
       ctx.db.scheduling.readyCounts(),
       readSlackFeatures(ctx.db.state),
+      ctx.db.workers.list(),
     ]);
     const waiting = await notStarting(ctx, readyByProject, paused);
     return {
@@ -59,6 +62,11 @@ export const getStatus = defineCommand({
       forges,
       // Which of Slack's AI surfaces the workspace offers, once the Slack app has tried them.
       ...(Object.keys(slackFeatures).length > 0 && { slack_features: slackFeatures }),
+      // Only once the fleet has workers: a single-machine install looks as before.
+      ...(workers.length > 0 && {
+        workers: workers.slice(0, STATUS_WORKERS_LIMIT).map((w) => workerView(w)),
+        workers_total: workers.length,
+      }),
     };
   },
 });

@@ -21,6 +21,8 @@ import { PlanChainRepository } from './repositories/plan-chains';
 import { BudgetRepository } from './repositories/budgets';
 import { ProjectSteererRepository, TaskMessageRepository } from './repositories/task-messages';
 import { AgentRequestRepository, ToolPolicyRepository } from './repositories/agent-requests';
+import { RunRecordRepository } from './repositories/run-records';
+import { WorkerRepository } from './repositories/workers';
 
 /**
  * The one door to storage. Every method forks a fresh EntityManager, so nothing read here is
@@ -49,6 +51,8 @@ export class Database {
   readonly steerers: ProjectSteererRepository;
   readonly agentRequests: AgentRequestRepository;
   readonly toolPolicies: ToolPolicyRepository;
+  readonly runRecords: RunRecordRepository;
+  readonly workers: WorkerRepository;
 
   readonly dialect: SqlDialect;
 
@@ -77,6 +81,8 @@ export class Database {
     this.steerers = new ProjectSteererRepository(fork);
     this.agentRequests = new AgentRequestRepository(fork);
     this.toolPolicies = new ToolPolicyRepository(fork);
+    this.runRecords = new RunRecordRepository(fork);
+    this.workers = new WorkerRepository(fork);
   }
 
   /** Opens (and migrates) the SQLite file at a path, or the PostgreSQL database of a target or postgres:// URL. */

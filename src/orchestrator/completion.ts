@@ -3,6 +3,7 @@ import type { TaskRecord } from '../db/repositories/tasks';
 import type { EventLog } from './events';
 import type { TaskStateMachine } from './state-machine';
 import { oneAtATime } from './merge-lock';
+import { mergeRetryingRaces } from './fleet-merge';
 import { promoteWaiting } from './task-moves';
 
 /** The git work around a task run; GitManager provides it (see task-git.ts). */
@@ -142,7 +143,9 @@ export async function completeRun(deps: CompletionDeps, run: FinishedRun): Promi
 
   let outcome: { merged: true } | { merged: false; message: string };
   try {
-    outcome = await oneAtATime(`merge:${task.projectId}`, () => git.mergeTaskBranch(run.workspacePath, run.branch!, run.defaultBranch!));
+    outcome = await oneAtATime(`merge:${task.projectId}`, () =>
+      mergeRetryingRaces(git, run.workspacePath, run.branch!, run.defaultBranch!),
+    );
   } catch (err) {
     outcome = { merged: false, message: errorText(err) };
   }

@@ -1,5 +1,5 @@
 import type { Database } from '../db/database';
-import type { ReadyTaskRow, SchedulingProjectRow } from '../db/repositories/scheduling';
+import type { Owner, ReadyTaskRow, SchedulingProjectRow } from '../db/repositories/scheduling';
 import type { TaskGit } from './completion';
 import { checkBudgets, holdBackSpent } from './budgets';
 import type { EventLog } from './events';
@@ -20,6 +20,11 @@ export interface CycleDeps {
   log: (message: string) => void;
   /** Completed-in-window counts, possibly cached (they only feed the min-task guarantee). */
   completedSince?: (since: Date) => Promise<Record<string, number>>;
+  /**
+   * A worker's pass: only its agents and workspaces, new clones in its own folder, and (when
+   * its labels name projects) only those projects' tasks. Absent: the app's own agents.
+   */
+  worker?: { id: string; dir: string; projects: Set<string> | null };
 }
 
 export interface CycleReport {
@@ -60,12 +65,13 @@ export async function promoteReady(deps: CycleDeps): Promise<string[]> {
  */
 export async function buildSnapshot(
   deps: CycleDeps,
-  options: { globalPaused: boolean; excludeWorkspaceIds: Set<string>; blocked: string[] },
+  options: { globalPaused: boolean; excludeWorkspaceIds: Set<string>; blocked: string[]; excludeAgentIds?: Set<string> },
 ): Promise<SchedulerSnapshot> {
   const { db } = deps;
   const since = new Date(deps.now().getTime() - deps.windowMs);
+  const owner: Owner = { workerId: deps.worker?.id ?? null };
   const [idleAgents, projects, hold] = await Promise.all([
-    db.scheduling.idleAgents(),
+    db.scheduling.idleAgents(owner),
     db.scheduling.projects(),
     db.scheduling.quotaHold(deps.now()),
   ]);
@@ -78,8 +84,11 @@ export async function buildSnapshot(
     db.scheduling.activeCounts(),
     db.scheduling.tokensSince(since),
     deps.completedSince ? deps.completedSince(since) : db.scheduling.completedSince(since),
-    db.scheduling.workspaces(),
+    db.scheduling.workspaces(owner),
   ]);
+  const reachable = deps.worker?.projects;
+  if (reachable) for (const projectId of Object.keys(readyTasks)) if (!reachable.has(projectId)) delete readyTasks[projectId];
+  const idle = idleAgents.filter((a) => !options.excludeAgentIds?.has(a.id));
   // Spent budgets (project or global) hold back READY work; their warnings are posted here.
   holdBackSpent(readyTasks, await checkBudgets(db, deps.events, deps.now()));
   const byId = new Map<string, SchedulingProjectRow>(projects.map((p) => [p.id, p]));
@@ -88,11 +97,18 @@ export async function buildSnapshot(
     if (!project) continue;
     const free = (workspaces.available[projectId] ?? []).filter((id) => !options.excludeWorkspaceIds.has(id)).length;
     const slots = project.maxConcurrentAgents - (activeCounts[projectId] ?? 0);
-    const wanted = Math.min(ready.length, slots, idleAgents.length);
+    const wanted = Math.min(ready.length, slots, idle.length);
     const missing = Math.min(wanted - free, project.maxConcurrentAgents - (workspaces.total[projectId] ?? 0));
     if (missing <= 0 || (project.budgetLimit !== null && (tokens.perProject[projectId] ?? 0) >= project.budgetLimit)) continue;
     const created = await provisionWorkspaces(
-      { db, git: deps.provisioning.git, now: deps.now, log: deps.log, retryMs: deps.provisioning.retryMs },
+      {
+        db,
+        git: deps.provisioning.git,
+        now: deps.now,
+        log: deps.log,
+        retryMs: deps.provisioning.retryMs,
+        ...(deps.worker && { owner: { workerId: deps.worker.id, dir: deps.worker.dir } }),
+      },
       project,
       missing,
     );
@@ -112,7 +128,7 @@ export async function buildSnapshot(
       budgetLimit: p.budgetLimit,
     })),
     readyTasks,
-    idleAgents: idleAgents.map((a) => ({ id: a.id })),
+    idleAgents: idle.map((a) => ({ id: a.id })),
     activeAgentCounts: activeCounts,
     projectTokenUsage: tokens.perProject,
     tasksCompletedInWindow: completed,

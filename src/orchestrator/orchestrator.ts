@@ -9,11 +9,12 @@ import { GitManager } from '../git/git-manager';
 import { buildSnapshot, ensureAgentPool, noticeWaiting, promoteReady, resumePaused, type CycleDeps, type CycleReport } from './cycle';
 import type { EventLog } from './events';
 import type { SkipResult } from './port';
-import { recoverStaleState, type RecoveryReport } from './recovery';
+import { reapLapsedClaims, recoverStaleState, type RecoveryReport } from './recovery';
 import { schedule } from './scheduler';
 import { TaskControl } from './task-control';
 import { claimLaunch } from './task-moves';
-import { runTask, type RunHandle, type RunnerDeps } from './task-runner';
+import type { RunnerDeps } from './task-runner';
+import { runClaimed, type ClaimedRunHandle } from './claimed-run';
 import type { ProvisioningGit } from './workspace-provisioning';
 
 export interface OrchestratorOptions {
@@ -23,6 +24,8 @@ export interface OrchestratorOptions {
   workspaceGit?: ProvisioningGit;
   /** Agents kept in the default pool (default: config AQ_AGENTS). */
   agentPoolSize?: number;
+  /** Whether this process runs agents itself (default: config AQ_LOCAL_AGENTS); else `aq worker`s do. */
+  localAgents?: boolean;
   chatProvider?: ChatProvider | null;
   /** Called when another process asked this daemon to restart (restart_daemon from `aq`). */
   onRestartRequest?: (reason: string) => void;
@@ -47,7 +50,7 @@ export interface OrchestratorOptions {
  */
 export class Orchestrator extends TaskControl {
   readonly owner: string;
-  private readonly runs = new Map<string, RunHandle>();
+  private readonly runs = new Map<string, ClaimedRunHandle>();
   private readonly waitingNotified = new Set<string>();
   private readonly log: (message: string) => void;
   private readonly now: () => Date;
@@ -184,21 +187,30 @@ export class Orchestrator extends TaskControl {
     if (!(await this.holdLease())) return report;
     await this.takeRestartRequest();
     await this.watchRuns();
+    await reapLapsedClaims(this.db, this.events, this.machine, this.now());
     const deps = this.cycleDeps();
     report.resumed = await resumePaused(deps);
     report.promoted = await promoteReady(deps);
     const paused = await this.isPaused();
-    if (!paused && !this.stopped) {
-      const busy = new Set([...this.runs.values()].map((r) => r.workspaceId));
-      const snapshot = await buildSnapshot(deps, { globalPaused: paused, excludeWorkspaceIds: busy, blocked: report.blocked });
+    if (!paused && !this.stopped && this.localAgents) {
+      const live = [...this.runs.values()];
+      const busy = new Set(live.map((r) => r.workspaceId));
+      const snapshot = await buildSnapshot(deps, {
+        globalPaused: paused,
+        excludeWorkspaceIds: busy,
+        excludeAgentIds: new Set(live.map((r) => r.agentId)),
+        blocked: report.blocked,
+      });
       report.assignments = schedule(snapshot);
       for (const a of report.assignments) {
-        const refused = await claimLaunch(this.db, this.machine, a);
+        if (this.runs.has(a.taskId)) continue; // its last run is still winding down
+        const runId = randomUUID();
+        const refused = await claimLaunch(this.db, this.machine, { ...a, runId });
         if (refused) {
           this.log(`Launch of ${a.taskId} skipped: ${refused.replace(/_/g, ' ')}.`);
           continue;
         }
-        this.launch(a.taskId, a.agentId, a.workspaceId);
+        this.launch(a.taskId, a.agentId, a.workspaceId, runId);
         this.waitingNotified.delete(a.taskId);
         report.launched.push(a);
       }
@@ -221,7 +233,12 @@ export class Orchestrator extends TaskControl {
     if (!this.leader) {
       // Leader only once recovery went through; a failure is retried next cycle.
       this.lastRecovery = await recoverStaleState(this.db, this.events, this.machine, this.runningTaskIds);
-      await ensureAgentPool({ db: this.db, events: this.events, log: this.log }, this.options.agentPoolSize ?? this.config.agents.poolSize);
+      if (this.localAgents) {
+        await ensureAgentPool(
+          { db: this.db, events: this.events, log: this.log },
+          this.options.agentPoolSize ?? this.config.agents.poolSize,
+        );
+      }
       this.leader = true;
       const r = this.lastRecovery;
       if (r.tasks.length || r.agents || r.locks) {
@@ -246,7 +263,8 @@ export class Orchestrator extends TaskControl {
     for (const run of this.runs.values()) {
       if (run.phase !== 'running' || run.controller.signal.aborted) continue;
       const task = await this.db.tasks.get(run.taskId);
-      if (task?.status !== 'IN_PROGRESS' && task?.status !== 'WAITING_INPUT') {
+      const running = task?.status === 'IN_PROGRESS' || task?.status === 'WAITING_INPUT';
+      if (!running || task.currentRunId !== run.runId) {
         this.log(`Task ${run.taskId} is ${task?.status ?? 'gone'}; aborting its run.`);
         run.controller.abort();
       }
@@ -268,17 +286,22 @@ export class Orchestrator extends TaskControl {
     };
   }
 
-  private launch(taskId: string, agentId: string, workspaceId: string): void {
-    const handle: RunHandle = {
+  private get localAgents(): boolean {
+    return this.options.localAgents ?? this.config.agents.local;
+  }
+
+  private launch(taskId: string, agentId: string, workspaceId: string, runId: string): void {
+    const handle: ClaimedRunHandle = {
       taskId,
       agentId,
       workspaceId,
+      runId,
       controller: new AbortController(),
       phase: 'starting',
       done: Promise.resolve(),
     };
     this.runs.set(taskId, handle);
-    handle.done = runTask(this.runnerDeps(), handle).finally(() => {
+    handle.done = runClaimed(this.runnerDeps(), handle).finally(() => {
       this.runs.delete(taskId);
       this.kick();
     });

@@ -1,20 +1,29 @@
+import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database';
-import type { LaunchRefusal } from '../db/repositories/task-runs';
+import type { LaunchClaim, LaunchRefusal } from '../db/repositories/task-runs';
 import type { TaskStateMachine } from './state-machine';
 
 /**
- * Claims a launch: workspace lock, the task READY → ASSIGNED (ASSIGN) with its agent and
- * workspace, and the agent BUSY, in one transaction. Null on success, else why not.
+ * Claims a launch: workspace lock, the scheduler's rules checked again (project cap, pauses,
+ * budgets, quota, dependencies), the task READY → ASSIGNED (ASSIGN) with its agent, workspace
+ * and run, the agent BUSY, and the run record, in one transaction. Null on success, else why
+ * not. Without a `runId` one is made up (read it back from the task's current_run_id).
  */
 export function claimLaunch(
   db: Database,
   machine: TaskStateMachine,
-  a: { taskId: string; agentId: string; workspaceId: string },
+  a: Omit<LaunchClaim, 'runId'> & { runId?: string },
 ): Promise<LaunchRefusal | null> {
-  return db.taskRuns.claimLaunch(a, async (tx) => {
+  const runId = a.runId ?? randomUUID();
+  return db.taskRuns.claimLaunch({ ...a, runId }, async (tx) => {
     const moved = await machine
       .within(tx)
-      .fire(a.taskId, 'ASSIGN', { assignedAgent: a.agentId, workspaceId: a.workspaceId }, { from: ['READY'], quiet: true });
+      .fire(
+        a.taskId,
+        'ASSIGN',
+        { assignedAgent: a.agentId, workspaceId: a.workspaceId, currentRunId: runId },
+        { from: ['READY'], quiet: true },
+      );
     return moved.ok;
   });
 }

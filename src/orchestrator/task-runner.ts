@@ -32,6 +32,8 @@ export interface RunHandle {
   taskId: string;
   agentId: string;
   workspaceId: string;
+  /** The run record (task_runs.id) the launch claimed; the deps' machine is fenced on it. */
+  runId?: string;
   controller: AbortController;
   /** 'running' while the agent works; 'finishing' while the runner itself moves the task on. */
   phase: 'starting' | 'running' | 'finishing';
@@ -170,7 +172,7 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
     const task = await db.tasks.get(taskId).catch(() => null);
     if (task?.status === 'IN_PROGRESS') await failRun(deps, task, `Internal error: ${errorText(err)}`).catch(() => undefined);
   } finally {
-    await db.taskRuns.finishRun(taskId, agentId).catch((err) => log(`Cleanup of ${taskId} failed: ${errorText(err)}`));
+    await db.taskRuns.finishRun(taskId, agentId, handle.workspaceId).catch((err) => log(`Cleanup of ${taskId} failed: ${errorText(err)}`));
   }
 }
 

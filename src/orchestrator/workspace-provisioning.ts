@@ -77,6 +77,11 @@ export interface ProvisionDeps {
   log: (message: string) => void;
   /** After a failure, the same source is tried again only this much later. */
   retryMs: number;
+  /**
+   * A worker provisioning for itself: clones go below its own folder, named after it, and are
+   * owned by it (no one else uses or touches them). Absent: the app's own workspaces.
+   */
+  owner?: { workerId: string; dir: string };
 }
 
 export interface ProvisionProject {
@@ -99,6 +104,7 @@ export async function provisionWorkspaces(deps: ProvisionDeps, project: Provisio
   const what = source ?? linkable;
   if (!what || count <= 0) return [];
 
+  if (deps.owner) return provisionForWorker(deps, deps.owner, project, repo, source, existing, count);
   const failed = (await provisioningFailures(db))[project.id];
   if (failed && failed.source === what && deps.now().getTime() - failed.at < deps.retryMs) return [];
 
@@ -154,6 +160,61 @@ export async function provisionWorkspaces(deps: ProvisionDeps, project: Provisio
     deps.log(`Workspace provisioning for project ${project.id} failed: ${error}`);
     await recordFailure(db, project.id, { error, source: what, at: deps.now().getTime() });
   }
+  if (created.length > 0) deps.log(`Provisioned workspace(s) ${created.join(', ')} for project ${project.id}.`);
+  return created;
+}
+
+/**
+ * A worker's clones of the project's repo: `<worker>-ws-<n>` in `<worker dir>/<project>/`. A
+ * project whose workspace is a linked folder on the app's machine has nothing a worker can
+ * clone: it gets none. Failures are kept under `<project>@<worker>`.
+ */
+async function provisionForWorker(
+  deps: ProvisionDeps,
+  owner: { workerId: string; dir: string },
+  project: ProvisionProject,
+  repo: RepoRecord | null,
+  source: string | null,
+  existing: WorkspaceRecord[],
+  count: number,
+): Promise<string[]> {
+  if (!source || count <= 0) return [];
+  const key = `${project.id}@${owner.workerId}`;
+  const failed = (await provisioningFailures(deps.db))[key];
+  if (failed && failed.source === source && deps.now().getTime() - failed.at < deps.retryMs) return [];
+  const taken = new Set(existing.flatMap((w) => [w.name, w.id]));
+  const names: string[] = [];
+  for (let n = 1; names.length < count; n++) {
+    const name = `${owner.workerId}-ws-${n}`;
+    if (taken.has(name) || taken.has(`${project.id}-${name}`)) continue;
+    if (await stat(path.join(owner.dir, project.id, name)).catch(() => null)) continue;
+    names.push(name);
+  }
+  const results = await Promise.allSettled(
+    names.map(async (name) => {
+      const target = path.join(owner.dir, project.id, name);
+      await cloneWorkspaceFolder(deps.git, source, target);
+      const id = `${project.id}-${name}`;
+      await deps.db.workspaces.create({
+        id,
+        projectId: project.id,
+        name,
+        path: target,
+        sourceType: 'clone',
+        repoId: repo?.id ?? null,
+        workerId: owner.workerId,
+      });
+      return id;
+    }),
+  );
+  const created = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (rejected) {
+    const err = rejected.reason;
+    const error = err instanceof GitError ? err.message : `Could not clone ${source}: ${err instanceof Error ? err.message : String(err)}`;
+    deps.log(`Workspace provisioning for project ${project.id} failed: ${error}`);
+    await recordFailure(deps.db, key, { error, source, at: deps.now().getTime() });
+  } else await recordFailure(deps.db, key, null);
   if (created.length > 0) deps.log(`Provisioned workspace(s) ${created.join(', ')} for project ${project.id}.`);
   return created;
 }

@@ -20,7 +20,7 @@ export function failed(result: CommandResult): result is { error: string } {
 }
 
 /** How many rows each Home section shows before saying "N more". */
-export const HOME_CAPS = { needsYou: 8, running: 8, ready: 10, paused: 5 } as const;
+export const HOME_CAPS = { needsYou: 8, running: 8, ready: 10, paused: 5, workers: 10 } as const;
 const PROGRESS_EVENTS_SCANNED = 200;
 
 export interface AttentionRow {
@@ -56,6 +56,8 @@ export interface HomeData {
   ready: Array<{ id: string; title: string; projectId: string; waiting?: string }>;
   readyTotal: number;
   pausedProjects: Array<{ id: string; name: string }>;
+  /** The `aq worker` machines, when there are any. */
+  workers?: Array<{ name: string; alive: boolean; capacity: number; running: number; lastHeartbeat: string }>;
 }
 
 const lastLine = (text: unknown): string | null =>
@@ -159,5 +161,14 @@ export async function loadHomeData(execute: Execute): Promise<HomeData> {
     }),
     readyTotal: status.tasks.by_status.READY ?? status.tasks.ready_to_work.length,
     pausedProjects: projectList.filter((p) => p.status === 'PAUSED').map((p) => ({ id: String(p.id), name: String(p.name) })),
+    ...(status.workers && {
+      workers: status.workers.map((w) => ({
+        name: String(w.name),
+        alive: w.alive === true,
+        capacity: Number(w.capacity),
+        running: Number(w.running),
+        lastHeartbeat: String(w.last_heartbeat),
+      })),
+    }),
   };
 }

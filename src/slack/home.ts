@@ -4,6 +4,7 @@ import type { CommandHandler } from '../commands/handler';
 import { capBlocks, context, esc, LIMITS } from './blocks/common';
 import { HOME_CAPS, loadHomeData, type Execute, type HomeData } from './home-data';
 import { firstSteps, homeHeader, needsYou, pausedProjects, readyQueue, running } from './blocks/home-sections';
+import { workersSection } from './blocks/home-workers';
 
 /** What the Home needs from the process: a command handler (the Runtime has one). */
 export interface HomeSource {
@@ -42,6 +43,7 @@ export function homeBlocks(data: HomeData, note?: string, now = new Date()): Kno
   const hasWork = Object.values(data.byStatus).some((n) => n > 0);
   if (hasWork) blocks.push(...needsYou(data), ...running(data, now.getTime()), ...readyQueue(data));
   blocks.push(...pausedProjects(data, HOME_CAPS.paused));
+  blocks.push(...workersSection(data, HOME_CAPS.workers));
   blocks.push(context(`Updated ${now.toISOString().replace('T', ' ').slice(0, 16)} UTC`));
   return capBlocks(blocks, LIMITS.blocksPerHome);
 }

@@ -27,6 +27,10 @@ export class Agent {
   @Property({ type: 'string', nullable: true })
   repoId?: string | null;
 
+  /** The `aq worker` this agent runs on; null for the app's own agents. */
+  @Property({ type: 'string', nullable: true })
+  workerId?: string | null;
+
   @Property({ type: 'datetime', nullable: true })
   lastHeartbeat?: Date | null;
 

@@ -107,6 +107,10 @@ export class Task {
   @Property({ type: 'boolean', default: false })
   skipped: boolean & Opt = false;
 
+  /** The run that holds the task (task_runs.id): the run's moves are fenced on it. */
+  @Property({ type: 'string', nullable: true })
+  currentRunId?: string | null;
+
   @Property({ type: 'datetime' })
   createdAt: Date & Opt = new Date();
 

@@ -25,6 +25,10 @@ export class Workspace {
   @Property({ type: 'string', nullable: true })
   repoId?: string | null;
 
+  /** The `aq worker` whose machine holds this checkout (no one else touches it); null for the app's. */
+  @Property({ type: 'string', nullable: true })
+  workerId?: string | null;
+
   @Property({ type: 'string', nullable: true })
   lockedByTaskId?: string | null;
 

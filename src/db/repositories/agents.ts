@@ -41,9 +41,15 @@ export class AgentRepository {
     return this.em().count(Agent, {});
   }
 
-  async create(data: { id: string; name: string; type: string; repoId?: string | null }): Promise<AgentRecord> {
+  async create(data: { id: string; name: string; type: string; repoId?: string | null; workerId?: string | null }): Promise<AgentRecord> {
     const em = this.em();
-    const agent = em.create(Agent, { id: data.id, name: data.name, type: data.type, repoId: data.repoId ?? null });
+    const agent = em.create(Agent, {
+      id: data.id,
+      name: data.name,
+      type: data.type,
+      repoId: data.repoId ?? null,
+      workerId: data.workerId ?? null,
+    });
     await em.flush();
     return toAgentRecord(agent);
   }

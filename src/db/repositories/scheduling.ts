@@ -19,6 +19,19 @@ export interface SchedulingProjectRow {
   workspace: string;
 }
 
+/**
+ * Whose agents and workspaces a scheduling pass uses: the app's own (`workerId` null) or one
+ * worker's. Absent: the whole fleet (status views).
+ */
+export interface Owner {
+  workerId: string | null;
+}
+
+function ownerFilter(owner: Owner | undefined, column: string): { sql: string; params: string[] } {
+  if (!owner) return { sql: '', params: [] };
+  return owner.workerId === null ? { sql: ` and ${column} is null`, params: [] } : { sql: ` and ${column} = ?`, params: [owner.workerId] };
+}
+
 /** A daemon's claim to be the one that schedules. */
 export interface DaemonLease {
   owner: string;
@@ -129,7 +142,7 @@ export class SchedulingRepository {
   }
 
   /** Unlocked workspaces per project (oldest first), the ids of locked ones, and counts per project. */
-  async workspaces(): Promise<{
+  async workspaces(owner?: Owner): Promise<{
     available: Record<string, string[]>;
     locked: string[];
     projectsWithAny: Set<string>;
@@ -138,7 +151,8 @@ export class SchedulingRepository {
     const rows = await this.query<{ id: string; project_id: string; locked_by_task_id: string | null; path_locked: number }>(
       `select w.id, w.project_id, w.locked_by_task_id,
               exists (select 1 from workspaces o where o.path = w.path and o.id <> w.id and o.locked_by_task_id is not null) as path_locked
-         from workspaces w order by w.created_at, w.id`,
+         from workspaces w where 1 = 1${ownerFilter(owner, 'w.worker_id').sql} order by w.created_at, w.id`,
+      ownerFilter(owner, 'w.worker_id').params,
     );
     const available: Record<string, string[]> = {};
     const locked: string[] = [];
@@ -169,8 +183,9 @@ export class SchedulingRepository {
     return rows[0] ? { until: new Date(Number(rows[0].resume_after)), reason: rows[0].pause_reason ?? null } : null;
   }
 
-  async idleAgents(): Promise<Array<{ id: string; type: string }>> {
-    return this.query("select id, type from agents where state = 'IDLE' and current_task is null order by created_at, id");
+  async idleAgents(owner?: Owner): Promise<Array<{ id: string; type: string }>> {
+    const { sql, params } = ownerFilter(owner, 'worker_id');
+    return this.query(`select id, type from agents where state = 'IDLE' and current_task is null${sql} order by created_at, id`, params);
   }
 
   // --- the daemon lease -----------------------------------------------------------------------

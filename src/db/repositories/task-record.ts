@@ -55,6 +55,7 @@ export function toTaskRecord(t: Task): TaskRecord {
     pauseReason: t.pauseReason ?? null,
     sourceUrl: t.sourceUrl ?? null,
     skipped: t.skipped,
+    currentRunId: t.currentRunId ?? null,
     createdAt: t.createdAt,
     updatedAt: t.updatedAt,
     startedAt: t.startedAt ?? null,

@@ -1,7 +1,22 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { EmFactory } from '../database';
+import { fleetRefusal, isPostgres, type FleetRefusal } from './claim-checks';
 
-export type LaunchRefusal = 'workspace_busy' | 'task_not_ready' | 'agent_not_idle';
+export type LaunchRefusal = 'workspace_busy' | 'task_not_ready' | 'agent_not_idle' | FleetRefusal;
+
+/** One launch to claim: which task, on which agent and workspace, for which run and worker. */
+export interface LaunchClaim {
+  taskId: string;
+  agentId: string;
+  workspaceId: string;
+  /** The run record's id (task_runs.id); the task's current_run_id fences the run's moves. */
+  runId: string;
+  /** The `aq worker` that will run it; null for the app's own daemon. */
+  workerId?: string | null;
+  /** A worker's claim lapses this long after its last heartbeat renewed it. */
+  leaseMs?: number;
+  now?: Date;
+}
 
 class Refused extends Error {
   constructor(readonly reason: LaunchRefusal) {
@@ -35,28 +50,55 @@ export class TaskRunRepository {
   }
 
   /**
-   * Workspace lock + task READY→ASSIGNED + agent IDLE→BUSY, all or nothing. `assign` makes the
-   * task's move (the state machine, on this transaction) and says whether it landed. Returns
-   * null on success or why it was refused (nothing is written then).
+   * Workspace lock + the fleet's rules read again + task READY→ASSIGNED + agent IDLE→BUSY + the
+   * claim (claimed_by, lease) and its run record, all or nothing. On PostgreSQL the task row is
+   * taken with FOR UPDATE SKIP LOCKED (a task another claimer holds is passed over at once) and
+   * the project row is locked so its concurrency cap is counted by one claimer at a time; on
+   * SQLite the first statement is a write, which takes the database's single write lock, so the
+   * reads after it are compare-and-set with the writes. `assign` makes the task's move (the
+   * state machine, on this transaction). Returns null on success or why it was refused.
    */
-  async claimLaunch(
-    input: { taskId: string; agentId: string; workspaceId: string },
-    assign: (tx: SqlEntityManager) => Promise<boolean>,
-  ): Promise<LaunchRefusal | null> {
-    const now = Date.now();
+  async claimLaunch(input: LaunchClaim, assign: (tx: SqlEntityManager) => Promise<boolean>): Promise<LaunchRefusal | null> {
+    const now = input.now ?? new Date();
+    const workerId = input.workerId ?? null;
     try {
       await this.em().transactional(async (em) => {
         const tx = em as SqlEntityManager;
-        if ((await changes(tx, LOCK_WORKSPACE, [input.taskId, input.agentId, now, input.workspaceId])) === 0) {
+        const pg = isPostgres(tx);
+        if (pg) {
+          const free = await tx.execute("select id from tasks where id = ? and status = 'READY' for update skip locked", [input.taskId]);
+          if ((free as unknown[]).length === 0) throw new Refused('task_not_ready');
+        }
+        if ((await changes(tx, LOCK_WORKSPACE, [input.taskId, input.agentId, now.getTime(), input.workspaceId])) === 0) {
           throw new Refused('workspace_busy');
         }
+        if (pg)
+          await tx.execute('select p.id from projects p join tasks t on t.project_id = p.id where t.id = ? for update of p', [
+            input.taskId,
+          ]);
+        const refusal = await fleetRefusal(tx, input.taskId, now);
+        if (refusal) throw new Refused(refusal);
         if (!(await assign(tx))) throw new Refused('task_not_ready');
         const agent = await changes(
           tx,
           "update agents set state = 'BUSY', current_task = ?, last_heartbeat = ? where id = ? and state = 'IDLE' and current_task is null",
-          [input.taskId, now, input.agentId],
+          [input.taskId, now.getTime(), input.agentId],
         );
         if (agent === 0) throw new Refused('agent_not_idle');
+        await tx.execute('update tasks set current_run_id = ?, claimed_by = ?, lease_expires_at = ? where id = ?', [
+          input.runId,
+          workerId,
+          workerId ? now.getTime() + (input.leaseMs ?? 30_000) : null,
+          input.taskId,
+        ]);
+        await tx.execute('insert into task_runs (id, task_id, worker_id, agent_id, workspace_id, claimed_at) values (?, ?, ?, ?, ?, ?)', [
+          input.runId,
+          input.taskId,
+          workerId,
+          input.agentId,
+          input.workspaceId,
+          now.getTime(),
+        ]);
       });
       return null;
     } catch (err) {
@@ -87,15 +129,17 @@ export class TaskRunRepository {
   }
 
   /**
-   * After a run, whatever happened: the task's workspace locks go, and the agent is free again
-   * (unless it was paused meanwhile, or already moved on to another task).
+   * After a run, whatever happened: the task's lock on the run's workspace goes (only that one: by
+   * then another worker may hold the task elsewhere), and the agent is free again (unless it was
+   * paused meanwhile, or already moved on to another task).
    */
-  async finishRun(taskId: string, agentId: string): Promise<void> {
+  async finishRun(taskId: string, agentId: string, workspaceId?: string): Promise<void> {
     await this.em().transactional(async (em) => {
       const tx = em as SqlEntityManager;
       await tx.execute(
-        'update workspaces set locked_by_task_id = null, locked_by_agent_id = null, locked_at = null where locked_by_task_id = ?',
-        [taskId],
+        `update workspaces set locked_by_task_id = null, locked_by_agent_id = null, locked_at = null
+          where locked_by_task_id = ?${workspaceId ? ' and id = ?' : ''}`,
+        workspaceId ? [taskId, workspaceId] : [taskId],
       );
       await tx.execute(
         "update agents set state = case when state = 'BUSY' then 'IDLE' else state end, current_task = null where id = ? and current_task = ?",
@@ -105,14 +149,17 @@ export class TaskRunRepository {
   }
 
   /**
-   * Crash recovery: each task left ASSIGNED or IN_PROGRESS by a dead daemon is offered to
-   * `requeue` (the state machine, on this transaction, back to READY), BUSY agents become IDLE,
-   * and every workspace lock not held by one of `liveTaskIds` is released. Returns the tasks
+   * Crash recovery of one owner — the app's daemon (`workerId` null) or one worker restarting
+   * under its name: each task it left ASSIGNED, IN_PROGRESS or WAITING_INPUT is offered to `requeue` (the state
+   * machine, on this transaction, back to READY) and its run record ends, its BUSY agents become
+   * IDLE, and its workspace locks not held by one of `liveTaskIds` are released. What other
+   * workers hold is never touched (their claims lapse through their leases). Returns the tasks
    * that were put back.
    */
   async recoverStale(
     liveTaskIds: string[],
     requeue: (tx: SqlEntityManager, taskId: string) => Promise<boolean>,
+    workerId: string | null = null,
   ): Promise<{
     tasks: Array<{ id: string; title: string; projectId: string; status: string }>;
     agents: number;
@@ -120,25 +167,40 @@ export class TaskRunRepository {
   }> {
     const keep = liveTaskIds.length ? liveTaskIds : [''];
     const marks = keep.map(() => '?').join(', ');
+    const owner = workerId === null ? 'is null' : '= ?';
+    const who = workerId === null ? [] : [workerId];
     return this.em().transactional(async (em) => {
       const tx = em as SqlEntityManager;
-      const stale = await tx.execute<Array<{ id: string; title: string; project_id: string; status: string }>>(
-        `select id, title, project_id, status from tasks where status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT') and id not in (${marks})`,
-        keep,
-      );
-      const requeued: typeof stale = [];
-      for (const t of stale) if (await requeue(tx, t.id)) requeued.push(t);
-      const agents = await changes(
-        tx,
-        `update agents set state = case when state = 'BUSY' then 'IDLE' else state end, current_task = null
-          where (state = 'BUSY' or current_task is not null) and (current_task is null or current_task not in (${marks}))`,
-        keep,
-      );
+      // A write first: SQLite's write lock, so nothing read below changes before the commit.
       const locks = await changes(
         tx,
         `update workspaces set locked_by_task_id = null, locked_by_agent_id = null, locked_at = null
-          where locked_by_task_id is not null and locked_by_task_id not in (${marks})`,
-        keep,
+          where worker_id ${owner} and locked_by_task_id is not null and locked_by_task_id not in (${marks})`,
+        [...who, ...keep],
+      );
+      const stale = await tx.execute<
+        Array<{ id: string; title: string; project_id: string; status: string; current_run_id: string | null }>
+      >(
+        `select id, title, project_id, status, current_run_id from tasks
+          where status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT') and claimed_by ${owner} and id not in (${marks})`,
+        [...who, ...keep],
+      );
+      const requeued: typeof stale = [];
+      for (const t of stale) {
+        if (!(await requeue(tx, t.id))) continue;
+        requeued.push(t);
+        await tx.execute("update task_runs set ended_at = ?, outcome = 'RECOVERED' where id = ? and ended_at is null", [
+          Date.now(),
+          t.current_run_id,
+        ]);
+        await tx.execute('update tasks set claimed_by = null, lease_expires_at = null where id = ?', [t.id]);
+      }
+      const agents = await changes(
+        tx,
+        `update agents set state = case when state = 'BUSY' then 'IDLE' else state end, current_task = null
+          where worker_id ${owner} and (state = 'BUSY' or current_task is not null)
+            and (current_task is null or current_task not in (${marks}))`,
+        [...who, ...keep],
       );
       return { tasks: requeued.map((t) => ({ id: t.id, title: t.title, projectId: t.project_id, status: t.status })), agents, locks };
     });

@@ -91,8 +91,10 @@ export class TaskRepository {
    * processes cannot both make the same move. Returns whether the row changed. Only the state
    * machine (src/orchestrator/state-machine.ts) calls this; everything else goes through it.
    */
-  async transition(id: string, from: TaskStatus[], to: TaskStatus, changes: TaskUpdate = {}): Promise<boolean> {
-    const updated = await this.em().nativeUpdate(Task, { id, status: { $in: from } }, { ...changes, status: to, updatedAt: new Date() });
+  async transition(id: string, from: TaskStatus[], to: TaskStatus, changes: TaskUpdate = {}, fence?: { runId: string }): Promise<boolean> {
+    // A fenced move lands only while the task is still held by that run (run-records.ts).
+    const where = { id, status: { $in: from }, ...(fence && { currentRunId: fence.runId }) };
+    const updated = await this.em().nativeUpdate(Task, where, { ...changes, status: to, updatedAt: new Date() });
     return updated > 0;
   }
 

@@ -11,6 +11,8 @@ export interface WorkspaceRecord {
   lockedByTaskId: string | null;
   lockedByAgentId: string | null;
   lockedAt: Date | null;
+  /** The worker that owns the checkout; null for the app's own. */
+  workerId: string | null;
 }
 
 function toWorkspaceRecord(w: Workspace): WorkspaceRecord {
@@ -24,6 +26,7 @@ function toWorkspaceRecord(w: Workspace): WorkspaceRecord {
     lockedByTaskId: w.lockedByTaskId ?? null,
     lockedByAgentId: w.lockedByAgentId ?? null,
     lockedAt: w.lockedAt ?? null,
+    workerId: w.workerId ?? null,
   };
 }
 
@@ -57,7 +60,9 @@ export class WorkspaceRepository {
     return w ? toWorkspaceRecord(w) : null;
   }
 
-  async create(data: Pick<WorkspaceRecord, 'id' | 'projectId' | 'name' | 'path' | 'sourceType' | 'repoId'>): Promise<WorkspaceRecord> {
+  async create(
+    data: Pick<WorkspaceRecord, 'id' | 'projectId' | 'name' | 'path' | 'sourceType' | 'repoId'> & { workerId?: string | null },
+  ): Promise<WorkspaceRecord> {
     const em = this.em();
     const w = em.create(Workspace, {
       id: data.id,
@@ -66,6 +71,7 @@ export class WorkspaceRepository {
       path: data.path,
       sourceType: data.sourceType,
       repoId: data.repoId,
+      workerId: data.workerId ?? null,
     });
     await em.flush();
     return toWorkspaceRecord(w);

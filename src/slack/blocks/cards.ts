@@ -5,6 +5,7 @@ import { hookRunsCard, hooksCard, notesCard, repoActionCard, reposCard, workspac
 import { agentErrorCard, createdTaskCard, dependencyCard, taskActionCard, taskResultCard } from './cards-tasks';
 import { budgetCard, eventsCard, taskMessageCard, tokenUsageCard } from './cards-usage';
 import { agentRequestsCard, answerCard, toolPolicyCard } from './cards-policy';
+import { workersCard } from './cards-workers';
 
 type Renderer = (result: Record<string, unknown>, args: Record<string, unknown>) => Rendered;
 
@@ -20,6 +21,7 @@ export const CARDS: Record<string, Renderer> = Object.fromEntries<Renderer>([
   ...each(['add_dependency', 'remove_dependency', 'get_task_dependencies', 'get_chain_health'], dependencyCard),
   ['list_projects', projectsCard],
   ['list_agents', agentsCard],
+  ['list_workers', workersCard],
   ...each(
     [
       'create_project',

@@ -54,6 +54,13 @@ const SEEDERS: Record<string, Seeder> = {
     await sql(rt, `insert into agents (id, name, created_at) values ${values(count, (i) => `('a-${i}', 'A ${i}', ${now + i})`)}`);
     return {};
   },
+  list_workers: async (rt, count) => {
+    await sql(
+      rt,
+      `insert into workers (name, host, capacity, labels, started_at, heartbeat_at) values ${values(count, (i) => `('w-${i}', 'h', 2, '[]', ${now}, ${now + i})`)}`,
+    );
+    return {};
+  },
   list_repos: async (rt, count) => {
     await sql(
       rt,

@@ -1,0 +1,117 @@
+import type { EmFactory } from '../database';
+
+/** An `aq worker` process as registered in the database. Times are milliseconds since the epoch. */
+export interface WorkerRecord {
+  name: string;
+  host: string;
+  capacity: number;
+  /** Its claims lapse this long after its last heartbeat; it counts as alive within it. */
+  leaseMs: number;
+  /** What it can reach, e.g. `project:web`, `github.com`. */
+  labels: string[];
+  startedAt: number;
+  heartbeatAt: number;
+  /** Set when it stopped cleanly; null while it runs (or when it died). */
+  stoppedAt: number | null;
+  /** Tasks it holds a claim on right now (ASSIGNED or IN_PROGRESS). */
+  runningTaskIds: string[];
+}
+
+function parseLabels(raw: unknown): string[] {
+  if (Array.isArray(raw)) return raw.map(String);
+  try {
+    const parsed = JSON.parse(String(raw ?? '[]')) as unknown;
+    return Array.isArray(parsed) ? parsed.map(String) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The workers table: registration, heartbeats, and the fleet as status views show it. */
+export class WorkerRepository {
+  constructor(private readonly em: EmFactory) {}
+
+  private async run(sql: string, params: unknown[]): Promise<number> {
+    const result = (await this.em().getConnection().execute(sql, params, 'run')) as { affectedRows?: number };
+    return Number(result.affectedRows ?? 0);
+  }
+
+  /** Registers the worker (or re-registers it under the same name after a restart). */
+  async register(w: { name: string; host: string; capacity: number; labels: string[]; leaseMs: number }, now: number): Promise<void> {
+    await this.run(
+      `insert into workers (name, host, capacity, lease_ms, labels, started_at, heartbeat_at, stopped_at) values (?, ?, ?, ?, ?, ?, ?, null)
+         on conflict (name) do update set host = excluded.host, capacity = excluded.capacity, lease_ms = excluded.lease_ms,
+           labels = excluded.labels, started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at, stopped_at = null`,
+      [w.name, w.host, w.capacity, w.leaseMs, JSON.stringify(w.labels), now, now],
+    );
+  }
+
+  /** Records that the worker is alive; false when its row is gone (someone removed it). */
+  async heartbeat(name: string, now: number): Promise<boolean> {
+    return (await this.run('update workers set heartbeat_at = ? where name = ?', [now, name])) > 0;
+  }
+
+  async markStopped(name: string, now: number): Promise<void> {
+    await this.run('update workers set stopped_at = ?, heartbeat_at = ? where name = ?', [now, now, name]);
+  }
+
+  async get(name: string): Promise<WorkerRecord | null> {
+    return (await this.list()).find((w) => w.name === name) ?? null;
+  }
+
+  /** Every registered worker, by name, with the tasks it holds. */
+  async list(): Promise<WorkerRecord[]> {
+    const connection = this.em().getConnection();
+    const [workers, claims] = await Promise.all([
+      connection.execute(
+        'select name, host, capacity, lease_ms, labels, started_at, heartbeat_at, stopped_at from workers order by name',
+      ) as Promise<Array<Record<string, unknown>>>,
+      connection.execute(
+        "select claimed_by, id from tasks where claimed_by is not null and status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT') order by id",
+      ) as Promise<Array<{ claimed_by: string; id: string }>>,
+    ]);
+    const held = new Map<string, string[]>();
+    for (const c of claims) held.set(c.claimed_by, [...(held.get(c.claimed_by) ?? []), c.id]);
+    return workers.map((r) => ({
+      name: String(r.name),
+      host: String(r.host),
+      capacity: Number(r.capacity),
+      leaseMs: Number(r.lease_ms),
+      labels: parseLabels(r.labels),
+      startedAt: Number(r.started_at),
+      heartbeatAt: Number(r.heartbeat_at),
+      stoppedAt: r.stopped_at === null || r.stopped_at === undefined ? null : Number(r.stopped_at),
+      runningTaskIds: held.get(String(r.name)) ?? [],
+    }));
+  }
+
+  async count(): Promise<number> {
+    const rows = (await this.em().getConnection().execute('select count(*) as n from workers')) as Array<{ n: number }>;
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** Makes the worker's agents (ids `<name>-agent-<n>`) and frees them; returns their ids. */
+  async ensureAgents(name: string, capacity: number, now: Date): Promise<string[]> {
+    const ids: string[] = [];
+    for (let n = 1; n <= capacity; n++) {
+      const id = `${name}-agent-${n}`;
+      ids.push(id);
+      const updated = await this.run('update agents set worker_id = ? where id = ?', [name, id]);
+      if (updated > 0) continue;
+      await this.run("insert into agents (id, name, type, state, worker_id, created_at) values (?, ?, 'claude', 'IDLE', ?, ?)", [
+        id,
+        `${name} agent ${n}`,
+        name,
+        now.getTime(),
+      ]);
+    }
+    // Agents beyond a lowered capacity rest until it grows again.
+    const marks = ids.map(() => '?').join(', ');
+    await this.run(`update agents set state = 'PAUSED' where worker_id = ? and id not in (${marks}) and current_task is null`, [
+      name,
+      ...ids,
+    ]);
+    await this.run(`update agents set state = 'IDLE' where worker_id = ? and id in (${marks}) and state = 'PAUSED'`, [name, ...ids]);
+    return ids;
+  }
+}

@@ -1,0 +1,103 @@
+import { gitOut } from '../../support/git-fixtures';
+import { untilAborted, waitFor, writeIn } from '../orchestrator/harness';
+import { makeFleet, overlappingRuns, peakConcurrency, type Fleet } from './fleet-harness';
+
+jest.setTimeout(120_000);
+
+describe('workers on many machines (in-process workers, one connection each)', () => {
+  let fleet: Fleet;
+  afterEach(async () => {
+    await fleet?.cleanup();
+  });
+
+  async function createTasks(n: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) {
+      ids.push(
+        (await fleet.rt.exec('create_task', { project_id: 'web', title: `Task ${i}`, description: `Write file ${i}.` })).created as string,
+      );
+    }
+    return ids;
+  }
+
+  it('three workers share the queue: every task completes once, merges once, within the project cap', async () => {
+    fleet = await makeFleet({ maxConcurrentAgents: 4 });
+    const ids = await createTasks(12);
+    for (const name of ['alpha', 'beta', 'gamma']) {
+      const w = await fleet.addWorker(name);
+      w.adapter.fallback = async (req) => {
+        await writeIn(req, `${req.taskId}.txt`, `${req.taskId}\n`);
+        return {};
+      };
+    }
+    await waitFor(
+      async () => (await fleet.rt.db.tasks.list({ projectId: 'web', status: 'COMPLETED' }, 100)).tasks.length === ids.length,
+      90_000,
+      'every task to complete',
+    );
+    const runs = await fleet.rt.db.runRecords.all();
+    expect(runs).toHaveLength(ids.length);
+    expect(overlappingRuns(runs)).toEqual([]);
+    expect(peakConcurrency(runs)).toBeLessThanOrEqual(4);
+    // Each worker ran only in its own workspaces, and every task ran on exactly one worker.
+    const workspaces = await fleet.rt.db.workspaces.list('web');
+    for (const run of runs) {
+      expect(workspaces.find((w) => w.id === run.workspaceId)?.workerId).toBe(run.workerId);
+    }
+    expect(new Set(runs.map((r) => r.workerId))).toEqual(new Set(['alpha', 'beta', 'gamma']));
+    const log = await gitOut(fleet.origin, 'log', '--format=%B', 'main');
+    for (const id of ids) expect(log.split(`Task-Id: ${id}\n`).length - 1).toBe(1);
+    // Token usage and events reached the shared database.
+    expect((await fleet.rt.exec('get_token_usage', { project_id: 'web' })).total).toBe(ids.length * 128);
+    const status = await fleet.rt.exec('get_status');
+    expect(status.workers).toEqual(
+      ['alpha', 'beta', 'gamma'].map((name) => expect.objectContaining({ name, alive: true, capacity: 2, running_tasks: [] })),
+    );
+  });
+
+  it('stop_task from the app reaches the worker running the task', async () => {
+    fleet = await makeFleet();
+    const [id] = await createTasks(1);
+    const w = await fleet.addWorker('alpha');
+    let aborted = false;
+    w.adapter.on(id, async (req) => {
+      await untilAborted(req);
+      aborted = true;
+      return { status: 'aborted' };
+    });
+    await waitFor(async () => (await fleet.rt.db.tasks.get(id))?.status === 'IN_PROGRESS', 30_000, 'the task to start on the worker');
+    expect(await fleet.rt.exec('stop_task', { task_id: id })).toEqual({ stopped: id });
+    await waitFor(async () => aborted, 15_000, 'the worker to end the run');
+    await waitFor(async () => (await fleet.rt.db.runRecords.forTask(id))[0]?.endedAt !== null, 15_000, 'the run record to close');
+    expect((await fleet.rt.db.tasks.get(id))?.status).toBe('BLOCKED');
+  });
+
+  it('a lapsed claim goes back to READY and runs elsewhere; the dead worker keeps its workspace, its run is fenced off', async () => {
+    fleet = await makeFleet();
+    const [id] = await createTasks(1);
+    const ghost = await fleet.addWorker('ghost', { leaseMs: 1000 });
+    ghost.adapter.on(id, (req) => untilAborted(req).then(() => ({ status: 'aborted' as const })));
+    await waitFor(async () => (await fleet.rt.db.tasks.get(id))?.status === 'IN_PROGRESS', 30_000, 'the ghost to start the task');
+    const [ghostRun] = await fleet.rt.db.runRecords.forTask(id);
+    // The ghost's process freezes: no heartbeat, no cycle (what kill -9 or a lost network leaves).
+    (ghost.worker as unknown as { timers: NodeJS.Timeout[] }).timers.forEach(clearInterval);
+    await fleet.addWorker('alive');
+    await waitFor(async () => (await fleet.rt.db.tasks.get(id))?.status === 'COMPLETED', 30_000, 'the task to complete elsewhere');
+
+    const runs = await fleet.rt.db.runRecords.forTask(id);
+    expect(runs.map((r) => [r.workerId, r.outcome])).toEqual([
+      ['ghost', 'LEASE_EXPIRED'],
+      ['alive', 'COMPLETED'],
+    ]);
+    expect(overlappingRuns(runs)).toEqual([]);
+    const retry = (await fleet.rt.db.events.recent(50)).find((e) => e.type === 'task_retrying' && e.taskId === id);
+    expect(retry?.payload).toMatchObject({ reason: 'worker ghost stopped answering', retry_count: 0 });
+    // The ghost's workspace is still its own, still locked by its run: nobody touched it.
+    const ghostWorkspace = await fleet.rt.db.workspaces.get(ghostRun.workspaceId);
+    expect(ghostWorkspace).toMatchObject({ workerId: 'ghost', lockedByTaskId: id });
+    // When the ghost's run comes back to life, its moves no longer land.
+    await ghost.worker.stop();
+    expect((await fleet.rt.db.tasks.get(id))?.status).toBe('COMPLETED');
+    expect(await fleet.rt.db.runRecords.forTask(id)).toHaveLength(2);
+  });
+});
