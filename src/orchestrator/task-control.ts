@@ -45,10 +45,16 @@ export class TaskControl implements TaskControlPort {
 
   async stopTask(taskId: string): Promise<void> {
     let outcome: TransitionOutcome = { ok: false, reason: 'not_found' };
-    await this.db.taskRuns.stopRun(taskId, async (tx) => {
-      outcome = await this.machine.within(tx).fire(taskId, 'ADMIN_STOP', { assignedAgent: null }, { quiet: true });
-      return outcome.ok;
-    });
+    // A run changes status on its own (IN_PROGRESS ⇄ WAITING_INPUT when its agent asks a person):
+    // a stop that races such a move reads the task again rather than failing.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await this.db.taskRuns.stopRun(taskId, async (tx) => {
+        outcome = await this.machine.within(tx).fire(taskId, 'ADMIN_STOP', { assignedAgent: null }, { quiet: true });
+        return outcome.ok;
+      });
+      const last = outcome as TransitionOutcome; // assigned in the callback, which TypeScript does not follow
+      if (last.ok || last.reason !== 'raced') break;
+    }
     const task = movedOrThrow(taskId, outcome, {
       wrongStatus: (status) => `Task '${taskId}' is ${status}, not IN_PROGRESS: only running tasks can be stopped.`,
       conflict: `Task '${taskId}' is no longer IN_PROGRESS.`,
