@@ -19,4 +19,17 @@ describe('documentation stays in step with the code', () => {
     expect(names.filter((n) => !readme.includes(`\`${n}\``))).toEqual([]);
     expect(names.filter((n) => !sample.includes(n))).toEqual([]);
   });
+
+  it("README's links to its own sections lead to a heading", () => {
+    // GitHub's anchors: lower case, punctuation dropped, spaces to hyphens.
+    const slug = (heading: string) =>
+      heading
+        .toLowerCase()
+        .replace(/[^a-z0-9 _-]/g, '')
+        .replace(/ /g, '-');
+    const anchors = new Set([...readme.matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1])));
+    const links = [...readme.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1]);
+    expect(links.length).toBeGreaterThan(3);
+    expect(links.filter((link) => !anchors.has(link))).toEqual([]);
+  });
 });
