@@ -1,3 +1,4 @@
+import type { Database } from '../db/database';
 import { TaskStateMachine } from './state-machine';
 import { runTask, type RunHandle, type RunnerDeps } from './task-runner';
 
@@ -18,4 +19,25 @@ export function runClaimed(deps: RunnerDeps, handle: ClaimedRunHandle): Promise<
         deps.log(`Closing run ${handle.runId} of ${handle.taskId} failed: ${err instanceof Error ? err.message : String(err)}`),
       ),
   );
+}
+
+/**
+ * Ends each running run whose task was moved behind its back (a stop from Slack or `aq`) or
+ * whose claim went to another run. A run is still its task's while the task is IN_PROGRESS or
+ * WAITING_INPUT (its agent waits for a person's answer) with this run's id.
+ */
+export async function abortOrphanedRuns(
+  db: Database,
+  runs: Iterable<ClaimedRunHandle>,
+  log: (message: string) => void,
+): Promise<void> {
+  for (const run of runs) {
+    if (run.phase !== 'running' || run.controller.signal.aborted) continue;
+    const task = await db.tasks.get(run.taskId);
+    const running = task?.status === 'IN_PROGRESS' || task?.status === 'WAITING_INPUT';
+    if (!running || task.currentRunId !== run.runId) {
+      log(`Task ${run.taskId} is ${task?.status ?? 'gone'} and no longer this run's; ending the run.`);
+      run.controller.abort();
+    }
+  }
 }

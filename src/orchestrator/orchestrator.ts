@@ -14,7 +14,7 @@ import { schedule } from './scheduler';
 import { TaskControl } from './task-control';
 import { claimLaunch } from './task-moves';
 import type { RunnerDeps } from './task-runner';
-import { runClaimed, type ClaimedRunHandle } from './claimed-run';
+import { abortOrphanedRuns, runClaimed, type ClaimedRunHandle } from './claimed-run';
 import type { ProvisioningGit } from './workspace-provisioning';
 
 export interface OrchestratorOptions {
@@ -186,7 +186,7 @@ export class Orchestrator extends TaskControl {
     const report: CycleReport = { resumed: [], promoted: [], assignments: [], launched: [], blocked: [] };
     if (!(await this.holdLease())) return report;
     await this.takeRestartRequest();
-    await this.watchRuns();
+    await abortOrphanedRuns(this.db, this.runs.values(), this.log);
     await reapLapsedClaims(this.db, this.events, this.machine, this.now());
     const deps = this.cycleDeps();
     report.resumed = await resumePaused(deps);
@@ -256,19 +256,6 @@ export class Orchestrator extends TaskControl {
     if (!request) return;
     this.log(`Restart requested from another process (${request.reason}).`);
     this.options.onRestartRequest?.(request.reason);
-  }
-
-  /** A run whose task left IN_PROGRESS (or WAITING_INPUT) behind our back (stop from `aq`) is aborted. */
-  private async watchRuns(): Promise<void> {
-    for (const run of this.runs.values()) {
-      if (run.phase !== 'running' || run.controller.signal.aborted) continue;
-      const task = await this.db.tasks.get(run.taskId);
-      const running = task?.status === 'IN_PROGRESS' || task?.status === 'WAITING_INPUT';
-      if (!running || task.currentRunId !== run.runId) {
-        this.log(`Task ${run.taskId} is ${task?.status ?? 'gone'}; aborting its run.`);
-        run.controller.abort();
-      }
-    }
   }
 
   private runnerDeps(): RunnerDeps {

@@ -4,7 +4,7 @@ import type { AgentAdapter } from '../agents/adapter';
 import type { Database } from '../db/database';
 import type { ChatProvider } from '../model/provider';
 import { GitManager } from '../git/git-manager';
-import { runClaimed, type ClaimedRunHandle } from './claimed-run';
+import { abortOrphanedRuns, runClaimed, type ClaimedRunHandle } from './claimed-run';
 import type { TaskGit } from './completion';
 import { buildSnapshot, promoteReady, resumePaused, type CycleDeps } from './cycle';
 import type { EventLog } from './events';
@@ -180,7 +180,7 @@ export class FleetWorker {
   }
 
   private async cycleOnce(): Promise<void> {
-    await this.watchRuns();
+    await abortOrphanedRuns(this.db, this.runs.values(), this.log);
     await reapLapsedClaims(this.db, this.events, this.machine, new Date());
     const deps = this.cycleDeps();
     await resumePaused(deps);
@@ -203,18 +203,6 @@ export class FleetWorker {
         continue;
       }
       this.launch({ taskId: a.taskId, agentId: a.agentId, workspaceId: a.workspaceId, runId });
-    }
-  }
-
-  /** A run whose task was stopped (or whose claim went to another run) is ended here. */
-  private async watchRuns(): Promise<void> {
-    for (const run of this.runs.values()) {
-      if (run.phase !== 'running' || run.controller.signal.aborted) continue;
-      const task = await this.db.tasks.get(run.taskId);
-      if (task?.status !== 'IN_PROGRESS' || task.currentRunId !== run.runId) {
-        this.log(`Task ${run.taskId} is ${task?.status ?? 'gone'} and no longer this run's; ending the run.`);
-        run.controller.abort();
-      }
     }
   }
 
