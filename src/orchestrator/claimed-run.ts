@@ -26,11 +26,7 @@ export function runClaimed(deps: RunnerDeps, handle: ClaimedRunHandle): Promise<
  * whose claim went to another run. A run is still its task's while the task is IN_PROGRESS or
  * WAITING_INPUT (its agent waits for a person's answer) with this run's id.
  */
-export async function abortOrphanedRuns(
-  db: Database,
-  runs: Iterable<ClaimedRunHandle>,
-  log: (message: string) => void,
-): Promise<void> {
+export async function abortOrphanedRuns(db: Database, runs: Iterable<ClaimedRunHandle>, log: (message: string) => void): Promise<void> {
   for (const run of runs) {
     if (run.phase !== 'running' || run.controller.signal.aborted) continue;
     const task = await db.tasks.get(run.taskId);

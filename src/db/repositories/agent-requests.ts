@@ -1,5 +1,6 @@
 import type { EmFactory } from '../database';
 import { dialectOf } from '../dialect';
+import { runSql } from './run-sql';
 
 export type AgentRequestKind = 'question' | 'permission';
 export type AgentRequestStatus = 'pending' | 'answered' | 'timed_out' | 'cancelled';
@@ -71,9 +72,8 @@ export class AgentRequestRepository {
     return this.em().execute(sql, params) as Promise<T[]>;
   }
 
-  private async run(sql: string, params: unknown[]): Promise<{ changes: number; id: number }> {
-    const result = (await this.em().execute(sql, params, 'run')) as { affectedRows?: number; insertId?: number };
-    return { changes: Number(result.affectedRows ?? 0), id: Number(result.insertId ?? 0) };
+  private run(sql: string, params: unknown[]): Promise<{ changes: number; id: number }> {
+    return runSql(this.em(), sql, params);
   }
 
   async add(

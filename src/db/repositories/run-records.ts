@@ -2,6 +2,7 @@ import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { EmFactory } from '../database';
 import type { TaskStatus } from '../entities';
 import { TaskRepository } from './tasks';
+import { changes } from './run-sql';
 
 /** One run of one task: who claimed it, and from when to when (milliseconds since the epoch). */
 export interface RunRecord {
@@ -27,11 +28,6 @@ export interface ExpiredClaim {
 }
 
 const STILL_RUNNING: TaskStatus[] = ['ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT'];
-
-async function changes(em: SqlEntityManager, sql: string, params: unknown[]): Promise<number> {
-  const result = (await em.execute(sql, params, 'run')) as { affectedRows?: number };
-  return Number(result.affectedRows ?? 0);
-}
 
 /** Ends the run record and lets go of the task's claim, if the task is still the run's. */
 async function endRunOn(tx: SqlEntityManager, runId: string, outcome: string, now: number): Promise<void> {

@@ -1,5 +1,6 @@
 import type { EmFactory } from '../database';
 import { dialectOf } from '../dialect';
+import { runSql } from './run-sql';
 
 export type TaskMessageKind = 'live' | 'follow_up';
 
@@ -45,9 +46,8 @@ export class TaskMessageRepository {
     return this.em().execute(sql, params) as Promise<T[]>;
   }
 
-  private async run(sql: string, params: unknown[]): Promise<{ changes: number; id: number }> {
-    const result = (await this.em().execute(sql, params, 'run')) as { affectedRows?: number; insertId?: number };
-    return { changes: Number(result.affectedRows ?? 0), id: Number(result.insertId ?? 0) };
+  private run(sql: string, params: unknown[]): Promise<{ changes: number; id: number }> {
+    return runSql(this.em(), sql, params);
   }
 
   async add(

@@ -1,6 +1,7 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { EmFactory } from '../database';
 import { fleetRefusal, isPostgres, type FleetRefusal } from './claim-checks';
+import { changes } from './run-sql';
 
 export type LaunchRefusal = 'workspace_busy' | 'task_not_ready' | 'agent_not_idle' | FleetRefusal;
 
@@ -22,11 +23,6 @@ class Refused extends Error {
   constructor(readonly reason: LaunchRefusal) {
     super(reason);
   }
-}
-
-async function changes(em: SqlEntityManager, sql: string, params: unknown[]): Promise<number> {
-  const result = (await em.execute(sql, params, 'run')) as { affectedRows?: number };
-  return Number(result.affectedRows ?? 0);
 }
 
 /** The SQL for an atomic workspace lock: free row, and no other row for the same path locked. */

@@ -1,4 +1,5 @@
 import type { EmFactory } from '../database';
+import { changes } from './run-sql';
 
 /** An `aq worker` process as registered in the database. Times are milliseconds since the epoch. */
 export interface WorkerRecord {
@@ -31,9 +32,8 @@ function parseLabels(raw: unknown): string[] {
 export class WorkerRepository {
   constructor(private readonly em: EmFactory) {}
 
-  private async run(sql: string, params: unknown[]): Promise<number> {
-    const result = (await this.em().getConnection().execute(sql, params, 'run')) as { affectedRows?: number };
-    return Number(result.affectedRows ?? 0);
+  private run(sql: string, params: unknown[]): Promise<number> {
+    return changes(this.em(), sql, params);
   }
 
   /** Registers the worker (or re-registers it under the same name after a restart). */
