@@ -33,3 +33,36 @@ describe('documentation stays in step with the code', () => {
     expect(links.filter((link) => !anchors.has(link))).toEqual([]);
   });
 });
+
+describe('DESIGN.md stays in step with the layer rule', () => {
+  const design = readFileSync(path.join(root, 'DESIGN.md'), 'utf8');
+  const biome = JSON.parse(readFileSync(path.join(root, 'biome.json'), 'utf8')) as {
+    overrides: Array<{
+      includes: string[];
+      linter?: { rules?: { style?: { noRestrictedImports?: { options: { patterns: Array<{ group: string[]; message: string }> } } } } };
+    }>;
+  };
+  /** biome.json's rules as folder → the folders it must not import from, e.g. `src/db/` → [listeners, …]. */
+  const rules = new Map(
+    biome.overrides.flatMap((override) => {
+      const patterns = override.linter?.rules?.style?.noRestrictedImports?.options.patterns;
+      if (!patterns) return [];
+      const folder = override.includes[0].replace(/\*\*$/, '');
+      const banned = patterns[0].group.filter((g) => !g.startsWith('!')).map((g) => g.replace(/^\*\*\//, '').replace(/\/\*\*$/, ''));
+      return [[folder, { banned: [...new Set(banned)].sort(), message: patterns[0].message }]];
+    }),
+  );
+  /** DESIGN.md's Layers table, read the same way. */
+  const documented = new Map([...design.matchAll(/^\| `([a-z/]+)` \| ([a-z, ]+) \|$/gm)].map((m) => [m[1], m[2].split(', ').sort()]));
+
+  it('has a Layers section for the lint messages to point to', () => {
+    expect(design).toMatch(/^## Layers$/m);
+    expect(rules.size).toBeGreaterThan(10);
+    for (const { message } of rules.values()) expect(message).toContain('(DESIGN.md, Layers)');
+  });
+
+  it('names, for every folder, exactly the folders biome.json forbids it to import', () => {
+    expect([...documented.keys()].sort()).toEqual([...rules.keys()].sort());
+    for (const [folder, { banned }] of rules) expect({ folder, banned: documented.get(folder) }).toEqual({ folder, banned });
+  });
+});

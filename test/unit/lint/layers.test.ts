@@ -57,7 +57,7 @@ function diagnosticsOf(output: string, file: string): string[] {
   return output.split('\n').filter((line) => line.startsWith(`${file}:`));
 }
 
-describe('the layer rule (biome noRestrictedImports, DESIGN.md Layout)', () => {
+describe('the layer rule (biome noRestrictedImports, DESIGN.md Layers)', () => {
   let output = '';
 
   beforeAll(async () => {
