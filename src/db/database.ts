@@ -23,6 +23,7 @@ import { ProjectSteererRepository, TaskMessageRepository } from './repositories/
 import { AgentRequestRepository, ToolPolicyRepository } from './repositories/agent-requests';
 import { RunRecordRepository } from './repositories/run-records';
 import { WorkerRepository } from './repositories/workers';
+import { RestartRequestRepository } from './repositories/restart-requests';
 
 /**
  * The one door to storage. Every method forks a fresh EntityManager, so nothing read here is
@@ -53,6 +54,7 @@ export class Database {
   readonly toolPolicies: ToolPolicyRepository;
   readonly runRecords: RunRecordRepository;
   readonly workers: WorkerRepository;
+  readonly restartRequests: RestartRequestRepository;
 
   readonly dialect: SqlDialect;
 
@@ -83,6 +85,7 @@ export class Database {
     this.toolPolicies = new ToolPolicyRepository(fork);
     this.runRecords = new RunRecordRepository(fork);
     this.workers = new WorkerRepository(fork);
+    this.restartRequests = new RestartRequestRepository(fork);
   }
 
   /** Opens (and migrates) the SQLite file at a path, or the PostgreSQL database of a target or postgres:// URL. */

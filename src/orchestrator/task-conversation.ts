@@ -25,17 +25,6 @@ export const FOLLOW_UP_FROM: readonly TaskStatus[] = statusesAccepting('FOLLOW_U
 
 const FOLLOW_UP_RESET = { retryCount: 0, assignedAgent: null, resumeAfter: null, pauseReason: null, completedAt: null } as const;
 
-/** The agent session of the task's newest run that had one. */
-export async function lastSessionId(db: Database, taskId: string): Promise<string | null> {
-  const rows = (await db
-    .em()
-    .getConnection()
-    .execute('select session_id from task_results where task_id = ? and session_id is not null order by id desc limit 1', [
-      taskId,
-    ])) as Array<{ session_id: string }>;
-  return rows[0]?.session_id ?? null;
-}
-
 /**
  * A message to a task's agent. A running task gets it in its live session (the daemon's run
  * picks it up from the database); a finished one goes back to the queue, and its next run
@@ -65,7 +54,7 @@ export async function sendTaskMessage(
     // A second reply before the follow-up starts joins it (a run that starts meanwhile takes it,
     // or leaves it for the next follow-up).
     const stored = await db.taskMessages.add({ taskId: task.id, kind: 'follow_up', text: input.text, author: input.author });
-    const resumesSession = (await lastSessionId(db, task.id)) !== null;
+    const resumesSession = (await db.taskResults.lastSessionId(task.id)) !== null;
     return { delivery: 'follow_up', messageId: stored.id, task, previousStatus: task.status, resumesSession };
   }
   if (!FOLLOW_UP_FROM.includes(task.status)) {
@@ -88,7 +77,7 @@ export async function sendTaskMessage(
   });
   if (!moved || !stored)
     throw new TaskOperationError('conflict', `Task '${task.id}' changed while the message was sent; look at it again.`);
-  const resumesSession = (await lastSessionId(db, task.id)) !== null;
+  const resumesSession = (await db.taskResults.lastSessionId(task.id)) !== null;
   await events.emit('task_follow_up_queued', {
     projectId: task.projectId,
     taskId: task.id,
@@ -124,7 +113,7 @@ export async function takeFollowUp(deps: Deps, task: TaskRecord, fullPrompt: str
   const taken: TaskMessageRecord[] = [];
   for (const m of pending) if (await deps.db.taskMessages.markDelivered(m.id)) taken.push(m);
   if (taken.length === 0) return null;
-  const session = await lastSessionId(deps.db, task.id);
+  const session = await deps.db.taskResults.lastSessionId(task.id);
   for (const m of taken) await emitDelivered(deps, task, m, 'follow_up');
   const text = quoted(taken);
   const prompt = session
@@ -178,7 +167,7 @@ export async function queuePendingFollowUp(deps: Deps, taskId: string): Promise<
       previous_status: task.status,
       text: null,
       author: null,
-      resumes_session: (await lastSessionId(deps.db, taskId)) !== null,
+      resumes_session: (await deps.db.taskResults.lastSessionId(taskId)) !== null,
     },
   });
   return true;

@@ -39,6 +39,16 @@ export class TaskResultRepository {
     };
   }
 
+  /** The agent session of the task's newest result that had one (a follow-up resumes it). */
+  async lastSessionId(taskId: string): Promise<string | null> {
+    const r = await this.em().findOne(
+      TaskResult,
+      { task: taskId, sessionId: { $ne: null } },
+      { orderBy: { id: 'desc' }, fields: ['sessionId'] },
+    );
+    return r?.sessionId ?? null;
+  }
+
   async add(data: NewTaskResult): Promise<void> {
     const em = this.em();
     em.create(TaskResult, {
