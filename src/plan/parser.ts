@@ -139,13 +139,28 @@ function truncateTitle(title: string): string {
   return `${pyPrefix(title, MAX_NUMBERED_TITLE_LENGTH - 3)}...`;
 }
 
+/**
+ * `content.slice(start, end)` when no cleaning rule can change it (the common case, checked
+ * without building the string), else null: it starts with a printable ASCII character that
+ * cannot begin a keyword or a number, ends with one, and holds no `*`.
+ */
+function plainTitle(content: string, start: number, end: number): string | null {
+  const first = content.charCodeAt(start);
+  const last = content.charCodeAt(end - 1);
+  if (first <= 0x20 || first >= 0x7f || last <= 0x20 || last >= 0x7f) return null;
+  const lower = first | 0x20;
+  if ((first >= 0x30 && first <= 0x39) || lower === 0x73 /* s */ || lower === 0x70 /* p */ || lower === 0x74 /* t */) return null;
+  for (let i = start; i < end; i++) if (content.charCodeAt(i) === 0x2a /* * */) return null;
+  return content.slice(start, end);
+}
+
 function parseNumberedList(content: string, needed: number): PlanStep[] {
   const steps: PlanStep[] = [];
   const scanner = LineScanner.numberedItems(content);
   for (let found = scanner.next(), priorityHint = 0; found && steps.length < needed; priorityHint++) {
     const { textStart, end } = scanner;
     found = scanner.next();
-    const title = cleanTitle(content.slice(textStart, end));
+    const title = plainTitle(content, textStart, end) ?? cleanTitle(content.slice(textStart, end));
     if (!title) continue;
     const body = pyStripRange(content, end, found ? scanner.start : content.length);
     steps.push({ title: truncateTitle(title), description: body ? `${title}\n\n${body}` : title, priorityHint });
@@ -180,7 +195,8 @@ export function parsePlan(content: string, options: ParsePlanOptions = {}): Pars
   const needed = stepsNeeded(maxSteps);
   for (const strategy of [parseHeadings, parseNumberedList, parseSingleStep]) {
     const steps = strategy(text, needed);
-    if (steps.length > 0) return { sourceFile, steps: steps.slice(0, maxSteps), rawContent: content };
+    // Copied only when cut: a copy of a list of 840k steps is a cost of its own.
+    if (steps.length > 0) return { sourceFile, steps: steps.length <= maxSteps ? steps : steps.slice(0, maxSteps), rawContent: content };
   }
   return { sourceFile, steps: [], rawContent: content };
 }

@@ -43,6 +43,8 @@ const WHITESPACE_RUN = new RegExp(`${PY_S}*`, 'y');
 
 /** Python's `text[start:end].strip()`, without copying the unstripped slice. */
 export function pyStripRange(text: string, start: number, end: number): string {
+  // A numbered step's body is most often a lone line break.
+  if (end - start === 1 && isPyWhitespace(text.charCodeAt(start))) return '';
   let from = start;
   // Short runs in a loop; a long run (a text of blank lines) in one regex step.
   const loopEnd = Math.min(end, start + 16);

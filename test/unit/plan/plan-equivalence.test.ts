@@ -38,6 +38,41 @@ describe('the parser agrees with the reference implementation', () => {
     expect(mismatch).toBeUndefined();
   });
 
+  it('agrees on large numbered plans, every step kept', () => {
+    // The parser has fast paths for plain lines and sizes its step list ahead; a plan of tens of
+    // thousands of steps of every kind of numbered line must still give the reference's steps.
+    const random = seededRandom(24);
+    const items = [
+      (i: number) => `${i}. x`,
+      (i: number) => `${i}) Step ${i}: wire the **parser** to module ${i}`,
+      (i: number) => `${i}.\tTab then text  `,
+      (i: number) => `${i}.  Task ${i} - ${'long title '.repeat(15)}`,
+      (i: number) => `${i}. ١ Arabic digit first`,
+      (i: number) => `${i}. **  **`,
+      (i: number) => `${i}.\u3000ideographic space`,
+      (i: number) => `${i}. plain words, no cleaning at all`,
+      () => '1. x',
+    ];
+    const bodies = ['', '', '', '   more detail on this line', '   - a sub-item\n   - another', '\n\n', '   \u2028'];
+    const lines: string[] = ['# Plan', '', 'What we will do.', ''];
+    for (let i = 1; i <= 30_000; i++) {
+      lines.push(items[Math.floor(random() * items.length)](i));
+      const body = bodies[Math.floor(random() * bodies.length)];
+      if (body) lines.push(body);
+    }
+    const text = lines.join('\n');
+    const parsed = parsePlan(text, { maxSteps: Infinity });
+    expect(parsed.steps.length).toBeGreaterThan(25_000);
+    expect(parsed).toEqual(referenceParsePlan(text, Infinity));
+    expect(parsePlan(text, { maxSteps: 20 })).toEqual(referenceParsePlan(text, 20));
+  });
+
+  it('keeps every step of a plan of 840k one-line steps, in order', () => {
+    const steps = parsePlan('1. x\n'.repeat(840_000), { maxSteps: Infinity }).steps;
+    expect(steps).toHaveLength(840_000);
+    expect(steps.every((step, i) => step.priorityHint === i && step.title === 'x' && step.description === 'x')).toBe(true);
+  });
+
   it('extractPlanContext', () => {
     expect(firstMismatch(CORPUS, extractPlanContext, referencePlanContext)).toBeUndefined();
   });
