@@ -72,6 +72,26 @@ const withoutUmzugCli = {
   },
 };
 
+/**
+ * pg asks on load whether it runs in a Cloudflare Worker; where Node has no `navigator` (Node 20)
+ * it finds out by building a `Response`, which loads Node's whole fetch implementation (undici)
+ * into every `aq` on PostgreSQL. aq runs on Node only: its bundle gets pg's Node stream functions.
+ */
+const pgStreamForNode = {
+  name: 'pg-stream-for-node',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]pg[\\/]lib[\\/]stream\.js$/ }, () => ({
+      contents: [
+        'module.exports = {',
+        "  getStream: () => new (require('net').Socket)(),",
+        "  getSecureStream: (options) => require('tls').connect(options),",
+        '};',
+      ].join('\n'),
+      loader: 'js',
+    }));
+  },
+};
+
 /** Writes dist/aq-cli.js and its startup snapshot (scripts/build-snapshot.js); resolves to false (and writes nothing) when esbuild is not installed. */
 async function bundleCli() {
   let esbuild;
@@ -89,7 +109,7 @@ async function bundleCli() {
     target: 'node20',
     format: 'cjs',
     external: EXTERNAL,
-    plugins: [optionalPackages, ownDirname, withoutUmzugCli],
+    plugins: [optionalPackages, ownDirname, withoutUmzugCli, pgStreamForNode],
     // Names stay: MikroORM names entities after their classes.
     minifyWhitespace: true,
     minifySyntax: true,

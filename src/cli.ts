@@ -28,7 +28,8 @@ export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.Pr
     // Loaded here, not at the top: `aq help` and `aq plan` need no database.
     const { createRuntime } = await import('./runtime');
     // Details behind "Something went wrong" go to a file, never to the terminal.
-    runtime = await createRuntime(config, { log: fileLog(logFile) });
+    // One connection: a command's queries take turns on it, as they do on SQLite.
+    runtime = await createRuntime(config, { log: fileLog(logFile), maxDatabaseConnections: 1 });
     return runtime;
   };
 

@@ -57,6 +57,8 @@ export interface RuntimeOptions {
   git?: GitManager;
   /** A chat model to use instead of the one ANTHROPIC_API_KEY selects. */
   chatProvider?: ChatProvider | null;
+  /** The most PostgreSQL connections to hold (see OpenOptions in src/db/orm.ts). */
+  maxDatabaseConnections?: number;
   log?: (message: string) => void;
 }
 
@@ -88,7 +90,10 @@ function chatProviderFor(config: AppConfig, options: RuntimeOptions): ChatProvid
 export async function createRuntime(config: AppConfig, options: RuntimeOptions = {}): Promise<Runtime> {
   const log = options.log ?? ((m: string) => console.error(m));
   const processController = options.process ?? realProcessController;
-  const db = await Database.open(config.database);
+  const db = await Database.open(
+    config.database,
+    options.maxDatabaseConnections === undefined ? {} : { maxConnections: options.maxDatabaseConnections },
+  );
   const events = new EventLog(db, log);
   const git = options.git ?? new GitManager();
   const chatProvider = chatProviderFor(config, options);

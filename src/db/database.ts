@@ -1,6 +1,6 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import { dialectOf, type SqlDialect } from './dialect';
-import { openOrm, type AnyMikroORM, type DatabaseTarget } from './orm';
+import { openOrm, type AnyMikroORM, type DatabaseTarget, type OpenOptions } from './orm';
 import { ProjectRepository } from './repositories/projects';
 import { TaskRepository } from './repositories/tasks';
 import { EventRepository } from './repositories/events';
@@ -89,8 +89,8 @@ export class Database {
   }
 
   /** Opens (and migrates) the SQLite file at a path, or the PostgreSQL database of a target or postgres:// URL. */
-  static async open(location: string | DatabaseTarget): Promise<Database> {
-    return new Database(await openOrm(location));
+  static async open(location: string | DatabaseTarget, options: OpenOptions = {}): Promise<Database> {
+    return new Database(await openOrm(location, options));
   }
 
   /** A fresh unit of work. Use it for one command or one query, then let it go. */

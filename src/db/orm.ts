@@ -14,6 +14,15 @@ export function databaseTarget(location: string | DatabaseTarget): DatabaseTarge
   return /^postgres(ql)?:\/\//i.test(location) ? { dialect: 'postgresql', url: location } : { dialect: 'sqlite', path: location };
 }
 
+export interface OpenOptions {
+  /**
+   * The most PostgreSQL connections this process opens (SQLite always has one). A one-command
+   * process (`aq exec`) asks for 1: queries a command issues side by side would otherwise each
+   * open a connection, and each connection costs a round of authentication.
+   */
+  maxConnections?: number;
+}
+
 /** A MikroORM instance on either driver (both are MikroORM's SQL drivers). */
 export type AnyMikroORM = CoreMikroORM<AbstractSqlDriver, SqlEntityManager>;
 
@@ -91,16 +100,17 @@ async function initOrm(databasePath: string): Promise<MikroORM> {
  * (and MikroORM's Migrator) are loaded only when something is pending: most opens are an `aq`
  * command on a current database, where loading them is a large part of a cold start.
  */
-export async function openOrm(location: string | DatabaseTarget): Promise<AnyMikroORM> {
+export async function openOrm(location: string | DatabaseTarget, options: OpenOptions = {}): Promise<AnyMikroORM> {
   const target = databaseTarget(location);
   let orm: AnyMikroORM;
   if (target.dialect === 'postgresql') {
     // Loaded only here, so the SQLite default never pays for the PostgreSQL driver.
     const { openPostgresOrm } = await import('./postgres-orm');
-    orm = (await openPostgresOrm(target.url, {
-      entities: ALL_ENTITIES,
-      migrations: ormOptions('').migrations ?? {},
-    })) as unknown as AnyMikroORM;
+    orm = (await openPostgresOrm(
+      target.url,
+      { entities: ALL_ENTITIES, migrations: ormOptions('').migrations ?? {} },
+      options.maxConnections,
+    )) as unknown as AnyMikroORM;
   } else {
     await mkdir(path.dirname(target.path), { recursive: true });
     orm = (await initOrm(target.path)) as unknown as AnyMikroORM;

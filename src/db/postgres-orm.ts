@@ -1,8 +1,15 @@
 import { MikroORM, type Options } from '@mikro-orm/core';
 import { AppPostgreSqlDriver } from './postgres-driver';
 
+/** Connections a process may hold by default: the app and workers run queries side by side. */
+export const DEFAULT_MAX_CONNECTIONS = 10;
+
 /** Opens a PostgreSQL database (`postgres://user:password@host:port/database`) with the app's driver. */
-export async function openPostgresOrm(url: string, options: Pick<Options, 'entities' | 'migrations'>): Promise<MikroORM> {
+export async function openPostgresOrm(
+  url: string,
+  options: Pick<Options, 'entities' | 'migrations'>,
+  maxConnections = DEFAULT_MAX_CONNECTIONS,
+): Promise<MikroORM> {
   return MikroORM.init({
     ...options,
     clientUrl: url,
@@ -11,6 +18,6 @@ export async function openPostgresOrm(url: string, options: Pick<Options, 'entit
     debug: false,
     forceUtcTimezone: true,
     // Connections open on demand and idle ones close, so many processes can share one server.
-    pool: { min: 0, max: 10, idleTimeoutMillis: 10_000 },
+    pool: { min: 0, max: maxConnections, idleTimeoutMillis: 10_000 },
   });
 }

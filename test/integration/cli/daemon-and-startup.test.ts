@@ -58,7 +58,15 @@ describe('aq cold start', () => {
   it('a command on a current database loads neither Slack, the model SDKs nor the migrations', async () => {
     const rt = await makeTestRuntime({ ANTHROPIC_API_KEY: 'sk-unused' });
     try {
+      const postgres = rt.db.dialect.name === 'postgresql';
+      // On PostgreSQL, counts the connections the command opens (pg's own Client, as loaded).
       const script = `
+        let connections = 0;
+        if (${postgres}) {
+          const { Client } = require('pg');
+          const connect = Client.prototype.connect;
+          Client.prototype.connect = function (...args) { connections++; return connect.apply(this, args); };
+        }
         require(${JSON.stringify(path.join(ROOT, 'dist', 'src', 'cli.js'))})
           .main(['exec', 'get_status'], { stdout() {}, stderr() {}, async *readLines() {} })
           .then((code) => {
@@ -66,14 +74,21 @@ describe('aq cold start', () => {
             const files = Object.keys(require.cache).filter((k) => !k.endsWith('.json'));
             const loaded = files.map((k) => k.split(/node_modules[\\\\/]/)[1]).filter(Boolean);
             const packages = [...new Set(loaded.map((k) => k.split(/[\\\\/]/).slice(0, 2).join('/')))].sort();
-            process.stdout.write(JSON.stringify({ code, packages }));
+            process.stdout.write(JSON.stringify({ code, packages, connections }));
           });`;
       const { stdout } = await execFileAsync(process.execPath, ['-e', script], {
         env: { ...process.env, AQ_HOME: rt.home, DATABASE_URL: rt.config.databaseUrl, ANTHROPIC_API_KEY: 'sk-unused' },
       });
-      const { code, packages } = JSON.parse(stdout) as { code: number; packages: string[] };
+      const { code, packages, connections } = JSON.parse(stdout) as { code: number; packages: string[]; connections: number };
       expect(code).toBe(0);
-      expect(packages).toContain(rt.db.dialect.name === 'postgresql' ? '@mikro-orm/postgresql' : '@mikro-orm/sqlite');
+      expect(packages).toContain(postgres ? '@mikro-orm/postgresql' : '@mikro-orm/sqlite');
+      if (postgres) {
+        // get_status runs its queries side by side: on one connection, not one each.
+        expect(connections).toBe(1);
+      } else {
+        expect(packages).not.toContain('pg');
+        expect(packages).not.toContain('@mikro-orm/postgresql');
+      }
       for (const heavy of [
         '@slack/bolt',
         '@slack/web-api',
