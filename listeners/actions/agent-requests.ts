@@ -1,4 +1,5 @@
 import type { App, BlockButtonAction } from '@slack/bolt';
+import { actionMatcher } from '../../src/slack/blocks/actions';
 import type { KnownBlock } from '@slack/types';
 import type { ListenerDeps } from '../index';
 import { esc } from '../../src/slack/blocks/common';
@@ -41,7 +42,7 @@ export function registerAgentRequestButtons(app: App, { runtime }: ListenerDeps)
   };
 
   for (const decision of ['allow', 'always'] as const) {
-    app.action<BlockButtonAction>(REQUEST_ACTIONS[decision], async ({ ack, body, action, respond, client }) => {
+    app.action<BlockButtonAction>(actionMatcher(REQUEST_ACTIONS[decision]), async ({ ack, body, action, respond, client }) => {
       await ack();
       const deps = { runtime, client };
       await answer(body, deps, originOfClick(body, respond), { request_id: action.value ?? '', decision });
@@ -59,7 +60,7 @@ export function registerAgentRequestButtons(app: App, { runtime }: ListenerDeps)
     });
   });
 
-  app.action<BlockButtonAction>(REQUEST_ACTIONS.deny, async ({ ack, body, action, respond, client }) => {
+  app.action<BlockButtonAction>(actionMatcher(REQUEST_ACTIONS.deny), async ({ ack, body, action, respond, client }) => {
     await ack();
     const origin = originOfClick(body, respond);
     const requestId = action.value ?? '';

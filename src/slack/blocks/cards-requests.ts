@@ -1,5 +1,6 @@
 import type { Button, KnownBlock, RichTextElement } from '@slack/types';
 import { formatDuration } from './cards-format';
+import { actionsBlock } from './actions';
 import { button, clip, fallbackOf, type Rendered } from './common';
 import { bold, italic, mono, plainContext, preformatted, richLines, txt, type Line } from './text';
 
@@ -59,7 +60,7 @@ export function questionPost(p: Payload): Rendered {
     const buttons: Button[] = q.options
       .slice(0, 10)
       .map((o, oi) => button(o.label || `Option ${oi + 1}`, `${REQUEST_ACTIONS.optionPrefix}:${qi}:${oi}`, `${id}:${qi}:${oi}`));
-    if (buttons.length) blocks.push({ type: 'actions', block_id: `${REQUEST_BLOCK_PREFIX}${id}:${qi}`, elements: buttons });
+    if (buttons.length) blocks.push(actionsBlock(buttons, `${REQUEST_BLOCK_PREFIX}${id}:${qi}`));
   });
   blocks.push(plainContext(['Reply in this thread to answer in your own words.', timeoutLine(p)].filter(Boolean).join(' ')));
   return { text: fallbackOf(`❓ The agent asks (${title}): ${questions[0]?.question ?? ''}`), blocks };
@@ -78,15 +79,16 @@ export function permissionPost(p: Payload): Rendered {
   if (p.reason) lines.push([txt(`Why it asks: ${str(p.reason)}`)]);
   const blocks: KnownBlock[] = [richLines(lines)];
   if (p.detail) blocks.push(preformatted(clip(str(p.detail), 2900)));
-  blocks.push({
-    type: 'actions',
-    block_id: `${REQUEST_BLOCK_PREFIX}${id}`,
-    elements: [
-      button('Allow once', REQUEST_ACTIONS.allow, id, 'primary'),
-      button('Always allow for this project', REQUEST_ACTIONS.always, id),
-      button('Deny…', REQUEST_ACTIONS.deny, id, 'danger'),
-    ],
-  });
+  blocks.push(
+    actionsBlock(
+      [
+        button('Allow once', REQUEST_ACTIONS.allow, id, 'primary'),
+        button('Always allow for this project', REQUEST_ACTIONS.always, id),
+        button('Deny…', REQUEST_ACTIONS.deny, id, 'danger'),
+      ],
+      `${REQUEST_BLOCK_PREFIX}${id}`,
+    ),
+  );
   // What the second button does, and what silence does, as small print under the buttons.
   blocks.push(plainContext(`“Always allow” adds ${str(p.rule)} to the project's tool policy. ${timeoutLine(p)}`.trim()));
   return { text: fallbackOf(`🔐 Permission needed (${title}): ${tool} ${str(p.detail).slice(0, 200)}`), blocks };
