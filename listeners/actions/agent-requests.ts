@@ -17,6 +17,16 @@ function settled(body: BlockButtonAction, stamp: Line, onlyClickedRow: boolean):
   return { text: message?.text ?? ' ', blocks: settledRequestBlocks(message?.blocks ?? [], stamp, row) };
 }
 
+/** The option indexes ticked in the checkboxes of the clicked row (Slack sends the message's state with the click). */
+function tickedOptions(body: BlockButtonAction, blockId: string): number[] {
+  const row = body.state?.values?.[blockId] ?? {};
+  return Object.values(row)
+    .filter((input) => input.type === 'checkboxes')
+    .flatMap((input) => input.selected_options ?? [])
+    .map((o) => Number(o.value))
+    .filter((i) => Number.isInteger(i) && i >= 0);
+}
+
 /**
  * The buttons of an agent's question or permission request: each runs answer_agent_request as
  * the person who clicked (who may steer the project), then the message shows who answered.
@@ -57,6 +67,32 @@ export function registerAgentRequestButtons(app: App, { runtime }: ListenerDeps)
       decision: 'answer',
       question_index: question,
       option_index: option,
+    });
+  });
+
+  // Ticking a box only changes the message's state; Submit reads every ticked box at once.
+  app.action(actionMatcher(REQUEST_ACTIONS.choices), async ({ ack }) => {
+    await ack();
+  });
+
+  app.action<BlockButtonAction>(actionMatcher(REQUEST_ACTIONS.submitChoices), async ({ ack, body, action, respond, client }) => {
+    await ack();
+    const [requestId, question] = (action.value ?? '').split(':');
+    const origin = originOfClick(body, respond);
+    const chosen = tickedOptions(body, action.block_id);
+    if (!chosen.length) {
+      await tell(
+        { runtime, client },
+        origin,
+        ':ballot_box_with_check: Tick at least one option, then press Submit (or reply in the thread).',
+      );
+      return;
+    }
+    await answer(body, { runtime, client }, origin, {
+      request_id: requestId,
+      decision: 'answer',
+      question_index: question,
+      option_indexes: chosen,
     });
   });
 
