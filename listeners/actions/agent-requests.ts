@@ -1,4 +1,5 @@
 import type { App, BlockButtonAction } from '@slack/bolt';
+import { actionMatcher } from '../../src/slack/blocks/actions';
 import type { KnownBlock } from '@slack/types';
 import type { ListenerDeps } from '../index';
 import { esc } from '../../src/slack/blocks/common';
@@ -14,6 +15,16 @@ function settled(body: BlockButtonAction, stamp: Line, onlyClickedRow: boolean):
   const message = body.message as { text?: string; blocks?: KnownBlock[] } | undefined;
   const row = onlyClickedRow ? body.actions[0]?.block_id : undefined;
   return { text: message?.text ?? ' ', blocks: settledRequestBlocks(message?.blocks ?? [], stamp, row) };
+}
+
+/** The option indexes ticked in the checkboxes of the clicked row (Slack sends the message's state with the click). */
+function tickedOptions(body: BlockButtonAction, blockId: string): number[] {
+  const row = body.state?.values?.[blockId] ?? {};
+  return Object.values(row)
+    .filter((input) => input.type === 'checkboxes')
+    .flatMap((input) => input.selected_options ?? [])
+    .map((o) => Number(o.value))
+    .filter((i) => Number.isInteger(i) && i >= 0);
 }
 
 /**
@@ -41,7 +52,7 @@ export function registerAgentRequestButtons(app: App, { runtime }: ListenerDeps)
   };
 
   for (const decision of ['allow', 'always'] as const) {
-    app.action<BlockButtonAction>(REQUEST_ACTIONS[decision], async ({ ack, body, action, respond, client }) => {
+    app.action<BlockButtonAction>(actionMatcher(REQUEST_ACTIONS[decision]), async ({ ack, body, action, respond, client }) => {
       await ack();
       const deps = { runtime, client };
       await answer(body, deps, originOfClick(body, respond), { request_id: action.value ?? '', decision });
@@ -59,7 +70,33 @@ export function registerAgentRequestButtons(app: App, { runtime }: ListenerDeps)
     });
   });
 
-  app.action<BlockButtonAction>(REQUEST_ACTIONS.deny, async ({ ack, body, action, respond, client }) => {
+  // Ticking a box only changes the message's state; Submit reads every ticked box at once.
+  app.action(actionMatcher(REQUEST_ACTIONS.choices), async ({ ack }) => {
+    await ack();
+  });
+
+  app.action<BlockButtonAction>(actionMatcher(REQUEST_ACTIONS.submitChoices), async ({ ack, body, action, respond, client }) => {
+    await ack();
+    const [requestId, question] = (action.value ?? '').split(':');
+    const origin = originOfClick(body, respond);
+    const chosen = tickedOptions(body, action.block_id);
+    if (!chosen.length) {
+      await tell(
+        { runtime, client },
+        origin,
+        ':ballot_box_with_check: Tick at least one option, then press Submit (or reply in the thread).',
+      );
+      return;
+    }
+    await answer(body, { runtime, client }, origin, {
+      request_id: requestId,
+      decision: 'answer',
+      question_index: question,
+      option_indexes: chosen,
+    });
+  });
+
+  app.action<BlockButtonAction>(actionMatcher(REQUEST_ACTIONS.deny), async ({ ack, body, action, respond, client }) => {
     await ack();
     const origin = originOfClick(body, respond);
     const requestId = action.value ?? '';

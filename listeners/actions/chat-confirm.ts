@@ -1,4 +1,5 @@
 import type { App, BlockButtonAction } from '@slack/bolt';
+import { actionMatcher } from '../../src/slack/blocks/actions';
 import type { ListenerDeps } from '../index';
 import { chatReplyBlocks } from '../../src/slack/chat-replies';
 import { originOfClick, tell } from './reply';
@@ -9,7 +10,7 @@ import { originOfClick, tell } from './reply';
  */
 export function registerChatConfirmations(app: App, { runtime }: ListenerDeps): void {
   for (const kind of ['confirm', 'cancel'] as const) {
-    app.action<BlockButtonAction>(`aq_${kind}`, async ({ ack, body, action, client, respond }) => {
+    app.action<BlockButtonAction>(actionMatcher(`aq_${kind}`), async ({ ack, body, action, client, respond }) => {
       await ack();
       const origin = originOfClick(body, respond);
       if (!runtime.chat) {

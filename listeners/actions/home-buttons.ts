@@ -1,4 +1,5 @@
 import type { App, BlockButtonAction } from '@slack/bolt';
+import { actionMatcher } from '../../src/slack/blocks/actions';
 import type { ListenerDeps } from '../index';
 import type { ListenerRuntime } from '../index';
 import { addRepoModal, newProjectModal, newTaskModal } from '../../src/slack/blocks/home-modals';
@@ -44,7 +45,7 @@ function nextAgentName(taken: string[]): string {
  * repository modals, adding a first agent, resuming a project or scheduling, refreshing.
  */
 export function registerHomeButtons(app: App, { runtime }: ListenerDeps): void {
-  app.action<BlockButtonAction>('aq_open_new_task', async ({ ack, body, action, respond, client }) => {
+  app.action<BlockButtonAction>(actionMatcher('aq_open_new_task'), async ({ ack, body, action, respond, client }) => {
     await ack();
     const origin = originOfClick(body, respond);
     const [projects, tasks, linked] = await Promise.all([
@@ -60,12 +61,12 @@ export function registerHomeButtons(app: App, { runtime }: ListenerDeps): void {
     });
   });
 
-  app.action<BlockButtonAction>('aq_open_new_project', async ({ ack, body, respond, client }) => {
+  app.action<BlockButtonAction>(actionMatcher('aq_open_new_project'), async ({ ack, body, respond, client }) => {
     await ack();
     await client.views.open({ trigger_id: body.trigger_id, view: newProjectModal(modalOriginFor(originOfClick(body, respond))) });
   });
 
-  app.action<BlockButtonAction>('aq_open_add_repo', async ({ ack, body, action, respond, client }) => {
+  app.action<BlockButtonAction>(actionMatcher('aq_open_add_repo'), async ({ ack, body, action, respond, client }) => {
     await ack();
     const origin = originOfClick(body, respond);
     const [projects, linked] = await Promise.all([projectsFor(runtime, origin), channelProject(runtime, origin)]);
@@ -77,7 +78,7 @@ export function registerHomeButtons(app: App, { runtime }: ListenerDeps): void {
     await client.views.open({ trigger_id: body.trigger_id, view: addRepoModal(projects, named ?? linked, modalOriginFor(origin)) });
   });
 
-  app.action<BlockButtonAction>('aq_create_first_agent', async ({ ack, body, respond, client }) => {
+  app.action<BlockButtonAction>(actionMatcher('aq_create_first_agent'), async ({ ack, body, respond, client }) => {
     await ack();
     const origin = originOfClick(body, respond);
     const existing = await agentIds(runtime, origin);
@@ -97,7 +98,7 @@ export function registerHomeButtons(app: App, { runtime }: ListenerDeps): void {
     );
   });
 
-  app.action<BlockButtonAction>('aq_resume_project', async ({ ack, body, action, respond, client }) => {
+  app.action<BlockButtonAction>(actionMatcher('aq_resume_project'), async ({ ack, body, action, respond, client }) => {
     await ack();
     const origin = originOfClick(body, respond);
     const result = await runtime.handler.execute('resume_project', { project_id: action.value ?? '' }, actorOf(origin));
@@ -110,7 +111,7 @@ export function registerHomeButtons(app: App, { runtime }: ListenerDeps): void {
     );
   });
 
-  app.action<BlockButtonAction>('aq_resume_scheduling', async ({ ack, body, respond, client }) => {
+  app.action<BlockButtonAction>(actionMatcher('aq_resume_scheduling'), async ({ ack, body, respond, client }) => {
     await ack();
     const origin = originOfClick(body, respond);
     const result = await runtime.handler.execute('orchestrator_control', { action: 'resume' }, actorOf(origin));
@@ -123,7 +124,7 @@ export function registerHomeButtons(app: App, { runtime }: ListenerDeps): void {
     );
   });
 
-  app.action<BlockButtonAction>('aq_home_refresh', async ({ ack, body, client }) => {
+  app.action<BlockButtonAction>(actionMatcher('aq_home_refresh'), async ({ ack, body, client }) => {
     await ack();
     await publishHome(client, runtime, body.user.id, undefined, (m) => console.error(m));
   });

@@ -1,4 +1,5 @@
 import type { App, BlockButtonAction } from '@slack/bolt';
+import { actionMatcher } from '../../src/slack/blocks/actions';
 import { getTask } from '../../src/commands/tasks';
 import type { ListenerDeps } from '../index';
 import { esc } from '../../src/slack/blocks/common';
@@ -8,7 +9,7 @@ import { modalOriginFor, originOfClick, tell } from './reply';
 
 /** Request changes on a task awaiting approval: opens a modal whose text becomes a follow-up run. */
 export function registerRequestChanges(app: App, { runtime }: ListenerDeps): void {
-  app.action<BlockButtonAction>('aq_request_changes', async ({ ack, body, action, respond, client }) => {
+  app.action<BlockButtonAction>(actionMatcher('aq_request_changes'), async ({ ack, body, action, respond, client }) => {
     await ack();
     const origin = originOfClick(body, respond);
     const taskId = action.value ?? '';

@@ -1,4 +1,5 @@
 import type { App, BlockButtonAction } from '@slack/bolt';
+import { actionMatcher } from '../../src/slack/blocks/actions';
 import { getTask } from '../../src/commands/tasks';
 import type { ListenerDeps } from '../index';
 import { renderResult } from '../../src/slack/blocks/render';
@@ -37,7 +38,7 @@ const isThreadRoot = (body: BlockButtonAction) => body.actions[0]?.block_id?.sta
  */
 export function registerTaskButtons(app: App, { runtime }: ListenerDeps): void {
   for (const [actionId, spec] of Object.entries(TASK_ACTIONS)) {
-    app.action<BlockButtonAction>(actionId, async ({ ack, body, action, respond, client }) => {
+    app.action<BlockButtonAction>(actionMatcher(actionId), async ({ ack, body, action, respond, client }) => {
       await ack();
       const deps: ReplyDeps = { runtime, client };
       const origin = originOfClick(body, respond);
@@ -68,7 +69,7 @@ export function registerTaskButtons(app: App, { runtime }: ListenerDeps): void {
     });
   }
 
-  app.action<BlockButtonAction>('aq_get_agent_error', async ({ ack, body, action, respond, client }) => {
+  app.action<BlockButtonAction>(actionMatcher('aq_get_agent_error'), async ({ ack, body, action, respond, client }) => {
     await ack();
     const origin = originOfClick(body, respond);
     const result = await runtime.handler.execute(
@@ -93,7 +94,7 @@ export function registerTaskButtons(app: App, { runtime }: ListenerDeps): void {
   });
 
   for (const direction of ['prev', 'next']) {
-    app.action<BlockButtonAction>(`aq_tasks_page_${direction}`, async ({ ack, body, action, respond, client }) => {
+    app.action<BlockButtonAction>(actionMatcher(`aq_tasks_page_${direction}`), async ({ ack, body, action, respond, client }) => {
       await ack();
       const origin = originOfClick(body, respond);
       const { offset, ...filter } = JSON.parse(action.value ?? '{}') as { offset?: number; project_id?: string; status?: string };

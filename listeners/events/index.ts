@@ -3,7 +3,7 @@ import type { ListenerDeps } from '../index';
 import { answerChat, withoutMentions } from './chat-message';
 import { registerAppHome } from './app-home';
 import { steerFromThread } from './thread-reply';
-import { threadReplyOf, type ChannelMessage } from '../../src/slack/task-thread-replies';
+import { inChannel, threadReplyOf, type ChannelMessage } from '../../src/slack/task-thread-replies';
 import { registerAssistant } from './assistant';
 import { registerAgentSessionStop } from './agent-session';
 
@@ -43,7 +43,7 @@ export function registerEventListeners(app: App, deps: ListenerDeps): () => void
   app.message(async ({ message, body, client, context }) => {
     const m = message as ChannelMessage;
     const eventId = (body as { event_id?: string }).event_id;
-    if (m.channel_type === 'channel') {
+    if (inChannel(m)) {
       const reply = threadReplyOf(m, context.botUserId);
       if (reply)
         void steerFromThread(runtime, client, reply, eventId).catch((err) =>

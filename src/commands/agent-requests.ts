@@ -139,7 +139,7 @@ export const answerAgentRequestCommand = defineCommand({
   name: 'answer_agent_request',
   group: 'agents',
   description:
-    "Answer an agent that waits for a person. A permission request: decision allow (once), always (allow, and add its rule to the project's tool policy) or deny (with a reason the agent reads). A question: decision answer, with `answer` text, or question_index and option_index for one of its options (0-based).",
+    "Answer an agent that waits for a person. A permission request: decision allow (once), always (allow, and add its rule to the project's tool policy) or deny (with a reason the agent reads). A question: decision answer, with `answer` text, or question_index and option_index for one of its options (0-based), or question_index and option_indexes for several options of a multi-select question.",
   input: z.object({
     request_id: integer('Request id (list_agent_requests)', { min: 1 }),
     decision: z.enum(['allow', 'always', 'deny', 'answer']).describe('allow | always | deny for permissions; answer for questions'),
@@ -147,9 +147,16 @@ export const answerAgentRequestCommand = defineCommand({
     reason: optional(z.string().trim().min(1).max(2000).describe('Why it is denied; the agent reads it')),
     question_index: optional(integer('Which question (0-based)', { min: 0, max: 20 })),
     option_index: optional(integer('Which of its options (0-based)', { min: 0, max: 20 })),
+    option_indexes: optional(
+      z
+        .array(integer('An option (0-based)', { min: 0, max: 20 }))
+        .min(1)
+        .max(20)
+        .describe('Several of its options (0-based), for a multi-select question'),
+    ),
   }),
   modelAccess: 'confirm',
-  async run({ request_id, decision, answer, reason, question_index, option_index }, ctx) {
+  async run({ request_id, decision, answer, reason, question_index, option_index, option_indexes }, ctx) {
     const request = await ctx.db.agentRequests.get(request_id);
     if (request && !(await maySteer(ctx, request.projectId))) {
       throw new CommandError("Only the project's steerers or admins (AQ_ADMINS) may answer its agents; ask one of them.");
@@ -168,6 +175,7 @@ export const answerAgentRequestCommand = defineCommand({
           text: answer ?? null,
           questionIndex: question_index ?? null,
           optionIndex: option_index ?? null,
+          optionIndexes: option_indexes ?? null,
           by: ctx.actor.userId ?? ctx.actor.source,
         },
       ),

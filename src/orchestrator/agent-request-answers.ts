@@ -18,6 +18,8 @@ export interface RequestAnswerInput {
   /** Answer: a chosen option (a button), by position in the request. */
   questionIndex?: number | null;
   optionIndex?: number | null;
+  /** Answer: several options of a multi-select question (ticked boxes), replacing earlier choices. */
+  optionIndexes?: number[] | null;
   by: string | null;
 }
 
@@ -49,6 +51,22 @@ async function pendingRequest(db: Database, requestId: number): Promise<AgentReq
   return request;
 }
 
+/** Several options of one question as the SDK reads them: labels in the question's order, comma-separated. */
+function chosenLabels(request: AgentRequestRecord, question: AgentQuestion, indexes: number[]): string {
+  const chosen = [...new Set(indexes)].sort((a, b) => a - b);
+  const missing = chosen.find((i) => !question.options[i]);
+  if (missing !== undefined) {
+    throw new TaskOperationError(
+      'wrong_status',
+      `Agent request ${request.id}'s question has no option ${missing + 1}; it has ${question.options.length}.`,
+    );
+  }
+  if (chosen.length > 1 && !question.multiSelect) {
+    throw new TaskOperationError('wrong_status', `Agent request ${request.id}'s question takes one option; choose one (option_index).`);
+  }
+  return chosen.map((i) => question.options[i].label).join(', ');
+}
+
 /** The answers a question request holds after this input (options are checked against the request). */
 function mergedAnswers(request: AgentRequestRecord, input: RequestAnswerInput): Record<string, string> {
   const questions = questionsOf(request);
@@ -56,6 +74,10 @@ function mergedAnswers(request: AgentRequestRecord, input: RequestAnswerInput): 
   if (input.questionIndex !== undefined && input.questionIndex !== null) {
     const question = questions[input.questionIndex];
     if (!question) throw new TaskOperationError('wrong_status', `Agent request ${request.id} has no question ${input.questionIndex + 1}.`);
+    if (input.optionIndexes?.length) {
+      answers[question.question] = chosenLabels(request, question, input.optionIndexes);
+      return answers;
+    }
     const option = input.optionIndex === undefined || input.optionIndex === null ? null : question.options[input.optionIndex];
     const value = option?.label ?? input.text?.trim();
     if (!value) throw new TaskOperationError('wrong_status', `Choose one of the question's options, or give an answer text.`);

@@ -140,14 +140,18 @@ export class HookEngine implements HookEnginePort {
         results.push({ ...result, _step_index: index });
         const skip = shortCircuitReason(step, result);
         if (skip)
-          return await this.finish(hook, runId, { status: 'skipped', contextResults: results, skippedReason: `step_${index}: ${skip}` });
+          return await this.finish(hook, runId, event, {
+            status: 'skipped',
+            contextResults: results,
+            skippedReason: `step_${index}: ${skip}`,
+          });
       }
       if (hook.trigger.skip_llm === true) {
-        return await this.finish(hook, runId, { status: 'completed', contextResults: results, skippedReason: 'skip_llm' });
+        return await this.finish(hook, runId, event, { status: 'completed', contextResults: results, skippedReason: 'skip_llm' });
       }
       const prompt = renderHookPrompt(hook.promptTemplate, results, event);
       if (!this.deps.runModel) {
-        return await this.finish(hook, runId, {
+        return await this.finish(hook, runId, event, {
           status: 'skipped',
           contextResults: results,
           promptSent: prompt,
@@ -155,7 +159,7 @@ export class HookEngine implements HookEnginePort {
         });
       }
       const answer = await this.deps.runModel({ hook, prompt });
-      await this.finish(hook, runId, {
+      await this.finish(hook, runId, event, {
         status: 'completed',
         contextResults: results,
         promptSent: prompt,
@@ -163,7 +167,7 @@ export class HookEngine implements HookEnginePort {
         tokensUsed: answer.tokensUsed,
       });
     } catch (err) {
-      await this.finish(hook, runId, {
+      await this.finish(hook, runId, event, {
         status: 'failed',
         contextResults: results,
         llmResponse: err instanceof Error ? err.message : String(err),
@@ -171,12 +175,19 @@ export class HookEngine implements HookEnginePort {
     }
   }
 
-  private async finish(hook: HookDefinition, runId: string, outcome: Parameters<Database['hookRuns']['finishRun']>[1]): Promise<void> {
+  /** Records the outcome and tells everyone; a run an event about a task started is about that task too. */
+  private async finish(
+    hook: HookDefinition,
+    runId: string,
+    event: Record<string, unknown> | null,
+    outcome: Parameters<Database['hookRuns']['finishRun']>[1],
+  ): Promise<void> {
     await this.deps.db.hookRuns.finishRun(runId, outcome);
     const type =
       outcome.status === 'completed' ? 'hook_run_completed' : outcome.status === 'failed' ? 'hook_run_failed' : 'hook_run_skipped';
     await this.deps.events.emit(type, {
       projectId: hook.projectId,
+      taskId: typeof event?.task_id === 'string' && event.task_id ? event.task_id : null,
       payload: {
         hook_id: hook.id,
         hook_name: hook.name,

@@ -1,5 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import type { ChatReply } from '../chat/service';
+import { actionsBlock, uniqueBlockIds } from './blocks/actions';
 import { button, clip, fallback, LIMITS, type Rendered } from './blocks/common';
 import { fitBlocks } from './blocks/long';
 import { bold, packRich, txt } from './blocks/text';
@@ -12,22 +13,19 @@ const CONFIRMATIONS_SHOWN = 5;
 export function confirmationBlocks(reply: ChatReply): KnownBlock[] {
   return reply.pendingConfirmations.slice(0, CONFIRMATIONS_SHOWN).flatMap((p) => [
     ...packRich([[txt('✋ '), bold('Needs confirmation: '), txt(p.summary)]], LIMITS.richText),
-    {
-      type: 'actions',
-      elements: [
-        {
-          ...button('Confirm', 'aq_confirm', p.id, 'danger'),
-          confirm: {
-            title: { type: 'plain_text', text: 'Run this command?' },
-            text: { type: 'plain_text', text: clip(p.summary || 'Run the command the assistant proposed.', 300) },
-            confirm: { type: 'plain_text', text: 'Run it' },
-            deny: { type: 'plain_text', text: 'Not now' },
-            style: 'danger',
-          },
+    actionsBlock([
+      {
+        ...button('Confirm', 'aq_confirm', p.id, 'danger'),
+        confirm: {
+          title: { type: 'plain_text', text: 'Run this command?' },
+          text: { type: 'plain_text', text: clip(p.summary || 'Run the command the assistant proposed.', 300) },
+          confirm: { type: 'plain_text', text: 'Run it' },
+          deny: { type: 'plain_text', text: 'Not now' },
+          style: 'danger',
         },
-        button('Cancel', 'aq_cancel', p.id),
-      ],
-    } as KnownBlock,
+      },
+      button('Cancel', 'aq_cancel', p.id),
+    ]),
   ]);
 }
 
@@ -67,7 +65,7 @@ export function finishedReply(reply: ChatReply, results: KnownBlock[], conversat
     mrkdwn: markdownToMrkdwn(reply.text || '…'),
     text: fallback(markdownToMrkdwn(reply.text)) || '…',
     answerBlocks: answer.blocks,
-    extras: [...confirmations, ...results],
+    extras: uniqueBlockIds([...confirmations, ...results]),
     conversationId,
   };
 }

@@ -163,23 +163,22 @@ export class SlackNotifier {
     await this.client.chat.postMessage({ channel: thread.channelId, thread_ts: thread.threadTs, text: post.text, blocks: post.blocks });
   }
 
+  /**
+   * A hook's result goes in the thread of the task it is about (a hook an event about a task
+   * started); otherwise in the hook's own thread in the project's channel, whose root is the
+   * hook's first result there, so a periodic hook does not fill the channel.
+   */
   private async postHookResult(event: EventRecord): Promise<void> {
+    const post = hookResult(event);
+    const taskThread = event.taskId ? await this.source.db.taskThreads.get(event.taskId) : null;
+    if (taskThread) return this.replyIn(taskThread, post);
     const channel = await this.channelFor(event.projectId);
     if (!channel) return;
-    const p = event.payload as Record<string, unknown>;
-    const ok = event.type === 'hook_run_completed';
-    const name = p.hook_name ?? p.hook_id;
-    const tokens = p.tokens_used ? md` · ${String(p.tokens_used)} tokens` : md``;
-    const heading = md`🪝 Hook *${String(name)}* ${ok ? 'ran' : 'failed'}${tokens}`;
-    const response = typeof p.response === 'string' && p.response ? markdownToMrkdwn(p.response) : '';
-    await this.client.chat.postMessage({
-      channel,
-      text: fallbackOf(`🪝 Hook ${String(name)} ${ok ? 'ran' : 'failed'}`),
-      blocks: [
-        { type: 'section', text: { type: 'mrkdwn', text: heading.text } },
-        ...(response ? [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text: response.slice(0, 3000) } }] : []),
-      ],
-    });
+    const key = hookThreadKey(String(event.payload.hook_id ?? event.payload.hook_name));
+    const thread = await this.source.db.state.get<Thread | null>(key, null);
+    if (thread?.channelId === channel) return this.replyIn(thread, post);
+    const posted = await this.client.chat.postMessage({ channel, text: post.text, blocks: post.blocks });
+    if (posted.ts) await this.source.db.state.set(key, { channelId: channel, threadTs: posted.ts } satisfies Thread);
   }
 
   /** A budget level reached: once per level per window, in the project's channel (or the notify channel). */
@@ -220,6 +219,28 @@ export class SlackNotifier {
     const task = await this.execute('get_task', { task_id: taskId });
     await this.replyIn(thread, progressReply('error' in task ? taskId : String(task.title), lines));
   }
+}
+
+/** Where a hook's thread is kept (system state: every process posting for the hook finds it). */
+function hookThreadKey(hookId: string): string {
+  return `slack_hook_thread:${hookId}`;
+}
+
+/** A hook run's outcome: its name, whether it ran, and the model's answer. */
+function hookResult(event: EventRecord): Rendered {
+  const p = event.payload as Record<string, unknown>;
+  const ok = event.type === 'hook_run_completed';
+  const name = p.hook_name ?? p.hook_id;
+  const tokens = p.tokens_used ? md` · ${String(p.tokens_used)} tokens` : md``;
+  const heading = md`🪝 Hook *${String(name)}* ${ok ? 'ran' : 'failed'}${tokens}`;
+  const response = typeof p.response === 'string' && p.response ? markdownToMrkdwn(p.response) : '';
+  return {
+    text: fallbackOf(`🪝 Hook ${String(name)} ${ok ? 'ran' : 'failed'}`),
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text: heading.text } },
+      ...(response ? [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text: response.slice(0, 3000) } }] : []),
+    ],
+  };
 }
 
 function slackError(err: unknown): string {

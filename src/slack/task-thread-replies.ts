@@ -17,13 +17,21 @@ export interface ChannelMessage {
   text?: string;
 }
 
-/** A person's reply in some thread of a public channel, not to the app. */
+/** A person's reply in some thread of a channel, not to the app. */
 export interface ThreadReply {
   channel: string;
   threadTs: string;
   ts: string;
   userId: string;
   text: string;
+}
+
+/** Public channels (message.channels) and private ones the app is a member of (message.groups). */
+const CHANNEL_TYPES = new Set(['channel', 'group']);
+
+/** Whether a message event comes from a channel, public or private (not a DM). */
+export function inChannel(message: Pick<ChannelMessage, 'channel_type'>): boolean {
+  return CHANNEL_TYPES.has(message.channel_type ?? '');
 }
 
 /** Subtypes that are still a person's new reply (sent to the channel too); edits, joins, bots are not. */
@@ -35,7 +43,7 @@ const REPLY_SUBTYPES = new Set([undefined, 'thread_broadcast']);
  * path answers those). Decided from the event alone, before anything is looked up.
  */
 export function threadReplyOf(message: ChannelMessage, botUserId?: string): ThreadReply | null {
-  if (message.channel_type !== 'channel') return null;
+  if (!inChannel(message)) return null;
   if (!REPLY_SUBTYPES.has(message.subtype) || message.bot_id || !message.user || message.user === botUserId) return null;
   if (!message.thread_ts || message.thread_ts === message.ts) return null;
   const text = message.text?.trim();

@@ -18,7 +18,7 @@ import { homeBlocks, homeView } from '../../src/slack/home';
 import type { Surface } from './block-html';
 import { makeTestRuntime } from './runtime';
 
-const NOW = new Date('2026-11-23T09:00:00Z');
+export const NOW = new Date('2026-11-23T09:00:00Z');
 const minutesAgo = (m: number) => new Date(NOW.getTime() - m * 60_000);
 
 let eventId = 0;
@@ -29,7 +29,7 @@ function event(type: string, taskId: string, payload: Record<string, unknown>): 
 
 const msg = (r: { text: string; blocks?: KnownBlock[] } | null) => ({ text: r?.text ?? '', blocks: (r?.blocks ?? []) as never[] });
 
-function busyHome(): HomeData {
+export function busyHome(): HomeData {
   return {
     projectCount: 4,
     repoCount: 5,

@@ -3,7 +3,22 @@
  * method. FakeSlack (fake-slack.ts) owns the server and the call log.
  */
 
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
 const RAW = Symbol('raw-http-reply');
+
+/** The bot scopes manifest.yml asks for: the fake's token has those and no others, as an installed app would. */
+function manifestScopes(): Set<string> {
+  const manifest = readFileSync(path.join(__dirname, '..', '..', 'manifest.yml'), 'utf8');
+  const block = /\n {4}bot:\n((?: {6}- \S+\n)+)/.exec(manifest)?.[1] ?? '';
+  return new Set([...block.matchAll(/- (\S+)/g)].map((m) => m[1]));
+}
+
+/** The scope reading a conversation's history needs: a DM, a private channel (ids starting with G here), a public one. */
+function historyScope(channel: string): string {
+  return channel.startsWith('D') ? 'im:history' : channel.startsWith('G') ? 'groups:history' : 'channels:history';
+}
 
 /** A reply with its own HTTP status and headers (e.g. a 429 with retry-after). */
 export interface RawReply {
@@ -54,6 +69,7 @@ export class SlackDefaults {
   private fileCounter = 0;
   /** Messages by thread (`channel:thread_ts`, root first), what conversations.replies answers. */
   readonly threads = new Map<string, Array<Record<string, unknown>>>();
+  private scopes: Set<string> | undefined;
 
   constructor(
     private readonly wsUrl: () => string,
@@ -211,6 +227,9 @@ export class SlackDefaults {
 
   /** conversations.replies: the thread's messages oldest first, `limit` per page, paged by cursor. */
   private replies(channel: string, args: Record<string, unknown>): Record<string, unknown> {
+    const needed = historyScope(channel);
+    this.scopes ??= manifestScopes();
+    if (!this.scopes.has(needed)) return { ok: false, error: 'missing_scope', needed, provided: [...this.scopes].join(',') };
     const thread = this.threads.get(`${channel}:${String(args.ts)}`);
     if (!thread) return { ok: true, messages: [], has_more: false, response_metadata: { next_cursor: '' } };
     const limit = Number(args.limit ?? 1000) || 1000;

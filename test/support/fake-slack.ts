@@ -155,7 +155,12 @@ export class FakeSlack {
       ...message,
       channel: input.channel,
       event_ts: ts,
-      channel_type: input.channel.startsWith('D') ? ('im' as const) : ('channel' as const),
+      // Slack's event says what kind of conversation it is: a DM, a private channel (here: ids starting with G), a public one.
+      channel_type: input.channel.startsWith('D')
+        ? ('im' as const)
+        : input.channel.startsWith('G')
+          ? ('group' as const)
+          : ('channel' as const),
     };
   }
 

@@ -77,6 +77,8 @@ export interface BlockActionsInput {
   blocks?: unknown[];
   messageText?: string;
   isEphemeral?: boolean;
+  /** The message's input state Slack sends with a click: { [block_id]: { [action_id]: { type, selected_options … } } }. */
+  stateValues?: Record<string, Record<string, Record<string, unknown>>>;
 }
 
 /** A block_actions payload for a button click on a message. */
@@ -104,7 +106,7 @@ export function blockActions(input: BlockActionsInput) {
       team: TEAM_ID,
       blocks: input.blocks ?? [],
     },
-    state: { values: {} },
+    state: { values: input.stateValues ?? {} },
     response_url: input.responseUrl,
     actions: [
       {

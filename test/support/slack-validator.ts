@@ -1,7 +1,9 @@
 /**
  * Checks what the app sends to Slack: Block Kit limits (Slack's reference), empty texts, select
- * options, and text that would ping, mention or link when we did not write it. FakeSlack runs
- * every message, view and response_url POST through it, so every Slack test is checked.
+ * options, ids Slack wants unique (an action_id within its block, a block_id within its message
+ * or view; Slack answers invalid_blocks otherwise), and text that would ping, mention or link
+ * when we did not write it. FakeSlack runs every message, view and response_url POST through it,
+ * so every Slack test is checked.
  *
  * Telling our templates from text we did not write: the hostile fixture (hostile.ts) carries
  * markers no template of ours produces: a user id (U999) and a host (evil.example). Broadcasts
@@ -230,8 +232,12 @@ class Checker {
         const elements = Array.isArray(block.elements) ? block.elements : [];
         if (elements.length === 0 || elements.length > SLACK_LIMITS.actionsElements)
           this.add(`${path}.elements`, `${elements.length} actions (1 to ${SLACK_LIMITS.actionsElements})`);
+        const actionIds = new Set<string>();
         elements.forEach((e: Record<string, unknown>, i) => {
           this.element(`${path}.elements[${i}]`, e);
+          if (typeof e.action_id !== 'string') return;
+          if (actionIds.has(e.action_id)) this.add(`${path}.elements[${i}].action_id`, `duplicate action_id ${e.action_id} in one block`);
+          actionIds.add(e.action_id);
         });
         break;
       }
@@ -271,8 +277,13 @@ class Checker {
       return;
     }
     if (blocks.length > max) this.add(path, `${blocks.length} blocks (at most ${max})`);
+    const blockIds = new Set<string>();
     blocks.forEach((b, i) => {
-      this.block(`${path}[${i}]`, b as Record<string, unknown>);
+      const block = b as Record<string, unknown>;
+      this.block(`${path}[${i}]`, block);
+      if (typeof block.block_id !== 'string') return;
+      if (blockIds.has(block.block_id)) this.add(`${path}[${i}].block_id`, `duplicate block_id ${block.block_id} in one message or view`);
+      blockIds.add(block.block_id);
     });
   }
 }

@@ -9,7 +9,8 @@ const METHOD_SCOPES: Record<string, string[]> = {
   'chat.postEphemeral': ['chat:write'],
   'chat.update': ['chat:write'],
   'chat.getPermalink': [],
-  'conversations.replies': ['channels:history'],
+  // A thread's messages: channels:history in public channels, groups:history in private ones.
+  'conversations.replies': ['channels:history', 'groups:history'],
   'reactions.add': ['reactions:write'],
   'users.info': ['users:read'],
   'conversations.create': ['channels:manage'],
@@ -42,6 +43,7 @@ const EVENT_SCOPES: Record<string, string[]> = {
   app_home_opened: [],
   app_mention: ['app_mentions:read'],
   'message.channels': ['channels:history'],
+  'message.groups': ['groups:history'],
   'message.im': ['im:history'],
   assistant_thread_started: ['assistant:write'],
   assistant_thread_context_changed: ['assistant:write'],
@@ -108,6 +110,13 @@ describe('manifest.yml', () => {
         'assistant.threads.setTitle',
       ]),
     );
+  });
+
+  it('subscribes to messages of public and private channels, since task threads may live in either', () => {
+    const events = yamlList(manifest, 'bot_events');
+    expect(code).toContain("new Set(['channel', 'group'])");
+    expect(events).toEqual(expect.arrayContaining(['message.channels', 'message.groups']));
+    expect(yamlList(manifest, 'bot')).toEqual(expect.arrayContaining(['channels:history', 'groups:history']));
   });
 
   it('suggests in /aq only what works without a model key', () => {

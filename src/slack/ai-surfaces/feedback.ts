@@ -1,4 +1,5 @@
 import type { KnownBlock } from '@slack/types';
+import { actionsBlock } from '../blocks/actions';
 import { button } from '../blocks/common';
 
 /** Action id of the feedback control on chat replies (Slack's feedback buttons, or our classic buttons). */
@@ -41,14 +42,13 @@ export function nativeFeedbackBlock(conversationId: string): KnownBlock {
 
 /** The same choice as two plain buttons, for workspaces that refuse the feedback block. */
 export function classicFeedbackBlock(conversationId: string): KnownBlock {
-  return {
-    type: 'actions',
-    block_id: 'aq_chat_feedback',
-    elements: [
+  return actionsBlock(
+    [
       button('👍', `${FEEDBACK_ACTION}_good`, feedbackValue('good', conversationId)),
       button('👎', `${FEEDBACK_ACTION}_bad`, feedbackValue('bad', conversationId)),
     ],
-  };
+    'aq_chat_feedback',
+  );
 }
 
 /** The ephemeral thanks only the person who rated sees. */

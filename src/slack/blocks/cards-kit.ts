@@ -1,4 +1,5 @@
 import type { Button, KnownBlock } from '@slack/types';
+import { actionsBlock } from './actions';
 import { context, fallbackOf, LIMITS, type Rendered } from './common';
 import { fitBlocks, longCode } from './long';
 import type { RichTextElement } from '@slack/types';
@@ -39,7 +40,7 @@ export function card(c: Card): Rendered {
     blocks.push(...long.blocks);
     file = long.file;
   }
-  if (c.buttons?.length) blocks.push({ type: 'actions', elements: c.buttons.slice(0, 25) });
+  if (c.buttons?.length) blocks.push(actionsBlock(c.buttons));
   if (c.footer) blocks.push(context(c.footer));
   const fitted = fitBlocks(
     blocks,

@@ -1,9 +1,12 @@
-import type { Button, KnownBlock, RichTextElement } from '@slack/types';
+import type { KnownBlock, RichTextElement } from '@slack/types';
 import { formatDuration } from './cards-format';
+import { actionsBlock } from './actions';
 import { button, clip, fallbackOf, type Rendered } from './common';
 import { bold, italic, mono, plainContext, preformatted, richLines, txt, type Line } from './text';
 
 type Payload = Record<string, unknown>;
+
+const plain = (text: string) => ({ type: 'plain_text' as const, text, emoji: true });
 
 const str = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
 
@@ -14,6 +17,10 @@ export const REQUEST_ACTIONS = {
   deny: 'aq_request_deny',
   /** One button per option: `aq_request_option:<question>:<option>`, value `<request>:<question>:<option>`. */
   optionPrefix: 'aq_request_option',
+  /** A multi-select question's checkboxes (option values are the option's index)… */
+  choices: 'aq_request_choices',
+  /** …and the button that answers with every ticked option, value `<request>:<question>`. */
+  submitChoices: 'aq_request_submit_choices',
 } as const;
 
 /** Block ids of a request's button rows, so a redraw can take them away. */
@@ -54,12 +61,22 @@ export function questionPost(p: Payload): Rendered {
   questions.slice(0, 4).forEach((q, qi) => {
     const lines: Line[] = [[...(q.header ? [bold(q.header), txt(': ')] : []), txt(q.question)]];
     for (const o of q.options.slice(0, 10)) if (o.description) lines.push([txt('• '), bold(o.label), txt(` — ${o.description}`)]);
-    if (q.multiSelect) lines.push([italic('Several may apply: reply in the thread to give more than one.')]);
+    if (q.multiSelect) lines.push([italic('Several may apply: tick each one, then Submit.')]);
     blocks.push(richLines(lines));
-    const buttons: Button[] = q.options
-      .slice(0, 10)
-      .map((o, oi) => button(o.label || `Option ${oi + 1}`, `${REQUEST_ACTIONS.optionPrefix}:${qi}:${oi}`, `${id}:${qi}:${oi}`));
-    if (buttons.length) blocks.push({ type: 'actions', block_id: `${REQUEST_BLOCK_PREFIX}${id}:${qi}`, elements: buttons });
+    const options = q.options.slice(0, 10);
+    if (!options.length) return;
+    const label = (o: { label: string }, oi: number) => o.label || `Option ${oi + 1}`;
+    const row = q.multiSelect
+      ? [
+          {
+            type: 'checkboxes' as const,
+            action_id: REQUEST_ACTIONS.choices,
+            options: options.map((o, oi) => ({ text: plain(clip(label(o, oi), 75)), value: String(oi) })),
+          },
+          button('Submit', REQUEST_ACTIONS.submitChoices, `${id}:${qi}`, 'primary'),
+        ]
+      : options.map((o, oi) => button(label(o, oi), `${REQUEST_ACTIONS.optionPrefix}:${qi}:${oi}`, `${id}:${qi}:${oi}`));
+    blocks.push(actionsBlock(row, `${REQUEST_BLOCK_PREFIX}${id}:${qi}`));
   });
   blocks.push(plainContext(['Reply in this thread to answer in your own words.', timeoutLine(p)].filter(Boolean).join(' ')));
   return { text: fallbackOf(`❓ The agent asks (${title}): ${questions[0]?.question ?? ''}`), blocks };
@@ -78,15 +95,16 @@ export function permissionPost(p: Payload): Rendered {
   if (p.reason) lines.push([txt(`Why it asks: ${str(p.reason)}`)]);
   const blocks: KnownBlock[] = [richLines(lines)];
   if (p.detail) blocks.push(preformatted(clip(str(p.detail), 2900)));
-  blocks.push({
-    type: 'actions',
-    block_id: `${REQUEST_BLOCK_PREFIX}${id}`,
-    elements: [
-      button('Allow once', REQUEST_ACTIONS.allow, id, 'primary'),
-      button('Always allow for this project', REQUEST_ACTIONS.always, id),
-      button('Deny…', REQUEST_ACTIONS.deny, id, 'danger'),
-    ],
-  });
+  blocks.push(
+    actionsBlock(
+      [
+        button('Allow once', REQUEST_ACTIONS.allow, id, 'primary'),
+        button('Always allow for this project', REQUEST_ACTIONS.always, id),
+        button('Deny…', REQUEST_ACTIONS.deny, id, 'danger'),
+      ],
+      `${REQUEST_BLOCK_PREFIX}${id}`,
+    ),
+  );
   // What the second button does, and what silence does, as small print under the buttons.
   blocks.push(plainContext(`“Always allow” adds ${str(p.rule)} to the project's tool policy. ${timeoutLine(p)}`.trim()));
   return { text: fallbackOf(`🔐 Permission needed (${title}): ${tool} ${str(p.detail).slice(0, 200)}`), blocks };

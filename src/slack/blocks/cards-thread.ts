@@ -1,8 +1,9 @@
-import type { Button, KnownBlock } from '@slack/types';
+import type { KnownBlock } from '@slack/types';
 import type { EventRecord } from '../../db/repositories/events';
 import { markdownToBlocks } from '../mrkdwn';
 import { conversationReply } from './cards-conversation';
 import { firstLine, formatDollars, formatNumber, statusWords, stopTaskButton, tryWords } from './cards-format';
+import { actionsBlock } from './actions';
 import { button, emoji, fallbackOf, type Rendered } from './common';
 import { taskButtons } from './tasks';
 import { bold, italic, link, mono, plainContext, richLines, txt, type Line } from './text';
@@ -42,17 +43,13 @@ export function threadRoot(f: RootFacts): Rendered {
   }
   const blocks: KnownBlock[] = [richLines(lines)];
   if (!f.deleted && (f.status === 'IN_PROGRESS' || f.status === 'WAITING_INPUT'))
-    blocks.push({ type: 'actions', block_id: `root:${f.id}`.slice(0, 255), elements: [stopTaskButton(f.id, f.title)] });
+    blocks.push(actionsBlock([stopTaskButton(f.id, f.title)], `root:${f.id}`));
   return { text: fallbackOf(`${f.deleted ? '🗑️' : emoji(f.status)} ${f.title} — ${state}`), blocks };
 }
 
 type Payload = Record<string, unknown>;
 
 const str = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
-
-function actions(buttons: Button[]): KnownBlock {
-  return { type: 'actions', elements: buttons };
-}
 
 /** A reply line naming the task: "✅ Completed · Build it". */
 function headline(icon: string, what: string, title: string, extra?: Line): Line[] {
@@ -127,7 +124,7 @@ export function threadReply(event: EventRecord, again: boolean): Rendered | null
       return reply('⏳', 'Awaiting approval', title, {
         lines,
         blocks: [
-          actions([
+          actionsBlock([
             button('Approve', 'aq_approve_task', id, 'primary'),
             button('Request changes', 'aq_request_changes', id),
             button('Restart', 'aq_restart_task', id),

@@ -1,6 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import { commandFields } from '../../commands/help';
 import { COMMAND_GROUPS, type AnyCommand } from '../../commands/catalog';
+import { actionsBlock } from './actions';
 import { button, context, header, LIMITS, section, type Rendered } from './common';
 import { md, mdJoin, type Mrkdwn } from './text';
 
@@ -137,7 +138,7 @@ export function helpGroupPage(commands: readonly AnyCommand[], group: string, pa
   const next = groups[index + 1];
   if (previous) nav.push(button(`◀ ${title(previous.group)}`, HELP_ACTION, `${previous.group}:0`));
   if (next) nav.push(button(`${title(next.group)} ▶`, HELP_ACTION, `${next.group}:0`));
-  blocks.push({ type: 'actions', elements: nav });
+  blocks.push(actionsBlock(nav));
   return { text: `${title(group)} commands: ${shown.map((c) => c.name).join(', ')}`, blocks };
 }
 
@@ -149,13 +150,10 @@ export function helpFor(commands: readonly AnyCommand[], topic?: string): Render
   if (command) {
     const blocks = [
       ...commandHelpBlocks(command),
-      {
-        type: 'actions',
-        elements: [
-          button('◀ All commands', HELP_ACTION, 'overview'),
-          button(`${title(command.group)} ▸`, HELP_ACTION, `${command.group}:0`),
-        ],
-      } as KnownBlock,
+      actionsBlock([
+        button('◀ All commands', HELP_ACTION, 'overview'),
+        button(`${title(command.group)} ▸`, HELP_ACTION, `${command.group}:0`),
+      ]),
     ];
     return { text: `${command.name}: ${command.description}`.slice(0, LIMITS.messageText), blocks };
   }

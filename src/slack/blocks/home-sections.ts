@@ -1,12 +1,13 @@
 import type { Button, KnownBlock } from '@slack/types';
 import type { AttentionRow, HomeData, RunningRow } from '../home-data';
 import { stopTaskButton, firstLine, formatDuration, plural } from './cards-format';
+import { actionsBlock } from './actions';
 import { button, emoji, header, LIMITS } from './common';
 import { bold, italic, link, mono, richLines, txt, type Line } from './text';
 
 /** Buttons on one row (Slack: at most 25 per actions block). */
 function row(...buttons: Array<Button | null>): KnownBlock {
-  return { type: 'actions', elements: buttons.filter((b): b is Button => b !== null) };
+  return actionsBlock(buttons.filter((b): b is Button => b !== null));
 }
 
 const contextLine = (text: string): KnownBlock => ({ type: 'context', elements: [{ type: 'mrkdwn', text }] });

@@ -1,4 +1,5 @@
 import type { KnownBlock } from '@slack/types';
+import { actionsBlock } from './actions';
 import { button, context, emoji, fallbackOf, LIMITS, statusWord, type Rendered } from './common';
 import { stopTaskButton, tryWords } from './cards-format';
 import { fitBlocks } from './long';
@@ -16,7 +17,7 @@ export function taskButtons(taskId: string, status: string): KnownBlock | null {
   if (status !== 'IN_PROGRESS' && status !== 'COMPLETED')
     buttons.push(button('Restart', 'aq_restart_task', taskId, stuck ? 'primary' : undefined));
   if (stuck) buttons.push(button('Skip', 'aq_skip_task', taskId), button('View error', 'aq_get_agent_error', taskId));
-  return buttons.length ? { type: 'actions', block_id: `task:${taskId}`.slice(0, 255), elements: buttons } : null;
+  return buttons.length ? actionsBlock(buttons, `task:${taskId}`) : null;
 }
 
 /** A task's card: its title and every detail as literal rich text, the description in full, buttons. */
@@ -93,7 +94,7 @@ export function taskListBlocks(
   const value = (to: number) => JSON.stringify({ ...filter, offset: to });
   if (offset > 0) nav.push(button('◀ Prev', 'aq_tasks_page_prev', value(Math.max(0, offset - TASK_PAGE_SIZE))));
   if (offset + page.length < result.total) nav.push(button('Next ▶', 'aq_tasks_page_next', value(offset + page.length)));
-  if (nav.length) blocks.push({ type: 'actions', elements: nav });
+  if (nav.length) blocks.push(actionsBlock(nav));
   blocks.push(context(`Showing ${page.length ? offset + 1 : 0}–${offset + page.length} of ${result.total}`));
   return { text: `${result.total} tasks`, blocks };
 }

@@ -82,7 +82,13 @@ describe('agents ask in the task thread (real Claude Code CLI, fake Slack)', () 
     waitFor(async () => (await rt().db.tasks.get(id))?.status === status, 60_000, `${id} to be ${status}`);
 
   /** Clicks a button of a message the app posted, as Slack sends it (the message's own blocks). */
-  function click(message: ApiCall, actionId: string, value: string, responseId: string) {
+  function click(
+    message: ApiCall,
+    actionId: string,
+    value: string,
+    responseId: string,
+    row: { blockId?: string; stateValues?: Record<string, Record<string, Record<string, unknown>>> } = {},
+  ) {
     return Fake.postToApp(
       app.url,
       interactionBody(
@@ -93,6 +99,7 @@ describe('agents ask in the task thread (real Claude Code CLI, fake Slack)', () 
           messageTs: '1700000000.000200',
           blocks: message.args.blocks as never,
           responseUrl: slack.responseUrl(responseId),
+          ...row,
         }),
       ),
       { signingSecret: app.signingSecret },
@@ -212,6 +219,79 @@ describe('agents ask in the task thread (real Claude Code CLI, fake Slack)', () 
     expect(textOf(answer)).toContain(`="${HOSTILE_LABEL}"`);
     const reply = await posted('💬 Answered');
     expect(showsLiterally(reply.args.blocks, HOSTILE_LABEL)).toBe(true);
+  });
+
+  it('a multi-select question takes several options: tick the boxes, then Submit', async () => {
+    await setup();
+    fake.enqueue(
+      {
+        toolUses: [
+          {
+            name: 'AskUserQuestion',
+            input: {
+              questions: [
+                {
+                  question: 'Which checks should run?',
+                  header: 'Checks',
+                  options: [
+                    { label: 'Lint', description: 'biome' },
+                    { label: HOSTILE_LABEL, description: 'jest' },
+                    { label: 'Types', description: 'tsc' },
+                  ],
+                  multiSelect: true,
+                },
+              ],
+            },
+          },
+        ],
+      },
+      { text: 'Running those.' },
+    );
+    const id = await task('Pick the checks');
+    const ask = await posted('❓ The agent asks');
+    const row = (ask.args.blocks as Array<{ type: string; block_id?: string; elements?: Array<Record<string, unknown>> }>).find(
+      (b) => b.type === 'actions',
+    );
+    const [boxes, submit] = row?.elements ?? [];
+    expect(boxes).toMatchObject({ type: 'checkboxes', action_id: 'aq_request_choices' });
+    expect((boxes.options as Array<{ text: { text: string } }>).map((o) => o.text.text)).toEqual(['Lint', HOSTILE_LABEL, 'Types']);
+    expect(submit).toMatchObject({ type: 'button', action_id: 'aq_request_submit_choices', text: { text: 'Submit' } });
+    const blockId = String(row?.block_id);
+    const ticked = (values: string[]) => ({
+      [blockId]: { aq_request_choices: { type: 'checkboxes', selected_options: values.map((value) => ({ value })) } },
+    });
+
+    // Ticking a box is acknowledged and answers nothing yet.
+    const tick = await Fake.postToApp(
+      app.url,
+      interactionBody({
+        ...blockActions({
+          actionId: 'aq_request_choices',
+          value: '',
+          blockId,
+          stateValues: ticked(['0']),
+          responseUrl: slack.responseUrl('tick'),
+        }),
+        actions: [
+          { type: 'checkboxes', action_id: 'aq_request_choices', block_id: blockId, selected_options: [{ value: '0' }], action_ts: '1' },
+        ],
+      }),
+      { signingSecret: app.signingSecret },
+    );
+    expect(tick.status).toBe(200);
+    // Submit with nothing ticked says what to do, and the question stays open.
+    await click(ask, 'aq_request_submit_choices', String(submit.value), 'none', { blockId, stateValues: ticked([]) });
+    const none = await slack.waitForResponse((r) => r.id === 'none');
+    expect(none.body).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('Tick at least one option') });
+    expect(await rt().db.tasks.get(id)).toMatchObject({ status: 'WAITING_INPUT' });
+
+    await click(ask, 'aq_request_submit_choices', String(submit.value), 'submit', { blockId, stateValues: ticked(['2', '0']) });
+    await waitStatus(id, 'COMPLETED');
+    expect(textOf(toolResults()[0])).toContain('"Which checks should run?"="Lint, Types"');
+    const redrawn = await slack.waitForResponse((r) => r.id === 'submit');
+    expect(JSON.stringify(redrawn.body.blocks)).not.toContain('aq_request_submit_choices');
+    const reply = await posted('💬 Answered');
+    expect(showsLiterally(reply.args.blocks, 'Lint, Types')).toBe(true);
   });
 
   it('takes a reply in the thread as the answer to the open question', async () => {

@@ -191,15 +191,50 @@ describe('buttons, App Home, task threads and channels through the real Bolt app
     expect(root.args).toMatchObject({ channel: 'CP', text: '🔵 Build it — ready' });
     expect(reply.args).toMatchObject({ channel: 'CP', thread_ts: expect.any(String), text: '✅ Completed: Build it' });
     expect(JSON.stringify(reply.args.blocks)).toContain('Added *the* feature.');
+  });
 
-    await started.runtime.events.emit('hook_run_completed', {
-      projectId: 'p',
-      payload: { hook_id: 'nightly', hook_name: 'Nightly', tokens_used: 42, response: 'All **green**.' },
-    });
+  it('posts a hook result in the thread of the task it is about, else in the hook’s own thread', async () => {
+    await exec('create_project', { name: 'p', auto_create_channels: false });
+    await exec('set_project_channel', { project_id: 'p', channel_id: 'CP' });
+    const id = (await exec('create_task', { project_id: 'p', title: 'Build it', description: 'd' })).created as string;
+    await started.runtime.events.emit('task_started', { projectId: 'p', taskId: id, payload: { title: 'Build it' } });
     await started.notifier.idle();
-    const hookPost = slack.callsTo('chat.postMessage').at(-1)!;
-    expect(hookPost.args).toMatchObject({ channel: 'CP', text: '🪝 Hook Nightly ran' });
-    expect(JSON.stringify(hookPost.args.blocks)).toContain('All *green*.');
+    const hookRun = async (hookId: string, response: string, taskId?: string, type = 'hook_run_completed' as const) => {
+      const before = slack.callsTo('chat.postMessage').length;
+      await started.runtime.events.emit(type, {
+        projectId: 'p',
+        taskId: taskId ?? null,
+        payload: { hook_id: hookId, hook_name: hookId === 'nightly' ? 'Nightly' : hookId, tokens_used: 42, response },
+      });
+      await started.notifier.idle();
+      expect(slack.callsTo('chat.postMessage')).toHaveLength(before + 1);
+      return slack.callsTo('chat.postMessage').at(-1)!;
+    };
+
+    // A hook with no task: its first result opens its thread, later results reply there.
+    const first = await hookRun('nightly', 'All **green**.');
+    expect(first.args).toMatchObject({ channel: 'CP', text: '🪝 Hook Nightly ran' });
+    expect(first.args.thread_ts).toBeUndefined();
+    expect(JSON.stringify(first.args.blocks)).toContain('All *green*.');
+    const stored = await started.runtime.db.state.get<{ channelId: string; threadTs: string } | null>('slack_hook_thread:nightly', null);
+    expect(stored?.channelId).toBe('CP');
+    const firstTs = String(stored?.threadTs);
+    // The thread remembered is the one the first result opened.
+    expect(slack.threadMessages('CP', firstTs)[0]).toMatchObject({ text: '🪝 Hook Nightly ran' });
+    const second = await hookRun('nightly', 'Still green.');
+    expect(second.args).toMatchObject({ channel: 'CP', thread_ts: firstTs, text: '🪝 Hook Nightly ran' });
+    // Another hook gets a thread of its own.
+    const other = await hookRun('weekly', 'Weekly report.');
+    expect(other.args.thread_ts).toBeUndefined();
+
+    // A hook about a task (started by that task's event) answers in the task's thread, failures too.
+    const aboutTask = await hookRun('review', 'Looks risky.', id, 'hook_run_failed' as never);
+    expect(aboutTask.args).toMatchObject({
+      channel: 'CP',
+      thread_ts: (await started.runtime.db.taskThreads.get(id))?.threadTs,
+      text: '🪝 Hook review failed',
+    });
+    expect(slack.callsTo('chat.postMessage').filter((c) => !c.args.thread_ts)).toHaveLength(3);
   });
 
   it('acks a slow command at once and answers when it finishes', async () => {

@@ -114,6 +114,23 @@ describe('a mention in a thread gives the chat agent the thread', () => {
     expect(JSON.stringify(link.args.blocks)).toContain(`https://example.slack.com/archives/CPROJ/p${taskThread.threadTs.replace('.', '')}`);
   });
 
+  it('a mention in a private channel’s thread reads that thread too (groups:history)', async () => {
+    // The fake's token has manifest.yml's scopes; reading a private channel's thread needs groups:history.
+    await exec('set_project_channel', { project_id: 'web', channel_id: 'GPRIV' });
+    const root = slack.userSays({ channel: 'GPRIV', user: 'U31', text: 'The invoice PDF is blank on Firefox' });
+    slack.userSays({ channel: 'GPRIV', user: 'U32', threadTs: root.ts, text: 'Only since the 2.3 release' });
+    const ask = slack.userSays({ channel: 'GPRIV', user: 'U32', threadTs: root.ts, text: '<@UBOT> what broke?' });
+    model.enqueue({ text: 'The PDF renderer.' });
+    await deliver({ ...ask, type: 'app_mention', channel: 'GPRIV' });
+    await replied(slack, 'The PDF renderer.');
+    const [context] = firstUserText(model.requests[0]);
+    expect(context).toContain('The invoice PDF is blank on Firefox');
+    expect(context).toContain('Bob Builder');
+    expect(context).toContain('Only since the 2.3 release');
+    const read = slack.callsTo('conversations.replies');
+    expect(read.map((c) => c.args.channel)).toEqual(['GPRIV']);
+  });
+
   it('keeps the thread bounded: the first message, then the latest, within the character budget', async () => {
     const root = slack.userSays({ channel: 'CPROJ', user: 'U31', text: 'ROOT: the report' });
     for (let i = 1; i <= 60; i++)

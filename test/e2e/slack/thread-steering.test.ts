@@ -32,16 +32,16 @@ describe('replies in a task thread steer its agent', () => {
     ((await rt().db.em().getConnection().execute(`select count(*) as n from ${table}`)) as Array<{ n: number }>)[0].n;
 
   /** A COMPLETED task of project web (steered by U7 alone) with its thread open in CWEB. */
-  async function finishedTaskWithThread(): Promise<{ id: string; threadTs: string }> {
+  async function finishedTaskWithThread(channel = 'CWEB'): Promise<{ id: string; threadTs: string }> {
     await exec('create_project', { name: 'web', auto_create_channels: false });
-    await exec('set_project_channel', { project_id: 'web', channel_id: 'CWEB' });
+    await exec('set_project_channel', { project_id: 'web', channel_id: channel });
     await exec('set_project_steerers', { project_id: 'web', user_ids: ['U7'] });
     const id = (await exec('create_task', { project_id: 'web', title: 'Ship it', description: 'd' })).created as string;
     await exec('set_task_status', { task_id: id, status: 'COMPLETED' });
     await rt().events.emit('task_completed', { projectId: 'web', taskId: id, payload: { title: 'Ship it', summary: 'Done.' } });
     await app.started.notifier.idle();
     const thread = (await rt().db.taskThreads.get(id))!;
-    expect(thread.channelId).toBe('CWEB');
+    expect(thread.channelId).toBe(channel);
     slack.clearCalls();
     return { id, threadTs: thread.threadTs };
   }
@@ -76,6 +76,19 @@ describe('replies in a task thread steer its agent', () => {
       'Please also update the docs (https://docs.example.com/a)',
       'and the changelog',
     ]);
+  });
+
+  it('a reply in a private channel’s task thread steers like one in a public channel (message.groups)', async () => {
+    const { id, threadTs } = await finishedTaskWithThread('GWEB');
+    const reply = slack.userSays({ channel: 'GWEB', user: 'U7', threadTs, text: 'Also fix the footer' });
+    expect(reply.channel_type).toBe('group');
+    await deliver(reply, 'EvPrivate1');
+    await slack.waitForCall('reactions.add', (c) => c.args.channel === 'GWEB' && c.args.timestamp === reply.ts);
+    await app.started.notifier.idle();
+    expect((await exec('get_task', { task_id: id })).status).toBe('READY');
+    expect((await rt().db.taskMessages.pending(id, 'follow_up')).map((m) => m.text)).toEqual(['Also fix the footer']);
+    const line = slack.callsTo('chat.postMessage').find((c) => String(c.args.text).startsWith('↩️'))!;
+    expect(line.args).toMatchObject({ channel: 'GWEB', thread_ts: threadTs });
   });
 
   it('someone who may not steer gets an ephemeral explanation, and the agent gets nothing', async () => {

@@ -96,6 +96,34 @@ describe('agents asking people', () => {
     expect(got).toMatchObject({ answered: true, answers: { [QUESTION.question]: 'Postgres', 'Which port?': '8080' } });
   });
 
+  it('takes several options of a multi-select question at once, and one only where one is asked', async () => {
+    h = await makeHarness({ env: { AQ_ASK_PEOPLE: 'true' } });
+    const checks = { question: 'Which checks?', options: [{ label: 'Lint' }, { label: 'Tests' }, { label: 'Types' }], multiSelect: true };
+    let got: unknown = null;
+    h.adapter.fallback = async (req) => {
+      got = await req.agentRequests!.askQuestions([QUESTION, checks], req.signal);
+      return {};
+    };
+    await h.start();
+    const id = await h.task('Several checks');
+    const request = await pending(id);
+    const answer = (args: Record<string, unknown>) =>
+      h.rt.exec('answer_agent_request', { request_id: request.id, decision: 'answer', ...args });
+    expect(await answer({ question_index: 0, option_indexes: [0, 1] })).toEqual({
+      error: `Agent request ${request.id}'s question takes one option; choose one (option_index).`,
+    });
+    expect(await answer({ question_index: 1, option_indexes: [0, 5] })).toEqual({
+      error: `Agent request ${request.id}'s question has no option 6; it has 3.`,
+    });
+    expect(await answer({ question_index: 1, option_indexes: [2, 0, 2] })).toMatchObject({
+      status: 'pending',
+      answers: { 'Which checks?': 'Lint, Types' },
+    });
+    expect(await answer({ question_index: 0, option_indexes: [1] })).toMatchObject({ status: 'answered' });
+    await h.waitStatus(id, 'COMPLETED');
+    expect(got).toMatchObject({ answered: true, answers: { [QUESTION.question]: 'SQLite', 'Which checks?': 'Lint, Types' } });
+  });
+
   it('takes a message to the task as the answer to its open question (a thread reply)', async () => {
     h = await makeHarness({ env: { AQ_ASK_PEOPLE: 'true' } });
     let got: unknown = null;

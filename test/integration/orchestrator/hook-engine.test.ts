@@ -105,6 +105,25 @@ describe('HookEngine', () => {
     expect(prompts).toHaveLength(1);
   });
 
+  it('a run started by an event about a task is about that task; a periodic run is about none', async () => {
+    await addHook(rt, {
+      id: 'on-done',
+      trigger: { type: 'event', event_type: 'task_completed' },
+      promptTemplate: 'Done {{event.task_id}}',
+    });
+    await addHook(rt, { id: 'tick', trigger: { type: 'periodic', interval_seconds: 600 }, cooldownSeconds: 0, promptTemplate: 'Tick' });
+    const id = (await rt.exec('create_task', { project_id: 'p', title: 'Ship it', description: 'd' })).created as string;
+    await rt.events.emit('task_completed', { projectId: 'p', taskId: id, payload: { title: 'Ship it' } });
+    await engine.idle();
+    await engine.tick();
+    await engine.idle();
+    const finished = (await rt.db.events.recent(20)).filter((e) => e.type === 'hook_run_completed');
+    expect(finished.map((e) => [e.payload.hook_id, e.taskId]).sort()).toEqual([
+      ['on-done', id],
+      ['tick', null],
+    ]);
+  });
+
   it('fire() bypasses the cooldown but not an unknown id', async () => {
     await addHook(rt, { id: 'manual', trigger: { type: 'periodic', interval_seconds: 99999 }, lastRunAt: clock });
     expect(await engine.fire('manual')).toBeNull();

@@ -51,7 +51,17 @@ describe('agent requests in Slack, with hostile text', () => {
     expect(showsLiterally(q.blocks, HOSTILE)).toBe(true);
     expect(showsLiterally(q.blocks, SHORT)).toBe(true);
     expect(q.text).not.toContain('<!channel>');
-    const buttons = q.blocks
+    const elements = q.blocks
+      .filter((b) => b.type === 'actions')
+      .flatMap((b) => (b as { elements: Array<{ action_id: string; value?: string; options?: Array<{ value: string }> }> }).elements);
+    // A multi-select question: a checkbox per option, and Submit for all that are ticked.
+    expect(elements.map((b) => [b.action_id, b.value ?? b.options?.map((o) => o.value)])).toEqual([
+      ['aq_request_choices', ['0', '1']],
+      ['aq_request_submit_choices', '7:0'],
+    ]);
+    const single = questionPost({ ...question, questions: [{ ...question.questions[0], multiSelect: false }] });
+    expectSafe('single-select question', single);
+    const buttons = single.blocks
       .filter((b) => b.type === 'actions')
       .flatMap((b) => (b as { elements: Array<{ action_id: string; value: string }> }).elements);
     expect(buttons.map((b) => [b.action_id, b.value])).toEqual([

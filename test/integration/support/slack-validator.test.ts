@@ -79,6 +79,19 @@ describe('slack-validator', () => {
     ).toContain('at most 24');
   });
 
+  it('refuses an action_id twice in one block and a block_id twice in one message or view, as Slack does', () => {
+    const button = (action_id: string) => ({ type: 'button', text: { type: 'plain_text', text: 'b' }, action_id, value: 'v' });
+    const row = (block_id: string, ...ids: string[]) => ({ type: 'actions', block_id, elements: ids.map(button) });
+    expect(validateMessage({ text: 'x', blocks: [row('r1', 'a', 'b', 'a')] })).toEqual([
+      { path: 'blocks[0].elements[2].action_id', problem: 'duplicate action_id a in one block' },
+    ]);
+    // The same action_id in two blocks is what Slack allows (one Approve per task row).
+    expect(validateMessage({ text: 'x', blocks: [row('r1', 'a'), row('r2', 'a')] })).toEqual([]);
+    expect(validateView({ type: 'home', blocks: [row('r1', 'a'), section('s'), row('r1', 'b')] })).toEqual([
+      { path: 'view.blocks[2].block_id', problem: 'duplicate block_id r1 in one message or view' },
+    ]);
+  });
+
   it('reads what a person sees: rich and plain text literally, mrkdwn decoded', () => {
     const blocks = [
       section('a &amp; b'),
