@@ -3,6 +3,7 @@ import type { EmFactory } from '../database';
 import type { TaskStatus } from '../entities';
 import { TaskRepository } from './tasks';
 import { changes } from './run-sql';
+import { retryingTransaction } from '../retrying-transaction';
 
 /** One run of one task: who claimed it, and from when to when (milliseconds since the epoch). */
 export interface RunRecord {
@@ -58,7 +59,7 @@ export class FencedTaskRepository extends TaskRepository {
     changes: Parameters<TaskRepository['transition']>[3] = {},
   ): Promise<boolean> {
     if (id !== this.taskId) return super.transition(id, from, to, changes);
-    return this.factory().transactional(async (em) => {
+    return retryingTransaction(this.factory, async (em) => {
       const tx = em as SqlEntityManager;
       const moved = await new TaskRepository(() => tx).transition(id, from, to, changes, { runId: this.runId });
       if (moved && !STILL_RUNNING.includes(to)) await endRunOn(tx, this.runId, to, Date.now());
@@ -77,7 +78,7 @@ export class RunRecordRepository {
 
   /** Ends a run that is still open (a stop, a shutdown): `outcome` says how. */
   async endRun(runId: string, outcome: string, now = Date.now()): Promise<void> {
-    await this.em().transactional((em) => endRunOn(em as SqlEntityManager, runId, outcome, now));
+    await retryingTransaction(this.em, (em) => endRunOn(em as SqlEntityManager, runId, outcome, now));
   }
 
   /** A task's runs, oldest first. */
@@ -155,30 +156,28 @@ export class RunRecordRepository {
    * marked free. Its workspace stays locked and owned by it: no one else touches it.
    */
   async reap(claim: ExpiredClaim, now: number, requeue: (tx: SqlEntityManager) => Promise<boolean>): Promise<boolean> {
-    return this.em()
-      .transactional(async (em) => {
-        const tx = em as SqlEntityManager;
-        const taken = await changes(
-          tx,
-          'update tasks set claimed_by = null, lease_expires_at = null where id = ? and claimed_by = ? and lease_expires_at < ?',
-          [claim.id, claim.claimedBy, now],
-        );
-        if (taken === 0) return false;
-        if (!(await requeue(tx))) {
-          // Moved meanwhile by someone else: put the claim back as it was, for its owner to settle.
-          throw new ReapRaced();
-        }
-        if (claim.runId) await endRunOn(tx, claim.runId, 'LEASE_EXPIRED', now);
-        await tx.execute(
-          "update agents set state = case when state = 'BUSY' then 'IDLE' else state end, current_task = null where current_task = ? and worker_id = ?",
-          [claim.id, claim.claimedBy],
-        );
-        return true;
-      })
-      .catch((err) => {
-        if (err instanceof ReapRaced) return false;
-        throw err;
-      });
+    return retryingTransaction(this.em, async (em) => {
+      const tx = em as SqlEntityManager;
+      const taken = await changes(
+        tx,
+        'update tasks set claimed_by = null, lease_expires_at = null where id = ? and claimed_by = ? and lease_expires_at < ?',
+        [claim.id, claim.claimedBy, now],
+      );
+      if (taken === 0) return false;
+      if (!(await requeue(tx))) {
+        // Moved meanwhile by someone else: put the claim back as it was, for its owner to settle.
+        throw new ReapRaced();
+      }
+      if (claim.runId) await endRunOn(tx, claim.runId, 'LEASE_EXPIRED', now);
+      await tx.execute(
+        "update agents set state = case when state = 'BUSY' then 'IDLE' else state end, current_task = null where current_task = ? and worker_id = ?",
+        [claim.id, claim.claimedBy],
+      );
+      return true;
+    }).catch((err) => {
+      if (err instanceof ReapRaced) return false;
+      throw err;
+    });
   }
 }
 
