@@ -10,6 +10,8 @@ export async function openPostgresOrm(url: string, options: Pick<Options, 'entit
     allowGlobalContext: false,
     debug: false,
     forceUtcTimezone: true,
+    // README asks for an existing, empty database: a wrong name is reported, never created.
+    ensureDatabase: false,
     // Connections open on demand and idle ones close, so many processes can share one server.
     pool: { min: 0, max: 10, idleTimeoutMillis: 10_000 },
   });
