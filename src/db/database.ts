@@ -23,6 +23,8 @@ import { ProjectSteererRepository, TaskMessageRepository } from './repositories/
 import { AgentRequestRepository, ToolPolicyRepository } from './repositories/agent-requests';
 import { RunRecordRepository } from './repositories/run-records';
 import { WorkerRepository } from './repositories/workers';
+import { ReconciliationRepository } from './repositories/reconciliation';
+import { retryingTransaction } from './retrying-transaction';
 
 /**
  * The one door to storage. Every method forks a fresh EntityManager, so nothing read here is
@@ -53,6 +55,7 @@ export class Database {
   readonly toolPolicies: ToolPolicyRepository;
   readonly runRecords: RunRecordRepository;
   readonly workers: WorkerRepository;
+  readonly reconciliation: ReconciliationRepository;
 
   readonly dialect: SqlDialect;
 
@@ -83,6 +86,7 @@ export class Database {
     this.toolPolicies = new ToolPolicyRepository(fork);
     this.runRecords = new RunRecordRepository(fork);
     this.workers = new WorkerRepository(fork);
+    this.reconciliation = new ReconciliationRepository(fork);
   }
 
   /** Opens (and migrates) the SQLite file at a path, or the PostgreSQL database of a target or postgres:// URL. */
@@ -95,9 +99,9 @@ export class Database {
     return this.orm.em.fork() as SqlEntityManager;
   }
 
-  /** Runs `work` in one transaction on a fresh EntityManager. */
+  /** Runs `work` in one transaction on a fresh EntityManager, retried whole when it loses a race. */
   transaction<T>(work: (em: SqlEntityManager) => Promise<T>): Promise<T> {
-    return this.em().transactional((em) => work(em as SqlEntityManager));
+    return retryingTransaction(() => this.em(), work);
   }
 
   async close(): Promise<void> {

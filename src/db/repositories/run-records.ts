@@ -30,10 +30,17 @@ export interface ExpiredClaim {
 
 const STILL_RUNNING: TaskStatus[] = ['ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT'];
 
-/** Ends the run record and lets go of the task's claim, if the task is still the run's. */
+/**
+ * Ends the run record and lets go of the task's claim, if the task is still the run's and no
+ * longer running. A task the run left running (its last move failed) keeps the claim, so its
+ * worker's reconciler, or the reaper once the lease lapses, puts it back.
+ */
 async function endRunOn(tx: SqlEntityManager, runId: string, outcome: string, now: number): Promise<void> {
   await tx.execute('update task_runs set ended_at = ?, outcome = ? where id = ? and ended_at is null', [now, outcome, runId]);
-  await tx.execute('update tasks set claimed_by = null, lease_expires_at = null where current_run_id = ?', [runId]);
+  await tx.execute(
+    "update tasks set claimed_by = null, lease_expires_at = null where current_run_id = ? and status not in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT')",
+    [runId],
+  );
 }
 
 /**
@@ -110,13 +117,25 @@ export class RunRecordRepository {
     }));
   }
 
-  /** The heartbeat's renewal: every claim the worker still holds lasts until `until`. */
-  async renewLeases(workerId: string, until: number): Promise<number> {
-    return changes(
+  /**
+   * The heartbeat's renewal: every claim the worker holds whose lease has not lapsed by `now`
+   * lasts until `until`. Returns the claims it still holds whose lease lapsed: another process
+   * may reap them at any moment, so the worker ends those runs rather than race the next holder.
+   */
+  async renewLeases(workerId: string, now: number, until: number): Promise<{ renewed: number; lapsed: string[] }> {
+    const renewed = await changes(
       this.em(),
-      "update tasks set lease_expires_at = ? where claimed_by = ? and status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT')",
-      [until, workerId],
+      `update tasks set lease_expires_at = ?
+        where claimed_by = ? and status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT') and lease_expires_at >= ?`,
+      [until, workerId, now],
     );
+    const lapsed = (await this.em()
+      .getConnection()
+      .execute(
+        "select id from tasks where claimed_by = ? and status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT') and lease_expires_at < ?",
+        [workerId, now],
+      )) as Array<{ id: string }>;
+    return { renewed, lapsed: lapsed.map((r) => r.id) };
   }
 
   /** Tasks a worker still holds that are not the runs it knows (its own recovery at start). */

@@ -114,13 +114,20 @@ export class TaskRunRepository {
 
   /**
    * A person's stop: `stop` moves the task out of IN_PROGRESS (the state machine, on this
-   * transaction); when it lands, the agent working it is free again and its workspace locks
-   * go, in the same transaction. Returns whether the task moved.
+   * transaction); when it lands, its run record ends, its claim goes, the agent working it is
+   * free again and its workspace locks go, in the same transaction. Returns whether the task moved.
    */
   async stopRun(taskId: string, stop: (tx: SqlEntityManager) => Promise<boolean>): Promise<boolean> {
     return retryingTransaction(this.em, async (em) => {
       const tx = em as SqlEntityManager;
       if (!(await stop(tx))) return false;
+      // The stopped run's record ends now, not when its worker notices: a restart may start the
+      // next run before then, and run records of one task never overlap.
+      await tx.execute(
+        "update task_runs set ended_at = ?, outcome = 'STOPPED' where ended_at is null and id = (select current_run_id from tasks where id = ?)",
+        [Date.now(), taskId],
+      );
+      await tx.execute('update tasks set claimed_by = null, lease_expires_at = null where id = ?', [taskId]);
       await tx.execute(
         "update agents set state = case when state = 'BUSY' then 'IDLE' else state end, current_task = null where current_task = ?",
         [taskId],
@@ -157,13 +164,15 @@ export class TaskRunRepository {
    * under its name: each task it left ASSIGNED, IN_PROGRESS or WAITING_INPUT is offered to `requeue` (the state
    * machine, on this transaction, back to READY) and its run record ends, its BUSY agents become
    * IDLE, and its workspace locks not held by one of `liveTaskIds` are released. What other
-   * workers hold is never touched (their claims lapse through their leases). Returns the tasks
+   * workers hold is never touched (their claims lapse through their leases). With
+   * `updatedBefore`, only tasks unchanged since then (the reconciler's grace). Returns the tasks
    * that were put back.
    */
   async recoverStale(
     liveTaskIds: string[],
     requeue: (tx: SqlEntityManager, taskId: string) => Promise<boolean>,
     workerId: string | null = null,
+    updatedBefore = Number.MAX_SAFE_INTEGER,
   ): Promise<{
     tasks: Array<{ id: string; title: string; projectId: string; status: string }>;
     agents: number;
@@ -179,8 +188,9 @@ export class TaskRunRepository {
         Array<{ id: string; title: string; project_id: string; status: string; current_run_id: string | null }>
       >(
         `select id, title, project_id, status, current_run_id from tasks
-          where status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT') and claimed_by ${owner} and id not in (${marks})`,
-        [...who, ...keep],
+          where status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT') and claimed_by ${owner} and id not in (${marks})
+            and updated_at < ?`,
+        [...who, ...keep, updatedBefore],
       );
       const requeued: typeof stale = [];
       for (const t of stale) {
