@@ -1,4 +1,5 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
+import { dialectOf } from './dialect';
 
 /**
  * The one place where a write that lost a race to another process is tried again. Every
@@ -66,6 +67,13 @@ export interface RetryPolicy {
   /** Waits between attempts (tests that count attempts pass their own). */
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
+  /**
+   * SQLite only (default true): the transaction's first statement takes the file's write lock,
+   * as BEGIN IMMEDIATE would, waiting its turn (busy_timeout). Without it, a transaction that
+   * reads before it writes fails with SQLITE_BUSY whenever another process wrote meanwhile, and
+   * under many writers it can lose that race through every attempt.
+   */
+  writeLockFirst?: boolean;
 }
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 10, baseDelayMs: 15, maxDelayMs: 2000 };
@@ -106,5 +114,14 @@ export async function retryingTransaction<T>(
 ): Promise<T> {
   const first = fork();
   if (first.isInTransaction()) return first.transactional((em) => work(em as SqlEntityManager));
-  return retrying((attempt) => (attempt === 1 ? first : fork()).transactional((em) => work(em as SqlEntityManager)), policy);
+  const lockFirst = (policy.writeLockFirst ?? true) && dialectOf(first).name === 'sqlite';
+  return retrying(
+    (attempt) =>
+      (attempt === 1 ? first : fork()).transactional(async (em) => {
+        // A write that changes nothing still takes SQLite's write lock for the transaction.
+        if (lockFirst) await em.execute('update system_state set key = key where 1 = 0', [], 'run');
+        return work(em as SqlEntityManager);
+      }),
+    policy,
+  );
 }

@@ -1,6 +1,6 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import { Database } from '../../../src/db/database';
-import { DatabaseContentionError, retryingTransaction, transientCause } from '../../../src/db/retrying-transaction';
+import { DatabaseContentionError, DEFAULT_RETRY_POLICY, retryingTransaction, transientCause } from '../../../src/db/retrying-transaction';
 import { onPostgres } from '../../support/postgres-databases';
 import { openTestDatabase } from '../../support/runtime';
 import { makeTempDir } from '../../support/tmp';
@@ -123,7 +123,7 @@ describe('retryingTransaction: a transaction that loses a race is tried again wh
       };
     }
 
-    it('a read snapshot made stale by another writer (SQLITE_BUSY) is retried on a fresh snapshot', async () => {
+    it('a transaction that reads before it writes, its snapshot made stale by another writer (SQLITE_BUSY), is retried on a fresh one', async () => {
       const writer = otherWriter(1);
       let attempts = 0;
       await retryingTransaction(
@@ -135,10 +135,33 @@ describe('retryingTransaction: a transaction that loses a race is tried again wh
           if (attempts === 1) await writer.writeNow(0);
           await tx.execute('update system_state set value = ? where key = ?', [JSON.stringify(1), 'a'], 'run');
         },
+        { ...DEFAULT_RETRY_POLICY, writeLockFirst: false },
       );
       await writer.writes;
       expect(attempts).toBe(2);
       expect([await value(db, 'a'), await value(db, 'b')]).toEqual([1, 1]);
+    });
+
+    it('by default the write lock comes first: another writer waits its turn, and nothing is retried', async () => {
+      let attempts = 0;
+      const inside = signal();
+      const release = signal();
+      const transaction = retryingTransaction(
+        () => db.em(),
+        async (tx) => {
+          attempts++;
+          await tx.execute('select value from system_state where key = ?', ['a']);
+          inside.fire();
+          await release.promise;
+          await tx.execute('update system_state set value = ? where key = ?', [JSON.stringify(1), 'a'], 'run');
+        },
+      );
+      await inside.promise;
+      const otherWrite = other.state.set('b', 7);
+      release.fire();
+      await Promise.all([transaction, otherWrite]);
+      expect(attempts).toBe(1);
+      expect([await value(db, 'a'), await value(db, 'b')]).toEqual([1, 7]);
     });
 
     it('a race lost through every attempt ends in one sentence, and nothing of it is written', async () => {
@@ -152,7 +175,7 @@ describe('retryingTransaction: a transaction that loses a race is tried again wh
           await writer.writeNow(attempts - 1);
           await tx.execute('update system_state set value = ? where key = ?', [JSON.stringify(99), 'a'], 'run');
         },
-        { attempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
+        { attempts: 3, baseDelayMs: 1, maxDelayMs: 5, writeLockFirst: false },
       ).catch((err: unknown) => err);
       await writer.writes;
       expect(failure).toBeInstanceOf(DatabaseContentionError);
