@@ -8,6 +8,7 @@ import { createRuntime, type Runtime, type RuntimeOptions } from './runtime';
 import { createSlackApp, type SlackAppOptions } from './slack-app';
 import { SlackNotifier } from './slack/notifier';
 import { followProjectChannels } from './slack/channels';
+import { DatabaseUnreachableError } from './db/connection-errors';
 
 const MISSING_TOKENS = (
   missing: string[],
@@ -88,11 +89,12 @@ function relaunch(): void {
   child.unref();
 }
 
-async function main(): Promise<number> {
-  loadDotEnv();
+/** `npm start`: the app until SIGTERM or SIGINT; resolves to the process exit code. */
+export async function main(env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  if (env === process.env) loadDotEnv();
   let config: AppConfig;
   try {
-    config = loadConfig();
+    config = loadConfig(env);
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`Configuration error: ${err.message}`);
@@ -120,6 +122,10 @@ async function main(): Promise<number> {
   try {
     started = await startApp(config);
   } catch (err) {
+    if (err instanceof DatabaseUnreachableError) {
+      console.error(`Agent Queue could not open its database: ${err.message}`);
+      return 1;
+    }
     const reason = err instanceof Error ? err.message : String(err);
     console.error(`Agent Queue could not connect to Slack: ${reason}\nCheck SLACK_BOT_TOKEN and SLACK_APP_TOKEN in .env.`);
     return 1;

@@ -1,5 +1,6 @@
 import { GitError } from '../git/git-errors';
 import { CommandError } from './catalog';
+import { DatabaseUnreachableError } from '../db/connection-errors';
 
 /**
  * The one place that decides what an error says to people. Errors written for people
@@ -17,7 +18,7 @@ export function errorText(err: unknown, commandName?: string): string {
 
 /** Errors whose message was written to be read by the person who asked. */
 export function isForPeople(err: unknown): err is Error {
-  return (err instanceof CommandError || err instanceof GitError) && err.message.trim() !== '';
+  return (err instanceof CommandError || err instanceof GitError || err instanceof DatabaseUnreachableError) && err.message.trim() !== '';
 }
 
 const FILE_SYSTEM_SENTENCES: Record<string, (where: string) => string> = {

@@ -18,19 +18,21 @@ export const getStatus = defineCommand({
   input: z.object({}),
   readOnly: true,
   async run(_args, ctx) {
-    const [projects, agents, byStatus, inProgress, ready, paused, forges, readyByProject, slackFeatures, workers] = await Promise.all([
-      ctx.db.projects.count(),
-      ctx.db.agents.listWithWork(),
-      ctx.db.tasks.countByStatus(),
-      ctx.db.tasks.list({ status: 'IN_PROGRESS' }, STATUS_IN_PROGRESS_LIMIT, { count: false }),
-      ctx.db.tasks.list({ status: 'READY' }, STATUS_READY_LIMIT, { count: false }),
-      ctx.orchestrator.isPaused(),
-      // The daemon asks gh and glab off its cycle and stores the answer; reading it never waits.
-      ctx.db.state.get<StoredForgeReadiness | typeof UNKNOWN_FORGE_READINESS>(FORGE_READINESS_KEY, UNKNOWN_FORGE_READINESS),
-      ctx.db.scheduling.readyCounts(),
-      readSlackFeatures(ctx.db.state),
-      ctx.db.workers.list(),
-    ]);
+    const [projects, agents, byStatus, inProgress, ready, paused, forges, readyByProject, slackFeatures, workers, repairs] =
+      await Promise.all([
+        ctx.db.projects.count(),
+        ctx.db.agents.listWithWork(),
+        ctx.db.tasks.countByStatus(),
+        ctx.db.tasks.list({ status: 'IN_PROGRESS' }, STATUS_IN_PROGRESS_LIMIT, { count: false }),
+        ctx.db.tasks.list({ status: 'READY' }, STATUS_READY_LIMIT, { count: false }),
+        ctx.orchestrator.isPaused(),
+        // The daemon asks gh and glab off its cycle and stores the answer; reading it never waits.
+        ctx.db.state.get<StoredForgeReadiness | typeof UNKNOWN_FORGE_READINESS>(FORGE_READINESS_KEY, UNKNOWN_FORGE_READINESS),
+        ctx.db.scheduling.readyCounts(),
+        readSlackFeatures(ctx.db.state),
+        ctx.db.workers.list(),
+        ctx.db.reconciliation.repairs(),
+      ]);
     const waiting = await notStarting(ctx, readyByProject, paused);
     return {
       projects,
@@ -57,6 +59,8 @@ export const getStatus = defineCommand({
         }),
       },
       orchestrator_paused: paused,
+      // Tasks the reconciler found in a state nothing would move, and moved on (task_reconciled events).
+      repairs,
       not_starting: waiting.list,
       agent_sandbox: sandboxStatus(ctx.config.agents.allowUnsandboxed),
       forges,

@@ -24,6 +24,8 @@ import { AgentRequestRepository, ToolPolicyRepository } from './repositories/age
 import { RunRecordRepository } from './repositories/run-records';
 import { WorkerRepository } from './repositories/workers';
 import { RestartRequestRepository } from './repositories/restart-requests';
+import { ReconciliationRepository } from './repositories/reconciliation';
+import { retryingTransaction } from './retrying-transaction';
 
 /**
  * The one door to storage. Every method forks a fresh EntityManager, so nothing read here is
@@ -55,6 +57,7 @@ export class Database {
   readonly runRecords: RunRecordRepository;
   readonly workers: WorkerRepository;
   readonly restartRequests: RestartRequestRepository;
+  readonly reconciliation: ReconciliationRepository;
 
   readonly dialect: SqlDialect;
 
@@ -86,6 +89,7 @@ export class Database {
     this.runRecords = new RunRecordRepository(fork);
     this.workers = new WorkerRepository(fork);
     this.restartRequests = new RestartRequestRepository(fork);
+    this.reconciliation = new ReconciliationRepository(fork);
   }
 
   /** Opens (and migrates) the SQLite file at a path, or the PostgreSQL database of a target or postgres:// URL. */
@@ -98,9 +102,9 @@ export class Database {
     return this.orm.em.fork() as SqlEntityManager;
   }
 
-  /** Runs `work` in one transaction on a fresh EntityManager. */
+  /** Runs `work` in one transaction on a fresh EntityManager, retried whole when it loses a race. */
   transaction<T>(work: (em: SqlEntityManager) => Promise<T>): Promise<T> {
-    return this.em().transactional((em) => work(em as SqlEntityManager));
+    return retryingTransaction(() => this.em(), work);
   }
 
   async close(): Promise<void> {

@@ -4,6 +4,7 @@ import type { MikroORM as CoreMikroORM } from '@mikro-orm/core';
 import { MikroORM, defineConfig, type AbstractSqlDriver, type Options, type SqlEntityManager } from '@mikro-orm/sqlite';
 import { ALL_ENTITIES } from './entities';
 import { StorableTextSqliteDriver } from './storable-text';
+import { unreachableDatabase } from './connection-errors';
 
 /** Where the data lives: the embedded SQLite file (the default) or a PostgreSQL database. */
 export type DatabaseTarget = { dialect: 'sqlite'; path: string } | { dialect: 'postgresql'; url: string };
@@ -103,17 +104,31 @@ async function initOrm(databasePath: string): Promise<MikroORM> {
 export async function openOrm(location: string | DatabaseTarget, options: OpenOptions = {}): Promise<AnyMikroORM> {
   const target = databaseTarget(location);
   let orm: AnyMikroORM;
-  if (target.dialect === 'postgresql') {
-    // Loaded only here, so the SQLite default never pays for the PostgreSQL driver.
-    const { openPostgresOrm } = await import('./postgres-orm');
-    orm = (await openPostgresOrm(
-      target.url,
-      { entities: ALL_ENTITIES, migrations: ormOptions('').migrations ?? {} },
-      options.maxConnections,
-    )) as unknown as AnyMikroORM;
-  } else {
-    await mkdir(path.dirname(target.path), { recursive: true });
-    orm = (await initOrm(target.path)) as unknown as AnyMikroORM;
+  try {
+    if (target.dialect === 'postgresql') {
+      // Loaded only here, so the SQLite default never pays for the PostgreSQL driver.
+      const { openPostgresOrm } = await import('./postgres-orm');
+      orm = (await openPostgresOrm(
+        target.url,
+        {
+          entities: ALL_ENTITIES,
+          migrations: ormOptions('').migrations ?? {},
+        },
+        options.maxConnections,
+      )) as unknown as AnyMikroORM;
+    } else {
+      await mkdir(path.dirname(target.path), { recursive: true });
+      orm = (await initOrm(target.path)) as unknown as AnyMikroORM;
+    }
+  } catch (err) {
+    throw unreachableDatabase(err, target) ?? err;
+  }
+  try {
+    // MikroORM only logs a failed connection; the first statement says why, for people.
+    await orm.em.getConnection().execute('select 1');
+  } catch (err) {
+    await orm.close(true).catch(() => undefined);
+    throw unreachableDatabase(err, target) ?? err;
   }
   try {
     if (await schemaIsCurrent(orm)) return orm;

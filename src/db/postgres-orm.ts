@@ -17,6 +17,8 @@ export async function openPostgresOrm(
     allowGlobalContext: false,
     debug: false,
     forceUtcTimezone: true,
+    // README asks for an existing, empty database: a wrong name is reported, never created.
+    ensureDatabase: false,
     // Connections open on demand and idle ones close, so many processes can share one server.
     pool: { min: 0, max: maxConnections, idleTimeoutMillis: 10_000 },
   });

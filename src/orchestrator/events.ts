@@ -51,6 +51,7 @@ export const EVENT_TYPES = [
   'orchestrator_resumed',
   'daemon_restart',
   'budget_warning',
+  'task_reconciled',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

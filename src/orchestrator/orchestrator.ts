@@ -10,6 +10,7 @@ import { buildSnapshot, ensureAgentPool, noticeWaiting, promoteReady, resumePaus
 import type { EventLog } from './events';
 import type { SkipResult } from './port';
 import { reapLapsedClaims, recoverStaleState, type RecoveryReport } from './recovery';
+import { reconcile } from './reconciler';
 import { schedule } from './scheduler';
 import { TaskControl } from './task-control';
 import { claimLaunch } from './task-moves';
@@ -38,6 +39,8 @@ export interface OrchestratorOptions {
   rateLimitBackoffMs?: number;
   /** The scheduler's rolling window for token usage and completed tasks. */
   windowMs?: number;
+  /** How long a task may sit in a state nothing moves before the reconciler repairs it (default 10 s). */
+  reconcileGraceMs?: number;
   owner?: string;
   now?: () => Date;
   log?: (message: string) => void;
@@ -62,6 +65,7 @@ export class Orchestrator extends TaskControl {
   private stopped = true;
   private leader = false;
   lastRecovery: RecoveryReport | null = null;
+  private lastReconcile = 0;
 
   constructor(
     db: Database,
@@ -188,6 +192,7 @@ export class Orchestrator extends TaskControl {
     await this.takeRestartRequest();
     await abortOrphanedRuns(this.db, this.runs.values(), this.log);
     await reapLapsedClaims(this.db, this.events, this.machine, this.now());
+    await this.reconcileNowAndThen();
     const deps = this.cycleDeps();
     report.resumed = await resumePaused(deps);
     report.promoted = await promoteReady(deps);
@@ -220,6 +225,16 @@ export class Orchestrator extends TaskControl {
       await this.options.onTick().catch((err) => this.log(`Tick callback failed: ${err instanceof Error ? err.message : String(err)}`));
     }
     return report;
+  }
+
+  /** The reconciler's pass, at most twice per grace period: what it repairs has waited that long already. */
+  private async reconcileNowAndThen(): Promise<void> {
+    const now = this.now();
+    const graceMs = this.options.reconcileGraceMs ?? 10_000;
+    if (now.getTime() - this.lastReconcile < graceMs / 2) return;
+    this.lastReconcile = now.getTime();
+    const repairs = await reconcile(this.db, this.events, this.machine, { workerId: null, liveTaskIds: this.runningTaskIds, graceMs, now });
+    for (const r of repairs) this.log(`Repaired ${r.taskId} (${r.repair}): ${r.reason}.`);
   }
 
   /** Takes or renews the lease; the first time it is won, recovers what a dead daemon left. */

@@ -1,6 +1,7 @@
 import type { AppConfig } from '../config';
 import type { ChatProvider } from '../model/provider';
 import type { Database } from '../db/database';
+import { DatabaseContentionError } from '../db/retrying-transaction';
 import type { TaskRecord } from '../db/repositories/tasks';
 import { totalAgentTokens, type AgentAdapter, type AgentRunOutcome } from '../agents/adapter';
 import { classifyError } from '../agents/errors';
@@ -168,7 +169,9 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
     // A stopped run stays stopped; its unread messages reach the agent when it runs again.
     if (!handle.controller.signal.aborted) await queuePendingFollowUp(deps, taskId);
   } catch (err) {
-    log(`Run of ${taskId} failed unexpectedly: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    // A write that lost its race through every retry says so in one line; anything else is a bug worth its stack.
+    const detail = err instanceof DatabaseContentionError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);
+    log(`Run of ${taskId} failed unexpectedly: ${detail}`);
     const task = await db.tasks.get(taskId).catch(() => null);
     if (task?.status === 'IN_PROGRESS') await failRun(deps, task, `Internal error: ${errorText(err)}`).catch(() => undefined);
   } finally {

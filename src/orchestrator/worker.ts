@@ -9,6 +9,7 @@ import type { TaskGit } from './completion';
 import { buildSnapshot, promoteReady, resumePaused, type CycleDeps } from './cycle';
 import type { EventLog } from './events';
 import { reapLapsedClaims, recoverStaleState } from './recovery';
+import { reconcile } from './reconciler';
 import { schedule } from './scheduler';
 import { TaskStateMachine } from './state-machine';
 import { claimLaunch } from './task-moves';
@@ -38,6 +39,8 @@ export interface WorkerOptions {
   progressIntervalMs?: number;
   rateLimitBackoffMs?: number;
   windowMs?: number;
+  /** The clock of leases, heartbeats and the reconciler's grace (tests move it). */
+  now?: () => Date;
   log?: (message: string) => void;
 }
 
@@ -62,6 +65,9 @@ export class FleetWorker {
   private again = false;
   private stopped = true;
   private lastBeat = 0;
+  private lastReconcile = 0;
+  private readonly heartbeatMs: number;
+  private readonly now: () => Date;
   private unsubscribe: (() => void) | null = null;
 
   constructor(
@@ -73,6 +79,9 @@ export class FleetWorker {
     this.log = options.log ?? ((m) => console.error(m));
     this.machine = new TaskStateMachine(db, this.log);
     this.leaseMs = options.leaseMs ?? 30_000;
+    // A third of the lease: two renewals can be missed before a live worker's claim lapses.
+    this.heartbeatMs = options.heartbeatMs ?? Math.max(100, Math.floor(this.leaseMs / 3));
+    this.now = options.now ?? (() => new Date());
     this.workspaceGit = options.workspaceGit ?? new GitManager();
   }
 
@@ -88,7 +97,7 @@ export class FleetWorker {
   async start(): Promise<void> {
     if (!this.stopped) return;
     const { name, host, capacity, labels } = this.options;
-    const now = Date.now();
+    const now = this.now().getTime();
     await this.db.workers.register({ name, host, capacity, labels, leaseMs: this.leaseMs }, now);
     this.lastBeat = now;
     await this.db.workers.ensureAgents(name, capacity, new Date(now));
@@ -100,7 +109,7 @@ export class FleetWorker {
       if (event.type !== 'task_progress') this.kick();
     });
     this.timers = [
-      setInterval(() => void this.heartbeat(), this.options.heartbeatMs ?? Math.max(100, Math.floor(this.leaseMs / 3))),
+      setInterval(() => void this.heartbeat(), this.heartbeatMs),
       setInterval(() => this.kick(), this.options.intervalMs ?? 1000),
     ];
     for (const t of this.timers) t.unref?.();
@@ -118,7 +127,7 @@ export class FleetWorker {
     await this.cycling;
     for (const run of this.runs.values()) run.controller.abort();
     await this.idle();
-    await this.db.workers.markStopped(this.options.name, Date.now()).catch(() => undefined);
+    await this.db.workers.markStopped(this.options.name, this.now().getTime()).catch(() => undefined);
   }
 
   async idle(): Promise<void> {
@@ -146,16 +155,31 @@ export class FleetWorker {
   }
 
   /**
-   * Says it is alive and renews its claims. When the database has been out of reach for longer
-   * than a lease, its claims may be someone else's by now: it ends its runs (whose moves are
-   * fenced anyway) instead of working on.
+   * Says it is alive and renews its claims, and measures how late the renewal came (a busy
+   * machine delays timers): a late one is logged. A run whose claim lapsed before it could be
+   * renewed, or when the database has been out of reach for longer than a lease, may be someone
+   * else's by now: the worker ends it (its moves are fenced anyway) instead of racing the next holder.
    */
   private async heartbeat(): Promise<void> {
-    const now = Date.now();
+    const now = this.now().getTime();
+    const lag = now - this.lastBeat - this.heartbeatMs;
+    if (lag > this.heartbeatMs / 2) {
+      this.log(
+        `Worker ${this.options.name}: heartbeat ${lag} ms late (renewals are due every ${this.heartbeatMs} ms, leases last ${this.leaseMs} ms).`,
+      );
+    }
     try {
       await this.db.workers.heartbeat(this.options.name, now);
-      await this.db.runRecords.renewLeases(this.options.name, now + this.leaseMs);
+      const { lapsed } = await this.db.runRecords.renewLeases(this.options.name, now, now + this.leaseMs);
       this.lastBeat = now;
+      for (const taskId of lapsed) {
+        const run = this.runs.get(taskId);
+        if (!run || run.controller.signal.aborted) continue;
+        this.log(
+          `Worker ${this.options.name}: the claim on ${taskId} lapsed before it was renewed; ending its run so another worker can take it.`,
+        );
+        run.controller.abort();
+      }
     } catch (err) {
       this.log(`Worker heartbeat failed: ${err instanceof Error ? err.message : String(err)}`);
       if (now - this.lastBeat > this.leaseMs) {
@@ -172,7 +196,7 @@ export class FleetWorker {
       machine: this.machine,
       git: this.options.git,
       provisioning: { git: this.workspaceGit, retryMs: 60_000 },
-      now: () => new Date(),
+      now: this.now,
       windowMs: this.options.windowMs ?? 24 * 3600_000,
       log: this.log,
       worker: { id: this.options.name, dir: this.options.dir, projects: projects.length > 0 ? new Set(projects) : null },
@@ -181,7 +205,8 @@ export class FleetWorker {
 
   private async cycleOnce(): Promise<void> {
     await abortOrphanedRuns(this.db, this.runs.values(), this.log);
-    await reapLapsedClaims(this.db, this.events, this.machine, new Date());
+    await reapLapsedClaims(this.db, this.events, this.machine, this.now());
+    await this.reconcileNowAndThen();
     const deps = this.cycleDeps();
     await resumePaused(deps);
     await promoteReady(deps);
@@ -197,13 +222,33 @@ export class FleetWorker {
       if (this.stopped) return;
       if (this.runs.has(a.taskId)) continue; // its last run here is still winding down
       const runId = randomUUID();
-      const refused = await claimLaunch(this.db, this.machine, { ...a, runId, workerId: this.options.name, leaseMs: this.leaseMs });
+      const refused = await claimLaunch(this.db, this.machine, {
+        ...a,
+        runId,
+        workerId: this.options.name,
+        leaseMs: this.leaseMs,
+        now: this.now(),
+      });
       if (refused) {
         this.log(`Worker ${this.options.name}: launch of ${a.taskId} skipped: ${refused.replace(/_/g, ' ')}.`);
         continue;
       }
       this.launch({ taskId: a.taskId, agentId: a.agentId, workspaceId: a.workspaceId, runId });
     }
+  }
+
+  /** The reconciler's pass, at most twice a lease: what it repairs has waited a lease already. */
+  private async reconcileNowAndThen(): Promise<void> {
+    const now = this.now();
+    if (now.getTime() - this.lastReconcile < this.leaseMs / 2) return;
+    this.lastReconcile = now.getTime();
+    const repairs = await reconcile(this.db, this.events, this.machine, {
+      workerId: this.options.name,
+      liveTaskIds: this.runningTaskIds,
+      graceMs: this.leaseMs,
+      now,
+    });
+    for (const r of repairs) this.log(`Worker ${this.options.name} repaired ${r.taskId} (${r.repair}): ${r.reason}.`);
   }
 
   private runnerDeps(): RunnerDeps {

@@ -20,7 +20,7 @@ async function rows<T>(tx: SqlEntityManager, sql: string, params: unknown[]): Pr
 /**
  * The scheduler's rules, read again inside the claim's transaction: on SQLite after the claim's
  * first write took the database's one write lock, on PostgreSQL after the project's row is locked
- * (FOR UPDATE), so no other claim can change what is read here before this one commits. Null
+ * (FOR NO KEY UPDATE), so no other claim can change what is read here before this one commits. Null
  * when the task may start.
  */
 export async function fleetRefusal(tx: SqlEntityManager, taskId: string, now: Date): Promise<FleetRefusal | null> {
@@ -72,13 +72,5 @@ async function budgetSpent(tx: SqlEntityManager, projectId: string, now: Date): 
     if (b.token_limit !== null && Number(used?.tokens ?? 0) >= Number(b.token_limit)) return true;
     if (b.cost_limit_usd !== null && Number(used?.cost ?? 0) >= Number(b.cost_limit_usd)) return true;
   }
-  // The older per-project limit (edit_project budget_limit) counts tokens over the scheduler's day.
-  const [limit] = await rows<{ budget_limit: number | null }>(tx, 'select budget_limit from projects where id = ?', [projectId]);
-  if (limit?.budget_limit === null || limit?.budget_limit === undefined) return false;
-  const [used] = await rows<{ tokens: number | null }>(
-    tx,
-    'select sum(tokens) as tokens from token_usage where project_id = ? and created_at >= ?',
-    [projectId, now.getTime() - 24 * 3600_000],
-  );
-  return Number(used?.tokens ?? 0) >= Number(limit.budget_limit);
+  return false;
 }

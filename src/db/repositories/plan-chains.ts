@@ -1,6 +1,7 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { EmFactory } from '../database';
 import { generateTaskId } from '../ids';
+import { retryingTransaction } from '../retrying-transaction';
 
 export interface PlanChildInput {
   title: string;
@@ -40,7 +41,7 @@ export class PlanChainRepository {
       ids.push(id);
     }
     const { parent } = input;
-    return this.em().transactional(async (em) => {
+    return retryingTransaction(this.em, async (em) => {
       const tx = em as SqlEntityManager;
       const now = Date.now();
       const existingDownstream = await tx.execute<Array<{ task_id: string }>>(

@@ -1,5 +1,6 @@
 import { Project, type ProjectStatus } from '../entities';
 import type { EmFactory } from '../database';
+import { retryingTransaction } from '../retrying-transaction';
 
 export interface ProjectRecord {
   id: string;
@@ -81,7 +82,7 @@ export class ProjectRepository {
 
   /** Deletes the project; foreign keys cascade to its tasks, repos, workspaces and hooks. */
   async delete(id: string): Promise<boolean> {
-    return this.em().transactional(async (em) => {
+    return retryingTransaction(this.em, async (em) => {
       // Rows that reference the project without a foreign key are removed explicitly.
       await em.execute('delete from token_usage where project_id = ?', [id]);
       await em.execute(

@@ -3,6 +3,7 @@ import type { EmFactory } from '../database';
 import type { TaskStatus } from '../entities';
 import { TaskRepository } from './tasks';
 import { changes } from './run-sql';
+import { retryingTransaction } from '../retrying-transaction';
 
 /** One run of one task: who claimed it, and from when to when (milliseconds since the epoch). */
 export interface RunRecord {
@@ -29,10 +30,17 @@ export interface ExpiredClaim {
 
 const STILL_RUNNING: TaskStatus[] = ['ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT'];
 
-/** Ends the run record and lets go of the task's claim, if the task is still the run's. */
+/**
+ * Ends the run record and lets go of the task's claim, if the task is still the run's and no
+ * longer running. A task the run left running (its last move failed) keeps the claim, so its
+ * worker's reconciler, or the reaper once the lease lapses, puts it back.
+ */
 async function endRunOn(tx: SqlEntityManager, runId: string, outcome: string, now: number): Promise<void> {
   await tx.execute('update task_runs set ended_at = ?, outcome = ? where id = ? and ended_at is null', [now, outcome, runId]);
-  await tx.execute('update tasks set claimed_by = null, lease_expires_at = null where current_run_id = ?', [runId]);
+  await tx.execute(
+    "update tasks set claimed_by = null, lease_expires_at = null where current_run_id = ? and status not in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT')",
+    [runId],
+  );
 }
 
 /**
@@ -58,7 +66,7 @@ export class FencedTaskRepository extends TaskRepository {
     changes: Parameters<TaskRepository['transition']>[3] = {},
   ): Promise<boolean> {
     if (id !== this.taskId) return super.transition(id, from, to, changes);
-    return this.factory().transactional(async (em) => {
+    return retryingTransaction(this.factory, async (em) => {
       const tx = em as SqlEntityManager;
       const moved = await new TaskRepository(() => tx).transition(id, from, to, changes, { runId: this.runId });
       if (moved && !STILL_RUNNING.includes(to)) await endRunOn(tx, this.runId, to, Date.now());
@@ -77,7 +85,7 @@ export class RunRecordRepository {
 
   /** Ends a run that is still open (a stop, a shutdown): `outcome` says how. */
   async endRun(runId: string, outcome: string, now = Date.now()): Promise<void> {
-    await this.em().transactional((em) => endRunOn(em as SqlEntityManager, runId, outcome, now));
+    await retryingTransaction(this.em, (em) => endRunOn(em as SqlEntityManager, runId, outcome, now));
   }
 
   /** A task's runs, oldest first. */
@@ -109,13 +117,25 @@ export class RunRecordRepository {
     }));
   }
 
-  /** The heartbeat's renewal: every claim the worker still holds lasts until `until`. */
-  async renewLeases(workerId: string, until: number): Promise<number> {
-    return changes(
+  /**
+   * The heartbeat's renewal: every claim the worker holds whose lease has not lapsed by `now`
+   * lasts until `until`. Returns the claims it still holds whose lease lapsed: another process
+   * may reap them at any moment, so the worker ends those runs rather than race the next holder.
+   */
+  async renewLeases(workerId: string, now: number, until: number): Promise<{ renewed: number; lapsed: string[] }> {
+    const renewed = await changes(
       this.em(),
-      "update tasks set lease_expires_at = ? where claimed_by = ? and status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT')",
-      [until, workerId],
+      `update tasks set lease_expires_at = ?
+        where claimed_by = ? and status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT') and lease_expires_at >= ?`,
+      [until, workerId, now],
     );
+    const lapsed = (await this.em()
+      .getConnection()
+      .execute(
+        "select id from tasks where claimed_by = ? and status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT') and lease_expires_at < ?",
+        [workerId, now],
+      )) as Array<{ id: string }>;
+    return { renewed, lapsed: lapsed.map((r) => r.id) };
   }
 
   /** Tasks a worker still holds that are not the runs it knows (its own recovery at start). */
@@ -155,30 +175,28 @@ export class RunRecordRepository {
    * marked free. Its workspace stays locked and owned by it: no one else touches it.
    */
   async reap(claim: ExpiredClaim, now: number, requeue: (tx: SqlEntityManager) => Promise<boolean>): Promise<boolean> {
-    return this.em()
-      .transactional(async (em) => {
-        const tx = em as SqlEntityManager;
-        const taken = await changes(
-          tx,
-          'update tasks set claimed_by = null, lease_expires_at = null where id = ? and claimed_by = ? and lease_expires_at < ?',
-          [claim.id, claim.claimedBy, now],
-        );
-        if (taken === 0) return false;
-        if (!(await requeue(tx))) {
-          // Moved meanwhile by someone else: put the claim back as it was, for its owner to settle.
-          throw new ReapRaced();
-        }
-        if (claim.runId) await endRunOn(tx, claim.runId, 'LEASE_EXPIRED', now);
-        await tx.execute(
-          "update agents set state = case when state = 'BUSY' then 'IDLE' else state end, current_task = null where current_task = ? and worker_id = ?",
-          [claim.id, claim.claimedBy],
-        );
-        return true;
-      })
-      .catch((err) => {
-        if (err instanceof ReapRaced) return false;
-        throw err;
-      });
+    return retryingTransaction(this.em, async (em) => {
+      const tx = em as SqlEntityManager;
+      const taken = await changes(
+        tx,
+        'update tasks set claimed_by = null, lease_expires_at = null where id = ? and claimed_by = ? and lease_expires_at < ?',
+        [claim.id, claim.claimedBy, now],
+      );
+      if (taken === 0) return false;
+      if (!(await requeue(tx))) {
+        // Moved meanwhile by someone else: put the claim back as it was, for its owner to settle.
+        throw new ReapRaced();
+      }
+      if (claim.runId) await endRunOn(tx, claim.runId, 'LEASE_EXPIRED', now);
+      await tx.execute(
+        "update agents set state = case when state = 'BUSY' then 'IDLE' else state end, current_task = null where current_task = ? and worker_id = ?",
+        [claim.id, claim.claimedBy],
+      );
+      return true;
+    }).catch((err) => {
+      if (err instanceof ReapRaced) return false;
+      throw err;
+    });
   }
 }
 

@@ -1,8 +1,14 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
+import { retrying } from '../retrying-transaction';
 
-/** A write statement's outcome: the rows it changed, and an insert's new id (`returning id` on PostgreSQL). */
+/**
+ * A write statement's outcome: the rows it changed, and an insert's new id (`returning id` on
+ * PostgreSQL). Outside a transaction the statement stands alone and is retried when it loses a
+ * race (retrying-transaction.ts); inside one, the transaction is what gets retried.
+ */
 export async function runSql(em: SqlEntityManager, sql: string, params: unknown[]): Promise<{ changes: number; id: number }> {
-  const result = (await em.execute(sql, params, 'run')) as { affectedRows?: number; insertId?: number };
+  const run = async () => (await em.execute(sql, params, 'run')) as { affectedRows?: number; insertId?: number };
+  const result = em.isInTransaction() ? await run() : await retrying(run);
   return { changes: Number(result.affectedRows ?? 0), id: Number(result.insertId ?? 0) };
 }
 

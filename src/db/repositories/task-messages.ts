@@ -1,6 +1,7 @@
 import type { EmFactory } from '../database';
 import { dialectOf } from '../dialect';
 import { runSql } from './run-sql';
+import { retryingTransaction } from '../retrying-transaction';
 
 export type TaskMessageKind = 'live' | 'follow_up';
 
@@ -103,7 +104,7 @@ export class ProjectSteererRepository {
 
   /** Replaces the project's list; an empty list leaves steering to the admin rule. */
   async set(projectId: string, userIds: string[]): Promise<void> {
-    await this.em().transactional(async (em) => {
+    await retryingTransaction(this.em, async (em) => {
       await em.execute('delete from project_steerers where project_id = ?', [projectId], 'run');
       for (const id of new Set(userIds))
         await em.execute('insert into project_steerers (project_id, user_id) values (?, ?)', [projectId, id], 'run');

@@ -2,6 +2,7 @@ import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { EmFactory } from '../database';
 import { fleetRefusal, isPostgres, type FleetRefusal } from './claim-checks';
 import { changes } from './run-sql';
+import { retryingTransaction } from '../retrying-transaction';
 
 export type LaunchRefusal = 'workspace_busy' | 'task_not_ready' | 'agent_not_idle' | FleetRefusal;
 
@@ -49,38 +50,39 @@ export class TaskRunRepository {
    * Workspace lock + the fleet's rules read again + task READY→ASSIGNED + agent IDLE→BUSY + the
    * claim (claimed_by, lease) and its run record, all or nothing. On PostgreSQL the task row is
    * taken with FOR UPDATE SKIP LOCKED (a task another claimer holds is passed over at once) and
-   * the project row is locked so its concurrency cap is counted by one claimer at a time; on
-   * SQLite the first statement is a write, which takes the database's single write lock, so the
-   * reads after it are compare-and-set with the writes. `assign` makes the task's move (the
+   * the project row is locked (FOR NO KEY UPDATE) so its concurrency cap is counted by one
+   * claimer at a time, and the rest follows LOCK-ORDER.md; on SQLite the first statement is a
+   * write, which takes the database's single write lock, so the reads after it are
+   * compare-and-set with the writes. Retried whole when it loses a race (retrying-transaction.ts). `assign` makes the task's move (the
    * state machine, on this transaction). Returns null on success or why it was refused.
    */
   async claimLaunch(input: LaunchClaim, assign: (tx: SqlEntityManager) => Promise<boolean>): Promise<LaunchRefusal | null> {
     const now = input.now ?? new Date();
     const workerId = input.workerId ?? null;
     try {
-      await this.em().transactional(async (em) => {
+      await retryingTransaction(this.em, async (em) => {
         const tx = em as SqlEntityManager;
         const pg = isPostgres(tx);
+        const lockWorkspace = async () => {
+          if ((await changes(tx, LOCK_WORKSPACE, [input.taskId, input.agentId, now.getTime(), input.workspaceId])) === 0) {
+            throw new Refused('workspace_busy');
+          }
+        };
         if (pg) {
           const free = await tx.execute("select id from tasks where id = ? and status = 'READY' for update skip locked", [input.taskId]);
           if ((free as unknown[]).length === 0) throw new Refused('task_not_ready');
-        }
-        if ((await changes(tx, LOCK_WORKSPACE, [input.taskId, input.agentId, now.getTime(), input.workspaceId])) === 0) {
-          throw new Refused('workspace_busy');
-        }
-        if (pg)
-          await tx.execute('select p.id from projects p join tasks t on t.project_id = p.id where t.id = ? for update of p', [
+          // NO KEY UPDATE: claims of one project take turns, yet the foreign-key checks of other
+          // transactions moving its tasks (FOR KEY SHARE) are not held up (LOCK-ORDER.md).
+          await tx.execute('select p.id from projects p join tasks t on t.project_id = p.id where t.id = ? for no key update of p', [
             input.taskId,
           ]);
+        } else {
+          // SQLite: a write first takes the database's one write lock, so the reads below are current.
+          await lockWorkspace();
+        }
         const refusal = await fleetRefusal(tx, input.taskId, now);
         if (refusal) throw new Refused(refusal);
         if (!(await assign(tx))) throw new Refused('task_not_ready');
-        const agent = await changes(
-          tx,
-          "update agents set state = 'BUSY', current_task = ?, last_heartbeat = ? where id = ? and state = 'IDLE' and current_task is null",
-          [input.taskId, now.getTime(), input.agentId],
-        );
-        if (agent === 0) throw new Refused('agent_not_idle');
         await tx.execute('update tasks set current_run_id = ?, claimed_by = ?, lease_expires_at = ? where id = ?', [
           input.runId,
           workerId,
@@ -95,6 +97,13 @@ export class TaskRunRepository {
           input.workspaceId,
           now.getTime(),
         ]);
+        const agent = await changes(
+          tx,
+          "update agents set state = 'BUSY', current_task = ?, last_heartbeat = ? where id = ? and state = 'IDLE' and current_task is null",
+          [input.taskId, now.getTime(), input.agentId],
+        );
+        if (agent === 0) throw new Refused('agent_not_idle');
+        if (pg) await lockWorkspace();
       });
       return null;
     } catch (err) {
@@ -105,13 +114,20 @@ export class TaskRunRepository {
 
   /**
    * A person's stop: `stop` moves the task out of IN_PROGRESS (the state machine, on this
-   * transaction); when it lands, the agent working it is free again and its workspace locks
-   * go, in the same transaction. Returns whether the task moved.
+   * transaction); when it lands, its run record ends, its claim goes, the agent working it is
+   * free again and its workspace locks go, in the same transaction. Returns whether the task moved.
    */
   async stopRun(taskId: string, stop: (tx: SqlEntityManager) => Promise<boolean>): Promise<boolean> {
-    return this.em().transactional(async (em) => {
+    return retryingTransaction(this.em, async (em) => {
       const tx = em as SqlEntityManager;
       if (!(await stop(tx))) return false;
+      // The stopped run's record ends now, not when its worker notices: a restart may start the
+      // next run before then, and run records of one task never overlap.
+      await tx.execute(
+        "update task_runs set ended_at = ?, outcome = 'STOPPED' where ended_at is null and id = (select current_run_id from tasks where id = ?)",
+        [Date.now(), taskId],
+      );
+      await tx.execute('update tasks set claimed_by = null, lease_expires_at = null where id = ?', [taskId]);
       await tx.execute(
         "update agents set state = case when state = 'BUSY' then 'IDLE' else state end, current_task = null where current_task = ?",
         [taskId],
@@ -130,16 +146,15 @@ export class TaskRunRepository {
    * paused meanwhile, or already moved on to another task).
    */
   async finishRun(taskId: string, agentId: string, workspaceId?: string): Promise<void> {
-    await this.em().transactional(async (em) => {
-      const tx = em as SqlEntityManager;
+    await retryingTransaction(this.em, async (tx) => {
+      await tx.execute(
+        "update agents set state = case when state = 'BUSY' then 'IDLE' else state end, current_task = null where id = ? and current_task = ?",
+        [agentId, taskId],
+      );
       await tx.execute(
         `update workspaces set locked_by_task_id = null, locked_by_agent_id = null, locked_at = null
           where locked_by_task_id = ?${workspaceId ? ' and id = ?' : ''}`,
         workspaceId ? [taskId, workspaceId] : [taskId],
-      );
-      await tx.execute(
-        "update agents set state = case when state = 'BUSY' then 'IDLE' else state end, current_task = null where id = ? and current_task = ?",
-        [agentId, taskId],
       );
     });
   }
@@ -149,13 +164,15 @@ export class TaskRunRepository {
    * under its name: each task it left ASSIGNED, IN_PROGRESS or WAITING_INPUT is offered to `requeue` (the state
    * machine, on this transaction, back to READY) and its run record ends, its BUSY agents become
    * IDLE, and its workspace locks not held by one of `liveTaskIds` are released. What other
-   * workers hold is never touched (their claims lapse through their leases). Returns the tasks
+   * workers hold is never touched (their claims lapse through their leases). With
+   * `updatedBefore`, only tasks unchanged since then (the reconciler's grace). Returns the tasks
    * that were put back.
    */
   async recoverStale(
     liveTaskIds: string[],
     requeue: (tx: SqlEntityManager, taskId: string) => Promise<boolean>,
     workerId: string | null = null,
+    updatedBefore = Number.MAX_SAFE_INTEGER,
   ): Promise<{
     tasks: Array<{ id: string; title: string; projectId: string; status: string }>;
     agents: number;
@@ -165,21 +182,15 @@ export class TaskRunRepository {
     const marks = keep.map(() => '?').join(', ');
     const owner = workerId === null ? 'is null' : '= ?';
     const who = workerId === null ? [] : [workerId];
-    return this.em().transactional(async (em) => {
+    return retryingTransaction(this.em, async (em) => {
       const tx = em as SqlEntityManager;
-      // A write first: SQLite's write lock, so nothing read below changes before the commit.
-      const locks = await changes(
-        tx,
-        `update workspaces set locked_by_task_id = null, locked_by_agent_id = null, locked_at = null
-          where worker_id ${owner} and locked_by_task_id is not null and locked_by_task_id not in (${marks})`,
-        [...who, ...keep],
-      );
       const stale = await tx.execute<
         Array<{ id: string; title: string; project_id: string; status: string; current_run_id: string | null }>
       >(
         `select id, title, project_id, status, current_run_id from tasks
-          where status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT') and claimed_by ${owner} and id not in (${marks})`,
-        [...who, ...keep],
+          where status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT') and claimed_by ${owner} and id not in (${marks})
+            and updated_at < ?`,
+        [...who, ...keep, updatedBefore],
       );
       const requeued: typeof stale = [];
       for (const t of stale) {
@@ -196,6 +207,13 @@ export class TaskRunRepository {
         `update agents set state = case when state = 'BUSY' then 'IDLE' else state end, current_task = null
           where worker_id ${owner} and (state = 'BUSY' or current_task is not null)
             and (current_task is null or current_task not in (${marks}))`,
+        [...who, ...keep],
+      );
+      // Workspaces last, as every transaction takes its locks (LOCK-ORDER.md).
+      const locks = await changes(
+        tx,
+        `update workspaces set locked_by_task_id = null, locked_by_agent_id = null, locked_at = null
+          where worker_id ${owner} and locked_by_task_id is not null and locked_by_task_id not in (${marks})`,
         [...who, ...keep],
       );
       return { tasks: requeued.map((t) => ({ id: t.id, title: t.title, projectId: t.project_id, status: t.status })), agents, locks };

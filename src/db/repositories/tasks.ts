@@ -6,8 +6,14 @@ import { dialectOf } from '../dialect';
 import { generateTaskId } from '../ids';
 import { blockedHoldingUp, stuckDownstreamPages, type StuckPage } from './stuck-chains';
 import { toTaskRecord, type NewTask, type TaskRecord, type TaskUpdate } from './task-record';
+import { retrying, retryingTransaction } from '../retrying-transaction';
 
 export { toTaskRecord, type NewTask, type TaskRecord, type TaskUpdate } from './task-record';
+
+/** A move made by one run: it lands only while the task is that run's. */
+export interface TaskFence {
+  runId: string;
+}
 
 export interface TaskListFilter {
   projectId?: string;
@@ -47,7 +53,7 @@ export class TaskRepository {
   /** Creates the task with a fresh human-readable id and, optionally, its upstream dependencies. */
   async create(data: NewTask, dependsOn: string[] = []): Promise<TaskRecord> {
     const id = await generateTaskId((candidate) => this.exists(candidate));
-    return this.em().transactional(async (em) => {
+    return retryingTransaction(this.em, async (em) => {
       const task = em.create(Task, {
         id,
         project: data.projectId,
@@ -77,13 +83,14 @@ export class TaskRepository {
 
   /** Applies the update; returns the task as it was before, or null when it does not exist. */
   async update(id: string, changes: TaskUpdate): Promise<{ before: TaskRecord; after: TaskRecord } | null> {
-    const em = this.em();
-    const task = await em.findOne(Task, { id });
-    if (!task) return null;
-    const before = toTaskRecord(task);
-    em.assign(task, changes);
-    await em.flush();
-    return { before, after: toTaskRecord(task) };
+    return retryingTransaction(this.em, async (em) => {
+      const task = await em.findOne(Task, { id });
+      if (!task) return null;
+      const before = toTaskRecord(task);
+      em.assign(task, changes);
+      await em.flush();
+      return { before, after: toTaskRecord(task) };
+    });
   }
 
   /**
@@ -91,10 +98,12 @@ export class TaskRepository {
    * processes cannot both make the same move. Returns whether the row changed. Only the state
    * machine (src/orchestrator/state-machine.ts) calls this; everything else goes through it.
    */
-  async transition(id: string, from: TaskStatus[], to: TaskStatus, changes: TaskUpdate = {}, fence?: { runId: string }): Promise<boolean> {
+  async transition(id: string, from: TaskStatus[], to: TaskStatus, changes: TaskUpdate = {}, fence?: TaskFence): Promise<boolean> {
     // A fenced move lands only while the task is still held by that run (run-records.ts).
     const where = { id, status: { $in: from }, ...(fence && { currentRunId: fence.runId }) };
-    const updated = await this.em().nativeUpdate(Task, where, { ...changes, status: to, updatedAt: new Date() });
+    const em = this.em();
+    const write = () => em.nativeUpdate(Task, where, { ...changes, status: to, updatedAt: new Date() });
+    const updated = em.isInTransaction() ? await write() : await retrying(write);
     return updated > 0;
   }
 
@@ -264,7 +273,7 @@ export class TaskRepository {
     promote: (tx: SqlEntityManager, taskId: string) => Promise<boolean>,
   ): Promise<Array<{ id: string; title: string; projectId: string }>> {
     if (typeof scope === 'object' && scope.ids.length === 0) return [];
-    return this.em().transactional(async (em) => {
+    return retryingTransaction(this.em, async (em) => {
       let filter = '';
       let params: string[] = [];
       if (typeof scope === 'string') {

@@ -24,7 +24,8 @@ describe('workers on many machines (in-process workers, one connection each)', (
     fleet = await makeFleet({ maxConcurrentAgents: 4 });
     const ids = await createTasks(12);
     for (const name of ['alpha', 'beta', 'gamma']) {
-      const w = await fleet.addWorker(name);
+      // Leases long enough for a loaded machine: three workers and the app share one event loop here.
+      const w = await fleet.addWorker(name, { leaseMs: 6000 });
       w.adapter.fallback = async (req) => {
         await writeIn(req, `${req.taskId}.txt`, `${req.taskId}\n`);
         return {};
@@ -92,9 +93,11 @@ describe('workers on many machines (in-process workers, one connection each)', (
     expect(overlappingRuns(runs)).toEqual([]);
     const retry = (await fleet.rt.db.events.recent(50)).find((e) => e.type === 'task_retrying' && e.taskId === id);
     expect(retry?.payload).toMatchObject({ reason: 'worker ghost stopped answering', retry_count: 0 });
-    // The ghost's workspace is still its own, still locked by its run: nobody touched it.
+    // The ghost's workspace is still its own: nobody else touched it. (A ghost that was only slow
+    // saw its claim lapse at its next heartbeat and ended its run, unlocking it itself.)
     const ghostWorkspace = await fleet.rt.db.workspaces.get(ghostRun.workspaceId);
-    expect(ghostWorkspace).toMatchObject({ workerId: 'ghost', lockedByTaskId: id });
+    expect(ghostWorkspace?.workerId).toBe('ghost');
+    expect([id, null]).toContain(ghostWorkspace?.lockedByTaskId);
     // When the ghost's run comes back to life, its moves no longer land.
     await ghost.worker.stop();
     expect((await fleet.rt.db.tasks.get(id))?.status).toBe('COMPLETED');
