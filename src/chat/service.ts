@@ -3,7 +3,7 @@ import type { CommandHandler } from '../commands/handler';
 import type { AppConfig } from '../config';
 import type { Database } from '../db/database';
 import { describeOutcome, runAgentTurn, type ChatToolCall } from './agent';
-import { ConfirmationStore, type StoredConfirmation } from './confirmations';
+import { ConfirmationStore, onlyAdminsConfirm, type StoredConfirmation } from './confirmations';
 import { compactConversation, forStorage, STORED_RESULT_CHARS, withSummary } from './memory';
 import type { ChatContentBlock, ChatMessage, ChatProvider, ChatUsage } from '../model/provider';
 import { buildSystemPrompt } from './system-prompt';
@@ -51,6 +51,8 @@ export interface ChatReply {
   text: string;
   runs: ChatCommandRun[];
   pendingConfirmations: PendingConfirmation[];
+  /** True when the person may not confirm this request; it still waits for someone who may. */
+  refused?: boolean;
 }
 
 export interface ChatService {
@@ -225,6 +227,14 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
     },
 
     async confirm(confirmationId, actor) {
+      const waiting = await confirmations.peek(confirmationId);
+      if (!waiting) return empty(GONE);
+      const checker = deps.createHandler();
+      const command = checker.command(waiting.command);
+      if (command && onlyAdminsConfirm(command) && !checker.isAdmin(actor)) {
+        const text = `Only an admin (AQ_ADMINS) can confirm ${waiting.command}: the chat agent asked for it, and it deletes, stops or changes things that are hard to undo. Nothing was run; it still waits for an admin's click.`;
+        return { ...empty(text), refused: true };
+      }
       const pending = await confirmations.take(confirmationId);
       if (!pending) return empty(GONE);
       return serialized(pending.conversationId, async () => {

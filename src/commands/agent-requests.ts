@@ -46,10 +46,10 @@ async function policyResult(ctx: CommandContext, projectId: string) {
 export const getToolPolicy = defineCommand({
   name: 'get_tool_policy',
   group: 'agents',
+  kind: 'read',
   description:
     "Show a project's tool policy: the Claude Code allow rules its agents run under without asking (e.g. Read, Bash(npm test:*)). Anything else is asked in the task's thread, or denied when nobody can be asked.",
   input: z.object({ project_id: requiredText('Project id') }),
-  readOnly: true,
   async run({ project_id }, ctx) {
     await requireProject(ctx, project_id);
     return policyResult(ctx, project_id);
@@ -59,6 +59,7 @@ export const getToolPolicy = defineCommand({
 export const setToolPolicy = defineCommand({
   name: 'set_tool_policy',
   group: 'agents',
+  kind: 'admin',
   description:
     "Change a project's tool policy: `rules` replaces it, `add` and `remove` edit it, `reset` returns to the default. A rule is a tool name (Read, WebFetch) or a tool with a pattern (Bash(npm test:*), WebFetch(domain:example.com)). The workspace confinement and the shell sandbox still apply to everything allowed.",
   input: z.object({
@@ -68,8 +69,6 @@ export const setToolPolicy = defineCommand({
     remove: rules('Rules to remove'),
     reset: optional(boolean('Go back to the default policy')),
   }),
-  admin: true,
-  modelAccess: 'confirm',
   async run({ project_id, rules: whole, add, remove, reset }, ctx) {
     await requireProject(ctx, project_id);
     checkRules('rules', whole);
@@ -113,6 +112,7 @@ const REQUEST_PAGE: ListPaging = { key: 'requests', defaultLimit: 20, maxLimit: 
 export const listAgentRequests = defineCommand({
   name: 'list_agent_requests',
   group: 'agents',
+  kind: 'read',
   description:
     "Questions and permission requests of agents, newest first: the open ones (status=pending, the default) or all, for a task or a project. Answer them with answer_agent_request, or in the task's Slack thread.",
   input: z.object({
@@ -121,7 +121,6 @@ export const listAgentRequests = defineCommand({
     status: optional(z.enum(['pending', 'answered', 'timed_out', 'cancelled', 'all']).describe('Which requests (default pending)')),
     ...pageFields(REQUEST_PAGE),
   }),
-  readOnly: true,
   list: REQUEST_PAGE,
   async run({ task_id, project_id, status, ...paging }, ctx) {
     const wanted = status ?? 'pending';
@@ -138,6 +137,7 @@ export const listAgentRequests = defineCommand({
 export const answerAgentRequestCommand = defineCommand({
   name: 'answer_agent_request',
   group: 'agents',
+  kind: 'change',
   description:
     "Answer an agent that waits for a person. A permission request: decision allow (once), always (allow, and add its rule to the project's tool policy) or deny (with a reason the agent reads). A question: decision answer, with `answer` text, or question_index and option_index for one of its options (0-based).",
   input: z.object({

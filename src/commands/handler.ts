@@ -3,7 +3,16 @@ import type { Database } from '../db/database';
 import type { GitManager } from '../git/git-manager';
 import type { EventLog } from '../orchestrator/events';
 import type { OrchestratorPort, ProcessController } from '../orchestrator/port';
-import type { Actor, AnyCommand, ArgsOf, CommandContext, CommandOutcome, CommandResult, CommandSession } from './catalog';
+import {
+  isAdminCommand,
+  type Actor,
+  type AnyCommand,
+  type ArgsOf,
+  type CommandContext,
+  type CommandOutcome,
+  type CommandResult,
+  type CommandSession,
+} from './catalog';
 import { errorDetails, errorText, isForPeople } from './error-text';
 import { findUnsafeInput } from './input-guard';
 import { actorIsAdmin } from './admin-check';
@@ -53,7 +62,7 @@ export class CommandHandler implements CommandSession {
     const command = this.byName.get(name);
     if (!command) return { error: `Unknown command: ${name}` };
 
-    if (command.admin && !this.isAdmin(actor)) {
+    if (isAdminCommand(command) && !this.isAdmin(actor)) {
       return {
         error: `Only workspace admins can run ${name}. Ask an admin, or have one add your Slack user id to AQ_ADMINS.`,
       };

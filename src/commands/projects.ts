@@ -41,9 +41,9 @@ const PROJECT_LIST: ListPaging = { key: 'projects', defaultLimit: 100, maxLimit:
 export const listProjects = defineCommand({
   name: 'list_projects',
   group: 'projects',
+  kind: 'read',
   description: `List projects with their status, scheduling weight and linked channel, oldest first, ${PROJECT_LIST.defaultLimit} a page; total counts them all and next_offset asks for the next page.`,
   input: z.object(pageFields(PROJECT_LIST)),
-  readOnly: true,
   list: PROJECT_LIST,
   async run(args, ctx) {
     const page = pageOf(args, PROJECT_LIST.defaultLimit);
@@ -55,6 +55,7 @@ export const listProjects = defineCommand({
 export const createProject = defineCommand({
   name: 'create_project',
   group: 'projects',
+  kind: 'change',
   description: 'Create a project with its own workspace directory. The id is the name lowercased with spaces as hyphens.',
   input: z.object({
     name: requiredText('Project name'),
@@ -90,6 +91,7 @@ export const createProject = defineCommand({
 export const pauseProject = defineCommand({
   name: 'pause_project',
   group: 'projects',
+  kind: 'change',
   description: 'Pause a project so no new tasks are scheduled for it.',
   input: z.object({ project_id: projectId }),
   async run({ project_id }, ctx) {
@@ -103,6 +105,7 @@ export const pauseProject = defineCommand({
 export const resumeProject = defineCommand({
   name: 'resume_project',
   group: 'projects',
+  kind: 'change',
   description: 'Resume a paused project so its tasks are scheduled again.',
   input: z.object({ project_id: projectId }),
   async run({ project_id }, ctx) {
@@ -116,6 +119,7 @@ export const resumeProject = defineCommand({
 export const editProject = defineCommand({
   name: 'edit_project',
   group: 'projects',
+  kind: 'change',
   description: "Change a project's name, credit weight or agent limit.",
   input: z.object({
     project_id: projectId,
@@ -151,13 +155,12 @@ export const editProject = defineCommand({
 export const deleteProject = defineCommand({
   name: 'delete_project',
   group: 'projects',
+  kind: 'admin',
   description: 'Delete a project and everything that belongs to it (tasks, repos, hooks). Refused while tasks are running.',
   input: z.object({
     project_id: projectId,
     archive_channels: optional(boolean('Also archive the linked Slack channel')),
   }),
-  admin: true,
-  modelAccess: 'confirm',
   async run({ project_id, archive_channels }, ctx) {
     const project = await requireProject(ctx, project_id);
     const running = await ctx.db.tasks.countInStatus('IN_PROGRESS', project_id);

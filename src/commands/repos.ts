@@ -39,6 +39,7 @@ function nameFrom(url: string | undefined, sourcePath: string | undefined): stri
 export const addRepo = defineCommand({
   name: 'add_repo',
   group: 'repos',
+  kind: 'change',
   description:
     'Add a repository to a project: clone it from a URL, link an existing folder, or init a new one. Linking a folder outside the workspace directory is for admins.',
   input: z.object({
@@ -93,9 +94,9 @@ export const addRepo = defineCommand({
 export const listRepos = defineCommand({
   name: 'list_repos',
   group: 'repos',
+  kind: 'read',
   description: `List repositories, optionally of one project, oldest first, ${REPO_LIST.defaultLimit} a page; total counts them all and next_offset asks for the next page.`,
   input: z.object({ project_id: optional(requiredText('Only this project')), ...pageFields(REPO_LIST) }),
-  readOnly: true,
   list: REPO_LIST,
   async run({ project_id, ...paging }, ctx) {
     if (project_id) await requireProject(ctx, project_id);

@@ -27,6 +27,7 @@ export async function maySteer(ctx: CommandContext, projectId: string): Promise<
 export const messageTask = defineCommand({
   name: 'message_task',
   group: 'tasks',
+  kind: 'change',
   description:
     "Send a message to a task's agent. A running task gets it in its live session (while its agent waits for an answer to a question, the message is the answer); a COMPLETED, FAILED, BLOCKED or AWAITING_APPROVAL task runs again as a follow-up that continues the same agent session on the same branch (an open PR is updated). Only the project's steerers (set_project_steerers) or admins may.",
   input: z.object({
@@ -81,6 +82,7 @@ export const messageTask = defineCommand({
 export const setProjectSteerers = defineCommand({
   name: 'set_project_steerers',
   group: 'projects',
+  kind: 'admin',
   description:
     "Set who (Slack user ids) may message a project's agents and queue follow-ups, besides the admins; answers the list now in force. An empty list leaves it to the admin rule.",
   input: z.object({
@@ -95,8 +97,6 @@ export const setProjectSteerers = defineCommand({
       .max(200)
       .describe('Slack user ids, e.g. ["U012AB3CD"]'),
   }),
-  admin: true,
-  modelAccess: 'confirm',
   async run({ project_id, user_ids }, ctx) {
     await requireProject(ctx, project_id);
     await ctx.db.steerers.set(project_id, user_ids);

@@ -17,6 +17,7 @@ export async function taskOperation<T>(operation: Promise<T>, wording: (message:
 export const stopTask = defineCommand({
   name: 'stop_task',
   group: 'tasks',
+  kind: 'change',
   description: 'Stop a running task; it becomes BLOCKED until restarted or skipped.',
   input: z.object({ task_id: taskId }),
   async run({ task_id }, ctx) {
@@ -28,6 +29,7 @@ export const stopTask = defineCommand({
 export const restartTask = defineCommand({
   name: 'restart_task',
   group: 'tasks',
+  kind: 'change',
   description: 'Put a task back in the queue (READY) with its retry count reset. Not for running tasks.',
   input: z.object({ task_id: taskId }),
   async run({ task_id }, ctx) {
@@ -39,6 +41,7 @@ export const restartTask = defineCommand({
 export const approveTask = defineCommand({
   name: 'approve_task',
   group: 'tasks',
+  kind: 'change',
   description:
     'Approve a task that is AWAITING_APPROVAL: its PR/MR is merged (plain git: its branch merged and pushed) and it becomes COMPLETED.',
   input: z.object({ task_id: taskId }),
@@ -52,6 +55,7 @@ export const approveTask = defineCommand({
 export const skipTask = defineCommand({
   name: 'skip_task',
   group: 'tasks',
+  kind: 'change',
   description: 'Skip a BLOCKED or FAILED task (it counts as done) so tasks waiting only on it can run.',
   input: z.object({ task_id: taskId }),
   async run({ task_id }, ctx) {

@@ -27,13 +27,13 @@ const TASK_LIST: ListPaging = { key: 'tasks', defaultLimit: LIST_TASKS_LIMIT, ma
 export const listTasks = defineCommand({
   name: 'list_tasks',
   group: 'tasks',
+  kind: 'read',
   description: `List tasks in queue order (priority, then age), at most ${LIST_TASKS_LIMIT}; total counts every match, and next_offset (null at the end) asks for the next slice.`,
   input: z.object({
     project_id: optional(requiredText('Only this project')),
     status: optional(taskStatus('Only tasks in this status')),
     ...pageFields(TASK_LIST),
   }),
-  readOnly: true,
   list: TASK_LIST,
   async run({ project_id, status, ...paging }, ctx) {
     const page = pageOf(paging, LIST_TASKS_LIMIT);
@@ -56,6 +56,7 @@ export const listTasks = defineCommand({
 export const createTask = defineCommand({
   name: 'create_task',
   group: 'tasks',
+  kind: 'change',
   description:
     'Queue a task for an agent. Lower priority numbers run first. With depends_on, the task waits (DEFINED) until those tasks complete.',
   input: z.object({
@@ -113,9 +114,9 @@ export const createTask = defineCommand({
 export const getTask = defineCommand({
   name: 'get_task',
   group: 'tasks',
+  kind: 'read',
   description: 'Show one task in full.',
   input: z.object({ task_id: taskId }),
-  readOnly: true,
   async run({ task_id }, ctx) {
     const t = await requireTask(ctx, task_id);
     const usage = await ctx.db.tokenUsage.forTask(t.id);
@@ -144,6 +145,7 @@ export const getTask = defineCommand({
 export const editTask = defineCommand({
   name: 'edit_task',
   group: 'tasks',
+  kind: 'change',
   description: "Change a task's title, description or priority.",
   input: z.object({
     task_id: taskId,
@@ -168,9 +170,9 @@ export const editTask = defineCommand({
 export const deleteTask = defineCommand({
   name: 'delete_task',
   group: 'tasks',
+  kind: 'destructive',
   description: 'Delete a task (a running one is stopped first). Tasks that waited only on it become READY.',
   input: z.object({ task_id: taskId }),
-  modelAccess: 'confirm',
   async run({ task_id }, ctx) {
     const task = await requireTask(ctx, task_id);
     if (task.status === 'IN_PROGRESS') {
@@ -191,6 +193,7 @@ export const deleteTask = defineCommand({
 export const setTaskStatus = defineCommand({
   name: 'set_task_status',
   group: 'tasks',
+  kind: 'destructive',
   description: 'Force a task into any status, bypassing the usual rules (for repairs).',
   input: z.object({ task_id: taskId, status: taskStatus('The new status') }),
   async run({ task_id, status }, ctx) {

@@ -61,6 +61,7 @@ async function defaultBranchOf(ctx: CommandContext, w: WorkspaceRecord, fallback
 export const addWorkspace = defineCommand({
   name: 'add_workspace',
   group: 'workspaces',
+  kind: 'change',
   description:
     'Give a project a workspace for agents: clone its repository into a new folder, or link an existing checkout (outside the workspace directory: admins only).',
   input: z.object({
@@ -125,12 +126,12 @@ export const addWorkspace = defineCommand({
 export const listWorkspaces = defineCommand({
   name: 'list_workspaces',
   group: 'workspaces',
+  kind: 'read',
   description: `List workspaces with the task and agent holding each one, oldest first, ${WORKSPACE_LIST.defaultLimit} a page; total counts them all and next_offset asks for the next page.`,
   input: z.object({
     project_id: optional(requiredText('Only this project (default: the active project, else all)')),
     ...pageFields(WORKSPACE_LIST),
   }),
-  readOnly: true,
   list: WORKSPACE_LIST,
   async run({ project_id, ...paging }, ctx) {
     const scope = project_id ?? ctx.session.activeProjectId ?? undefined;
@@ -149,6 +150,7 @@ export const listWorkspaces = defineCommand({
 export const releaseWorkspace = defineCommand({
   name: 'release_workspace',
   group: 'workspaces',
+  kind: 'change',
   description: 'Release a stuck workspace lock. Refused while its task is running unless force is true.',
   input: z.object({ workspace_id: requiredText('Workspace id'), force: optional(boolean('Release even if its task is running')) }),
   async run({ workspace_id, force }, ctx) {
@@ -166,10 +168,9 @@ export const releaseWorkspace = defineCommand({
 export const removeWorkspace = defineCommand({
   name: 'remove_workspace',
   group: 'workspaces',
+  kind: 'admin',
   description: 'Remove a workspace (refused while locked); delete_files also deletes a cloned folder.',
   input: z.object({ workspace_id: requiredText('Workspace id'), delete_files: optional(boolean('Also delete the cloned folder')) }),
-  admin: true,
-  modelAccess: 'confirm',
   async run({ workspace_id, delete_files }, ctx) {
     const w = await requireWorkspace(ctx, workspace_id);
     if (w.lockedByTaskId) throw new CommandError(`Workspace '${workspace_id}' is locked by task '${w.lockedByTaskId}'. Release it first.`);
@@ -193,10 +194,10 @@ export const removeWorkspace = defineCommand({
 export const findMergeConflictWorkspaces = defineCommand({
   name: 'find_merge_conflict_workspaces',
   group: 'workspaces',
+  kind: 'read',
   description:
     "Scan a project's workspaces (read-only) for branches that would conflict with the default branch and for unresolved conflicts.",
   input: z.object({ project_id: optional(requiredText('Project id (default: the active project)')) }),
-  readOnly: true,
   async run({ project_id }, ctx) {
     const { projectId, workspaces, defaultBranch } = await projectWorkspaces(ctx, project_id);
     const conflicts = [];
@@ -251,6 +252,7 @@ export const findMergeConflictWorkspaces = defineCommand({
 export const syncWorkspaces = defineCommand({
   name: 'sync_workspaces',
   group: 'workspaces',
+  kind: 'destructive',
   description:
     "Bring a project's workspaces up to date with origin: reset the default branch, push and rebase feature branches. Locked workspaces are skipped unless skip_locked is false.",
   input: z.object({
