@@ -9,7 +9,7 @@ import { requireProject } from './projects';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { boolean, integer, optional, requiredText, stringList } from './schema';
 import { taskOperation } from './task-lifecycle';
-import { maySteer } from './task-conversation';
+import { maySteer } from './steer-check';
 
 const MAX_RULES = 200;
 

@@ -4,6 +4,7 @@ import type { GitManager } from '../git/git-manager';
 import type { EventLog } from '../orchestrator/events';
 import type { OrchestratorPort, ProcessController } from '../orchestrator/port';
 import {
+  CommandError,
   isAdminCommand,
   type Actor,
   type AnyCommand,
@@ -17,6 +18,7 @@ import { errorDetails, errorText, isForPeople } from './error-text';
 import { findUnsafeInput } from './input-guard';
 import { actorIsAdmin } from './admin-check';
 import { describeInputError } from './validation-errors';
+import { requireMayApprove, requireSteerTask } from './steer-check';
 
 export interface CommandHandlerDeps {
   db: Database;
@@ -91,6 +93,22 @@ export class CommandHandler implements CommandSession {
    */
   async executeCommand<C extends AnyCommand>(command: C, args: ArgsOf<C>, actor?: Actor): Promise<CommandOutcome<C>> {
     return (await this.execute(command.name, args as Record<string, unknown>, actor)) as CommandOutcome<C>;
+  }
+
+  /**
+   * Why `actor` may not `verb` this task (the sentence the command itself would answer), or null
+   * when they may. Buttons ask it first, so a refused click changes nothing, not even the message.
+   */
+  async taskRefusal(taskId: string, verb: string, actor: Actor): Promise<string | null> {
+    const ctx = this.context(actor);
+    try {
+      if (verb === 'approve') await requireMayApprove(ctx, taskId);
+      else await requireSteerTask(ctx, taskId, verb);
+      return null;
+    } catch (err) {
+      if (err instanceof CommandError) return err.message;
+      throw err;
+    }
   }
 
   /** Slack users must be listed in AQ_ADMINS (when it is set); local callers are trusted. */

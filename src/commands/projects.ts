@@ -6,6 +6,8 @@ import type { ProjectRecord } from '../db/repositories/projects';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { boolean, decimal, integer, optional, requiredText } from './schema';
+import { isAdminHere } from './admin-check';
+import { requireSteerProject } from './steer-check';
 
 /** The project or a CommandError naming the id. */
 export async function requireProject(ctx: CommandContext, projectId: string): Promise<ProjectRecord> {
@@ -32,10 +34,14 @@ export function projectView(p: ProjectRecord): Record<string, unknown> {
     max_concurrent_agents: p.maxConcurrentAgents,
     workspace: p.workspace,
     ...(p.chatChannelId ? { chat_channel_id: p.chatChannelId } : {}),
+    ...(p.approvalsByRequester && { approvals_by_requester: true }),
   };
 }
 
 const projectId = requiredText('Project id');
+const approvalsByRequester = boolean(
+  "Only the task's requester or an admin (AQ_ADMINS) may approve (and so merge) its tasks; default false",
+);
 const PROJECT_LIST: ListPaging = { key: 'projects', defaultLimit: 100, maxLimit: 500 };
 
 export const listProjects = defineCommand({
@@ -62,6 +68,7 @@ export const createProject = defineCommand({
     credit_weight: optional(decimal('Share of agent time relative to other projects', { min: 0 })),
     max_concurrent_agents: optional(integer('Most agents working on this project at once', { min: 1, max: 100 })),
     auto_create_channels: optional(boolean('Create and link a Slack channel for the project')),
+    approvals_by_requester: optional(approvalsByRequester),
   }),
   async run(args, ctx) {
     const id = nameToId(args.name);
@@ -79,12 +86,19 @@ export const createProject = defineCommand({
       workspace,
       creditWeight: args.credit_weight ?? 1.0,
       maxConcurrentAgents: args.max_concurrent_agents ?? 2,
+      approvalsByRequester: args.approvals_by_requester ?? false,
     });
     await ctx.events.emit('project_created', {
       projectId: id,
       payload: { name: project.name, auto_create_channels: autoCreateChannels },
     });
-    return { created: id, name: project.name, workspace, auto_create_channels: autoCreateChannels };
+    return {
+      created: id,
+      name: project.name,
+      workspace,
+      auto_create_channels: autoCreateChannels,
+      ...(project.approvalsByRequester && { approvals_by_requester: true }),
+    };
   },
 });
 
@@ -95,6 +109,7 @@ export const pauseProject = defineCommand({
   description: 'Pause a project so no new tasks are scheduled for it.',
   input: z.object({ project_id: projectId }),
   async run({ project_id }, ctx) {
+    await requireSteerProject(ctx, project_id, 'pause');
     const project = await ctx.db.projects.update(project_id, { status: 'PAUSED' });
     if (!project) throw new CommandError(`Project '${project_id}' not found.`);
     await ctx.events.emit('project_paused', { projectId: project_id });
@@ -109,6 +124,7 @@ export const resumeProject = defineCommand({
   description: 'Resume a paused project so its tasks are scheduled again.',
   input: z.object({ project_id: projectId }),
   async run({ project_id }, ctx) {
+    await requireSteerProject(ctx, project_id, 'resume');
     const project = await ctx.db.projects.update(project_id, { status: 'ACTIVE' });
     if (!project) throw new CommandError(`Project '${project_id}' not found.`);
     await ctx.events.emit('project_resumed', { projectId: project_id });
@@ -120,12 +136,13 @@ export const editProject = defineCommand({
   name: 'edit_project',
   group: 'projects',
   kind: 'change',
-  description: "Change a project's name, credit weight or agent limit.",
+  description: "Change a project's name, credit weight, agent limit, or who may approve its tasks.",
   input: z.object({
     project_id: projectId,
     name: optional(requiredText('New display name')),
     credit_weight: optional(decimal('Share of agent time relative to other projects', { min: 0 })),
     max_concurrent_agents: optional(integer('Most agents working on this project at once', { min: 1, max: 100 })),
+    approvals_by_requester: optional(approvalsByRequester),
   }),
   async run(args, ctx) {
     const changes: Record<string, unknown> = {};
@@ -142,8 +159,14 @@ export const editProject = defineCommand({
       changes.maxConcurrentAgents = args.max_concurrent_agents;
       fields.push('max_concurrent_agents');
     }
+    if (args.approvals_by_requester !== undefined) {
+      // Otherwise anyone could lift the rule that keeps them from approving.
+      if (!isAdminHere(ctx)) throw new CommandError("Only admins (AQ_ADMINS) may change who approves a project's tasks; ask one of them.");
+      changes.approvalsByRequester = args.approvals_by_requester;
+      fields.push('approvals_by_requester');
+    }
     if (fields.length === 0) {
-      throw new CommandError('Nothing to update: give at least one of name, credit_weight, max_concurrent_agents.');
+      throw new CommandError('Nothing to update: give at least one of name, credit_weight, max_concurrent_agents, approvals_by_requester.');
     }
     const project = await ctx.db.projects.update(args.project_id, changes);
     if (!project) throw new CommandError(`Project '${args.project_id}' not found.`);

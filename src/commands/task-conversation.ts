@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { sendTaskMessage } from '../orchestrator/task-conversation';
 import { TaskStateMachine } from '../orchestrator/state-machine';
-import { CommandError, defineCommand, type CommandContext } from './catalog';
-import { actorIsAdmin, isAdminHere } from './admin-check';
+import { CommandError, defineCommand } from './catalog';
+import { maySteer } from './steer-check';
 import { requireProject } from './projects';
 import { requiredText } from './schema';
 import { taskId } from './task-common';
@@ -10,19 +10,6 @@ import { taskOperation } from './task-lifecycle';
 
 /** Longest message we hand an agent; a thread reply is far shorter. */
 const MESSAGE_LIMIT = 20_000;
-
-/**
- * Who may steer a project's agents: local callers always; Slack and chat users by the admin
- * rule, or, when the project lists steerers, if they are on that list or named in AQ_ADMINS.
- */
-export async function maySteer(ctx: CommandContext, projectId: string): Promise<boolean> {
-  const { actor } = ctx;
-  if (actor.source !== 'slack' && actor.source !== 'chat') return true;
-  const steerers = await ctx.db.steerers.list(projectId);
-  if (steerers.length === 0) return isAdminHere(ctx);
-  if (actor.userId !== undefined && steerers.includes(actor.userId)) return true;
-  return ctx.config.admins.length > 0 && actorIsAdmin(actor, ctx.config.admins);
-}
 
 export const messageTask = defineCommand({
   name: 'message_task',

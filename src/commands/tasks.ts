@@ -8,6 +8,7 @@ import { boolean, integer, optional, requiredText, stringList } from './schema';
 import { requireTask, taskId, taskStatus } from './task-common';
 import { taskOperation } from './task-lifecycle';
 import { waitingKeys } from './task-waiting';
+import { requireSteerTask } from './steer-check';
 
 export const LIST_TASKS_LIMIT = 200;
 
@@ -96,6 +97,8 @@ export const createTask = defineCommand({
         status: waiting ? 'DEFINED' : 'READY',
         // A request made in Slack records its own thread, whatever link the model put here.
         sourceUrl: ctx.actor.sourceUrl ?? args.source_url ?? null,
+        // Who may approve it when the project leaves approvals to requesters.
+        requestedBy: ctx.actor.source === 'slack' || ctx.actor.source === 'chat' ? (ctx.actor.userId ?? null) : null,
       },
       upstream,
     );
@@ -136,6 +139,7 @@ export const getTask = defineCommand({
       ...(t.prUrl && { pr_url: t.prUrl }),
       ...(t.branchName && { branch: t.branchName }),
       ...(t.sourceUrl && { source_url: t.sourceUrl }),
+      ...(t.requestedBy && { requested_by: t.requestedBy }),
       ...(t.startedAt && { started_at: t.startedAt.toISOString() }),
       ...(await waitingKeys(ctx, t)),
     };
@@ -160,6 +164,7 @@ export const editTask = defineCommand({
     if (priority !== undefined) changes.priority = priority;
     const fields = Object.keys(changes);
     if (fields.length === 0) throw new CommandError('Nothing to update: give at least one of title, description, priority.');
+    await requireSteerTask(ctx, task_id, 'edit');
     const updated = await ctx.db.tasks.update(task_id, changes);
     if (!updated) throw new CommandError(`Task '${task_id}' not found.`);
     await ctx.events.emit('task_updated', { projectId: updated.after.projectId, taskId: task_id, payload: { fields } });
@@ -175,6 +180,7 @@ export const deleteTask = defineCommand({
   input: z.object({ task_id: taskId }),
   async run({ task_id }, ctx) {
     const task = await requireTask(ctx, task_id);
+    await requireSteerTask(ctx, task_id, 'delete');
     if (task.status === 'IN_PROGRESS') {
       await taskOperation(ctx.orchestrator.stopTask(task_id), (error) => `Could not stop task '${task_id}' before deleting it: ${error}`);
     }
@@ -197,6 +203,7 @@ export const setTaskStatus = defineCommand({
   description: 'Force a task into any status, bypassing the usual rules (for repairs).',
   input: z.object({ task_id: taskId, status: taskStatus('The new status') }),
   async run({ task_id, status }, ctx) {
+    await requireSteerTask(ctx, task_id, 'set the status of');
     const forced = await taskOperation(ctx.orchestrator.setTaskStatus(task_id, status));
     return { task_id, old_status: forced.oldStatus, new_status: forced.newStatus, title: forced.title };
   },

@@ -10,6 +10,7 @@ export interface ProjectRecord {
   workspace: string;
   chatChannelId: string | null;
   budgetLimit: number | null;
+  approvalsByRequester: boolean;
   createdAt: Date;
 }
 
@@ -23,12 +24,13 @@ export function toProjectRecord(p: Project): ProjectRecord {
     workspace: p.workspace,
     chatChannelId: p.chatChannelId ?? null,
     budgetLimit: p.budgetLimit ?? null,
+    approvalsByRequester: p.approvalsByRequester,
     createdAt: p.createdAt,
   };
 }
 
 export type ProjectUpdate = Partial<
-  Pick<ProjectRecord, 'name' | 'status' | 'creditWeight' | 'maxConcurrentAgents' | 'chatChannelId' | 'budgetLimit'>
+  Pick<ProjectRecord, 'name' | 'status' | 'creditWeight' | 'maxConcurrentAgents' | 'chatChannelId' | 'budgetLimit' | 'approvalsByRequester'>
 >;
 
 export class ProjectRepository {
@@ -59,6 +61,7 @@ export class ProjectRepository {
       ...(data.maxConcurrentAgents !== undefined && { maxConcurrentAgents: data.maxConcurrentAgents }),
       ...(data.chatChannelId !== undefined && { chatChannelId: data.chatChannelId }),
       ...(data.budgetLimit !== undefined && { budgetLimit: data.budgetLimit }),
+      ...(data.approvalsByRequester !== undefined && { approvalsByRequester: data.approvalsByRequester }),
     });
     await em.flush();
     return toProjectRecord(project);
