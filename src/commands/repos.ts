@@ -6,6 +6,8 @@ import type { RepoRecord } from '../db/repositories/repos';
 import { isAdminHere } from './admin-check';
 import { CommandError, defineCommand } from './catalog';
 import { linkTargetCheck, validatePath } from './path-validation';
+import { allowedCloneSource } from './clone-source';
+import { redactCredentials } from '../git/clone-url';
 import { requireProject } from './projects';
 import { gitStep } from './repo-path';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
@@ -18,7 +20,7 @@ function repoView(r: RepoRecord): Record<string, unknown> {
     id: r.id,
     project_id: r.projectId,
     source_type: r.sourceType,
-    url: r.url,
+    url: r.url === null ? null : redactCredentials(r.url),
     source_path: r.sourcePath,
     default_branch: r.defaultBranch,
     checkout_base_path: r.checkoutBasePath,
@@ -55,6 +57,8 @@ export const addRepo = defineCommand({
     if (args.source === 'clone' && !args.url) throw new CommandError('A url is required to clone a repository.');
     if (args.source === 'link' && !args.path) throw new CommandError('A path is required to link a repository.');
     let sourcePath: string | null = null;
+    // Checked first: nothing (not even the name) is read from a URL nobody may clone.
+    const url = args.source === 'clone' && args.url ? await allowedCloneSource(ctx, args.url) : undefined;
     if (args.source === 'link') {
       // Linking makes the folder readable by file commands: the one guard is linkTargetCheck.
       sourcePath = await linkTargetCheck(ctx.config, args.path!, isAdminHere(ctx));
@@ -62,7 +66,7 @@ export const addRepo = defineCommand({
       if (!info) throw new CommandError(`Path not found: ${args.path}`);
       if (!info.isDirectory()) throw new CommandError(`Not a directory: ${args.path}`);
     }
-    const name = args.name ?? (nameFrom(args.url, args.path) || (args.source === 'init' ? project.id : ''));
+    const name = args.name ?? (nameFrom(url ?? args.url, args.path) || (args.source === 'init' ? project.id : ''));
     const id = repoNameToId(name);
     const unsafe = unsafePathSegment(id, 'Repo name');
     if (unsafe) throw new CommandError(unsafe);
@@ -71,7 +75,7 @@ export const addRepo = defineCommand({
     let checkoutBasePath = project.workspace;
     if (args.source === 'clone') {
       checkoutBasePath = await validatePath(ctx, path.join(project.workspace, id));
-      await gitStep(() => ctx.git.clone(args.url!, checkoutBasePath));
+      await gitStep(() => ctx.git.clone(url!, checkoutBasePath));
     } else if (args.source === 'init') {
       checkoutBasePath = await validatePath(ctx, path.join(project.workspace, id));
       await mkdir(checkoutBasePath, { recursive: true });
@@ -82,7 +86,7 @@ export const addRepo = defineCommand({
       projectId: project.id,
       name,
       sourceType: args.source,
-      url: args.url ?? null,
+      url: url ?? args.url ?? null,
       sourcePath,
       defaultBranch,
       checkoutBasePath,

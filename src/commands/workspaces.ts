@@ -12,6 +12,8 @@ import {
   nextWorkspaceName,
 } from '../orchestrator/workspace-provisioning';
 import { isAdminHere } from './admin-check';
+import { allowedCloneSource } from './clone-source';
+import { redactCredentials } from '../git/clone-url';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { isWithin, linkTargetCheck, resolveReal, validatePath } from './path-validation';
 import { projectIdOrActive, requireProject } from './projects';
@@ -100,11 +102,13 @@ export const addWorkspace = defineCommand({
       await gitStep(() => ctx.git.assertRepo(workspacePath));
       const remote = await ctx.git.getRemoteUrl(workspacePath);
       if (repo?.url && remote && remote !== repo.url) {
-        warning = `This checkout's origin is ${remote}, but project '${project.id}' uses ${repo.url}. Agents would commit to the wrong repository.`;
+        warning = `This checkout's origin is ${redactCredentials(remote)}, but project '${project.id}' uses ${redactCredentials(repo.url)}. Agents would commit to the wrong repository.`;
       }
     } else {
-      const url = args.url ?? cloneSource(repo);
-      if (!url) throw new CommandError(`Nothing to clone: add a repository with a URL (/aq add_repo) or pass url.`);
+      const given = args.url ?? cloneSource(repo);
+      if (!given) throw new CommandError(`Nothing to clone: add a repository with a URL (/aq add_repo) or pass url.`);
+      // A given url is judged as add_repo judges one; a repo's own source was judged when it was added.
+      const url = args.url ? await allowedCloneSource(ctx, args.url) : given;
       workspacePath = await validatePath(ctx, clonedWorkspacePath(project.workspace, slug));
       await gitStep(() => cloneWorkspaceFolder(ctx.git, url, workspacePath));
     }
