@@ -86,6 +86,20 @@ interface TurnInput {
   signal?: AbortSignal;
 }
 
+/** Longest message (mention, DM, free-text /aq) the model reads; the rest is cut with a note. */
+export const MAX_CHAT_MESSAGE_CHARS = 12_000;
+
+/** The message as the model gets it, and the note for the person when it was cut. */
+export function boundedMessage(text: string): { text: string; note: string | null } {
+  if (text.length <= MAX_CHAT_MESSAGE_CHARS) return { text, note: null };
+  const left = (text.length - MAX_CHAT_MESSAGE_CHARS).toLocaleString('en-US');
+  const limit = MAX_CHAT_MESSAGE_CHARS.toLocaleString('en-US');
+  return {
+    text: `${text.slice(0, MAX_CHAT_MESSAGE_CHARS)}\n\n[The message was cut here: ${left} more characters were left out; the limit is ${limit}.]`,
+    note: `Your message was longer than ${limit} characters, so I read only its first ${limit} (${left} were left out). Put long material in a note (write_note) or a file.`,
+  };
+}
+
 const GONE = 'That request was already confirmed or cancelled, or it has expired. Nothing was run.';
 
 function empty(text: string): ChatReply {
@@ -210,7 +224,8 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
 
   return {
     reply(request) {
-      const text = request.userName ? `[from ${request.userName}] ${request.text}` : request.text;
+      const bounded = boundedMessage(request.text);
+      const text = request.userName ? `[from ${request.userName}] ${bounded.text}` : bounded.text;
       return serialized(request.conversationId, async () => {
         const { failed: _failed, ...reply } = await turn({
           conversationId: request.conversationId,
@@ -222,7 +237,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
           onToolCall: request.onToolCall,
           signal: request.signal,
         });
-        return reply;
+        return bounded.note ? { ...reply, text: `_${bounded.note}_\n\n${reply.text}` } : reply;
       });
     },
 
