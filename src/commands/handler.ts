@@ -6,6 +6,7 @@ import type { OrchestratorPort, ProcessController } from '../orchestrator/port';
 import {
   CommandError,
   isAdminCommand,
+  isCommandError,
   type Actor,
   type AnyCommand,
   type ArgsOf,
@@ -18,6 +19,7 @@ import { errorDetails, errorText, isForPeople } from './error-text';
 import { findUnsafeInput } from './input-guard';
 import { actorIsAdmin } from './admin-check';
 import { describeInputError } from './validation-errors';
+import { onlyUnknownFields, unknownFields, withUnknownFieldsWarning } from './unknown-fields';
 import { requireMayApprove, requireSteerTask } from './steer-check';
 
 export interface CommandHandlerDeps {
@@ -75,12 +77,16 @@ export class CommandHandler implements CommandSession {
       // One boundary for every command: text storage or a child process cannot take is refused here.
       const unsafe = findUnsafeInput(input);
       if (unsafe) return { error: unsafe };
+      // A misspelt or newer field must not look applied: named in a warning, or refused when alone.
+      const unknown = unknownFields(command, input);
+      if (unknown.length > 0 && unknown.length === Object.keys(input).length) return { error: onlyUnknownFields(command, unknown) };
       const parsed = command.input.safeParse(input);
       if (!parsed.success) return { error: describeInputError(parsed.error, input) };
       // Again on what the schema made of it: a field given as JSON text is parsed by its schema.
       const unsafeParsed = findUnsafeInput(parsed.data);
       if (unsafeParsed) return { error: unsafeParsed };
-      return await command.run(parsed.data, this.context(actor));
+      const result = await command.run(parsed.data, this.context(actor));
+      return unknown.length > 0 && !isCommandError(result) ? withUnknownFieldsWarning(command, result, unknown) : result;
     } catch (err) {
       if (!isForPeople(err)) this.deps.log?.(`Command ${name} failed: ${errorDetails(err)}`);
       return { error: errorText(err, name) };

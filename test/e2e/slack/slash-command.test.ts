@@ -59,6 +59,17 @@ describe('/aq through the real Bolt app (HTTP mode) and a loopback Slack', () =>
     expect(await started.runtime.handler.execute('list_tasks', {})).toMatchObject({ tasks: [], total: 0 });
   });
 
+  it('refuses an unknown key=value field by name, and changes nothing', async () => {
+    await started.runtime.handler.execute('create_project', { name: 'p' });
+    await send('edit_project p max_concurrent_agents=3 check_comand=npm');
+    await slack.waitFor(() => slack.responses.length === 1, 'the response', 30_000);
+    expect(slack.responses[0].body).toMatchObject({
+      response_type: 'ephemeral',
+      text: expect.stringContaining("I did not understand 'check_comand=…': edit_project takes project_id, name,"),
+    });
+    expect(await started.runtime.handler.execute('list_projects', {})).toMatchObject({ projects: [{ max_concurrent_agents: 2 }] });
+  });
+
   it('refuses admin commands to non-admins, lists help, and explains unknown words', async () => {
     await send('run_command command=ls working_dir=.', 'USTRANGER');
     await send('help');
