@@ -6,6 +6,7 @@ import { effectiveToolPolicy } from '../orchestrator/agent-requests';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { isAdminHere } from './admin-check';
 import { requireProject } from './projects';
+import { requireTask } from './task-common';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { boolean, integer, optional, requiredText, stringList } from './schema';
 import { taskOperation } from './task-lifecycle';
@@ -123,6 +124,9 @@ export const listAgentRequests = defineCommand({
   }),
   list: REQUEST_PAGE,
   async run({ task_id, project_id, status, ...paging }, ctx) {
+    // A filter naming nothing is a mistake to say, not an empty list.
+    if (task_id) await requireTask(ctx, task_id);
+    if (project_id) await requireProject(ctx, project_id);
     const wanted = status ?? 'pending';
     const filter = { taskId: task_id, projectId: project_id, ...(wanted !== 'all' && { status: wanted }) };
     const page = pageOf(paging, REQUEST_PAGE.defaultLimit);

@@ -92,6 +92,7 @@ export const listHooks = defineCommand({
   input: z.object({ project_id: optional(requiredText('Only this project')), ...pageFields(HOOK_LIST) }),
   list: HOOK_LIST,
   async run({ project_id, ...paging }, ctx) {
+    if (project_id) await requireProject(ctx, project_id);
     const page = pageOf(paging, HOOK_LIST.defaultLimit);
     const [hooks, total] = await Promise.all([ctx.db.hooks.list(project_id, page), ctx.db.hooks.count(project_id)]);
     return {

@@ -37,6 +37,7 @@ export const listTasks = defineCommand({
   }),
   list: TASK_LIST,
   async run({ project_id, status, ...paging }, ctx) {
+    if (project_id) await requireProject(ctx, project_id);
     const page = pageOf(paging, LIST_TASKS_LIMIT);
     const { tasks, total } = await ctx.db.tasks.list({ projectId: project_id, status }, page.limit, { offset: page.offset });
     return {
