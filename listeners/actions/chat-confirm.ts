@@ -2,6 +2,7 @@ import type { App, BlockButtonAction } from '@slack/bolt';
 import { actionMatcher } from '../../src/slack/blocks/actions';
 import type { ListenerDeps } from '../index';
 import { chatReplyBlocks } from '../../src/slack/chat-replies';
+import { esc } from '../../src/slack/blocks/common';
 import { originOfClick, tell } from './reply';
 
 /**
@@ -20,6 +21,11 @@ export function registerChatConfirmations(app: App, { runtime }: ListenerDeps): 
       const actor = { source: 'chat' as const, userId: body.user.id, channelId: body.channel?.id };
       const reply =
         kind === 'confirm' ? await runtime.chat.confirm(action.value ?? '', actor) : await runtime.chat.cancel(action.value ?? '', actor);
+      if (reply.refused) {
+        // The buttons stay for someone who may press them.
+        await tell({ runtime, client }, origin, esc(reply.text));
+        return;
+      }
       const rendered = chatReplyBlocks(reply);
       const channel = body.channel?.id;
       const ts = body.message?.ts;

@@ -19,6 +19,11 @@ export function registerRequestChanges(app: App, { runtime }: ListenerDeps): voi
       await tell({ runtime, client }, origin, `:grey_question: That task no longer exists (\`${esc(taskId)}\`).`);
       return;
     }
+    const refusal = await runtime.handler.taskRefusal(taskId, 'request changes on', actor);
+    if (refusal) {
+      await tell({ runtime, client }, origin, `:no_entry: ${esc(refusal)}`);
+      return;
+    }
     if (task.status !== 'AWAITING_APPROVAL') {
       await tell(
         { runtime, client },

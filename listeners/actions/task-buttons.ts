@@ -49,6 +49,12 @@ export function registerTaskButtons(app: App, { runtime }: ListenerDeps): void {
         await tell(deps, origin, `:grey_question: That task no longer exists (\`${esc(taskId)}\`).`);
         return;
       }
+      // The rule of the task's project, whatever channel the click came from: a refusal changes nothing.
+      const refusal = await runtime.handler.taskRefusal(taskId, spec.verb, actor);
+      if (refusal) {
+        await tell(deps, origin, `:no_entry: ${esc(refusal)}`);
+        return;
+      }
       const title = `*${esc(before.title)}*`;
       let outcome: Outcome;
       if (!spec.expects.includes(String(before.status))) {

@@ -1,4 +1,4 @@
-import type { Actor, AnyCommand, CommandResult } from '../commands/catalog';
+import { isReadCommand, modelAccessOf, type Actor, type AnyCommand, type CommandResult } from '../commands/catalog';
 import type { CommandHandler } from '../commands/handler';
 import { describeInputError } from '../commands/validation-errors';
 import { newConfirmation } from './confirmations';
@@ -126,7 +126,8 @@ export function apiFailureText(err: unknown, changes: string | null): string {
 }
 
 function isReadOnly(handler: CommandHandler, name: string): boolean {
-  return handler.command(name)?.readOnly === true;
+  const command = handler.command(name);
+  return command !== undefined && isReadCommand(command);
 }
 
 /** What this turn changed, in words, or null when it only read (or nothing succeeded). */
@@ -157,9 +158,9 @@ async function runTool(input: AgentTurnInput, use: ChatToolUse): Promise<ToolOut
     content: resultContent(result),
     ...('error' in result && { is_error: true }),
   });
-  if (!command || command.modelAccess === 'excluded') return { block: answer({ error: `Unknown command: ${use.name}` }) };
+  if (!command || modelAccessOf(command) === 'excluded') return { block: answer({ error: `Unknown command: ${use.name}` }) };
 
-  if (command.modelAccess === 'confirm') {
+  if (modelAccessOf(command) === 'confirm') {
     // Check the input now, so nobody is asked to confirm a call that cannot run.
     const parsed = command.input.safeParse(args);
     if (!parsed.success) return { block: answer({ error: describeInputError(parsed.error, args) }) };

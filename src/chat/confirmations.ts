@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { AnyCommand } from '../commands/catalog';
 import type { Database } from '../db/database';
 import type { PendingConfirmation } from './service';
 
@@ -25,6 +26,15 @@ export function confirmationSummary(command: string, args: Record<string, unknow
   return `Run ${command}${shown.length ? ` with ${shown.join(', ')}` : ''}.`;
 }
 
+/**
+ * A held call of a destructive or admin command is the model's idea, maybe planted by text it
+ * read: only an admin's click may let it run. Other held calls (message_task, answers to agents)
+ * may be confirmed by anyone the command itself allows.
+ */
+export function onlyAdminsConfirm(command: Pick<AnyCommand, 'kind'>): boolean {
+  return command.kind === 'destructive' || command.kind === 'admin';
+}
+
 export function newConfirmation(command: string, args: Record<string, unknown>): PendingConfirmation {
   return { id: randomUUID(), command, args, summary: confirmationSummary(command, args) };
 }
@@ -41,12 +51,22 @@ export class ConfirmationStore {
     await this.db.chatThreads.savePending(confirmation.id, stored);
   }
 
+  /** The confirmation, left in place; null when unknown, already taken, or expired. */
+  async peek(id: string): Promise<StoredConfirmation | null> {
+    if (!id) return null;
+    const stored = await this.db.chatThreads.peekPending<StoredConfirmation>(id);
+    return stored && !this.expired(stored) ? stored : null;
+  }
+
   /** Removes and returns the confirmation; null when unknown, already taken, or expired. */
   async take(id: string): Promise<StoredConfirmation | null> {
     if (!id) return null;
     const stored = await this.db.chatThreads.takePending<StoredConfirmation>(id);
-    if (!stored) return null;
+    return stored && !this.expired(stored) ? stored : null;
+  }
+
+  private expired(stored: StoredConfirmation): boolean {
     const age = this.now().getTime() - Date.parse(stored.createdAt);
-    return Number.isFinite(age) && age > CONFIRMATION_TTL_MS ? null : stored;
+    return Number.isFinite(age) && age > CONFIRMATION_TTL_MS;
   }
 }

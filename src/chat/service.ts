@@ -3,7 +3,7 @@ import type { CommandHandler } from '../commands/handler';
 import type { AppConfig } from '../config';
 import type { Database } from '../db/database';
 import { describeOutcome, runAgentTurn, type ChatToolCall } from './agent';
-import { ConfirmationStore, type StoredConfirmation } from './confirmations';
+import { ConfirmationStore, onlyAdminsConfirm, type StoredConfirmation } from './confirmations';
 import { compactConversation, forStorage, STORED_RESULT_CHARS, withSummary } from './memory';
 import type { ChatContentBlock, ChatMessage, ChatProvider, ChatUsage } from '../model/provider';
 import { buildSystemPrompt } from './system-prompt';
@@ -51,6 +51,8 @@ export interface ChatReply {
   text: string;
   runs: ChatCommandRun[];
   pendingConfirmations: PendingConfirmation[];
+  /** True when the person may not confirm this request; it still waits for someone who may. */
+  refused?: boolean;
 }
 
 export interface ChatService {
@@ -82,6 +84,20 @@ interface TurnInput {
   onProgress?: ChatRequest['onProgress'];
   onToolCall?: ChatRequest['onToolCall'];
   signal?: AbortSignal;
+}
+
+/** Longest message (mention, DM, free-text /aq) the model reads; the rest is cut with a note. */
+export const MAX_CHAT_MESSAGE_CHARS = 12_000;
+
+/** The message as the model gets it, and the note for the person when it was cut. */
+export function boundedMessage(text: string): { text: string; note: string | null } {
+  if (text.length <= MAX_CHAT_MESSAGE_CHARS) return { text, note: null };
+  const left = (text.length - MAX_CHAT_MESSAGE_CHARS).toLocaleString('en-US');
+  const limit = MAX_CHAT_MESSAGE_CHARS.toLocaleString('en-US');
+  return {
+    text: `${text.slice(0, MAX_CHAT_MESSAGE_CHARS)}\n\n[The message was cut here: ${left} more characters were left out; the limit is ${limit}.]`,
+    note: `Your message was longer than ${limit} characters, so I read only its first ${limit} (${left} were left out). Put long material in a note (write_note) or a file.`,
+  };
 }
 
 const GONE = 'That request was already confirmed or cancelled, or it has expired. Nothing was run.';
@@ -208,7 +224,8 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
 
   return {
     reply(request) {
-      const text = request.userName ? `[from ${request.userName}] ${request.text}` : request.text;
+      const bounded = boundedMessage(request.text);
+      const text = request.userName ? `[from ${request.userName}] ${bounded.text}` : bounded.text;
       return serialized(request.conversationId, async () => {
         const { failed: _failed, ...reply } = await turn({
           conversationId: request.conversationId,
@@ -220,11 +237,19 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
           onToolCall: request.onToolCall,
           signal: request.signal,
         });
-        return reply;
+        return bounded.note ? { ...reply, text: `_${bounded.note}_\n\n${reply.text}` } : reply;
       });
     },
 
     async confirm(confirmationId, actor) {
+      const waiting = await confirmations.peek(confirmationId);
+      if (!waiting) return empty(GONE);
+      const checker = deps.createHandler();
+      const command = checker.command(waiting.command);
+      if (command && onlyAdminsConfirm(command) && !checker.isAdmin(actor)) {
+        const text = `Only an admin (AQ_ADMINS) can confirm ${waiting.command}: the chat agent asked for it, and it deletes, stops or changes things that are hard to undo. Nothing was run; it still waits for an admin's click.`;
+        return { ...empty(text), refused: true };
+      }
       const pending = await confirmations.take(confirmationId);
       if (!pending) return empty(GONE);
       return serialized(pending.conversationId, async () => {

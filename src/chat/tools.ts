@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type { AnyCommand } from '../commands/catalog';
+import { modelAccessOf, type AnyCommand } from '../commands/catalog';
 import type { ChatToolDefinition } from '../model/provider';
 
 const CONFIRM_NOTE = ' A person must confirm this with a button before it runs.';
 
 /** Commands the model may see: everything but those marked `excluded`. */
 export function modelCommands(commands: readonly AnyCommand[]): AnyCommand[] {
-  return commands.filter((c) => (c.modelAccess ?? 'allowed') !== 'excluded');
+  return commands.filter((c) => modelAccessOf(c) !== 'excluded');
 }
 
 /** The model's tools, generated from the command catalog (no hand-written list). */
@@ -15,7 +15,7 @@ export function toolDefinitions(commands: readonly AnyCommand[]): ChatToolDefini
     const { $schema: _ignored, ...schema } = z.toJSONSchema(command.input) as Record<string, unknown>;
     return {
       name: command.name,
-      description: command.description + (command.modelAccess === 'confirm' ? CONFIRM_NOTE : ''),
+      description: command.description + (modelAccessOf(command) === 'confirm' ? CONFIRM_NOTE : ''),
       inputSchema: schema,
     };
   });

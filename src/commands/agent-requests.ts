@@ -6,10 +6,11 @@ import { effectiveToolPolicy } from '../orchestrator/agent-requests';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { isAdminHere } from './admin-check';
 import { requireProject } from './projects';
+import { requireTask } from './task-common';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { boolean, integer, optional, requiredText, stringList } from './schema';
 import { taskOperation } from './task-lifecycle';
-import { maySteer } from './task-conversation';
+import { maySteer } from './steer-check';
 
 const MAX_RULES = 200;
 
@@ -46,10 +47,10 @@ async function policyResult(ctx: CommandContext, projectId: string) {
 export const getToolPolicy = defineCommand({
   name: 'get_tool_policy',
   group: 'agents',
+  kind: 'read',
   description:
     "Show a project's tool policy: the Claude Code allow rules its agents run under without asking (e.g. Read, Bash(npm test:*)). Anything else is asked in the task's thread, or denied when nobody can be asked.",
   input: z.object({ project_id: requiredText('Project id') }),
-  readOnly: true,
   async run({ project_id }, ctx) {
     await requireProject(ctx, project_id);
     return policyResult(ctx, project_id);
@@ -59,6 +60,7 @@ export const getToolPolicy = defineCommand({
 export const setToolPolicy = defineCommand({
   name: 'set_tool_policy',
   group: 'agents',
+  kind: 'admin',
   description:
     "Change a project's tool policy: `rules` replaces it, `add` and `remove` edit it, `reset` returns to the default. A rule is a tool name (Read, WebFetch) or a tool with a pattern (Bash(npm test:*), WebFetch(domain:example.com)). The workspace confinement and the shell sandbox still apply to everything allowed.",
   input: z.object({
@@ -68,8 +70,6 @@ export const setToolPolicy = defineCommand({
     remove: rules('Rules to remove'),
     reset: optional(boolean('Go back to the default policy')),
   }),
-  admin: true,
-  modelAccess: 'confirm',
   async run({ project_id, rules: whole, add, remove, reset }, ctx) {
     await requireProject(ctx, project_id);
     checkRules('rules', whole);
@@ -113,6 +113,7 @@ const REQUEST_PAGE: ListPaging = { key: 'requests', defaultLimit: 20, maxLimit: 
 export const listAgentRequests = defineCommand({
   name: 'list_agent_requests',
   group: 'agents',
+  kind: 'read',
   description:
     "Questions and permission requests of agents, newest first: the open ones (status=pending, the default) or all, for a task or a project. Answer them with answer_agent_request, or in the task's Slack thread.",
   input: z.object({
@@ -121,9 +122,11 @@ export const listAgentRequests = defineCommand({
     status: optional(z.enum(['pending', 'answered', 'timed_out', 'cancelled', 'all']).describe('Which requests (default pending)')),
     ...pageFields(REQUEST_PAGE),
   }),
-  readOnly: true,
   list: REQUEST_PAGE,
   async run({ task_id, project_id, status, ...paging }, ctx) {
+    // A filter naming nothing is a mistake to say, not an empty list.
+    if (task_id) await requireTask(ctx, task_id);
+    if (project_id) await requireProject(ctx, project_id);
     const wanted = status ?? 'pending';
     const filter = { taskId: task_id, projectId: project_id, ...(wanted !== 'all' && { status: wanted }) };
     const page = pageOf(paging, REQUEST_PAGE.defaultLimit);
@@ -138,6 +141,7 @@ export const listAgentRequests = defineCommand({
 export const answerAgentRequestCommand = defineCommand({
   name: 'answer_agent_request',
   group: 'agents',
+  kind: 'change',
   description:
     "Answer an agent that waits for a person. A permission request: decision allow (once), always (allow, and add its rule to the project's tool policy) or deny (with a reason the agent reads). A question: decision answer, with `answer` text, or question_index and option_index for one of its options (0-based), or question_index and option_indexes for several options of a multi-select question.",
   input: z.object({

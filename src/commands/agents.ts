@@ -10,9 +10,9 @@ const AGENT_LIST: ListPaging = { key: 'agents', defaultLimit: 100, maxLimit: 500
 export const listAgents = defineCommand({
   name: 'list_agents',
   group: 'agents',
+  kind: 'read',
   description: `List agents with their type, state and current task, oldest first, ${AGENT_LIST.defaultLimit} a page; total counts them all and next_offset asks for the next page.`,
   input: z.object(pageFields(AGENT_LIST)),
-  readOnly: true,
   list: AGENT_LIST,
   async run(args, ctx) {
     const page = pageOf(args, AGENT_LIST.defaultLimit);
@@ -28,6 +28,7 @@ export const listAgents = defineCommand({
 export const createAgent = defineCommand({
   name: 'create_agent',
   group: 'agents',
+  kind: 'change',
   description: 'Add an agent that picks up ready tasks. The id is the name lowercased with spaces as hyphens.',
   input: z.object({
     name: requiredText('Agent name'),

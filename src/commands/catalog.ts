@@ -25,6 +25,17 @@ export const COMMAND_GROUPS = [
 export type CommandGroup = (typeof COMMAND_GROUPS)[number];
 
 /**
+ * What a command does, declared by every command (README "Command classes"):
+ * - `read` only reads; the chat agent may run several at once.
+ * - `change` changes state that can be changed back.
+ * - `destructive` deletes, overwrites or halts work in a way that is hard to undo.
+ * - `admin` is refused to Slack and chat users not listed in AQ_ADMINS.
+ * The chat model's calls of `destructive` and `admin` commands wait for a person's Confirm click.
+ */
+export const COMMAND_KINDS = ['read', 'change', 'destructive', 'admin'] as const;
+export type CommandKind = (typeof COMMAND_KINDS)[number];
+
+/**
  * How the chat model may use a command: `allowed` runs it directly, `confirm` needs a person to
  * press a button first, `excluded` is never offered to the model.
  */
@@ -70,11 +81,13 @@ export interface CommandDefinition<S extends z.ZodObject = z.ZodObject, R extend
   group: CommandGroup;
   description: string;
   input: S;
-  /** Admin commands are refused for Slack users not listed in AQ_ADMINS. */
-  admin?: boolean;
-  modelAccess?: ModelAccess;
-  /** Marks commands that only read; the chat agent may run several of them at once. */
-  readOnly?: boolean;
+  /** Required: what the command does, which decides who may run it and what the model may run unasked. */
+  kind: CommandKind;
+  /**
+   * Tightens the model's access beyond what `kind` gives: `excluded` hides the command from the
+   * model, `confirm` holds a `read` or `change` command for a click too (see `modelAccessOf`).
+   */
+  modelAccess?: Exclude<ModelAccess, 'allowed'>;
   /** A reply that is one page of a list that can grow: which key holds it and its limits. */
   list?: ListPaging;
   run(args: z.output<S>, ctx: CommandContext): Promise<R>;
@@ -87,7 +100,28 @@ export function defineCommand<S extends z.ZodObject, R extends CommandResult>(
   if (!/^_?[a-z][a-z0-9_]*$/.test(definition.name)) {
     throw new Error(`Command name ${JSON.stringify(definition.name)} must be snake_case.`);
   }
+  // Also for callers that escape the type (plain JavaScript, `as` casts): no command without a class.
+  if (!(COMMAND_KINDS as readonly string[]).includes(definition.kind)) {
+    throw new Error(`Command ${definition.name} needs a kind: one of ${COMMAND_KINDS.join(', ')}.`);
+  }
   return definition;
+}
+
+/** Admin commands are refused for Slack and chat users not listed in AQ_ADMINS. */
+export function isAdminCommand(command: Pick<AnyCommand, 'kind'>): boolean {
+  return command.kind === 'admin';
+}
+
+/** Commands that only read; the chat agent may run several of them at once. */
+export function isReadCommand(command: Pick<AnyCommand, 'kind'>): boolean {
+  return command.kind === 'read';
+}
+
+/** What the chat model may do with a command: destructive and admin calls always wait for a click. */
+export function modelAccessOf(command: Pick<AnyCommand, 'kind' | 'modelAccess'>): ModelAccess {
+  if (command.modelAccess === 'excluded') return 'excluded';
+  if (command.modelAccess === 'confirm' || command.kind === 'destructive' || command.kind === 'admin') return 'confirm';
+  return 'allowed';
 }
 
 /** An expected failure whose message is for people: returned as `{"error": message}`. */

@@ -6,6 +6,7 @@ import { optional, requiredText } from './schema';
 export const setProjectChannel = defineCommand({
   name: 'set_project_channel',
   group: 'channels',
+  kind: 'change',
   description: 'Link a Slack channel to a project: its work is reported there and commands there default to it.',
   input: z.object({
     project_id: requiredText('Project id'),
@@ -27,6 +28,7 @@ const channelList = z
 export const setControlInterface = defineCommand({
   name: 'set_control_interface',
   group: 'channels',
+  kind: 'change',
   description: 'Link a channel to a project by channel name (a leading # is ignored).',
   input: z.object({
     project_id: optional(z.string().trim().min(1).describe('Project id')),
@@ -59,9 +61,9 @@ export const setControlInterface = defineCommand({
 export const getProjectChannels = defineCommand({
   name: 'get_project_channels',
   group: 'channels',
+  kind: 'read',
   description: 'The Slack channel linked to a project, if any.',
   input: z.object({ project_id: requiredText('Project id') }),
-  readOnly: true,
   async run({ project_id }, ctx) {
     const project = await requireProject(ctx, project_id);
     return { project_id, channel_id: project.chatChannelId };
@@ -71,11 +73,11 @@ export const getProjectChannels = defineCommand({
 export const getProjectForChannel = defineCommand({
   name: 'get_project_for_channel',
   group: 'channels',
+  kind: 'read',
   description: 'The project a Slack channel is linked to (null when none).',
   input: z.object({
     channel_id: z.preprocess((v) => (typeof v === 'number' ? String(v) : v), requiredText('Slack channel id')),
   }),
-  readOnly: true,
   async run({ channel_id }, ctx) {
     const project = await ctx.db.projects.findByChannel(channel_id);
     return { channel_id, project_id: project?.id ?? null, project_name: project?.name ?? null };

@@ -41,12 +41,12 @@ async function looksBinary(file: string): Promise<boolean> {
 export const readFileCommand = defineCommand({
   name: 'read_file',
   group: 'files',
+  kind: 'read',
   description: `Read a text file inside the workspace directory or a linked repo (first ${READ_FILE_DEFAULT_LINES} lines by default).`,
   input: z.object({
     path: requiredText('File path; relative paths start at the workspace directory'),
     max_lines: optional(integer(`Most lines to return (default ${READ_FILE_DEFAULT_LINES})`, { min: 1 })),
   }),
-  readOnly: true,
   async run(args, ctx) {
     const file = await validatePath(ctx, fromWorkspaceDir(ctx, args.path));
     const info = await stat(file).catch(() => null);
@@ -76,6 +76,7 @@ async function resolveWorkingDir(ctx: CommandContext, given: string): Promise<st
 export const runCommand = defineCommand({
   name: 'run_command',
   group: 'files',
+  kind: 'admin',
   description: `Run a shell command in a workspace folder (timeout ${COMMAND_DEFAULT_TIMEOUT} s by default, at most ${COMMAND_MAX_TIMEOUT} s).`,
   input: z.object({
     command: requiredText('Shell command line'),
@@ -84,8 +85,6 @@ export const runCommand = defineCommand({
       integer(`Seconds before the command is killed (default ${COMMAND_DEFAULT_TIMEOUT})`, { min: 1, max: COMMAND_MAX_TIMEOUT }),
     ),
   }),
-  admin: true,
-  modelAccess: 'confirm',
   async run(args, ctx) {
     const dir = await validatePath(ctx, await resolveWorkingDir(ctx, args.working_dir));
     await requireDirectory(dir, args.working_dir);
@@ -186,13 +185,13 @@ function findFiles(pattern: string, dir: string): Promise<string[]> {
 export const searchFiles = defineCommand({
   name: 'search_files',
   group: 'files',
+  kind: 'read',
   description: `Search file contents with a regular expression (grep mode, ${SEARCH_MAX_MATCHES} matches at most) or file names with a glob (find mode).`,
   input: z.object({
     pattern: requiredText('Regular expression (grep) or file-name glob such as *.ts (find)'),
     path: requiredText('Folder to search; relative paths start at the workspace directory'),
     mode: optional(z.enum(['grep', 'find']).describe('grep (default) or find')),
   }),
-  readOnly: true,
   async run(args, ctx) {
     const dir = await validatePath(ctx, fromWorkspaceDir(ctx, args.path));
     await requireDirectory(dir, args.path);
@@ -214,6 +213,7 @@ const DIRECTORY_MAX_PAGE = 2000;
 export const listDirectory = defineCommand({
   name: 'list_directory',
   group: 'files',
+  kind: 'read',
   description: `List a folder of a project's workspace (default: the first workspace's root), ${DIRECTORY_PAGE} entries a page in name order; total counts every entry and next_offset asks for the next page.`,
   input: z.object({
     project_id: optional(requiredText('Project id (defaults to the active project)')),
@@ -222,7 +222,6 @@ export const listDirectory = defineCommand({
     limit: limitField(DIRECTORY_PAGE, DIRECTORY_MAX_PAGE),
     offset: offsetField(),
   }),
-  readOnly: true,
   async run(args, ctx) {
     const projectId = projectIdOrActive(ctx, args.project_id);
     await requireProject(ctx, projectId);

@@ -16,6 +16,7 @@ const optionalRepo = optional(requiredText('Repo id (default: the project’s fi
 export const gitCommit = defineCommand({
   name: 'git_commit',
   group: 'git',
+  kind: 'change',
   description: 'Commit every change in a repository.',
   input: z.object({ repo_id: repoId, message: requiredText('Commit message'), project_id: optional(projectId) }),
   async run(args, ctx) {
@@ -30,6 +31,7 @@ export const gitCommit = defineCommand({
 export const gitPush = defineCommand({
   name: 'git_push',
   group: 'git',
+  kind: 'change',
   description: 'Push a branch (default: the current one) of a repository to origin.',
   input: z.object({ repo_id: repoId, branch: optional(requiredText('Branch')), project_id: optional(projectId) }),
   async run(args, ctx) {
@@ -43,6 +45,7 @@ export const gitPush = defineCommand({
 export const gitCreateBranch = defineCommand({
   name: 'git_create_branch',
   group: 'git',
+  kind: 'change',
   description: 'Create a branch in a repository and switch to it.',
   input: z.object({ repo_id: repoId, branch_name: requiredText('Branch name'), project_id: optional(projectId) }),
   async run(args, ctx) {
@@ -55,6 +58,7 @@ export const gitCreateBranch = defineCommand({
 export const gitMerge = defineCommand({
   name: 'git_merge',
   group: 'git',
+  kind: 'change',
   description: 'Merge a branch into the default branch of a repository; a conflict is aborted and reported.',
   input: z.object({
     repo_id: repoId,
@@ -81,6 +85,7 @@ export const gitMerge = defineCommand({
 export const gitCreatePr = defineCommand({
   name: 'git_create_pr',
   group: 'git',
+  kind: 'change',
   description: 'Open a pull request with the GitHub CLI (gh).',
   input: z.object({
     repo_id: repoId,
@@ -102,6 +107,7 @@ export const gitCreatePr = defineCommand({
 export const gitChangedFiles = defineCommand({
   name: 'git_changed_files',
   group: 'git',
+  kind: 'read',
   description: `Files changed in a repository compared with a base branch, ${GIT_LIST_PAGE} a page; count counts them all and next_offset asks for the next page.`,
   input: z.object({
     repo_id: repoId,
@@ -110,7 +116,6 @@ export const gitChangedFiles = defineCommand({
     limit: limitField(GIT_LIST_PAGE, GIT_LIST_MAX_PAGE),
     offset: offsetField(),
   }),
-  readOnly: true,
   async run(args, ctx) {
     const { path, repo } = await resolveRepoPath(ctx, { repoId: args.repo_id, projectId: args.project_id });
     const base = args.base_branch ?? (repo.defaultBranch || 'main');
@@ -122,13 +127,13 @@ export const gitChangedFiles = defineCommand({
 export const gitLog = defineCommand({
   name: 'git_log',
   group: 'git',
+  kind: 'read',
   description: "Recent commits of a project's repository.",
   input: z.object({
     project_id: projectId,
     count: optional(integer('How many commits (default 10)', { min: 1, max: 500 })),
     repo_id: optionalRepo,
   }),
-  readOnly: true,
   async run(args, ctx) {
     const { path, repo } = await resolveRepoPath(ctx, { projectId: args.project_id, repoId: args.repo_id });
     const [branch, lines] = await gitStep(() => Promise.all([ctx.git.currentBranch(path), ctx.git.log(path, args.count ?? 10)]));
@@ -144,6 +149,7 @@ export const gitLog = defineCommand({
 export const gitBranch = defineCommand({
   name: 'git_branch',
   group: 'git',
+  kind: 'change',
   description: `List the branches of a project's repository (${GIT_LIST_PAGE} a page; total counts them all, next_offset asks for the next page), or create one (with name) and switch to it.`,
   input: z.object({
     project_id: projectId,
@@ -167,6 +173,7 @@ export const gitBranch = defineCommand({
 export const gitCheckout = defineCommand({
   name: 'git_checkout',
   group: 'git',
+  kind: 'change',
   description: "Switch a project's repository to another branch.",
   input: z.object({ project_id: projectId, branch: requiredText('Branch'), repo_id: optionalRepo }),
   async run(args, ctx) {
@@ -185,9 +192,9 @@ export const gitCheckout = defineCommand({
 export const gitDiff = defineCommand({
   name: 'git_diff',
   group: 'git',
+  kind: 'read',
   description: "Unstaged changes of a project's repository, or its difference from a base branch.",
   input: z.object({ project_id: projectId, base_branch: optional(requiredText('Base branch')), repo_id: optionalRepo }),
-  readOnly: true,
   async run(args, ctx) {
     const { path, repo } = await resolveRepoPath(ctx, { projectId: args.project_id, repoId: args.repo_id });
     const diff = await gitStep(() => ctx.git.diff(path, args.base_branch));

@@ -17,6 +17,7 @@ function withWarning(result: Record<string, unknown>, warning: string | null): R
 export const createBranch = defineCommand({
   name: 'create_branch',
   group: 'git',
+  kind: 'change',
   description: "Create a branch in a project's repository and switch to it.",
   input: z.object({ project_id: projectId, branch_name: branchName, repo_id: repoId }),
   async run(args, ctx) {
@@ -29,6 +30,7 @@ export const createBranch = defineCommand({
 export const checkoutBranch = defineCommand({
   name: 'checkout_branch',
   group: 'git',
+  kind: 'change',
   description: "Switch a project's repository to a branch.",
   input: z.object({ project_id: projectId, branch_name: branchName, repo_id: repoId }),
   async run(args, ctx) {
@@ -42,6 +44,7 @@ export const checkoutBranch = defineCommand({
 export const commitChanges = defineCommand({
   name: 'commit_changes',
   group: 'git',
+  kind: 'change',
   description: "Commit every change in a project's repository.",
   input: z.object({ project_id: projectId, message: requiredText('Commit message'), repo_id: repoId }),
   async run(args, ctx) {
@@ -56,6 +59,7 @@ export const commitChanges = defineCommand({
 export const pushBranch = defineCommand({
   name: 'push_branch',
   group: 'git',
+  kind: 'change',
   description: "Push a branch (default: the current one) of a project's repository to origin.",
   input: z.object({ project_id: projectId, branch_name: optional(branchName), repo_id: repoId }),
   async run(args, ctx) {
@@ -69,6 +73,7 @@ export const pushBranch = defineCommand({
 export const mergeBranch = defineCommand({
   name: 'merge_branch',
   group: 'git',
+  kind: 'change',
   description: "Merge a branch into the repository's default branch; a conflict is aborted and reported.",
   input: z.object({ project_id: projectId, branch_name: branchName, repo_id: repoId }),
   async run(args, ctx) {
@@ -87,9 +92,9 @@ export const mergeBranch = defineCommand({
 export const getGitStatus = defineCommand({
   name: 'get_git_status',
   group: 'git',
+  kind: 'read',
   description: 'Branch, status and recent commits of every repository of a project.',
   input: z.object({ project_id: projectId }),
-  readOnly: true,
   async run({ project_id }, ctx) {
     const project = await requireProject(ctx, project_id);
     const repos = await ctx.db.repos.list(project_id);
@@ -125,9 +130,9 @@ export const getGitStatus = defineCommand({
 export const getTaskDiff = defineCommand({
   name: 'get_task_diff',
   group: 'git',
+  kind: 'read',
   description: "What a task's branch changed compared with the repository's default branch.",
   input: z.object({ task_id: taskId }),
-  readOnly: true,
   async run({ task_id }, ctx) {
     const task = await requireTask(ctx, task_id);
     if (!task.repoId) throw new CommandError(`Task '${task_id}' has no associated repository.`);

@@ -3,11 +3,24 @@ import type { Database } from '../db/database';
 import type { GitManager } from '../git/git-manager';
 import type { EventLog } from '../orchestrator/events';
 import type { OrchestratorPort, ProcessController } from '../orchestrator/port';
-import type { Actor, AnyCommand, ArgsOf, CommandContext, CommandOutcome, CommandResult, CommandSession } from './catalog';
+import {
+  CommandError,
+  isAdminCommand,
+  isCommandError,
+  type Actor,
+  type AnyCommand,
+  type ArgsOf,
+  type CommandContext,
+  type CommandOutcome,
+  type CommandResult,
+  type CommandSession,
+} from './catalog';
 import { errorDetails, errorText, isForPeople } from './error-text';
 import { findUnsafeInput } from './input-guard';
 import { actorIsAdmin } from './admin-check';
 import { describeInputError } from './validation-errors';
+import { onlyUnknownFields, unknownFields, withUnknownFieldsWarning } from './unknown-fields';
+import { requireMayApprove, requireSteerTask } from './steer-check';
 
 export interface CommandHandlerDeps {
   db: Database;
@@ -53,7 +66,7 @@ export class CommandHandler implements CommandSession {
     const command = this.byName.get(name);
     if (!command) return { error: `Unknown command: ${name}` };
 
-    if (command.admin && !this.isAdmin(actor)) {
+    if (isAdminCommand(command) && !this.isAdmin(actor)) {
       return {
         error: `Only workspace admins can run ${name}. Ask an admin, or have one add your Slack user id to AQ_ADMINS.`,
       };
@@ -64,12 +77,16 @@ export class CommandHandler implements CommandSession {
       // One boundary for every command: text storage or a child process cannot take is refused here.
       const unsafe = findUnsafeInput(input);
       if (unsafe) return { error: unsafe };
+      // A misspelt or newer field must not look applied: named in a warning, or refused when alone.
+      const unknown = unknownFields(command, input);
+      if (unknown.length > 0 && unknown.length === Object.keys(input).length) return { error: onlyUnknownFields(command, unknown) };
       const parsed = command.input.safeParse(input);
       if (!parsed.success) return { error: describeInputError(parsed.error, input) };
       // Again on what the schema made of it: a field given as JSON text is parsed by its schema.
       const unsafeParsed = findUnsafeInput(parsed.data);
       if (unsafeParsed) return { error: unsafeParsed };
-      return await command.run(parsed.data, this.context(actor));
+      const result = await command.run(parsed.data, this.context(actor));
+      return unknown.length > 0 && !isCommandError(result) ? withUnknownFieldsWarning(command, result, unknown) : result;
     } catch (err) {
       if (!isForPeople(err)) this.deps.log?.(`Command ${name} failed: ${errorDetails(err)}`);
       return { error: errorText(err, name) };
@@ -82,6 +99,22 @@ export class CommandHandler implements CommandSession {
    */
   async executeCommand<C extends AnyCommand>(command: C, args: ArgsOf<C>, actor?: Actor): Promise<CommandOutcome<C>> {
     return (await this.execute(command.name, args as Record<string, unknown>, actor)) as CommandOutcome<C>;
+  }
+
+  /**
+   * Why `actor` may not `verb` this task (the sentence the command itself would answer), or null
+   * when they may. Buttons ask it first, so a refused click changes nothing, not even the message.
+   */
+  async taskRefusal(taskId: string, verb: string, actor: Actor): Promise<string | null> {
+    const ctx = this.context(actor);
+    try {
+      if (verb === 'approve') await requireMayApprove(ctx, taskId);
+      else await requireSteerTask(ctx, taskId, verb);
+      return null;
+    } catch (err) {
+      if (err instanceof CommandError) return err.message;
+      throw err;
+    }
   }
 
   /** Slack users must be listed in AQ_ADMINS (when it is set); local callers are trusted. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { COMMAND_GROUPS, type AnyCommand } from './catalog';
+import { COMMAND_GROUPS, isAdminCommand, modelAccessOf, type AnyCommand } from './catalog';
 
 interface FieldHelp {
   name: string;
@@ -67,7 +67,8 @@ export function commandListText(commands: readonly AnyCommand[]): string {
 
 export function commandHelpText(command: AnyCommand): string {
   const lines = [`${command.name} — ${command.description}`];
-  if (command.admin) lines.push('Admin only in Slack (AQ_ADMINS).');
+  lines.push(`Class: ${command.kind}${modelAccessOf(command) === 'confirm' ? ' (the chat agent asks a person to confirm it)' : ''}.`);
+  if (isAdminCommand(command)) lines.push('Admin only in Slack (AQ_ADMINS).');
   const fields = commandFields(command);
   if (fields.length === 0) {
     lines.push('', 'No fields.');

@@ -53,6 +53,7 @@ function requireAdminForSteps(steps: unknown[] | undefined, ctx: Pick<CommandCon
 export const createHook = defineCommand({
   name: 'create_hook',
   group: 'hooks',
+  kind: 'change',
   description: 'Create a hook: on a schedule or an event, gather context and run a prompt through the model.',
   input: z.object({
     project_id: requiredText('Project id'),
@@ -86,11 +87,12 @@ export const createHook = defineCommand({
 export const listHooks = defineCommand({
   name: 'list_hooks',
   group: 'hooks',
+  kind: 'read',
   description: `List hooks, optionally of one project, oldest first, ${HOOK_LIST.defaultLimit} a page; total counts them all and next_offset asks for the next page.`,
   input: z.object({ project_id: optional(requiredText('Only this project')), ...pageFields(HOOK_LIST) }),
-  readOnly: true,
   list: HOOK_LIST,
   async run({ project_id, ...paging }, ctx) {
+    if (project_id) await requireProject(ctx, project_id);
     const page = pageOf(paging, HOOK_LIST.defaultLimit);
     const [hooks, total] = await Promise.all([ctx.db.hooks.list(project_id, page), ctx.db.hooks.count(project_id)]);
     return {
@@ -111,6 +113,7 @@ export const listHooks = defineCommand({
 export const editHook = defineCommand({
   name: 'edit_hook',
   group: 'hooks',
+  kind: 'change',
   description: 'Change a hook: enable or disable it, or change its trigger, steps, prompt, cooldown or model settings.',
   input: z.object({
     hook_id: hookId,
@@ -146,6 +149,7 @@ export const editHook = defineCommand({
 export const deleteHook = defineCommand({
   name: 'delete_hook',
   group: 'hooks',
+  kind: 'destructive',
   description: 'Delete a hook and its run history.',
   input: z.object({ hook_id: hookId }),
   async run({ hook_id }, ctx) {
@@ -159,9 +163,9 @@ export const deleteHook = defineCommand({
 export const listHookRuns = defineCommand({
   name: 'list_hook_runs',
   group: 'hooks',
+  kind: 'read',
   description: 'Recent runs of a hook, newest first; total counts every run and next_offset asks for older ones.',
   input: z.object({ hook_id: hookId, ...pageFields(HOOK_RUN_LIST) }),
-  readOnly: true,
   list: HOOK_RUN_LIST,
   async run({ hook_id, ...paging }, ctx) {
     const hook = await ctx.db.hookRuns.hook(hook_id);
@@ -189,6 +193,7 @@ export const listHookRuns = defineCommand({
 export const fireHook = defineCommand({
   name: 'fire_hook',
   group: 'hooks',
+  kind: 'change',
   description: 'Run a hook now, ignoring its cooldown; it runs in the background.',
   input: z.object({ hook_id: hookId }),
   async run({ hook_id }, ctx) {

@@ -15,10 +15,69 @@
  * - Nesting deeper than MAX_INPUT_DEPTH is refused, so nothing later (schemas, error messages,
  *   JSON columns) can run out of stack on it.
  *
+ * - Every string has a length limit, by the field it is in (TEXT_LIMITS; any other field
+ *   DEFAULT_TEXT_LIMIT, text nested in JSON values NESTED_TEXT_LIMIT), and all the text of one
+ *   call together at most MAX_INPUT_TEXT: a megabyte pasted into a title is refused with the
+ *   limit, before it is stored, posted or sent to a model.
+ *
  * The walk is iterative, so hostile input cannot exhaust the stack here either.
  */
 
 export const MAX_INPUT_DEPTH = 32;
+
+/** Longest text (in characters) each field takes; README's "Input limits" lists them. */
+export const TEXT_LIMITS: Readonly<Record<string, number>> = {
+  name: 200,
+  title: 300,
+  description: 32_000,
+  prompt_template: 32_000,
+  body: 32_000,
+  text: 20_000,
+  content: 200_000,
+  message: 10_000,
+  command: 10_000,
+  answer: 4_000,
+  reason: 2_000,
+  author: 200,
+  url: 2_000,
+  source_url: 2_000,
+  path: 4_096,
+  working_dir: 4_096,
+  specs_path: 4_096,
+  pattern: 1_000,
+  // JSON values and lists, which may also come as JSON text (and are checked again once parsed).
+  trigger: 32_000,
+  context_steps: 32_000,
+  llm_config: 32_000,
+  guild_channels: 32_000,
+  depends_on: 32_000,
+  user_ids: 32_000,
+  rules: 32_000,
+  add: 32_000,
+  remove: 32_000,
+};
+/** Any other top-level field: ids, branch names, statuses and the like. */
+export const DEFAULT_TEXT_LIMIT = 1_000;
+/** Text inside JSON values (a hook's trigger, steps and model settings, lists). */
+export const NESTED_TEXT_LIMIT = 32_000;
+/** All the text of one call together. */
+export const MAX_INPUT_TEXT = 500_000;
+
+const SHORTEST_LIMIT = Math.min(...Object.values(TEXT_LIMITS), DEFAULT_TEXT_LIMIT, NESTED_TEXT_LIMIT);
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+function textLimit(path: Path): number {
+  const key = ownerKey(path);
+  if (key !== undefined && TEXT_LIMITS[key] !== undefined) return TEXT_LIMITS[key];
+  return path.length > 1 ? NESTED_TEXT_LIMIT : DEFAULT_TEXT_LIMIT;
+}
+
+function lengthProblem(text: string, path: Path): string | null {
+  const limit = textLimit(path);
+  if (text.length <= limit) return null;
+  return `Field '${fieldName(path)}' is ${count(text.length)} characters long; the limit is ${count(limit)}. Shorten it (long material belongs in a note: write_note).`;
+}
 
 const IDENTIFIER_KEY = /(^|_)ids?$|^depends_on$/;
 
@@ -117,6 +176,7 @@ function childOf(parent: Place | null, key: string | number): Place {
  */
 export function findUnsafeInput(args: Record<string, unknown>): string | null {
   const stack: Array<{ value: object; place: Place | null }> = [{ value: args, place: null }];
+  let total = 0;
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     const { value, place } = item;
     if (place !== null && place.depth > MAX_INPUT_DEPTH) {
@@ -127,7 +187,14 @@ export function findUnsafeInput(args: Record<string, unknown>): string | null {
         const problem = textProblem(key, () => pathOf(childOf(place, key)), true);
         if (problem) return problem;
       }
-      if (typeof child === 'string') return textProblem(child, () => pathOf(childOf(place, key)), false);
+      if (typeof child === 'string') {
+        const problem = textProblem(child, () => pathOf(childOf(place, key)), false);
+        // Paths are built only for text longer than the shortest limit.
+        const tooLong = problem ?? (child.length > SHORTEST_LIMIT ? lengthProblem(child, pathOf(childOf(place, key))) : null);
+        if (tooLong) return tooLong;
+        total += child.length;
+        return total > MAX_INPUT_TEXT ? `This call holds more than ${count(MAX_INPUT_TEXT)} characters of text; send less at once.` : null;
+      }
       if (child !== null && typeof child === 'object') stack.push({ value: child, place: childOf(place, key) });
       return null;
     };

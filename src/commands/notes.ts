@@ -86,9 +86,9 @@ const COMPARE_LIST: ListPaging = { key: 'notes', totalKey: 'notes_total', defaul
 export const listNotes = defineCommand({
   name: 'list_notes',
   group: 'notes',
+  kind: 'read',
   description: `List a project's notes (Markdown files in its workspace's notes/ folder) by name, ${NOTE_LIST.defaultLimit} a page; total counts them all and next_offset asks for the next page.`,
   input: z.object({ project_id: projectId, ...pageFields(NOTE_LIST) }),
-  readOnly: true,
   list: NOTE_LIST,
   async run({ project_id, ...paging }, ctx) {
     const dir = await notesDir(ctx, project_id);
@@ -105,6 +105,7 @@ export const listNotes = defineCommand({
 export const writeNote = defineCommand({
   name: 'write_note',
   group: 'notes',
+  kind: 'change',
   description: 'Write a note (replacing a note with the same title).',
   input: z.object({ project_id: projectId, title, content: z.string().describe('Markdown content') }),
   async run(args, ctx) {
@@ -124,6 +125,7 @@ export const writeNote = defineCommand({
 export const appendNote = defineCommand({
   name: 'append_note',
   group: 'notes',
+  kind: 'change',
   description: 'Add text to the end of a note, creating it (with a # title) when it does not exist.',
   input: z.object({ project_id: projectId, title, content: z.string().describe('Markdown to append') }),
   async run(args, ctx) {
@@ -145,9 +147,9 @@ export const appendNote = defineCommand({
 export const readNote = defineCommand({
   name: 'read_note',
   group: 'notes',
+  kind: 'read',
   description: 'Read a note.',
   input: z.object({ project_id: projectId, title }),
-  readOnly: true,
   async run(args, ctx) {
     const dir = await notesDir(ctx, args.project_id);
     const { file } = await noteFile(ctx, dir, args.title);
@@ -160,6 +162,7 @@ export const readNote = defineCommand({
 export const deleteNote = defineCommand({
   name: 'delete_note',
   group: 'notes',
+  kind: 'destructive',
   description: 'Delete a note.',
   input: z.object({ project_id: projectId, title }),
   async run(args, ctx) {
@@ -175,13 +178,13 @@ export const deleteNote = defineCommand({
 export const compareSpecsNotes = defineCommand({
   name: 'compare_specs_notes',
   group: 'notes',
+  kind: 'read',
   description: `List a project's specs (specs/ in its repo or workspace) beside its notes, to compare them, ${COMPARE_LIST.defaultLimit} of each a page; specs_total and notes_total count them all, next_offset asks for the next page.`,
   input: z.object({
     project_id: projectId,
     specs_path: optional(requiredText('Specs folder to use instead')),
     ...pageFields(COMPARE_LIST),
   }),
-  readOnly: true,
   list: COMPARE_LIST,
   async run(args, ctx) {
     const request = pageOf(args, COMPARE_LIST.defaultLimit);

@@ -6,6 +6,8 @@ import type { ProjectRecord } from '../db/repositories/projects';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { boolean, decimal, integer, optional, requiredText } from './schema';
+import { isAdminHere } from './admin-check';
+import { requireSteerProject } from './steer-check';
 
 /** The project or a CommandError naming the id. */
 export async function requireProject(ctx: CommandContext, projectId: string): Promise<ProjectRecord> {
@@ -32,18 +34,22 @@ export function projectView(p: ProjectRecord): Record<string, unknown> {
     max_concurrent_agents: p.maxConcurrentAgents,
     workspace: p.workspace,
     ...(p.chatChannelId ? { chat_channel_id: p.chatChannelId } : {}),
+    ...(p.approvalsByRequester && { approvals_by_requester: true }),
   };
 }
 
 const projectId = requiredText('Project id');
+const approvalsByRequester = boolean(
+  "Only the task's requester or an admin (AQ_ADMINS) may approve (and so merge) its tasks; default false",
+);
 const PROJECT_LIST: ListPaging = { key: 'projects', defaultLimit: 100, maxLimit: 500 };
 
 export const listProjects = defineCommand({
   name: 'list_projects',
   group: 'projects',
+  kind: 'read',
   description: `List projects with their status, scheduling weight and linked channel, oldest first, ${PROJECT_LIST.defaultLimit} a page; total counts them all and next_offset asks for the next page.`,
   input: z.object(pageFields(PROJECT_LIST)),
-  readOnly: true,
   list: PROJECT_LIST,
   async run(args, ctx) {
     const page = pageOf(args, PROJECT_LIST.defaultLimit);
@@ -55,12 +61,14 @@ export const listProjects = defineCommand({
 export const createProject = defineCommand({
   name: 'create_project',
   group: 'projects',
+  kind: 'change',
   description: 'Create a project with its own workspace directory. The id is the name lowercased with spaces as hyphens.',
   input: z.object({
     name: requiredText('Project name'),
     credit_weight: optional(decimal('Share of agent time relative to other projects', { min: 0 })),
     max_concurrent_agents: optional(integer('Most agents working on this project at once', { min: 1, max: 100 })),
     auto_create_channels: optional(boolean('Create and link a Slack channel for the project')),
+    approvals_by_requester: optional(approvalsByRequester),
   }),
   async run(args, ctx) {
     const id = nameToId(args.name);
@@ -78,21 +86,30 @@ export const createProject = defineCommand({
       workspace,
       creditWeight: args.credit_weight ?? 1.0,
       maxConcurrentAgents: args.max_concurrent_agents ?? 2,
+      approvalsByRequester: args.approvals_by_requester ?? false,
     });
     await ctx.events.emit('project_created', {
       projectId: id,
       payload: { name: project.name, auto_create_channels: autoCreateChannels },
     });
-    return { created: id, name: project.name, workspace, auto_create_channels: autoCreateChannels };
+    return {
+      created: id,
+      name: project.name,
+      workspace,
+      auto_create_channels: autoCreateChannels,
+      ...(project.approvalsByRequester && { approvals_by_requester: true }),
+    };
   },
 });
 
 export const pauseProject = defineCommand({
   name: 'pause_project',
   group: 'projects',
+  kind: 'change',
   description: 'Pause a project so no new tasks are scheduled for it.',
   input: z.object({ project_id: projectId }),
   async run({ project_id }, ctx) {
+    await requireSteerProject(ctx, project_id, 'pause');
     const project = await ctx.db.projects.update(project_id, { status: 'PAUSED' });
     if (!project) throw new CommandError(`Project '${project_id}' not found.`);
     await ctx.events.emit('project_paused', { projectId: project_id });
@@ -103,9 +120,11 @@ export const pauseProject = defineCommand({
 export const resumeProject = defineCommand({
   name: 'resume_project',
   group: 'projects',
+  kind: 'change',
   description: 'Resume a paused project so its tasks are scheduled again.',
   input: z.object({ project_id: projectId }),
   async run({ project_id }, ctx) {
+    await requireSteerProject(ctx, project_id, 'resume');
     const project = await ctx.db.projects.update(project_id, { status: 'ACTIVE' });
     if (!project) throw new CommandError(`Project '${project_id}' not found.`);
     await ctx.events.emit('project_resumed', { projectId: project_id });
@@ -116,12 +135,14 @@ export const resumeProject = defineCommand({
 export const editProject = defineCommand({
   name: 'edit_project',
   group: 'projects',
-  description: "Change a project's name, credit weight or agent limit.",
+  kind: 'change',
+  description: "Change a project's name, credit weight, agent limit, or who may approve its tasks.",
   input: z.object({
     project_id: projectId,
     name: optional(requiredText('New display name')),
     credit_weight: optional(decimal('Share of agent time relative to other projects', { min: 0 })),
     max_concurrent_agents: optional(integer('Most agents working on this project at once', { min: 1, max: 100 })),
+    approvals_by_requester: optional(approvalsByRequester),
   }),
   async run(args, ctx) {
     const changes: Record<string, unknown> = {};
@@ -138,8 +159,14 @@ export const editProject = defineCommand({
       changes.maxConcurrentAgents = args.max_concurrent_agents;
       fields.push('max_concurrent_agents');
     }
+    if (args.approvals_by_requester !== undefined) {
+      // Otherwise anyone could lift the rule that keeps them from approving.
+      if (!isAdminHere(ctx)) throw new CommandError("Only admins (AQ_ADMINS) may change who approves a project's tasks; ask one of them.");
+      changes.approvalsByRequester = args.approvals_by_requester;
+      fields.push('approvals_by_requester');
+    }
     if (fields.length === 0) {
-      throw new CommandError('Nothing to update: give at least one of name, credit_weight, max_concurrent_agents.');
+      throw new CommandError('Nothing to update: give at least one of name, credit_weight, max_concurrent_agents, approvals_by_requester.');
     }
     const project = await ctx.db.projects.update(args.project_id, changes);
     if (!project) throw new CommandError(`Project '${args.project_id}' not found.`);
@@ -151,13 +178,12 @@ export const editProject = defineCommand({
 export const deleteProject = defineCommand({
   name: 'delete_project',
   group: 'projects',
+  kind: 'admin',
   description: 'Delete a project and everything that belongs to it (tasks, repos, hooks). Refused while tasks are running.',
   input: z.object({
     project_id: projectId,
     archive_channels: optional(boolean('Also archive the linked Slack channel')),
   }),
-  admin: true,
-  modelAccess: 'confirm',
   async run({ project_id, archive_channels }, ctx) {
     const project = await requireProject(ctx, project_id);
     const running = await ctx.db.tasks.countInStatus('IN_PROGRESS', project_id);

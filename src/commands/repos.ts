@@ -6,6 +6,8 @@ import type { RepoRecord } from '../db/repositories/repos';
 import { isAdminHere } from './admin-check';
 import { CommandError, defineCommand } from './catalog';
 import { linkTargetCheck, validatePath } from './path-validation';
+import { allowedCloneSource } from './clone-source';
+import { redactCredentials } from '../git/clone-url';
 import { requireProject } from './projects';
 import { gitStep } from './repo-path';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
@@ -18,7 +20,7 @@ function repoView(r: RepoRecord): Record<string, unknown> {
     id: r.id,
     project_id: r.projectId,
     source_type: r.sourceType,
-    url: r.url,
+    url: r.url === null ? null : redactCredentials(r.url),
     source_path: r.sourcePath,
     default_branch: r.defaultBranch,
     checkout_base_path: r.checkoutBasePath,
@@ -39,6 +41,7 @@ function nameFrom(url: string | undefined, sourcePath: string | undefined): stri
 export const addRepo = defineCommand({
   name: 'add_repo',
   group: 'repos',
+  kind: 'change',
   description:
     'Add a repository to a project: clone it from a URL, link an existing folder, or init a new one. Linking a folder outside the workspace directory is for admins.',
   input: z.object({
@@ -54,6 +57,8 @@ export const addRepo = defineCommand({
     if (args.source === 'clone' && !args.url) throw new CommandError('A url is required to clone a repository.');
     if (args.source === 'link' && !args.path) throw new CommandError('A path is required to link a repository.');
     let sourcePath: string | null = null;
+    // Checked first: nothing (not even the name) is read from a URL nobody may clone.
+    const url = args.source === 'clone' && args.url ? await allowedCloneSource(ctx, args.url) : undefined;
     if (args.source === 'link') {
       // Linking makes the folder readable by file commands: the one guard is linkTargetCheck.
       sourcePath = await linkTargetCheck(ctx.config, args.path!, isAdminHere(ctx));
@@ -61,7 +66,7 @@ export const addRepo = defineCommand({
       if (!info) throw new CommandError(`Path not found: ${args.path}`);
       if (!info.isDirectory()) throw new CommandError(`Not a directory: ${args.path}`);
     }
-    const name = args.name ?? (nameFrom(args.url, args.path) || (args.source === 'init' ? project.id : ''));
+    const name = args.name ?? (nameFrom(url ?? args.url, args.path) || (args.source === 'init' ? project.id : ''));
     const id = repoNameToId(name);
     const unsafe = unsafePathSegment(id, 'Repo name');
     if (unsafe) throw new CommandError(unsafe);
@@ -70,7 +75,7 @@ export const addRepo = defineCommand({
     let checkoutBasePath = project.workspace;
     if (args.source === 'clone') {
       checkoutBasePath = await validatePath(ctx, path.join(project.workspace, id));
-      await gitStep(() => ctx.git.clone(args.url!, checkoutBasePath));
+      await gitStep(() => ctx.git.clone(url!, checkoutBasePath));
     } else if (args.source === 'init') {
       checkoutBasePath = await validatePath(ctx, path.join(project.workspace, id));
       await mkdir(checkoutBasePath, { recursive: true });
@@ -81,7 +86,7 @@ export const addRepo = defineCommand({
       projectId: project.id,
       name,
       sourceType: args.source,
-      url: args.url ?? null,
+      url: url ?? args.url ?? null,
       sourcePath,
       defaultBranch,
       checkoutBasePath,
@@ -93,9 +98,9 @@ export const addRepo = defineCommand({
 export const listRepos = defineCommand({
   name: 'list_repos',
   group: 'repos',
+  kind: 'read',
   description: `List repositories, optionally of one project, oldest first, ${REPO_LIST.defaultLimit} a page; total counts them all and next_offset asks for the next page.`,
   input: z.object({ project_id: optional(requiredText('Only this project')), ...pageFields(REPO_LIST) }),
-  readOnly: true,
   list: REPO_LIST,
   async run({ project_id, ...paging }, ctx) {
     if (project_id) await requireProject(ctx, project_id);

@@ -14,9 +14,9 @@ export const STATUS_WORKERS_LIMIT = 20;
 export const getStatus = defineCommand({
   name: 'get_status',
   group: 'status',
+  kind: 'read',
   description: `Overview: agents and what they work on, task counts by status, running tasks (up to ${STATUS_IN_PROGRESS_LIMIT}) and the ${STATUS_READY_LIMIT} most urgent ready tasks, and whether scheduling is paused.`,
   input: z.object({}),
-  readOnly: true,
   async run(_args, ctx) {
     const [projects, agents, byStatus, inProgress, ready, paused, forges, readyByProject, slackFeatures, workers, repairs] =
       await Promise.all([

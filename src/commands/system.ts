@@ -26,9 +26,9 @@ export function eventView(e: EventRecord): Record<string, unknown> {
 export const getRecentEvents = defineCommand({
   name: 'get_recent_events',
   group: 'system',
+  kind: 'read',
   description: 'The newest events of the system log, newest first; total counts every event and next_offset asks for older ones.',
   input: z.object(pageFields(EVENT_LIST)),
-  readOnly: true,
   list: EVENT_LIST,
   async run(args, ctx) {
     const page = pageOf(args, DEFAULT_EVENTS_LIMIT);
@@ -59,13 +59,13 @@ function breakdownPage<T>(page: PageRequest, result: { rows: T[]; rowCount: numb
 export const getTokenUsage = defineCommand({
   name: 'get_token_usage',
   group: 'system',
+  kind: 'read',
   description: `Tokens used (agents, chat and hooks, cache included): for a task by agent, for a project by task, or per project. The breakdown is largest first, ${TOKEN_USAGE_LIMIT} rows a page (breakdown_total counts them all; next_offset asks for the next page); total is every token.`,
   input: z.object({
     task_id: optional(requiredText('One task')),
     project_id: optional(requiredText('One project')),
     ...pageFields(USAGE_LIST),
   }),
-  readOnly: true,
   list: USAGE_LIST,
   async run({ task_id, project_id, ...paging }, ctx) {
     const page = pageOf(paging, TOKEN_USAGE_LIMIT);
@@ -78,6 +78,7 @@ export const getTokenUsage = defineCommand({
 export const setActiveProject = defineCommand({
   name: 'set_active_project',
   group: 'system',
+  kind: 'change',
   description: 'Set the project this conversation works in by default; without project_id, clear it.',
   input: z.object({ project_id: optional(z.string().trim().describe('Project id; empty to clear')) }),
   async run({ project_id }, ctx) {
@@ -94,6 +95,7 @@ export const setActiveProject = defineCommand({
 export const orchestratorControl = defineCommand({
   name: 'orchestrator_control',
   group: 'system',
+  kind: 'destructive',
   description: 'Pause or resume scheduling of new tasks everywhere, or show whether it is paused.',
   input: z.object({ action: requiredText('pause, resume or status') }),
   async run({ action }, ctx) {
@@ -118,9 +120,9 @@ export const orchestratorControl = defineCommand({
 export const restartDaemon = defineCommand({
   name: 'restart_daemon',
   group: 'system',
+  kind: 'admin',
   description: 'Restart the Agent Queue daemon (the app process); from `aq` the running daemon is asked through the database.',
   input: z.object({ reason: optional(requiredText('Why (shown in the notification)')) }),
-  admin: true,
   modelAccess: 'excluded',
   async run({ reason }, ctx) {
     const why = reason ?? NO_REASON;
@@ -145,9 +147,9 @@ function tail(run: { stdout: string; stderr: string }): string {
 export const updateAndRestart = defineCommand({
   name: 'update_and_restart',
   group: 'system',
+  kind: 'admin',
   description: "Pull the app's latest code (fast-forward only), reinstall it, and restart.",
   input: z.object({ reason: optional(requiredText('Why (shown in the notification)')) }),
-  admin: true,
   modelAccess: 'excluded',
   async run({ reason }, ctx) {
     const why = reason ?? NO_REASON;

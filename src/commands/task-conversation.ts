@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { sendTaskMessage } from '../orchestrator/task-conversation';
 import { TaskStateMachine } from '../orchestrator/state-machine';
-import { CommandError, defineCommand, type CommandContext } from './catalog';
-import { actorIsAdmin, isAdminHere } from './admin-check';
+import { CommandError, defineCommand } from './catalog';
+import { maySteer } from './steer-check';
 import { requireProject } from './projects';
 import { requiredText } from './schema';
 import { taskId } from './task-common';
@@ -11,22 +11,10 @@ import { taskOperation } from './task-lifecycle';
 /** Longest message we hand an agent; a thread reply is far shorter. */
 const MESSAGE_LIMIT = 20_000;
 
-/**
- * Who may steer a project's agents: local callers always; Slack and chat users by the admin
- * rule, or, when the project lists steerers, if they are on that list or named in AQ_ADMINS.
- */
-export async function maySteer(ctx: CommandContext, projectId: string): Promise<boolean> {
-  const { actor } = ctx;
-  if (actor.source !== 'slack' && actor.source !== 'chat') return true;
-  const steerers = await ctx.db.steerers.list(projectId);
-  if (steerers.length === 0) return isAdminHere(ctx);
-  if (actor.userId !== undefined && steerers.includes(actor.userId)) return true;
-  return ctx.config.admins.length > 0 && actorIsAdmin(actor, ctx.config.admins);
-}
-
 export const messageTask = defineCommand({
   name: 'message_task',
   group: 'tasks',
+  kind: 'change',
   description:
     "Send a message to a task's agent. A running task gets it in its live session (while its agent waits for an answer to a question, the message is the answer); a COMPLETED, FAILED, BLOCKED or AWAITING_APPROVAL task runs again as a follow-up that continues the same agent session on the same branch (an open PR is updated). Only the project's steerers (set_project_steerers) or admins may.",
   input: z.object({
@@ -81,6 +69,7 @@ export const messageTask = defineCommand({
 export const setProjectSteerers = defineCommand({
   name: 'set_project_steerers',
   group: 'projects',
+  kind: 'admin',
   description:
     "Set who (Slack user ids) may message a project's agents and queue follow-ups, besides the admins; answers the list now in force. An empty list leaves it to the admin rule.",
   input: z.object({
@@ -95,8 +84,6 @@ export const setProjectSteerers = defineCommand({
       .max(200)
       .describe('Slack user ids, e.g. ["U012AB3CD"]'),
   }),
-  admin: true,
-  modelAccess: 'confirm',
   async run({ project_id, user_ids }, ctx) {
     await requireProject(ctx, project_id);
     await ctx.db.steerers.set(project_id, user_ids);

@@ -3,6 +3,7 @@ import { TaskOperationError } from '../orchestrator/task-errors';
 import { CommandError, defineCommand } from './catalog';
 import { taskId } from './task-common';
 import { landApprovedTask } from './task-approval';
+import { requireMayApprove, requireSteerTask } from './steer-check';
 
 /** Runs a task operation; its refusal (TaskOperationError) becomes the command's error sentence. */
 export async function taskOperation<T>(operation: Promise<T>, wording: (message: string) => string = (m) => m): Promise<T> {
@@ -17,9 +18,11 @@ export async function taskOperation<T>(operation: Promise<T>, wording: (message:
 export const stopTask = defineCommand({
   name: 'stop_task',
   group: 'tasks',
+  kind: 'change',
   description: 'Stop a running task; it becomes BLOCKED until restarted or skipped.',
   input: z.object({ task_id: taskId }),
   async run({ task_id }, ctx) {
+    await requireSteerTask(ctx, task_id, 'stop');
     await taskOperation(ctx.orchestrator.stopTask(task_id));
     return { stopped: task_id };
   },
@@ -28,9 +31,11 @@ export const stopTask = defineCommand({
 export const restartTask = defineCommand({
   name: 'restart_task',
   group: 'tasks',
+  kind: 'change',
   description: 'Put a task back in the queue (READY) with its retry count reset. Not for running tasks.',
   input: z.object({ task_id: taskId }),
   async run({ task_id }, ctx) {
+    await requireSteerTask(ctx, task_id, 'restart');
     const { title, previousStatus } = await taskOperation(ctx.orchestrator.restartTask(task_id));
     return { restarted: task_id, title, previous_status: previousStatus };
   },
@@ -39,10 +44,12 @@ export const restartTask = defineCommand({
 export const approveTask = defineCommand({
   name: 'approve_task',
   group: 'tasks',
+  kind: 'change',
   description:
     'Approve a task that is AWAITING_APPROVAL: its PR/MR is merged (plain git: its branch merged and pushed) and it becomes COMPLETED.',
   input: z.object({ task_id: taskId }),
   async run({ task_id }, ctx) {
+    await requireMayApprove(ctx, task_id);
     const landed = await landApprovedTask(ctx, task_id);
     const { title } = await taskOperation(ctx.orchestrator.approveTask(task_id, ctx.actor.userId));
     return { approved: task_id, title, ...landed };
@@ -52,9 +59,11 @@ export const approveTask = defineCommand({
 export const skipTask = defineCommand({
   name: 'skip_task',
   group: 'tasks',
+  kind: 'change',
   description: 'Skip a BLOCKED or FAILED task (it counts as done) so tasks waiting only on it can run.',
   input: z.object({ task_id: taskId }),
   async run({ task_id }, ctx) {
+    await requireSteerTask(ctx, task_id, 'skip');
     const outcome = await taskOperation(ctx.orchestrator.skipTask(task_id));
     return { skipped: outcome.skipped, unblocked_count: outcome.unblocked.length, unblocked: outcome.unblocked };
   },

@@ -16,9 +16,9 @@ function truncate(text: string | null, limit: number): string | null {
 export const getTaskResult = defineCommand({
   name: 'get_task_result',
   group: 'tasks',
+  kind: 'read',
   description: 'The latest result an agent recorded for a task: outcome, summary, error, tokens and cost.',
   input: z.object({ task_id: taskId }),
-  readOnly: true,
   async run({ task_id }, ctx) {
     const r = await ctx.db.taskResults.latest(task_id);
     if (!r) throw new CommandError(`No result recorded for task '${task_id}'.`);
@@ -39,9 +39,9 @@ export const getTaskResult = defineCommand({
 export const getAgentError = defineCommand({
   name: 'get_agent_error',
   group: 'tasks',
+  kind: 'read',
   description: 'Why a task failed: the error, its kind, and a suggested fix.',
   input: z.object({ task_id: taskId }),
-  readOnly: true,
   async run({ task_id }, ctx) {
     const task = await requireTask(ctx, task_id);
     const base = { task_id, title: task.title, status: task.status, retries: `${task.retryCount} / ${task.maxRetries}` };

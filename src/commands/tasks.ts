@@ -8,6 +8,7 @@ import { boolean, integer, optional, requiredText, stringList } from './schema';
 import { requireTask, taskId, taskStatus } from './task-common';
 import { taskOperation } from './task-lifecycle';
 import { waitingKeys } from './task-waiting';
+import { requireSteerTask } from './steer-check';
 
 export const LIST_TASKS_LIMIT = 200;
 
@@ -27,15 +28,16 @@ const TASK_LIST: ListPaging = { key: 'tasks', defaultLimit: LIST_TASKS_LIMIT, ma
 export const listTasks = defineCommand({
   name: 'list_tasks',
   group: 'tasks',
+  kind: 'read',
   description: `List tasks in queue order (priority, then age), at most ${LIST_TASKS_LIMIT}; total counts every match, and next_offset (null at the end) asks for the next slice.`,
   input: z.object({
     project_id: optional(requiredText('Only this project')),
     status: optional(taskStatus('Only tasks in this status')),
     ...pageFields(TASK_LIST),
   }),
-  readOnly: true,
   list: TASK_LIST,
   async run({ project_id, status, ...paging }, ctx) {
+    if (project_id) await requireProject(ctx, project_id);
     const page = pageOf(paging, LIST_TASKS_LIMIT);
     const { tasks, total } = await ctx.db.tasks.list({ projectId: project_id, status }, page.limit, { offset: page.offset });
     return {
@@ -56,6 +58,7 @@ export const listTasks = defineCommand({
 export const createTask = defineCommand({
   name: 'create_task',
   group: 'tasks',
+  kind: 'change',
   description:
     'Queue a task for an agent. Lower priority numbers run first. With depends_on, the task waits (DEFINED) until those tasks complete.',
   input: z.object({
@@ -95,6 +98,8 @@ export const createTask = defineCommand({
         status: waiting ? 'DEFINED' : 'READY',
         // A request made in Slack records its own thread, whatever link the model put here.
         sourceUrl: ctx.actor.sourceUrl ?? args.source_url ?? null,
+        // Who may approve it when the project leaves approvals to requesters.
+        requestedBy: ctx.actor.source === 'slack' || ctx.actor.source === 'chat' ? (ctx.actor.userId ?? null) : null,
       },
       upstream,
     );
@@ -113,9 +118,9 @@ export const createTask = defineCommand({
 export const getTask = defineCommand({
   name: 'get_task',
   group: 'tasks',
+  kind: 'read',
   description: 'Show one task in full.',
   input: z.object({ task_id: taskId }),
-  readOnly: true,
   async run({ task_id }, ctx) {
     const t = await requireTask(ctx, task_id);
     const usage = await ctx.db.tokenUsage.forTask(t.id);
@@ -135,6 +140,7 @@ export const getTask = defineCommand({
       ...(t.prUrl && { pr_url: t.prUrl }),
       ...(t.branchName && { branch: t.branchName }),
       ...(t.sourceUrl && { source_url: t.sourceUrl }),
+      ...(t.requestedBy && { requested_by: t.requestedBy }),
       ...(t.startedAt && { started_at: t.startedAt.toISOString() }),
       ...(await waitingKeys(ctx, t)),
     };
@@ -144,6 +150,7 @@ export const getTask = defineCommand({
 export const editTask = defineCommand({
   name: 'edit_task',
   group: 'tasks',
+  kind: 'change',
   description: "Change a task's title, description or priority.",
   input: z.object({
     task_id: taskId,
@@ -158,6 +165,7 @@ export const editTask = defineCommand({
     if (priority !== undefined) changes.priority = priority;
     const fields = Object.keys(changes);
     if (fields.length === 0) throw new CommandError('Nothing to update: give at least one of title, description, priority.');
+    await requireSteerTask(ctx, task_id, 'edit');
     const updated = await ctx.db.tasks.update(task_id, changes);
     if (!updated) throw new CommandError(`Task '${task_id}' not found.`);
     await ctx.events.emit('task_updated', { projectId: updated.after.projectId, taskId: task_id, payload: { fields } });
@@ -168,11 +176,12 @@ export const editTask = defineCommand({
 export const deleteTask = defineCommand({
   name: 'delete_task',
   group: 'tasks',
+  kind: 'destructive',
   description: 'Delete a task (a running one is stopped first). Tasks that waited only on it become READY.',
   input: z.object({ task_id: taskId }),
-  modelAccess: 'confirm',
   async run({ task_id }, ctx) {
     const task = await requireTask(ctx, task_id);
+    await requireSteerTask(ctx, task_id, 'delete');
     if (task.status === 'IN_PROGRESS') {
       await taskOperation(ctx.orchestrator.stopTask(task_id), (error) => `Could not stop task '${task_id}' before deleting it: ${error}`);
     }
@@ -191,9 +200,11 @@ export const deleteTask = defineCommand({
 export const setTaskStatus = defineCommand({
   name: 'set_task_status',
   group: 'tasks',
+  kind: 'destructive',
   description: 'Force a task into any status, bypassing the usual rules (for repairs).',
   input: z.object({ task_id: taskId, status: taskStatus('The new status') }),
   async run({ task_id, status }, ctx) {
+    await requireSteerTask(ctx, task_id, 'set the status of');
     const forced = await taskOperation(ctx.orchestrator.setTaskStatus(task_id, status));
     return { task_id, old_status: forced.oldStatus, new_status: forced.newStatus, title: forced.title };
   },

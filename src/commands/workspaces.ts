@@ -12,6 +12,8 @@ import {
   nextWorkspaceName,
 } from '../orchestrator/workspace-provisioning';
 import { isAdminHere } from './admin-check';
+import { allowedCloneSource } from './clone-source';
+import { redactCredentials } from '../git/clone-url';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { isWithin, linkTargetCheck, resolveReal, validatePath } from './path-validation';
 import { projectIdOrActive, requireProject } from './projects';
@@ -61,6 +63,7 @@ async function defaultBranchOf(ctx: CommandContext, w: WorkspaceRecord, fallback
 export const addWorkspace = defineCommand({
   name: 'add_workspace',
   group: 'workspaces',
+  kind: 'change',
   description:
     'Give a project a workspace for agents: clone its repository into a new folder, or link an existing checkout (outside the workspace directory: admins only).',
   input: z.object({
@@ -99,11 +102,13 @@ export const addWorkspace = defineCommand({
       await gitStep(() => ctx.git.assertRepo(workspacePath));
       const remote = await ctx.git.getRemoteUrl(workspacePath);
       if (repo?.url && remote && remote !== repo.url) {
-        warning = `This checkout's origin is ${remote}, but project '${project.id}' uses ${repo.url}. Agents would commit to the wrong repository.`;
+        warning = `This checkout's origin is ${redactCredentials(remote)}, but project '${project.id}' uses ${redactCredentials(repo.url)}. Agents would commit to the wrong repository.`;
       }
     } else {
-      const url = args.url ?? cloneSource(repo);
-      if (!url) throw new CommandError(`Nothing to clone: add a repository with a URL (/aq add_repo) or pass url.`);
+      const given = args.url ?? cloneSource(repo);
+      if (!given) throw new CommandError(`Nothing to clone: add a repository with a URL (/aq add_repo) or pass url.`);
+      // A given url is judged as add_repo judges one; a repo's own source was judged when it was added.
+      const url = args.url ? await allowedCloneSource(ctx, args.url) : given;
       workspacePath = await validatePath(ctx, clonedWorkspacePath(project.workspace, slug));
       await gitStep(() => cloneWorkspaceFolder(ctx.git, url, workspacePath));
     }
@@ -125,12 +130,12 @@ export const addWorkspace = defineCommand({
 export const listWorkspaces = defineCommand({
   name: 'list_workspaces',
   group: 'workspaces',
+  kind: 'read',
   description: `List workspaces with the task and agent holding each one, oldest first, ${WORKSPACE_LIST.defaultLimit} a page; total counts them all and next_offset asks for the next page.`,
   input: z.object({
     project_id: optional(requiredText('Only this project (default: the active project, else all)')),
     ...pageFields(WORKSPACE_LIST),
   }),
-  readOnly: true,
   list: WORKSPACE_LIST,
   async run({ project_id, ...paging }, ctx) {
     const scope = project_id ?? ctx.session.activeProjectId ?? undefined;
@@ -149,6 +154,7 @@ export const listWorkspaces = defineCommand({
 export const releaseWorkspace = defineCommand({
   name: 'release_workspace',
   group: 'workspaces',
+  kind: 'change',
   description: 'Release a stuck workspace lock. Refused while its task is running unless force is true.',
   input: z.object({ workspace_id: requiredText('Workspace id'), force: optional(boolean('Release even if its task is running')) }),
   async run({ workspace_id, force }, ctx) {
@@ -166,10 +172,9 @@ export const releaseWorkspace = defineCommand({
 export const removeWorkspace = defineCommand({
   name: 'remove_workspace',
   group: 'workspaces',
+  kind: 'admin',
   description: 'Remove a workspace (refused while locked); delete_files also deletes a cloned folder.',
   input: z.object({ workspace_id: requiredText('Workspace id'), delete_files: optional(boolean('Also delete the cloned folder')) }),
-  admin: true,
-  modelAccess: 'confirm',
   async run({ workspace_id, delete_files }, ctx) {
     const w = await requireWorkspace(ctx, workspace_id);
     if (w.lockedByTaskId) throw new CommandError(`Workspace '${workspace_id}' is locked by task '${w.lockedByTaskId}'. Release it first.`);
@@ -193,10 +198,10 @@ export const removeWorkspace = defineCommand({
 export const findMergeConflictWorkspaces = defineCommand({
   name: 'find_merge_conflict_workspaces',
   group: 'workspaces',
+  kind: 'read',
   description:
     "Scan a project's workspaces (read-only) for branches that would conflict with the default branch and for unresolved conflicts.",
   input: z.object({ project_id: optional(requiredText('Project id (default: the active project)')) }),
-  readOnly: true,
   async run({ project_id }, ctx) {
     const { projectId, workspaces, defaultBranch } = await projectWorkspaces(ctx, project_id);
     const conflicts = [];
@@ -251,6 +256,7 @@ export const findMergeConflictWorkspaces = defineCommand({
 export const syncWorkspaces = defineCommand({
   name: 'sync_workspaces',
   group: 'workspaces',
+  kind: 'destructive',
   description:
     "Bring a project's workspaces up to date with origin: reset the default branch, push and rebase feature branches. Locked workspaces are skipped unless skip_locked is false.",
   input: z.object({

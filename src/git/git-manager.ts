@@ -2,6 +2,7 @@ import { mkdir, realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { assertValidBranchName, assertValidRefName, assertValidRemoteName, branchNameForTask } from './branch-names';
 import { changedFiles, diffAgainstDefault, workingDiff } from './diffs';
+import { readCloneSource, redactCredentials } from './clone-url';
 import { GitError, toGitError } from './git-errors';
 import { GitRunner, type GitRunResult } from './git-runner';
 import { Forges } from './forges/choose';
@@ -105,8 +106,9 @@ export class GitManager {
   }
 
   async clone(url: string, dest: string, options: { branch?: string } = {}): Promise<void> {
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: a URL with control characters is refused before git sees it.
-    if (!url || url.startsWith('-') || /[\x00-\x1f]/.test(url)) throw new GitError(`Invalid repository URL ${JSON.stringify(url)}.`);
+    // Whoever calls, some sources never reach git (ext::, a leading "-"); who may clone what is the commands' rule.
+    const source = readCloneSource(url);
+    if (source.kind === 'refused') throw new GitError(source.reason);
     if (options.branch) assertValidBranchName(options.branch);
     const target = resolve(dest);
     await mkdir(dirname(target), { recursive: true });
@@ -114,7 +116,7 @@ export class GitManager {
     try {
       await this.runner.run(dirname(target), args);
     } catch (err) {
-      throw toGitError(err, `Could not clone ${url}`);
+      throw toGitError(err, `Could not clone ${redactCredentials(url)}`);
     }
   }
 

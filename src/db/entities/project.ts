@@ -28,6 +28,10 @@ export class Project {
   @Property({ type: 'string', nullable: true })
   chatChannelId?: string | null;
 
+  /** When set, only the task's requester (tasks.requested_by) or an admin may approve its tasks. */
+  @Property({ type: 'boolean', default: false })
+  approvalsByRequester: boolean & Opt = false;
+
   /** Optional token budget over the scheduler's rolling window. */
   @Property({ type: 'bigint', nullable: true, columnType: 'integer' })
   budgetLimit?: number | null;

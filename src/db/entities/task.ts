@@ -103,6 +103,10 @@ export class Task {
   @Property({ type: 'string', nullable: true })
   sourceUrl?: string | null;
 
+  /** The Slack user who asked for the task (create_task from Slack or the chat agent), if any. */
+  @Property({ type: 'string', nullable: true })
+  requestedBy?: string | null;
+
   /** Set when a task was completed by skip_task rather than by work. */
   @Property({ type: 'boolean', default: false })
   skipped: boolean & Opt = false;

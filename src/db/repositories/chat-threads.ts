@@ -58,6 +58,12 @@ export class ChatThreadRepository {
     await this.em().upsert(SystemState, { key: PENDING_PREFIX + id, value, updatedAt: new Date() });
   }
 
+  /** Reads a pending confirmation without taking it (to check who may confirm it first). */
+  async peekPending<T>(id: string): Promise<T | null> {
+    const row = await this.em().findOne(SystemState, { key: PENDING_PREFIX + id });
+    return row ? (row.value as T) : null;
+  }
+
   /**
    * Reads and removes a pending confirmation. The delete decides the winner, so two clicks on
    * the same Confirm button (or two processes) never both get it.

@@ -11,6 +11,7 @@ export interface ProjectRecord {
   workspace: string;
   chatChannelId: string | null;
   budgetLimit: number | null;
+  approvalsByRequester: boolean;
   createdAt: Date;
 }
 
@@ -24,12 +25,13 @@ export function toProjectRecord(p: Project): ProjectRecord {
     workspace: p.workspace,
     chatChannelId: p.chatChannelId ?? null,
     budgetLimit: p.budgetLimit ?? null,
+    approvalsByRequester: p.approvalsByRequester,
     createdAt: p.createdAt,
   };
 }
 
 export type ProjectUpdate = Partial<
-  Pick<ProjectRecord, 'name' | 'status' | 'creditWeight' | 'maxConcurrentAgents' | 'chatChannelId' | 'budgetLimit'>
+  Pick<ProjectRecord, 'name' | 'status' | 'creditWeight' | 'maxConcurrentAgents' | 'chatChannelId' | 'budgetLimit' | 'approvalsByRequester'>
 >;
 
 export class ProjectRepository {
@@ -60,6 +62,7 @@ export class ProjectRepository {
       ...(data.maxConcurrentAgents !== undefined && { maxConcurrentAgents: data.maxConcurrentAgents }),
       ...(data.chatChannelId !== undefined && { chatChannelId: data.chatChannelId }),
       ...(data.budgetLimit !== undefined && { budgetLimit: data.budgetLimit }),
+      ...(data.approvalsByRequester !== undefined && { approvalsByRequester: data.approvalsByRequester }),
     });
     await em.flush();
     return toProjectRecord(project);

@@ -24,6 +24,7 @@ export interface NewTask {
   preferredWorkspaceId?: string | null;
   maxRetries?: number;
   sourceUrl?: string | null;
+  requestedBy?: string | null;
 }
 
 /** Field changes; the status is not among them; it moves only through `transition`. */
@@ -54,6 +55,7 @@ export function toTaskRecord(t: Task): TaskRecord {
     resumeAfter: t.resumeAfter ?? null,
     pauseReason: t.pauseReason ?? null,
     sourceUrl: t.sourceUrl ?? null,
+    requestedBy: t.requestedBy ?? null,
     skipped: t.skipped,
     currentRunId: t.currentRunId ?? null,
     createdAt: t.createdAt,

@@ -71,6 +71,7 @@ export class TaskRepository {
         autoTasks: data.autoTasks ?? true,
         preferredWorkspaceId: data.preferredWorkspaceId ?? null,
         sourceUrl: data.sourceUrl ?? null,
+        requestedBy: data.requestedBy ?? null,
         ...(data.maxRetries !== undefined && { maxRetries: data.maxRetries }),
       });
       for (const upstream of dependsOn) {

@@ -1,6 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import { commandFields } from '../../commands/help';
-import { COMMAND_GROUPS, type AnyCommand } from '../../commands/catalog';
+import { COMMAND_GROUPS, isAdminCommand, type AnyCommand } from '../../commands/catalog';
 import { actionsBlock } from './actions';
 import { button, context, header, LIMITS, section, type Rendered } from './common';
 import { md, mdJoin, type Mrkdwn } from './text';
@@ -65,7 +65,7 @@ function fieldLine(f: Field): Mrkdwn {
 export function commandHelpBlocks(command: AnyCommand): KnownBlock[] {
   const fields = commandFields(command);
   const lines: Mrkdwn[] = [md`*\`${command.name}\`* — ${command.description}`];
-  if (command.admin) lines.push(md`_Admin only (AQ_ADMINS)._`);
+  if (isAdminCommand(command)) lines.push(md`_Admin only (AQ_ADMINS)._`);
   lines.push(...(fields.length ? fields.map(fieldLine) : [md`No fields.`]));
   lines.push(md`Example: \`${exampleFor(command)}\``);
   return packSections(lines);

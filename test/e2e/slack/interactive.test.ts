@@ -25,6 +25,7 @@ function armSlowCommand(): void {
 const slowCommand = defineCommand({
   name: 'slow_probe',
   group: 'system',
+  kind: 'change',
   description: 'Test-only: answers when the test releases it.',
   input: z.object({}),
   async run() {

@@ -16,6 +16,7 @@ const LONG_LOG = Array.from({ length: 3000 }, (_, i) => `line ${i + 1}: compilin
 const longLog = defineCommand({
   name: 'long_log_probe',
   group: 'system',
+  kind: 'change',
   description: 'Test-only: returns a 3,000-line log.',
   input: z.object({}),
   async run() {

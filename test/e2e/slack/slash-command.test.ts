@@ -48,6 +48,28 @@ describe('/aq through the real Bolt app (HTTP mode) and a loopback Slack', () =>
     expect(slack.responses[1].body).toMatchObject({ response_type: 'ephemeral', text: ":warning: Task 'no-such-task' not found." });
   });
 
+  it('refuses a 1 MB description with the limit, and stores nothing', async () => {
+    await started.runtime.handler.execute('create_project', { name: 'p' });
+    await send(`create_task project_id=p title=Big description=${'x'.repeat(1024 * 1024)}`);
+    await slack.waitFor(() => slack.responses.length === 1, 'the response', 30_000);
+    expect(slack.responses[0].body).toMatchObject({
+      response_type: 'ephemeral',
+      text: expect.stringContaining("Field 'description' is 1,048,576 characters long; the limit is 32,000."),
+    });
+    expect(await started.runtime.handler.execute('list_tasks', {})).toMatchObject({ tasks: [], total: 0 });
+  });
+
+  it('refuses an unknown key=value field by name, and changes nothing', async () => {
+    await started.runtime.handler.execute('create_project', { name: 'p' });
+    await send('edit_project p max_concurrent_agents=3 check_comand=npm');
+    await slack.waitFor(() => slack.responses.length === 1, 'the response', 30_000);
+    expect(slack.responses[0].body).toMatchObject({
+      response_type: 'ephemeral',
+      text: expect.stringContaining("I did not understand 'check_comand=…': edit_project takes project_id, name,"),
+    });
+    expect(await started.runtime.handler.execute('list_projects', {})).toMatchObject({ projects: [{ max_concurrent_agents: 2 }] });
+  });
+
   it('refuses admin commands to non-admins, lists help, and explains unknown words', async () => {
     await send('run_command command=ls working_dir=.', 'USTRANGER');
     await send('help');

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_TOOL_ROUNDS } from '../../../src/chat/agent';
 import { ALL_COMMANDS } from '../../../src/commands';
+import { modelAccessOf } from '../../../src/commands/catalog';
 import { chatHarness, MODEL, systemText, type ChatHarness } from './setup';
 
 interface SentTool {
@@ -66,9 +67,9 @@ describe('chat tool-use loop: real Anthropic SDK against the loopback Messages A
     await h.ask('hi');
     const body = h.fake.requests[0].body;
     const tools = body.tools as SentTool[];
-    const offered = ALL_COMMANDS.filter((c) => (c.modelAccess ?? 'allowed') !== 'excluded');
+    const offered = ALL_COMMANDS.filter((c) => modelAccessOf(c) !== 'excluded');
     expect(tools.map((t) => t.name)).toEqual(offered.map((c) => c.name));
-    for (const excluded of ALL_COMMANDS.filter((c) => c.modelAccess === 'excluded'))
+    for (const excluded of ALL_COMMANDS.filter((c) => modelAccessOf(c) === 'excluded'))
       expect(tools.map((t) => t.name)).not.toContain(excluded.name);
     expect(tools.map((t) => t.name)).not.toContain('restart_daemon');
     for (const command of offered) {
@@ -76,7 +77,7 @@ describe('chat tool-use loop: real Anthropic SDK against the loopback Messages A
       const { $schema: _drop, ...schema } = z.toJSONSchema(command.input) as Record<string, unknown>;
       expect(tool.input_schema).toEqual(schema);
       expect(tool.description.startsWith(command.description)).toBe(true);
-      if (command.modelAccess === 'confirm') expect(tool.description).toMatch(/confirm/i);
+      if (modelAccessOf(command) === 'confirm') expect(tool.description).toMatch(/confirm/i);
     }
     // Prompt caching: the last tool and the system block are cache breakpoints.
     expect(tools.at(-1)!.cache_control).toEqual({ type: 'ephemeral' });

@@ -123,6 +123,7 @@ describe('aq CLI', () => {
     expect(await main(['help', 'run_command'], run.io, env())).toBe(0);
     expect(run.out[0]).toContain('run_command — Run a shell command');
     expect(run.out[0]).toContain('Admin only in Slack (AQ_ADMINS).');
+    expect(run.out[0]).toContain('Class: admin (the chat agent asks a person to confirm it).');
     expect(run.out[0]).toContain('  command (string, required) — Shell command line');
     expect(run.out[0]).toContain('  timeout (integer, optional) — Seconds before the command is killed (default 30)');
     const search = captureIo();

@@ -115,8 +115,8 @@ describe('budget commands', () => {
   });
 
   it('needs an admin from Slack to set or clear a budget, and confirmation from the model', async () => {
-    expect(rt.handler.command('set_budget')).toMatchObject({ admin: true, modelAccess: 'confirm' });
-    expect(rt.handler.command('clear_budget')).toMatchObject({ admin: true, modelAccess: 'confirm' });
-    expect(rt.handler.command('get_budget')).toMatchObject({ readOnly: true });
+    expect(rt.handler.command('set_budget')).toMatchObject({ kind: 'admin' });
+    expect(rt.handler.command('clear_budget')).toMatchObject({ kind: 'admin' });
+    expect(rt.handler.command('get_budget')).toMatchObject({ kind: 'read' });
   });
 });

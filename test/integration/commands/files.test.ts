@@ -191,7 +191,7 @@ describe('file commands', () => {
     });
 
     it('is admin-only for Slack and chat users and needs confirmation from the model', async () => {
-      expect(rt.handler.command('run_command')).toMatchObject({ admin: true, modelAccess: 'confirm' });
+      expect(rt.handler.command('run_command')).toMatchObject({ kind: 'admin' });
       const guarded = await makeTestRuntime({ AQ_ADMINS: 'U1' });
       try {
         await guarded.exec('create_project', { name: 'alpha' });

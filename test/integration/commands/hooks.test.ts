@@ -55,13 +55,13 @@ describe('hook commands', () => {
     });
   });
 
-  it('filters list_hooks by project', async () => {
+  it('filters list_hooks by project, and says when the project does not exist', async () => {
     await rt.exec('create_project', { name: 'beta' });
     await hook();
     await hook({ project_id: 'beta', name: 'Beta Hook' });
     expect(((await rt.exec('list_hooks', { project_id: 'beta' })).hooks as Array<{ id: string }>).map((h) => h.id)).toEqual(['beta-hook']);
     expect(((await rt.exec('list_hooks')).hooks as unknown[]).length).toBe(2);
-    expect(await rt.exec('list_hooks', { project_id: 'gamma' })).toEqual({ hooks: [], total: 0, next_offset: null });
+    expect(await rt.exec('list_hooks', { project_id: 'gamma' })).toEqual({ error: "Project 'gamma' not found." });
   });
 
   it('refuses duplicates, unknown projects and triggers that could never fire', async () => {

@@ -135,7 +135,7 @@ describe('task commands', () => {
     const awaiting = (await rt.exec('list_tasks', { status: 'AWAITING_APPROVAL' })) as { tasks: Array<{ id: string }>; total: number };
     expect(awaiting).toEqual({ tasks: [expect.objectContaining({ id: a.created })], total: 1, next_offset: null });
     expect(await rt.exec('get_task', { task_id: a.created })).toMatchObject({ pr_url: 'https://example.test/pr/1' });
-    expect(await rt.exec('list_tasks', { project_id: 'ghost' })).toEqual({ tasks: [], total: 0, next_offset: null });
+    expect(await rt.exec('list_tasks', { project_id: 'ghost' })).toEqual({ error: "Project 'ghost' not found." });
   });
 
   it('records forced status changes and refuses unknown statuses', async () => {

@@ -125,7 +125,7 @@ describe('GitManager: repositories, status, branches and commits', () => {
     expect(await git.currentBranch(copy)).toBe('dev');
     const message = await oneLineError(git.clone(path.join(dir, 'no-such-origin'), path.join(dir, 'c2')));
     expect(message).toMatch(/^Could not clone .*no-such-origin: /);
-    expect(await oneLineError(git.clone('--upload-pack=touch x', path.join(dir, 'c3')))).toMatch(/^Invalid repository URL/);
+    expect(await oneLineError(git.clone('--upload-pack=touch x', path.join(dir, 'c3')))).toMatch(/^A repository URL cannot start with "-"/);
     expect(await oneLineError(git.clone(origin, copy))).toMatch(/already exists and is not an empty directory/);
   });
 

@@ -228,7 +228,7 @@ describe('every list-like reply is bounded', () => {
     const known = { project_id: 'seed', task_id: 'root-0', hook_id: 'h-0', repo_id: 'r-0', path: '.', title: 'Note 1', pattern: 'x' };
     const unbounded: string[] = [];
     let answered = 0;
-    for (const command of ALL_COMMANDS.filter((c) => c.readOnly)) {
+    for (const command of ALL_COMMANDS.filter((c) => c.kind === 'read')) {
       const given: Reply = args.get(command.name) ?? {};
       for (const field of Object.keys(fieldsOf(command))) {
         if (given[field] === undefined && field in known) given[field] = known[field as keyof typeof known];

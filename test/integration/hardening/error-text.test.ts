@@ -12,6 +12,7 @@ const failing = (name: string, fail: (ctx: { home: string }) => Promise<never> |
   defineCommand({
     name,
     group: 'system',
+    kind: 'change',
     description: `Fails: ${name}`,
     input: z.object({}),
     async run(_args, ctx) {

@@ -14,6 +14,7 @@ const COMMANDS_DIR = path.join(__dirname, '../../../src/commands');
 const perItem = defineCommand({
   name: 'fails_per_item',
   group: 'system',
+  kind: 'change',
   description: 'Fails for some items.',
   input: z.object({}),
   async run(_args, ctx) {

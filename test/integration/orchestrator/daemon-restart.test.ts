@@ -180,7 +180,7 @@ describe('restart_daemon and update_and_restart', () => {
 
   it('marks restart and update as admin commands the model never sees', () => {
     for (const name of ['restart_daemon', 'update_and_restart']) {
-      expect(rt.handler.command(name)).toMatchObject({ admin: true, modelAccess: 'excluded' });
+      expect(rt.handler.command(name)).toMatchObject({ kind: 'admin', modelAccess: 'excluded' });
     }
   });
 

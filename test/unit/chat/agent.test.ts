@@ -29,10 +29,10 @@ function scripted(...turns: Array<{ text?: string; tools?: ChatToolUse[] } | Err
 /** A handler whose commands wait `ms` (from args) and log when they start and end. */
 function stubHandler(log: string[], run?: (name: string, args: Record<string, unknown>) => Promise<CommandResult>): CommandHandler {
   const commands: Record<string, Partial<AnyCommand>> = {
-    slow: { name: 'slow', readOnly: false },
-    look: { name: 'look', readOnly: true },
-    explode: { name: 'explode' },
-    drop_all: { name: 'drop_all', modelAccess: 'confirm', input: z.object({ really: z.boolean() }) as never },
+    slow: { name: 'slow', kind: 'change' },
+    look: { name: 'look', kind: 'read' },
+    explode: { name: 'explode', kind: 'change' },
+    drop_all: { name: 'drop_all', kind: 'destructive', input: z.object({ really: z.boolean() }) as never },
   };
   return {
     command: (name: string) => commands[name] as AnyCommand | undefined,

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { modelCommands, toolDefinitions } from '../../../src/chat/tools';
 import { ALL_COMMANDS } from '../../../src/commands';
-import { defineCommand, type AnyCommand } from '../../../src/commands/catalog';
+import { defineCommand, modelAccessOf, type AnyCommand } from '../../../src/commands/catalog';
 
 describe('model tools generated from the command catalog', () => {
   const tools = toolDefinitions(ALL_COMMANDS);
 
   it('offers every command except the excluded ones, in catalog order', () => {
-    const excluded = ALL_COMMANDS.filter((c) => c.modelAccess === 'excluded').map((c) => c.name);
+    const excluded = ALL_COMMANDS.filter((c) => modelAccessOf(c) === 'excluded').map((c) => c.name);
     expect(excluded).toEqual(expect.arrayContaining(['restart_daemon', 'update_and_restart']));
     expect(tools.map((t) => t.name)).toEqual(ALL_COMMANDS.map((c) => c.name).filter((n) => !excluded.includes(n)));
     expect(modelCommands(ALL_COMMANDS)).toHaveLength(tools.length);
@@ -26,8 +26,10 @@ describe('model tools generated from the command catalog', () => {
   });
 
   it('tells the model which tools wait for a person', () => {
-    const held = tools.filter((t) => ALL_COMMANDS.find((c) => c.name === t.name)!.modelAccess === 'confirm');
-    expect(held.map((t) => t.name)).toEqual(expect.arrayContaining(['delete_project', 'delete_task']));
+    const held = tools.filter((t) => modelAccessOf(ALL_COMMANDS.find((c) => c.name === t.name)!) === 'confirm');
+    expect(held.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['delete_project', 'delete_task', 'delete_hook', 'orchestrator_control']),
+    );
     for (const t of held) expect(t.description).toMatch(/must confirm this with a button/);
     expect(tools.find((t) => t.name === 'create_task')!.description).not.toMatch(/confirm this/);
   });
@@ -36,6 +38,7 @@ describe('model tools generated from the command catalog', () => {
     const extra = defineCommand({
       name: 'wave_hello',
       group: 'system',
+      kind: 'change',
       description: 'Wave.',
       input: z.object({ to: z.string().describe('Who') }),
       async run() {
