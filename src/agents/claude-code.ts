@@ -34,15 +34,21 @@ export interface ClaudeCodeOptions {
 /** With nobody to ask, AskUserQuestion is not offered (the model would only get a refusal). */
 export const CLAUDE_DISALLOWED_WITHOUT_PEOPLE = ['AskUserQuestion'];
 
+/** What the CLI itself needs to reach its model; its subprocesses get none of it (see below). */
+const MODEL_ACCESS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'] as const;
+
 /**
  * The CLI's environment: ours without secrets (the agent's output is posted to Slack), plus the
- * Anthropic settings it needs, no telemetry, bounded retries.
+ * Anthropic settings it needs, no telemetry, bounded retries. CLAUDE_CODE_SUBPROCESS_ENV_SCRUB
+ * makes the CLI strip its own credentials from what its Bash commands, hooks and MCP servers
+ * see: the CLI needs the key, the agent's shell must not print it.
  */
 export function buildClaudeEnv(options: ClaudeCodeOptions, base: NodeJS.ProcessEnv = process.env): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = withoutSecrets(base);
-  for (const name of ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_AUTH_TOKEN'] as const) {
+  for (const name of MODEL_ACCESS) {
     if (base[name]) env[name] = base[name];
   }
+  env.CLAUDE_CODE_SUBPROCESS_ENV_SCRUB = '1';
   // A daemon started from inside Claude Code must not look like a nested session.
   delete env.CLAUDECODE;
   delete env.CLAUDE_CODE_ENTRYPOINT;
@@ -157,6 +163,12 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     const missing = missingSandboxPrograms(env.PATH);
     if (missing.length > 0 && !policy.allowUnsandboxed) {
       return { ...failedBeforeStart, errorMessage: unsandboxedRefusal(missing) };
+    }
+    if (missing.length > 0) {
+      // The CLI's scrubbing needs bubblewrap and refuses to start without it; an unconfined
+      // shell (which the policy allowed) can read the app's .env anyway.
+      delete env.CLAUDE_CODE_SUBPROCESS_ENV_SCRUB;
+      this.options.log?.(`[claude ${request.taskId}] running without the sandbox: the agent's shell can see the Anthropic key.`);
     }
     const roots = [request.cwd, ...(policy.extraDirs ?? [])];
     const refusals: Refusal[] = [];

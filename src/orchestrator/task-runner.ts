@@ -4,6 +4,8 @@ import type { Database } from '../db/database';
 import type { TaskRecord } from '../db/repositories/tasks';
 import { totalAgentTokens, type AgentAdapter, type AgentRunOutcome } from '../agents/adapter';
 import { classifyError } from '../agents/errors';
+import { redactingAdapter } from '../agents/redacting-adapter';
+import { secretRedactor } from '../agents/secret-redaction';
 import { branchNameForTask } from '../git/branch-names';
 import { buildAgentPrompt } from './agent-prompt';
 import { createTasksFromPlan } from './auto-task';
@@ -105,11 +107,12 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
       payload: { title: task.title, agent_id: agentId, agent_name: agent.name, branch, workspace_path: workspace.path },
     });
 
-    const adapter = deps.adapters[agent.type] ?? deps.adapters.claude;
-    if (!adapter) {
+    const chosen = deps.adapters[agent.type] ?? deps.adapters.claude;
+    if (!chosen) {
       await failRun(deps, current, `No adapter for agent type '${agent.type}'.`);
       return;
     }
+    const adapter = redactingAdapter(chosen, secretRedactor(deps.config));
     const upstream = await Promise.all(
       (await db.tasks.upstream(taskId)).map(async (u) => ({
         id: u.id,
