@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Options, SDKMessage, SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
 import { isRateLimitMessage, parseResetTime } from './rate-limits';
+import { DEFAULT_ANTHROPIC_URL, observeLimits } from './limit-observer';
 import { withoutSecrets } from '../util/safe-env';
 import { missingSandboxPrograms, pathGuard, sandboxSettings, type ConfinementPolicy, type Refusal } from './confinement';
 import { StreamingPrompt } from './streaming-input';
@@ -144,6 +145,10 @@ function withRefusals(summary: string, refusals: Refusal[]): string {
   return summary.trim() ? `${summary.trimEnd()}\n\n${note}` : note;
 }
 
+function usesHttpProxy(env: Record<string, string | undefined>): boolean {
+  return ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy'].some((name) => !!env[name]);
+}
+
 /** Runs Claude Code through the Agent SDK's `query()` in the task's workspace, confined to it. */
 export class ClaudeCodeAdapter implements AgentAdapter {
   readonly type = 'claude';
@@ -180,6 +185,9 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     // path guard and the sandbox still apply to everything allowed).
     const requests = request.agentRequests;
     const allowedTools = requests ? await requests.allowRules() : [...DEFAULT_TOOL_POLICY];
+    // Behind an HTTP proxy the CLI must keep talking to it; reset times then come from the stream.
+    const observer = usesHttpProxy(env) ? null : await observeLimits(env.ANTHROPIC_BASE_URL ?? DEFAULT_ANTHROPIC_URL);
+    if (observer) env.ANTHROPIC_BASE_URL = observer.url;
     const options: Options = {
       cwd: request.cwd,
       env,
@@ -238,12 +246,13 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     } finally {
       prompt.end();
       request.signal.removeEventListener('abort', abort);
+      await observer?.close();
     }
     const outcome = this.outcome({
       result,
       thrown,
       sessionId,
-      resetsAt,
+      resetsAt: resetsAt && resetsAt.getTime() > Date.now() ? resetsAt : (observer?.resetsAt ?? null),
       limitRejected,
       lastRetryStatus,
       assistantError,
@@ -281,10 +290,10 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       return { ...base, status: 'completed', summary: text, errorMessage: null, resetsAt: null };
     }
     const errors = s.result && 'errors' in s.result && Array.isArray(s.result.errors) ? s.result.errors.join('; ') : '';
+    // An API error ends the run with an error result whose subtype is still 'success': only its text says anything.
+    const kind = s.result && s.result.subtype !== 'success' ? s.result.subtype : '';
     const message =
-      [s.result ? `${s.result.subtype}${text ? `: ${text}` : ''}` : '', errors, s.result ? '' : (s.thrown ?? '')]
-        .filter(Boolean)
-        .join(' — ') ||
+      [s.result ? [kind, text].filter(Boolean).join(': ') : '', errors, s.result ? '' : (s.thrown ?? '')].filter(Boolean).join(' — ') ||
       s.thrown ||
       'The agent ended without a result.';
     const limited =

@@ -276,7 +276,10 @@ async function settle(
     const detail = outcome.errorMessage ?? 'the API refused the run';
     // A limit that names its reset is the account's quota: the scheduler holds new launches until then.
     const named = (outcome.resetsAt !== null && outcome.resetsAt.getTime() > now.getTime()) || parseResetTime(detail, now) !== null;
-    const reason = named ? `${QUOTA_PAUSE_PREFIX} ${until.toISOString()}: ${detail}` : `Rate or usage limit: ${detail}`;
+    const at = `${until.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+    const reason = named
+      ? `${QUOTA_PAUSE_PREFIX} ${at}, when the API says it resets; the task resumes then by itself. The API said: ${detail}`
+      : `Rate limit with no reset time given; the task tries again at ${at}. The API said: ${detail}`;
     const moved = await machine.fire(
       task.id,
       'RATE_LIMITED',
