@@ -4,7 +4,7 @@ import type { Options, SDKMessage, SDKResultMessage } from '@anthropic-ai/claude
 import { isRateLimitMessage, parseResetTime } from './rate-limits';
 import { DEFAULT_ANTHROPIC_URL, observeLimits } from './limit-observer';
 import { withoutSecrets } from '../util/safe-env';
-import { missingSandboxPrograms, pathGuard, sandboxSettings, type ConfinementPolicy, type Refusal } from './confinement';
+import { missingSandboxPrograms, pathGuard, sandboxSettings, WRITE_TOOLS, type ConfinementPolicy, type Refusal } from './confinement';
 import { StreamingPrompt } from './streaming-input';
 import { DEFAULT_TOOL_POLICY } from './agent-requests';
 import { permissionCallback } from './permission-callback';
@@ -149,6 +149,12 @@ function usesHttpProxy(env: Record<string, string | undefined>): boolean {
   return ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy'].some((name) => !!env[name]);
 }
 
+/** Why a run that changed nothing, because every write went outside the workspace, is a failure. */
+export function everyWriteRefused(refused: Refusal[], cwd: string): string {
+  const paths = [...new Set(refused.map((r) => r.path))].slice(0, 3).join(', ');
+  return `Every file write of this run was refused because it was outside the workspace (${paths}), so nothing was changed. The agent works in ${cwd}: send a follow-up naming that folder, or restart the task.`;
+}
+
 /** Runs Claude Code through the Agent SDK's `query()` in the task's workspace, confined to it. */
 export class ClaudeCodeAdapter implements AgentAdapter {
   readonly type = 'claude';
@@ -177,10 +183,17 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     }
     const roots = [request.cwd, ...(policy.extraDirs ?? [])];
     const refusals: Refusal[] = [];
-    const guard = pathGuard(roots, (refusal) => {
-      refusals.push(refusal);
-      request.onProgress?.(`Refused · ${refusal.tool}${refusal.path ? ` · ${refusal.path}` : ''} (outside the workspace)`);
-    });
+    let writesAllowed = 0;
+    const guard = pathGuard(
+      roots,
+      (refusal) => {
+        refusals.push(refusal);
+        request.onProgress?.(`Refused · ${refusal.tool}${refusal.path ? ` · ${refusal.path}` : ''} (outside the workspace)`);
+      },
+      (tool) => {
+        if (WRITE_TOOLS.has(tool)) writesAllowed += 1;
+      },
+    );
     // The project's policy is what runs unasked; the rest reaches the permission callback (the
     // path guard and the sandbox still apply to everything allowed).
     const requests = request.agentRequests;
@@ -258,7 +271,13 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       assistantError,
       aborted: controller.signal.aborted,
     });
-    return refusals.length > 0 ? { ...outcome, summary: withRefusals(outcome.summary, refusals) } : outcome;
+    if (refusals.length === 0) return outcome;
+    const reported = { ...outcome, summary: withRefusals(outcome.summary, refusals) };
+    const refusedWrites = refusals.filter((r) => WRITE_TOOLS.has(r.tool));
+    if (outcome.status === 'completed' && refusedWrites.length > 0 && writesAllowed === 0) {
+      return { ...reported, status: 'failed', errorMessage: everyWriteRefused(refusedWrites, request.cwd) };
+    }
+    return reported;
   }
 
   private outcome(s: {
