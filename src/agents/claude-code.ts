@@ -155,6 +155,14 @@ export function everyWriteRefused(refused: Refusal[], cwd: string): string {
   return `Every file write of this run was refused because it was outside the workspace (${paths}), so nothing was changed. The agent works in ${cwd}: send a follow-up naming that folder, or restart the task.`;
 }
 
+/**
+ * The CLI offers Glob and Grep only when allowedTools names them; a rule with content keeps
+ * them offered without shadowing the permission callback (which allows them for the policy).
+ */
+function searchToolsOffered(wholeTools: ReadonlySet<string>): string[] {
+  return ['Glob', 'Grep'].filter((tool) => wholeTools.has(tool)).map((tool) => `${tool}(**)`);
+}
+
 /** Runs Claude Code through the Agent SDK's `query()` in the task's workspace, confined to it. */
 export class ClaudeCodeAdapter implements AgentAdapter {
   readonly type = 'claude';
@@ -197,7 +205,11 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     // The project's policy is what runs unasked; the rest reaches the permission callback (the
     // path guard and the sandbox still apply to everything allowed).
     const requests = request.agentRequests;
-    const allowedTools = requests ? await requests.allowRules() : [...DEFAULT_TOOL_POLICY];
+    const rules = requests ? await requests.allowRules() : [...DEFAULT_TOOL_POLICY];
+    // Bare names (`Read`) go to the permission callback, which allows them: in allowedTools they
+    // would shadow the callback for the whole tool. The path guard runs before either.
+    const wholeTools = new Set(rules.filter((rule) => !rule.includes('(')));
+    const allowedTools = [...rules.filter((rule) => !wholeTools.has(rule)), ...searchToolsOffered(wholeTools)];
     // Behind an HTTP proxy the CLI must keep talking to it; reset times then come from the stream.
     const observer = usesHttpProxy(env) ? null : await observeLimits(env.ANTHROPIC_BASE_URL ?? DEFAULT_ANTHROPIC_URL);
     if (observer) env.ANTHROPIC_BASE_URL = observer.url;
@@ -206,13 +218,13 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       env,
       hooks: { PreToolUse: [{ hooks: [guard], onFailure: 'block' }] },
       ...(missing.length === 0 && {
-        sandbox: sandboxFor(sandboxSettings(env.HOME ?? os.homedir(), roots, policy, this.options.hiddenPaths), allowedTools),
+        sandbox: sandboxFor(sandboxSettings(env.HOME ?? os.homedir(), roots, policy, this.options.hiddenPaths), rules),
       }),
       settingSources: [],
       permissionMode: 'acceptEdits',
       allowedTools,
       ...(!requests?.canAsk && { disallowedTools: CLAUDE_DISALLOWED_WITHOUT_PEOPLE }),
-      canUseTool: permissionCallback(requests, controller.signal, (m) => this.options.log?.(`[claude ${request.taskId}] ${m}`)),
+      canUseTool: permissionCallback(requests, controller.signal, (m) => this.options.log?.(`[claude ${request.taskId}] ${m}`), wholeTools),
       abortController: controller,
       ...(request.resumeSessionId && { resume: request.resumeSessionId }),
       ...(this.options.model && { model: this.options.model }),
