@@ -2,8 +2,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Options, SDKMessage, SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
 import { isRateLimitMessage, parseResetTime } from './rate-limits';
+import { DEFAULT_ANTHROPIC_URL, observeLimits } from './limit-observer';
 import { withoutSecrets } from '../util/safe-env';
-import { missingSandboxPrograms, pathGuard, sandboxSettings, type ConfinementPolicy, type Refusal } from './confinement';
+import { missingSandboxPrograms, pathGuard, sandboxSettings, WRITE_TOOLS, type ConfinementPolicy, type Refusal } from './confinement';
 import { StreamingPrompt } from './streaming-input';
 import { DEFAULT_TOOL_POLICY } from './agent-requests';
 import { permissionCallback } from './permission-callback';
@@ -34,15 +35,21 @@ export interface ClaudeCodeOptions {
 /** With nobody to ask, AskUserQuestion is not offered (the model would only get a refusal). */
 export const CLAUDE_DISALLOWED_WITHOUT_PEOPLE = ['AskUserQuestion'];
 
+/** What the CLI itself needs to reach its model; its subprocesses get none of it (see below). */
+const MODEL_ACCESS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'] as const;
+
 /**
  * The CLI's environment: ours without secrets (the agent's output is posted to Slack), plus the
- * Anthropic settings it needs, no telemetry, bounded retries.
+ * Anthropic settings it needs, no telemetry, bounded retries. CLAUDE_CODE_SUBPROCESS_ENV_SCRUB
+ * makes the CLI strip its own credentials from what its Bash commands, hooks and MCP servers
+ * see: the CLI needs the key, the agent's shell must not print it.
  */
 export function buildClaudeEnv(options: ClaudeCodeOptions, base: NodeJS.ProcessEnv = process.env): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = withoutSecrets(base);
-  for (const name of ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_AUTH_TOKEN'] as const) {
+  for (const name of MODEL_ACCESS) {
     if (base[name]) env[name] = base[name];
   }
+  env.CLAUDE_CODE_SUBPROCESS_ENV_SCRUB = '1';
   // A daemon started from inside Claude Code must not look like a nested session.
   delete env.CLAUDECODE;
   delete env.CLAUDE_CODE_ENTRYPOINT;
@@ -138,6 +145,24 @@ function withRefusals(summary: string, refusals: Refusal[]): string {
   return summary.trim() ? `${summary.trimEnd()}\n\n${note}` : note;
 }
 
+function usesHttpProxy(env: Record<string, string | undefined>): boolean {
+  return ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy'].some((name) => !!env[name]);
+}
+
+/** Why a run that changed nothing, because every write went outside the workspace, is a failure. */
+export function everyWriteRefused(refused: Refusal[], cwd: string): string {
+  const paths = [...new Set(refused.map((r) => r.path))].slice(0, 3).join(', ');
+  return `Every file write of this run was refused because it was outside the workspace (${paths}), so nothing was changed. The agent works in ${cwd}: send a follow-up naming that folder, or restart the task.`;
+}
+
+/**
+ * The CLI offers Glob and Grep only when allowedTools names them; a rule with content keeps
+ * them offered without shadowing the permission callback (which allows them for the policy).
+ */
+function searchToolsOffered(wholeTools: ReadonlySet<string>): string[] {
+  return ['Glob', 'Grep'].filter((tool) => wholeTools.has(tool)).map((tool) => `${tool}(**)`);
+}
+
 /** Runs Claude Code through the Agent SDK's `query()` in the task's workspace, confined to it. */
 export class ClaudeCodeAdapter implements AgentAdapter {
   readonly type = 'claude';
@@ -158,28 +183,48 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     if (missing.length > 0 && !policy.allowUnsandboxed) {
       return { ...failedBeforeStart, errorMessage: unsandboxedRefusal(missing) };
     }
+    if (missing.length > 0) {
+      // The CLI's scrubbing needs bubblewrap and refuses to start without it; an unconfined
+      // shell (which the policy allowed) can read the app's .env anyway.
+      delete env.CLAUDE_CODE_SUBPROCESS_ENV_SCRUB;
+      this.options.log?.(`[claude ${request.taskId}] running without the sandbox: the agent's shell can see the Anthropic key.`);
+    }
     const roots = [request.cwd, ...(policy.extraDirs ?? [])];
     const refusals: Refusal[] = [];
-    const guard = pathGuard(roots, (refusal) => {
-      refusals.push(refusal);
-      request.onProgress?.(`Refused · ${refusal.tool}${refusal.path ? ` · ${refusal.path}` : ''} (outside the workspace)`);
-    });
+    let writesAllowed = 0;
+    const guard = pathGuard(
+      roots,
+      (refusal) => {
+        refusals.push(refusal);
+        request.onProgress?.(`Refused · ${refusal.tool}${refusal.path ? ` · ${refusal.path}` : ''} (outside the workspace)`);
+      },
+      (tool) => {
+        if (WRITE_TOOLS.has(tool)) writesAllowed += 1;
+      },
+    );
     // The project's policy is what runs unasked; the rest reaches the permission callback (the
     // path guard and the sandbox still apply to everything allowed).
     const requests = request.agentRequests;
-    const allowedTools = requests ? await requests.allowRules() : [...DEFAULT_TOOL_POLICY];
+    const rules = requests ? await requests.allowRules() : [...DEFAULT_TOOL_POLICY];
+    // Bare names (`Read`) go to the permission callback, which allows them: in allowedTools they
+    // would shadow the callback for the whole tool. The path guard runs before either.
+    const wholeTools = new Set(rules.filter((rule) => !rule.includes('(')));
+    const allowedTools = [...rules.filter((rule) => !wholeTools.has(rule)), ...searchToolsOffered(wholeTools)];
+    // Behind an HTTP proxy the CLI must keep talking to it; reset times then come from the stream.
+    const observer = usesHttpProxy(env) ? null : await observeLimits(env.ANTHROPIC_BASE_URL ?? DEFAULT_ANTHROPIC_URL);
+    if (observer) env.ANTHROPIC_BASE_URL = observer.url;
     const options: Options = {
       cwd: request.cwd,
       env,
       hooks: { PreToolUse: [{ hooks: [guard], onFailure: 'block' }] },
       ...(missing.length === 0 && {
-        sandbox: sandboxFor(sandboxSettings(env.HOME ?? os.homedir(), roots, policy, this.options.hiddenPaths), allowedTools),
+        sandbox: sandboxFor(sandboxSettings(env.HOME ?? os.homedir(), roots, policy, this.options.hiddenPaths), rules),
       }),
       settingSources: [],
       permissionMode: 'acceptEdits',
       allowedTools,
       ...(!requests?.canAsk && { disallowedTools: CLAUDE_DISALLOWED_WITHOUT_PEOPLE }),
-      canUseTool: permissionCallback(requests, controller.signal, (m) => this.options.log?.(`[claude ${request.taskId}] ${m}`)),
+      canUseTool: permissionCallback(requests, controller.signal, (m) => this.options.log?.(`[claude ${request.taskId}] ${m}`), wholeTools),
       abortController: controller,
       ...(request.resumeSessionId && { resume: request.resumeSessionId }),
       ...(this.options.model && { model: this.options.model }),
@@ -226,18 +271,25 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     } finally {
       prompt.end();
       request.signal.removeEventListener('abort', abort);
+      await observer?.close();
     }
     const outcome = this.outcome({
       result,
       thrown,
       sessionId,
-      resetsAt,
+      resetsAt: resetsAt && resetsAt.getTime() > Date.now() ? resetsAt : (observer?.resetsAt ?? null),
       limitRejected,
       lastRetryStatus,
       assistantError,
       aborted: controller.signal.aborted,
     });
-    return refusals.length > 0 ? { ...outcome, summary: withRefusals(outcome.summary, refusals) } : outcome;
+    if (refusals.length === 0) return outcome;
+    const reported = { ...outcome, summary: withRefusals(outcome.summary, refusals) };
+    const refusedWrites = refusals.filter((r) => WRITE_TOOLS.has(r.tool));
+    if (outcome.status === 'completed' && refusedWrites.length > 0 && writesAllowed === 0) {
+      return { ...reported, status: 'failed', errorMessage: everyWriteRefused(refusedWrites, request.cwd) };
+    }
+    return reported;
   }
 
   private outcome(s: {
@@ -269,10 +321,10 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       return { ...base, status: 'completed', summary: text, errorMessage: null, resetsAt: null };
     }
     const errors = s.result && 'errors' in s.result && Array.isArray(s.result.errors) ? s.result.errors.join('; ') : '';
+    // An API error ends the run with an error result whose subtype is still 'success': only its text says anything.
+    const kind = s.result && s.result.subtype !== 'success' ? s.result.subtype : '';
     const message =
-      [s.result ? `${s.result.subtype}${text ? `: ${text}` : ''}` : '', errors, s.result ? '' : (s.thrown ?? '')]
-        .filter(Boolean)
-        .join(' — ') ||
+      [s.result ? [kind, text].filter(Boolean).join(': ') : '', errors, s.result ? '' : (s.thrown ?? '')].filter(Boolean).join(' — ') ||
       s.thrown ||
       'The agent ended without a result.';
     const limited =

@@ -85,6 +85,9 @@ export function isInside(candidate: string, root: string): boolean {
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
+/** The file tools that change files: a run whose every call of these was refused changed nothing. */
+export const WRITE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
+
 /** Tool input fields that name a file or folder. */
 const PATH_FIELDS = ['file_path', 'path', 'notebook_path'];
 
@@ -132,7 +135,11 @@ function deny(reason: string): HookJSONOutput {
  * and any shell command that asks to leave the sandbox. It sees every call, including those
  * `allowedTools` approves before the permission callback would be asked.
  */
-export function pathGuard(roots: string[], onRefused: (refusal: Refusal) => void): HookCallback {
+export function pathGuard(
+  roots: string[],
+  onRefused: (refusal: Refusal) => void,
+  onAllowed: (tool: string) => void = () => undefined,
+): HookCallback {
   const realRoots = Promise.all(roots.map(realPathOf));
   return async (input) => {
     if (input.hook_event_name !== 'PreToolUse') return {};
@@ -152,6 +159,7 @@ export function pathGuard(roots: string[], onRefused: (refusal: Refusal) => void
         return deny(reason);
       }
     }
+    onAllowed(tool);
     return {};
   };
 }

@@ -25,15 +25,18 @@ const NOBODY_TO_ASK =
 
 /**
  * Claude Code's permission callback: what the policy (allowedTools) and acceptEdits did not
- * allow comes here. AskUserQuestion goes to people as a question; any other call as a
+ * allow comes here. `wholeTools` are the policy's bare tool names (`Read`): allowed here rather
+ * than in allowedTools, where a bare name would skip this callback for the whole tool (the SDK
+ * warns about that, CLAUDE_SDK_CAN_USE_TOOL_SHADOWED). AskUserQuestion goes to people as a question; any other call as a
  * permission request. Without anyone to ask, the call is denied with a sentence that says why.
  */
 export function permissionCallback(
   requests: AgentRequests | undefined,
   runSignal: AbortSignal,
   log: (message: string) => void = () => undefined,
+  wholeTools: ReadonlySet<string> = new Set(),
 ): CanUseTool {
-  const decide = decider(requests, runSignal);
+  const decide = decider(requests, runSignal, wholeTools);
   return async (toolName, input, options) => {
     try {
       return await decide(toolName, input, options);
@@ -45,9 +48,10 @@ export function permissionCallback(
   };
 }
 
-function decider(requests: AgentRequests | undefined, runSignal: AbortSignal): CanUseTool {
+function decider(requests: AgentRequests | undefined, runSignal: AbortSignal, wholeTools: ReadonlySet<string>): CanUseTool {
   return async (toolName, input, options): Promise<PermissionResult> => {
     const signal = either(runSignal, options.signal);
+    if (toolName !== 'AskUserQuestion' && wholeTools.has(toolName)) return { behavior: 'allow', updatedInput: input };
     if (toolName === 'AskUserQuestion') {
       if (!requests?.canAsk) {
         return { behavior: 'deny', message: 'Nobody can answer questions for this task; decide yourself and say what you assumed.' };

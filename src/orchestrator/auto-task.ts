@@ -5,6 +5,7 @@ import type { ChatProvider } from '../model/provider';
 import type { Database } from '../db/database';
 import type { TaskRecord } from '../db/repositories/tasks';
 import { parsePlanWithLlm } from '../plan/llm-parser';
+import { secretRedactor } from '../agents/secret-redaction';
 import {
   DEFAULT_PLAN_FILE_PATTERNS,
   buildTaskDescription,
@@ -89,7 +90,8 @@ export async function createTasksFromPlan(
     return { kind: 'skipped', reason, planFile };
   };
 
-  const content = await readPlanFile(planFile);
+  // The plan is the agent's text: its steps become tasks that are stored and posted.
+  const content = secretRedactor(deps.config)(await readPlanFile(planFile));
   if (optsOutOfAutoTasks(content)) return skip('its frontmatter says auto_tasks: false.');
   const { plan, byLlm } = await parse(deps, content, planFile);
   if (plan.steps.length === 0) return skip('it has no actionable steps.');

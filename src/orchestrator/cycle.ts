@@ -6,6 +6,7 @@ import type { EventLog } from './events';
 import type { Assignment, SchedulerSnapshot } from './scheduler';
 import type { TaskStateMachine } from './state-machine';
 import { promoteWaiting } from './task-moves';
+import { releaseStaleFollowUpPins } from './follow-up-workspace';
 import { provisionWorkspaces, type ProvisioningGit } from './workspace-provisioning';
 
 export interface CycleDeps {
@@ -68,6 +69,8 @@ export async function buildSnapshot(
   options: { globalPaused: boolean; excludeWorkspaceIds: Set<string>; blocked: string[]; excludeAgentIds?: Set<string> },
 ): Promise<SchedulerSnapshot> {
   const { db } = deps;
+  // Before the queue is read: a follow-up that waited too long for its own workspace takes any.
+  await releaseStaleFollowUpPins(deps);
   const since = new Date(deps.now().getTime() - deps.windowMs);
   const owner: Owner = { workerId: deps.worker?.id ?? null };
   const [idleAgents, projects, hold] = await Promise.all([

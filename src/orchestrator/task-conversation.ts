@@ -7,6 +7,7 @@ import type { EventLog } from './events';
 import { statusesAccepting, type TaskStateMachine } from './state-machine';
 import { TaskOperationError } from './task-errors';
 import { answerAgentRequest, pendingQuestion } from './agent-request-answers';
+import { announceFollowUpWait, followUpWorkspace, workspaceMoveNotice } from './follow-up-workspace';
 
 interface Deps {
   db: Database;
@@ -24,6 +25,11 @@ export type MessageDelivery =
 export const FOLLOW_UP_FROM: readonly TaskStatus[] = statusesAccepting('FOLLOW_UP');
 
 const FOLLOW_UP_RESET = { retryCount: 0, assignedAgent: null, resumeAfter: null, pauseReason: null, completedAt: null } as const;
+
+/** A follow-up goes back to the queue preferring the workspace its agent session worked in. */
+function followUpReset(task: TaskRecord) {
+  return { ...FOLLOW_UP_RESET, preferredWorkspaceId: followUpWorkspace(task) };
+}
 
 /**
  * A message to a task's agent. A running task gets it in its live session (the daemon's run
@@ -65,7 +71,7 @@ export async function sendTaskMessage(
   }
   let stored: TaskMessageRecord | null = null;
   const moved = await db.transaction(async (tx) => {
-    const outcome = await machine.within(tx).fire(task.id, 'FOLLOW_UP', FOLLOW_UP_RESET, { from: [task.status], quiet: true });
+    const outcome = await machine.within(tx).fire(task.id, 'FOLLOW_UP', followUpReset(task), { from: [task.status], quiet: true });
     if (outcome.ok)
       stored = await new TaskMessageRepository(() => tx).add({
         taskId: task.id,
@@ -89,6 +95,7 @@ export async function sendTaskMessage(
       resumes_session: resumesSession,
     },
   });
+  await announceFollowUpWait(deps, task);
   return { delivery: 'follow_up', messageId: (stored as TaskMessageRecord).id, task, previousStatus: task.status, resumesSession };
 }
 
@@ -116,8 +123,9 @@ export async function takeFollowUp(deps: Deps, task: TaskRecord, fullPrompt: str
   const session = await deps.db.taskResults.lastSessionId(task.id);
   for (const m of taken) await emitDelivered(deps, task, m, 'follow_up');
   const text = quoted(taken);
+  const moved = session ? await workspaceMoveNotice(deps.db, task) : null;
   const prompt = session
-    ? `Follow-up from the task's Slack thread. Continue on the same branch, and end with a short summary of what changed:\n\n${text}`
+    ? `${moved ? `${moved}\n\n` : ''}Follow-up from the task's Slack thread. Continue on the same branch, and end with a short summary of what changed:\n\n${text}`
     : `${fullPrompt}\n\n## Follow-up instruction\n${text}`;
   return { prompt, resumeSessionId: session, messages: taken };
 }
@@ -157,7 +165,7 @@ export async function queuePendingFollowUp(deps: Deps, taskId: string): Promise<
   if ((await deps.db.taskMessages.pending(taskId, 'follow_up')).length === 0) return false;
   const task = await deps.db.tasks.get(taskId);
   if (!task || !FOLLOW_UP_FROM.includes(task.status)) return false;
-  const moved = await deps.machine.fire(taskId, 'FOLLOW_UP', FOLLOW_UP_RESET, { from: [task.status], quiet: true });
+  const moved = await deps.machine.fire(taskId, 'FOLLOW_UP', followUpReset(task), { from: [task.status], quiet: true });
   if (!moved.ok) return false;
   await deps.events.emit('task_follow_up_queued', {
     projectId: task.projectId,
@@ -170,5 +178,6 @@ export async function queuePendingFollowUp(deps: Deps, taskId: string): Promise<
       resumes_session: (await deps.db.taskResults.lastSessionId(taskId)) !== null,
     },
   });
+  await announceFollowUpWait(deps, task);
   return true;
 }

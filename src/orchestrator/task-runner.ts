@@ -5,6 +5,8 @@ import { DatabaseContentionError } from '../db/retrying-transaction';
 import type { TaskRecord } from '../db/repositories/tasks';
 import { totalAgentTokens, type AgentAdapter, type AgentRunOutcome } from '../agents/adapter';
 import { classifyError } from '../agents/errors';
+import { redactingAdapter } from '../agents/redacting-adapter';
+import { secretRedactor } from '../agents/secret-redaction';
 import { branchNameForTask } from '../git/branch-names';
 import { buildAgentPrompt } from './agent-prompt';
 import { createTasksFromPlan } from './auto-task';
@@ -106,11 +108,12 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
       payload: { title: task.title, agent_id: agentId, agent_name: agent.name, branch, workspace_path: workspace.path },
     });
 
-    const adapter = deps.adapters[agent.type] ?? deps.adapters.claude;
-    if (!adapter) {
+    const chosen = deps.adapters[agent.type] ?? deps.adapters.claude;
+    if (!chosen) {
       await failRun(deps, current, `No adapter for agent type '${agent.type}'.`);
       return;
     }
+    const adapter = redactingAdapter(chosen, secretRedactor(deps.config));
     const upstream = await Promise.all(
       (await db.tasks.upstream(taskId)).map(async (u) => ({
         id: u.id,
@@ -276,7 +279,10 @@ async function settle(
     const detail = outcome.errorMessage ?? 'the API refused the run';
     // A limit that names its reset is the account's quota: the scheduler holds new launches until then.
     const named = (outcome.resetsAt !== null && outcome.resetsAt.getTime() > now.getTime()) || parseResetTime(detail, now) !== null;
-    const reason = named ? `${QUOTA_PAUSE_PREFIX} ${until.toISOString()}: ${detail}` : `Rate or usage limit: ${detail}`;
+    const at = `${until.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+    const reason = named
+      ? `${QUOTA_PAUSE_PREFIX} ${at}, when the API says it resets; the task resumes then by itself. The API said: ${detail}`
+      : `Rate limit with no reset time given; the task tries again at ${at}. The API said: ${detail}`;
     const moved = await machine.fire(
       task.id,
       'RATE_LIMITED',

@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Database } from '../db/database';
 import type { SchedulingProjectRow } from '../db/repositories/scheduling';
+import { FOLLOW_UP_WORKSPACE_WAIT_MS } from './follow-up-workspace';
 import type { TaskRecord } from '../db/repositories/tasks';
 import { cloneSource, defaultRepo, provisioningFailures } from './workspace-provisioning';
 import { overBudget } from './budgets';
@@ -214,7 +215,10 @@ export async function taskWaitingReason(db: Database, state: SchedulingState, ta
     if (w?.lockedByTaskId) {
       return {
         code: 'workspace_pinned',
-        reason: `It continues in workspace '${w.id}', which task ${w.lockedByTaskId} is using; it starts when that one frees up.`,
+        reason:
+          (await db.taskMessages.pending(task.id, 'follow_up')).length > 0
+            ? `Its follow-up waits for workspace '${w.id}', where its agent worked, which task ${w.lockedByTaskId} is using; after ${FOLLOW_UP_WORKSPACE_WAIT_MS / 60_000} minutes it moves to another workspace.`
+            : `It continues in workspace '${w.id}', which task ${w.lockedByTaskId} is using; it starts when that one frees up.`,
       };
     }
   }

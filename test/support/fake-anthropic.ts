@@ -27,7 +27,7 @@ export interface ScriptedTurn {
 
 /** An HTTP error answer, in the API's `{type:'error', error:{type, message}}` shape. */
 export interface ScriptedError {
-  error: { status: number; type: string; message: string; retryAfter?: number };
+  error: { status: number; type: string; message: string; retryAfter?: number; headers?: Record<string, string> };
   delayMs?: number;
 }
 
@@ -256,6 +256,7 @@ function halves(text: string): string[] {
 function sendError(res: http.ServerResponse, error: ScriptedError['error']): void {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (error.retryAfter !== undefined) headers['retry-after'] = String(error.retryAfter);
+  Object.assign(headers, error.headers);
   res.writeHead(error.status, headers).end(JSON.stringify({ type: 'error', error: { type: error.type, message: error.message } }));
 }
 

@@ -89,6 +89,24 @@ export class TaskMessageRepository {
   async list(taskId: string): Promise<TaskMessageRecord[]> {
     return (await this.query<Row>('select * from task_messages where task_id = ? order by id', [taskId])).map(toRecord);
   }
+
+  /**
+   * READY follow-ups still held for their own workspace, which another task holds, since before
+   * `before` (their oldest waiting message): the ones that should stop waiting and move.
+   */
+  async followUpsPinnedSince(before: Date): Promise<Array<{ taskId: string; projectId: string; workspaceId: string }>> {
+    const rows = await this.query<{ id: string; project_id: string; preferred_workspace_id: string }>(
+      `select t.id, t.project_id, t.preferred_workspace_id
+         from tasks t
+         join workspaces w on w.id = t.preferred_workspace_id and w.locked_by_task_id is not null and w.locked_by_task_id <> t.id
+        where t.status = 'READY'
+          and exists (select 1 from task_messages m where m.task_id = t.id and m.kind = 'follow_up' and m.delivered_at is null)
+          and (select min(m.created_at) from task_messages m
+                where m.task_id = t.id and m.kind = 'follow_up' and m.delivered_at is null) <= ?`,
+      [before.getTime()],
+    );
+    return rows.map((r) => ({ taskId: r.id, projectId: r.project_id, workspaceId: r.preferred_workspace_id }));
+  }
 }
 
 /** Who may steer a project's agents besides the admins (migration …_project_steerers). */

@@ -136,13 +136,4 @@ export class TokenUsageRepository {
     );
     return { tokens: Number(rows[0]?.tokens ?? 0), costUsd: Math.round(Number(rows[0]?.cost ?? 0) * 1e6) / 1e6 };
   }
-
-  /** Tokens per project since `since` (the scheduler's rolling window). */
-  async perProjectSince(since: Date): Promise<Map<string, number>> {
-    const rows = await this.query<{ project_id: string; tokens: number }>(
-      'select project_id, sum(tokens) as tokens from token_usage where project_id is not null and created_at >= ? group by project_id',
-      [since],
-    );
-    return new Map(rows.map((r) => [r.project_id, Number(r.tokens)]));
-  }
 }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ClaudeCodeAdapter, unsandboxedRefusal, type ClaudeCodeOptions } from '../../../src/agents/claude-code';
+import { ClaudeCodeAdapter, everyWriteRefused, unsandboxedRefusal, type ClaudeCodeOptions } from '../../../src/agents/claude-code';
 import { missingSandboxPrograms } from '../../../src/agents/confinement';
 import { FakeAnthropic, type ToolResultBlock } from '../../support/fake-anthropic';
 import { makeTempDir } from '../../support/tmp';
@@ -151,8 +151,12 @@ describe('agents are confined to their workspace (real Claude Code CLI)', () => 
       { text: 'Gave up.' },
     );
     const unsandboxed = await adapter({ confinement: { allowUnsandboxed: true } }, { PATH }).run(request());
-    expect(unsandboxed.status).toBe('completed');
     expect(existsSync(path.join(outside, 'escape.txt'))).toBe(false);
     expect(unsandboxed.summary).toContain('Refused 1 attempt outside the workspace');
+    // Its only write was refused: the run changed nothing, and says so as a failure.
+    expect(unsandboxed.status).toBe('failed');
+    expect(unsandboxed.errorMessage).toBe(
+      everyWriteRefused([{ tool: 'Write', path: path.join(outside, 'escape.txt'), reason: '' }], workspace),
+    );
   });
 });

@@ -101,4 +101,33 @@ describe('the tool policy with the real Claude Code CLI', () => {
     expect(textOf(deploy)).toContain('set_tool_policy');
     expect(toolNames(fake.requests[0])).not.toContain('AskUserQuestion');
   });
+  it("gives the policy's whole tools through the permission callback, unasked, with Glob still offered and the guard first", async () => {
+    const asked: PermissionAsk[] = [];
+    const people: AgentRequests = {
+      canAsk: true,
+      allowRules: async () => [...DEFAULT_TOOL_POLICY],
+      askPermission: async (ask) => {
+        asked.push(ask);
+        return { decision: 'deny', message: 'No.', by: 'U1' };
+      },
+      askQuestions: async () => ({ answered: false, message: 'unused' }),
+    };
+    fake.enqueue(
+      { toolUses: [{ name: 'Write', input: { file_path: path.join(workspace, 'a.txt'), content: 'alpha\n' } }] },
+      { toolUses: [{ name: 'Read', input: { file_path: path.join(workspace, 'a.txt') } }] },
+      { toolUses: [{ name: 'Glob', input: { pattern: '*.txt' } }] },
+      { toolUses: [{ name: 'Read', input: { file_path: path.join(home, 'config', 'x.json') } }] },
+      { text: 'Done.' },
+    );
+    expect((await run(people)).status).toBe('completed');
+    const [write, read, glob, outside] = results();
+    expect(write.is_error).toBeFalsy();
+    expect(textOf(read)).toContain('alpha');
+    expect(textOf(glob)).toContain('a.txt');
+    expect(glob.is_error).toBeFalsy();
+    // The path guard still refuses what leaves the workspace.
+    expect(outside.is_error).toBe(true);
+    expect(textOf(outside)).toContain('outside this task');
+    expect(asked).toEqual([]);
+  });
 });

@@ -131,4 +131,27 @@ describe('plans become chained subtasks', () => {
     expect(String(skip2.payload.reason)).toContain('no phases');
     expect(h.eventsOf('plan_tasks_created')).toHaveLength(0);
   });
+  it("redacts the app's own secret values in the plan an agent writes and in what it reports", async () => {
+    const token = 'xoxb-plan-secret-0123456789';
+    h = await makeHarness({ env: { SLACK_BOT_TOKEN: token } });
+    let parentId = '';
+    h.adapter.fallback = async (req) => {
+      if (req.taskId !== parentId) return {};
+      await writeIn(req, '.agent/plan.md', PLAN.replace('with the Widget type', `with the Widget type (Slack token ${token})`));
+      req.onProgress?.(`Reading ${token}`);
+      return { summary: `Planned with ${token}.` };
+    };
+    parentId = await h.task('Plan with a secret', { requiresApproval: false });
+    await h.rt.orchestrator.pause();
+    await h.start();
+    await h.rt.orchestrator.resume();
+    const created = await waitFor(async () => h.eventsOf('plan_tasks_created', parentId)[0]);
+    await h.rt.orchestrator.pause();
+    await h.waitStatus(parentId, 'COMPLETED');
+    const first = await h.rt.db.tasks.get((created.payload.tasks as Array<{ id: string }>)[0].id);
+    expect(first!.description).toContain('with the Widget type (Slack token [redacted])');
+    expect((await h.rt.db.taskResults.latest(parentId))!.summary).toBe('Planned with [redacted].');
+    await waitFor(async () => h.eventsOf('task_progress', parentId)[0]);
+    expect(JSON.stringify(h.events)).not.toContain(token);
+  });
 });

@@ -62,6 +62,7 @@ describe('Claude Code adapter pieces', () => {
       DISABLE_AUTOUPDATER: '1',
       DISABLE_ERROR_REPORTING: '1',
       CLAUDE_CODE_MAX_RETRIES: '1',
+      CLAUDE_CODE_SUBPROCESS_ENV_SCRUB: '1',
     });
     expect(env.CLAUDECODE).toBeUndefined();
     expect(env.CLAUDE_CODE_ENTRYPOINT).toBeUndefined();
@@ -70,9 +71,19 @@ describe('Claude Code adapter pieces', () => {
   it('keeps Slack tokens and other secrets away from the agent, but not its own Anthropic key', () => {
     const env = buildClaudeEnv(
       {},
-      { PATH: '/bin', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', GITHUB_TOKEN: 'ghp', ANTHROPIC_API_KEY: 'sk-env' },
+      {
+        PATH: '/bin',
+        SLACK_BOT_TOKEN: 'xoxb-1',
+        SLACK_APP_TOKEN: 'xapp-1',
+        GITHUB_TOKEN: 'ghp',
+        ANTHROPIC_API_KEY: 'sk-env',
+        DATABASE_URL: 'postgres://aq:pw@db/aq',
+        AQ_MIRROR: 'https://bot:pw@git.example.com/x.git',
+        AQ_DEPLOY_KEY: 'k',
+      },
     );
     expect(env).toMatchObject({ PATH: '/bin', ANTHROPIC_API_KEY: 'sk-env' });
+    for (const name of ['DATABASE_URL', 'AQ_MIRROR', 'AQ_DEPLOY_KEY']) expect(env[name]).toBeUndefined();
     expect(env.SLACK_BOT_TOKEN).toBeUndefined();
     expect(env.SLACK_APP_TOKEN).toBeUndefined();
     expect(env.GITHUB_TOKEN).toBeUndefined();
