@@ -1,5 +1,3 @@
-import http from 'node:http';
-import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { resetFromHeaders } from './limit-headers';
 
@@ -21,8 +19,11 @@ export interface LimitObserver {
  * answers (streams included) pass unchanged.
  */
 export async function observeLimits(target: string): Promise<LimitObserver> {
+  // Loaded on a run, not with the module: node:http cannot be loaded while the CLI's startup
+  // snapshot is built, and aq never runs an agent.
+  const http = await import('node:http');
   const base = new URL(target);
-  const client = base.protocol === 'https:' ? https : http;
+  const client = base.protocol === 'https:' ? await import('node:https') : http;
   const prefix = base.pathname.replace(/\/+$/, '');
   let resetsAt: Date | null = null;
   const server = http.createServer((req, res) => {
