@@ -60,6 +60,7 @@ module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 30000,
+  reporters: ['default', '<rootDir>/test/support/slowest-suites-reporter.js'],
   maxWorkers: 2,
   projects: [
     { ...shared, displayName: 'sqlite', testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', ...POSTGRES_ONLY] },
