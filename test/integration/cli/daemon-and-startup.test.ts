@@ -1,3 +1,4 @@
+// @database-dependent: aq connects to the runtime database as its own process.
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';

@@ -1,3 +1,4 @@
+// @database-dependent: agent requests are inserted with a dialect-specific returning id and read back.
 import type { AgentRunRequest } from '../../../src/agents/adapter';
 import type { PermissionAsk } from '../../../src/agents/agent-requests';
 import { DEFAULT_TOOL_POLICY } from '../../../src/agents/agent-requests';

@@ -1,3 +1,4 @@
+// @database-dependent: the restart request is a system_state row matched on a JSON member.
 import { loadConfig } from '../../../src/config';
 import { createRuntime, type Runtime } from '../../../src/runtime';
 import { makeTestRuntime, RecordingProcessController, type TestRuntime } from '../../support/runtime';

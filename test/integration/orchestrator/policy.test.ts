@@ -1,3 +1,4 @@
+// @database-dependent: workspace locks and concurrency caps are conditional writes across processes.
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Database } from '../../../src/db/database';

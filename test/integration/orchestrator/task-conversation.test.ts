@@ -1,3 +1,4 @@
+// @database-dependent: task messages are inserted with a dialect-specific returning id.
 import { makeHarness, untilAborted, waitFor, writeIn, type Harness } from './harness';
 
 /** The runner's side of messages: a message the run never took is not lost. */
