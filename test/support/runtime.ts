@@ -5,6 +5,7 @@ import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runt
 import type { ProcessController } from '../../src/orchestrator/port';
 import { makeTempDir } from './tmp';
 import { createTestDatabase, onPostgres } from './postgres-databases';
+import { copyMigratedSqlite } from './sqlite-template';
 
 /** Records what restart_daemon / update_and_restart asked of the process, instead of doing it. */
 export class RecordingProcessController implements ProcessController {
@@ -43,6 +44,7 @@ export async function makeTestRuntime(env: Record<string, string> = {}, options:
   const tmp = await makeTempDir('aq-rt-');
   const database = onPostgres() && !env.DATABASE_URL ? await createTestDatabase() : null;
   const config: AppConfig = loadConfig({ AQ_HOME: tmp.dir, ...(database && { DATABASE_URL: database.url }), ...env });
+  if (config.database.dialect === 'sqlite') await copyMigratedSqlite(config.database.path);
   const processController = new RecordingProcessController();
   const logs: string[] = [];
   const runtime = await createRuntime(config, {
@@ -72,6 +74,7 @@ export async function makeTestRuntime(env: Record<string, string> = {}, options:
  */
 export async function openTestDatabase(dir: string): Promise<{ db: Database; cleanup: () => Promise<void> }> {
   const database = onPostgres() ? await createTestDatabase() : null;
+  if (!database) await copyMigratedSqlite(path.join(dir, 'aq.db'));
   const db = await Database.open(database ? database.url : path.join(dir, 'aq.db'));
   return {
     db,

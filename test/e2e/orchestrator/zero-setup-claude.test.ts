@@ -56,7 +56,7 @@ describe('zero setup with the real Claude Code CLI (e2e)', () => {
       .created as string;
     await waitFor(async () => (await rt.exec('get_task', { task_id: id })).status === 'COMPLETED', 90_000, 'the task to complete');
     // The run hands its workspace and agent back just after the task is marked complete.
-    await waitFor(async () => (await rt.db.agents.list()).every((a) => a.state === 'IDLE'), 10_000, 'the agents to be idle again');
+    await waitFor(async () => (await rt.db.agents.list()).every((a) => a.state === 'IDLE'), 60_000, 'the agents to be idle again');
 
     expect(await gitOut(origin, 'show', 'main:hello.txt')).toBe('hello with zero setup');
     expect((await rt.exec('list_workspaces', { project_id: 'widget' })).workspaces).toEqual([

@@ -115,7 +115,7 @@ describe('a task thread is a conversation with the real Claude Code CLI (e2e)', 
     const id = await createTask('Look around');
     await waitFor(async () => eventsOf('task_completed', id).length === 1, 60_000, 'the first run to complete');
     // The run hands its agent back just after the task completes.
-    await waitFor(async () => (await rt().db.agents.list()).every((a) => a.state === 'IDLE'), 10_000, 'the agent to be idle again');
+    await waitFor(async () => (await rt().db.agents.list()).every((a) => a.state === 'IDLE'), 60_000, 'the agent to be idle again');
     const first = await rt().db.taskResults.latest(id);
     const thread = await threadOf(id);
     const before = modelRequests().length;

@@ -1,3 +1,4 @@
+// @database-dependent: conversations are stored, serialised and counted in SQL.
 import { KEEP_MESSAGES, MAX_MESSAGES, SUMMARY_HEADING, SUMMARY_INSTRUCTIONS, SUMMARY_MAX_TOKENS } from '../../../src/chat/memory';
 import type { ChatMessage } from '../../../src/model/provider';
 import type { RecordedRequest } from '../../support/fake-anthropic';

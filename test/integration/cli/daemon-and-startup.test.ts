@@ -1,3 +1,4 @@
+// @database-dependent: aq connects to the runtime database as its own process.
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -39,7 +40,7 @@ describe('aq and the daemon', () => {
       stdout: '{"status":"restarting","message":"Daemon restart initiated","reason":"from the CLI"}\n',
       stderr: '',
     });
-    await waitFor(async () => rt.processController.signals.length > 0, 10_000, 'the daemon to take the request');
+    await waitFor(async () => rt.processController.signals.length > 0, 60_000, 'the daemon to take the request');
     expect(rt.processController.signals).toEqual(['SIGTERM']);
     expect(rt.restartRequested()).toBe(true);
   });

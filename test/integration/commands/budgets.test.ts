@@ -1,3 +1,4 @@
+// @database-dependent: budgets are sums and limits kept in SQL.
 import { overBudget } from '../../../src/orchestrator/budgets';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 

@@ -1,3 +1,4 @@
+// @database-dependent: events are paged by id in SQL.
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 import { walkPages, type Page } from '../../support/pages';
 

@@ -1,3 +1,4 @@
+// @database-dependent: hooks and their runs are rows read back through the repositories.
 import { FakeAnthropic } from '../../support/fake-anthropic';
 import { EVENT_TYPES } from '../../../src/orchestrator/events';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';

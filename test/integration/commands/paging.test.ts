@@ -1,3 +1,4 @@
+// @database-dependent: pages, their order and their totals come from SQL.
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 import { walkPages, type Page } from '../../support/pages';
 

@@ -1,3 +1,4 @@
+// @database-dependent: projects are created, edited and read back through the repositories.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';

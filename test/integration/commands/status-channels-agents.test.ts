@@ -1,3 +1,4 @@
+// @database-dependent: status counts, channels and agents are read back through SQL.
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 import { putTask } from '../../support/task-fixtures';
 

@@ -1,3 +1,4 @@
+// @database-dependent: events newest first and token sums as integers come from SQL.
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 
 describe('system commands', () => {

@@ -1,3 +1,4 @@
+// @database-dependent: chains are read with recursive queries over task_dependencies.
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 import { putTask } from '../../support/task-fixtures';
 

@@ -1,3 +1,4 @@
+// @database-dependent: task messages are inserted with a dialect-specific returning id.
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 import { putTask } from '../../support/task-fixtures';
 

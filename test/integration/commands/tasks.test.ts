@@ -1,3 +1,4 @@
+// @database-dependent: tasks are filtered, ordered and counted in SQL.
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 import { putTask } from '../../support/task-fixtures';
 

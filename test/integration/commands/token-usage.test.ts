@@ -1,3 +1,4 @@
+// @database-dependent: usage totals are kept by triggers and summed in SQL.
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 
 type Reply = Record<string, unknown> & {

@@ -21,7 +21,7 @@ describe('the event relay on PostgreSQL, where ids can commit out of order', () 
     try {
       // The relay has read its starting point once the first event after it shows up.
       await rt.db.events.append({ type: 'note_created', projectId: null, taskId: null, agentId: null, payload: {}, origin: 'aq' });
-      await waitFor(async () => seen.length === 1, 10_000, 'the relay to start');
+      await waitFor(async () => seen.length === 1, 60_000, 'the relay to start');
 
       // Another process's insert has taken its id but not committed yet (the race, made wide).
       const conn = rt.db.em().getConnection();
@@ -35,13 +35,13 @@ describe('the event relay on PostgreSQL, where ids can commit out of order', () 
         origin: 'aq',
       });
       expect(early.id).toBeGreaterThan(lateId);
-      await waitFor(async () => seen.some((e) => e.id === early.id), 10_000, 'the event committed first');
+      await waitFor(async () => seen.some((e) => e.id === early.id), 60_000, 'the event committed first');
 
       await conn.execute("insert into events (id, type, payload, origin, created_at) values (?, 'task_created', '{}', 'aq', ?)", [
         lateId,
         Date.now(),
       ]);
-      await waitFor(async () => seen.some((e) => e.id === lateId), 10_000, 'the event that committed late');
+      await waitFor(async () => seen.some((e) => e.id === lateId), 60_000, 'the event that committed late');
       expect(seen.map((e) => e.id)).toEqual([seen[0].id, early.id, lateId]);
     } finally {
       stop();

@@ -1,3 +1,4 @@
+// @database-dependent: every list is bounded by a LIMIT in SQL.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AnyCommand } from '../../../src/commands/catalog';

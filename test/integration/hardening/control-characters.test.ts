@@ -1,3 +1,4 @@
+// @database-dependent: text with control characters is stored and read back.
 import { ALL_COMMANDS } from '../../../src/commands';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 import { stringSlots } from './catalog-inputs';

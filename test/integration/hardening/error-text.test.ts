@@ -1,3 +1,4 @@
+// @database-dependent: the database's own errors must be turned into sentences.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';

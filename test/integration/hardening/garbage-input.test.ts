@@ -1,3 +1,4 @@
+// @database-dependent: out-of-range values reach SQL, whose limits differ per database.
 import { ALL_COMMANDS } from '../../../src/commands';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 import { fieldsOf, GARBAGE, plausible } from './catalog-inputs';

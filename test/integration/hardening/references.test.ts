@@ -1,3 +1,4 @@
+// @database-dependent: references are checked by queries and deletes cascade in SQL.
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 import { expectCleanError } from './clean-error';
 

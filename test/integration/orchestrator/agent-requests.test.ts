@@ -1,3 +1,4 @@
+// @database-dependent: agent requests are inserted with a dialect-specific returning id and read back.
 import type { AgentRunRequest } from '../../../src/agents/adapter';
 import type { PermissionAsk } from '../../../src/agents/agent-requests';
 import { DEFAULT_TOOL_POLICY } from '../../../src/agents/agent-requests';
@@ -272,7 +273,7 @@ describe('agents asking people', () => {
     expect(h.eventsOf('task_blocked', id)[0].payload.reason).toBe("Nobody answered the agent's permission request within 1 second.");
     await waitFor(async () => got);
     expect(got).toMatchObject({ decision: 'deny', stop: true });
-    await waitFor(async () => h.rt.daemon()!.runningTaskIds.length === 0, 15_000, 'the run to end');
+    await waitFor(async () => h.rt.daemon()!.runningTaskIds.length === 0, 60_000, 'the run to end');
     expect(await h.rt.db.tasks.get(id)).toMatchObject({ status: 'BLOCKED', assignedAgent: null });
   });
 

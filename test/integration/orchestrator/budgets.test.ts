@@ -1,3 +1,4 @@
+// @database-dependent: spend is summed in SQL before each launch.
 import type { AgentRunOutcome } from '../../../src/agents/adapter';
 import type { CycleReport } from '../../../src/orchestrator/cycle';
 import { overBudget } from '../../../src/orchestrator/budgets';
@@ -38,7 +39,7 @@ describe('budgets in the orchestrator (agent double, real git and SQLite)', () =
     const waiting = await h.task('Waits for budget', { priority: 10 });
     await h.start();
 
-    await waitFor(async () => warnings(h).some((w) => w.level === 100), 15_000, 'the 100 % warning');
+    await waitFor(async () => warnings(h).some((w) => w.level === 100), 60_000, 'the 100 % warning');
     for (const id of ids) await h.waitStatus(id, 'COMPLETED');
     expect(warnings(h).map((w) => w.level)).toEqual([75, 90, 95, 100]);
     expect(warnings(h)[0]).toMatchObject({
@@ -102,7 +103,7 @@ describe('budgets in the orchestrator (agent double, real git and SQLite)', () =
     await h.start();
 
     await h.waitStatus(big, 'COMPLETED');
-    await waitFor(async () => warnings(h).some((w) => w.level === 100), 15_000, 'the 100 % warning');
+    await waitFor(async () => warnings(h).some((w) => w.level === 100), 60_000, 'the 100 % warning');
     // The jump from 0 to 125 % is one notice, in dollars, the measure that is spent.
     expect(warnings(h)).toEqual([expect.objectContaining({ level: 100, measure: 'cost_usd', used: 1.25, limit: 1 })]);
     expect(await h.status(slow)).toBe('IN_PROGRESS');
@@ -124,7 +125,7 @@ describe('budgets in the orchestrator (agent double, real git and SQLite)', () =
     const second = await h.task('Next', { priority: 2 });
     await h.start({ now });
     await h.waitStatus(first, 'COMPLETED');
-    await waitFor(async () => warnings(h).length > 0, 15_000, 'a budget warning');
+    await waitFor(async () => warnings(h).length > 0, 60_000, 'a budget warning');
 
     // A new daemon reads the posted levels back instead of posting them again.
     await h.rt.stopDaemon();

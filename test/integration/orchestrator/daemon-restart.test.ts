@@ -1,3 +1,4 @@
+// @database-dependent: the restart request is a system_state row matched on a JSON member.
 import { loadConfig } from '../../../src/config';
 import { createRuntime, type Runtime } from '../../../src/runtime';
 import { makeTestRuntime, RecordingProcessController, type TestRuntime } from '../../support/runtime';
@@ -119,7 +120,7 @@ describe('restart_daemon and update_and_restart', () => {
           message: 'Daemon restart initiated',
           reason: 'from aq',
         });
-        await waitFor(async () => rt.processController.signals.length > 0, 10_000, 'the daemon to take the request');
+        await waitFor(async () => rt.processController.signals.length > 0, 60_000, 'the daemon to take the request');
         expect(rt.processController.signals).toEqual(['SIGTERM']);
         expect(rt.restartRequested()).toBe(true);
         expect(cli.processController.signals).toEqual([]);
@@ -140,7 +141,7 @@ describe('restart_daemon and update_and_restart', () => {
           pull_output: 'Already up to date.',
         });
         expect(cli.processController.runs.map((r) => r.file)).toEqual(['git', 'npm']);
-        await waitFor(async () => rt.processController.signals.length > 0, 10_000, 'the daemon to take the request');
+        await waitFor(async () => rt.processController.signals.length > 0, 60_000, 'the daemon to take the request');
         expect(cli.processController.signals).toEqual([]);
       } finally {
         await cli.runtime.close();

@@ -58,7 +58,11 @@ export function untilAborted(req: AgentRunRequest): Promise<void> {
   });
 }
 
-export async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+/**
+ * Polls `probe` until it answers. The deadline is generous on purpose: it only bounds a failing
+ * test, and on a loaded shared machine a passing one can take many times its quiet duration.
+ */
+export async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 60_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -132,7 +136,7 @@ export async function makeHarness(
     async status(taskId) {
       return (await rt.db.tasks.get(taskId))?.status;
     },
-    async waitStatus(taskId, status, timeoutMs = 15_000) {
+    async waitStatus(taskId, status, timeoutMs = 60_000) {
       await waitFor(async () => (await h.status(taskId)) === status, timeoutMs, `${taskId} to be ${status} (is ${await h.status(taskId)})`);
     },
     eventsOf(type, taskId) {

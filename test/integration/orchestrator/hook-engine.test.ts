@@ -1,3 +1,4 @@
+// @database-dependent: due hooks, cooldowns and the cap are read from hook runs in SQL.
 import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,3 +1,4 @@
+// @database-dependent: claims, status moves and promotions of dependants are conditional writes.
 import { gitOut } from '../../support/git-fixtures';
 import { makeHarness, untilAborted, waitFor, writeIn, type Harness } from './harness';
 

@@ -1,3 +1,4 @@
+// @database-dependent: workspace locks and concurrency caps are conditional writes across processes.
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Database } from '../../../src/db/database';
@@ -36,7 +37,7 @@ describe('scheduling policy, workspaces and approval', () => {
     };
     const ids = await Promise.all([1, 2, 3, 4, 5].map((i) => h.task(`T${i}`)));
     await h.start();
-    await waitFor(async () => live === 2, 15_000, 'two runs at once');
+    await waitFor(async () => live === 2, 60_000, 'two runs at once');
     await h.rt.daemon()!.runCycle();
     expect(live).toBe(2);
     release();

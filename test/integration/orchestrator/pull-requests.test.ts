@@ -207,6 +207,8 @@ describe('pull and merge requests', () => {
       const waiting = await waitFor(async () => h.eventsOf('task_awaiting_approval', id)[0]);
       expect(waiting.payload.pr_url).toBeNull();
       await expect(gitOut(h.origin, 'show', 'main:feature.txt')).rejects.toThrow();
+      // The run lets go of its workspace just after the status move; merging here needs it.
+      await waitFor(async () => (await h.rt.db.workspaces.get('ws0'))!.lockedByTaskId === null, 60_000, 'the run to free ws0');
       expect(await h.rt.exec('approve_task', { task_id: id })).toEqual({
         approved: id,
         title: 'Needs review',

@@ -1,3 +1,4 @@
+// @database-dependent: recovery counts and ends runs with conditional writes.
 import { Database } from '../../../src/db/database';
 import { makeHarness, waitFor, type Harness } from './harness';
 import { putTask } from '../../support/task-fixtures';

@@ -1,3 +1,4 @@
+// @database-dependent: every status move is a compare-and-set in SQL.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { TaskStatus } from '../../../src/db/entities';

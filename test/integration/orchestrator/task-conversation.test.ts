@@ -1,3 +1,4 @@
+// @database-dependent: task messages are inserted with a dialect-specific returning id.
 import { makeHarness, untilAborted, waitFor, writeIn, type Harness } from './harness';
 
 /** The runner's side of messages: a message the run never took is not lost. */
@@ -19,7 +20,7 @@ describe('messages a run ends without taking', () => {
     };
     await h.start();
     id = await h.task('Write code');
-    await waitFor(async () => h.eventsOf('task_completed', id).length === 2, 15_000, 'the follow-up run');
+    await waitFor(async () => h.eventsOf('task_completed', id).length === 2, 60_000, 'the follow-up run');
 
     const [first, second] = h.adapter.calls;
     expect(first.resumeSessionId ?? null).toBeNull();
@@ -42,7 +43,7 @@ describe('messages a run ends without taking', () => {
     await waitFor(async () => h.adapter.calls.length === 1);
     expect(await h.rt.exec('message_task', { task_id: id, text: 'Unread' })).toMatchObject({ delivery: 'live' });
     expect(await h.rt.exec('stop_task', { task_id: id })).toEqual({ stopped: id });
-    await waitFor(async () => (await h.rt.db.taskResults.latest(id))?.result === 'STOPPED', 15_000, 'the stopped run to be recorded');
+    await waitFor(async () => (await h.rt.db.taskResults.latest(id))?.result === 'STOPPED', 60_000, 'the stopped run to be recorded');
     await h.rt.stopDaemon();
     expect(await h.status(id)).toBe('BLOCKED');
     expect(h.eventsOf('task_follow_up_queued', id)).toEqual([]);

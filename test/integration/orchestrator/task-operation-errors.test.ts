@@ -1,3 +1,4 @@
+// @database-dependent: of two processes moving a task at once, the database decides who wins.
 import { Database } from '../../../src/db/database';
 import { EventLog } from '../../../src/orchestrator/events';
 import { TaskControl } from '../../../src/orchestrator/task-control';

@@ -1,3 +1,4 @@
+// @database-dependent: why a task waits is read from scheduling queries.
 import path from 'node:path';
 import { cloneWorkspace } from '../../support/git-fixtures';
 import { makeHarness, untilAborted, type Harness } from './harness';

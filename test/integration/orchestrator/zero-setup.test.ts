@@ -33,7 +33,7 @@ describe('zero setup: a project, a repo and a task are enough', () => {
       progressIntervalMs: 20,
     });
   const status = async (id: string) => ((await rt.exec('get_task', { task_id: id })) as { status: string }).status;
-  const waitStatus = (id: string, want: string) => waitFor(async () => (await status(id)) === want, 20_000, `${id} to be ${want}`);
+  const waitStatus = (id: string, want: string) => waitFor(async () => (await status(id)) === want, 60_000, `${id} to be ${want}`);
   const createTask = async (title: string, extra: Record<string, unknown> = {}) =>
     (await rt.exec('create_task', { project_id: 'widget', title, description: `Do: ${title}`, ...extra })).created as string;
 
@@ -68,7 +68,7 @@ describe('zero setup: a project, a repo and a task are enough', () => {
 
     // Three held tasks: a second workspace for the second slot, never a third.
     const held = [await createTask('Held A'), await createTask('Held B'), await createTask('Held C')];
-    await waitFor(async () => gate.length === 2, 20_000, 'two held runs');
+    await waitFor(async () => gate.length === 2, 60_000, 'two held runs');
     const workspaces = (await rt.exec('list_workspaces', { project_id: 'widget' })).workspaces as Array<{ id: string }>;
     expect(workspaces.map((w) => w.id)).toEqual(['widget-ws-1', 'widget-ws-2']);
     const statuses = await Promise.all(held.map(status));
@@ -83,7 +83,7 @@ describe('zero setup: a project, a repo and a task are enough', () => {
       { project_id: 'widget', ready: 1, code: 'slots_busy', reason: expect.any(String) },
     ]);
     while (gate.length) gate.shift()!();
-    await waitFor(async () => gate.length > 0, 20_000, 'the third held run');
+    await waitFor(async () => gate.length > 0, 60_000, 'the third held run');
     gate.shift()!();
     for (const id of held) await waitStatus(id, 'COMPLETED');
     expect(peak).toBe(2);

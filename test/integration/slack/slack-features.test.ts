@@ -1,3 +1,4 @@
+// @database-dependent: a refusal is remembered across processes in a system_state row.
 import { readSlackFeatures } from '../../../src/db/slack-features';
 import { RECHECK_AFTER_MS, SlackFeatures } from '../../../src/slack/ai-surfaces/features';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';

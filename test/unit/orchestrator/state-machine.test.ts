@@ -1,3 +1,4 @@
+// @database-dependent: status moves are compare-and-set in SQL.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
