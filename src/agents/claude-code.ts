@@ -163,6 +163,17 @@ function searchToolsOffered(wholeTools: ReadonlySet<string>): string[] {
   return ['Glob', 'Grep'].filter((tool) => wholeTools.has(tool)).map((tool) => `${tool}(**)`);
 }
 
+/**
+ * The policy's rules split for the SDK. Bare names (`Read`) go to the permission callback,
+ * which allows them: in allowedTools they would approve the whole tool before the callback is
+ * asked, and the SDK warns (CLAUDE_SDK_CAN_USE_TOOL_SHADOWED) on every run where a bare name
+ * meets a callback. The path guard runs before either.
+ */
+export function toolRulesForSdk(rules: readonly string[]): { allowedTools: string[]; wholeTools: Set<string> } {
+  const wholeTools = new Set(rules.filter((rule) => !rule.includes('(')));
+  return { allowedTools: [...rules.filter((rule) => !wholeTools.has(rule)), ...searchToolsOffered(wholeTools)], wholeTools };
+}
+
 /** Runs Claude Code through the Agent SDK's `query()` in the task's workspace, confined to it. */
 export class ClaudeCodeAdapter implements AgentAdapter {
   readonly type = 'claude';
@@ -206,10 +217,7 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     // path guard and the sandbox still apply to everything allowed).
     const requests = request.agentRequests;
     const rules = requests ? await requests.allowRules() : [...DEFAULT_TOOL_POLICY];
-    // Bare names (`Read`) go to the permission callback, which allows them: in allowedTools they
-    // would shadow the callback for the whole tool. The path guard runs before either.
-    const wholeTools = new Set(rules.filter((rule) => !rule.includes('(')));
-    const allowedTools = [...rules.filter((rule) => !wholeTools.has(rule)), ...searchToolsOffered(wholeTools)];
+    const { allowedTools, wholeTools } = toolRulesForSdk(rules);
     // Behind an HTTP proxy the CLI must keep talking to it; reset times then come from the stream.
     const observer = usesHttpProxy(env) ? null : await observeLimits(env.ANTHROPIC_BASE_URL ?? DEFAULT_ANTHROPIC_URL);
     if (observer) env.ANTHROPIC_BASE_URL = observer.url;

@@ -93,10 +93,11 @@ describe('scheduling policy, workspaces and approval', () => {
       expect(results).toContain('workspace_busy');
       // The loser wrote nothing: its task is READY and its agent IDLE.
       const loser = results[0] === null ? b : a;
+      const loserAgent = results[0] === null ? 'agent-1' : 'agent-0';
       expect(await h.status(loser)).toBe('READY');
       expect((await h.rt.db.agents.list()).filter((x) => x.state === 'BUSY')).toHaveLength(1);
-      // Retrying the loser's claim while the lock is held still fails, writing nothing.
-      expect(await claimLaunch(other, new TaskStateMachine(other), { taskId: loser, agentId: 'agent-1', workspaceId: 'ws0' })).toBe(
+      // Retrying the loser's claim (with its own, idle agent) while the lock is held still fails, writing nothing.
+      expect(await claimLaunch(other, new TaskStateMachine(other), { taskId: loser, agentId: loserAgent, workspaceId: 'ws0' })).toBe(
         'workspace_busy',
       );
       expect(await h.status(loser)).toBe('READY');
