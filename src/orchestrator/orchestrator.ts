@@ -210,7 +210,7 @@ export class Orchestrator extends TaskControl {
       for (const a of report.assignments) {
         if (this.runs.has(a.taskId)) continue; // its last run is still winding down
         const runId = randomUUID();
-        const refused = await claimLaunch(this.db, this.machine, { ...a, runId, now: this.now() });
+        const refused = await claimLaunch(this.db, this.machine, { ...a, runId, clock: this.now });
         if (refused) {
           this.log(`Launch of ${a.taskId} skipped: ${refused.replace(/_/g, ' ')}.`);
           continue;

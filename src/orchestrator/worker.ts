@@ -227,7 +227,7 @@ export class FleetWorker {
         runId,
         workerId: this.options.name,
         leaseMs: this.leaseMs,
-        now: this.now(),
+        clock: this.now,
       });
       if (refused) {
         this.log(`Worker ${this.options.name}: launch of ${a.taskId} skipped: ${refused.replace(/_/g, ' ')}.`);

@@ -17,7 +17,8 @@ export interface LaunchClaim {
   workerId?: string | null;
   /** A worker's claim lapses this long after its last heartbeat renewed it. */
   leaseMs?: number;
-  now?: Date;
+  /** Read at each attempt: a claim retried after a lost race is stamped when it lands. */
+  clock?: () => Date;
 }
 
 class Refused extends Error {
@@ -57,11 +58,11 @@ export class TaskRunRepository {
    * state machine, on this transaction). Returns null on success or why it was refused.
    */
   async claimLaunch(input: LaunchClaim, assign: (tx: SqlEntityManager) => Promise<boolean>): Promise<LaunchRefusal | null> {
-    const now = input.now ?? new Date();
     const workerId = input.workerId ?? null;
     try {
       await retryingTransaction(this.em, async (em) => {
         const tx = em as SqlEntityManager;
+        const now = input.clock?.() ?? new Date();
         const pg = isPostgres(tx);
         const lockWorkspace = async () => {
           if ((await changes(tx, LOCK_WORKSPACE, [input.taskId, input.agentId, now.getTime(), input.workspaceId])) === 0) {
