@@ -31,8 +31,8 @@ const SQLITE_ONLY = [
   'test/integration/db/token-usage-totals.test.ts',
 ];
 
-/** Test files about what only PostgreSQL does (concurrent writers). */
-const POSTGRES_ONLY = ['test/integration/db/postgres-event-relay.test.ts'];
+/** Test files about what only PostgreSQL does (concurrent writers, its server's faults). */
+const POSTGRES_ONLY = ['test/integration/db/postgres-event-relay.test.ts', 'test/e2e/fleet/faults.test.ts'];
 
 function databaseDependent(file) {
   if (SQLITE_ONLY.includes(file)) return false;

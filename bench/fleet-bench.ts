@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFile, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -9,11 +9,15 @@ import { buildSnapshot, type CycleDeps } from '../src/orchestrator/cycle';
 import { schedule } from '../src/orchestrator/scheduler';
 import { TaskStateMachine } from '../src/orchestrator/state-machine';
 import { createRuntime, type Runtime } from '../src/runtime';
+import { adminQuery } from '../test/support/postgres-databases';
+import { startPostgres } from '../test/support/postgres-server';
 import { percentiles, type BenchRow } from './table';
 
 const execFileAsync = promisify(execFile);
 const CLAIMERS = Number(process.env.BENCH_CLAIMERS ?? 8);
 const CLAIM_MS = 10_000;
+const COMPLETIONS = Number(process.env.BENCH_COMPLETIONS ?? 400);
+const WORKER_CAPACITY = 2;
 const PROJECTS = 50;
 
 /** `count` READY tasks over PROJECTS projects (cap 100 each), in batches. */
@@ -108,6 +112,90 @@ export async function claimRate(): Promise<BenchRow[]> {
   }
 }
 
+/**
+ * Eight real workers (bench/scripted-worker.ts: the runtime and FleetWorker, an agent that
+ * completes at once) working COMPLETIONS tasks of one project to the end: completions per second,
+ * from the run records (first claim to last run ended), with no task run twice.
+ */
+export async function completionRate(): Promise<BenchRow[]> {
+  const home = await mkdtemp(path.join(os.tmpdir(), 'aq-fleet-done-'));
+  const url = process.env.BENCH_DATABASE_URL;
+  const config = loadConfig({ AQ_HOME: home, ...(url && { DATABASE_URL: url }) });
+  const rt = await createRuntime(config, { log: () => undefined });
+  const children: ReturnType<typeof spawn>[] = [];
+  try {
+    await rt.handler.execute('create_project', { name: 'web', max_concurrent_agents: CLAIMERS * WORKER_CAPACITY }, { source: 'system' });
+    const workers = Array.from({ length: CLAIMERS }, (_, i) => `w${i}`);
+    for (const w of workers) {
+      for (let k = 0; k < WORKER_CAPACITY; k++) {
+        const folder = path.join(home, 'machines', w, 'web', `ws-${k}`);
+        await mkdir(folder, { recursive: true });
+        await rt.db.workspaces.create({
+          id: `web-${w}-ws-${k}`,
+          projectId: 'web',
+          name: `${w}-ws-${k}`,
+          path: folder,
+          sourceType: 'link',
+          repoId: null,
+          workerId: w,
+        });
+      }
+    }
+    const now = Date.now();
+    await rt.db.transaction(async (em) => {
+      for (let i = 0; i < COMPLETIONS; i++) {
+        await em.execute(
+          "insert into tasks (id, project_id, title, description, status, priority, retry_count, max_retries, requires_approval, is_plan_subtask, plan_depth, auto_tasks, skipped, created_at, updated_at) values (?, 'web', ?, 'x', 'READY', 100, 0, 3, false, false, 0, true, false, ?, ?)",
+          [`d-${i}`, `Task ${i}`, now + i, now + i],
+        );
+      }
+    });
+    const worker = path.join(__dirname, 'scripted-worker.js');
+    const started = performance.now();
+    for (const w of workers) {
+      children.push(
+        spawn(process.execPath, [worker, w, String(WORKER_CAPACITY), '30000'], {
+          env: {
+            PATH: process.env.PATH,
+            AQ_HOME: path.join(home, 'machines', w),
+            DATABASE_URL: config.databaseUrl,
+            AQ_ALLOW_UNSANDBOXED: 'true',
+          },
+          stdio: 'ignore',
+        }),
+      );
+    }
+    const connection = rt.db.em().getConnection();
+    const completed = async () =>
+      Number(((await connection.execute("select count(*) as n from tasks where status = 'COMPLETED'")) as Array<{ n: number }>)[0].n);
+    const deadline = Date.now() + 600_000;
+    while ((await completed()) < COMPLETIONS) {
+      if (Date.now() > deadline) throw new Error(`Only ${await completed()} of ${COMPLETIONS} tasks completed in 10 minutes.`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const [span] = (await connection.execute(
+      'select min(claimed_at) as first, max(ended_at) as last, count(*) as runs, count(distinct task_id) as tasks from task_runs',
+    )) as Array<{ first: number; last: number; runs: number; tasks: number }>;
+    if (Number(span.runs) !== COMPLETIONS || Number(span.tasks) !== COMPLETIONS) {
+      throw new Error(`${span.runs} runs for ${span.tasks} tasks: a task ran more than once.`);
+    }
+    const window = (Number(span.last) - Number(span.first)) / 1000;
+    return [
+      {
+        name: `completions/s, ${CLAIMERS} worker processes × ${WORKER_CAPACITY} (${config.database.dialect})`,
+        value: `${(COMPLETIONS / window).toFixed(0)} completions/s`,
+        note: `${COMPLETIONS} tasks claimed, run (instant scripted agent) and completed in ${window.toFixed(1)} s from first claim to last run ended (${seconds.toFixed(1)} s with process starts); each task run once (task_runs); workers poll every 200 ms`,
+      },
+    ];
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+    await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
+    await rt.close();
+    await rm(home, { recursive: true, force: true });
+  }
+}
+
 /** A worker's scheduling pass (its own agents and workspaces, the fleet's counts) at `ready` READY tasks. */
 async function workerPass(ready: number): Promise<BenchRow> {
   const home = await mkdtemp(path.join(os.tmpdir(), 'aq-fleet-pass-'));
@@ -150,5 +238,31 @@ async function workerPass(ready: number): Promise<BenchRow> {
 
 /** The fleet: claim throughput across processes, and a worker's pass at large task counts. */
 export async function runFleetBench(): Promise<BenchRow[]> {
-  return [...(await claimRate()), await workerPass(10_000), await workerPass(100_000)];
+  return [...(await claimRate()), ...(await completionRate()), await workerPass(10_000), await workerPass(100_000)];
+}
+
+/** Claims and completions per second, without the scheduling passes. */
+export async function runFleetThroughputBench(): Promise<BenchRow[]> {
+  return [...(await claimRate()), ...(await completionRate())];
+}
+
+/** Claims and completions per second on a PostgreSQL server of the bench's own (durable, as the commands suite runs it). */
+export async function runFleetThroughputPostgresBench(): Promise<BenchRow[]> {
+  const server = await startPostgres({ durable: true });
+  const before = process.env.BENCH_DATABASE_URL;
+  // An empty database for each measurement, as SQLite gets a fresh file.
+  const fresh = async (name: string) => {
+    await adminQuery(`create database ${name}`, server.url('').replace(/\/$/, ''));
+    process.env.BENCH_DATABASE_URL = server.url(name);
+  };
+  try {
+    await fresh('aq_claims');
+    const claims = await claimRate();
+    await fresh('aq_completions');
+    return [...claims, ...(await completionRate())];
+  } finally {
+    if (before === undefined) delete process.env.BENCH_DATABASE_URL;
+    else process.env.BENCH_DATABASE_URL = before;
+    await server.stop();
+  }
 }

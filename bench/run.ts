@@ -4,7 +4,7 @@ import { runCommandsBench } from './commands-bench';
 import { runSchedulerBench } from './scheduler-bench';
 import { runSlackBench } from './slack-bench';
 import { runCliBench } from './cli-bench';
-import { runFleetBench } from './fleet-bench';
+import { runFleetBench, runFleetThroughputBench, runFleetThroughputPostgresBench } from './fleet-bench';
 import { runPostgresCommandsBench } from './postgres-bench';
 
 type Suite = { name: string; run: () => Promise<BenchRow[]> };
@@ -17,6 +17,8 @@ const SUITES: Suite[] = [
   { name: 'slack', run: () => runSlackBench() },
   { name: 'cli', run: runCliBench },
   { name: 'fleet', run: runFleetBench },
+  { name: 'fleet-throughput', run: runFleetThroughputBench },
+  { name: 'fleet-throughput-postgresql', run: runFleetThroughputPostgresBench },
 ];
 
 /** `npm run bench [suite…]`: prints every figure as one Markdown table. */

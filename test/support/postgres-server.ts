@@ -10,6 +10,8 @@ import { type PostgresBinaries, type ServerUser, reachableBinaries, serverUser }
 export interface PostgresServer {
   /** postgres://… for one database on this server. */
   url(database: string): string;
+  /** Stops the server (its clients are disconnected) and starts it again on the same port and data. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -99,6 +101,13 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
   let stopped = false;
   return {
     url: (database) => `postgres://postgres:${password}@127.0.0.1:${port}/${database}`,
+    async restart() {
+      const restarted = await run(pgCtl, ['restart', '--wait', '--timeout=120', '-D', data, '-m', 'fast', '-l', log], user, root);
+      if (restarted.code !== 0) {
+        const serverLog = await readFile(log, 'utf8').catch(() => '');
+        throw new Error(`pg_ctl restart failed:\n${restarted.output}${serverLog}`);
+      }
+    },
     async stop() {
       if (stopped) return;
       stopped = true;
