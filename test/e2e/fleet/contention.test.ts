@@ -1,15 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { overlappingRuns } from '../../integration/fleet/fleet-harness';
 import { waitFor } from '../../integration/orchestrator/harness';
 import { onPostgres } from '../../support/postgres-databases';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
+import { seedScriptedFleet, spawnScriptedWorker, stopWorkers, type WorkerProcess } from './scripted-fleet';
 
 jest.setTimeout(300_000);
 
-/** Built by `npm run build`: an `aq worker` whose agent is scripted by the task's title (bench/scripted-worker.ts). */
-const WORKER = path.join(__dirname, '..', '..', '..', 'dist', 'bench', 'scripted-worker.js');
 const WORKERS = 8;
 const CAPACITY = 2;
 // PostgreSQL pays a loopback round trip per statement: fewer tasks keep its run near two minutes
@@ -17,13 +13,6 @@ const CAPACITY = 2;
 const TASKS = onPostgres() ? 120 : 200;
 const LEASE_MS = 3000;
 const TERMINAL = new Set(['COMPLETED', 'BLOCKED']);
-
-interface WorkerProcess {
-  name: string;
-  child: ChildProcess;
-  output: string[];
-  exited: Promise<void>;
-}
 
 /** Task i's script: some fail once then succeed, some fail for good, some take a while (and get stopped), most complete at once. */
 function titleOf(i: number): string {
@@ -45,50 +34,19 @@ describe('eight worker processes, 200 tasks (120 on PostgreSQL), stops, restarts
   const workers: WorkerProcess[] = [];
 
   afterEach(async () => {
-    for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGTERM');
-    await Promise.all(workers.map((w) => w.exited));
+    await stopWorkers(workers);
     await rt?.cleanup();
   });
 
   function startWorker(name: string): WorkerProcess {
-    const dir = path.join(rt.home, 'machines', name);
-    const child = spawn(process.execPath, [WORKER, name, String(CAPACITY), String(LEASE_MS)], {
-      env: { PATH: process.env.PATH, AQ_HOME: dir, DATABASE_URL: rt.config.databaseUrl, AQ_ALLOW_UNSANDBOXED: 'true' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const output: string[] = [];
-    child.stdout?.on('data', (d: Buffer) => output.push(d.toString()));
-    child.stderr?.on('data', (d: Buffer) => output.push(d.toString()));
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    const w = { name, child, output, exited };
+    const w = spawnScriptedWorker(rt, name, { capacity: CAPACITY, leaseMs: LEASE_MS, databaseUrl: rt.config.databaseUrl });
     workers.push(w);
     return w;
   }
 
   it('every task ends where its runs say, and nothing is lost or run twice at once', async () => {
     rt = await makeTestRuntime({ AQ_LOCAL_AGENTS: 'false', AQ_AGENTS: '0' });
-    await rt.exec('create_project', { name: 'web', max_concurrent_agents: WORKERS * CAPACITY });
-    // Plain folders, no repository: the runs cost database work only, which is what is tested here.
-    for (let n = 1; n <= WORKERS; n++) {
-      for (let k = 1; k <= CAPACITY; k++) {
-        const folder = path.join(rt.home, 'machines', `w${n}`, 'web', `ws-${k}`);
-        await mkdir(folder, { recursive: true });
-        await rt.db.workspaces.create({
-          id: `web-w${n}-ws-${k}`,
-          projectId: 'web',
-          name: `w${n}-ws-${k}`,
-          path: folder,
-          sourceType: 'link',
-          repoId: null,
-          workerId: `w${n}`,
-        });
-      }
-    }
-    const ids: string[] = [];
-    for (let i = 0; i < TASKS; i++) {
-      ids.push((await rt.exec('create_task', { project_id: 'web', title: titleOf(i), description: 'Scripted.' })).created as string);
-    }
-    const titles = new Map(ids.map((id, i) => [id, titleOf(i)]));
+    const { ids, titles } = await seedScriptedFleet(rt, { workers: WORKERS, capacity: CAPACITY, tasks: TASKS, titleOf });
     for (let n = 1; n <= WORKERS; n++) startWorker(`w${n}`);
 
     const statuses = async () => rt.db.tasks.statusesOf(ids);

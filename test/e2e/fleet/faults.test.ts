@@ -1,16 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { overlappingRuns } from '../../integration/fleet/fleet-harness';
 import { waitFor } from '../../integration/orchestrator/harness';
 import { adminQuery } from '../../support/postgres-databases';
 import { type PostgresServer, startPostgres } from '../../support/postgres-server';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
+import { seedScriptedFleet, spawnScriptedWorker, stopWorkers, type WorkerProcess } from './scripted-fleet';
 
 jest.setTimeout(240_000);
 
-/** Built by `npm run build`: an `aq worker` whose agent is scripted by the task's title (bench/scripted-worker.ts). */
-const WORKER = path.join(__dirname, '..', '..', '..', 'dist', 'bench', 'scripted-worker.js');
 const WORKERS = 3;
 const CAPACITY = 2;
 const TASKS = 30;
@@ -46,13 +42,6 @@ function titleOf(i: number): string {
   return `t${i}`;
 }
 
-interface WorkerProcess {
-  name: string;
-  child: ChildProcess;
-  output: string[];
-  exited: Promise<void>;
-}
-
 /**
  * Fault injection on PostgreSQL (issue 20): three worker processes (the real runtime and
  * FleetWorker, a scripted agent) on a server of the test's own, whose connections are terminated
@@ -74,8 +63,7 @@ describe('PostgreSQL faults under a working fleet: terminated connections and a 
 
   afterAll(async () => {
     stopping = true;
-    for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGTERM');
-    await Promise.all(workers.map((w) => w.exited));
+    await stopWorkers(workers);
     await rt?.cleanup();
     await server?.stop();
   });
@@ -86,43 +74,19 @@ describe('PostgreSQL faults under a working fleet: terminated connections and a 
     const admin = server.url('postgres');
     rt = await makeTestRuntime({ AQ_LOCAL_AGENTS: 'false', AQ_AGENTS: '0', DATABASE_URL: url });
     const runtime = rt;
-    await runtime.exec('create_project', { name: 'web', max_concurrent_agents: WORKERS * CAPACITY });
-    for (let n = 1; n <= WORKERS; n++) {
-      for (let k = 1; k <= CAPACITY; k++) {
-        const folder = path.join(runtime.home, 'machines', `w${n}`, 'web', `ws-${k}`);
-        await mkdir(folder, { recursive: true });
-        await runtime.db.workspaces.create({
-          id: `web-w${n}-ws-${k}`,
-          projectId: 'web',
-          name: `w${n}-ws-${k}`,
-          path: folder,
-          sourceType: 'link',
-          repoId: null,
-          workerId: `w${n}`,
-        });
-      }
-    }
-    const ids: string[] = [];
-    for (let i = 0; i < TASKS; i++) {
-      ids.push((await runtime.exec('create_task', { project_id: 'web', title: titleOf(i), description: 'Scripted.' })).created as string);
-    }
-    const titles = new Map(ids.map((id, i) => [id, titleOf(i)]));
+    const { ids, titles } = await seedScriptedFleet(runtime, { workers: WORKERS, capacity: CAPACITY, tasks: TASKS, titleOf });
 
     let restarts = 0;
     const startWorker = (name: string): WorkerProcess => {
-      const dir = path.join(runtime.home, 'machines', name);
-      const child = spawn(process.execPath, [WORKER, name, String(CAPACITY), String(LEASE_MS)], {
-        env: { PATH: process.env.PATH, AQ_HOME: dir, DATABASE_URL: url, AQ_ALLOW_UNSANDBOXED: 'true', PGAPPNAME: WORKER_APP },
-        stdio: ['ignore', 'pipe', 'pipe'],
+      const w = spawnScriptedWorker(runtime, name, {
+        capacity: CAPACITY,
+        leaseMs: LEASE_MS,
+        databaseUrl: url,
+        env: { PGAPPNAME: WORKER_APP },
       });
-      const output: string[] = [];
-      child.stdout?.on('data', (d: Buffer) => output.push(d.toString()));
-      child.stderr?.on('data', (d: Buffer) => output.push(d.toString()));
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      const w = { name, child, output, exited };
       workers.push(w);
       // The operator's supervisor: a worker that exits is started again under the same name.
-      void exited.then(() => {
+      void w.exited.then(() => {
         if (stopping) return;
         restarts++;
         startWorker(name);
