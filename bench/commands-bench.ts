@@ -39,7 +39,7 @@ async function tokenUsageRows(rt: Runtime, iterations: number, label: string, pr
     {
       name: `get_token_usage (project) @ ${label}`,
       value: `${project.median.toFixed(2)} ms median`,
-      note: `p99 ${project.p99.toFixed(2)} ms; reply ${(bytes / 1024).toFixed(1)} KB (first page of ${reply.breakdown_total})`,
+      note: `p99 ${project.p99.toFixed(2)} ms; reply ${(bytes / 1024).toFixed(1)} KB (first page of ${'breakdown_total' in reply ? reply.breakdown_total : '?'})`,
     },
   ];
 }
@@ -84,7 +84,7 @@ export async function runCommandsBench(options: CommandsBenchOptions = {}): Prom
     const env = { AQ_HOME: home, ...(options.databaseUrl && { DATABASE_URL: options.databaseUrl }) };
     runtime = await createRuntime(loadConfig(env), { log: () => undefined });
     const rt = runtime;
-    const run = (name: string, args: Record<string, unknown> = {}) => failIfError(rt.handler.execute(name, args, { source: 'cli' }));
+    const run = (name: string, args: Record<string, unknown> = {}) => failIfError(rt.handler.executeAny(name, args, { source: 'cli' }));
     const projects = await seedProjects(rt.db, 50, rt.config.workspaceDir);
     const rows: BenchRow[] = [];
     let seeded = 0;

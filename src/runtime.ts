@@ -111,7 +111,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
   const hooks = new HookEngine({
     db,
     events,
-    execute: (name, args) => handler.execute(name, args, { source: 'hook' }),
+    execute: (name, args) => handler.executeAny(name, args, { source: 'hook' }),
     runModel: chatProvider
       ? createHookModelRunner({ provider: chatProvider, createHandler: () => createHandler(), workspaceDir: config.workspaceDir })
       : null,

@@ -2,6 +2,8 @@ import type { App, BlockButtonAction } from '@slack/bolt';
 import { actionMatcher } from '../../src/slack/blocks/actions';
 import type { KnownBlock } from '@slack/types';
 import type { ListenerDeps } from '../index';
+import type { ArgsOf } from '../../src/commands/catalog';
+import type { answerAgentRequestCommand } from '../../src/commands/agent-requests';
 import { esc } from '../../src/slack/blocks/common';
 import { person, REQUEST_ACTIONS, settledRequestBlocks } from '../../src/slack/blocks/cards-requests';
 import { denyRequestModal } from '../../src/slack/blocks/request-modals';
@@ -37,7 +39,7 @@ export function registerAgentRequestButtons(app: App, { runtime }: ListenerDeps)
     body: BlockButtonAction,
     deps: ReplyDeps,
     origin: ReturnType<typeof originOfClick>,
-    args: Record<string, unknown>,
+    args: ArgsOf<typeof answerAgentRequestCommand>,
   ) => {
     const actor = { source: 'slack' as const, userId: body.user.id, ...(origin.kind === 'message' && { channelId: origin.channelId }) };
     const result = await runtime.handler.execute('answer_agent_request', args, actor);

@@ -20,12 +20,12 @@ const actorOf = (origin: Origin) => ({
 async function channelProject(runtime: ListenerRuntime, origin: Origin): Promise<string | null> {
   if (origin.kind !== 'message') return null;
   const linked = await runtime.handler.execute('get_project_for_channel', { channel_id: origin.channelId }, actorOf(origin));
-  return typeof linked.project_id === 'string' ? linked.project_id : null;
+  return 'error' in linked ? null : linked.project_id;
 }
 
 async function projectsFor(runtime: ListenerRuntime, origin: Origin): Promise<Projects['projects']> {
   const result = await runtime.handler.execute('list_projects', {}, actorOf(origin));
-  return 'error' in result ? [] : (result as Projects).projects.map((p) => ({ id: String(p.id), name: String(p.name) }));
+  return 'error' in result ? [] : result.projects.map((p) => ({ id: String(p.id), name: String(p.name) }));
 }
 
 async function agentIds(runtime: ListenerRuntime, origin: Origin): Promise<string[]> {

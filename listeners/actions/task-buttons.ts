@@ -9,7 +9,9 @@ import { esc } from '../../src/slack/blocks/common';
 import { originOfClick, redraw, tell, type Origin, type ReplyDeps } from './reply';
 
 /** Button → command, what it says when done, and the states in which it still makes sense. */
-const TASK_ACTIONS: Record<string, { command: string; verb: string; done: string; expects: string[] }> = {
+type TaskActionCommand = 'approve_task' | 'skip_task' | 'restart_task' | 'stop_task';
+
+const TASK_ACTIONS: Record<string, { command: TaskActionCommand; verb: string; done: string; expects: string[] }> = {
   aq_approve_task: { command: 'approve_task', verb: 'approve', done: 'Approved', expects: ['AWAITING_APPROVAL'] },
   aq_skip_task: { command: 'skip_task', verb: 'skip', done: 'Skipped', expects: ['BLOCKED', 'FAILED'] },
   aq_restart_task: {

@@ -47,7 +47,7 @@ export function aqCommand({ runtime }: ListenerDeps) {
     }
     const actor = { source: 'slack' as const, userId: command.user_id, channelId: command.channel_id };
     const linked = await handler.execute('get_project_for_channel', { channel_id: command.channel_id }, actor);
-    const projectId = typeof linked.project_id === 'string' ? linked.project_id : null;
+    const projectId = 'error' in linked ? null : linked.project_id;
     const definition = handler.command(name);
     if (!definition) {
       if (!runtime.chat) {
@@ -79,7 +79,7 @@ export function aqCommand({ runtime }: ListenerDeps) {
       );
     }
     handler.activeProjectId = projectId;
-    const result = await handler.execute(name, parsed.args, actor);
+    const result = await handler.executeAny(name, parsed.args, actor);
     if ('error' in result) return reply(errorReply(result.error, name));
     return reply(renderResult(name, parsed.args, result));
   };

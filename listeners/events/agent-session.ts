@@ -19,7 +19,7 @@ export function registerAgentSessionStop(app: App, { runtime, surfaces }: Listen
       { task_id: taskId },
       { source: 'slack', userId: event.user, channelId: event.channel },
     );
-    if (typeof result.error !== 'string') return;
+    if (!('error' in result)) return;
     await client.chat
       .postEphemeral({
         channel: event.channel,

@@ -14,7 +14,7 @@ const log = (m: string) => console.error(m);
  */
 export function registerAssistant(app: App, { runtime, surfaces }: ListenerDeps): void {
   const { features } = surfaces;
-  const execute = (name: string, args: Record<string, unknown> = {}) => runtime.handler.execute(name, args, { source: 'system' });
+  const execute = (name: string, args: Record<string, unknown> = {}) => runtime.handler.executeAny(name, args, { source: 'system' });
   app.assistant(
     new Assistant({
       threadStarted: async ({ event, body, client, setSuggestedPrompts }) => {

@@ -73,7 +73,7 @@ async function answer(runtime: ListenerRuntime, client: WebClient, message: Inco
   const target = { channel: message.channel, threadTs: message.threadTs, userId: message.userId, teamId: message.teamId };
   const surface = await ReplySurface.open(client, surfaces.features, target, log);
   const linked = await runtime.handler.execute('get_project_for_channel', { channel_id: message.channel }, { source: 'system' });
-  const projectId = typeof linked.project_id === 'string' ? linked.project_id : null;
+  const projectId = 'error' in linked ? null : linked.project_id;
   const conversationId = `${message.channel}:${message.threadTs}`;
   // Slack's Stop on this thread cancels the reply (listeners/events/agent-session.ts).
   const abort = new AbortController();

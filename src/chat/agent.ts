@@ -174,7 +174,7 @@ async function runTool(input: AgentTurnInput, use: ChatToolUse): Promise<ToolOut
 
   let result: CommandResult;
   try {
-    result = await input.handler.execute(use.name, args, input.actor);
+    result = await input.handler.executeAny(use.name, args, input.actor);
   } catch (err) {
     result = { error: err instanceof Error ? err.message : String(err) };
   }

@@ -256,7 +256,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
         const handler = deps.createHandler();
         handler.activeProjectId = pending.projectId;
         // As the person who pressed Confirm, so admin rules apply to them.
-        const result = await handler.execute(pending.command, pending.args, actor);
+        const result = await handler.executeAny(pending.command, pending.args, actor);
         const run = { command: pending.command, args: pending.args, result };
         const note = `[confirmed] ${who(actor)} confirmed: ${pending.summary} Result: ${shortJson(result)} Tell them the outcome in one or two sentences.`;
         return resumeAfter(pending, actor, note, describeOutcome([run]), run);

@@ -50,7 +50,7 @@ export async function execOne(handler: CommandHandler, name: string, jsonArgs: s
     io.stderr((err as Error).message);
     return 2;
   }
-  const result = await handler.execute(name, args, CLI_ACTOR);
+  const result = await handler.executeAny(name, args, CLI_ACTOR);
   io.stdout(resultLine(result));
   return 'error' in result ? 1 : 0;
 }
@@ -72,7 +72,7 @@ async function runLine(handler: CommandHandler, line: string | OversizedLine, li
     return { error: `Line ${lineNumber} needs a "name" string, like {"name": "get_status", "args": {}}.` };
   }
   const args = request.args && typeof request.args === 'object' && !Array.isArray(request.args) ? request.args : {};
-  return handler.execute(request.name, args as Record<string, unknown>, CLI_ACTOR);
+  return handler.executeAny(request.name, args as Record<string, unknown>, CLI_ACTOR);
 }
 
 /**

@@ -76,8 +76,12 @@ export interface CommandContext {
  * A command's contract. `R` is the success shape its `run` returns, inferred by `defineCommand`,
  * so callers can read typed fields (see `ResultOf`); the wire format is that same snake_case object.
  */
-export interface CommandDefinition<S extends z.ZodObject = z.ZodObject, R extends CommandResult = CommandResult> {
-  name: string;
+export interface CommandDefinition<
+  S extends z.ZodObject = z.ZodObject,
+  R extends CommandResult = CommandResult,
+  N extends string = string,
+> {
+  name: N;
   group: CommandGroup;
   description: string;
   input: S;
@@ -94,9 +98,9 @@ export interface CommandDefinition<S extends z.ZodObject = z.ZodObject, R extend
 }
 
 /** A command's contract, defined once; execute, the model's tools, help, Slack and the CLI derive from it. */
-export function defineCommand<S extends z.ZodObject, R extends CommandResult>(
-  definition: CommandDefinition<S, R>,
-): CommandDefinition<S, R> {
+export function defineCommand<S extends z.ZodObject, R extends CommandResult, const N extends string>(
+  definition: CommandDefinition<S, R, N>,
+): CommandDefinition<S, R, N> {
   if (!/^_?[a-z][a-z0-9_]*$/.test(definition.name)) {
     throw new Error(`Command name ${JSON.stringify(definition.name)} must be snake_case.`);
   }
@@ -139,13 +143,13 @@ export type AnyCommand = CommandDefinition<z.ZodObject, CommandResult>;
  * The success result of a command, e.g. `ResultOf<typeof getTask>`: the snake_case object its
  * `run` returns. `execute` answers either this or `{ error }` (see `CommandOutcome`).
  */
-export type ResultOf<C> = C extends CommandDefinition<z.ZodObject, infer R> ? R : never;
+export type ResultOf<C> = C extends CommandDefinition<z.ZodObject, infer R, string> ? R : never;
 
 /** The input a command accepts after validation, e.g. `InputOf<typeof getTask>`. */
-export type InputOf<C> = C extends CommandDefinition<infer S, CommandResult> ? z.output<S> : never;
+export type InputOf<C> = C extends CommandDefinition<infer S, CommandResult, string> ? z.output<S> : never;
 
 /** The arguments a caller may send a command, before validation, e.g. `ArgsOf<typeof getTask>`. */
-export type ArgsOf<C> = C extends CommandDefinition<infer S, CommandResult> ? z.input<S> : never;
+export type ArgsOf<C> = C extends CommandDefinition<infer S, CommandResult, string> ? z.input<S> : never;
 
 /** What `execute` answers for a command: its success result, or an error sentence alone. */
 export type CommandOutcome<C> = ResultOf<C> | { error: string };

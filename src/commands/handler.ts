@@ -15,6 +15,7 @@ import {
   type CommandResult,
   type CommandSession,
 } from './catalog';
+import type { CommandName, CommandNamed } from './index';
 import { errorDetails, errorText, isForPeople } from './error-text';
 import { findUnsafeInput } from './input-guard';
 import { actorIsAdmin } from './admin-check';
@@ -62,7 +63,19 @@ export class CommandHandler implements CommandSession {
     return this.byName.get(name);
   }
 
-  async execute(name: string, args: Record<string, unknown> = {}, actor: Actor = { source: 'system' }): Promise<CommandResult> {
+  /**
+   * Runs a command of the catalog by name: the arguments are checked against its input and the
+   * answer is its result type (or `{ error }`), so a renamed result key fails the type check here.
+   */
+  async execute<N extends CommandName>(name: N, args?: ArgsOf<CommandNamed<N>>, actor?: Actor): Promise<CommandOutcome<CommandNamed<N>>> {
+    return (await this.executeAny(name, args as Record<string, unknown> | undefined, actor)) as CommandOutcome<CommandNamed<N>>;
+  }
+
+  /**
+   * `execute` for a name that arrives as text (a slash command, the chat model's tool call, a hook,
+   * the CLI): unknown names and bad arguments are answered with `{ error }`.
+   */
+  async executeAny(name: string, args: Record<string, unknown> = {}, actor: Actor = { source: 'system' }): Promise<CommandResult> {
     const command = this.byName.get(name);
     if (!command) return { error: `Unknown command: ${name}` };
 
@@ -98,7 +111,7 @@ export class CommandHandler implements CommandSession {
    * it, e.g. `(await handler.executeCommand(getTask, { task_id })).title` after an error check.
    */
   async executeCommand<C extends AnyCommand>(command: C, args: ArgsOf<C>, actor?: Actor): Promise<CommandOutcome<C>> {
-    return (await this.execute(command.name, args as Record<string, unknown>, actor)) as CommandOutcome<C>;
+    return (await this.executeAny(command.name, args as Record<string, unknown>, actor)) as CommandOutcome<C>;
   }
 
   /**
@@ -133,7 +146,7 @@ export class CommandHandler implements CommandSession {
       session: this,
       actor,
       log: (message) => this.deps.log?.(message),
-      execute: (name, args) => this.execute(name, args, actor),
+      execute: (name, args) => this.executeAny(name, args, actor),
     };
   }
 }

@@ -20,8 +20,7 @@ import { gitCommands } from './git';
 import { gitLowLevelCommands } from './git-lowlevel';
 import { workspaceCommands } from './workspaces';
 
-/** Every command, in the order help lists them. Adding a command is adding it to a group file. */
-export const ALL_COMMANDS: readonly AnyCommand[] = [
+const CATALOG = [
   ...statusCommands,
   ...projectCommands,
   ...budgetCommands,
@@ -43,3 +42,15 @@ export const ALL_COMMANDS: readonly AnyCommand[] = [
   ...fileCommands,
   ...systemCommands,
 ];
+
+/** Every command, in the order help lists them. Adding a command is adding it to a group file. */
+export const ALL_COMMANDS: readonly AnyCommand[] = CATALOG;
+
+/** One command of the catalog, with its own input schema, result type and literal name. */
+export type CatalogCommand = (typeof CATALOG)[number];
+
+/** The name of a command of the catalog: `execute` takes only these (callers with text from people use `executeAny`). */
+export type CommandName = CatalogCommand['name'];
+
+/** The definition of the command called `N`, e.g. `CommandNamed<'get_task'>`. */
+export type CommandNamed<N extends CommandName> = Extract<CatalogCommand, { name: N }>;

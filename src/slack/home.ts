@@ -8,7 +8,7 @@ import { workersSection } from './blocks/home-workers';
 
 /** What the Home needs from the process: a command handler (the Runtime has one). */
 export interface HomeSource {
-  handler: Pick<CommandHandler, 'execute'>;
+  handler: Pick<CommandHandler, 'executeAny'>;
 }
 
 export interface HomeView {
@@ -19,7 +19,7 @@ export interface HomeView {
 const executeAsApp =
   (source: HomeSource): Execute =>
   (name, args = {}) =>
-    source.handler.execute(name, args, { source: 'system' });
+    source.handler.executeAny(name, args, { source: 'system' });
 
 /**
  * The App Home dashboard, top-down by urgency: what needs a person, what is running, the ready

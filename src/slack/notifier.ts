@@ -1,5 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { CommandHandler } from '../commands/handler';
+import type { ArgsOf, CommandOutcome } from '../commands/catalog';
+import type { CommandName, CommandNamed } from '../commands/index';
 import type { Database } from '../db/database';
 import type { EventRecord } from '../db/repositories/events';
 import type { EventLog } from '../orchestrator/events';
@@ -66,7 +68,7 @@ export class SlackNotifier {
     this.queue = this.queue.then(work).catch((err) => this.log(`Slack notification failed for ${what}: ${slackError(err)}`));
   }
 
-  private async execute(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  private async execute<N extends CommandName>(name: N, args: ArgsOf<CommandNamed<N>>): Promise<CommandOutcome<CommandNamed<N>>> {
     return this.source.handler.execute(name, args, { source: 'system' });
   }
 
@@ -74,7 +76,7 @@ export class SlackNotifier {
     const fallback = this.source.config.slack.notifyChannel ?? null;
     if (!projectId) return fallback;
     const linked = await this.execute('get_project_channels', { project_id: projectId });
-    return typeof linked.channel_id === 'string' && linked.channel_id ? linked.channel_id : fallback;
+    return !('error' in linked) && linked.channel_id ? linked.channel_id : fallback;
   }
 
   private async handle(event: EventRecord): Promise<void> {

@@ -59,7 +59,7 @@ export async function makeTestRuntime(env: Record<string, string> = {}, options:
     ...runtime,
     home: tmp.dir,
     processController,
-    exec: (name, args = {}) => runtime.handler.execute(name, args, { source: 'system' }),
+    exec: (name, args = {}) => runtime.handler.executeAny(name, args, { source: 'system' }),
     async cleanup() {
       await runtime.close();
       await database?.drop();

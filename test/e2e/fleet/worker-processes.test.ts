@@ -67,7 +67,7 @@ describe('one app process and three aq worker processes (e2e)', () => {
       { daemon: true },
     );
     const rt = app.started.runtime;
-    const exec = (name: string, args: Record<string, unknown> = {}) => rt.handler.execute(name, args, { source: 'system' });
+    const exec = (name: string, args: Record<string, unknown> = {}) => rt.handler.executeAny(name, args, { source: 'system' });
     const origin = await createOriginRepo(app.home);
     await exec('create_project', { name: 'web', max_concurrent_agents: 6, auto_create_channels: false });
     await exec('set_project_channel', { project_id: 'web', channel_id: 'CWEB' });

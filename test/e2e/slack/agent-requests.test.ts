@@ -34,7 +34,7 @@ describe('agents ask in the task thread (real Claude Code CLI, fake Slack)', () 
   let origin: string;
 
   const rt = () => app.started.runtime;
-  const exec = (name: string, args: Record<string, unknown> = {}) => rt().handler.execute(name, args, { source: 'system' });
+  const exec = (name: string, args: Record<string, unknown> = {}) => rt().handler.executeAny(name, args, { source: 'system' });
   const inThread = () => slack.callsTo('chat.postMessage').filter((c) => c.args.thread_ts);
   const posted = (prefix: string) =>
     slack.waitForCall('chat.postMessage', (c) => !!c.args.thread_ts && String(c.args.text).startsWith(prefix), 60_000);

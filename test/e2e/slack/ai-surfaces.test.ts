@@ -50,7 +50,7 @@ describe("Slack's AI surfaces", () => {
   });
 
   const rt = () => app.started.runtime;
-  const exec = (name: string, args: Record<string, unknown> = {}) => rt().handler.execute(name, args, { source: 'system' });
+  const exec = (name: string, args: Record<string, unknown> = {}) => rt().handler.executeAny(name, args, { source: 'system' });
   const post = (body: unknown, contentType: 'json' | 'form' = 'json') =>
     FakeSlack.postToApp(app.url, contentType === 'json' ? JSON.stringify(body) : (body as string), {
       signingSecret: app.signingSecret,

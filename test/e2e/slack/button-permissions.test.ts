@@ -26,7 +26,7 @@ describe('buttons follow the same rules as commands', () => {
   });
   afterEach(() => app.stop());
 
-  const exec = (name: string, args: Record<string, unknown> = {}) => started.runtime.handler.execute(name, args, { source: 'system' });
+  const exec = (name: string, args: Record<string, unknown> = {}) => started.runtime.handler.executeAny(name, args, { source: 'system' });
   const status = async () => (await exec('get_task', { task_id: id })).status;
   /** A click signed with the app's secret, as anyone holding a button's payload could send it. */
   const click = (actionId: string, userId: string, responseId: string, channelId = 'CELSEWHERE') =>

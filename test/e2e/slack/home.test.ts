@@ -24,7 +24,8 @@ describe('App Home through the real Bolt app: first steps, urgency order, button
   });
   afterEach(() => app.stop());
 
-  const exec = (name: string, args: Record<string, unknown> = {}) => app.started.runtime.handler.execute(name, args, { source: 'system' });
+  const exec = (name: string, args: Record<string, unknown> = {}) =>
+    app.started.runtime.handler.executeAny(name, args, { source: 'system' });
   const post = (body: string | Record<string, unknown>, json = false) =>
     FakeSlack.postToApp(app.url, body, { signingSecret: app.signingSecret, ...(json && { contentType: 'json' as const }) });
   const clickOnHome = (actionId: string, value = 'home') => post(interactionBody(homeBlockActions({ actionId, value })));

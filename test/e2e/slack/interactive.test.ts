@@ -9,6 +9,7 @@ import { FakeSlack } from '../../support/fake-slack';
 import { blockActions, eventCallback, slashCommand } from '../../support/slack-payloads';
 import { makeTempDir } from '../../support/tmp';
 import { waitFor } from '../../integration/orchestrator/harness';
+import { succeeded } from '../../support/outcome';
 
 const SECRET = 'test-signing-secret';
 
@@ -49,7 +50,7 @@ describe('buttons, App Home, task threads and channels through the real Bolt app
   });
   afterEach(() => app.stop());
 
-  const exec = (name: string, args: Record<string, unknown> = {}) => started.runtime.handler.execute(name, args, { source: 'system' });
+  const exec = (name: string, args: Record<string, unknown> = {}) => started.runtime.handler.executeAny(name, args, { source: 'system' });
   const press = (actionId: string, value: string) =>
     FakeSlack.postToApp(
       appUrl,
@@ -288,13 +289,13 @@ describe('Socket Mode through a loopback apps.connections.open and WebSocket', (
       expect(home.ack.envelope_id).toBe('env-2');
       await slack.waitFor(() => slack.callsTo('views.publish').length === 1, 'views.publish over Socket Mode');
 
-      const id = (
+      const id = succeeded(
         await started.runtime.handler.execute(
           'create_task',
           { project_id: 'sock', title: 'Sock task', description: 'd' },
           { source: 'system' },
-        )
-      ).created as string;
+        ),
+      ).created;
       await started.runtime.handler.execute('set_task_status', { task_id: id, status: 'FAILED' }, { source: 'system' });
       const click = await slack.sendEnvelope(
         'interactive',
@@ -302,7 +303,7 @@ describe('Socket Mode through a loopback apps.connections.open and WebSocket', (
       );
       expect(click.ack.envelope_id).toBe('env-3');
       await slack.waitFor(() => slack.responses.some((r) => r.id === 'skip'), 'the redraw after Skip');
-      expect((await started.runtime.handler.execute('get_task', { task_id: id }, { source: 'system' })).status).toBe('COMPLETED');
+      expect(succeeded(await started.runtime.handler.execute('get_task', { task_id: id }, { source: 'system' })).status).toBe('COMPLETED');
     } finally {
       await started.stop();
       await slack.close();

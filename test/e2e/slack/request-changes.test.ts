@@ -15,7 +15,8 @@ describe('Request changes', () => {
   });
   afterEach(() => app.stop());
 
-  const exec = (name: string, args: Record<string, unknown> = {}) => app.started.runtime.handler.execute(name, args, { source: 'system' });
+  const exec = (name: string, args: Record<string, unknown> = {}) =>
+    app.started.runtime.handler.executeAny(name, args, { source: 'system' });
   const post = (body: string) => FakeSlack.postToApp(app.url, body, { signingSecret: app.signingSecret });
   const click = (taskId: string) =>
     post(

@@ -34,7 +34,8 @@ describe('/aq arguments, help and long output through the real Bolt app', () => 
   });
   afterEach(() => app.stop());
 
-  const exec = (name: string, args: Record<string, unknown> = {}) => app.started.runtime.handler.execute(name, args, { source: 'system' });
+  const exec = (name: string, args: Record<string, unknown> = {}) =>
+    app.started.runtime.handler.executeAny(name, args, { source: 'system' });
   const send = async (text: string, channelId = 'C1'): Promise<ResponsePost> => {
     const before = slack.responses.length;
     await FakeSlack.postToApp(app.url, slashCommand({ text, channelId, responseUrl: slack.responseUrl(`s${before}`) }), {

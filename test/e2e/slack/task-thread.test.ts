@@ -18,7 +18,7 @@ describe('task threads tell the truth', () => {
   afterEach(() => app.stop());
 
   const rt = () => app.started.runtime;
-  const exec = (name: string, args: Record<string, unknown> = {}) => rt().handler.execute(name, args, { source: 'system' });
+  const exec = (name: string, args: Record<string, unknown> = {}) => rt().handler.executeAny(name, args, { source: 'system' });
   const emit = (type: Parameters<ReturnType<typeof rt>['events']['emit']>[0], taskId: string, payload: Record<string, unknown>) =>
     rt().events.emit(type, { projectId: 'p', taskId, payload });
   const settle = () => app.started.notifier.idle();

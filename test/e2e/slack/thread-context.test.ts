@@ -58,7 +58,7 @@ describe('a mention in a thread gives the chat agent the thread', () => {
 
   const deliver = (event: Record<string, unknown>) =>
     FakeSlack.postToApp(app.url, JSON.stringify(eventCallback(event)), { signingSecret: app.signingSecret, contentType: 'json' });
-  const exec = (name: string, args: Record<string, unknown>) => started.runtime.handler.execute(name, args, { source: 'system' });
+  const exec = (name: string, args: Record<string, unknown>) => started.runtime.handler.executeAny(name, args, { source: 'system' });
 
   it('"fix this" under a bug report: the model reads the thread, the task carries it and links back', async () => {
     const report = slack.userSays({

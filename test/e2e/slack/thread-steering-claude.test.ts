@@ -10,6 +10,7 @@ import { FakeSlack } from '../../support/fake-slack';
 import { eventCallback } from '../../support/slack-payloads';
 import { startTestApp, type TestApp } from '../../support/slack-app';
 import { waitFor } from '../../integration/orchestrator/harness';
+import { succeeded } from '../../support/outcome';
 
 jest.setTimeout(120_000);
 
@@ -67,7 +68,7 @@ describe('a task thread is a conversation with the real Claude Code CLI (e2e)', 
   const eventsOf = (type: string, taskId: string) => events.filter((e) => e.type === type && e.taskId === taskId);
   const modelRequests = () => fake.requests.filter((r) => Array.isArray(r.body.messages));
   const createTask = async (title: string) =>
-    (await rt().handler.execute('create_task', { project_id: 'web', title, description: `Do: ${title}` })).created as string;
+    succeeded(await rt().handler.execute('create_task', { project_id: 'web', title, description: `Do: ${title}` })).created;
   const threadOf = (taskId: string) => waitFor(() => rt().db.taskThreads.get(taskId), 60_000, 'the task thread');
   /** A person replies in the task's thread: Slack keeps the message and delivers its event. */
   async function replyInThread(threadTs: string, text: string): Promise<string> {

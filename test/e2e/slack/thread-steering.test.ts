@@ -22,7 +22,7 @@ describe('replies in a task thread steer its agent', () => {
   afterEach(() => app.stop());
 
   const rt = () => app.started.runtime;
-  const exec = (name: string, args: Record<string, unknown> = {}) => rt().handler.execute(name, args, { source: 'system' });
+  const exec = (name: string, args: Record<string, unknown> = {}) => rt().handler.executeAny(name, args, { source: 'system' });
   const deliver = (event: Record<string, unknown>, eventId?: string) =>
     FakeSlack.postToApp(app.url, JSON.stringify(eventCallback(event, eventId ? { eventId } : {})), {
       signingSecret: app.signingSecret,

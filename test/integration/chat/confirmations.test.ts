@@ -1,4 +1,5 @@
 import { chatHarness, type ChatHarness } from './setup';
+import { succeeded } from '../../support/outcome';
 
 const admin = { source: 'chat' as const, userId: 'UADMIN', channelId: 'C1' };
 const someone = { source: 'chat' as const, userId: 'U2', channelId: 'C1' };
@@ -115,7 +116,7 @@ describe('chat commands that need a person to confirm', () => {
       'Run orchestrator_control with action=pause.',
     ]);
     expect(await h.rt.handler.execute('list_hooks', {})).toMatchObject({ hooks: [{ id: 'nightly' }] });
-    expect((await h.rt.handler.execute('orchestrator_control', { action: 'status' })).status).toBe('running');
+    expect(succeeded(await h.rt.handler.execute('orchestrator_control', { action: 'status' })).status).toBe('running');
   });
 
   it('checks the input before asking anyone to confirm', async () => {

@@ -29,7 +29,7 @@ it('runs a hook prompt through the real SDK, letting the model call commands, an
     const engine = new HookEngine({
       db: rt.db,
       events: rt.events,
-      execute: (name, args) => rt.handler.execute(name, args, { source: 'hook' }),
+      execute: (name, args) => rt.handler.executeAny(name, args, { source: 'hook' }),
       runModel: createHookModelRunner({
         provider: rt.chatProvider!,
         createHandler: () => rt.createHandler(),

@@ -28,7 +28,7 @@ describe('clone sources', () => {
     await outside.cleanup();
   });
 
-  const as = (actor: Actor, name: string, args: Record<string, unknown>) => rt.handler.execute(name, args, actor);
+  const as = (actor: Actor, name: string, args: Record<string, unknown>) => rt.handler.executeAny(name, args, actor);
   const repos = async () => ((await rt.exec('list_repos', {})) as { repos: unknown[] }).repos;
 
   it('refuses a folder of the host, as a path or file://, to non-admins on every surface, before git runs', async () => {

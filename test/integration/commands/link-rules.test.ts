@@ -34,7 +34,7 @@ describe('linking folders and the roots file commands may reach', () => {
     await cleanupOutside();
   });
 
-  const run = (name: string, args: Record<string, unknown>, actor: Actor = { source: 'cli' }) => rt.handler.execute(name, args, actor);
+  const run = (name: string, args: Record<string, unknown>, actor: Actor = { source: 'cli' }) => rt.handler.executeAny(name, args, actor);
 
   describe('admins only, for folders outside the workspace directory', () => {
     it('refuses a Slack or chat user outside AQ_ADMINS, and stores nothing', async () => {

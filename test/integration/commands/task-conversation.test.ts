@@ -14,7 +14,7 @@ describe('message_task', () => {
   afterEach(() => rt.cleanup());
 
   const asSlackUser = (userId: string, args: Record<string, unknown>) =>
-    rt.handler.execute('message_task', args, { source: 'slack', userId });
+    rt.handler.executeAny('message_task', args, { source: 'slack', userId });
 
   it('refuses people outside AQ_ADMINS and stores nothing', async () => {
     await putTask(rt.db, id, 'IN_PROGRESS');

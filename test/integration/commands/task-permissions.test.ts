@@ -23,7 +23,7 @@ describe('who may act on a task', () => {
   });
   afterEach(() => rt.cleanup());
 
-  const as = (userId: string, name: string, args: Record<string, unknown>) => rt.handler.execute(name, args, slack(userId));
+  const as = (userId: string, name: string, args: Record<string, unknown>) => rt.handler.executeAny(name, args, slack(userId));
 
   it('refuses every task-changing command to someone who may not steer the project, and changes nothing', async () => {
     const refusal = { error: "Only the steerers of project 'alpha' or admins (AQ_ADMINS) may restart its tasks; ask one of them." };

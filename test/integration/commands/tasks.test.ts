@@ -1,6 +1,7 @@
 // @database-dependent: tasks are filtered, ordered and counted in SQL.
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 import { putTask } from '../../support/task-fixtures';
+import { succeeded } from '../../support/outcome';
 
 describe('task commands', () => {
   let rt: TestRuntime;
@@ -166,7 +167,7 @@ describe('task commands', () => {
     try {
       await guarded.exec('create_project', { name: 'p' });
       const asSlack = (name: string, args: Record<string, unknown> = {}) =>
-        guarded.handler.execute(name, args, { source: 'slack', userId: 'U2' });
+        guarded.handler.executeAny(name, args, { source: 'slack', userId: 'U2' });
       const { created } = await asSlack('create_task', { project_id: 'p', title: 'x', description: 'y' });
       expect(created).toEqual(expect.any(String));
       expect(await asSlack('get_task', { task_id: created })).toMatchObject({ id: created });
@@ -184,10 +185,12 @@ describe('task commands', () => {
     expect((await rt.exec('get_task', { task_id: byHand.created })).source_url).toBe('https://tracker.example/BUG-7');
     expect((await rt.exec('get_task', { task_id: (await create()).created })).source_url).toBeUndefined();
     const thread = 'https://acme.slack.com/archives/C1/p1700000000000100';
-    const fromChat = await rt.handler.execute(
-      'create_task',
-      { project_id: 'alpha', title: 'T', description: 'D', source_url: 'https://elsewhere.example/' },
-      { source: 'chat', userId: 'U1', sourceUrl: thread },
+    const fromChat = succeeded(
+      await rt.handler.execute(
+        'create_task',
+        { project_id: 'alpha', title: 'T', description: 'D', source_url: 'https://elsewhere.example/' },
+        { source: 'chat', userId: 'U1', sourceUrl: thread },
+      ),
     );
     expect((await rt.exec('get_task', { task_id: fromChat.created })).source_url).toBe(thread);
   });

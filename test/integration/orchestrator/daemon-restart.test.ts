@@ -152,7 +152,7 @@ describe('restart_daemon and update_and_restart', () => {
       const cli = await cliLike(rt);
       try {
         for (const name of ['restart_daemon', 'update_and_restart']) {
-          const result = await cli.runtime.handler.execute(name, {}, { source: 'cli' });
+          const result = await cli.runtime.handler.executeAny(name, {}, { source: 'cli' });
           expect(result).toEqual({
             error: expect.stringMatching(/^No Agent Queue daemon is running on this database .*Start the app with `npm start`\.$/),
           });
@@ -191,7 +191,7 @@ describe('restart_daemon and update_and_restart', () => {
       await startDaemon(guarded);
       for (const name of ['restart_daemon', 'update_and_restart']) {
         for (const source of ['slack', 'chat'] as const) {
-          expect(await guarded.handler.execute(name, {}, { source, userId: 'U2' })).toEqual({
+          expect(await guarded.handler.executeAny(name, {}, { source, userId: 'U2' })).toEqual({
             error: `Only workspace admins can run ${name}. Ask an admin, or have one add your Slack user id to AQ_ADMINS.`,
           });
         }

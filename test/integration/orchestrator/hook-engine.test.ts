@@ -50,7 +50,7 @@ describe('HookEngine', () => {
     engine = new HookEngine({
       db: rt.db,
       events: rt.events,
-      execute: (name, args) => rt.handler.execute(name, args, { source: 'hook' }),
+      execute: (name, args) => rt.handler.executeAny(name, args, { source: 'hook' }),
       runModel: model,
       now: () => clock,
       maxConcurrent: 2,
@@ -158,7 +158,7 @@ describe('HookEngine', () => {
     const failing = new HookEngine({
       db: rt.db,
       events: rt.events,
-      execute: (name, args) => rt.handler.execute(name, args, { source: 'hook' }),
+      execute: (name, args) => rt.handler.executeAny(name, args, { source: 'hook' }),
       runModel: async ({ prompt }) => {
         prompts.push(prompt);
         throw new Error('model unavailable');
@@ -177,7 +177,7 @@ describe('HookEngine', () => {
     const slow = new HookEngine({
       db: rt.db,
       events: rt.events,
-      execute: (name, args) => rt.handler.execute(name, args, { source: 'hook' }),
+      execute: (name, args) => rt.handler.executeAny(name, args, { source: 'hook' }),
       runModel: async () => {
         await gate;
         return { text: 'ok', tokensUsed: 1 };
