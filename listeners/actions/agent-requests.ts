@@ -1,11 +1,12 @@
-import type { App, BlockButtonAction } from '@slack/bolt';
-import { actionMatcher } from '../../src/slack/blocks/actions';
+import type { App, BlockAction, BlockButtonAction } from '@slack/bolt';
+import { onAction } from './on-action';
 import type { KnownBlock } from '@slack/types';
 import type { ListenerDeps } from '../index';
 import type { ArgsOf } from '../../src/commands/catalog';
 import type { answerAgentRequestCommand } from '../../src/commands/agent-requests';
 import { esc } from '../../src/slack/blocks/common';
-import { person, REQUEST_ACTIONS, settledRequestBlocks } from '../../src/slack/blocks/cards-requests';
+import { person, settledRequestBlocks } from '../../src/slack/blocks/cards-requests';
+import { REQUEST_ACTIONS } from '../../src/slack/blocks/action-ids';
 import { denyRequestModal } from '../../src/slack/blocks/request-modals';
 import { txt, type Line } from '../../src/slack/blocks/text';
 import { originOfClick, redraw, tell, type ReplyDeps } from './reply';
@@ -54,31 +55,31 @@ export function registerAgentRequestButtons(app: App, { runtime }: ListenerDeps)
   };
 
   for (const decision of ['allow', 'always'] as const) {
-    app.action<BlockButtonAction>(actionMatcher(REQUEST_ACTIONS[decision]), async ({ ack, body, action, respond, client }) => {
-      await ack();
+    onAction(app, REQUEST_ACTIONS[decision], async ({ body, action, respond, client }) => {
       const deps = { runtime, client };
       await answer(body, deps, originOfClick(body, respond), { request_id: action.value ?? '', decision });
     });
   }
 
-  app.action<BlockButtonAction>(new RegExp(`^${REQUEST_ACTIONS.optionPrefix}:`), async ({ ack, body, action, respond, client }) => {
-    await ack();
-    const [requestId, question, option] = (action.value ?? '').split(':');
-    await answer(body, { runtime, client }, originOfClick(body, respond), {
-      request_id: requestId,
-      decision: 'answer',
-      question_index: question,
-      option_index: option,
-    });
-  });
+  onAction(
+    app,
+    REQUEST_ACTIONS.optionPrefix,
+    async ({ body, action, respond, client }) => {
+      const [requestId, question, option] = (action.value ?? '').split(':');
+      await answer(body, { runtime, client }, originOfClick(body, respond), {
+        request_id: requestId,
+        decision: 'answer',
+        question_index: question,
+        option_index: option,
+      });
+    },
+    { prefix: true },
+  );
 
   // Ticking a box only changes the message's state; Submit reads every ticked box at once.
-  app.action(actionMatcher(REQUEST_ACTIONS.choices), async ({ ack }) => {
-    await ack();
-  });
+  onAction<BlockAction>(app, REQUEST_ACTIONS.choices, async () => undefined);
 
-  app.action<BlockButtonAction>(actionMatcher(REQUEST_ACTIONS.submitChoices), async ({ ack, body, action, respond, client }) => {
-    await ack();
+  onAction(app, REQUEST_ACTIONS.submitChoices, async ({ body, action, respond, client }) => {
     const [requestId, question] = (action.value ?? '').split(':');
     const origin = originOfClick(body, respond);
     const chosen = tickedOptions(body, action.block_id);
@@ -98,8 +99,7 @@ export function registerAgentRequestButtons(app: App, { runtime }: ListenerDeps)
     });
   });
 
-  app.action<BlockButtonAction>(actionMatcher(REQUEST_ACTIONS.deny), async ({ ack, body, action, respond, client }) => {
-    await ack();
+  onAction(app, REQUEST_ACTIONS.deny, async ({ body, action, respond, client }) => {
     const origin = originOfClick(body, respond);
     const requestId = action.value ?? '';
     await client.views.open({

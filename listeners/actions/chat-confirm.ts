@@ -1,5 +1,6 @@
-import type { App, BlockButtonAction } from '@slack/bolt';
-import { actionMatcher } from '../../src/slack/blocks/actions';
+import type { App } from '@slack/bolt';
+import { onAction } from './on-action';
+import { CHAT_BUTTONS } from '../../src/slack/blocks/action-ids';
 import type { ListenerDeps } from '../index';
 import { chatReplyBlocks } from '../../src/slack/chat-replies';
 import { esc } from '../../src/slack/blocks/common';
@@ -11,8 +12,7 @@ import { originOfClick, tell } from './reply';
  */
 export function registerChatConfirmations(app: App, { runtime }: ListenerDeps): void {
   for (const kind of ['confirm', 'cancel'] as const) {
-    app.action<BlockButtonAction>(actionMatcher(`aq_${kind}`), async ({ ack, body, action, client, respond }) => {
-      await ack();
+    onAction(app, CHAT_BUTTONS[kind], async ({ body, action, client, respond }) => {
       const origin = originOfClick(body, respond);
       if (!runtime.chat) {
         await tell({ runtime, client }, origin, 'Chat is not configured, so there is nothing to confirm.');

@@ -1,6 +1,8 @@
 import type { App, BlockAction } from '@slack/bolt';
 import type { ListenerDeps } from '../index';
-import { FEEDBACK_ACTION, feedbackThanks, parseFeedbackValue } from '../../src/slack/ai-surfaces/feedback';
+import { feedbackThanks, parseFeedbackValue } from '../../src/slack/ai-surfaces/feedback';
+import { FEEDBACK_BUTTONS } from '../../src/slack/blocks/action-ids';
+import { onAction, type ActionArgs } from './on-action';
 import { originOfClick, tell } from './reply';
 
 /**
@@ -8,8 +10,7 @@ import { originOfClick, tell } from './reply';
  * conversation, and only the person who clicked is thanked.
  */
 export function registerChatFeedback(app: App, { runtime, surfaces }: ListenerDeps): void {
-  app.action<BlockAction>(new RegExp(`^${FEEDBACK_ACTION}(_good|_bad)?$`), async ({ ack, body, action, client, respond }) => {
-    await ack();
+  const record = async ({ body, action, client, respond }: ActionArgs<BlockAction>) => {
     const origin = originOfClick(body, respond);
     const parsed = parseFeedbackValue((action as { value?: string }).value);
     if (!parsed) {
@@ -25,5 +26,6 @@ export function registerChatFeedback(app: App, { runtime, surfaces }: ListenerDe
       return;
     }
     await tell({ runtime, client }, origin, feedbackThanks(parsed.rating));
-  });
+  };
+  for (const id of Object.values(FEEDBACK_BUTTONS)) onAction<BlockAction>(app, id, record);
 }

@@ -1,5 +1,6 @@
-import type { App, BlockButtonAction } from '@slack/bolt';
-import { actionMatcher } from '../../src/slack/blocks/actions';
+import type { App } from '@slack/bolt';
+import { onAction } from './on-action';
+import { HOME_BUTTONS } from '../../src/slack/blocks/action-ids';
 import type { ListenerDeps } from '../index';
 import type { ListenerRuntime } from '../index';
 import { addRepoModal, newProjectModal, newTaskModal } from '../../src/slack/blocks/home-modals';
@@ -45,8 +46,7 @@ function nextAgentName(taken: string[]): string {
  * repository modals, adding a first agent, resuming a project or scheduling, refreshing.
  */
 export function registerHomeButtons(app: App, { runtime }: ListenerDeps): void {
-  app.action<BlockButtonAction>(actionMatcher('aq_open_new_task'), async ({ ack, body, action, respond, client }) => {
-    await ack();
+  onAction(app, HOME_BUTTONS.newTask, async ({ body, action, respond, client }) => {
     const origin = originOfClick(body, respond);
     const [projects, tasks, linked] = await Promise.all([
       projectsFor(runtime, origin),
@@ -61,13 +61,11 @@ export function registerHomeButtons(app: App, { runtime }: ListenerDeps): void {
     });
   });
 
-  app.action<BlockButtonAction>(actionMatcher('aq_open_new_project'), async ({ ack, body, respond, client }) => {
-    await ack();
+  onAction(app, HOME_BUTTONS.newProject, async ({ body, respond, client }) => {
     await client.views.open({ trigger_id: body.trigger_id, view: newProjectModal(modalOriginFor(originOfClick(body, respond))) });
   });
 
-  app.action<BlockButtonAction>(actionMatcher('aq_open_add_repo'), async ({ ack, body, action, respond, client }) => {
-    await ack();
+  onAction(app, HOME_BUTTONS.addRepo, async ({ body, action, respond, client }) => {
     const origin = originOfClick(body, respond);
     const [projects, linked] = await Promise.all([projectsFor(runtime, origin), channelProject(runtime, origin)]);
     if (projects.length === 0) {
@@ -78,8 +76,7 @@ export function registerHomeButtons(app: App, { runtime }: ListenerDeps): void {
     await client.views.open({ trigger_id: body.trigger_id, view: addRepoModal(projects, named ?? linked, modalOriginFor(origin)) });
   });
 
-  app.action<BlockButtonAction>(actionMatcher('aq_create_first_agent'), async ({ ack, body, respond, client }) => {
-    await ack();
+  onAction(app, HOME_BUTTONS.firstAgent, async ({ body, respond, client }) => {
     const origin = originOfClick(body, respond);
     const existing = await agentIds(runtime, origin);
     // The first-steps button asks for the first agent: a second click (or a stale Home) adds no other.
@@ -98,8 +95,7 @@ export function registerHomeButtons(app: App, { runtime }: ListenerDeps): void {
     );
   });
 
-  app.action<BlockButtonAction>(actionMatcher('aq_resume_project'), async ({ ack, body, action, respond, client }) => {
-    await ack();
+  onAction(app, HOME_BUTTONS.resumeProject, async ({ body, action, respond, client }) => {
     const origin = originOfClick(body, respond);
     const result = await runtime.handler.execute('resume_project', { project_id: action.value ?? '' }, actorOf(origin));
     await tell(
@@ -111,8 +107,7 @@ export function registerHomeButtons(app: App, { runtime }: ListenerDeps): void {
     );
   });
 
-  app.action<BlockButtonAction>(actionMatcher('aq_resume_scheduling'), async ({ ack, body, respond, client }) => {
-    await ack();
+  onAction(app, HOME_BUTTONS.resumeScheduling, async ({ body, respond, client }) => {
     const origin = originOfClick(body, respond);
     const result = await runtime.handler.execute('orchestrator_control', { action: 'resume' }, actorOf(origin));
     await tell(
@@ -124,8 +119,7 @@ export function registerHomeButtons(app: App, { runtime }: ListenerDeps): void {
     );
   });
 
-  app.action<BlockButtonAction>(actionMatcher('aq_home_refresh'), async ({ ack, body, client }) => {
-    await ack();
+  onAction(app, HOME_BUTTONS.refresh, async ({ body, client }) => {
     await publishHome(client, runtime, body.user.id, undefined, (m) => console.error(m));
   });
 }

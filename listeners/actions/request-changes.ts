@@ -1,5 +1,6 @@
-import type { App, BlockButtonAction } from '@slack/bolt';
-import { actionMatcher } from '../../src/slack/blocks/actions';
+import type { App } from '@slack/bolt';
+import { onAction } from './on-action';
+import { REQUEST_CHANGES_BUTTONS } from '../../src/slack/blocks/action-ids';
 import { getTask } from '../../src/commands/tasks';
 import type { ListenerDeps } from '../index';
 import { esc } from '../../src/slack/blocks/common';
@@ -9,8 +10,7 @@ import { modalOriginFor, originOfClick, tell } from './reply';
 
 /** Request changes on a task awaiting approval: opens a modal whose text becomes a follow-up run. */
 export function registerRequestChanges(app: App, { runtime }: ListenerDeps): void {
-  app.action<BlockButtonAction>(actionMatcher('aq_request_changes'), async ({ ack, body, action, respond, client }) => {
-    await ack();
+  onAction(app, REQUEST_CHANGES_BUTTONS.open, async ({ body, action, respond, client }) => {
     const origin = originOfClick(body, respond);
     const taskId = action.value ?? '';
     const actor = { source: 'slack' as const, userId: body.user.id, ...(origin.kind === 'message' && { channelId: origin.channelId }) };

@@ -1,5 +1,6 @@
 import type { App, BlockButtonAction } from '@slack/bolt';
-import { actionMatcher } from '../../src/slack/blocks/actions';
+import { onAction } from './on-action';
+import { TASK_BUTTONS } from '../../src/slack/blocks/action-ids';
 import { getTask } from '../../src/commands/tasks';
 import type { ListenerDeps } from '../index';
 import { renderResult } from '../../src/slack/blocks/render';
@@ -12,15 +13,15 @@ import { originOfClick, redraw, tell, type Origin, type ReplyDeps } from './repl
 type TaskActionCommand = 'approve_task' | 'skip_task' | 'restart_task' | 'stop_task';
 
 const TASK_ACTIONS: Record<string, { command: TaskActionCommand; verb: string; done: string; expects: string[] }> = {
-  aq_approve_task: { command: 'approve_task', verb: 'approve', done: 'Approved', expects: ['AWAITING_APPROVAL'] },
-  aq_skip_task: { command: 'skip_task', verb: 'skip', done: 'Skipped', expects: ['BLOCKED', 'FAILED'] },
-  aq_restart_task: {
+  [TASK_BUTTONS.approve]: { command: 'approve_task', verb: 'approve', done: 'Approved', expects: ['AWAITING_APPROVAL'] },
+  [TASK_BUTTONS.skip]: { command: 'skip_task', verb: 'skip', done: 'Skipped', expects: ['BLOCKED', 'FAILED'] },
+  [TASK_BUTTONS.restart]: {
     command: 'restart_task',
     verb: 'restart',
     done: 'Restarted',
     expects: ['DEFINED', 'READY', 'ASSIGNED', 'WAITING_INPUT', 'PAUSED', 'AWAITING_APPROVAL', 'FAILED', 'BLOCKED'],
   },
-  aq_stop_task: { command: 'stop_task', verb: 'stop', done: 'Stopped', expects: ['IN_PROGRESS', 'WAITING_INPUT'] },
+  [TASK_BUTTONS.stop]: { command: 'stop_task', verb: 'stop', done: 'Stopped', expects: ['IN_PROGRESS', 'WAITING_INPUT'] },
 };
 
 /** What a click did: the note for the person who clicked, and the line left on a redrawn message. */
@@ -40,8 +41,7 @@ const isThreadRoot = (body: BlockButtonAction) => body.actions[0]?.block_id?.sta
  */
 export function registerTaskButtons(app: App, { runtime }: ListenerDeps): void {
   for (const [actionId, spec] of Object.entries(TASK_ACTIONS)) {
-    app.action<BlockButtonAction>(actionMatcher(actionId), async ({ ack, body, action, respond, client }) => {
-      await ack();
+    onAction(app, actionId, async ({ body, action, respond, client }) => {
       const deps: ReplyDeps = { runtime, client };
       const origin = originOfClick(body, respond);
       const taskId = action.value ?? '';
@@ -77,8 +77,7 @@ export function registerTaskButtons(app: App, { runtime }: ListenerDeps): void {
     });
   }
 
-  app.action<BlockButtonAction>(actionMatcher('aq_get_agent_error'), async ({ ack, body, action, respond, client }) => {
-    await ack();
+  onAction(app, TASK_BUTTONS.agentError, async ({ body, action, respond, client }) => {
     const origin = originOfClick(body, respond);
     const result = await runtime.handler.execute(
       'get_agent_error',
@@ -101,9 +100,8 @@ export function registerTaskButtons(app: App, { runtime }: ListenerDeps): void {
     await tell({ runtime, client }, origin, rendered.text, rendered.blocks);
   });
 
-  for (const direction of ['prev', 'next']) {
-    app.action<BlockButtonAction>(actionMatcher(`aq_tasks_page_${direction}`), async ({ ack, body, action, respond, client }) => {
-      await ack();
+  for (const actionId of [TASK_BUTTONS.pagePrev, TASK_BUTTONS.pageNext]) {
+    onAction(app, actionId, async ({ body, action, respond, client }) => {
       const origin = originOfClick(body, respond);
       const { offset, ...filter } = JSON.parse(action.value ?? '{}') as { offset?: number; project_id?: string; status?: string };
       const result = await runtime.handler.execute(

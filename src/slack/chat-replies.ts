@@ -6,6 +6,7 @@ import { fitBlocks } from './blocks/long';
 import { bold, packRich, txt } from './blocks/text';
 import { markdownToBlocks, markdownToMrkdwn } from './mrkdwn';
 import type { FinishedReply } from './ai-surfaces/reply-surface';
+import { CHAT_BUTTONS } from './blocks/action-ids';
 
 const CONFIRMATIONS_SHOWN = 5;
 
@@ -15,7 +16,7 @@ export function confirmationBlocks(reply: ChatReply): KnownBlock[] {
     ...packRich([[txt('✋ '), bold('Needs confirmation: '), txt(p.summary)]], LIMITS.richText),
     actionsBlock([
       {
-        ...button('Confirm', 'aq_confirm', p.id, 'danger'),
+        ...button('Confirm', CHAT_BUTTONS.confirm, p.id, 'danger'),
         confirm: {
           title: { type: 'plain_text', text: 'Run this command?' },
           text: { type: 'plain_text', text: clip(p.summary || 'Run the command the assistant proposed.', 300) },
@@ -24,7 +25,7 @@ export function confirmationBlocks(reply: ChatReply): KnownBlock[] {
           style: 'danger',
         },
       },
-      button('Cancel', 'aq_cancel', p.id),
+      button('Cancel', CHAT_BUTTONS.cancel, p.id),
     ]),
   ]);
 }

@@ -1,9 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import { actionsBlock } from '../blocks/actions';
 import { button } from '../blocks/common';
-
-/** Action id of the feedback control on chat replies (Slack's feedback buttons, or our classic buttons). */
-export const FEEDBACK_ACTION = 'aq_chat_feedback';
+import { FEEDBACK_BUTTONS } from '../blocks/action-ids';
 
 export type Rating = 'good' | 'bad';
 
@@ -24,7 +22,7 @@ export function nativeFeedbackBlock(conversationId: string): KnownBlock {
     elements: [
       {
         type: 'feedback_buttons',
-        action_id: FEEDBACK_ACTION,
+        action_id: FEEDBACK_BUTTONS.rate,
         positive_button: {
           text: { type: 'plain_text', text: '👍' },
           accessibility_label: 'This answer helped',
@@ -44,10 +42,10 @@ export function nativeFeedbackBlock(conversationId: string): KnownBlock {
 export function classicFeedbackBlock(conversationId: string): KnownBlock {
   return actionsBlock(
     [
-      button('👍', `${FEEDBACK_ACTION}_good`, feedbackValue('good', conversationId)),
-      button('👎', `${FEEDBACK_ACTION}_bad`, feedbackValue('bad', conversationId)),
+      button('👍', FEEDBACK_BUTTONS.good, feedbackValue('good', conversationId)),
+      button('👎', FEEDBACK_BUTTONS.bad, feedbackValue('bad', conversationId)),
     ],
-    'aq_chat_feedback',
+    FEEDBACK_BUTTONS.rate,
   );
 }
 

@@ -1,5 +1,6 @@
 import type { Button } from '@slack/types';
 import { button, esc, statusWord } from './common';
+import { TASK_BUTTONS } from './action-ids';
 
 /** statusWord, escaped for mrkdwn. */
 export function statusWords(status: unknown): string {
@@ -81,7 +82,7 @@ export function dangerButton(
 /** Stop for a running task, with a confirm dialog naming it. */
 export function stopTaskButton(taskId: string, title?: unknown): Button {
   const name = title ? `*${esc(String(title)).slice(0, 200)}*` : `task \`${esc(taskId)}\``;
-  return dangerButton('Stop', 'aq_stop_task', taskId, {
+  return dangerButton('Stop', TASK_BUTTONS.stop, taskId, {
     title: 'Stop this task?',
     text: `The agent working on ${name} is stopped and its work so far is kept on the branch.`,
     confirm: 'Stop it',

@@ -2,6 +2,7 @@ import { button, type Rendered } from './common';
 import { plural, statusWords } from './cards-format';
 import { card, channel, item, listCard, updatedCard } from './cards-kit';
 import { mono, txt } from './text';
+import { HOME_BUTTONS } from './action-ids';
 
 type R = Record<string, unknown>;
 const s = (v: unknown) => (v === null || v === undefined ? '' : String(v));
@@ -52,8 +53,8 @@ export function projectActionCard(command: string, r: R): Rendered {
           [txt('Workspace '), mono(r.workspace)],
         ],
         buttons: [
-          button('Add a repository', 'aq_open_add_repo', s(r.created)),
-          button('New task', 'aq_open_new_task', s(r.created), 'primary'),
+          button('Add a repository', HOME_BUTTONS.addRepo, s(r.created)),
+          button('New task', HOME_BUTTONS.newTask, s(r.created), 'primary'),
         ],
       });
     case 'pause_project':
@@ -62,7 +63,7 @@ export function projectActionCard(command: string, r: R): Rendered {
         title: 'Paused',
         subject: r.name,
         lines: [[txt('No new tasks start for it; running ones finish.')]],
-        buttons: [button('Resume', 'aq_resume_project', s(r.paused))],
+        buttons: [button('Resume', HOME_BUTTONS.resumeProject, s(r.paused))],
       });
     case 'resume_project':
       return card({ icon: '▶️', title: 'Resumed', subject: r.name, lines: [[txt('Its ready tasks are scheduled again.')]] });
@@ -106,7 +107,7 @@ export function projectActionCard(command: string, r: R): Rendered {
         icon: r.status === 'paused' ? '⏸️' : '▶️',
         title: r.status === 'paused' ? 'Scheduling is paused' : 'Scheduling is running',
         lines: [[txt(s(r.message) || (r.running_tasks !== undefined ? `${plural(Number(r.running_tasks), 'task')} running` : ''))]],
-        ...(r.status === 'paused' && { buttons: [button('Resume scheduling', 'aq_resume_scheduling', 'resume', 'primary')] }),
+        ...(r.status === 'paused' && { buttons: [button('Resume scheduling', HOME_BUTTONS.resumeScheduling, 'resume', 'primary')] }),
       });
     default:
       return card({ icon: '🔄', title: s(r.message) || 'Restarting', subject: r.reason });

@@ -3,25 +3,13 @@ import { formatDuration } from './cards-format';
 import { actionsBlock } from './actions';
 import { button, clip, fallbackOf, type Rendered } from './common';
 import { bold, italic, mono, plainContext, preformatted, richLines, txt, type Line } from './text';
+import { REQUEST_ACTIONS } from './action-ids';
 
 type Payload = Record<string, unknown>;
 
 const plain = (text: string) => ({ type: 'plain_text' as const, text, emoji: true });
 
 const str = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
-
-/** Action ids of the buttons on a question or a permission request. */
-export const REQUEST_ACTIONS = {
-  allow: 'aq_request_allow',
-  always: 'aq_request_always',
-  deny: 'aq_request_deny',
-  /** One button per option: `aq_request_option:<question>:<option>`, value `<request>:<question>:<option>`. */
-  optionPrefix: 'aq_request_option',
-  /** A multi-select question's checkboxes (option values are the option's index)… */
-  choices: 'aq_request_choices',
-  /** …and the button that answers with every ticked option, value `<request>:<question>`. */
-  submitChoices: 'aq_request_submit_choices',
-} as const;
 
 /** Block ids of a request's button rows, so a redraw can take them away. */
 export const REQUEST_BLOCK_PREFIX = 'aqreq:';

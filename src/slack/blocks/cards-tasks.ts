@@ -3,6 +3,7 @@ import { button } from './common';
 import { firstLine, formatDollars, formatNumber, plural, statusWords } from './cards-format';
 import { card, facts, item, updatedCard } from './cards-kit';
 import { bold, italic, mono, txt, type Line } from './text';
+import { TASK_BUTTONS } from './action-ids';
 
 type R = Record<string, unknown>;
 const s = (v: unknown) => (v === null || v === undefined ? '' : String(v));
@@ -88,7 +89,7 @@ export function agentErrorCard(r: R): Rendered {
     lines,
     ...(message && { code: { label: 'error', text: message, filename: `${id}-error.txt` } }),
     ...(r.agent_summary ? { footer: `The agent's last words: ${firstLine(r.agent_summary, 300).replace(/[&<>]/g, ' ')}` } : {}),
-    buttons: open ? [button('Restart', 'aq_restart_task', id, 'primary'), button('Skip', 'aq_skip_task', id)] : [],
+    buttons: open ? [button('Restart', TASK_BUTTONS.restart, id, 'primary'), button('Skip', TASK_BUTTONS.skip, id)] : [],
     summary: `${s(r.title ?? id)}: ${firstLine(message || r.message, 200)}`,
   });
 }

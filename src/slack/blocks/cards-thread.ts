@@ -8,6 +8,7 @@ import { button, emoji, fallbackOf, type Rendered } from './common';
 import { taskButtons } from './tasks';
 import { bold, italic, link, mono, plainContext, richLines, txt, type Line } from './text';
 import { answeredReply, permissionPost, questionPost, timedOutReply } from './cards-requests';
+import { REQUEST_CHANGES_BUTTONS, TASK_BUTTONS } from './action-ids';
 
 /** What a task's thread root shows, read fresh from the task on every change. */
 export interface RootFacts {
@@ -125,9 +126,9 @@ export function threadReply(event: EventRecord, again: boolean): Rendered | null
         lines,
         blocks: [
           actionsBlock([
-            button('Approve', 'aq_approve_task', id, 'primary'),
-            button('Request changes', 'aq_request_changes', id),
-            button('Restart', 'aq_restart_task', id),
+            button('Approve', TASK_BUTTONS.approve, id, 'primary'),
+            button('Request changes', REQUEST_CHANGES_BUTTONS.open, id),
+            button('Restart', TASK_BUTTONS.restart, id),
           ]),
         ],
       });

@@ -4,8 +4,8 @@ import { COMMAND_GROUPS, isAdminCommand, type AnyCommand } from '../../commands/
 import { actionsBlock } from './actions';
 import { button, context, header, LIMITS, section, type Rendered } from './common';
 import { md, mdJoin, type Mrkdwn } from './text';
+import { HELP_BUTTONS } from './action-ids';
 
-export const HELP_ACTION = 'aq_help_page';
 /** Commands per help page; a group with more is shown over several pages. */
 const COMMANDS_PER_PAGE = 15;
 
@@ -113,7 +113,7 @@ export function helpOverview(commands: readonly AnyCommand[]): Rendered {
     const lines = [md`*${title(group)}* (${inGroup.length})`, ...inGroup.map((c) => md`\`${c.name}\` — ${firstSentence(c.description)}`)];
     const sections = packSections(lines);
     const first = sections[0] as KnownBlock & { accessory?: unknown };
-    first.accessory = button(`${title(group)} ▸`, HELP_ACTION, `${group}:0`);
+    first.accessory = button(`${title(group)} ▸`, HELP_BUTTONS.page, `${group}:0`);
     blocks.push(...sections);
   }
   blocks.push(context(`${commands.length} commands in ${groupsOf(commands).length} groups.`));
@@ -131,13 +131,13 @@ export function helpGroupPage(commands: readonly AnyCommand[], group: string, pa
   const shown = inGroup.slice(current * COMMANDS_PER_PAGE, (current + 1) * COMMANDS_PER_PAGE);
   const blocks: KnownBlock[] = [header(`${title(group)} commands${pages > 1 ? ` (page ${current + 1} of ${pages})` : ''}`)];
   for (const command of shown) blocks.push(...commandHelpBlocks(command), { type: 'divider' });
-  const nav = [button('◀ All commands', HELP_ACTION, 'overview')];
-  if (current > 0) nav.push(button('◀ Previous page', HELP_ACTION, `${group}:${current - 1}`));
-  if (current + 1 < pages) nav.push(button('Next page ▶', HELP_ACTION, `${group}:${current + 1}`));
+  const nav = [button('◀ All commands', HELP_BUTTONS.page, 'overview')];
+  if (current > 0) nav.push(button('◀ Previous page', HELP_BUTTONS.page, `${group}:${current - 1}`));
+  if (current + 1 < pages) nav.push(button('Next page ▶', HELP_BUTTONS.page, `${group}:${current + 1}`));
   const previous = groups[index - 1];
   const next = groups[index + 1];
-  if (previous) nav.push(button(`◀ ${title(previous.group)}`, HELP_ACTION, `${previous.group}:0`));
-  if (next) nav.push(button(`${title(next.group)} ▶`, HELP_ACTION, `${next.group}:0`));
+  if (previous) nav.push(button(`◀ ${title(previous.group)}`, HELP_BUTTONS.page, `${previous.group}:0`));
+  if (next) nav.push(button(`${title(next.group)} ▶`, HELP_BUTTONS.page, `${next.group}:0`));
   blocks.push(actionsBlock(nav));
   return { text: `${title(group)} commands: ${shown.map((c) => c.name).join(', ')}`, blocks };
 }
@@ -151,8 +151,8 @@ export function helpFor(commands: readonly AnyCommand[], topic?: string): Render
     const blocks = [
       ...commandHelpBlocks(command),
       actionsBlock([
-        button('◀ All commands', HELP_ACTION, 'overview'),
-        button(`${title(command.group)} ▸`, HELP_ACTION, `${command.group}:0`),
+        button('◀ All commands', HELP_BUTTONS.page, 'overview'),
+        button(`${title(command.group)} ▸`, HELP_BUTTONS.page, `${command.group}:0`),
       ]),
     ];
     return { text: `${command.name}: ${command.description}`.slice(0, LIMITS.messageText), blocks };

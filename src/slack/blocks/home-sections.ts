@@ -4,6 +4,7 @@ import { stopTaskButton, firstLine, formatDuration, plural } from './cards-forma
 import { actionsBlock } from './actions';
 import { button, emoji, header, LIMITS } from './common';
 import { bold, italic, link, mono, richLines, txt, type Line } from './text';
+import { HOME_BUTTONS, REQUEST_CHANGES_BUTTONS, TASK_BUTTONS } from './action-ids';
 
 /** Buttons on one row (Slack: at most 25 per actions block). */
 function row(...buttons: Array<Button | null>): KnownBlock {
@@ -32,18 +33,18 @@ export function homeHeader(data: HomeData, note?: string): KnownBlock[] {
   const hasProject = data.projectCount > 0;
   blocks.push(
     row(
-      hasProject ? button('➕ New task', 'aq_open_new_task', 'home', 'primary') : null,
+      hasProject ? button('➕ New task', HOME_BUTTONS.newTask, 'home', 'primary') : null,
       // Before the first project, the first steps offer "Create a project" already.
-      hasProject ? button('New project', 'aq_open_new_project', 'home') : null,
-      data.projectCount > 0 ? button('Add repository', 'aq_open_add_repo', 'home') : null,
-      button('Refresh', 'aq_home_refresh', 'home'),
+      hasProject ? button('New project', HOME_BUTTONS.newProject, 'home') : null,
+      data.projectCount > 0 ? button('Add repository', HOME_BUTTONS.addRepo, 'home') : null,
+      button('Refresh', HOME_BUTTONS.refresh, 'home'),
     ),
   );
   if (data.schedulingPaused) {
     blocks.push({
       type: 'section',
       text: { type: 'mrkdwn', text: ':double_vertical_bar: *Scheduling is paused.* No new tasks start; running ones carry on.' },
-      accessory: button('Resume scheduling', 'aq_resume_scheduling', 'resume', 'primary'),
+      accessory: button('Resume scheduling', HOME_BUTTONS.resumeScheduling, 'resume', 'primary'),
     });
   }
   return blocks;
@@ -55,22 +56,22 @@ export function firstSteps(data: HomeData): KnownBlock[] {
     {
       done: data.projectCount > 0,
       text: '*1. Create a project.* A project groups tasks and their repositories, and can have its own channel.',
-      action: button('Create a project', 'aq_open_new_project', 'first', 'primary'),
+      action: button('Create a project', HOME_BUTTONS.newProject, 'first', 'primary'),
     },
     {
       done: data.repoCount > 0,
       text: '*2. Add a repository.* Clone one from a URL, link a folder on this machine, or start an empty one.',
-      action: button('Add a repository', 'aq_open_add_repo', 'first'),
+      action: button('Add a repository', HOME_BUTTONS.addRepo, 'first'),
     },
     {
       done: data.agents.length > 0,
       text: '*3. Add an agent.* An agent is a Claude Code worker that picks up ready tasks.',
-      action: button('Add an agent', 'aq_create_first_agent', 'first'),
+      action: button('Add an agent', HOME_BUTTONS.firstAgent, 'first'),
     },
     {
       done: Object.values(data.byStatus).some((n) => n > 0),
       text: '*4. Create a task.* Say what to do and how to tell it is done; an agent takes it from there.',
-      action: button('Create a task', 'aq_open_new_task', 'first'),
+      action: button('Create a task', HOME_BUTTONS.newTask, 'first'),
     },
   ];
   // Repositories are optional (a task can work in the project folder), so they do not keep the welcome up.
@@ -116,17 +117,17 @@ export function needsYou(data: HomeData): KnownBlock[] {
     } else if (t.status === 'AWAITING_APPROVAL') {
       blocks.push(
         row(
-          button('Approve', 'aq_approve_task', t.id, 'primary'),
-          button('Request changes', 'aq_request_changes', t.id),
-          button('Restart', 'aq_restart_task', t.id),
+          button('Approve', TASK_BUTTONS.approve, t.id, 'primary'),
+          button('Request changes', REQUEST_CHANGES_BUTTONS.open, t.id),
+          button('Restart', TASK_BUTTONS.restart, t.id),
         ),
       );
     } else {
       blocks.push(
         row(
-          button('Restart', 'aq_restart_task', t.id, 'primary'),
-          button('Skip', 'aq_skip_task', t.id),
-          button('View error', 'aq_get_agent_error', t.id),
+          button('Restart', TASK_BUTTONS.restart, t.id, 'primary'),
+          button('Skip', TASK_BUTTONS.skip, t.id),
+          button('View error', TASK_BUTTONS.agentError, t.id),
         ),
       );
     }
@@ -190,7 +191,7 @@ export function pausedProjects(data: HomeData, cap: number): KnownBlock[] {
   ];
   for (const p of data.pausedProjects.slice(0, cap)) {
     const id = p.name === p.id ? [] : [txt(' · '), mono(p.id)];
-    blocks.push(richLines([[txt('⏸️ '), bold(p.name), ...id]]), row(button('Resume project', 'aq_resume_project', p.id)));
+    blocks.push(richLines([[txt('⏸️ '), bold(p.name), ...id]]), row(button('Resume project', HOME_BUTTONS.resumeProject, p.id)));
   }
   if (data.pausedProjects.length > cap) blocks.push(contextLine(`${data.pausedProjects.length - cap} more paused: \`/aq list_projects\``));
   return blocks;

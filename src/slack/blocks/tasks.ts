@@ -5,18 +5,22 @@ import { stopTaskButton, tryWords } from './cards-format';
 import { fitBlocks } from './long';
 import { placeOfPermalink } from '../source-thread';
 import { bold, link, mono, packRich, txt, type Line } from './text';
+import { REQUEST_CHANGES_BUTTONS, TASK_BUTTONS } from './action-ids';
 
 /** The buttons a task in `status` offers (each runs the command of the same name). */
 export function taskButtons(taskId: string, status: string): KnownBlock | null {
   const buttons = [];
   if (status === 'AWAITING_APPROVAL')
-    buttons.push(button('Approve', 'aq_approve_task', taskId, 'primary'), button('Request changes', 'aq_request_changes', taskId));
+    buttons.push(
+      button('Approve', TASK_BUTTONS.approve, taskId, 'primary'),
+      button('Request changes', REQUEST_CHANGES_BUTTONS.open, taskId),
+    );
   if (status === 'IN_PROGRESS' || status === 'WAITING_INPUT') buttons.push(stopTaskButton(taskId));
   // Failed or blocked: the same row, in the same order, as on the App Home.
   const stuck = status === 'BLOCKED' || status === 'FAILED';
   if (status !== 'IN_PROGRESS' && status !== 'COMPLETED')
-    buttons.push(button('Restart', 'aq_restart_task', taskId, stuck ? 'primary' : undefined));
-  if (stuck) buttons.push(button('Skip', 'aq_skip_task', taskId), button('View error', 'aq_get_agent_error', taskId));
+    buttons.push(button('Restart', TASK_BUTTONS.restart, taskId, stuck ? 'primary' : undefined));
+  if (stuck) buttons.push(button('Skip', TASK_BUTTONS.skip, taskId), button('View error', TASK_BUTTONS.agentError, taskId));
   return buttons.length ? actionsBlock(buttons, `task:${taskId}`) : null;
 }
 
@@ -92,8 +96,8 @@ export function taskListBlocks(
   if (lines.length) blocks.push(...packRich(lines, LIMITS.richText));
   const nav = [];
   const value = (to: number) => JSON.stringify({ ...filter, offset: to });
-  if (offset > 0) nav.push(button('◀ Prev', 'aq_tasks_page_prev', value(Math.max(0, offset - TASK_PAGE_SIZE))));
-  if (offset + page.length < result.total) nav.push(button('Next ▶', 'aq_tasks_page_next', value(offset + page.length)));
+  if (offset > 0) nav.push(button('◀ Prev', TASK_BUTTONS.pagePrev, value(Math.max(0, offset - TASK_PAGE_SIZE))));
+  if (offset + page.length < result.total) nav.push(button('Next ▶', TASK_BUTTONS.pageNext, value(offset + page.length)));
   if (nav.length) blocks.push(actionsBlock(nav));
   blocks.push(context(`Showing ${page.length ? offset + 1 : 0}–${offset + page.length} of ${result.total}`));
   return { text: `${result.total} tasks`, blocks };
