@@ -25,7 +25,7 @@ async function resolveScope(ctx: CommandContext, args: { project_id?: string; gl
 
 const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
 
-function budgetView(s: BudgetStatus): Record<string, unknown> {
+function budgetView(s: BudgetStatus) {
   const b = s.budget;
   return {
     scope: b.projectId === null ? 'global' : 'project',

@@ -10,7 +10,7 @@ const projectId = requiredText('Project id');
 const repoId = optional(requiredText('Repo id (default: the project’s first repo)'));
 const branchName = requiredText('Branch name');
 
-function withWarning(result: Record<string, unknown>, warning: string | null): Record<string, unknown> {
+function withWarning<R extends Record<string, unknown>>(result: R, warning: string | null): R & { warning?: string } {
   return warning ? { ...result, warning } : result;
 }
 

@@ -25,7 +25,7 @@ export function projectIdOrActive(ctx: CommandContext, projectId: string | undef
   return id;
 }
 
-export function projectView(p: ProjectRecord): Record<string, unknown> {
+export function projectView(p: ProjectRecord) {
   return {
     id: p.id,
     name: p.name,

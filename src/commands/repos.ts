@@ -15,7 +15,7 @@ import { optional, requiredText } from './schema';
 
 const REPO_LIST: ListPaging = { key: 'repos', defaultLimit: 100, maxLimit: 500 };
 
-function repoView(r: RepoRecord): Record<string, unknown> {
+function repoView(r: RepoRecord) {
   return {
     id: r.id,
     project_id: r.projectId,

@@ -11,7 +11,7 @@ const EVENT_LIST: ListPaging = { key: 'events', defaultLimit: DEFAULT_EVENTS_LIM
 const NO_REASON = 'No reason provided';
 const TAIL = 1500;
 
-export function eventView(e: EventRecord): Record<string, unknown> {
+export function eventView(e: EventRecord) {
   return {
     id: e.id,
     type: e.type,

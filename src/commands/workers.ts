@@ -6,7 +6,7 @@ import { pageFields, pageOf, sliceOf, type ListPaging } from './paging';
 const WORKER_LIST: ListPaging = { key: 'workers', defaultLimit: 100, maxLimit: 500 };
 
 /** A worker as status views show it: alive while it heartbeats within its lease. */
-export function workerView(w: WorkerRecord, now = Date.now()): Record<string, unknown> {
+export function workerView(w: WorkerRecord, now = Date.now()) {
   return {
     name: w.name,
     host: w.host,

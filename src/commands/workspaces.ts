@@ -24,7 +24,7 @@ import { boolean, optional, requiredText } from './schema';
 
 const WORKSPACE_LIST: ListPaging = { key: 'workspaces', defaultLimit: 100, maxLimit: 500 };
 
-function workspaceView(w: WorkspaceRecord): Record<string, unknown> {
+function workspaceView(w: WorkspaceRecord) {
   return {
     id: w.id,
     name: w.name,
@@ -265,7 +265,8 @@ export const syncWorkspaces = defineCommand({
   }),
   async run({ project_id, skip_locked }, ctx) {
     const { projectId, workspaces, defaultBranch } = await projectWorkspaces(ctx, project_id);
-    const results: Array<Record<string, unknown>> = [];
+    type Base = { workspace_id: string; workspace_name: string; workspace_path: string };
+    const results: Array<Base & ({ status: 'error' | 'skipped'; message: string } | Awaited<ReturnType<typeof syncWorkspace>>)> = [];
     for (const w of workspaces) {
       const base = { workspace_id: w.id, workspace_name: w.name, workspace_path: w.path };
       if (!(await ctx.git.isRepo(w.path))) {

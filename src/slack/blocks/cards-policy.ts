@@ -2,6 +2,7 @@ import { card, item } from './cards-kit';
 import { formatDuration } from './cards-format';
 import type { Rendered } from './common';
 import { italic, md, mdCode, mono, txt, type Line } from './text';
+import type { Result } from './result-types';
 
 type R = Record<string, unknown>;
 
@@ -29,7 +30,7 @@ export function toolPolicyCard(r: R): Rendered {
 }
 
 /** list_agent_requests: what agents asked, open or settled. */
-export function agentRequestsCard(r: R): Rendered {
+export function agentRequestsCard(r: Result<'list_agent_requests'>): Rendered {
   const requests = Array.isArray(r.requests) ? (r.requests as R[]) : [];
   const lines: Line[] = requests.map((q) => {
     const what =
@@ -58,7 +59,7 @@ const DONE: Record<string, string> = {
 };
 
 /** answer_agent_request: what was decided. */
-export function answerCard(r: R): Rendered {
+export function answerCard(r: Result<'answer_agent_request'>): Rendered {
   const lines: Line[] = [];
   if (r.status === 'pending') lines.push([txt('Other questions of this request are still open.')]);
   if (r.rule_added) lines.push([txt('Added to the tool policy: '), mono(r.rule_added)]);

@@ -3,12 +3,13 @@ import { plural, statusWords } from './cards-format';
 import { card, channel, item, listCard, updatedCard } from './cards-kit';
 import { mono, txt } from './text';
 import { HOME_BUTTONS } from './action-ids';
+import type { Result } from './result-types';
 
 type R = Record<string, unknown>;
 const s = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 const rows = (v: unknown) => (Array.isArray(v) ? (v as R[]) : []);
 
-export function projectsCard(r: R): Rendered {
+export function projectsCard(r: Result<'list_projects'>): Rendered {
   const items = rows(r.projects).map((p) => [
     ...item(
       p.name,
@@ -25,7 +26,7 @@ export function projectsCard(r: R): Rendered {
   return listCard('📁', 'Projects', items, 'No projects yet: `/aq create_project name=…` or the Home tab.');
 }
 
-export function agentsCard(r: R): Rendered {
+export function agentsCard(r: Result<'list_agents'>): Rendered {
   const items = rows(r.agents).map((a) =>
     item(
       a.name,

@@ -2,13 +2,14 @@ import type { Rendered } from './common';
 import { formatNumber, plural, statusWords } from './cards-format';
 import { card, facts, item, listCard, updatedCard } from './cards-kit';
 import { bold, mono, txt, type Line } from './text';
+import type { Result } from './result-types';
 
 type R = Record<string, unknown>;
 const s = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 const rows = (v: unknown) => (Array.isArray(v) ? (v as R[]) : []);
 const kb = (bytes: unknown) => `${formatNumber(Math.max(1, Math.round(Number(bytes ?? 0) / 1024)))} KB`;
 
-export function reposCard(r: R): Rendered {
+export function reposCard(r: Result<'list_repos'>): Rendered {
   const items = rows(r.repos).map((repo) => [
     ...item(
       repo.id,
@@ -27,7 +28,7 @@ export function reposCard(r: R): Rendered {
   return listCard('📦', 'Repositories', items, 'No repositories yet: add one from the Home tab or `/aq add_repo`.');
 }
 
-export function workspacesCard(r: R): Rendered {
+export function workspacesCard(r: Result<'list_workspaces'>): Rendered {
   const items = rows(r.workspaces).map((w) => [
     ...item(
       w.name,
@@ -50,7 +51,7 @@ export function workspacesCard(r: R): Rendered {
   );
 }
 
-export function hooksCard(r: R): Rendered {
+export function hooksCard(r: Result<'list_hooks'>): Rendered {
   const items = rows(r.hooks).map((h) => {
     const trigger = (h.trigger ?? {}) as R;
     const when =
@@ -73,7 +74,7 @@ export function hooksCard(r: R): Rendered {
   return listCard('🪝', 'Hooks', items, 'No hooks yet: `/aq help create_hook` shows how to add one.');
 }
 
-export function hookRunsCard(r: R): Rendered {
+export function hookRunsCard(r: Result<'list_hook_runs'>): Rendered {
   const items = rows(r.runs).map((run): Line => {
     const icon = run.status === 'completed' ? '✅' : run.status === 'failed' ? '🔴' : run.status === 'skipped' ? '⏭️' : '⏳';
     const details = [

@@ -4,13 +4,14 @@ import { firstLine, formatDollars, formatNumber, plural, statusWords } from './c
 import { card, facts, item, updatedCard } from './cards-kit';
 import { bold, italic, mono, txt, type Line } from './text';
 import { TASK_BUTTONS } from './action-ids';
+import type { AnyShape, Result } from './result-types';
 
 type R = Record<string, unknown>;
 const s = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 const tasksOf = (v: unknown) => (Array.isArray(v) ? (v as Array<{ id: string; title: string; status?: string }>) : []);
 
 /** create_task: the queued task as a card (where it waits, what it needs). */
-export function createdTaskCard(r: R): Rendered {
+export function createdTaskCard(r: Result<'create_task'>): Rendered {
   const deps = Array.isArray(r.depends_on) ? r.depends_on.map(String) : [];
   const waiting = r.status === 'DEFINED';
   const lines: Line[] = [
@@ -69,7 +70,8 @@ export function taskActionCard(command: string, r: R): Rendered {
 }
 
 /** get_agent_error: kind, the message's first lines, the suggested fix, and what to do next. */
-export function agentErrorCard(r: R): Rendered {
+export function agentErrorCard(result: Result<'get_agent_error'>): Rendered {
+  const r: AnyShape<Result<'get_agent_error'>> = result;
   const id = s(r.task_id);
   const lines: Line[] = [
     facts([
@@ -95,7 +97,7 @@ export function agentErrorCard(r: R): Rendered {
 }
 
 /** get_task_result: outcome, tokens and cost, summary. */
-export function taskResultCard(r: R): Rendered {
+export function taskResultCard(r: Result<'get_task_result'>): Rendered {
   const lines: Line[] = [
     facts([
       ['', s(r.result).toLowerCase()],

@@ -2,17 +2,19 @@ import type { Rendered } from './common';
 import { formatDollars, formatNumber, plural } from './cards-format';
 import { card, item } from './cards-kit';
 import { txt, type Line } from './text';
+import type { AnyShape, Result } from './result-types';
 
 type R = Record<string, unknown>;
 const s = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 const rows = (v: unknown) => (Array.isArray(v) ? (v as R[]) : []);
 
 /** get_token_usage: the total, then the breakdown largest first, numbers formatted. */
-export function tokenUsageCard(r: R): Rendered {
+export function tokenUsageCard(result: Result<'get_token_usage'>): Rendered {
+  const r: AnyShape<Result<'get_token_usage'>> = result;
   const scope = r.task_id ? `task ${s(r.task_id)}` : r.project_id ? `project ${s(r.project_id)}` : 'all projects';
   const breakdown = rows(r.breakdown);
   const total = Number(r.total ?? 0);
-  const lines: Line[] = [[txt(`${formatNumber(total)} tokens in all${r.cost_usd !== undefined ? ` · ${formatDollars(r.cost_usd)}` : ''}`)]];
+  const lines: Line[] = [[txt(`${formatNumber(total)} tokens in all`)]];
   for (const row of breakdown.slice(0, 40)) {
     const name = row.task_id ?? row.project_id ?? row.agent_id ?? 'unattributed';
     const share = total > 0 ? ` · ${Math.round((Number(row.tokens) / total) * 100)}%` : '';
@@ -38,7 +40,7 @@ export function tokenUsageCard(r: R): Rendered {
 }
 
 /** get_recent_events: newest first, one line each. */
-export function eventsCard(r: R): Rendered {
+export function eventsCard(r: Result<'get_recent_events'>): Rendered {
   const events = rows(r.events);
   const lines = events.slice(0, 50).map((e): Line => {
     const p = (e.payload ?? {}) as R;
@@ -76,7 +78,7 @@ export function budgetCard(command: string, r: R): Rendered {
 }
 
 /** message_task: where the message went (the running agent, or the task's next run). */
-export function taskMessageCard(r: R): Rendered {
+export function taskMessageCard(r: Result<'message_task'>): Rendered {
   if (r.delivery === 'answer') {
     return card({
       icon: '💬',

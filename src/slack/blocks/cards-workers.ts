@@ -1,6 +1,7 @@
 import type { Rendered } from './common';
 import { plural } from './cards-format';
 import { item, listCard } from './cards-kit';
+import type { Result } from './result-types';
 
 type R = Record<string, unknown>;
 const rows = (v: unknown) => (Array.isArray(v) ? (v as R[]) : []);
@@ -15,7 +16,7 @@ function ago(iso: unknown, now = Date.now()): string {
 }
 
 /** list_workers: each machine, alive or not, how full, and when it last answered. */
-export function workersCard(r: R): Rendered {
+export function workersCard(r: Result<'list_workers'>): Rendered {
   const items = rows(r.workers).map((w) =>
     item(
       w.name,

@@ -1,4 +1,6 @@
+import type { CommandName } from '../../commands/index';
 import type { Rendered } from './common';
+import type { Result } from './result-types';
 import { gitCard, filesCard } from './cards-git';
 import { agentsCard, projectActionCard, projectsCard } from './cards-projects';
 import { hookRunsCard, hooksCard, notesCard, repoActionCard, reposCard, workspaceScanCard, workspacesCard } from './cards-repos';
@@ -7,21 +9,27 @@ import { budgetCard, eventsCard, taskMessageCard, tokenUsageCard } from './cards
 import { agentRequestsCard, answerCard, toolPolicyCard } from './cards-policy';
 import { workersCard } from './cards-workers';
 
+/** A card drawn from the result of the command called `N`, typed on that command's declared result. */
+type CardFor<N extends CommandName> = (result: Result<N>, args: Record<string, unknown>) => Rendered;
 type Renderer = (result: Record<string, unknown>, args: Record<string, unknown>) => Rendered;
 
-const each = (names: string[], render: (command: string, result: Record<string, unknown>) => Rendered): Array<[string, Renderer]> =>
-  names.map((name) => [name, (result) => render(name, result)]);
+/** One card for several commands' results, told which command answered. */
+function each<N extends CommandName>(names: readonly N[], render: (command: N, result: Record<string, unknown>) => Rendered) {
+  return Object.fromEntries(names.map((name) => [name, (result: Record<string, unknown>) => render(name, result)])) as unknown as {
+    [K in N]: CardFor<K>;
+  };
+}
 
 /** The designed card for each command's result (commands not listed here fall back to the generic renderer). */
-export const CARDS: Record<string, Renderer> = Object.fromEntries<Renderer>([
-  ['create_task', createdTaskCard],
-  ['get_agent_error', agentErrorCard],
-  ['get_task_result', taskResultCard],
+const CARDS: { [N in CommandName]?: CardFor<N> } = {
+  create_task: createdTaskCard,
+  get_agent_error: agentErrorCard,
+  get_task_result: taskResultCard,
   ...each(['approve_task', 'skip_task', 'restart_task', 'stop_task', 'delete_task', 'edit_task', 'set_task_status'], taskActionCard),
   ...each(['add_dependency', 'remove_dependency', 'get_task_dependencies', 'get_chain_health'], dependencyCard),
-  ['list_projects', projectsCard],
-  ['list_agents', agentsCard],
-  ['list_workers', workersCard],
+  list_projects: projectsCard,
+  list_agents: agentsCard,
+  list_workers: workersCard,
   ...each(
     [
       'create_project',
@@ -41,12 +49,12 @@ export const CARDS: Record<string, Renderer> = Object.fromEntries<Renderer>([
     ],
     projectActionCard,
   ),
-  ['list_repos', reposCard],
-  ['list_workspaces', workspacesCard],
-  ['list_hooks', hooksCard],
-  ['list_hook_runs', hookRunsCard],
-  ['list_notes', notesCard],
-  ['compare_specs_notes', notesCard],
+  list_repos: reposCard,
+  list_workspaces: workspacesCard,
+  list_hooks: hooksCard,
+  list_hook_runs: hookRunsCard,
+  list_notes: notesCard,
+  compare_specs_notes: notesCard,
   ...each(
     [
       'add_repo',
@@ -88,12 +96,23 @@ export const CARDS: Record<string, Renderer> = Object.fromEntries<Renderer>([
     gitCard,
   ),
   ...each(['read_file', 'run_command', 'search_files', 'list_directory'], filesCard),
-  ['get_token_usage', tokenUsageCard],
-  ['get_recent_events', eventsCard],
+  get_token_usage: tokenUsageCard,
+  get_recent_events: eventsCard,
   ...each(['set_budget', 'get_budget', 'clear_budget'], budgetCard),
-  ['message_task', taskMessageCard],
-  ['get_tool_policy', toolPolicyCard],
-  ['set_tool_policy', toolPolicyCard],
-  ['list_agent_requests', agentRequestsCard],
-  ['answer_agent_request', answerCard],
-]);
+  message_task: taskMessageCard,
+  get_tool_policy: toolPolicyCard,
+  set_tool_policy: toolPolicyCard,
+  list_agent_requests: agentRequestsCard,
+  answer_agent_request: answerCard,
+};
+
+/**
+ * The card for a result of the command called `name`. Results arrive here by name (renderResult),
+ * so this is the one place a result meets its command's declared type.
+ */
+export function cardFor(name: string): Renderer | undefined {
+  return (CARDS as Record<string, Renderer | undefined>)[name];
+}
+
+/** The commands whose results have a designed card. */
+export const CARDED_COMMANDS: readonly string[] = Object.keys(CARDS);

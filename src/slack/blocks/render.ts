@@ -1,6 +1,6 @@
 import type { ResultOf } from '../../commands/catalog';
 import type { getStatus } from '../../commands/status';
-import { CARDS } from './cards';
+import { cardFor } from './cards';
 import { errorReply } from './errors';
 import { genericBlocks } from './generic';
 import { statusBlocks } from './status';
@@ -37,6 +37,6 @@ function renderSuccess(command: string, args: Record<string, unknown>, result: R
         typeof args.offset === 'number' ? args.offset : 0,
       );
     default:
-      return CARDS[command]?.(result, args) ?? genericBlocks(command, result);
+      return cardFor(command)?.(result, args) ?? genericBlocks(command, result);
   }
 }

@@ -1,5 +1,5 @@
 import { ALL_COMMANDS } from '../../../src/commands';
-import { CARDS } from '../../../src/slack/blocks/cards';
+import { cardFor } from '../../../src/slack/blocks/cards';
 import { renderResult } from '../../../src/slack/blocks/render';
 import { helpFor } from '../../../src/slack/blocks/help';
 import { chatReplyBlocks } from '../../../src/slack/chat-replies';
@@ -77,7 +77,7 @@ describe('hostile text through every renderer', () => {
       const shown = showsSomewhere(rendered.blocks, HOSTILE);
       const literal = showsLiterally(rendered.blocks, HOSTILE);
       expect({ command: command.name, formatted: shown && !literal }).toEqual({ command: command.name, formatted: false });
-      if (!CARDS[command.name] || special[command.name])
+      if (!cardFor(command.name) || special[command.name])
         expect({ command: command.name, literal }).toEqual({ command: command.name, literal: true });
       expect(rendered.text).not.toContain('<!channel>');
 
