@@ -2,6 +2,7 @@ import type { Rendered } from './common';
 import { plural } from './cards-format';
 import { card, facts, item } from './cards-kit';
 import { bold, link, mono, txt, type Line } from './text';
+import type { AnyShape, Result } from './result-types';
 
 type R = Record<string, unknown>;
 const s = (v: unknown) => (v === null || v === undefined ? '' : String(v));
@@ -26,8 +27,29 @@ const GIT_ACTIONS: Record<string, string> = {
   checkout_branch: 'Switched branch',
 };
 
+export const GIT_COMMANDS = [
+  'get_git_status',
+  'git_log',
+  'git_diff',
+  'get_task_diff',
+  'git_changed_files',
+  'git_branch',
+  'git_commit',
+  'commit_changes',
+  'git_push',
+  'push_branch',
+  'git_create_branch',
+  'create_branch',
+  'git_merge',
+  'merge_branch',
+  'git_create_pr',
+  'git_checkout',
+  'checkout_branch',
+] as const;
+type GitCommands = (typeof GIT_COMMANDS)[number];
+
 /** Every git result: status per repo, log, diff, changed files, branches, and what an action did. */
-export function gitCard(command: string, r: R): Rendered {
+export function gitCard(command: GitCommands, r: AnyShape<Result<GitCommands>>): Rendered {
   const where = s(r.repo_id || r.project_id);
   if (command === 'get_git_status') {
     const lines: Line[] = [];
@@ -99,7 +121,7 @@ export function gitCard(command: string, r: R): Rendered {
       ['repo', r.repo_id],
       ['project', r.repo_id ? null : r.project_id],
       ['branch', r.branch ?? r.pushed ?? r.created_branch ?? r.new_branch ?? r.created],
-      ['into', r.base ?? r.target_branch],
+      ['into', r.base],
     ]),
   ];
   if (r.message || r.commit_message) lines.push([txt(s(r.commit_message ?? r.message))]);
@@ -108,8 +130,11 @@ export function gitCard(command: string, r: R): Rendered {
   return card({ icon: nothing ? 'ℹ️' : '🌿', title: nothing ? 'Nothing to commit' : title, subject: where, lines });
 }
 
+export const FILES_COMMANDS = ['read_file', 'run_command', 'search_files', 'list_directory'] as const;
+type FilesCommands = (typeof FILES_COMMANDS)[number];
+
 /** Files and commands run in a workspace. */
-export function filesCard(command: string, r: R): Rendered {
+export function filesCard(command: FilesCommands, r: AnyShape<Result<FilesCommands>>): Rendered {
   if (command === 'read_file')
     return card({
       icon: '📄',

@@ -3,7 +3,7 @@ import { plural, statusWords } from './cards-format';
 import { card, channel, item, listCard, updatedCard } from './cards-kit';
 import { mono, txt } from './text';
 import { HOME_BUTTONS } from './action-ids';
-import type { Result } from './result-types';
+import type { AnyShape, Result } from './result-types';
 
 type R = Record<string, unknown>;
 const s = (v: unknown) => (v === null || v === undefined ? '' : String(v));
@@ -41,8 +41,26 @@ export function agentsCard(r: Result<'list_agents'>): Rendered {
   return listCard('🤖', 'Agents', items, 'No agents yet: `/aq create_agent name=claude-1` adds one.');
 }
 
+export const PROJECT_ACTION_COMMANDS = [
+  'create_project',
+  'pause_project',
+  'resume_project',
+  'edit_project',
+  'delete_project',
+  'create_agent',
+  'set_project_channel',
+  'set_control_interface',
+  'get_project_channels',
+  'get_project_for_channel',
+  'set_active_project',
+  'orchestrator_control',
+  'restart_daemon',
+  'update_and_restart',
+] as const;
+type ProjectActionCommands = (typeof PROJECT_ACTION_COMMANDS)[number];
+
 /** Project and agent changes, as one sentence each. */
-export function projectActionCard(command: string, r: R): Rendered {
+export function projectActionCard(command: ProjectActionCommands, r: AnyShape<Result<ProjectActionCommands>>): Rendered {
   switch (command) {
     case 'create_project':
       return card({

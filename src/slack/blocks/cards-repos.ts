@@ -2,7 +2,7 @@ import type { Rendered } from './common';
 import { formatNumber, plural, statusWords } from './cards-format';
 import { card, facts, item, listCard, updatedCard } from './cards-kit';
 import { bold, mono, txt, type Line } from './text';
-import type { Result } from './result-types';
+import type { AnyShape, Result } from './result-types';
 
 type R = Record<string, unknown>;
 const s = (v: unknown) => (v === null || v === undefined ? '' : String(v));
@@ -117,8 +117,24 @@ export function notesCard(r: R): Rendered {
   return listCard('📝', `Notes of ${s(r.project_id)}`, items, 'No notes yet: `/aq write_note` writes one.');
 }
 
+export const REPO_ACTION_COMMANDS = [
+  'add_repo',
+  'add_workspace',
+  'release_workspace',
+  'remove_workspace',
+  'create_hook',
+  'edit_hook',
+  'delete_hook',
+  'fire_hook',
+  'write_note',
+  'append_note',
+  'read_note',
+  'delete_note',
+] as const;
+type RepoActionCommands = (typeof REPO_ACTION_COMMANDS)[number];
+
 /** Repo, workspace, hook and note changes, as one sentence each. */
-export function repoActionCard(command: string, r: R): Rendered {
+export function repoActionCard(command: RepoActionCommands, r: AnyShape<Result<RepoActionCommands>>): Rendered {
   switch (command) {
     case 'add_repo':
       return card({
@@ -181,10 +197,13 @@ export function repoActionCard(command: string, r: R): Rendered {
   }
 }
 
+export const WORKSPACE_SCAN_COMMANDS = ['find_merge_conflict_workspaces', 'sync_workspaces'] as const;
+type WorkspaceScanCommands = (typeof WORKSPACE_SCAN_COMMANDS)[number];
+
 /** find_merge_conflict_workspaces and sync_workspaces: a line per workspace. */
-export function workspaceScanCard(command: string, r: R): Rendered {
+export function workspaceScanCard(command: WorkspaceScanCommands, r: AnyShape<Result<WorkspaceScanCommands>>): Rendered {
   if (command === 'sync_workspaces') {
-    const results = rows(r.results ?? r.workspaces);
+    const results = rows(r.workspaces);
     return card({
       icon: '🔄',
       title: 'Workspaces synced',

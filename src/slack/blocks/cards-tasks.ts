@@ -6,7 +6,6 @@ import { bold, italic, mono, txt, type Line } from './text';
 import { TASK_BUTTONS } from './action-ids';
 import type { AnyShape, Result } from './result-types';
 
-type R = Record<string, unknown>;
 const s = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 const tasksOf = (v: unknown) => (Array.isArray(v) ? (v as Array<{ id: string; title: string; status?: string }>) : []);
 
@@ -28,8 +27,19 @@ export function createdTaskCard(r: Result<'create_task'>): Rendered {
   });
 }
 
+export const TASK_ACTION_COMMANDS = [
+  'approve_task',
+  'skip_task',
+  'restart_task',
+  'stop_task',
+  'delete_task',
+  'edit_task',
+  'set_task_status',
+] as const;
+type TaskActionCommands = (typeof TASK_ACTION_COMMANDS)[number];
+
 /** approve / skip / restart / stop / delete / edit / set status: what changed, in a sentence. */
-export function taskActionCard(command: string, r: R): Rendered {
+export function taskActionCard(command: TaskActionCommands, r: AnyShape<Result<TaskActionCommands>>): Rendered {
   const id = s(r.approved ?? r.skipped ?? r.restarted ?? r.stopped ?? r.deleted ?? r.updated ?? r.task_id);
   const title = r.title ?? id;
   switch (command) {
@@ -119,8 +129,11 @@ export function taskResultCard(r: Result<'get_task_result'>): Rendered {
   });
 }
 
+export const DEPENDENCY_COMMANDS = ['add_dependency', 'remove_dependency', 'get_task_dependencies', 'get_chain_health'] as const;
+type DependencyCommands = (typeof DEPENDENCY_COMMANDS)[number];
+
 /** Dependencies and chain health. */
-export function dependencyCard(command: string, r: R): Rendered {
+export function dependencyCard(command: DependencyCommands, r: AnyShape<Result<DependencyCommands>>): Rendered {
   if (command === 'get_chain_health') {
     if (Array.isArray(r.stuck_chains)) {
       const chains = r.stuck_chains as Array<{ blocked_task: { id: string; title: string }; stuck_count: number }>;

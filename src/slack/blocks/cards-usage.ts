@@ -55,8 +55,11 @@ export function eventsCard(r: Result<'get_recent_events'>): Rendered {
   });
 }
 
+export const BUDGET_COMMANDS = ['set_budget', 'get_budget', 'clear_budget'] as const;
+type BudgetCommands = (typeof BUDGET_COMMANDS)[number];
+
 /** set_budget / get_budget / clear_budget: used against the limit, in words and numbers. */
-export function budgetCard(command: string, r: R): Rendered {
+export function budgetCard(command: BudgetCommands, r: AnyShape<Result<BudgetCommands>>): Rendered {
   const scope = r.project_id ? `project ${s(r.project_id)}` : 'everything';
   if (command === 'clear_budget') return card({ icon: '🧾', title: 'Budget cleared', subject: scope });
   const lines: Line[] = [];
