@@ -12,6 +12,7 @@ import { agentCommands } from './agents';
 import { agentRequestCommands } from './agent-requests';
 import { workerCommands } from './workers';
 import { hookCommands } from './hooks';
+import { automationCommands } from './automations';
 import { noteCommands } from './notes';
 import { fileCommands } from './files';
 import { systemCommands } from './system';
@@ -39,6 +40,7 @@ export const ALL_COMMANDS: readonly AnyCommand[] = [
   ...gitLowLevelCommands,
   ...workspaceCommands,
   ...hookCommands,
+  ...automationCommands,
   ...noteCommands,
   ...fileCommands,
   ...systemCommands,
