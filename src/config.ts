@@ -12,6 +12,8 @@ export interface SlackConfig {
   appToken?: string;
   signingSecret?: string;
   port: number;
+  /** Socket Mode only: the port inbound automation webhooks are served on (none when unset). */
+  webhookPort?: number;
   /** Web API base URL ending in `/api/`; tests point it at a loopback fake. */
   apiUrl?: string;
   /** Channel for daemon notices and for projects without a channel of their own. */
@@ -229,6 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       appToken: read(env, 'SLACK_APP_TOKEN'),
       signingSecret: read(env, 'SLACK_SIGNING_SECRET'),
       port: parseVar(env, 'PORT', portText, 3000),
+      webhookPort: env.AQ_WEBHOOK_PORT ? parseVar(env, 'AQ_WEBHOOK_PORT', portText, 3000) : undefined,
       apiUrl: apiUrl === undefined ? undefined : apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`,
       notifyChannel: read(env, 'SLACK_NOTIFY_CHANNEL'),
     },

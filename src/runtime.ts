@@ -21,6 +21,7 @@ import { GitManagerTaskGit } from './orchestrator/task-git';
 import { PrFollower } from './orchestrator/pr-follower';
 import { ForgeReadinessRecorder } from './orchestrator/forge-readiness';
 import { FleetWorker, type WorkerOptions } from './orchestrator/worker';
+import { AutomationEngine } from './orchestrator/automation-engine';
 
 export interface Runtime {
   config: AppConfig;
@@ -33,6 +34,8 @@ export interface Runtime {
   chat: ChatService | null;
   /** The hook engine; it runs (events, periodic checks, fire_hook) while the daemon runs here. */
   hooks: HookEngine;
+  /** Fires due schedules and counts how automations' tasks ended, on the daemon's tick. */
+  automations: AutomationEngine;
   orchestrator: OrchestratorPort;
   /** The process-wide handler (CLI, orchestrator, hooks). */
   handler: CommandHandler;
@@ -60,6 +63,8 @@ export interface RuntimeOptions {
   /** The most PostgreSQL connections to hold (see OpenOptions in src/db/orm.ts). */
   maxDatabaseConnections?: number;
   log?: (message: string) => void;
+  /** The clock automations fire by (tests move it instead of waiting). */
+  now?: () => Date;
 }
 
 /**
@@ -136,6 +141,13 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
   };
   const createHandler = () => new CommandHandler(handlerDeps);
   const handler = createHandler();
+  const automations = new AutomationEngine({
+    db,
+    events,
+    execute: (name, args, actor) => handler.execute(name, args, { source: 'system', ...actor }),
+    now: options.now ?? (() => new Date()),
+    log,
+  });
   const chat = chatProvider ? createChatService({ db, config, provider: chatProvider, createHandler, log }) : null;
 
   const stopDaemon = async () => {
@@ -155,6 +167,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     chatProvider,
     chat,
     hooks,
+    automations,
     orchestrator,
     handler,
     createHandler,
@@ -168,7 +181,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
         chatProvider,
         onTick: async () => {
           forgeReadiness.tick();
-          await Promise.all([hooks.tick(), prFollower.tick()]);
+          await Promise.all([hooks.tick(), prFollower.tick(), automations.tick()]);
         },
         onRestartRequest: restartThisProcess,
         log,

@@ -2,6 +2,7 @@ import { App, LogLevel, type AppOptions } from '@slack/bolt';
 import type { Runtime } from './runtime';
 import { registerListeners } from '../listeners';
 import { createAiSurfaces } from './slack/ai-surfaces';
+import { webhookRoute } from './webhook-route';
 
 export interface SlackAppOptions {
   logLevel?: LogLevel;
@@ -19,6 +20,9 @@ export function createSlackApp(runtime: Runtime, options: SlackAppOptions = {}):
   const app = new App({
     token: slack.botToken,
     ...(slack.appToken ? { appToken: slack.appToken, socketMode: true } : { signingSecret: slack.signingSecret }),
+    // Inbound automation webhooks: on the HTTP receiver, or in Socket Mode on a port of their own.
+    ...((!slack.appToken || slack.webhookPort !== undefined) && { customRoutes: [webhookRoute(runtime)] }),
+    ...(slack.appToken && slack.webhookPort !== undefined && { installerOptions: { port: slack.webhookPort } }),
     logLevel: options.logLevel ?? LogLevel.WARN,
     clientOptions,
     deferInitialization: true,

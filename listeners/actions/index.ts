@@ -6,6 +6,7 @@ import { registerRequestChanges } from './request-changes';
 import { registerTaskButtons } from './task-buttons';
 import { registerChatFeedback } from './chat-feedback';
 import { registerAgentRequestButtons } from './agent-requests';
+import { registerAutomationButtons } from './automation-buttons';
 
 /** Every button: task buttons, the Home's buttons, and Confirm / Cancel for the chat agent. */
 export function registerActionListeners(app: App, deps: ListenerDeps): void {
@@ -15,4 +16,5 @@ export function registerActionListeners(app: App, deps: ListenerDeps): void {
   registerChatConfirmations(app, deps);
   registerChatFeedback(app, deps);
   registerAgentRequestButtons(app, deps);
+  registerAutomationButtons(app, deps);
 }

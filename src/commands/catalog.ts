@@ -18,6 +18,7 @@ export const COMMAND_GROUPS = [
   'git',
   'workspaces',
   'hooks',
+  'automations',
   'notes',
   'files',
   'system',

@@ -12,6 +12,7 @@ import { agentCommands } from './agents';
 import { agentRequestCommands } from './agent-requests';
 import { workerCommands } from './workers';
 import { hookCommands } from './hooks';
+import { automationCommands } from './automations';
 import { noteCommands } from './notes';
 import { fileCommands } from './files';
 import { systemCommands } from './system';
@@ -38,6 +39,7 @@ const CATALOG = [
   ...gitLowLevelCommands,
   ...workspaceCommands,
   ...hookCommands,
+  ...automationCommands,
   ...noteCommands,
   ...fileCommands,
   ...systemCommands,

@@ -25,6 +25,7 @@ import { RunRecordRepository } from './repositories/run-records';
 import { WorkerRepository } from './repositories/workers';
 import { RestartRequestRepository } from './repositories/restart-requests';
 import { ReconciliationRepository } from './repositories/reconciliation';
+import { AutomationRepository } from './repositories/automations';
 import { retryingTransaction } from './retrying-transaction';
 
 /**
@@ -58,6 +59,7 @@ export class Database {
   readonly workers: WorkerRepository;
   readonly restartRequests: RestartRequestRepository;
   readonly reconciliation: ReconciliationRepository;
+  readonly automations: AutomationRepository;
 
   readonly dialect: SqlDialect;
 
@@ -90,6 +92,7 @@ export class Database {
     this.workers = new WorkerRepository(fork);
     this.restartRequests = new RestartRequestRepository(fork);
     this.reconciliation = new ReconciliationRepository(fork);
+    this.automations = new AutomationRepository(fork);
   }
 
   /** Opens (and migrates) the SQLite file at a path, or the PostgreSQL database of a target or postgres:// URL. */

@@ -52,6 +52,9 @@ export const EVENT_TYPES = [
   'daemon_restart',
   'budget_warning',
   'task_reconciled',
+  'automation_fired',
+  'automation_skipped',
+  'automation_paused',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -25,7 +25,7 @@ function asText(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function pathValue(root: unknown, path: string[]): unknown {
+export function pathValue(root: unknown, path: string[]): unknown {
   let current = root;
   for (const key of path) {
     if (current === null || typeof current !== 'object') return undefined;

@@ -3,6 +3,7 @@ import { listAgentRequests } from '../commands/agent-requests';
 import { listProjects } from '../commands/projects';
 import { listRepos } from '../commands/repos';
 import { getStatus } from '../commands/status';
+import { listAutomations } from '../commands/automations';
 import { getRecentEvents } from '../commands/system';
 import { getAgentError } from '../commands/task-results';
 import { getTask, listTasks } from '../commands/tasks';
@@ -20,7 +21,7 @@ export function failed(result: CommandResult): result is { error: string } {
 }
 
 /** How many rows each Home section shows before saying "N more". */
-export const HOME_CAPS = { needsYou: 8, running: 8, ready: 10, paused: 5, workers: 10 } as const;
+export const HOME_CAPS = { needsYou: 8, running: 8, ready: 10, paused: 5, workers: 10, automations: 8 } as const;
 const PROGRESS_EVENTS_SCANNED = 200;
 
 export interface AttentionRow {
@@ -58,6 +59,11 @@ export interface HomeData {
   pausedProjects: Array<{ id: string; name: string }>;
   /** The `aq worker` machines, when there are any. */
   workers?: Array<{ name: string; alive: boolean; capacity: number; running: number; lastHeartbeat: string }>;
+  /** Every automation (the first few), with whether it runs, for the one-click pause. */
+  automations?: {
+    rows: Array<{ id: string; name: string; kind: string; projectId: string; enabled: boolean; pausedReason: string | null }>;
+    total: number;
+  };
 }
 
 const lastLine = (text: unknown): string | null =>
@@ -83,7 +89,7 @@ async function openRequest(execute: Execute, taskId: string): Promise<string> {
 
 /** Everything the Home shows, read through commands (never from the database directly). */
 export async function loadHomeData(execute: Execute): Promise<HomeData> {
-  const [status, projects, repos, asking, awaiting, failedTasks, blocked] = await Promise.all([
+  const [status, projects, repos, asking, awaiting, failedTasks, blocked, automations] = await Promise.all([
     run(execute, getStatus, {}),
     run(execute, listProjects, {}),
     run(execute, listRepos, {}),
@@ -92,6 +98,7 @@ export async function loadHomeData(execute: Execute): Promise<HomeData> {
     run(execute, listTasks, { status: 'AWAITING_APPROVAL' }),
     run(execute, listTasks, { status: 'FAILED' }),
     run(execute, listTasks, { status: 'BLOCKED' }),
+    run(execute, listAutomations, { limit: HOME_CAPS.automations }),
   ]);
   if (failed(status)) throw new Error(status.error);
   const projectList = failed(projects) ? [] : projects.projects;
@@ -160,6 +167,20 @@ export async function loadHomeData(execute: Execute): Promise<HomeData> {
       return { id: t.id, title: t.title, projectId: t.project_id, ...(typeof why === 'string' && why && { waiting: why }) };
     }),
     readyTotal: status.tasks.by_status.READY ?? status.tasks.ready_to_work.length,
+    ...(!failed(automations) &&
+      automations.total > 0 && {
+        automations: {
+          rows: automations.automations.map((a) => ({
+            id: a.id,
+            name: a.name,
+            kind: a.kind,
+            projectId: a.project_id,
+            enabled: a.enabled,
+            pausedReason: a.paused_reason,
+          })),
+          total: automations.total,
+        },
+      }),
     pausedProjects: projectList.filter((p) => p.status === 'PAUSED').map((p) => ({ id: String(p.id), name: String(p.name) })),
     ...(status.workers && {
       workers: status.workers.map((w) => ({

@@ -5,6 +5,7 @@ import { capBlocks, context, esc, LIMITS } from './blocks/common';
 import { HOME_CAPS, loadHomeData, type Execute, type HomeData } from './home-data';
 import { firstSteps, homeHeader, needsYou, pausedProjects, readyQueue, running } from './blocks/home-sections';
 import { workersSection } from './blocks/home-workers';
+import { automationsSection } from './blocks/home-automations';
 
 /** What the Home needs from the process: a command handler (the Runtime has one). */
 export interface HomeSource {
@@ -44,6 +45,7 @@ export function homeBlocks(data: HomeData, note?: string, now = new Date()): Kno
   if (hasWork) blocks.push(...needsYou(data), ...running(data, now.getTime()), ...readyQueue(data));
   blocks.push(...pausedProjects(data, HOME_CAPS.paused));
   blocks.push(...workersSection(data, HOME_CAPS.workers));
+  blocks.push(...automationsSection(data, HOME_CAPS.automations));
   blocks.push(context(`Updated ${now.toISOString().replace('T', ' ').slice(0, 16)} UTC`));
   return capBlocks(blocks, LIMITS.blocksPerHome);
 }

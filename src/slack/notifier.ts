@@ -87,6 +87,7 @@ export class SlackNotifier {
     }
     if (event.type === 'hook_run_completed' || event.type === 'hook_run_failed') return this.postHookResult(event);
     if (event.type === 'budget_warning') return this.postBudgetWarning(event);
+    if (event.type === 'automation_paused') return this.postAutomationPaused(event);
     if (!event.taskId) return;
     const taskId = event.taskId;
     // Progress the agent reported before this event is posted before it.
@@ -194,6 +195,21 @@ export class SlackNotifier {
     await this.client.chat.postMessage({
       channel,
       text: fallbackOf(`${spent ? '🛑' : '⚠️'} ${message}`),
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text: heading.text } }],
+    });
+  }
+
+  /** An automation that paused itself (or was paused) says so in its project's channel. */
+  private async postAutomationPaused(event: EventRecord): Promise<void> {
+    const channel = await this.channelFor(event.projectId);
+    if (!channel) return;
+    const p = event.payload as Record<string, unknown>;
+    const name = String(p.name ?? p.automation_id ?? 'An automation');
+    const reason = String(p.reason ?? '');
+    const heading = md`⏸️ *Automation ${name} is paused.* ${reason}`;
+    await this.client.chat.postMessage({
+      channel,
+      text: fallbackOf(`⏸️ Automation ${name} is paused. ${reason}`),
       blocks: [{ type: 'section', text: { type: 'mrkdwn', text: heading.text } }],
     });
   }

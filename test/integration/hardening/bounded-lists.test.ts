@@ -93,6 +93,23 @@ const SEEDERS: Record<string, Seeder> = {
     );
     return { hook_id: 'h-0' };
   },
+  list_automations: async (rt, count) => {
+    await sql(
+      rt,
+      `insert into automations (id, name, kind, project_id, task_template, settings, created_at, updated_at) values ${values(
+        count,
+        (i) => `('a-${i}', 'A ${i}', 'webhook', 'seed', '{}', '{}', ${now + i}, ${now + i})`,
+      )}`,
+    );
+    return { project_id: 'seed' };
+  },
+  list_automation_runs: async (rt, count) => {
+    await sql(
+      rt,
+      `insert into automation_runs (automation_id, at, fired_by, outcome) values ${values(count, (i) => `('a-0', ${now + i}, 'manual', 'skipped')`)}`,
+    );
+    return { automation_id: 'a-0' };
+  },
   list_tasks: async (rt, count) => {
     await insertTasks(rt, 'listed', count, 'FAILED');
     return { status: 'FAILED' };

@@ -1,0 +1,36 @@
+import type { KnownBlock } from '@slack/types';
+import type { HomeData } from '../home-data';
+import { actionsBlock } from './actions';
+import { button } from './common';
+import { bold, mono, richLines, txt } from './text';
+
+/** Action ids of the section's buttons (their listener is listeners/actions/automation-buttons.ts). */
+export const PAUSE_AUTOMATION_ACTION = 'aq_pause_automation';
+export const RESUME_AUTOMATION_ACTION = 'aq_resume_automation';
+
+const KIND_ICON: Record<string, string> = { schedule: '⏰', webhook: '🪝', intake: '📥' };
+
+/** Every automation in one place, each with a one-click Pause (or Resume). */
+export function automationsSection(data: HomeData, cap: number): KnownBlock[] {
+  const automations = data.automations;
+  if (!automations || automations.total === 0) return [];
+  const blocks: KnownBlock[] = [
+    { type: 'divider' },
+    { type: 'section', text: { type: 'mrkdwn', text: `*Automations* · ${automations.total}` } },
+  ];
+  for (const a of automations.rows.slice(0, cap)) {
+    const state = a.enabled ? [] : [txt(' · paused'), ...(a.pausedReason ? [txt(`: ${a.pausedReason}`)] : [])];
+    blocks.push(
+      richLines([
+        [txt(`${KIND_ICON[a.kind] ?? '⚙️'} `), bold(a.name), txt(' · '), mono(a.id), txt(` · ${a.kind} in `), mono(a.projectId), ...state],
+      ]),
+      actionsBlock([
+        a.enabled ? button('Pause', PAUSE_AUTOMATION_ACTION, a.id, 'danger') : button('Resume', RESUME_AUTOMATION_ACTION, a.id),
+      ]),
+    );
+  }
+  if (automations.total > cap) {
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `${automations.total - cap} more: \`/aq list_automations\`` }] });
+  }
+  return blocks;
+}

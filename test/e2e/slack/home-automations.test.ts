@@ -1,0 +1,49 @@
+import { startTestApp, type TestApp } from '../../support/slack-app';
+import { FakeSlack } from '../../support/fake-slack';
+import { eventCallback, interactionBody } from '../../support/slack-payloads';
+import { homeBlockActions } from '../../support/slack-home-payloads';
+
+type View = { blocks: unknown[] };
+
+describe('the Home lists automations with a one-click pause', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ AQ_ADMINS: 'U1' });
+  }, 120_000);
+  afterAll(() => app.stop());
+
+  const exec = (name: string, args: Record<string, unknown> = {}) => app.started.runtime.handler.execute(name, args, { source: 'system' });
+  const post = (body: string | Record<string, unknown>, json = false) =>
+    FakeSlack.postToApp(app.url, body, { signingSecret: app.signingSecret, ...(json && { contentType: 'json' as const }) });
+  const text = (view: View) => JSON.stringify(view.blocks);
+  const publishWith = async (after: number, note: string): Promise<View> => {
+    const later = () =>
+      app.slack
+        .callsTo('views.publish')
+        .slice(after)
+        .map((c) => c.args.view as View);
+    await app.slack.waitFor(() => later().some((v) => text(v).includes(note)), `a Home showing ${note}`);
+    return later().find((v) => text(v).includes(note))!;
+  };
+
+  it('shows each automation and pauses one for an admin, refusing anyone else', async () => {
+    await exec('create_project', { name: 'p', auto_create_channels: false });
+    await exec('create_automation', { name: 'Night <build>', kind: 'schedule', project_id: 'p', title: 't', cron: '0 3 * * *' });
+    let n = app.slack.callsTo('views.publish').length;
+    await post(eventCallback({ type: 'app_home_opened', user: 'U1', channel: 'D1', tab: 'home', event_ts: '1700000000.1' }), true);
+    const home = await publishWith(n, 'Automations');
+    expect(text(home)).toContain('aq_pause_automation');
+    expect(text(home)).toContain('Night <build>');
+
+    n = app.slack.callsTo('views.publish').length;
+    await post(interactionBody(homeBlockActions({ actionId: 'aq_pause_automation', value: 'night-<build>', userId: 'U2' })));
+    await publishWith(n, 'Only workspace admins can run pause_automation');
+    expect(await exec('get_automation', { automation_id: 'night-<build>' })).toMatchObject({ enabled: true });
+
+    n = app.slack.callsTo('views.publish').length;
+    await post(interactionBody(homeBlockActions({ actionId: 'aq_pause_automation', value: 'night-<build>' })));
+    const after = await publishWith(n, 'Paused automation');
+    expect(text(after)).toContain('aq_resume_automation');
+    expect(await exec('get_automation', { automation_id: 'night-<build>' })).toMatchObject({ enabled: false });
+  });
+});

@@ -1,0 +1,185 @@
+// @database-dependent: automations and their run log are rows written and counted in SQL (dedup keys, rate limits).
+import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
+
+describe('automation commands', () => {
+  let rt: TestRuntime;
+  beforeEach(async () => {
+    rt = await makeTestRuntime({ AQ_ADMINS: 'UADMIN' });
+    await rt.exec('create_project', { name: 'alpha' });
+  });
+  afterEach(() => rt.cleanup());
+
+  const nightly = (extra: Record<string, unknown> = {}) =>
+    rt.exec('create_automation', {
+      name: 'Nightly Deps',
+      kind: 'schedule',
+      project_id: 'alpha',
+      title: 'Bump dependencies',
+      description: 'Update the lock file and run the tests.',
+      cron: '0 3 * * *',
+      timezone: 'Europe/Berlin',
+      ...extra,
+    });
+  const eventTypes = async () =>
+    ((await rt.exec('get_recent_events', { limit: 50 })).events as Array<{ type: string }>)
+      .map((e) => e.type)
+      .filter((t) => t.startsWith('automation_'));
+
+  it('creates a schedule with its next run in its time zone, lists it and shows it', async () => {
+    const created = await nightly();
+    expect(created).toMatchObject({
+      created: 'nightly-deps',
+      kind: 'schedule',
+      project_id: 'alpha',
+      enabled: true,
+      rate_limit_per_hour: 10,
+    });
+    // 03:00 in Berlin is 02:00 UTC in winter.
+    expect(String(created.next_run_at)).toMatch(/T02:00:00\.000Z$/);
+    expect(await rt.exec('get_automation', { automation_id: 'nightly-deps' })).toMatchObject({
+      settings: { cron: '0 3 * * *', timezone: 'Europe/Berlin', overlap: 'skip' },
+      task_template: { title: 'Bump dependencies' },
+    });
+    expect(await rt.exec('list_automations', { kind: 'schedule' })).toMatchObject({
+      automations: [{ id: 'nightly-deps' }],
+      total: 1,
+      next_offset: null,
+    });
+    expect(await rt.exec('list_automations', { kind: 'webhook' })).toMatchObject({ automations: [], total: 0 });
+  });
+
+  it('answers bad fields with sentences that say what to write', async () => {
+    expect(await nightly({ cron: '0 3 * *' })).toEqual({ error: expect.stringContaining('is not a cron expression') });
+    expect(await nightly({ timezone: 'Mars/Base' })).toEqual({ error: expect.stringContaining('"Mars/Base" is not a time zone name') });
+    expect(await nightly({ channel_id: 'C1' })).toEqual({
+      error: 'channel_id is a field of intake automations; this one is a schedule automation.',
+    });
+    expect(await nightly({ cron: undefined })).toEqual({ error: expect.stringContaining('A schedule needs cron') });
+    expect(await rt.exec('create_automation', { name: 'Hook', kind: 'webhook', project_id: 'alpha' })).toEqual({
+      error: expect.stringContaining('A webhook automation needs title'),
+    });
+    expect(
+      await rt.exec('create_automation', { name: 'Bugs', kind: 'intake', project_id: 'alpha', channel_id: 'C1', pattern: '(' }),
+    ).toEqual({
+      error: expect.stringContaining('is not a regular expression'),
+    });
+    expect(await rt.exec('get_automation', { automation_id: 'nope' })).toEqual({
+      error: "Automation 'nope' not found. list_automations shows them all.",
+    });
+    expect((await rt.exec('list_automations')).total).toBe(0);
+  });
+
+  it('shows a webhook secret once, at creation', async () => {
+    const created = await rt.exec('create_automation', {
+      name: 'CI Red',
+      kind: 'webhook',
+      project_id: 'alpha',
+      title: 'Fix {{event.name}}',
+    });
+    expect(created.secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(created.webhook_path).toBe('/automations/ci-red/webhook');
+    const shown = await rt.exec('get_automation', { automation_id: 'ci-red' });
+    expect(JSON.stringify(shown)).not.toContain(String(created.secret));
+    expect(shown).toMatchObject({ settings: { secret_set: true } });
+  });
+
+  it('leaves creating, editing, pausing and deleting to admins', async () => {
+    await nightly();
+    const asUser = (name: string, args: Record<string, unknown>) => rt.handler.execute(name, args, { source: 'slack', userId: 'U2' });
+    for (const [name, args] of [
+      ['create_automation', { name: 'x', kind: 'schedule', project_id: 'alpha', title: 't', cron: '* * * * *' }],
+      ['edit_automation', { automation_id: 'nightly-deps', rate_limit_per_hour: 1 }],
+      ['pause_automation', { automation_id: 'nightly-deps' }],
+      ['delete_automation', { automation_id: 'nightly-deps' }],
+    ] as const) {
+      expect(await asUser(name, args)).toEqual({ error: expect.stringContaining('admin') });
+    }
+    expect(await asUser('list_automations', {})).toMatchObject({ total: 1 });
+    expect(
+      await rt.handler.execute(
+        'edit_automation',
+        { automation_id: 'nightly-deps', rate_limit_per_hour: 1 },
+        { source: 'slack', userId: 'UADMIN' },
+      ),
+    ).toEqual({
+      updated: 'nightly-deps',
+      fields: ['rate_limit_per_hour'],
+    });
+  });
+
+  it('runs now, skips while its previous task is open, and logs every firing', async () => {
+    await nightly();
+    const first = await rt.exec('run_automation', { automation_id: 'nightly-deps' });
+    expect(first).toMatchObject({ ran: 'nightly-deps', skipped: [] });
+    const [taskId] = first.created as string[];
+    expect(await rt.exec('get_task', { task_id: taskId })).toMatchObject({
+      title: 'Bump dependencies',
+      project_id: 'alpha',
+      status: 'READY',
+    });
+
+    expect(await rt.exec('run_automation', { automation_id: 'nightly-deps' })).toEqual({
+      ran: 'nightly-deps',
+      created: [],
+      skipped: [`Its previous run's task ${taskId} is still open (READY).`],
+    });
+    const runs = await rt.exec('list_automation_runs', { automation_id: 'nightly-deps' });
+    expect(runs).toMatchObject({
+      total: 2,
+      runs: [
+        { outcome: 'skipped', fired_by: 'manual' },
+        { outcome: 'created', task_id: taskId },
+      ],
+    });
+    expect(await eventTypes()).toEqual(['automation_skipped', 'automation_fired']);
+
+    // queue: the next task waits for the open one instead of being skipped.
+    await rt.exec('edit_automation', { automation_id: 'nightly-deps', overlap: 'queue' });
+    const queued = await rt.exec('run_automation', { automation_id: 'nightly-deps' });
+    const [next] = queued.created as string[];
+    expect(await rt.exec('get_task', { task_id: next })).toMatchObject({ status: 'DEFINED' });
+  });
+
+  it('stops creating at its rate limit, and nothing runs while it is paused', async () => {
+    await nightly({ rate_limit_per_hour: 1, overlap: 'queue' });
+    expect((await rt.exec('run_automation', { automation_id: 'nightly-deps' })).created).toHaveLength(1);
+    expect(await rt.exec('run_automation', { automation_id: 'nightly-deps' })).toMatchObject({
+      created: [],
+      skipped: ['Rate limit: it already created 1 task(s) in the last hour (limit 1).'],
+    });
+    expect(await rt.exec('pause_automation', { automation_id: 'nightly-deps', reason: 'holiday' })).toEqual({
+      paused: 'nightly-deps',
+      name: 'Nightly Deps',
+      reason: 'holiday',
+    });
+    expect(await rt.exec('run_automation', { automation_id: 'nightly-deps' })).toEqual({
+      error: "Automation 'nightly-deps' is paused. Resume it with resume_automation first.",
+    });
+    expect(await rt.exec('get_automation', { automation_id: 'nightly-deps' })).toMatchObject({ enabled: false, paused_reason: 'holiday' });
+    expect(await eventTypes()).toContain('automation_paused');
+    expect(await rt.exec('resume_automation', { automation_id: 'nightly-deps' })).toMatchObject({ resumed: 'nightly-deps' });
+    expect(await rt.exec('delete_automation', { automation_id: 'nightly-deps' })).toEqual({
+      deleted: 'nightly-deps',
+      name: 'Nightly Deps',
+    });
+    expect((await rt.exec('list_automations')).total).toBe(0);
+  });
+
+  it('skips while the project is over its budget', async () => {
+    await nightly();
+    await rt.exec('set_budget', { project_id: 'alpha', tokens: 10 });
+    await rt.db.tokenUsage.record({ projectId: 'alpha', source: 'chat', inputTokens: 50, outputTokens: 0 });
+    const ran = await rt.exec('run_automation', { automation_id: 'nightly-deps' });
+    expect(ran).toMatchObject({ created: [], skipped: [expect.stringContaining('Over budget')] });
+  });
+
+  it('refuses to run an intake automation by hand', async () => {
+    await rt.exec('create_automation', { name: 'Bugs', kind: 'intake', project_id: 'alpha', channel_id: 'C1' });
+    expect(await rt.exec('run_automation', { automation_id: 'bugs' })).toEqual({
+      error: expect.stringContaining('runs on messages in its channel'),
+    });
+    expect(await rt.exec('create_automation', { name: 'Bugs 2', kind: 'intake', project_id: 'alpha', channel_id: 'C1' })).toEqual({
+      error: "Channel C1 already has intake 'bugs'. Edit that one instead.",
+    });
+  });
+});
