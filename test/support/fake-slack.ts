@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { FakeRooms } from './fake-slack-rooms';
 import { FakeSocketMode, type EnvelopeAck, type SendEnvelopeOptions } from './fake-slack-socket';
 import { httpReply, isRawReply, parseSlackBody, SlackDefaults, type RawReply } from './fake-slack-web';
 import { signedHeaders } from './slack-signing';
@@ -85,6 +86,8 @@ export class FakeSlack {
   readonly violations: PayloadViolation[] = [];
   readonly uploads: FileUploadSeen[] = [];
   readonly socketMode: FakeSocketMode;
+  /** Task rooms (agents.conversations.*) and their canvases; `rooms.refuse(…)` plays a workspace without them. */
+  readonly rooms = new FakeRooms();
   private readonly scripted = new Map<string, { answer: SlackAnswer | SlackHandler; remaining: number }>();
   private readonly defaults: SlackDefaults;
   private readonly waiters = new Set<() => void>();
@@ -353,6 +356,7 @@ export class FakeSlack {
       script.remaining -= 1;
       return typeof script.answer === 'function' ? script.answer(call.args, call) : script.answer;
     }
+    if (this.rooms.handles(call.method)) return this.rooms.answer(call.method, call.args);
     return this.defaults.answer(call.method, call.args);
   }
 }
