@@ -8,6 +8,7 @@ import { boolean, integer, optional, requiredText, stringList } from './schema';
 import { requireTask, taskId, taskStatus } from './task-common';
 import { taskOperation } from './task-lifecycle';
 import { waitingKeys } from './task-waiting';
+import { roomKeys } from './task-room-keys';
 import { requireSteerTask } from './steer-check';
 
 export const LIST_TASKS_LIMIT = 200;
@@ -143,6 +144,7 @@ export const getTask = defineCommand({
       ...(t.requestedBy && { requested_by: t.requestedBy }),
       ...(t.startedAt && { started_at: t.startedAt.toISOString() }),
       ...(await waitingKeys(ctx, t)),
+      ...(await roomKeys(ctx, t.id)),
     };
   },
 });

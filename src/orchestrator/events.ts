@@ -52,6 +52,9 @@ export const EVENT_TYPES = [
   'daemon_restart',
   'budget_warning',
   'task_reconciled',
+  // A task's Slack room (code channel) was opened, and archived when the task ended.
+  'room_opened',
+  'room_archived',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
