@@ -140,6 +140,7 @@ export const getTask = defineCommand({
       cost_usd: usage.costUsd,
       ...(t.prUrl && { pr_url: t.prUrl }),
       ...(t.branchName && { branch: t.branchName }),
+      ...(t.repoId && { repo_id: t.repoId }),
       ...(t.sourceUrl && { source_url: t.sourceUrl }),
       ...(t.requestedBy && { requested_by: t.requestedBy }),
       ...(t.startedAt && { started_at: t.startedAt.toISOString() }),

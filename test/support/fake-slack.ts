@@ -350,13 +350,31 @@ export class FakeSlack {
     }
   }
 
+  /** Archiving a room with a summary message shares it back as a reply on the room's origin message, as Slack does. */
+  private shareSummary(channelId: string): void {
+    const room = this.rooms.rooms.get(channelId);
+    if (!room?.origin || !room.summary_message_ts) return;
+    const summary = this.threadMessages(channelId, room.summary_message_ts)[0];
+    if (!summary) return;
+    this.defaults.remember(room.origin.channel_id, {
+      ...summary,
+      ts: this.defaults.nextTs(),
+      thread_ts: room.origin.message_ts,
+      shared_from: { channel: channelId, ts: room.summary_message_ts },
+    });
+  }
+
   private async answer(call: ApiCall): Promise<SlackAnswer> {
     const script = this.scripted.get(call.method);
     if (script && script.remaining > 0) {
       script.remaining -= 1;
       return typeof script.answer === 'function' ? script.answer(call.args, call) : script.answer;
     }
-    if (this.rooms.handles(call.method)) return this.rooms.answer(call.method, call.args);
+    if (this.rooms.handles(call.method)) {
+      const answer = this.rooms.answer(call.method, call.args);
+      if (call.method === 'agents.conversations.archive' && answer.ok) this.shareSummary(String(call.args.channel_id));
+      return answer;
+    }
     return this.defaults.answer(call.method, call.args);
   }
 }

@@ -29,6 +29,10 @@ export class TaskRoom {
   @Property({ type: 'string', nullable: true })
   diffHash?: string | null;
 
+  /** What the last diff written changed (JSON: files, insertions, deletions): the summary's numbers once the branch is merged. */
+  @Property({ type: 'text', nullable: true })
+  diffStats?: string | null;
+
   @Property({ type: 'datetime', nullable: true })
   archivedAt?: Date | null;
 

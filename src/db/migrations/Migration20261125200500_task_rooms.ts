@@ -10,7 +10,7 @@ export class Migration20261125200500 extends PortableMigration {
     this.addSql("alter table `projects` add column `task_rooms` text not null default 'approval';");
     this.addSql(
       'create table `task_rooms` (`task_id` text not null primary key, `channel_id` text not null, `url` text null, ' +
-        "`views` text not null default '[]', `context_hash` text null, `diff_hash` text null, `archived_at` datetime null, " +
+        "`views` text not null default '[]', `context_hash` text null, `diff_hash` text null, `diff_stats` text null, `archived_at` datetime null, " +
         '`created_at` datetime not null, constraint `task_rooms_task_id_foreign` foreign key(`task_id`) references `tasks`(`id`) on delete cascade on update cascade);',
     );
     this.addSql('create index `task_rooms_channel` on `task_rooms` (`channel_id`);');

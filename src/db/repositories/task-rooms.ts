@@ -9,6 +9,7 @@ export interface TaskRoomRecord {
   views: string[];
   contextHash: string | null;
   diffHash: string | null;
+  diffStats: { files: number; insertions: number; deletions: number } | null;
   archivedAt: Date | null;
 }
 
@@ -20,6 +21,7 @@ function toRecord(row: TaskRoom): TaskRoomRecord {
     views: parseViews(row.views),
     contextHash: row.contextHash ?? null,
     diffHash: row.diffHash ?? null,
+    diffStats: row.diffStats ? (JSON.parse(row.diffStats) as TaskRoomRecord['diffStats']) : null,
     archivedAt: row.archivedAt ?? null,
   };
 }
@@ -57,12 +59,19 @@ export class TaskRoomRepository {
     await em.flush();
   }
 
-  async update(taskId: string, changes: Partial<Pick<TaskRoomRecord, 'views' | 'contextHash' | 'diffHash' | 'archivedAt'>>): Promise<void> {
+  async update(
+    taskId: string,
+    changes: Partial<Pick<TaskRoomRecord, 'views' | 'contextHash' | 'diffHash' | 'diffStats' | 'archivedAt'>>,
+  ): Promise<void> {
     const em = this.em();
     const row = await em.findOne(TaskRoom, { task: taskId });
     if (!row) return;
-    const { views, ...rest } = changes;
-    em.assign(row, { ...rest, ...(views && { views: JSON.stringify([...new Set(views)]) }) });
+    const { views, diffStats, ...rest } = changes;
+    em.assign(row, {
+      ...rest,
+      ...(views && { views: JSON.stringify([...new Set(views)]) }),
+      ...(diffStats && { diffStats: JSON.stringify(diffStats) }),
+    });
     await em.flush();
   }
 }
