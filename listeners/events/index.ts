@@ -3,9 +3,10 @@ import type { ListenerDeps } from '../index';
 import { answerChat, withoutMentions } from './chat-message';
 import { registerAppHome } from './app-home';
 import { steerFromThread } from './thread-reply';
-import { inChannel, threadReplyOf, type ChannelMessage } from '../../src/slack/task-thread-replies';
+import { inChannel, roomMessageOf, threadReplyOf, type ChannelMessage } from '../../src/slack/task-thread-replies';
 import { registerAssistant } from './assistant';
 import { registerAgentSessionStop } from './agent-session';
+import { registerRoomActions } from './room-actions';
 
 const log = (message: string) => console.error(message);
 
@@ -19,6 +20,7 @@ export function registerEventListeners(app: App, deps: ListenerDeps): () => void
   // Bolt's Assistant is middleware: messages in DM threads (the assistant panel's) reach it, not app.message.
   registerAssistant(app, deps);
   registerAgentSessionStop(app, deps);
+  registerRoomActions(app, deps);
   app.event('app_mention', async ({ event, body, client, context }) => {
     if (event.bot_id || !event.user) return;
     void answerChat(
@@ -44,7 +46,8 @@ export function registerEventListeners(app: App, deps: ListenerDeps): () => void
     const m = message as ChannelMessage;
     const eventId = (body as { event_id?: string }).event_id;
     if (inChannel(m)) {
-      const reply = threadReplyOf(m, context.botUserId);
+      // A reply in a task's thread, or any message in a task's room, reaches the task's agent.
+      const reply = threadReplyOf(m, context.botUserId) ?? roomMessageOf(m, context.botUserId);
       if (reply)
         void steerFromThread(runtime, client, reply, eventId).catch((err) =>
           log(`A reply in a task thread was not handled: ${String(err)}`),

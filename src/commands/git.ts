@@ -3,7 +3,8 @@ import { CommandError, defineCommand } from './catalog';
 import { loggedErrorText } from './error-text';
 import { requireProject } from './projects';
 import { assertGitRepo, currentBranchOrFail, gitStep, inProgressWarning, repoCheckoutPath, resolveRepoPath } from './repo-path';
-import { optional, requiredText } from './schema';
+import { boolean, optional, requiredText } from './schema';
+import { summarizeDiff } from '../git/diff-summary';
 import { requireTask, taskId } from './task-common';
 
 const projectId = requiredText('Project id');
@@ -131,20 +132,42 @@ export const getTaskDiff = defineCommand({
   name: 'get_task_diff',
   group: 'git',
   kind: 'read',
-  description: "What a task's branch changed compared with the repository's default branch.",
-  input: z.object({ task_id: taskId }),
-  async run({ task_id }, ctx) {
+  description:
+    "What a task's branch changed compared with the repository's default branch (`git diff default...branch`); summary=true gives the files changed with their added and removed lines instead of the diff.",
+  input: z.object({ task_id: taskId, summary: optional(boolean('Only the files changed and the totals, not the diff')) }),
+  async run({ task_id, summary }, ctx) {
     const task = await requireTask(ctx, task_id);
     if (!task.repoId) throw new CommandError(`Task '${task_id}' has no associated repository.`);
     const repo = await ctx.db.repos.get(task.repoId);
     if (!repo) throw new CommandError(`Repo '${task.repoId}' not found.`);
     if (!task.branchName) throw new CommandError(`Task '${task_id}' has no branch yet (it has not run).`);
     const agent = task.assignedAgent ? await ctx.db.agents.get(task.assignedAgent) : null;
-    const checkout = agent?.checkoutPath ?? repo.sourcePath ?? repo.checkoutBasePath;
+    // The branch lives where the task ran: its agent's checkout while it runs, else one of the
+    // project's workspaces of that repo (a run hands its workspace back when it ends).
+    const workspaces = (await ctx.db.workspaces.list(task.projectId)).filter((w) => w.repoId === task.repoId).map((w) => w.path);
+    const candidates = [agent?.checkoutPath, ...workspaces, repo.sourcePath, repo.checkoutBasePath].filter((p): p is string => Boolean(p));
+    let checkout: string | undefined = candidates[0];
+    for (const candidate of candidates) {
+      if (await ctx.git.branchExists(candidate, task.branchName).catch(() => false)) {
+        checkout = candidate;
+        break;
+      }
+    }
     if (!checkout) throw new CommandError(`Cannot tell where task '${task_id}' is checked out.`);
     await assertGitRepo(ctx, checkout);
     const diff = await gitStep(() => ctx.git.diffBranch(checkout, repo.defaultBranch || 'main', task.branchName!));
-    return { diff: diff.trim() ? diff : '(no changes)', branch: task.branchName };
+    if (summary) {
+      const stats = summarizeDiff(diff);
+      return {
+        branch: task.branchName,
+        base: repo.defaultBranch || 'main',
+        files_changed: stats.files.length,
+        insertions: stats.insertions,
+        deletions: stats.deletions,
+        files: stats.files,
+      };
+    }
+    return { diff: diff.trim() ? diff : '(no changes)', branch: task.branchName, base: repo.defaultBranch || 'main' };
   },
 });
 

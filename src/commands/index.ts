@@ -3,6 +3,7 @@ import { statusCommands } from './status';
 import { projectCommands } from './projects';
 import { budgetCommands } from './budgets';
 import { channelCommands } from './channels';
+import { taskRoomCommands } from './task-rooms';
 import { taskCommands } from './tasks';
 import { taskLifecycleCommands } from './task-lifecycle';
 import { taskConversationCommands } from './task-conversation';
@@ -26,6 +27,7 @@ const CATALOG = [
   ...projectCommands,
   ...budgetCommands,
   ...channelCommands,
+  ...taskRoomCommands,
   ...taskCommands,
   ...taskLifecycleCommands,
   ...taskConversationCommands,

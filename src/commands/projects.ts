@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { TASK_ROOMS_SETTINGS } from '../db/entities';
 import { unsafePathSegment, nameToId } from '../db/ids';
 import type { ProjectRecord } from '../db/repositories/projects';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
@@ -35,6 +36,8 @@ export function projectView(p: ProjectRecord) {
     workspace: p.workspace,
     ...(p.chatChannelId ? { chat_channel_id: p.chatChannelId } : {}),
     ...(p.approvalsByRequester && { approvals_by_requester: true }),
+    // Shown when it differs from the default (approval), like the other opt-in settings.
+    ...(p.taskRooms !== 'approval' && { task_rooms: p.taskRooms }),
   };
 }
 
@@ -42,6 +45,9 @@ const projectId = requiredText('Project id');
 const approvalsByRequester = boolean(
   "Only the task's requester or an admin (AQ_ADMINS) may approve (and so merge) its tasks; default false",
 );
+const taskRooms = z
+  .enum(TASK_ROOMS_SETTINGS)
+  .describe('Which tasks get their own Slack room (code channel): all, approval (tasks that need approval; default) or off (threads only)');
 const PROJECT_LIST: ListPaging = { key: 'projects', defaultLimit: 100, maxLimit: 500 };
 
 export const listProjects = defineCommand({
@@ -69,6 +75,7 @@ export const createProject = defineCommand({
     max_concurrent_agents: optional(integer('Most agents working on this project at once', { min: 1, max: 100 })),
     auto_create_channels: optional(boolean('Create and link a Slack channel for the project')),
     approvals_by_requester: optional(approvalsByRequester),
+    task_rooms: optional(taskRooms),
   }),
   async run(args, ctx) {
     const id = nameToId(args.name);
@@ -87,6 +94,7 @@ export const createProject = defineCommand({
       creditWeight: args.credit_weight ?? 1.0,
       maxConcurrentAgents: args.max_concurrent_agents ?? 2,
       approvalsByRequester: args.approvals_by_requester ?? false,
+      taskRooms: args.task_rooms ?? 'approval',
     });
     await ctx.events.emit('project_created', {
       projectId: id,
@@ -98,6 +106,7 @@ export const createProject = defineCommand({
       workspace,
       auto_create_channels: autoCreateChannels,
       ...(project.approvalsByRequester && { approvals_by_requester: true }),
+      ...(project.taskRooms !== 'approval' && { task_rooms: project.taskRooms }),
     };
   },
 });
@@ -136,13 +145,14 @@ export const editProject = defineCommand({
   name: 'edit_project',
   group: 'projects',
   kind: 'change',
-  description: "Change a project's name, credit weight, agent limit, or who may approve its tasks.",
+  description: "Change a project's name, credit weight, agent limit, who may approve its tasks, or which tasks get a Slack room.",
   input: z.object({
     project_id: projectId,
     name: optional(requiredText('New display name')),
     credit_weight: optional(decimal('Share of agent time relative to other projects', { min: 0 })),
     max_concurrent_agents: optional(integer('Most agents working on this project at once', { min: 1, max: 100 })),
     approvals_by_requester: optional(approvalsByRequester),
+    task_rooms: optional(taskRooms),
   }),
   async run(args, ctx) {
     const changes: Record<string, unknown> = {};
@@ -165,8 +175,14 @@ export const editProject = defineCommand({
       changes.approvalsByRequester = args.approvals_by_requester;
       fields.push('approvals_by_requester');
     }
+    if (args.task_rooms !== undefined) {
+      changes.taskRooms = args.task_rooms;
+      fields.push('task_rooms');
+    }
     if (fields.length === 0) {
-      throw new CommandError('Nothing to update: give at least one of name, credit_weight, max_concurrent_agents, approvals_by_requester.');
+      throw new CommandError(
+        'Nothing to update: give at least one of name, credit_weight, max_concurrent_agents, approvals_by_requester, task_rooms.',
+      );
     }
     const project = await ctx.db.projects.update(args.project_id, changes);
     if (!project) throw new CommandError(`Project '${args.project_id}' not found.`);

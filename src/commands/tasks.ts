@@ -8,6 +8,7 @@ import { boolean, integer, optional, requiredText, stringList } from './schema';
 import { requireTask, taskId, taskStatus } from './task-common';
 import { taskOperation } from './task-lifecycle';
 import { waitingKeys } from './task-waiting';
+import { roomKeys } from './task-room-keys';
 import { requireSteerTask } from './steer-check';
 
 export const LIST_TASKS_LIMIT = 200;
@@ -139,10 +140,12 @@ export const getTask = defineCommand({
       cost_usd: usage.costUsd,
       ...(t.prUrl && { pr_url: t.prUrl }),
       ...(t.branchName && { branch: t.branchName }),
+      ...(t.repoId && { repo_id: t.repoId }),
       ...(t.sourceUrl && { source_url: t.sourceUrl }),
       ...(t.requestedBy && { requested_by: t.requestedBy }),
       ...(t.startedAt && { started_at: t.startedAt.toISOString() }),
       ...(await waitingKeys(ctx, t)),
+      ...(await roomKeys(ctx, t.id)),
     };
   },
 });

@@ -9,6 +9,7 @@ import { HookRunRepository } from './repositories/hook-runs';
 import { ChatThreadRepository } from './repositories/chat-threads';
 import { ProcessedEventRepository } from './repositories/processed-events';
 import { TaskThreadRepository } from './repositories/task-threads';
+import { TaskRoomRepository } from './repositories/task-rooms';
 import { HookRepository } from './repositories/hooks';
 import { AgentRepository } from './repositories/agents';
 import { TaskResultRepository } from './repositories/task-results';
@@ -42,6 +43,7 @@ export class Database {
   readonly chatThreads: ChatThreadRepository;
   readonly processedEvents: ProcessedEventRepository;
   readonly taskThreads: TaskThreadRepository;
+  readonly taskRooms: TaskRoomRepository;
   readonly agents: AgentRepository;
   readonly taskResults: TaskResultRepository;
   readonly tokenUsage: TokenUsageRepository;
@@ -75,6 +77,7 @@ export class Database {
     this.chatThreads = new ChatThreadRepository(fork);
     this.processedEvents = new ProcessedEventRepository(fork);
     this.taskThreads = new TaskThreadRepository(fork);
+    this.taskRooms = new TaskRoomRepository(fork);
     this.agents = new AgentRepository(fork);
     this.taskResults = new TaskResultRepository(fork);
     this.tokenUsage = new TokenUsageRepository(fork);

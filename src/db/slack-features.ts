@@ -7,7 +7,15 @@ import type { SystemStateRepository } from './repositories/system-state';
  */
 export const SLACK_FEATURE_KEY_PREFIX = 'slack_feature:';
 
-export const SLACK_FEATURES = ['streaming', 'assistant_status', 'assistant_panel', 'agent_sessions', 'feedback_buttons'] as const;
+export const SLACK_FEATURES = [
+  'streaming',
+  'assistant_status',
+  'assistant_panel',
+  'agent_sessions',
+  'feedback_buttons',
+  'task_rooms',
+  'room_views',
+] as const;
 export type SlackFeature = (typeof SLACK_FEATURES)[number];
 
 /** `native`: Slack accepted the feature's method; `fallback`: it answered `slack_error`, so the classic path is used. */

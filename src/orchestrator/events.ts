@@ -55,6 +55,9 @@ export const EVENT_TYPES = [
   'automation_fired',
   'automation_skipped',
   'automation_paused',
+  // A task's Slack room (code channel) was opened, and archived when the task ended.
+  'room_opened',
+  'room_archived',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -12,14 +12,15 @@ import { markdownToMrkdwn } from './mrkdwn';
 import { linkSourceThread } from './source-thread';
 import { slackFeaturesFor } from './ai-surfaces/features';
 import { TaskSessions } from './ai-surfaces/task-sessions';
+import { TaskRooms } from './rooms/task-rooms';
 
 const PROGRESS_INTERVAL_MS = 3000;
 
 /** What the notifier needs from the process (the Runtime has all of it). */
 export interface NotifierSource {
   handler: Pick<CommandHandler, 'execute'>;
-  events: Pick<EventLog, 'subscribe'>;
-  db: Pick<Database, 'taskThreads' | 'state'>;
+  events: Pick<EventLog, 'subscribe' | 'emit'>;
+  db: Pick<Database, 'taskThreads' | 'state' | 'taskRooms'>;
   config: { slack: { notifyChannel?: string | null } };
 }
 
@@ -36,13 +37,17 @@ export class SlackNotifier {
   private queue: Promise<void> = Promise.resolve();
   /** Each task thread as a Slack agent session, where the workspace offers them. */
   private readonly sessions: TaskSessions;
+  /** Each task's room (code channel), where the project wants one and the workspace offers them. */
+  private readonly rooms: TaskRooms;
 
   constructor(
     private readonly source: NotifierSource,
     private readonly client: WebClient,
     private readonly log: (message: string) => void = (m) => console.error(m),
   ) {
-    this.sessions = new TaskSessions(client, slackFeaturesFor(source.db.state, log), log);
+    const features = slackFeaturesFor(source.db.state, log);
+    this.sessions = new TaskSessions(client, features, log);
+    this.rooms = new TaskRooms(source, client, features, log);
   }
 
   start(): () => void {
@@ -100,6 +105,7 @@ export class SlackNotifier {
     const post = threadReply(event, again);
     if (post) await this.replyIn(thread, post);
     await this.sessions.follow(thread, event, typeof event.payload.title === 'string' ? event.payload.title : taskId);
+    await this.rooms.follow(event, thread);
   }
 
   /** Posts the task's card as the root of its thread and remembers where it is. */
@@ -236,6 +242,7 @@ export class SlackNotifier {
     if (!thread || lines.length === 0) return;
     const task = await this.execute('get_task', { task_id: taskId });
     await this.replyIn(thread, progressReply('error' in task ? taskId : String(task.title), lines));
+    await this.rooms.afterTurn(taskId);
   }
 }
 

@@ -1,8 +1,9 @@
+import type { TaskRoomRepository } from '../db/repositories/task-rooms';
 import type { TaskThreadRepository } from '../db/repositories/task-threads';
 
-/** What finding a task by its Slack thread needs from the process (the Runtime has it): a lookup, no writes. */
+/** What finding a task by its Slack thread or room needs from the process (the Runtime has it): lookups, no writes. */
 export interface TaskThreadSource {
-  db: { taskThreads: Pick<TaskThreadRepository, 'taskFor'> };
+  db: { taskThreads: Pick<TaskThreadRepository, 'taskFor'>; taskRooms: Pick<TaskRoomRepository, 'taskFor'> };
 }
 
 /** A channel message event, as far as steering reads it. */
@@ -51,7 +52,21 @@ export function threadReplyOf(message: ChannelMessage, botUserId?: string): Thre
   return { channel: message.channel, threadTs: message.thread_ts, ts: message.ts, userId: message.user, text };
 }
 
-/** The task whose thread this is, or null: a reply anywhere else is not read any further. */
-export function taskOfThread(source: TaskThreadSource, channel: string, threadTs: string): Promise<string | null> {
-  return source.db.taskThreads.taskFor(channel, threadTs);
+/**
+ * A person's top-level message in a channel, which steers a task when the channel is the task's
+ * room (decided by taskOfThread); the same rules as threadReplyOf otherwise.
+ */
+export function roomMessageOf(message: ChannelMessage, botUserId?: string): ThreadReply | null {
+  if (message.thread_ts && message.thread_ts !== message.ts) return null;
+  // Read as a reply in the thread it starts: the same filters, the same answer.
+  const reply = threadReplyOf({ ...message, thread_ts: message.ts, ts: '' }, botUserId);
+  return reply && { ...reply, ts: message.ts };
+}
+
+/**
+ * The task whose thread (or room: a message anywhere in a task's room is for its task) this is,
+ * or null: a message anywhere else is not read any further.
+ */
+export async function taskOfThread(source: TaskThreadSource, channel: string, threadTs: string): Promise<string | null> {
+  return (await source.db.taskThreads.taskFor(channel, threadTs)) ?? (await source.db.taskRooms.taskFor(channel));
 }

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { FakeRooms } from './fake-slack-rooms';
 import { FakeSocketMode, type EnvelopeAck, type SendEnvelopeOptions } from './fake-slack-socket';
 import { httpReply, isRawReply, parseSlackBody, SlackDefaults, type RawReply } from './fake-slack-web';
 import { signedHeaders } from './slack-signing';
@@ -85,6 +86,8 @@ export class FakeSlack {
   readonly violations: PayloadViolation[] = [];
   readonly uploads: FileUploadSeen[] = [];
   readonly socketMode: FakeSocketMode;
+  /** Task rooms (agents.conversations.*) and their canvases; `rooms.refuse(…)` plays a workspace without them. */
+  readonly rooms = new FakeRooms();
   private readonly scripted = new Map<string, { answer: SlackAnswer | SlackHandler; remaining: number }>();
   private readonly defaults: SlackDefaults;
   private readonly waiters = new Set<() => void>();
@@ -347,11 +350,30 @@ export class FakeSlack {
     }
   }
 
+  /** Archiving a room with a summary message shares it back as a reply on the room's origin message, as Slack does. */
+  private shareSummary(channelId: string): void {
+    const room = this.rooms.rooms.get(channelId);
+    if (!room?.origin || !room.summary_message_ts) return;
+    const summary = this.threadMessages(channelId, room.summary_message_ts)[0];
+    if (!summary) return;
+    this.defaults.remember(room.origin.channel_id, {
+      ...summary,
+      ts: this.defaults.nextTs(),
+      thread_ts: room.origin.message_ts,
+      shared_from: { channel: channelId, ts: room.summary_message_ts },
+    });
+  }
+
   private async answer(call: ApiCall): Promise<SlackAnswer> {
     const script = this.scripted.get(call.method);
     if (script && script.remaining > 0) {
       script.remaining -= 1;
       return typeof script.answer === 'function' ? script.answer(call.args, call) : script.answer;
+    }
+    if (this.rooms.handles(call.method)) {
+      const answer = this.rooms.answer(call.method, call.args);
+      if (call.method === 'agents.conversations.archive' && answer.ok) this.shareSummary(String(call.args.channel_id));
+      return answer;
     }
     return this.defaults.answer(call.method, call.args);
   }

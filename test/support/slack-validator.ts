@@ -12,6 +12,8 @@
  * channel, date, http/https/mailto link), and an `&` or `<` left unescaped in mrkdwn.
  */
 
+import { roomCallProblems } from './fake-slack-rooms';
+
 export const HOSTILE_USER = 'U999';
 export const HOSTILE_HOST = 'evil.example';
 
@@ -349,6 +351,10 @@ export function validateCall(method: string, args: Record<string, unknown>): Vio
   if (MESSAGE_METHODS.has(method)) return validateMessage(args);
   if (STREAM_METHODS.has(method)) return validateStream(args);
   if (VIEW_METHODS.has(method) && args.view && typeof args.view === 'object') return validateView(args.view as Record<string, unknown>);
+  if (method.startsWith('agents.conversations.')) {
+    const blocks = method === 'agents.conversations.setView' && Array.isArray(args.blocks) ? validateView({ blocks: args.blocks }) : [];
+    return [...roomCallProblems(method, args), ...blocks];
+  }
   return [];
 }
 

@@ -11,6 +11,7 @@ export * from './task-result';
 export * from './token-usage';
 export * from './chat-thread';
 export * from './task-thread';
+export * from './task-room';
 export * from './system-state';
 export * from './processed-event';
 
@@ -27,6 +28,7 @@ import { TaskResult } from './task-result';
 import { TokenUsage } from './token-usage';
 import { ChatThread } from './chat-thread';
 import { TaskThread } from './task-thread';
+import { TaskRoom } from './task-room';
 import { SystemState } from './system-state';
 import { ProcessedSlackEvent } from './processed-event';
 
@@ -44,6 +46,7 @@ export const ALL_ENTITIES = [
   TokenUsage,
   ChatThread,
   TaskThread,
+  TaskRoom,
   SystemState,
   ProcessedSlackEvent,
 ];

@@ -3,6 +3,9 @@ import { Entity, Index, Opt, PrimaryKey, Property } from '@mikro-orm/core';
 export const PROJECT_STATUSES = ['ACTIVE', 'PAUSED'] as const;
 export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
 
+export const TASK_ROOMS_SETTINGS = ['all', 'approval', 'off'] as const;
+export type TaskRoomsSetting = (typeof TASK_ROOMS_SETTINGS)[number];
+
 @Entity({ tableName: 'projects' })
 export class Project {
   @PrimaryKey({ type: 'string' })
@@ -35,6 +38,10 @@ export class Project {
   /** Optional token budget over the scheduler's rolling window. */
   @Property({ type: 'bigint', nullable: true, columnType: 'integer' })
   budgetLimit?: number | null;
+
+  /** Which of the project's tasks get a Slack room (code channel): all, those needing approval, none. */
+  @Property({ type: 'string', default: 'approval' })
+  taskRooms: TaskRoomsSetting & Opt = 'approval';
 
   @Property({ type: 'datetime' })
   createdAt: Date & Opt = new Date();

@@ -107,6 +107,10 @@ function consequence(feature: SlackFeature): string {
       return 'task threads are not agent sessions; their card and replies tell the story';
     case 'feedback_buttons':
       return "chat replies get plain 👍 / 👎 buttons instead of Slack's feedback buttons";
+    case 'task_rooms':
+      return 'tasks get no room (code channel); their thread is where people follow and steer them';
+    case 'room_views':
+      return "task rooms show no diff or pull request tab; the thread's card and get_task_diff tell the same";
   }
 }
 

@@ -245,7 +245,21 @@ describe('repo, git and workspace commands on real repositories', () => {
     await gitOut(checkout, 'checkout', '-b', `${t}/work`);
     await commitFile(checkout, 'work.txt', 'work\n');
     await rt.db.tasks.update(t, { branchName: `${t}/work` });
-    expect(await rt.exec('get_task_diff', { task_id: t })).toEqual({ diff: expect.stringContaining('+work'), branch: `${t}/work` });
+    const diff = await rt.exec('get_task_diff', { task_id: t });
+    expect(diff).toEqual({ diff: expect.stringContaining('+work'), branch: `${t}/work`, base: 'main' });
+    // Byte for byte what git prints for the branch against its base.
+    expect(diff.diff).toBe(`${await gitOut(checkout, 'diff', '--no-ext-diff', `main...${t}/work`, '--')}\n`);
+    // The summary's numbers are git's own (--numstat).
+    const numstat = (await gitOut(checkout, 'diff', '--numstat', `main...${t}/work`, '--')).split('\n').map((l) => l.split('\t'));
+    expect(await rt.exec('get_task_diff', { task_id: t, summary: true })).toEqual({
+      branch: `${t}/work`,
+      base: 'main',
+      files_changed: numstat.length,
+      insertions: numstat.reduce((n, [added]) => n + Number(added), 0),
+      deletions: numstat.reduce((n, [, removed]) => n + Number(removed), 0),
+      files: numstat.map(([added, removed, file]) => ({ path: file, added: Number(added), removed: Number(removed) })),
+    });
+    expect(numstat.map(([, , file]) => file)).toContain('work.txt');
     const plain = (await rt.exec('create_task', { project_id: 'alpha', title: 'p', description: 'd' })).created;
     expect(await rt.exec('get_task_diff', { task_id: plain })).toEqual({ error: expect.stringContaining('no associated repository') });
   });

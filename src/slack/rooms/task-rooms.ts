@@ -1,0 +1,247 @@
+import type { WebClient } from '@slack/web-api';
+import type { CommandHandler } from '../../commands/handler';
+import type { Database } from '../../db/database';
+import type { EventRecord } from '../../db/repositories/events';
+import type { EventLog } from '../../orchestrator/events';
+import { fallbackOf } from '../blocks/common';
+import type { SlackFeatures } from '../ai-surfaces/features';
+import { contextBar, contextBarHash, type RoomFacts } from './room-context';
+import { diffViewContent } from './room-diff';
+import { ROOM_COMMANDS } from './room-commands';
+import { createHash } from 'node:crypto';
+import { summarizeDiff } from '../../git/diff-summary';
+
+/** What the rooms need from the process (the Runtime has all of it). */
+export interface TaskRoomSource {
+  handler: Pick<CommandHandler, 'execute'>;
+  events: Pick<EventLog, 'emit'>;
+  db: Pick<Database, 'taskRooms'>;
+}
+
+type Thread = { channelId: string; threadTs: string };
+
+/** Events after which the room's context bar and diff are brought up to date (an agent turn, a state change). */
+const REFRESHES = new Set([
+  'task_progress',
+  'task_message_delivered',
+  'task_awaiting_approval',
+  'task_paused',
+  'task_resumed',
+  'task_retrying',
+  'task_follow_up_queued',
+  'pr_created',
+  'merge_failed',
+  'agent_request_created',
+  'agent_request_answered',
+]);
+/** Events that end the task's work: the room is brought up to date, then archived with a summary. */
+const ENDS = new Set(['task_completed', 'task_failed', 'task_blocked', 'task_stopped', 'task_skipped']);
+
+/**
+ * Each task's room (a Slack code channel): opened when the task starts (the task id is the
+ * session id, so a retry or a restart gets the same room), linked from its thread, its context
+ * bar and diff and pull request views kept current, archived with a summary when the task ends.
+ * A workspace without code channels is noticed once (task_rooms, room_views) and the thread,
+ * posted anyway, is all there is.
+ */
+export class TaskRooms {
+  private teamUrl: string | null = null;
+
+  constructor(
+    private readonly source: TaskRoomSource,
+    private readonly client: WebClient,
+    private readonly features: SlackFeatures,
+    private readonly log: (message: string) => void,
+  ) {}
+
+  /** Follows one event of a task whose thread is `thread`; Slack errors are logged, never thrown. */
+  async follow(event: EventRecord, thread: Thread): Promise<void> {
+    const taskId = event.taskId;
+    if (!taskId) return;
+    try {
+      if (event.type === 'task_started') await this.openIfWanted(taskId, thread);
+      else if (REFRESHES.has(event.type)) await this.refresh(taskId);
+      else if (ENDS.has(event.type)) await this.close(taskId, event);
+    } catch (err) {
+      this.log(`The room of task ${taskId} was not updated after ${event.type}: ${slackError(err)}`);
+    }
+  }
+
+  /** After an agent turn (its progress was posted): the bar and the diff as they are now. */
+  async afterTurn(taskId: string): Promise<void> {
+    await this.refresh(taskId).catch((err) => this.log(`The room of task ${taskId} was not updated after a turn: ${slackError(err)}`));
+  }
+
+  private async task(taskId: string): Promise<Record<string, unknown> | null> {
+    const task = await this.source.handler.execute('get_task', { task_id: taskId }, { source: 'system' });
+    return 'error' in task ? null : task;
+  }
+
+  /** Whether the project wants a room for this task (task_rooms: all, approval, off). */
+  private async wanted(task: Record<string, unknown>): Promise<boolean> {
+    const projects = await this.source.handler.execute('list_projects', { limit: 500 }, { source: 'system' });
+    const list = Array.isArray(projects.projects) ? (projects.projects as Array<Record<string, unknown>>) : [];
+    const setting = String(list.find((p) => p.id === task.project_id)?.task_rooms ?? 'approval');
+    return setting === 'all' || (setting === 'approval' && task.requires_approval === true);
+  }
+
+  private async openIfWanted(taskId: string, thread: Thread): Promise<void> {
+    const task = await this.task(taskId);
+    if (!task) return;
+    const known = await this.source.db.taskRooms.get(taskId);
+    if (known && !known.archivedAt) return this.refresh(taskId);
+    if (!known && !(await this.wanted(task))) return;
+    if (!(await this.features.usable('task_rooms'))) return;
+    const created = await this.features.attempt('task_rooms', 'agents.conversations.create', () =>
+      this.client.agents.conversations.create({
+        name: `aq-${taskId}`.slice(0, 80),
+        // Slack returns the same channel for the same session: one room per task, whatever happens.
+        session_id: taskId,
+        origin_channel_id: thread.channelId,
+        origin_message_ts: thread.threadTs,
+      }),
+    );
+    if (!created.ok || !created.value.channel_id) return;
+    const channelId = created.value.channel_id;
+    const url = await this.roomUrl(channelId);
+    await this.source.db.taskRooms.save(taskId, channelId, url);
+    await this.client.agents.conversations.setCommands({ channel_id: channelId, commands: ROOM_COMMANDS.map((c) => ({ ...c })) });
+    if (!known) {
+      await this.client.chat.postMessage({
+        channel: thread.channelId,
+        thread_ts: thread.threadTs,
+        text: `🏠 This task has its own room: <#${channelId}>. Its diff, pull request and context are there; replies here still reach the agent.`,
+      });
+      await this.source.events.emit('room_opened', {
+        projectId: String(task.project_id),
+        taskId,
+        payload: { title: String(task.title), channel_id: channelId, room_url: url },
+      });
+    }
+    await this.refresh(taskId);
+  }
+
+  private async roomUrl(channelId: string): Promise<string | null> {
+    if (this.teamUrl === null) this.teamUrl = (await this.client.auth.test().catch(() => null))?.url ?? '';
+    return this.teamUrl ? `${this.teamUrl.replace(/\/?$/, '/')}archives/${channelId}` : null;
+  }
+
+  /** Brings the context bar, the diff and the pull request view up to date (each sent only when it changed). */
+  private async refresh(taskId: string): Promise<void> {
+    const room = await this.source.db.taskRooms.get(taskId);
+    if (!room || room.archivedAt) return;
+    const task = await this.task(taskId);
+    if (!task) return;
+    const items = contextBar(await this.facts(task));
+    const hash = contextBarHash(items);
+    if (hash !== room.contextHash) {
+      await this.client.agents.conversations.setProperties({ channel_id: room.channelId, code_channel: { context_bar_items: items } });
+      await this.source.db.taskRooms.update(taskId, { contextHash: hash });
+    }
+    await this.refreshViews(taskId, task, room);
+  }
+
+  private async refreshViews(
+    taskId: string,
+    task: Record<string, unknown>,
+    room: { channelId: string; views: string[]; diffHash: string | null },
+  ): Promise<void> {
+    if (!(await this.features.usable('room_views'))) return;
+    const views = new Set(room.views);
+    const diff = await this.source.handler.execute('get_task_diff', { task_id: taskId }, { source: 'system' });
+    // Once merged, the branch has nothing left against its base: the view keeps the work as it was.
+    const merged = task.status === 'COMPLETED' && room.diffHash !== null;
+    if (typeof diff.diff === 'string' && !merged) {
+      const content = diffViewContent(diff.diff === '(no changes)' ? '' : diff.diff, taskId);
+      const hash = createHash('sha256').update(content).digest('hex').slice(0, 32);
+      if (hash !== room.diffHash) {
+        const set = await this.features.attempt('room_views', 'agents.conversations.setView', () =>
+          this.client.agents.conversations.setView({
+            channel_id: room.channelId,
+            type: 'diff',
+            content,
+            name: 'Diff',
+            ...(typeof diff.base === 'string' && { base_branch: diff.base }),
+            ...(typeof diff.branch === 'string' && { head_branch: diff.branch }),
+          }),
+        );
+        if (!set.ok) return;
+        views.add('diff');
+        const stats = summarizeDiff(content);
+        await this.source.db.taskRooms.update(taskId, {
+          diffHash: hash,
+          views: [...views],
+          diffStats: { files: stats.files.length, insertions: stats.insertions, deletions: stats.deletions },
+        });
+      }
+    }
+    if (typeof task.pr_url === 'string' && !views.has('pull_request')) {
+      await this.client.agents.conversations.setView({
+        channel_id: room.channelId,
+        type: 'pull_request',
+        pr_url: task.pr_url,
+        name: 'Pull request',
+      });
+      views.add('pull_request');
+      await this.source.db.taskRooms.update(taskId, { views: [...views] });
+    }
+  }
+
+  private async facts(task: Record<string, unknown>): Promise<RoomFacts> {
+    const text = (v: unknown) => (typeof v === 'string' && v ? v : null);
+    const budget = await this.source.handler.execute('get_budget', { project_id: String(task.project_id) }, { source: 'system' });
+    return {
+      repo: text(task.repo_id),
+      branch: text(task.branch),
+      prUrl: text(task.pr_url),
+      status: String(task.status),
+      tokens: Number(task.tokens) || 0,
+      costUsd: Number(task.cost_usd) || 0,
+      budgetTokens: 'error' in budget ? null : Number(budget.limit) || null,
+    };
+  }
+
+  /** The task ended: last refresh, a summary in the room shared back to the task's thread, and the room archived. */
+  private async close(taskId: string, event: EventRecord): Promise<void> {
+    const room = await this.source.db.taskRooms.get(taskId);
+    if (!room || room.archivedAt) return;
+    await this.refresh(taskId);
+    const task = await this.task(taskId);
+    const summary = await this.summary(taskId, task, event);
+    const posted = await this.client.chat.postMessage({ channel: room.channelId, text: summary });
+    await this.client.agents.conversations.archive({ channel_id: room.channelId, ...(posted.ts && { summary_message_ts: posted.ts }) });
+    await this.source.db.taskRooms.update(taskId, { archivedAt: new Date() });
+    await this.source.events.emit('room_archived', {
+      projectId: event.projectId,
+      taskId,
+      payload: { title: task ? String(task.title) : taskId, channel_id: room.channelId, outcome: event.type },
+    });
+  }
+
+  /** Outcome, files changed, PR and cost, in one message (escaped whole: the title is not ours). */
+  private async summary(taskId: string, task: Record<string, unknown> | null, event: EventRecord): Promise<string> {
+    const stats = (await this.source.db.taskRooms.get(taskId))?.diffStats;
+    const files = stats
+      ? `${stats.files} file${stats.files === 1 ? '' : 's'} changed (+${stats.insertions} −${stats.deletions})`
+      : 'no files changed';
+    const outcome = OUTCOMES[event.type] ?? event.type;
+    const pr = task && typeof task.pr_url === 'string' ? `PR ${task.pr_url}` : 'no PR';
+    const cost = task
+      ? `$${(Number(task.cost_usd) || 0).toFixed(2)} · ${(Number(task.tokens) || 0).toLocaleString('en-US')} tokens`
+      : 'cost unknown';
+    const title = task ? String(task.title) : taskId;
+    return fallbackOf(`🏁 ${title}: ${outcome} · ${files} · ${pr} · ${cost}`);
+  }
+}
+
+const OUTCOMES: Record<string, string> = {
+  task_completed: 'completed',
+  task_failed: 'failed',
+  task_blocked: 'blocked',
+  task_stopped: 'stopped',
+  task_skipped: 'skipped',
+};
+
+function slackError(err: unknown): string {
+  return (err as { data?: { error?: string } }).data?.error ?? String(err);
+}

@@ -1,0 +1,178 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { ClaudeCodeAdapter } from '../../../src/agents/claude-code';
+import { GitManager } from '../../../src/git/git-manager';
+import { GitManagerTaskGit } from '../../../src/orchestrator/task-git';
+import { FakeAnthropic, type RecordedRequest } from '../../support/fake-anthropic';
+import { createOriginRepo, gitOut } from '../../support/git-fixtures';
+import { FakeSlack } from '../../support/fake-slack';
+import { eventCallback, slashCommand } from '../../support/slack-payloads';
+import { startTestApp, type TestApp } from '../../support/slack-app';
+import { waitFor } from '../../integration/orchestrator/harness';
+
+jest.setTimeout(180_000);
+
+const conversation = (r: RecordedRequest): string => JSON.stringify(r.body.messages ?? []);
+
+/**
+ * A task's room (Slack code channel) with the real Claude Code CLI against the loopback Messages
+ * API and the real Bolt app against the fake Slack: one room per task, its context bar and diff
+ * kept current, a message in the room reaching the running session, a room slash command running
+ * its catalog command, and the room archived with a summary in the task's thread; and, where the
+ * workspace refuses rooms, the thread alone, with nothing failing.
+ */
+describe('task rooms with the real Claude Code CLI (e2e)', () => {
+  let app: TestApp;
+  let slack: FakeSlack;
+  let fake: FakeAnthropic;
+  let origin: string;
+  let workspace: string;
+  const events: Array<{ type: string; taskId: string | null }> = [];
+
+  beforeEach(async () => {
+    fake = await FakeAnthropic.start();
+    app = await startTestApp({}, { daemon: false });
+    slack = app.slack;
+    const rt = app.started.runtime;
+    events.length = 0;
+    rt.events.subscribe((e) => {
+      events.push({ type: e.type, taskId: e.taskId });
+    });
+    origin = await createOriginRepo(app.home);
+    await rt.handler.execute('create_project', { name: 'web' }, { source: 'system' });
+    await rt.handler.execute('add_repo', { project_id: 'web', source: 'clone', url: origin }, { source: 'system' });
+    await rt.handler.execute('set_project_channel', { project_id: 'web', channel_id: 'CWEB' }, { source: 'system' });
+    workspace = path.join(rt.config.workspaceDir, 'web', 'workspaces', 'ws-1');
+    const home = path.join(app.home, 'claude-home');
+    await mkdir(path.join(home, 'config'), { recursive: true });
+    const claude = new ClaudeCodeAdapter({
+      apiKey: 'sk-ant-fake',
+      baseUrl: fake.url,
+      maxRetries: 0,
+      messagePollMs: 50,
+      env: { HOME: home, CLAUDE_CONFIG_DIR: path.join(home, 'config') },
+    });
+    await rt.startDaemon({ adapters: { claude }, git: new GitManagerTaskGit(new GitManager()), intervalMs: 100, progressIntervalMs: 50 });
+  });
+  afterEach(async () => {
+    await app.stop();
+    await fake.close();
+  });
+
+  const rt = () => app.started.runtime;
+  const exec = (name: string, args: Record<string, unknown> = {}) => rt().handler.execute(name, args, { source: 'system' });
+  const seen = (type: string, taskId: string) => events.filter((e) => e.type === type && e.taskId === taskId).length;
+  const status = async (id: string) => (await exec('get_task', { task_id: id })).status;
+
+  it('opens one room, keeps it current, takes a room message and a room command, and archives it with a summary', async () => {
+    let taskId = '';
+    fake.enqueue(
+      async () => {
+        // The first answer waits until the room's message has reached the run, so it lands mid-turn.
+        await waitFor(async () => seen('task_message_delivered', taskId) > 0, 90_000, 'the room message to be delivered');
+        return { toolUses: [{ name: 'Write', input: { file_path: path.join(workspace, 'room.txt'), content: 'made in a room\n' } }] };
+      },
+      { text: 'Wrote room.txt.' },
+    );
+    taskId = (
+      await exec('create_task', {
+        project_id: 'web',
+        title: 'Room <work> & more',
+        description: 'Write room.txt.',
+        repo_id: 'origin',
+        requires_approval: true,
+      })
+    ).created as string;
+    const thread = await waitFor(() => rt().db.taskThreads.get(taskId), 90_000, 'the task thread');
+    const room = await waitFor(async () => slack.rooms.bySession(taskId), 90_000, 'the room');
+    await slack.waitForCall('agents.conversations.setCommands');
+    expect(room.origin).toEqual({ channel_id: thread.channelId, message_ts: thread.threadTs });
+    expect(room.commands.map((c) => c.name)).toEqual(['approve', 'request-changes', 'stop', 'restart', 'skip', 'budget', 'diff']);
+
+    // A person writes in the room: it reaches the running session like a thread reply.
+    const said = slack.userSays({ channel: room.channel_id, user: 'U7', text: 'ROOM: keep it short' });
+    await FakeSlack.postToApp(app.url, JSON.stringify(eventCallback(said)), { signingSecret: app.signingSecret, contentType: 'json' });
+    await waitFor(async () => (await status(taskId)) === 'AWAITING_APPROVAL', 120_000, 'the task to await approval');
+    await app.started.notifier.idle();
+    const requests = fake.requests.filter((r) => Array.isArray(r.body.messages));
+    expect(requests.some((r) => conversation(r).includes('ROOM: keep it short'))).toBe(true);
+
+    // The context bar says where the work is and offers Approve; the diff view is git's diff of the branch.
+    const task = await exec('get_task', { task_id: taskId });
+    await waitFor(
+      async () => slack.rooms.rooms.get(room.channel_id)?.context_bar.some((i) => i.key === 'aq_room_approve'),
+      30_000,
+      'Approve in the bar',
+    );
+    const bar = room.context_bar;
+    expect(bar.length).toBeLessThanOrEqual(5);
+    expect(bar[0]).toMatchObject({ key: 'branch', label: `origin · ${String(task.branch)}` });
+    expect(bar.find((i) => i.key === 'state')?.label).toMatch(/^awaiting approval · [\d,]+ tokens · \$\d+\.\d\d$/);
+    expect(await exec('get_task_diff', { task_id: taskId })).toMatchObject({ diff: expect.stringContaining('+made in a room') });
+    const diffView = room.views.get('diff');
+    const checkout = (await exec('list_workspaces', { project_id: 'web' })) as { workspaces: Array<{ path: string }> };
+    const gitDiff = await gitOut(checkout.workspaces[0].path, 'diff', '--no-ext-diff', `main...${String(task.branch)}`, '--');
+    expect(diffView?.content).toBe(`${gitDiff}\n`);
+    expect(diffView?.content).toContain('+made in a room');
+    expect(await exec('get_task', { task_id: taskId })).toMatchObject({ room_channel_id: room.channel_id, views: ['diff'] });
+    // The bar is sent only when it changed.
+    const bars = slack.callsTo('agents.conversations.setProperties').map((c) => JSON.stringify(c.args.code_channel));
+    expect(new Set(bars).size).toBe(bars.length);
+
+    // A room slash command runs its catalog command: /approve merges, as the button would.
+    const ack = await FakeSlack.postToApp(
+      app.url,
+      slashCommand({ command: '/approve', text: '', userId: 'U7', channelId: room.channel_id, responseUrl: slack.responseUrl('room') }),
+      { signingSecret: app.signingSecret },
+    );
+    expect(ack.status).toBe(200);
+    await waitFor(async () => (await status(taskId)) === 'COMPLETED', 90_000, 'the approved task to complete');
+    await slack.waitFor(() => slack.rooms.rooms.get(room.channel_id)?.archived === true, 'the room to be archived', 60_000);
+    expect(await gitOut(origin, 'show', 'main:room.txt')).toBe('made in a room');
+
+    // The summary, shared back to the task's thread; one room only, all along.
+    const shared = slack.threadMessages(thread.channelId, thread.threadTs).find((m) => 'shared_from' in m);
+    expect(String(shared?.text)).toMatch(
+      /^🏁 Room &lt;work&gt; &amp; more: completed · 1 file changed \(\+1 −0\) · no PR · \$\d+\.\d\d · [\d,]+ tokens$/,
+    );
+    expect(slack.rooms.rooms.size).toBe(1);
+    expect(new Set(slack.callsTo('agents.conversations.create').map((c) => c.args.session_id))).toEqual(new Set([taskId]));
+    expect(seen('room_opened', taskId)).toBe(1);
+    await waitFor(async () => seen('room_archived', taskId) === 1, 30_000, 'room_archived');
+    await app.started.notifier.idle();
+    expect(seen('room_archived', taskId)).toBe(1);
+  });
+
+  it.each(['not_allowed', 'feature_not_enabled'] as const)(
+    'where Slack answers %s, the thread runs alone and nothing fails',
+    async (refusal) => {
+      slack.rooms.refuse(refusal);
+      fake.enqueue({ text: 'Done without a room.' });
+      const id = (
+        await exec('create_task', { project_id: 'web', title: 'No room', description: 'Nothing to do.', requires_approval: true })
+      ).created as string;
+      await waitFor(async () => (await status(id)) === 'AWAITING_APPROVAL', 120_000, 'the task to await approval');
+      await app.started.notifier.idle();
+      const thread = await rt().db.taskThreads.get(id);
+      expect(thread).not.toBeNull();
+      expect(slack.callsTo('agents.conversations.create')).toHaveLength(1);
+      expect(slack.calls.filter((c) => c.method.startsWith('agents.conversations.') && c.method !== 'agents.conversations.create')).toEqual(
+        [],
+      );
+      expect(await exec('get_status')).toMatchObject({
+        slack_features: { task_rooms: { mode: 'fallback', method: 'agents.conversations.create', slack_error: refusal } },
+      });
+      expect(await exec('get_task', { task_id: id })).not.toHaveProperty('room_channel_id');
+      // A slash command meant for a room, typed elsewhere, is answered with a sentence.
+      await FakeSlack.postToApp(
+        app.url,
+        slashCommand({ command: '/diff', text: '', channelId: 'CWEB', responseUrl: slack.responseUrl('x') }),
+        {
+          signingSecret: app.signingSecret,
+        },
+      );
+      const answer = await slack.waitForResponse((r) => r.id === 'x');
+      expect(JSON.stringify(answer.body)).toContain("works in a task's room; here, use /aq.");
+    },
+  );
+});
