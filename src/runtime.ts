@@ -144,7 +144,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
   const automations = new AutomationEngine({
     db,
     events,
-    execute: (name, args, actor) => handler.execute(name, args, { source: 'system', ...actor }),
+    execute: (name, args, actor) => handler.executeAny(name, args, { source: 'system', ...actor }),
     now: options.now ?? (() => new Date()),
     log,
   });

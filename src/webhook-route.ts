@@ -49,7 +49,7 @@ export function webhookRoute(runtime: Pick<Runtime, 'db' | 'events' | 'handler'>
             {
               db: runtime.db,
               events: runtime.events,
-              execute: (name, args) => runtime.handler.execute(name, args, { source: 'system' }),
+              execute: (name, args) => runtime.handler.executeAny(name, args, { source: 'system' }),
               now,
             },
             { automationId: id, headers, body },

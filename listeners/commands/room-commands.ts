@@ -20,7 +20,7 @@ export function registerRoomCommands(app: App, { runtime }: ListenerDeps): void 
     const actor = { source: 'slack' as const, userId: command.user_id, channelId: command.channel_id };
     const handler = runtime.createHandler();
     const room = await handler.execute('get_task_for_room', { channel_id: command.channel_id }, actor);
-    if (typeof room.task_id !== 'string') {
+    if ('error' in room || typeof room.task_id !== 'string') {
       await respond({ response_type: 'ephemeral', ...errorReply(`/${name} works in a task's room; here, use /aq.`) });
       return;
     }
@@ -32,13 +32,14 @@ export function registerRoomCommands(app: App, { runtime }: ListenerDeps): void 
       });
       return;
     }
-    let target: Record<string, unknown> = { task_id: room.task_id };
+    const taskId = room.task_id;
+    let target: Record<string, unknown> = { task_id: taskId };
     if (of === 'project') {
-      const task = await handler.execute('get_task', { task_id: room.task_id }, actor);
-      target = { project_id: task.project_id };
+      const task = await handler.execute('get_task', { task_id: taskId }, actor);
+      target = { project_id: 'error' in task ? '' : task.project_id };
     }
     const fullArgs = { ...target, ...args, ...(catalogName === 'message_task' && { author: command.user_name || command.user_id }) };
-    const result = await handler.execute(catalogName, fullArgs, actor);
+    const result = await handler.executeAny(catalogName, fullArgs, actor);
     const { files: _long, ...message } = renderResult(catalogName, fullArgs, result);
     await respond({ response_type: 'ephemeral', ...message });
   });

@@ -28,14 +28,15 @@ export function registerRoomActions(app: App, { runtime }: ListenerDeps): void {
     if (!channel || !user || !command) return;
     const actor = { source: 'slack' as const, userId: user, channelId: channel };
     const room = await runtime.handler.execute('get_task_for_room', { channel_id: channel }, actor);
-    if (typeof room.task_id !== 'string') return;
-    const result = await runtime.handler.execute(command, { task_id: room.task_id }, actor);
+    if ('error' in room || typeof room.task_id !== 'string') return;
+    const taskId = room.task_id;
+    const result = await runtime.handler.executeAny(command, { task_id: taskId }, actor);
     const text =
       'error' in result
         ? `:no_entry: ${esc(result.error)}`
         : command === 'approve_task'
-          ? `:white_check_mark: Approved \`${esc(room.task_id)}\`.`
-          : `:octagonal_sign: Stopped \`${esc(room.task_id)}\`.`;
+          ? `:white_check_mark: Approved \`${esc(taskId)}\`.`
+          : `:octagonal_sign: Stopped \`${esc(taskId)}\`.`;
     await client.chat.postEphemeral({ channel, user, text });
   });
 }

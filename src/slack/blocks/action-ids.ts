@@ -51,6 +51,9 @@ export const REQUEST_ACTIONS = {
   submitChoices: 'aq_request_submit_choices',
 } as const;
 
+/** listeners/actions/automation-buttons.ts: the Home's Pause / Resume on an automation. */
+export const AUTOMATION_BUTTONS = { pause: 'aq_pause_automation', resume: 'aq_resume_automation' } as const;
+
 /** listeners/commands/help-pages.ts: the page buttons of `/aq help`. */
 export const HELP_BUTTONS = { page: 'aq_help_page' } as const;
 
@@ -63,4 +66,5 @@ export const ALL_ACTION_IDS: readonly string[] = [
   FEEDBACK_BUTTONS,
   REQUEST_ACTIONS,
   HELP_BUTTONS,
+  AUTOMATION_BUTTONS,
 ].flatMap((group) => Object.values(group));

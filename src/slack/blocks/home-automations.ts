@@ -3,10 +3,9 @@ import type { HomeData } from '../home-data';
 import { actionsBlock } from './actions';
 import { button } from './common';
 import { bold, mono, richLines, txt } from './text';
+import { AUTOMATION_BUTTONS } from './action-ids';
 
 /** Action ids of the section's buttons (their listener is listeners/actions/automation-buttons.ts). */
-export const PAUSE_AUTOMATION_ACTION = 'aq_pause_automation';
-export const RESUME_AUTOMATION_ACTION = 'aq_resume_automation';
 
 const KIND_ICON: Record<string, string> = { schedule: '⏰', webhook: '🪝', intake: '📥' };
 
@@ -25,7 +24,7 @@ export function automationsSection(data: HomeData, cap: number): KnownBlock[] {
         [txt(`${KIND_ICON[a.kind] ?? '⚙️'} `), bold(a.name), txt(' · '), mono(a.id), txt(` · ${a.kind} in `), mono(a.projectId), ...state],
       ]),
       actionsBlock([
-        a.enabled ? button('Pause', PAUSE_AUTOMATION_ACTION, a.id, 'danger') : button('Resume', RESUME_AUTOMATION_ACTION, a.id),
+        a.enabled ? button('Pause', AUTOMATION_BUTTONS.pause, a.id, 'danger') : button('Resume', AUTOMATION_BUTTONS.resume, a.id),
       ]),
     );
   }

@@ -80,7 +80,7 @@ export class TaskRooms {
   /** Whether the project wants a room for this task (task_rooms: all, approval, off). */
   private async wanted(task: Record<string, unknown>): Promise<boolean> {
     const projects = await this.source.handler.execute('list_projects', { limit: 500 }, { source: 'system' });
-    const list = Array.isArray(projects.projects) ? (projects.projects as Array<Record<string, unknown>>) : [];
+    const list: Array<Record<string, unknown>> = 'error' in projects ? [] : projects.projects;
     const setting = String(list.find((p) => p.id === task.project_id)?.task_rooms ?? 'approval');
     return setting === 'all' || (setting === 'approval' && task.requires_approval === true);
   }
@@ -151,7 +151,7 @@ export class TaskRooms {
     const diff = await this.source.handler.execute('get_task_diff', { task_id: taskId }, { source: 'system' });
     // Once merged, the branch has nothing left against its base: the view keeps the work as it was.
     const merged = task.status === 'COMPLETED' && room.diffHash !== null;
-    if (typeof diff.diff === 'string' && !merged) {
+    if (!('error' in diff) && typeof diff.diff === 'string' && !merged) {
       const content = diffViewContent(diff.diff === '(no changes)' ? '' : diff.diff, taskId);
       const hash = createHash('sha256').update(content).digest('hex').slice(0, 32);
       if (hash !== room.diffHash) {
@@ -197,7 +197,7 @@ export class TaskRooms {
       status: String(task.status),
       tokens: Number(task.tokens) || 0,
       costUsd: Number(task.cost_usd) || 0,
-      budgetTokens: 'error' in budget ? null : Number(budget.limit) || null,
+      budgetTokens: 'error' in budget ? null : budget.token_limit,
     };
   }
 

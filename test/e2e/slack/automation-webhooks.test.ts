@@ -8,7 +8,7 @@ describe('automation webhooks', () => {
   let secret: string;
   beforeAll(async () => {
     app = await startTestApp();
-    const exec = (name: string, args: Record<string, unknown>) => app.started.runtime.handler.execute(name, args, { source: 'cli' });
+    const exec = (name: string, args: Record<string, unknown>) => app.started.runtime.handler.executeAny(name, args, { source: 'cli' });
     await exec('create_project', { name: 'alpha' });
     const created = await exec('create_automation', {
       name: 'CI Red',
@@ -42,7 +42,7 @@ describe('automation webhooks', () => {
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
   const tasks = async () =>
-    ((await app.started.runtime.handler.execute('list_tasks', { project_id: 'alpha' }, { source: 'cli' })).tasks as Array<{
+    ((await app.started.runtime.handler.executeAny('list_tasks', { project_id: 'alpha' }, { source: 'cli' })).tasks as Array<{
       id: string;
       title: string;
     }>) ?? [];

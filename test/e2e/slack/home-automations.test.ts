@@ -12,7 +12,8 @@ describe('the Home lists automations with a one-click pause', () => {
   }, 120_000);
   afterAll(() => app.stop());
 
-  const exec = (name: string, args: Record<string, unknown> = {}) => app.started.runtime.handler.execute(name, args, { source: 'system' });
+  const exec = (name: string, args: Record<string, unknown> = {}) =>
+    app.started.runtime.handler.executeAny(name, args, { source: 'system' });
   const post = (body: string | Record<string, unknown>, json = false) =>
     FakeSlack.postToApp(app.url, body, { signingSecret: app.signingSecret, ...(json && { contentType: 'json' as const }) });
   const text = (view: View) => JSON.stringify(view.blocks);

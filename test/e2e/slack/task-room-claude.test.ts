@@ -60,7 +60,7 @@ describe('task rooms with the real Claude Code CLI (e2e)', () => {
   });
 
   const rt = () => app.started.runtime;
-  const exec = (name: string, args: Record<string, unknown> = {}) => rt().handler.execute(name, args, { source: 'system' });
+  const exec = (name: string, args: Record<string, unknown> = {}) => rt().handler.executeAny(name, args, { source: 'system' });
   const seen = (type: string, taskId: string) => events.filter((e) => e.type === type && e.taskId === taskId).length;
   const status = async (id: string) => (await exec('get_task', { task_id: id })).status;
 

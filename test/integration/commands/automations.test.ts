@@ -85,7 +85,7 @@ describe('automation commands', () => {
 
   it('leaves creating, editing, pausing and deleting to admins', async () => {
     await nightly();
-    const asUser = (name: string, args: Record<string, unknown>) => rt.handler.execute(name, args, { source: 'slack', userId: 'U2' });
+    const asUser = (name: string, args: Record<string, unknown>) => rt.handler.executeAny(name, args, { source: 'slack', userId: 'U2' });
     for (const [name, args] of [
       ['create_automation', { name: 'x', kind: 'schedule', project_id: 'alpha', title: 't', cron: '* * * * *' }],
       ['edit_automation', { automation_id: 'nightly-deps', rate_limit_per_hour: 1 }],

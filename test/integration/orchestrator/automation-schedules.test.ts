@@ -56,7 +56,7 @@ describe('schedules', () => {
       const otherEngine = new AutomationEngine({
         db: other,
         events: new EventLog(other),
-        execute: (name, args) => rt.handler.execute(name, args, { source: 'system' }),
+        execute: (name, args) => rt.handler.executeAny(name, args, { source: 'system' }),
         now: () => clock,
         log: () => undefined,
       });
