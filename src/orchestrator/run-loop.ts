@@ -83,6 +83,11 @@ export interface RunLoopRole {
   afterLaunches?: (deps: CycleDeps, snapshot: SchedulerSnapshot, report: CycleReport) => Promise<void>;
   /** At the end of every pass this process makes (the hook engine's periodic check). */
   afterPass?: () => Promise<void>;
+  /**
+   * Whether a pass is also asked for by the database when a task becomes READY or frees capacity
+   * (PostgreSQL's LISTEN/NOTIFY, on a connection of its own); the interval stays the fallback.
+   */
+  wakeOnWork?: boolean;
   /** Every event this process sees, before it asks for a pass. */
   onEvent?: (event: EventRecord) => void;
 }
@@ -98,6 +103,7 @@ export class RunLoop {
   private readonly runs = new Map<string, ClaimedRunHandle>();
   private timers: Array<() => void> = [];
   private unsubscribe: (() => void) | null = null;
+  private notifier: { close(): Promise<void> } | null = null;
   private cycling: Promise<void> | null = null;
   private again = false;
   private stopped = true;
@@ -121,7 +127,7 @@ export class RunLoop {
     return this.runs.get(taskId);
   }
 
-  /** Listens for events and starts the timers; the first pass is the caller's to run or kick. */
+  /** Listens for events and notices, and starts the timers; the first pass is the caller's to run or kick. */
   async start(): Promise<void> {
     if (!this.stopped) return;
     this.stopped = false;
@@ -133,6 +139,16 @@ export class RunLoop {
     this.timers = [clock.every(this.role.intervalMs, () => this.kick())];
     const heartbeat = this.role.heartbeat;
     if (heartbeat) this.timers.push(clock.every(heartbeat.intervalMs, () => void heartbeat.beat()));
+    if (this.role.wakeOnWork) {
+      this.notifier = await this.deps.db
+        .listenForWork(() => this.kick(), this.deps.log)
+        .catch((err) => {
+          this.deps.log(
+            `${this.role.logName} could not listen for new tasks (${err instanceof Error ? err.message : String(err)}); it polls instead.`,
+          );
+          return null;
+        });
+    }
   }
 
   /** Stops passes and timers, waits for the pass under way, ends live runs and waits for them. */
@@ -143,6 +159,8 @@ export class RunLoop {
     this.timers = [];
     this.unsubscribe?.();
     this.unsubscribe = null;
+    await this.notifier?.close();
+    this.notifier = null;
     await this.cycling;
     this.abortAll();
     await this.idle();

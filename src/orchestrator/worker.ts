@@ -92,6 +92,7 @@ export class FleetWorker {
         intervalMs: options.intervalMs ?? 1000,
         heartbeat: { intervalMs: this.heartbeatMs, beat: () => this.heartbeat() },
         mayLaunch: async () => !(await this.db.state.get(PAUSED_KEY, false)),
+        wakeOnWork: true,
       },
     );
   }
