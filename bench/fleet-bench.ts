@@ -196,6 +196,87 @@ export async function completionRate(): Promise<BenchRow[]> {
   }
 }
 
+const WAKES = 30;
+
+/**
+ * How soon an idle worker starts a task created while it idles, on PostgreSQL: one scripted
+ * worker process that polls only once a minute, so the start comes from LISTEN/NOTIFY. From the
+ * moment create_task is called to the run record's claim, then to `task_started`, for each of
+ * WAKES tasks created one after the other (each once the previous one completed).
+ */
+async function wakeLatency(): Promise<BenchRow[]> {
+  const home = await mkdtemp(path.join(os.tmpdir(), 'aq-fleet-wake-'));
+  const config = loadConfig({ AQ_HOME: home, DATABASE_URL: process.env.BENCH_DATABASE_URL });
+  const rt = await createRuntime(config, { log: () => undefined });
+  let child: ReturnType<typeof spawn> | null = null;
+  try {
+    await rt.handler.execute('create_project', { name: 'web' }, { source: 'system' });
+    const folder = path.join(home, 'machines', 'w0', 'web', 'ws-0');
+    await mkdir(folder, { recursive: true });
+    await rt.db.workspaces.create({
+      id: 'web-w0',
+      projectId: 'web',
+      name: 'w0',
+      path: folder,
+      sourceType: 'link',
+      repoId: null,
+      workerId: 'w0',
+    });
+    child = spawn(process.execPath, [path.join(__dirname, 'scripted-worker.js'), 'w0', '1', '600000', '60000'], {
+      env: {
+        PATH: process.env.PATH,
+        AQ_HOME: path.join(home, 'machines', 'w0'),
+        DATABASE_URL: config.databaseUrl,
+        AQ_ALLOW_UNSANDBOXED: 'true',
+      },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    await new Promise<void>((resolve, reject) => {
+      child?.stdout?.on('data', (d: Buffer) => d.toString().includes('is running') && resolve());
+      child?.once('exit', (code) => reject(new Error(`The scripted worker exited (${code}) before it ran.`)));
+    });
+    const connection = rt.db.em().getConnection();
+    const claimed: number[] = [];
+    const started: number[] = [];
+    for (let i = 0; i < WAKES; i++) {
+      await new Promise((r) => setTimeout(r, 100)); // the worker's pass after the last run is over: it idles
+      const at = Date.now();
+      const id = (
+        await rt.handler.execute('create_task', { project_id: 'web', title: `Wake ${i}`, description: 'x' }, { source: 'system' })
+      ).created as string;
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const [row] = (await connection.execute(
+          `select r.claimed_at, (select min(e.created_at) from events e where e.task_id = t.id and e.type = 'task_started') as started_at, t.status
+             from tasks t left join task_runs r on r.task_id = t.id where t.id = ?`,
+          [id],
+        )) as Array<{ claimed_at: number | null; started_at: number | null; status: string }>;
+        if (row?.status === 'COMPLETED' && row.claimed_at !== null && row.started_at !== null) {
+          claimed.push(Number(row.claimed_at) - at);
+          started.push(Number(row.started_at) - at);
+          break;
+        }
+        if (Date.now() > deadline) throw new Error(`Task ${i} did not start within a minute (${row?.status}).`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+    const c = percentiles(claimed);
+    const s = percentiles(started);
+    return [
+      {
+        name: 'wake: create_task to claim, idle worker (postgresql)',
+        value: `${c.median} ms median`,
+        note: `${WAKES} tasks, each created while the one worker idled (it polls once a minute: LISTEN/NOTIFY wakes it); to claim: median ${c.median} ms, worst ${Math.max(...claimed)} ms; to task_started: median ${s.median} ms, worst ${Math.max(...started)} ms`,
+      },
+    ];
+  } finally {
+    child?.kill('SIGTERM');
+    if (child && child.exitCode === null) await new Promise((r) => child?.once('exit', r));
+    await rt.close();
+    await rm(home, { recursive: true, force: true });
+  }
+}
+
 /** A worker's scheduling pass (its own agents and workspaces, the fleet's counts) at `ready` READY tasks. */
 async function workerPass(ready: number): Promise<BenchRow> {
   const home = await mkdtemp(path.join(os.tmpdir(), 'aq-fleet-pass-'));
@@ -246,8 +327,8 @@ export async function runFleetThroughputBench(): Promise<BenchRow[]> {
   return [...(await claimRate()), ...(await completionRate())];
 }
 
-/** Claims and completions per second on a PostgreSQL server of the bench's own (durable, as the commands suite runs it). */
-export async function runFleetThroughputPostgresBench(): Promise<BenchRow[]> {
+/** Claims and completions per second, and how soon an idle worker wakes, on a PostgreSQL server of the bench's own (durable, as the commands suite runs it). */
+export async function runFleetThroughputPostgresBench(only?: 'claims' | 'wake'): Promise<BenchRow[]> {
   const server = await startPostgres({ durable: true });
   const before = process.env.BENCH_DATABASE_URL;
   // An empty database for each measurement, as SQLite gets a fresh file.
@@ -256,10 +337,20 @@ export async function runFleetThroughputPostgresBench(): Promise<BenchRow[]> {
     process.env.BENCH_DATABASE_URL = server.url(name);
   };
   try {
-    await fresh('aq_claims');
-    const claims = await claimRate();
-    await fresh('aq_completions');
-    return [...claims, ...(await completionRate())];
+    const rows: BenchRow[] = [];
+    if (only !== 'wake') {
+      await fresh('aq_claims');
+      rows.push(...(await claimRate()));
+    }
+    if (only === undefined) {
+      await fresh('aq_completions');
+      rows.push(...(await completionRate()));
+    }
+    if (only !== 'claims') {
+      await fresh('aq_wake');
+      rows.push(...(await wakeLatency()));
+    }
+    return rows;
   } finally {
     if (before === undefined) delete process.env.BENCH_DATABASE_URL;
     else process.env.BENCH_DATABASE_URL = before;

@@ -18,7 +18,9 @@ const SUITES: Suite[] = [
   { name: 'cli', run: runCliBench },
   { name: 'fleet', run: runFleetBench },
   { name: 'fleet-throughput', run: runFleetThroughputBench },
-  { name: 'fleet-throughput-postgresql', run: runFleetThroughputPostgresBench },
+  { name: 'fleet-throughput-postgresql', run: () => runFleetThroughputPostgresBench() },
+  { name: 'claims-postgresql', run: () => runFleetThroughputPostgresBench('claims') },
+  { name: 'wake-postgresql', run: () => runFleetThroughputPostgresBench('wake') },
 ];
 
 /** `npm run bench [suite…]`: prints every figure as one Markdown table. */

@@ -38,11 +38,16 @@ class ScriptedAgent implements AgentAdapter {
 }
 
 /**
- * `node dist/bench/scripted-worker.js NAME CAPACITY LEASE_MS`: an `aq worker` (the same runtime
+ * `node dist/bench/scripted-worker.js NAME CAPACITY LEASE_MS [POLL_MS]`: an `aq worker` (the same runtime
  * and FleetWorker) whose agent is ScriptedAgent, on DATABASE_URL, until SIGTERM.
  */
 async function main(): Promise<void> {
-  const [name, capacity, leaseMs] = [process.argv[2], Number(process.argv[3] ?? 2), Number(process.argv[4] ?? 30_000)];
+  const [name, capacity, leaseMs, intervalMs] = [
+    process.argv[2],
+    Number(process.argv[3] ?? 2),
+    Number(process.argv[4] ?? 30_000),
+    Number(process.argv[5] ?? 200),
+  ];
   const config = loadConfig(process.env);
   const log = (message: string) => process.stderr.write(`[worker ${name}] ${message}\n`);
   const runtime = await createRuntime(config, { log });
@@ -53,7 +58,7 @@ async function main(): Promise<void> {
     labels: [],
     dir: config.workspaceDir,
     leaseMs,
-    intervalMs: 200,
+    intervalMs,
     progressIntervalMs: 200,
     adapters: { claude: new ScriptedAgent(runtime.db) },
   });

@@ -1,5 +1,6 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import { dialectOf, type SqlDialect } from './dialect';
+import { WorkNotifier } from './work-notifier';
 import { openOrm, type AnyMikroORM, type DatabaseTarget, type OpenOptions } from './orm';
 import { ProjectRepository } from './repositories/projects';
 import { TaskRepository } from './repositories/tasks';
@@ -111,6 +112,15 @@ export class Database {
   /** Runs `work` in one transaction on a fresh EntityManager, retried whole when it loses a race. */
   transaction<T>(work: (em: SqlEntityManager) => Promise<T>): Promise<T> {
     return retryingTransaction(() => this.em(), work);
+  }
+
+  /**
+   * Calls `onWork` when a task becomes READY or leaves a running state, through a listening
+   * connection of its own. PostgreSQL only (null on SQLite, where callers poll).
+   */
+  async listenForWork(onWork: () => void, log: (message: string) => void): Promise<WorkNotifier | null> {
+    if (this.dialect.name !== 'postgresql') return null;
+    return WorkNotifier.listen(this.orm.config.get('clientUrl') as string, onWork, log);
   }
 
   async close(): Promise<void> {

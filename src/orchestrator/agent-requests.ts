@@ -11,6 +11,7 @@ import {
   type QuestionAnswer,
 } from '../agents/agent-requests';
 import { reportBlocked } from './completion';
+import { systemClock, type Clock } from '../util/clock';
 import type { EventLog } from './events';
 import type { TaskStateMachine } from './state-machine';
 
@@ -22,6 +23,8 @@ export interface AgentRequestDeps {
   log: (message: string) => void;
   /** How often a waiting run looks at its request's row (answers from other processes). */
   pollMs?: number;
+  /** The time requests expire by (default: the system clock). */
+  clock?: Clock;
 }
 
 /** The project's allow rules: its own when it set them, else the default policy. */
@@ -118,7 +121,7 @@ async function hold(
     projectId: task.projectId,
     kind,
     payload,
-    expiresAt: new Date(Date.now() + timeoutMs),
+    expiresAt: new Date((deps.clock ?? systemClock).now().getTime() + timeoutMs),
   });
   // Already WAITING_INPUT when another call of the same turn is waiting too.
   await machine.fire(task.id, 'INPUT_NEEDED', {}, { from: ['IN_PROGRESS'], quiet: true });
@@ -165,6 +168,7 @@ async function hold(
 async function waitOn(deps: AgentRequestDeps, record: AgentRequestRecord, signal: AbortSignal): Promise<Held> {
   const { db, events } = deps;
   const pollMs = deps.pollMs ?? 500;
+  const clock = deps.clock ?? systemClock;
   const expires = record.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
   let wake: (() => void) | null = null;
   const unsubscribe = events.subscribe((event) => {
@@ -187,18 +191,14 @@ async function waitOn(deps: AgentRequestDeps, record: AgentRequestRecord, signal
         await db.agentRequests.close(record.id, 'cancelled');
         return { kind: 'ended' };
       }
-      const left = expires - Date.now();
+      const left = expires - clock.now().getTime();
       if (left <= 0) {
         if (await db.agentRequests.close(record.id, 'timed_out')) return { kind: 'timed_out', blocked: false };
         continue; // answered at the last moment
       }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(pollMs, left));
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+      const woken = new AbortController();
+      wake = () => woken.abort();
+      await clock.sleep(Math.min(pollMs, left), woken.signal);
       wake = null;
     }
   } finally {

@@ -6,17 +6,14 @@ import type { AgentAdapter } from '../agents/adapter';
 import type { TaskGit } from './completion';
 import { DEFAULT_LEASE_STALE_MS, takeRestartRequest } from './daemon-restart';
 import { GitManager } from '../git/git-manager';
-import { buildSnapshot, ensureAgentPool, noticeWaiting, promoteReady, resumePaused, type CycleDeps, type CycleReport } from './cycle';
+import { ensureAgentPool, noticeWaiting, type CycleDeps, type CycleReport } from './cycle';
 import type { EventLog } from './events';
 import type { SkipResult } from './port';
-import { reapLapsedClaims, recoverStaleState, type RecoveryReport } from './recovery';
-import { reconcile } from './reconciler';
-import { schedule } from './scheduler';
+import { recoverStaleState, type RecoveryReport } from './recovery';
+import { loopClock, RunLoop, runnerDeps } from './run-loop';
 import { TaskControl } from './task-control';
-import { claimLaunch } from './task-moves';
-import type { RunnerDeps } from './task-runner';
-import { abortOrphanedRuns, runClaimed, type ClaimedRunHandle } from './claimed-run';
 import type { ProvisioningGit } from './workspace-provisioning';
+import type { Clock } from '../util/clock';
 
 export interface OrchestratorOptions {
   adapters: Record<string, AgentAdapter>;
@@ -42,6 +39,9 @@ export interface OrchestratorOptions {
   /** How long a task may sit in a state nothing moves before the reconciler repairs it (default 10 s). */
   reconcileGraceMs?: number;
   owner?: string;
+  /** The time of the loop's waits (default: the system clock); tests pass a ManualClock and move it. */
+  clock?: Clock;
+  /** The time of day only (a test that sets the date); waits stay on `clock`. */
   now?: () => Date;
   log?: (message: string) => void;
 }
@@ -53,19 +53,13 @@ export interface OrchestratorOptions {
  */
 export class Orchestrator extends TaskControl {
   readonly owner: string;
-  private readonly runs = new Map<string, ClaimedRunHandle>();
+  private readonly loop: RunLoop;
   private readonly waitingNotified = new Set<string>();
   private readonly log: (message: string) => void;
   private readonly now: () => Date;
   private readonly workspaceGit: ProvisioningGit;
-  private timer: NodeJS.Timeout | null = null;
-  private unsubscribe: (() => void) | null = null;
-  private cycling: Promise<void> | null = null;
-  private again = false;
-  private stopped = true;
   private leader = false;
   lastRecovery: RecoveryReport | null = null;
-  private lastReconcile = 0;
 
   constructor(
     db: Database,
@@ -76,8 +70,40 @@ export class Orchestrator extends TaskControl {
     super(db, events, options.log);
     this.owner = options.owner ?? `daemon:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.log = options.log ?? ((m) => console.error(m));
-    this.now = options.now ?? (() => new Date());
+    const clock = loopClock(options);
+    this.now = () => clock.now();
     this.workspaceGit = options.workspaceGit ?? new GitManager();
+    this.loop = new RunLoop(
+      {
+        db,
+        events,
+        machine: this.machine,
+        runner: runnerDeps({ db, events, config, machine: this.machine, log: this.log, clock }, options),
+        cycle: () => this.cycleDeps(),
+        clock,
+        log: this.log,
+      },
+      {
+        logName: 'Orchestrator',
+        claimant: null,
+        reconcileGraceMs: options.reconcileGraceMs ?? 10_000,
+        intervalMs: options.intervalMs ?? 2000,
+        beforePass: async () => {
+          if (!(await this.holdLease())) return false;
+          await this.takeRestartRequest();
+          return true;
+        },
+        mayLaunch: async () => this.localAgents && !(await this.isPaused()),
+        afterLaunches: async (deps, snapshot, report) => {
+          for (const a of report.launched) this.waitingNotified.delete(a.taskId);
+          await noticeWaiting(deps, snapshot, report.launched, this.waitingNotified);
+        },
+        afterPass: options.onTick,
+        onEvent: (event) => {
+          if (event.type === 'task_completed') this.completedCache = null;
+        },
+      },
+    );
   }
 
   get isLeader(): boolean {
@@ -86,76 +112,36 @@ export class Orchestrator extends TaskControl {
 
   /** Task ids with a live agent run in this process. */
   get runningTaskIds(): string[] {
-    return [...this.runs.keys()];
+    return this.loop.runningTaskIds;
   }
 
   async start(): Promise<void> {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.unsubscribe = this.events.subscribe((event) => {
-      if (event.type === 'task_completed') this.completedCache = null;
-      if (event.type !== 'task_progress') this.kick();
-    });
-    await this.runCycle();
-    this.timer = setInterval(() => this.kick(), this.options.intervalMs ?? 2000);
-    this.timer.unref?.();
+    if (!this.loop.isStopped) return;
+    await this.loop.start();
+    await this.loop.runCycle();
   }
 
   /** Stops the loop, aborts live runs (they go back to READY), and gives up the lease. */
   async stop(): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    this.unsubscribe?.();
-    this.unsubscribe = null;
-    await this.cycling;
-    for (const run of this.runs.values()) run.controller.abort();
-    await this.idle();
+    if (this.loop.isStopped) return;
+    await this.loop.stop();
     if (this.leader) await this.db.scheduling.releaseLease(this.owner).catch(() => undefined);
     this.leader = false;
   }
 
   /** Asks for a pass soon (coalesced with one already running). */
   kick(): void {
-    if (this.stopped) return;
-    if (this.cycling) {
-      this.again = true;
-      return;
-    }
-    void this.runCycle();
+    this.loop.kick();
   }
 
   /** Resolves when no agent run is live in this process. */
   async idle(): Promise<void> {
-    while (this.runs.size > 0) await Promise.allSettled([...this.runs.values()].map((r) => r.done));
+    await this.loop.idle();
   }
 
   /** One full pass. Never throws; errors are logged and the next pass tries again. */
   async runCycle(): Promise<CycleReport | null> {
-    if (this.cycling) {
-      this.again = true;
-      await this.cycling;
-      return null;
-    }
-    let report: CycleReport | null = null;
-    const pass = (async () => {
-      do {
-        this.again = false;
-        try {
-          report = await this.cycleOnce();
-        } catch (err) {
-          this.log(`Orchestrator cycle failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-        }
-      } while (this.again && !this.stopped);
-    })();
-    this.cycling = pass;
-    try {
-      await pass;
-    } finally {
-      this.cycling = null;
-    }
-    return report;
+    return this.loop.runCycle();
   }
 
   private completedCache: { at: number; value: Record<string, number> } | null = null;
@@ -184,57 +170,6 @@ export class Orchestrator extends TaskControl {
       windowMs: this.options.windowMs ?? 24 * 3600_000,
       log: this.log,
     };
-  }
-
-  private async cycleOnce(): Promise<CycleReport> {
-    const report: CycleReport = { resumed: [], promoted: [], assignments: [], launched: [], blocked: [] };
-    if (!(await this.holdLease())) return report;
-    await this.takeRestartRequest();
-    await abortOrphanedRuns(this.db, this.runs.values(), this.log);
-    await reapLapsedClaims(this.db, this.events, this.machine, this.now());
-    await this.reconcileNowAndThen();
-    const deps = this.cycleDeps();
-    report.resumed = await resumePaused(deps);
-    report.promoted = await promoteReady(deps);
-    const paused = await this.isPaused();
-    if (!paused && !this.stopped && this.localAgents) {
-      const live = [...this.runs.values()];
-      const busy = new Set(live.map((r) => r.workspaceId));
-      const snapshot = await buildSnapshot(deps, {
-        globalPaused: paused,
-        excludeWorkspaceIds: busy,
-        excludeAgentIds: new Set(live.map((r) => r.agentId)),
-        blocked: report.blocked,
-      });
-      report.assignments = schedule(snapshot);
-      for (const a of report.assignments) {
-        if (this.runs.has(a.taskId)) continue; // its last run is still winding down
-        const runId = randomUUID();
-        const refused = await claimLaunch(this.db, this.machine, { ...a, runId, clock: this.now });
-        if (refused) {
-          this.log(`Launch of ${a.taskId} skipped: ${refused.replace(/_/g, ' ')}.`);
-          continue;
-        }
-        this.launch(a.taskId, a.agentId, a.workspaceId, runId);
-        this.waitingNotified.delete(a.taskId);
-        report.launched.push(a);
-      }
-      await noticeWaiting(deps, snapshot, report.launched, this.waitingNotified);
-    }
-    if (this.options.onTick) {
-      await this.options.onTick().catch((err) => this.log(`Tick callback failed: ${err instanceof Error ? err.message : String(err)}`));
-    }
-    return report;
-  }
-
-  /** The reconciler's pass, at most twice per grace period: what it repairs has waited that long already. */
-  private async reconcileNowAndThen(): Promise<void> {
-    const now = this.now();
-    const graceMs = this.options.reconcileGraceMs ?? 10_000;
-    if (now.getTime() - this.lastReconcile < graceMs / 2) return;
-    this.lastReconcile = now.getTime();
-    const repairs = await reconcile(this.db, this.events, this.machine, { workerId: null, liveTaskIds: this.runningTaskIds, graceMs, now });
-    for (const r of repairs) this.log(`Repaired ${r.taskId} (${r.repair}): ${r.reason}.`);
   }
 
   /** Takes or renews the lease; the first time it is won, recovers what a dead daemon left. */
@@ -273,46 +208,14 @@ export class Orchestrator extends TaskControl {
     this.options.onRestartRequest?.(request.reason);
   }
 
-  private runnerDeps(): RunnerDeps {
-    return {
-      db: this.db,
-      events: this.events,
-      config: this.config,
-      machine: this.machine,
-      git: this.options.git,
-      adapters: this.options.adapters,
-      chatProvider: this.options.chatProvider,
-      progressIntervalMs: this.options.progressIntervalMs ?? 2000,
-      rateLimitBackoffMs: this.options.rateLimitBackoffMs ?? 60_000,
-      log: this.log,
-    };
-  }
-
   private get localAgents(): boolean {
     return this.options.localAgents ?? this.config.agents.local;
-  }
-
-  private launch(taskId: string, agentId: string, workspaceId: string, runId: string): void {
-    const handle: ClaimedRunHandle = {
-      taskId,
-      agentId,
-      workspaceId,
-      runId,
-      controller: new AbortController(),
-      phase: 'starting',
-      done: Promise.resolve(),
-    };
-    this.runs.set(taskId, handle);
-    handle.done = runClaimed(this.runnerDeps(), handle).finally(() => {
-      this.runs.delete(taskId);
-      this.kick();
-    });
   }
 
   /** Stops the task in the database, then ends its live run (the CLI needs ~2 s to exit). */
   override async stopTask(taskId: string): Promise<void> {
     await super.stopTask(taskId);
-    const run = this.runs.get(taskId);
+    const run = this.loop.run(taskId);
     if (run) {
       run.controller.abort();
       await Promise.race([run.done, new Promise((r) => setTimeout(r, 10_000).unref())]);

@@ -17,6 +17,7 @@ import { QUOTA_PAUSE_PREFIX } from '../db/repositories/scheduling';
 import type { TaskStateMachine } from './state-machine';
 import { queuePendingFollowUp, taskInbox, takeFollowUp } from './task-conversation';
 import { taskAgentRequests } from './agent-requests';
+import { systemClock, type Clock } from '../util/clock';
 
 export interface RunnerDeps {
   db: Database;
@@ -29,6 +30,8 @@ export interface RunnerDeps {
   progressIntervalMs: number;
   rateLimitBackoffMs: number;
   log: (message: string) => void;
+  /** The time of backoffs and of how long a request waits for a person (default: the system clock). */
+  clock?: Clock;
 }
 
 export interface RunHandle {
@@ -270,7 +273,7 @@ async function settle(
   }
   if (outcome.status === 'rate_limited') {
     const pauses = await db.taskRuns.recentRateLimitPauses(task.id);
-    const now = new Date();
+    const now = (deps.clock ?? systemClock).now();
     const until = resumeTime(
       { message: outcome.errorMessage, resetsAt: outcome.resetsAt, consecutivePauses: pauses - 1 },
       now,

@@ -14,6 +14,7 @@ import { Migration20261125160000 } from './Migration20261125160000_fleet_lock_or
 import { Migration20261125170000 } from './Migration20261125170000_approvals_by_requester';
 import { Migration20261125200700 } from './Migration20261125200700_automations';
 import { Migration20261125200500 } from './Migration20261125200500_task_rooms';
+import { Migration20261125200100 } from './Migration20261125200100_wake_workers';
 
 /** Every migration, oldest first. Add a new file and list it here; never edit a shipped one. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -32,4 +33,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261125170000_approvals_by_requester', class: Migration20261125170000 },
   { name: 'Migration20261125200700_automations', class: Migration20261125200700 },
   { name: 'Migration20261125200500_task_rooms', class: Migration20261125200500 },
+  { name: 'Migration20261125200100_wake_workers', class: Migration20261125200100 },
 ];

@@ -20,57 +20,55 @@ async function rows<T>(tx: SqlEntityManager, sql: string, params: unknown[]): Pr
 /**
  * The scheduler's rules, read again inside the claim's transaction: on SQLite after the claim's
  * first write took the database's one write lock, on PostgreSQL after the project's row is locked
- * (FOR NO KEY UPDATE), so no other claim can change what is read here before this one commits. Null
- * when the task may start.
+ * (FOR NO KEY UPDATE), so no other claim can change what is read here before this one commits.
+ * One statement, so a claim pays one round trip for all of them. Null when the task may start.
  */
 export async function fleetRefusal(tx: SqlEntityManager, taskId: string, now: Date): Promise<FleetRefusal | null> {
-  const [task] = await rows<{ project_id: string; status: string; max_concurrent_agents: number; active: number; open_deps: number }>(
+  const at = now.getTime();
+  const [task] = await rows<{
+    status: string;
+    max_concurrent_agents: number;
+    active: number;
+    open_deps: number;
+    paused: unknown;
+    quota_hold: unknown;
+    budget_spent: unknown;
+  }>(
     tx,
-    `select t.project_id, p.status, p.max_concurrent_agents,
+    `select p.status, p.max_concurrent_agents,
             (select coalesce(sum(c.n), 0) from task_status_counts c
               where c.project_id = p.id and c.status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT')) as active,
             (select count(*) from task_dependencies d join tasks u on u.id = d.depends_on_id
-              where d.task_id = t.id and u.status <> 'COMPLETED') as open_deps
+              where d.task_id = t.id and u.status <> 'COMPLETED') as open_deps,
+            (select value from system_state where key = 'orchestrator_paused') as paused,
+            exists (select 1 from tasks q where q.status = 'PAUSED' and q.resume_after > ? and q.pause_reason like ?) as quota_hold,
+            exists (select 1 from budgets b
+                     where (b.project_id = t.project_id or b.scope = ?)
+                       and ((b.token_limit is not null and b.token_limit <= (${USED('tokens')}))
+                         or (b.cost_limit_usd is not null and b.cost_limit_usd <= (${USED('cost_usd')})))) as budget_spent
        from tasks t join projects p on p.id = t.project_id
       where t.id = ?`,
-    [taskId],
+    [at, `${QUOTA_PREFIX}%`, GLOBAL_BUDGET_SCOPE, at, at, at, at, taskId],
   );
   if (!task) return null; // the state machine's move reports a missing task
   if (task.status !== 'ACTIVE') return 'project_paused';
   if (Number(task.active) >= Number(task.max_concurrent_agents)) return 'project_full';
   if (Number(task.open_deps) > 0) return 'dependencies_open';
-  const [paused] = await rows<{ value: unknown }>(tx, "select value from system_state where key = 'orchestrator_paused'", []);
-  if (paused && (paused.value === true || paused.value === 'true' || paused.value === 1)) return 'orchestrator_paused';
-  const hold = await rows<{ id: string }>(
-    tx,
-    "select id from tasks where status = 'PAUSED' and resume_after > ? and pause_reason like ? limit 1",
-    [now.getTime(), `${QUOTA_PREFIX}%`],
-  );
-  if (hold.length > 0) return 'quota_hold';
-  return (await budgetSpent(tx, task.project_id, now)) ? 'budget_spent' : null;
+  if (task.paused === true || task.paused === 'true' || task.paused === 1) return 'orchestrator_paused';
+  if (truthy(task.quota_hold)) return 'quota_hold';
+  return truthy(task.budget_spent) ? 'budget_spent' : null;
 }
 
-/** Whether the project's budget or the global one is used up over its window. */
-async function budgetSpent(tx: SqlEntityManager, projectId: string, now: Date): Promise<boolean> {
-  const budgets = await rows<{
-    project_id: string | null;
-    token_limit: number | null;
-    cost_limit_usd: number | null;
-    window_hours: number;
-  }>(tx, 'select project_id, token_limit, cost_limit_usd, window_hours from budgets where project_id = ? or scope = ?', [
-    projectId,
-    GLOBAL_BUDGET_SCOPE,
-  ]);
-  for (const b of budgets) {
-    const since = now.getTime() - Number(b.window_hours) * 3600_000;
-    const scoped = b.project_id !== null;
-    const [used] = await rows<{ tokens: number | null; cost: number | null }>(
-      tx,
-      `select sum(tokens) as tokens, sum(cost_usd) as cost from token_usage where ${scoped ? 'project_id = ? and ' : ''}created_at >= ?`,
-      scoped ? [projectId, since] : [since],
-    );
-    if (b.token_limit !== null && Number(used?.tokens ?? 0) >= Number(b.token_limit)) return true;
-    if (b.cost_limit_usd !== null && Number(used?.cost ?? 0) >= Number(b.cost_limit_usd)) return true;
-  }
-  return false;
+/** A boolean as either database returns it (PostgreSQL: true/false; SQLite: 1/0). */
+const truthy = (value: unknown) => value === true || Number(value) === 1;
+
+/**
+ * What budget `b` (of the outer query) has used of `column` over its window ending at the
+ * parameter: its project's usage, or everyone's for the global budget.
+ */
+function USED(column: 'tokens' | 'cost_usd'): string {
+  return `case when b.project_id is null
+      then (select coalesce(sum(u.${column}), 0) from token_usage u where u.created_at >= ? - b.window_hours * 3600000)
+      else (select coalesce(sum(u.${column}), 0) from token_usage u where u.project_id = b.project_id and u.created_at >= ? - b.window_hours * 3600000)
+    end`;
 }

@@ -70,13 +70,16 @@ export class TaskRunRepository {
           }
         };
         if (pg) {
-          const free = await tx.execute("select id from tasks where id = ? and status = 'READY' for update skip locked", [input.taskId]);
+          // One round trip for both locks, in LOCK-ORDER.md's order: the task, passed over when
+          // another claimer holds it, then its project. NO KEY UPDATE: claims of one project take
+          // turns, yet the foreign-key checks of other transactions moving its tasks (FOR KEY
+          // SHARE) are not held up.
+          const free = await tx.execute(
+            `select t.id from tasks t join projects p on p.id = t.project_id where t.id = ? and t.status = 'READY'
+               for update of t skip locked for no key update of p`,
+            [input.taskId],
+          );
           if ((free as unknown[]).length === 0) throw new Refused('task_not_ready');
-          // NO KEY UPDATE: claims of one project take turns, yet the foreign-key checks of other
-          // transactions moving its tasks (FOR KEY SHARE) are not held up (LOCK-ORDER.md).
-          await tx.execute('select p.id from projects p join tasks t on t.project_id = p.id where t.id = ? for no key update of p', [
-            input.taskId,
-          ]);
         } else {
           // SQLite: a write first takes the database's one write lock, so the reads below are current.
           await lockWorkspace();
@@ -84,20 +87,28 @@ export class TaskRunRepository {
         const refusal = await fleetRefusal(tx, input.taskId, now);
         if (refusal) throw new Refused(refusal);
         if (!(await assign(tx))) throw new Refused('task_not_ready');
-        await tx.execute('update tasks set current_run_id = ?, claimed_by = ?, lease_expires_at = ? where id = ?', [
-          input.runId,
-          workerId,
-          workerId ? now.getTime() + (input.leaseMs ?? 30_000) : null,
-          input.taskId,
-        ]);
-        await tx.execute('insert into task_runs (id, task_id, worker_id, agent_id, workspace_id, claimed_at) values (?, ?, ?, ?, ?, ?)', [
-          input.runId,
-          input.taskId,
-          workerId,
-          input.agentId,
-          input.workspaceId,
-          now.getTime(),
-        ]);
+        const lease = workerId ? now.getTime() + (input.leaseMs ?? 30_000) : null;
+        const run = [input.runId, input.taskId, workerId, input.agentId, input.workspaceId, now.getTime()];
+        if (pg) {
+          // The claim and its run record in one round trip (tasks, then task_runs: LOCK-ORDER.md).
+          await tx.execute(
+            `with claimed as (update tasks set current_run_id = ?, claimed_by = ?, lease_expires_at = ? where id = ? returning id)
+             insert into task_runs (id, task_id, worker_id, agent_id, workspace_id, claimed_at)
+               values (?, (select id from claimed), ?, ?, ?, ?)`,
+            [input.runId, workerId, lease, input.taskId, run[0], run[2], run[3], run[4], run[5]],
+          );
+        } else {
+          await tx.execute('update tasks set current_run_id = ?, claimed_by = ?, lease_expires_at = ? where id = ?', [
+            input.runId,
+            workerId,
+            lease,
+            input.taskId,
+          ]);
+          await tx.execute(
+            'insert into task_runs (id, task_id, worker_id, agent_id, workspace_id, claimed_at) values (?, ?, ?, ?, ?, ?)',
+            run,
+          );
+        }
         const agent = await changes(
           tx,
           "update agents set state = 'BUSY', current_task = ?, last_heartbeat = ? where id = ? and state = 'IDLE' and current_task is null",

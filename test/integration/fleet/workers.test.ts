@@ -1,3 +1,4 @@
+import { ManualClock } from '../../../src/util/clock';
 import { gitOut } from '../../support/git-fixtures';
 import { untilAborted, waitFor, writeIn } from '../orchestrator/harness';
 import { makeFleet, overlappingRuns, peakConcurrency, type Fleet } from './fleet-harness';
@@ -76,13 +77,13 @@ describe('workers on many machines (in-process workers, one connection each)', (
   it('a lapsed claim goes back to READY and runs elsewhere; the dead worker keeps its workspace, its run is fenced off', async () => {
     fleet = await makeFleet();
     const [id] = await createTasks(1);
-    const ghost = await fleet.addWorker('ghost', { leaseMs: 1000 });
+    // The ghost's clock never moves: no heartbeat and no timed pass (what kill -9 or a lost network leaves).
+    const ghost = await fleet.addWorker('ghost', { leaseMs: 1000, clock: new ManualClock() });
     ghost.adapter.on(id, (req) => untilAborted(req).then(() => ({ status: 'aborted' as const })));
     await waitFor(async () => (await fleet.rt.db.tasks.get(id))?.status === 'IN_PROGRESS', 30_000, 'the ghost to start the task');
     const [ghostRun] = await fleet.rt.db.runRecords.forTask(id);
-    // The ghost's process freezes: no heartbeat, no cycle (what kill -9 or a lost network leaves).
-    (ghost.worker as unknown as { timers: NodeJS.Timeout[] }).timers.forEach(clearInterval);
-    await fleet.addWorker('alive');
+    // Seen from a worker whose time of day is past the ghost's lease, the claim has lapsed already.
+    await fleet.addWorker('alive', { now: () => new Date(Date.now() + 1500) });
     await waitFor(async () => (await fleet.rt.db.tasks.get(id))?.status === 'COMPLETED', 30_000, 'the task to complete elsewhere');
 
     const runs = await fleet.rt.db.runRecords.forTask(id);

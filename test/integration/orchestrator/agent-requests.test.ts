@@ -4,6 +4,7 @@ import type { PermissionAsk } from '../../../src/agents/agent-requests';
 import { DEFAULT_TOOL_POLICY } from '../../../src/agents/agent-requests';
 import { loadConfig } from '../../../src/config';
 import { createRuntime } from '../../../src/runtime';
+import { ManualClock } from '../../../src/util/clock';
 import { putTask } from '../../support/task-fixtures';
 import { makeHarness, untilAborted, waitFor, type Harness } from './harness';
 
@@ -241,36 +242,45 @@ describe('agents asking people', () => {
   });
 
   it('lets the agent go on without an answer after the timeout, and says so', async () => {
-    h = await makeHarness({ env: { AQ_ASK_PEOPLE: 'true', AQ_ASK_TIMEOUT_SECONDS: '1' } });
+    h = await makeHarness({ env: { AQ_ASK_PEOPLE: 'true' } });
+    const clock = new ManualClock();
     let got: unknown = null;
     h.adapter.fallback = async (req) => {
       got = await req.agentRequests!.askQuestions([QUESTION], req.signal);
       return {};
     };
-    await h.start();
+    await h.start({ clock });
     const id = await h.task('Nobody home');
+    const request = await pending(id);
+    expect(request.expiresAt?.getTime()).toBe(clock.now().getTime() + 3_600_000);
+    clock.advance(3_599_000);
+    expect(await h.status(id)).toBe('WAITING_INPUT');
+    clock.advance(1000);
     await h.waitStatus(id, 'COMPLETED');
     expect(got).toEqual({
       answered: false,
-      message: 'Nobody answered within 1 second. Go on with your best judgement, and say in your summary what you assumed.',
+      message: 'Nobody answered within 60 minutes. Go on with your best judgement, and say in your summary what you assumed.',
     });
-    expect(h.eventsOf('agent_request_timed_out', id)[0].payload).toMatchObject({ kind: 'question', action: 'skip', timeout_seconds: 1 });
+    expect(h.eventsOf('agent_request_timed_out', id)[0].payload).toMatchObject({ kind: 'question', action: 'skip', timeout_seconds: 3600 });
     expect((await h.rt.db.agentRequests.list({ taskId: id }))[0].status).toBe('timed_out');
   });
 
   it('blocks the task when the project says an unanswered request blocks it', async () => {
-    h = await makeHarness({ env: { AQ_ASK_PEOPLE: 'true', AQ_ASK_TIMEOUT_SECONDS: '1', AQ_ASK_TIMEOUT_ACTION: 'block' } });
+    h = await makeHarness({ env: { AQ_ASK_PEOPLE: 'true', AQ_ASK_TIMEOUT_SECONDS: '90', AQ_ASK_TIMEOUT_ACTION: 'block' } });
+    const clock = new ManualClock();
     let got: unknown = null;
     h.adapter.fallback = async (req) => {
       got = await req.agentRequests!.askPermission(MAKE, req.signal);
       await untilAborted(req);
       return { status: 'aborted', summary: '' };
     };
-    await h.start();
+    await h.start({ clock });
     const id = await h.task('Blocked on silence');
+    await pending(id);
+    clock.advance(90_000);
     await h.waitStatus(id, 'BLOCKED');
     await waitFor(async () => h.eventsOf('task_blocked', id)[0]);
-    expect(h.eventsOf('task_blocked', id)[0].payload.reason).toBe("Nobody answered the agent's permission request within 1 second.");
+    expect(h.eventsOf('task_blocked', id)[0].payload.reason).toBe("Nobody answered the agent's permission request within 90 seconds.");
     await waitFor(async () => got);
     expect(got).toMatchObject({ decision: 'deny', stop: true });
     await waitFor(async () => h.rt.daemon()!.runningTaskIds.length === 0, 60_000, 'the run to end');

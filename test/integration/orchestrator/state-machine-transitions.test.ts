@@ -9,6 +9,7 @@ import { gitOut } from '../../support/git-fixtures';
 import { putTask } from '../../support/task-fixtures';
 import { installFakeForges } from '../../support/fake-forges';
 import { PrFollower } from '../../../src/orchestrator/pr-follower';
+import { ManualClock } from '../../../src/util/clock';
 import { makeHarness, untilAborted, waitFor, writeIn, type Harness } from './harness';
 
 /**
@@ -286,19 +287,21 @@ Object.assign(scenarios, {
     return id;
   },
   'WAITING_INPUT INPUT_TIMEOUT': async (h: Harness) => {
-    const id = await waitingTask(h, 'Nobody answers');
+    const clock = new ManualClock();
+    const id = await waitingTask(h, 'Nobody answers', clock);
+    clock.advance(3_600_000);
     await h.waitStatus(id, 'BLOCKED');
     return id;
   },
 } satisfies Record<string, Scenario>);
 
-/** Extra settings a scenario needs (a short timeout that blocks). */
+/** Extra settings a scenario needs (a timeout that blocks). */
 const ENV: Record<string, Record<string, string>> = {
-  'WAITING_INPUT INPUT_TIMEOUT': { AQ_ASK_TIMEOUT_SECONDS: '1', AQ_ASK_TIMEOUT_ACTION: 'block' },
+  'WAITING_INPUT INPUT_TIMEOUT': { AQ_ASK_TIMEOUT_ACTION: 'block' },
 };
 
 /** A running task whose agent asks a question and waits (until answered, or its run ends). */
-async function waitingTask(h: Harness, title: string): Promise<string> {
+async function waitingTask(h: Harness, title: string, clock?: ManualClock): Promise<string> {
   h.adapter.fallback = async (req) => {
     const answer = await req.agentRequests!.askQuestions(
       [{ question: 'Which one?', options: [{ label: 'A' }, { label: 'B' }] }],
@@ -310,7 +313,7 @@ async function waitingTask(h: Harness, title: string): Promise<string> {
     }
     return { summary: answer.answered ? `chose ${answer.answers['Which one?']}` : 'went on' };
   };
-  await h.start();
+  await h.start(clock ? { clock } : {});
   const id = await h.task(title);
   await h.waitStatus(id, 'WAITING_INPUT');
   return id;
