@@ -14,6 +14,7 @@ import { Migration20261125160000 } from './Migration20261125160000_fleet_lock_or
 import { Migration20261125170000 } from './Migration20261125170000_approvals_by_requester';
 import { Migration20261125200200 } from './Migration20261125200200_chain_blockers';
 import { Migration20261125200210 } from './Migration20261125200210_task_keyset_order';
+import { Migration20261125200220 } from './Migration20261125200220_event_count_stripes';
 
 /** Every migration, oldest first. Add a new file and list it here; never edit a shipped one. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -32,4 +33,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261125170000_approvals_by_requester', class: Migration20261125170000 },
   { name: 'Migration20261125200200_chain_blockers', class: Migration20261125200200 },
   { name: 'Migration20261125200210_task_keyset_order', class: Migration20261125200210 },
+  { name: 'Migration20261125200220_event_count_stripes', class: Migration20261125200220 },
 ];
