@@ -6,6 +6,7 @@ import { runSlackBench } from './slack-bench';
 import { runCliBench } from './cli-bench';
 import { runFleetBench, runFleetThroughputBench, runFleetThroughputPostgresBench } from './fleet-bench';
 import { runPostgresCommandsBench } from './postgres-bench';
+import { runPostgresReadsBench, runReadsBench } from './reads-bench';
 
 type Suite = { name: string; run: () => Promise<BenchRow[]> };
 
@@ -13,6 +14,8 @@ const SUITES: Suite[] = [
   { name: 'plan', run: runPlanBench },
   { name: 'commands', run: () => runCommandsBench() },
   { name: 'commands-postgresql', run: () => runPostgresCommandsBench() },
+  { name: 'reads', run: () => runReadsBench() },
+  { name: 'reads-postgresql', run: () => runPostgresReadsBench() },
   { name: 'scheduler', run: runSchedulerBench },
   { name: 'slack', run: () => runSlackBench() },
   { name: 'cli', run: runCliBench },

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { TaskStateMachine } from '../orchestrator/state-machine';
 import { promoteWaiting } from '../orchestrator/task-moves';
+import type { TaskPlace } from '../db/repositories/tasks';
 import { CommandError, defineCommand } from './catalog';
+import { cursorField, decodeCursor, encodeCursor } from './cursor';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { projectIdOrActive, requireProject } from './projects';
 import { boolean, integer, optional, requiredText, stringList } from './schema';
@@ -30,17 +32,21 @@ export const listTasks = defineCommand({
   name: 'list_tasks',
   group: 'tasks',
   kind: 'read',
-  description: `List tasks in queue order (priority, then age), at most ${LIST_TASKS_LIMIT}; total counts every match, and next_offset (null at the end) asks for the next slice.`,
+  description: `List tasks in queue order (priority, then age), at most ${LIST_TASKS_LIMIT}; total counts every match, and next_offset (null at the end) asks for the next slice. For deep pages pass next_cursor back as cursor instead of an offset.`,
   input: z.object({
     project_id: optional(requiredText('Only this project')),
     status: optional(taskStatus('Only tasks in this status')),
     ...pageFields(TASK_LIST),
+    cursor: cursorField(),
   }),
   list: TASK_LIST,
-  async run({ project_id, status, ...paging }, ctx) {
+  async run({ project_id, status, cursor, ...paging }, ctx) {
+    if (cursor !== undefined && paging.offset !== undefined) throw new CommandError('Give either offset or cursor, not both.');
     if (project_id) await requireProject(ctx, project_id);
     const page = pageOf(paging, LIST_TASKS_LIMIT);
-    const { tasks, total } = await ctx.db.tasks.list({ projectId: project_id, status }, page.limit, { offset: page.offset });
+    const after = cursor === undefined ? undefined : placeOf(decodeCursor(cursor, 3, 'list_tasks'));
+    const { tasks, total, more } = await ctx.db.tasks.list({ projectId: project_id, status }, page.limit, { offset: page.offset, after });
+    const last = tasks.at(-1);
     return {
       tasks: tasks.map((t) => ({
         id: t.id,
@@ -51,10 +57,14 @@ export const listTasks = defineCommand({
         assigned_agent: t.assignedAgent,
       })),
       total,
-      next_offset: nextOffset(page, tasks.length, total),
+      // A page reached by cursor has no known offset: follow next_cursor from there.
+      next_offset: after ? null : nextOffset(page, tasks.length, total),
+      next_cursor: more && last ? encodeCursor([last.place.priority, last.place.createdAt, last.place.seq]) : null,
     };
   },
 });
+
+const placeOf = ([priority, createdAt, seq]: number[]): TaskPlace => ({ priority, createdAt, seq });
 
 export const createTask = defineCommand({
   name: 'create_task',

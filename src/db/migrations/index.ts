@@ -15,6 +15,9 @@ import { Migration20261125170000 } from './Migration20261125170000_approvals_by_
 import { Migration20261125200700 } from './Migration20261125200700_automations';
 import { Migration20261125200500 } from './Migration20261125200500_task_rooms';
 import { Migration20261125200100 } from './Migration20261125200100_wake_workers';
+import { Migration20261125200200 } from './Migration20261125200200_chain_blockers';
+import { Migration20261125200210 } from './Migration20261125200210_task_keyset_order';
+import { Migration20261125200220 } from './Migration20261125200220_event_count_stripes';
 
 /** Every migration, oldest first. Add a new file and list it here; never edit a shipped one. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -34,4 +37,7 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261125200700_automations', class: Migration20261125200700 },
   { name: 'Migration20261125200500_task_rooms', class: Migration20261125200500 },
   { name: 'Migration20261125200100_wake_workers', class: Migration20261125200100 },
+  { name: 'Migration20261125200200_chain_blockers', class: Migration20261125200200 },
+  { name: 'Migration20261125200210_task_keyset_order', class: Migration20261125200210 },
+  { name: 'Migration20261125200220_event_count_stripes', class: Migration20261125200220 },
 ];

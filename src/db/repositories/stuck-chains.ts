@@ -55,22 +55,22 @@ export async function stuckDownstreamPages(
 
 /**
  * A page of the BLOCKED tasks of a project that hold something up (a task waiting on them
- * directly is unfinished), in queue order, and how many there are: the work grows with the
- * project's BLOCKED tasks, not with its history.
+ * directly is unfinished), in queue order, and how many there are, from the trigger-kept
+ * chain_blockers (migration …_chain_blockers): one index range, whatever the project's history.
  */
 export async function blockedHoldingUp(
   conn: Connection,
   projectId: string,
   page: { limit: number; offset: number },
 ): Promise<{ tasks: Array<{ id: string; title: string }>; total: number }> {
-  const holdsUp = `from tasks b where b.project_id = ? and b.status = 'BLOCKED'
-    and exists (select 1 from task_dependencies d join tasks t on t.id = d.task_id where d.depends_on_id = b.id and t.status <> 'COMPLETED')`;
   const [tasks, counts] = await Promise.all([
     conn.execute<Array<{ id: string; title: string }>>(
-      `select b.id, b.title ${holdsUp} order by b.priority, b.created_at, b.id limit ? offset ?`,
+      `select t.id, t.title from chain_blockers c join tasks t on t.id = c.task_id
+        where c.project_id = ? and c.holds_up = true
+        order by c.priority, c.created_at, c.task_id limit ? offset ?`,
       [projectId, page.limit, page.offset],
     ),
-    conn.execute<Array<{ n: number }>>(`select count(*) as n ${holdsUp}`, [projectId]),
+    conn.execute<Array<{ n: number }>>('select count(*) as n from chain_blockers where project_id = ? and holds_up = true', [projectId]),
   ]);
   return { tasks: tasks.map((t) => ({ id: t.id, title: t.title })), total: Number(counts[0]?.n ?? 0) };
 }

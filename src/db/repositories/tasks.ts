@@ -21,6 +21,13 @@ export interface TaskListFilter {
   statuses?: TaskStatus[];
 }
 
+/** Where a task stands in queue order: the key keyset paging continues after. */
+export interface TaskPlace {
+  priority: number;
+  createdAt: number;
+  seq: number;
+}
+
 export interface TaskSummaryRow {
   id: string;
   projectId: string;
@@ -28,6 +35,18 @@ export interface TaskSummaryRow {
   status: TaskStatus;
   priority: number;
   assignedAgent: string | null;
+  place: TaskPlace;
+}
+
+interface TaskListRow {
+  id: string;
+  project_id: string;
+  title: string;
+  status: TaskStatus;
+  priority: number;
+  assigned_agent: string | null;
+  created_at: number | string;
+  seq: number | string;
 }
 
 function whereOf(filter: TaskListFilter): FilterQuery<Task> {
@@ -113,15 +132,16 @@ export class TaskRepository {
   }
 
   /**
-   * One page of tasks in queue order (priority, then age), `offset` matches in, and the count of
-   * all matches, read from the trigger-kept task_status_counts (its keys are exactly the filter's
-   * columns), so the count does not grow with the number of tasks.
+   * One page of tasks in queue order (priority, then age, then insertion order: unique), from
+   * `offset` matches in or after the task whose `placeOf` is `after` (keyset: through the order
+   * index however deep), the count of all matches, read from the trigger-kept task_status_counts
+   * (its keys are exactly the filter's columns), and whether more follow.
    */
   async list(
     filter: TaskListFilter,
     limit: number,
-    options: { count?: boolean; offset?: number } = {},
-  ): Promise<{ tasks: TaskSummaryRow[]; total: number }> {
+    options: { count?: boolean; offset?: number; after?: TaskPlace } = {},
+  ): Promise<{ tasks: TaskSummaryRow[]; total: number; more: boolean }> {
     const conditions: string[] = [];
     const params: unknown[] = [];
     if (filter.projectId) {
@@ -135,33 +155,40 @@ export class TaskRepository {
     }
     const where = conditions.length ? `where ${conditions.join(' and ')}` : '';
     const conn = this.em().getConnection();
-    const { taskInsertionOrder, taskRowKey: key } = dialectOf(conn);
-    const order = `priority, created_at, ${taskInsertionOrder}`;
+    const { taskInsertionOrder: seq, taskRowKey: key } = dialectOf(conn);
+    const order = `priority, created_at, ${seq}`;
+    const columns = `id, project_id, title, status, priority, assigned_agent, created_at, ${seq} as seq`;
+    const page = options.after
+      ? conn.execute<TaskListRow[]>(
+          `select ${columns} from tasks ${where ? `${where} and` : 'where'} (${order}) > (?, ?, ?) order by ${order} limit ?`,
+          [...params, options.after.priority, options.after.createdAt, options.after.seq, limit + 1],
+        )
+      : conn.execute<TaskListRow[]>(
+          // The page's rowids come from an index-only walk (each SQLite order index ends in the rowid),
+          // so a deep offset skips index entries instead of reading and discarding whole rows.
+          `select ${columns} from tasks
+            where ${key} in (select ${key} from tasks ${where} order by ${order} limit ? offset ?)
+            order by ${order}`,
+          [...params, limit + 1, options.offset ?? 0],
+        );
     const [rows, counts] = await Promise.all([
-      conn.execute<
-        Array<{ id: string; project_id: string; title: string; status: TaskStatus; priority: number; assigned_agent: string | null }>
-      >(
-        // The page's rowids come from an index-only walk (each SQLite order index ends in the rowid),
-        // so a deep offset skips index entries instead of reading and discarding whole rows.
-        `select id, project_id, title, status, priority, assigned_agent from tasks
-          where ${key} in (select ${key} from tasks ${where} order by ${order} limit ? offset ?)
-          order by ${order}`,
-        [...params, limit, options.offset ?? 0],
-      ),
+      page,
       options.count === false
         ? Promise.resolve([{ n: -1 }])
         : conn.execute<Array<{ n: number }>>(`select coalesce(sum(n), 0) as n from task_status_counts ${where}`, params),
     ]);
     return {
-      tasks: rows.map((r) => ({
+      tasks: rows.slice(0, limit).map((r) => ({
         id: r.id,
         projectId: r.project_id,
         title: r.title,
         status: r.status,
         priority: Number(r.priority),
         assignedAgent: r.assigned_agent ?? null,
+        place: { priority: Number(r.priority), createdAt: Number(r.created_at), seq: Number(r.seq) },
       })),
       total: Number(counts[0]?.n ?? 0),
+      more: rows.length > limit,
     };
   }
 

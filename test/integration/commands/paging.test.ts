@@ -31,7 +31,7 @@ describe('list_tasks pages reach every task', () => {
     const first = (await rt.exec('list_tasks')) as Page<'tasks'>;
     expect(first.tasks).toHaveLength(200);
     expect(first).toMatchObject({ total: 480, next_offset: 200 });
-    expect(Object.keys(first).sort()).toEqual(['next_offset', 'tasks', 'total']);
+    expect(Object.keys(first).sort()).toEqual(['next_cursor', 'next_offset', 'tasks', 'total']);
 
     const pages = await walkPages(rt, 'list_tasks', 'tasks', {});
     expect(pages.map((p) => [p.tasks.length, p.total, p.next_offset])).toEqual([
@@ -51,8 +51,13 @@ describe('list_tasks pages reach every task', () => {
 
     expect(await rt.exec('list_tasks', { status: 'FAILED', limit: 20, offset: 20 })).toMatchObject({ total: 30, next_offset: null });
     expect(((await rt.exec('list_tasks', { status: 'FAILED', limit: 20, offset: 20 })) as Page<'tasks'>).tasks).toHaveLength(10);
-    expect(await rt.exec('list_tasks', { project_id: 'beta', status: 'READY' })).toEqual({ tasks: [], total: 0, next_offset: null });
-    expect(await rt.exec('list_tasks', { offset: 10_000 })).toEqual({ tasks: [], total: 480, next_offset: null });
+    expect(await rt.exec('list_tasks', { project_id: 'beta', status: 'READY' })).toEqual({
+      tasks: [],
+      total: 0,
+      next_offset: null,
+      next_cursor: null,
+    });
+    expect(await rt.exec('list_tasks', { offset: 10_000 })).toEqual({ tasks: [], total: 480, next_offset: null, next_cursor: null });
     expect(await rt.exec('list_tasks', { limit: 201 })).toEqual({ error: expect.stringContaining('limit') });
     expect(await rt.exec('list_tasks', { offset: -1 })).toEqual({ error: expect.stringContaining('offset') });
 
@@ -60,6 +65,59 @@ describe('list_tasks pages reach every task', () => {
     await rt.exec('delete_task', { task_id: 'alpha-0' });
     await rt.exec('delete_project', { project_id: 'beta' });
     expect(await rt.exec('list_tasks', { offset: 400 })).toMatchObject({ total: 449, next_offset: null });
+  });
+
+  it('list_tasks pages by cursor in the same unique order as by offset, through ties, to the last page', async () => {
+    // Every task of a project shares one priority and one created_at: only the tiebreaker orders them.
+    const now = Date.now();
+    const tied = Array.from({ length: 130 }, (_, i) => `('tie-${i}', 'alpha', 'Tie ${i}', 'd', 'READY', 5, ${now}, ${now})`);
+    const conn = rt.db.em().getConnection();
+    await conn.execute(
+      `insert into tasks (id, project_id, title, description, status, priority, created_at, updated_at) values ${tied.join(', ')}`,
+    );
+    await insertTasks(rt, 'beta', 70);
+
+    const byOffset = (await walkPages(rt, 'list_tasks', 'tasks', { limit: 50 })).flatMap((p) => p.tasks.map((t) => t.id));
+    const pages: Array<Page<'tasks'> & { next_cursor: string | null }> = [];
+    let cursor: string | undefined;
+    do {
+      const page = (await rt.exec('list_tasks', { limit: 50, ...(cursor && { cursor }) })) as Page<'tasks'> & {
+        next_cursor: string | null;
+      };
+      expect(page.error).toBeUndefined();
+      pages.push(page);
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor && pages.length < 20);
+    expect(pages.map((p) => [p.tasks.length, p.total, p.next_offset])).toEqual([
+      [50, 200, 50],
+      [50, 200, null],
+      [50, 200, null],
+      [50, 200, null],
+    ]);
+    expect(pages.at(-1)!.next_cursor).toBeNull();
+    const byCursor = pages.flatMap((p) => p.tasks.map((t) => t.id));
+    expect(byCursor).toEqual(byOffset);
+    expect(new Set(byCursor).size).toBe(200);
+
+    // Filtered, and an exact last page: the cursor of the 60th beta task leaves 10.
+    const beta = (await rt.exec('list_tasks', { project_id: 'beta', limit: 60 })) as Page<'tasks'> & { next_cursor: string };
+    const rest = (await rt.exec('list_tasks', { project_id: 'beta', limit: 60, cursor: beta.next_cursor })) as Page<'tasks'> & {
+      next_cursor: string | null;
+    };
+    expect(rest.tasks.map((t) => t.id)).toEqual(byOffset.filter((id) => String(id).startsWith('beta-')).slice(60));
+    expect(rest).toMatchObject({ total: 70, next_offset: null, next_cursor: null });
+    expect(((await rt.exec('list_tasks', { project_id: 'beta', limit: 70 })) as { next_cursor: null }).next_cursor).toBeNull();
+
+    // A page starts after its cursor's task even when that task has gone since.
+    const second = pages[1].tasks.map((t) => t.id);
+    await rt.exec('delete_task', { task_id: pages[0].tasks[49].id as string });
+    const after = (await rt.exec('list_tasks', { limit: 50, cursor: pages[0].next_cursor! })) as Page<'tasks'>;
+    expect(after.tasks.map((t) => t.id)).toEqual(second);
+
+    expect(await rt.exec('list_tasks', { cursor: 'not-a-cursor' })).toEqual({ error: expect.stringContaining('not one list_tasks gave') });
+    expect(await rt.exec('list_tasks', { cursor: pages[0].next_cursor!, offset: 50 })).toEqual({
+      error: 'Give either offset or cursor, not both.',
+    });
   });
 
   it("get_chain_health pages the chains of a project, and bounds each chain and a task's downstream", async () => {

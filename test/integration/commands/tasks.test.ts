@@ -135,7 +135,7 @@ describe('task commands', () => {
     expect(inBeta.total).toBe(1);
     expect(inBeta.tasks.map((t) => t.title)).toEqual(['B']);
     const awaiting = (await rt.exec('list_tasks', { status: 'AWAITING_APPROVAL' })) as { tasks: Array<{ id: string }>; total: number };
-    expect(awaiting).toEqual({ tasks: [expect.objectContaining({ id: a.created })], total: 1, next_offset: null });
+    expect(awaiting).toEqual({ tasks: [expect.objectContaining({ id: a.created })], total: 1, next_offset: null, next_cursor: null });
     expect(await rt.exec('get_task', { task_id: a.created })).toMatchObject({ pr_url: 'https://example.test/pr/1' });
     expect(await rt.exec('list_tasks', { project_id: 'ghost' })).toEqual({ error: "Project 'ghost' not found." });
   });

@@ -29,11 +29,12 @@ describe('history counts migration', () => {
     const db = await Database.open(file);
     try {
       const conn = db.em().getConnection();
-      expect(await conn.execute('select name, n from history_counts order by name')).toEqual([
-        { name: 'events', n: 4 },
+      // The events' count is split over stripes since migration …_event_count_stripes.
+      expect(await conn.execute("select name, n from history_counts where name like 'hook_runs:%' order by name")).toEqual([
         { name: 'hook_runs:h1', n: 2 },
         { name: 'hook_runs:h2', n: 1 },
       ]);
+      expect(await db.events.count()).toBe(4);
       await db.events.append({ type: 'e', projectId: null, taskId: null, agentId: null, payload: {}, origin: null });
       expect(await db.events.count()).toBe(5);
       const h1 = (await db.hookRuns.hook('h1'))!;
@@ -42,7 +43,8 @@ describe('history counts migration', () => {
       expect((await db.hookRuns.runsPage('h1', { limit: 2, offset: 2 })).runs.map((r) => r.id)).toEqual(['r1']);
       // Deleting a project cascades to its hooks and their runs; their counts go with them.
       await db.projects.delete('p1');
-      expect(await conn.execute('select name, n from history_counts order by name')).toEqual([{ name: 'events', n: 5 }]);
+      expect(await conn.execute("select name, n from history_counts where name like 'hook_runs:%'")).toEqual([]);
+      expect(await db.events.count()).toBe(5);
       expect(await db.hookRuns.runsPage('h1', { limit: 10, offset: 0 })).toEqual({ runs: [], total: 0 });
     } finally {
       await db.close();

@@ -26,7 +26,7 @@ describe('unknown fields', () => {
   it('refuses a call whose only fields are unknown, naming them', async () => {
     expect(await h.rt.exec('list_tasks', { stauts: 'READY', projct: 'demo' })).toEqual({
       error:
-        "list_tasks does not take the fields 'stauts', 'projct', so nothing was done. Its fields are: project_id, status, limit, offset. See help list_tasks.",
+        "list_tasks does not take the fields 'stauts', 'projct', so nothing was done. Its fields are: project_id, status, limit, offset, cursor. See help list_tasks.",
     });
     expect(await h.rt.exec('get_status', { verbose: true })).toEqual({
       error: "get_status does not take the field 'verbose', so nothing was done. It takes no fields. See help get_status.",
