@@ -25,6 +25,8 @@ import { RunRecordRepository } from './repositories/run-records';
 import { WorkerRepository } from './repositories/workers';
 import { RestartRequestRepository } from './repositories/restart-requests';
 import { ReconciliationRepository } from './repositories/reconciliation';
+import { TouchedFileRepository } from './repositories/touched-files';
+import { TaskOverlapRepository } from './repositories/task-overlaps';
 import { retryingTransaction } from './retrying-transaction';
 
 /**
@@ -58,6 +60,8 @@ export class Database {
   readonly workers: WorkerRepository;
   readonly restartRequests: RestartRequestRepository;
   readonly reconciliation: ReconciliationRepository;
+  readonly touchedFiles: TouchedFileRepository;
+  readonly overlaps: TaskOverlapRepository;
 
   readonly dialect: SqlDialect;
 
@@ -90,6 +94,8 @@ export class Database {
     this.workers = new WorkerRepository(fork);
     this.restartRequests = new RestartRequestRepository(fork);
     this.reconciliation = new ReconciliationRepository(fork);
+    this.touchedFiles = new TouchedFileRepository(fork);
+    this.overlaps = new TaskOverlapRepository(fork);
   }
 
   /** Opens (and migrates) the SQLite file at a path, or the PostgreSQL database of a target or postgres:// URL. */

@@ -8,6 +8,7 @@ import type { TaskStateMachine } from './state-machine';
 import { promoteWaiting } from './task-moves';
 import { releaseStaleFollowUpPins } from './follow-up-workspace';
 import { provisionWorkspaces, type ProvisioningGit } from './workspace-provisioning';
+import { sweepSettledOverlaps } from './conflict-radar';
 
 export interface CycleDeps {
   db: Database;
@@ -71,6 +72,7 @@ export async function buildSnapshot(
   const { db } = deps;
   // Before the queue is read: a follow-up that waited too long for its own workspace takes any.
   await releaseStaleFollowUpPins(deps);
+  await sweepSettledOverlaps(deps);
   const since = new Date(deps.now().getTime() - deps.windowMs);
   const owner: Owner = { workerId: deps.worker?.id ?? null };
   const [idleAgents, projects, hold] = await Promise.all([

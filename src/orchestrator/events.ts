@@ -52,6 +52,8 @@ export const EVENT_TYPES = [
   'daemon_restart',
   'budget_warning',
   'task_reconciled',
+  'overlap_detected',
+  'overlap_cleared',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

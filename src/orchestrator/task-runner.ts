@@ -17,6 +17,8 @@ import { QUOTA_PAUSE_PREFIX } from '../db/repositories/scheduling';
 import type { TaskStateMachine } from './state-machine';
 import { queuePendingFollowUp, taskInbox, takeFollowUp } from './task-conversation';
 import { taskAgentRequests } from './agent-requests';
+import { GitManager } from '../git/git-manager';
+import { TaskRadar } from './conflict-radar';
 
 export interface RunnerDeps {
   db: Database;
@@ -29,6 +31,8 @@ export interface RunnerDeps {
   progressIntervalMs: number;
   rateLimitBackoffMs: number;
   log: (message: string) => void;
+  /** Git for the conflict radar's reads (default: a GitManager of its own). */
+  radarGit?: GitManager;
 }
 
 export interface RunHandle {
@@ -41,6 +45,8 @@ export interface RunHandle {
   /** 'running' while the agent works; 'finishing' while the runner itself moves the task on. */
   phase: 'starting' | 'running' | 'finishing';
   done: Promise<void>;
+  /** The run's conflict radar, once its workspace is on the task's branch (null outside git). */
+  radar?: TaskRadar | null;
 }
 
 /** Batches progress lines into at most one `task_progress` event per interval. */
@@ -108,6 +114,10 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
       payload: { title: task.title, agent_id: agentId, agent_name: agent.name, branch, workspace_path: workspace.path },
     });
 
+    handle.radar = branch
+      ? new TaskRadar({ db, events, git: deps.radarGit ?? new GitManager(), log }, task, workspace, defaultBranch)
+      : null;
+
     const chosen = deps.adapters[agent.type] ?? deps.adapters.claude;
     if (!chosen) {
       await failRun(deps, current, `No adapter for agent type '${agent.type}'.`);
@@ -146,7 +156,11 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
         agentRequests: taskAgentRequests(deps, current, () => handle.controller.abort()),
         cwd: workspace.path,
         signal: handle.controller.signal,
-        onProgress: (l) => progress.push(l),
+        onProgress: (l) => {
+          progress.push(l);
+          // Each turn of the agent may have touched files: the radar looks (one git status when nothing moved).
+          void handle.radar?.refresh();
+        },
       });
     } catch (err) {
       outcome = {
@@ -160,6 +174,7 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
       };
     }
     await progress.flush();
+    await handle.radar?.refresh();
     handle.phase = 'finishing';
     await recordRun(deps, current, outcome);
     await settle(deps, current, outcome, {

@@ -5,6 +5,7 @@ import type { Database } from '../db/database';
 import type { ChatProvider } from '../model/provider';
 import { GitManager } from '../git/git-manager';
 import { abortOrphanedRuns, runClaimed, type ClaimedRunHandle } from './claimed-run';
+import { refreshRunRadars } from './conflict-radar';
 import type { TaskGit } from './completion';
 import { buildSnapshot, promoteReady, resumePaused, type CycleDeps } from './cycle';
 import type { EventLog } from './events';
@@ -180,6 +181,7 @@ export class FleetWorker {
         );
         run.controller.abort();
       }
+      await refreshRunRadars(this.runs.values());
     } catch (err) {
       this.log(`Worker heartbeat failed: ${err instanceof Error ? err.message : String(err)}`);
       if (now - this.lastBeat > this.leaseMs) {
