@@ -11,6 +11,7 @@ import { taskResultCommands } from './task-results';
 import { agentCommands } from './agents';
 import { agentRequestCommands } from './agent-requests';
 import { workerCommands } from './workers';
+import { overlapCommands } from './overlaps';
 import { hookCommands } from './hooks';
 import { noteCommands } from './notes';
 import { fileCommands } from './files';
@@ -31,6 +32,7 @@ export const ALL_COMMANDS: readonly AnyCommand[] = [
   ...taskConversationCommands,
   ...taskDependencyCommands,
   ...taskResultCommands,
+  ...overlapCommands,
   ...agentCommands,
   ...agentRequestCommands,
   ...workerCommands,

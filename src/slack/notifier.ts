@@ -10,6 +10,7 @@ import { markdownToMrkdwn } from './mrkdwn';
 import { linkSourceThread } from './source-thread';
 import { slackFeaturesFor } from './ai-surfaces/features';
 import { TaskSessions } from './ai-surfaces/task-sessions';
+import { OverlapWarnings } from './overlap-warnings';
 
 const PROGRESS_INTERVAL_MS = 3000;
 
@@ -34,6 +35,7 @@ export class SlackNotifier {
   private queue: Promise<void> = Promise.resolve();
   /** Each task thread as a Slack agent session, where the workspace offers them. */
   private readonly sessions: TaskSessions;
+  private readonly overlaps: OverlapWarnings;
 
   constructor(
     private readonly source: NotifierSource,
@@ -41,6 +43,7 @@ export class SlackNotifier {
     private readonly log: (message: string) => void = (m) => console.error(m),
   ) {
     this.sessions = new TaskSessions(client, slackFeaturesFor(source.db.state, log), log);
+    this.overlaps = new OverlapWarnings(client, source.db);
   }
 
   start(): () => void {
@@ -85,6 +88,7 @@ export class SlackNotifier {
     }
     if (event.type === 'hook_run_completed' || event.type === 'hook_run_failed') return this.postHookResult(event);
     if (event.type === 'budget_warning') return this.postBudgetWarning(event);
+    if (event.type === 'overlap_detected' || event.type === 'overlap_cleared') return this.overlaps.handle(event);
     if (!event.taskId) return;
     const taskId = event.taskId;
     // Progress the agent reported before this event is posted before it.
