@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { unsafePathSegment, nameToId } from '../db/ids';
+import { OVERLAP_POLICIES } from '../db/entities/project';
 import type { ProjectRecord } from '../db/repositories/projects';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
@@ -35,6 +36,8 @@ export function projectView(p: ProjectRecord): Record<string, unknown> {
     workspace: p.workspace,
     ...(p.chatChannelId ? { chat_channel_id: p.chatChannelId } : {}),
     ...(p.approvalsByRequester && { approvals_by_requester: true }),
+    // Only when it differs from the default, like approvals: the spec's replies stay as written.
+    ...(p.overlapPolicy !== 'warn' && { overlap_policy: p.overlapPolicy }),
   };
 }
 
@@ -42,6 +45,11 @@ const projectId = requiredText('Project id');
 const approvalsByRequester = boolean(
   "Only the task's requester or an admin (AQ_ADMINS) may approve (and so merge) its tasks; default false",
 );
+const overlapPolicy = z
+  .enum(OVERLAP_POLICIES)
+  .describe(
+    "When two live tasks touch the same files: 'warn' in both task threads (default), or 'serialize': also hold a READY task whose plan step or description names a file a running task touched",
+  );
 const PROJECT_LIST: ListPaging = { key: 'projects', defaultLimit: 100, maxLimit: 500 };
 
 export const listProjects = defineCommand({
@@ -69,6 +77,7 @@ export const createProject = defineCommand({
     max_concurrent_agents: optional(integer('Most agents working on this project at once', { min: 1, max: 100 })),
     auto_create_channels: optional(boolean('Create and link a Slack channel for the project')),
     approvals_by_requester: optional(approvalsByRequester),
+    overlap_policy: overlapPolicy.optional(),
   }),
   async run(args, ctx) {
     const id = nameToId(args.name);
@@ -87,6 +96,7 @@ export const createProject = defineCommand({
       creditWeight: args.credit_weight ?? 1.0,
       maxConcurrentAgents: args.max_concurrent_agents ?? 2,
       approvalsByRequester: args.approvals_by_requester ?? false,
+      overlapPolicy: args.overlap_policy ?? 'warn',
     });
     await ctx.events.emit('project_created', {
       projectId: id,
@@ -98,6 +108,7 @@ export const createProject = defineCommand({
       workspace,
       auto_create_channels: autoCreateChannels,
       ...(project.approvalsByRequester && { approvals_by_requester: true }),
+      ...(project.overlapPolicy !== 'warn' && { overlap_policy: project.overlapPolicy }),
     };
   },
 });
@@ -143,6 +154,7 @@ export const editProject = defineCommand({
     credit_weight: optional(decimal('Share of agent time relative to other projects', { min: 0 })),
     max_concurrent_agents: optional(integer('Most agents working on this project at once', { min: 1, max: 100 })),
     approvals_by_requester: optional(approvalsByRequester),
+    overlap_policy: overlapPolicy.optional(),
   }),
   async run(args, ctx) {
     const changes: Record<string, unknown> = {};
@@ -165,13 +177,31 @@ export const editProject = defineCommand({
       changes.approvalsByRequester = args.approvals_by_requester;
       fields.push('approvals_by_requester');
     }
+    if (args.overlap_policy !== undefined) {
+      changes.overlapPolicy = args.overlap_policy;
+      fields.push('overlap_policy');
+    }
     if (fields.length === 0) {
-      throw new CommandError('Nothing to update: give at least one of name, credit_weight, max_concurrent_agents, approvals_by_requester.');
+      throw new CommandError(
+        'Nothing to update: give at least one of name, credit_weight, max_concurrent_agents, approvals_by_requester, overlap_policy.',
+      );
     }
     const project = await ctx.db.projects.update(args.project_id, changes);
     if (!project) throw new CommandError(`Project '${args.project_id}' not found.`);
     await ctx.events.emit('project_updated', { projectId: args.project_id, payload: { fields } });
     return { updated: args.project_id, fields };
+  },
+});
+
+export const getProject = defineCommand({
+  name: 'get_project',
+  group: 'projects',
+  kind: 'read',
+  description: "Show one project's settings: status, scheduling weight, agent limit, linked channel, approvals and overlap policy.",
+  input: z.object({ project_id: projectId }),
+  async run({ project_id }, ctx) {
+    const project = await requireProject(ctx, project_id);
+    return { ...projectView(project), overlap_policy: project.overlapPolicy };
   },
 });
 
@@ -209,4 +239,4 @@ export const deleteProject = defineCommand({
   },
 });
 
-export const projectCommands = [listProjects, createProject, pauseProject, resumeProject, editProject, deleteProject];
+export const projectCommands = [listProjects, createProject, pauseProject, resumeProject, editProject, deleteProject, getProject];

@@ -9,6 +9,7 @@ import { promoteWaiting } from './task-moves';
 import { releaseStaleFollowUpPins } from './follow-up-workspace';
 import { provisionWorkspaces, type ProvisioningGit } from './workspace-provisioning';
 import { sweepSettledOverlaps } from './conflict-radar';
+import { holdBackOverlapping } from './overlap-policy';
 
 export interface CycleDeps {
   db: Database;
@@ -96,6 +97,7 @@ export async function buildSnapshot(
   const idle = idleAgents.filter((a) => !options.excludeAgentIds?.has(a.id));
   // Spent budgets (project or global) hold back READY work; their warnings are posted here.
   holdBackSpent(readyTasks, await checkBudgets(db, deps.events, deps.now()));
+  await holdBackOverlapping(db, readyTasks);
   const byId = new Map<string, SchedulingProjectRow>(projects.map((p) => [p.id, p]));
   for (const [projectId, ready] of Object.entries(readyTasks)) {
     const project = byId.get(projectId);

@@ -1,4 +1,4 @@
-import { Project, type ProjectStatus } from '../entities';
+import { Project, type OverlapPolicy, type ProjectStatus } from '../entities';
 import type { EmFactory } from '../database';
 import { retryingTransaction } from '../retrying-transaction';
 
@@ -12,6 +12,7 @@ export interface ProjectRecord {
   chatChannelId: string | null;
   budgetLimit: number | null;
   approvalsByRequester: boolean;
+  overlapPolicy: OverlapPolicy;
   createdAt: Date;
 }
 
@@ -26,12 +27,16 @@ export function toProjectRecord(p: Project): ProjectRecord {
     chatChannelId: p.chatChannelId ?? null,
     budgetLimit: p.budgetLimit ?? null,
     approvalsByRequester: p.approvalsByRequester,
+    overlapPolicy: p.overlapPolicy,
     createdAt: p.createdAt,
   };
 }
 
 export type ProjectUpdate = Partial<
-  Pick<ProjectRecord, 'name' | 'status' | 'creditWeight' | 'maxConcurrentAgents' | 'chatChannelId' | 'budgetLimit' | 'approvalsByRequester'>
+  Pick<
+    ProjectRecord,
+    'name' | 'status' | 'creditWeight' | 'maxConcurrentAgents' | 'chatChannelId' | 'budgetLimit' | 'approvalsByRequester' | 'overlapPolicy'
+  >
 >;
 
 export class ProjectRepository {
@@ -63,6 +68,7 @@ export class ProjectRepository {
       ...(data.chatChannelId !== undefined && { chatChannelId: data.chatChannelId }),
       ...(data.budgetLimit !== undefined && { budgetLimit: data.budgetLimit }),
       ...(data.approvalsByRequester !== undefined && { approvalsByRequester: data.approvalsByRequester }),
+      ...(data.overlapPolicy !== undefined && { overlapPolicy: data.overlapPolicy }),
     });
     await em.flush();
     return toProjectRecord(project);

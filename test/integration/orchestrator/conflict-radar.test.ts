@@ -103,4 +103,36 @@ describe('conflict radar: files touched by live tasks and their overlaps (real g
     expect(await h.rt.db.touchedFiles.list(second)).toEqual(['src/shared.ts']);
     expect(await h.rt.exec('stop_task', { task_id: second })).not.toHaveProperty('error');
   });
+
+  it('serialize: a READY task naming a file a running task touched waits, says why, and starts after it', async () => {
+    h = await makeHarness({ agents: 2, workspaces: 2 });
+    expect(await h.rt.exec('edit_project', { project_id: 'proj', overlap_policy: 'serialize' })).toEqual({
+      updated: 'proj',
+      fields: ['overlap_policy'],
+    });
+    expect(await h.rt.exec('get_project', { project_id: 'proj' })).toMatchObject({ id: 'proj', overlap_policy: 'serialize' });
+    const finish = gate();
+    h.adapter.fallback = async (req) => {
+      const title = (await h.rt.db.tasks.get(req.taskId))?.title;
+      await writeIn(req, title === 'Unrelated' ? 'docs/other.md' : 'src/shared.ts', `${req.taskId}\n`);
+      req.onProgress?.('edited');
+      if (title === 'First') await Promise.race([finish.opened, untilAborted(req)]);
+      return {};
+    };
+    await h.start();
+    const first = await h.task('First');
+    await waitFor(async () => (await h.rt.db.touchedFiles.list(first)).includes('src/shared.ts'), 60_000, 'the first task’s files');
+    const second = await h.task('Second', { description: 'Refactor `src/shared.ts` and its callers.' });
+    const unrelated = await h.task('Unrelated', { description: 'Edit docs/other.md only.' });
+    await h.waitStatus(unrelated, 'COMPLETED');
+    // A whole scheduling pass went by with an idle agent: the overlapping task is still held.
+    expect(await h.status(second)).toBe('READY');
+    const shown = (await h.rt.exec('get_task', { task_id: second })) as Record<string, unknown>;
+    expect(shown.waiting_code).toBe('overlap_serialized');
+    expect(String(shown.waiting_reason)).toContain(first);
+    expect(String(shown.waiting_reason)).toContain('src/shared.ts');
+    finish.open();
+    await h.waitStatus(first, 'COMPLETED');
+    await h.waitStatus(second, 'COMPLETED');
+  });
 });
