@@ -241,9 +241,13 @@ async function wakeLatency(): Promise<BenchRow[]> {
     for (let i = 0; i < WAKES; i++) {
       await new Promise((r) => setTimeout(r, 100)); // the worker's pass after the last run is over: it idles
       const at = Date.now();
-      const id = (
-        await rt.handler.execute('create_task', { project_id: 'web', title: `Wake ${i}`, description: 'x' }, { source: 'system' })
-      ).created as string;
+      const created = await rt.handler.execute(
+        'create_task',
+        { project_id: 'web', title: `Wake ${i}`, description: 'x' },
+        { source: 'system' },
+      );
+      if ('error' in created) throw new Error(created.error);
+      const id = created.created;
       const deadline = Date.now() + 60_000;
       for (;;) {
         const [row] = (await connection.execute(

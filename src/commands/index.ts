@@ -12,6 +12,7 @@ import { taskResultCommands } from './task-results';
 import { agentCommands } from './agents';
 import { agentRequestCommands } from './agent-requests';
 import { workerCommands } from './workers';
+import { overlapCommands } from './overlaps';
 import { hookCommands } from './hooks';
 import { automationCommands } from './automations';
 import { noteCommands } from './notes';
@@ -33,6 +34,7 @@ const CATALOG = [
   ...taskConversationCommands,
   ...taskDependencyCommands,
   ...taskResultCommands,
+  ...overlapCommands,
   ...agentCommands,
   ...agentRequestCommands,
   ...workerCommands,

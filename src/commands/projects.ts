@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { TASK_ROOMS_SETTINGS } from '../db/entities';
 import { unsafePathSegment, nameToId } from '../db/ids';
+import { OVERLAP_POLICIES } from '../db/entities/project';
 import type { ProjectRecord } from '../db/repositories/projects';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
@@ -38,6 +39,8 @@ export function projectView(p: ProjectRecord) {
     ...(p.approvalsByRequester && { approvals_by_requester: true }),
     // Shown when it differs from the default (approval), like the other opt-in settings.
     ...(p.taskRooms !== 'approval' && { task_rooms: p.taskRooms }),
+    // Only when it differs from the default, like approvals: the spec's replies stay as written.
+    ...(p.overlapPolicy !== 'warn' && { overlap_policy: p.overlapPolicy }),
   };
 }
 
@@ -48,6 +51,11 @@ const approvalsByRequester = boolean(
 const taskRooms = z
   .enum(TASK_ROOMS_SETTINGS)
   .describe('Which tasks get their own Slack room (code channel): all, approval (tasks that need approval; default) or off (threads only)');
+const overlapPolicy = z
+  .enum(OVERLAP_POLICIES)
+  .describe(
+    "When two live tasks touch the same files: 'warn' in both task threads (default), or 'serialize': also hold a READY task whose plan step or description names a file a running task touched",
+  );
 const PROJECT_LIST: ListPaging = { key: 'projects', defaultLimit: 100, maxLimit: 500 };
 
 export const listProjects = defineCommand({
@@ -76,6 +84,7 @@ export const createProject = defineCommand({
     auto_create_channels: optional(boolean('Create and link a Slack channel for the project')),
     approvals_by_requester: optional(approvalsByRequester),
     task_rooms: optional(taskRooms),
+    overlap_policy: overlapPolicy.optional(),
   }),
   async run(args, ctx) {
     const id = nameToId(args.name);
@@ -95,6 +104,7 @@ export const createProject = defineCommand({
       maxConcurrentAgents: args.max_concurrent_agents ?? 2,
       approvalsByRequester: args.approvals_by_requester ?? false,
       taskRooms: args.task_rooms ?? 'approval',
+      overlapPolicy: args.overlap_policy ?? 'warn',
     });
     await ctx.events.emit('project_created', {
       projectId: id,
@@ -107,6 +117,7 @@ export const createProject = defineCommand({
       auto_create_channels: autoCreateChannels,
       ...(project.approvalsByRequester && { approvals_by_requester: true }),
       ...(project.taskRooms !== 'approval' && { task_rooms: project.taskRooms }),
+      ...(project.overlapPolicy !== 'warn' && { overlap_policy: project.overlapPolicy }),
     };
   },
 });
@@ -153,6 +164,7 @@ export const editProject = defineCommand({
     max_concurrent_agents: optional(integer('Most agents working on this project at once', { min: 1, max: 100 })),
     approvals_by_requester: optional(approvalsByRequester),
     task_rooms: optional(taskRooms),
+    overlap_policy: overlapPolicy.optional(),
   }),
   async run(args, ctx) {
     const changes: Record<string, unknown> = {};
@@ -179,15 +191,31 @@ export const editProject = defineCommand({
       changes.taskRooms = args.task_rooms;
       fields.push('task_rooms');
     }
+    if (args.overlap_policy !== undefined) {
+      changes.overlapPolicy = args.overlap_policy;
+      fields.push('overlap_policy');
+    }
     if (fields.length === 0) {
       throw new CommandError(
-        'Nothing to update: give at least one of name, credit_weight, max_concurrent_agents, approvals_by_requester, task_rooms.',
+        'Nothing to update: give at least one of name, credit_weight, max_concurrent_agents, approvals_by_requester, task_rooms, overlap_policy.',
       );
     }
     const project = await ctx.db.projects.update(args.project_id, changes);
     if (!project) throw new CommandError(`Project '${args.project_id}' not found.`);
     await ctx.events.emit('project_updated', { projectId: args.project_id, payload: { fields } });
     return { updated: args.project_id, fields };
+  },
+});
+
+export const getProject = defineCommand({
+  name: 'get_project',
+  group: 'projects',
+  kind: 'read',
+  description: "Show one project's settings: status, scheduling weight, agent limit, linked channel, approvals and overlap policy.",
+  input: z.object({ project_id: projectId }),
+  async run({ project_id }, ctx) {
+    const project = await requireProject(ctx, project_id);
+    return { ...projectView(project), overlap_policy: project.overlapPolicy };
   },
 });
 
@@ -225,4 +253,4 @@ export const deleteProject = defineCommand({
   },
 });
 
-export const projectCommands = [listProjects, createProject, pauseProject, resumeProject, editProject, deleteProject];
+export const projectCommands = [listProjects, createProject, pauseProject, resumeProject, editProject, deleteProject, getProject];

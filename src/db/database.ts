@@ -28,6 +28,8 @@ import { WorkerRepository } from './repositories/workers';
 import { RestartRequestRepository } from './repositories/restart-requests';
 import { ReconciliationRepository } from './repositories/reconciliation';
 import { AutomationRepository } from './repositories/automations';
+import { TouchedFileRepository } from './repositories/touched-files';
+import { TaskOverlapRepository } from './repositories/task-overlaps';
 import { retryingTransaction } from './retrying-transaction';
 
 /**
@@ -63,6 +65,8 @@ export class Database {
   readonly restartRequests: RestartRequestRepository;
   readonly reconciliation: ReconciliationRepository;
   readonly automations: AutomationRepository;
+  readonly touchedFiles: TouchedFileRepository;
+  readonly overlaps: TaskOverlapRepository;
 
   readonly dialect: SqlDialect;
 
@@ -97,6 +101,8 @@ export class Database {
     this.restartRequests = new RestartRequestRepository(fork);
     this.reconciliation = new ReconciliationRepository(fork);
     this.automations = new AutomationRepository(fork);
+    this.touchedFiles = new TouchedFileRepository(fork);
+    this.overlaps = new TaskOverlapRepository(fork);
   }
 
   /** Opens (and migrates) the SQLite file at a path, or the PostgreSQL database of a target or postgres:// URL. */

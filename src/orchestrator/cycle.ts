@@ -8,6 +8,8 @@ import type { TaskStateMachine } from './state-machine';
 import { promoteWaiting } from './task-moves';
 import { releaseStaleFollowUpPins } from './follow-up-workspace';
 import { provisionWorkspaces, type ProvisioningGit } from './workspace-provisioning';
+import { sweepSettledOverlaps } from './conflict-radar';
+import { holdBackOverlapping } from './overlap-policy';
 
 export interface CycleDeps {
   db: Database;
@@ -71,6 +73,7 @@ export async function buildSnapshot(
   const { db } = deps;
   // Before the queue is read: a follow-up that waited too long for its own workspace takes any.
   await releaseStaleFollowUpPins(deps);
+  await sweepSettledOverlaps(deps);
   const since = new Date(deps.now().getTime() - deps.windowMs);
   const owner: Owner = { workerId: deps.worker?.id ?? null };
   const [idleAgents, projects, hold] = await Promise.all([
@@ -94,6 +97,7 @@ export async function buildSnapshot(
   const idle = idleAgents.filter((a) => !options.excludeAgentIds?.has(a.id));
   // Spent budgets (project or global) hold back READY work; their warnings are posted here.
   holdBackSpent(readyTasks, await checkBudgets(db, deps.events, deps.now()));
+  await holdBackOverlapping(db, readyTasks);
   const byId = new Map<string, SchedulingProjectRow>(projects.map((p) => [p.id, p]));
   for (const [projectId, ready] of Object.entries(readyTasks)) {
     const project = byId.get(projectId);

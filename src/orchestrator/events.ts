@@ -58,6 +58,8 @@ export const EVENT_TYPES = [
   // A task's Slack room (code channel) was opened, and archived when the task ended.
   'room_opened',
   'room_archived',
+  'overlap_detected',
+  'overlap_cleared',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

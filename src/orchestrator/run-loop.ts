@@ -127,6 +127,11 @@ export class RunLoop {
     return this.runs.get(taskId);
   }
 
+  /** The live runs of this process (the worker's heartbeat refreshes their conflict radar). */
+  liveRuns(): Iterable<ClaimedRunHandle> {
+    return this.runs.values();
+  }
+
   /** Listens for events and notices, and starts the timers; the first pass is the caller's to run or kick. */
   async start(): Promise<void> {
     if (!this.stopped) return;

@@ -18,6 +18,8 @@ import type { TaskStateMachine } from './state-machine';
 import { queuePendingFollowUp, taskInbox, takeFollowUp } from './task-conversation';
 import { taskAgentRequests } from './agent-requests';
 import { systemClock, type Clock } from '../util/clock';
+import { GitManager } from '../git/git-manager';
+import { TaskRadar } from './conflict-radar';
 
 export interface RunnerDeps {
   db: Database;
@@ -32,6 +34,8 @@ export interface RunnerDeps {
   log: (message: string) => void;
   /** The time of backoffs and of how long a request waits for a person (default: the system clock). */
   clock?: Clock;
+  /** Git for the conflict radar's reads (default: a GitManager of its own). */
+  radarGit?: GitManager;
 }
 
 export interface RunHandle {
@@ -44,6 +48,8 @@ export interface RunHandle {
   /** 'running' while the agent works; 'finishing' while the runner itself moves the task on. */
   phase: 'starting' | 'running' | 'finishing';
   done: Promise<void>;
+  /** The run's conflict radar, once its workspace is on the task's branch (null outside git). */
+  radar?: TaskRadar | null;
 }
 
 /** Batches progress lines into at most one `task_progress` event per interval. */
@@ -111,6 +117,10 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
       payload: { title: task.title, agent_id: agentId, agent_name: agent.name, branch, workspace_path: workspace.path },
     });
 
+    handle.radar = branch
+      ? new TaskRadar({ db, events, git: deps.radarGit ?? new GitManager(), log }, task, workspace, defaultBranch)
+      : null;
+
     const chosen = deps.adapters[agent.type] ?? deps.adapters.claude;
     if (!chosen) {
       await failRun(deps, current, `No adapter for agent type '${agent.type}'.`);
@@ -149,7 +159,11 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
         agentRequests: taskAgentRequests(deps, current, () => handle.controller.abort()),
         cwd: workspace.path,
         signal: handle.controller.signal,
-        onProgress: (l) => progress.push(l),
+        onProgress: (l) => {
+          progress.push(l);
+          // Each turn of the agent may have touched files: the radar looks (one git status when nothing moved).
+          void handle.radar?.refresh();
+        },
       });
     } catch (err) {
       outcome = {
@@ -163,6 +177,7 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
       };
     }
     await progress.flush();
+    await handle.radar?.refresh();
     handle.phase = 'finishing';
     await recordRun(deps, current, outcome);
     await settle(deps, current, outcome, {

@@ -6,6 +6,7 @@ import { FOLLOW_UP_WORKSPACE_WAIT_MS } from './follow-up-workspace';
 import type { TaskRecord } from '../db/repositories/tasks';
 import { cloneSource, defaultRepo, provisioningFailures } from './workspace-provisioning';
 import { overBudget } from './budgets';
+import { overlapHold, overlapHoldReason } from './overlap-policy';
 
 /*
  * Why a task that could run is not running, in words for people. Worked out per project from
@@ -28,6 +29,7 @@ export type WaitingCode =
   | 'workspace_pinned'
   | 'agents_busy'
   | 'waiting_dependencies'
+  | 'overlap_serialized'
   | 'starting';
 
 export interface WaitingReason {
@@ -210,6 +212,13 @@ export async function taskWaitingReason(db: Database, state: SchedulingState, ta
   }
   if (task.status !== 'READY') return null;
   const reason = (await projectWaitingReasons(db, state, [task.projectId])).get(task.projectId)!;
+  // A held task would not start even with a free agent and workspace: that is the reason to give
+  // (unless nothing is scheduled at all).
+  if (!['no_daemon', 'scheduling_paused', 'project_paused'].includes(reason.code)) {
+    const serialized = (await db.projects.get(task.projectId))?.overlapPolicy === 'serialize';
+    const hold = serialized ? await overlapHold(db, task) : null;
+    if (hold) return { code: 'overlap_serialized', reason: overlapHoldReason(hold) };
+  }
   if (reason.code === 'starting' && task.preferredWorkspaceId) {
     const w = await db.workspaces.get(task.preferredWorkspaceId);
     if (w?.lockedByTaskId) {

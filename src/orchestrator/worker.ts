@@ -3,6 +3,7 @@ import type { AgentAdapter } from '../agents/adapter';
 import type { Database } from '../db/database';
 import type { ChatProvider } from '../model/provider';
 import { GitManager } from '../git/git-manager';
+import { refreshRunRadars } from './conflict-radar';
 import type { TaskGit } from './completion';
 import type { CycleDeps } from './cycle';
 import type { EventLog } from './events';
@@ -167,6 +168,7 @@ export class FleetWorker {
         );
         run.controller.abort();
       }
+      await refreshRunRadars(this.loop.liveRuns());
     } catch (err) {
       this.log(`Worker heartbeat failed: ${err instanceof Error ? err.message : String(err)}`);
       if (now - this.lastBeat > this.leaseMs) this.loop.abortAll();

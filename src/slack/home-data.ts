@@ -7,6 +7,7 @@ import { listAutomations } from '../commands/automations';
 import { getRecentEvents } from '../commands/system';
 import { getAgentError } from '../commands/task-results';
 import { getTask, listTasks } from '../commands/tasks';
+import { getOverlaps } from '../commands/overlaps';
 
 /** Runs a command as the Slack app (the handler's `execute`). */
 export type Execute = (name: string, args?: Record<string, unknown>) => Promise<CommandResult>;
@@ -34,6 +35,13 @@ export interface AttentionRow {
   prUrl: string | null;
 }
 
+/** Two live tasks touching the same files (the conflict radar), shown under "Needs you". */
+export interface OverlapRow {
+  projectId: string;
+  tasks: [{ id: string; title: string }, { id: string; title: string }];
+  files: string[];
+}
+
 export interface RunningRow {
   id: string;
   title: string;
@@ -51,6 +59,8 @@ export interface HomeData {
   schedulingPaused: boolean;
   attention: AttentionRow[];
   attentionTotal: number;
+  /** Live overlaps between tasks (capped like the rest of "Needs you"); absent when none. */
+  overlaps?: OverlapRow[];
   running: RunningRow[];
   runningTotal: number;
   /** Ready tasks; `waiting` says why one is not starting, when get_status knows. */
@@ -89,7 +99,7 @@ async function openRequest(execute: Execute, taskId: string): Promise<string> {
 
 /** Everything the Home shows, read through commands (never from the database directly). */
 export async function loadHomeData(execute: Execute): Promise<HomeData> {
-  const [status, projects, repos, asking, awaiting, failedTasks, blocked, automations] = await Promise.all([
+  const [status, projects, repos, asking, awaiting, failedTasks, blocked, automations, overlapping] = await Promise.all([
     run(execute, getStatus, {}),
     run(execute, listProjects, {}),
     run(execute, listRepos, {}),
@@ -99,6 +109,7 @@ export async function loadHomeData(execute: Execute): Promise<HomeData> {
     run(execute, listTasks, { status: 'FAILED' }),
     run(execute, listTasks, { status: 'BLOCKED' }),
     run(execute, listAutomations, { limit: HOME_CAPS.automations }),
+    run(execute, getOverlaps, {}),
   ]);
   if (failed(status)) throw new Error(status.error);
   const projectList = failed(projects) ? [] : projects.projects;
@@ -160,6 +171,19 @@ export async function loadHomeData(execute: Execute): Promise<HomeData> {
     schedulingPaused: status.orchestrator_paused,
     attention,
     attentionTotal: lists.reduce((n, l) => n + l.total, 0),
+    ...(!failed(overlapping) &&
+      overlapping.overlaps.length > 0 && {
+        overlaps: overlapping.overlaps.slice(0, HOME_CAPS.needsYou).map(
+          (o): OverlapRow => ({
+            projectId: o.project_id,
+            tasks: [
+              { id: o.tasks[0].id, title: o.tasks[0].title },
+              { id: o.tasks[1].id, title: o.tasks[1].title },
+            ],
+            files: o.files,
+          }),
+        ),
+      }),
     running,
     runningTotal: status.tasks.by_status.IN_PROGRESS ?? status.tasks.in_progress.length,
     ready: status.tasks.ready_to_work.slice(0, HOME_CAPS.ready).map((t) => {

@@ -13,6 +13,7 @@ import { linkSourceThread } from './source-thread';
 import { slackFeaturesFor } from './ai-surfaces/features';
 import { TaskSessions } from './ai-surfaces/task-sessions';
 import { TaskRooms } from './rooms/task-rooms';
+import { OverlapWarnings } from './overlap-warnings';
 
 const PROGRESS_INTERVAL_MS = 3000;
 
@@ -39,6 +40,7 @@ export class SlackNotifier {
   private readonly sessions: TaskSessions;
   /** Each task's room (code channel), where the project wants one and the workspace offers them. */
   private readonly rooms: TaskRooms;
+  private readonly overlaps: OverlapWarnings;
 
   constructor(
     private readonly source: NotifierSource,
@@ -48,6 +50,7 @@ export class SlackNotifier {
     const features = slackFeaturesFor(source.db.state, log);
     this.sessions = new TaskSessions(client, features, log);
     this.rooms = new TaskRooms(source, client, features, log);
+    this.overlaps = new OverlapWarnings(client, source.db);
   }
 
   start(): () => void {
@@ -93,6 +96,7 @@ export class SlackNotifier {
     if (event.type === 'hook_run_completed' || event.type === 'hook_run_failed') return this.postHookResult(event);
     if (event.type === 'budget_warning') return this.postBudgetWarning(event);
     if (event.type === 'automation_paused') return this.postAutomationPaused(event);
+    if (event.type === 'overlap_detected' || event.type === 'overlap_cleared') return this.overlaps.handle(event);
     if (!event.taskId) return;
     const taskId = event.taskId;
     // Progress the agent reported before this event is posted before it.

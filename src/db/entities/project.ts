@@ -1,6 +1,10 @@
 import { Entity, Index, Opt, PrimaryKey, Property } from '@mikro-orm/core';
 
 export const PROJECT_STATUSES = ['ACTIVE', 'PAUSED'] as const;
+
+/** What an overlap between two live tasks does: `warn` in their threads, or also `serialize` new starts. */
+export const OVERLAP_POLICIES = ['warn', 'serialize'] as const;
+export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
 export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
 
 export const TASK_ROOMS_SETTINGS = ['all', 'approval', 'off'] as const;
@@ -42,6 +46,9 @@ export class Project {
   /** Which of the project's tasks get a Slack room (code channel): all, those needing approval, none. */
   @Property({ type: 'string', default: 'approval' })
   taskRooms: TaskRoomsSetting & Opt = 'approval';
+  /** serialize: a READY task whose predicted files a running task touched waits for it (the conflict radar). */
+  @Property({ type: 'string', default: 'warn' })
+  overlapPolicy: OverlapPolicy & Opt = 'warn';
 
   @Property({ type: 'datetime' })
   createdAt: Date & Opt = new Date();

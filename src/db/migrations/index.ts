@@ -18,6 +18,7 @@ import { Migration20261125200100 } from './Migration20261125200100_wake_workers'
 import { Migration20261125200200 } from './Migration20261125200200_chain_blockers';
 import { Migration20261125200210 } from './Migration20261125200210_task_keyset_order';
 import { Migration20261125200220 } from './Migration20261125200220_event_count_stripes';
+import { Migration20261125200400 } from './Migration20261125200400_conflict_radar';
 
 /** Every migration, oldest first. Add a new file and list it here; never edit a shipped one. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -40,4 +41,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261125200200_chain_blockers', class: Migration20261125200200 },
   { name: 'Migration20261125200210_task_keyset_order', class: Migration20261125200210 },
   { name: 'Migration20261125200220_event_count_stripes', class: Migration20261125200220 },
+  { name: 'Migration20261125200400_conflict_radar', class: Migration20261125200400 },
 ];

@@ -1,4 +1,4 @@
-import { Project, type ProjectStatus, type TaskRoomsSetting } from '../entities';
+import { Project, type OverlapPolicy, type ProjectStatus, type TaskRoomsSetting } from '../entities';
 import type { EmFactory } from '../database';
 import { retryingTransaction } from '../retrying-transaction';
 
@@ -13,6 +13,7 @@ export interface ProjectRecord {
   budgetLimit: number | null;
   approvalsByRequester: boolean;
   taskRooms: TaskRoomsSetting;
+  overlapPolicy: OverlapPolicy;
   createdAt: Date;
 }
 
@@ -28,6 +29,7 @@ export function toProjectRecord(p: Project): ProjectRecord {
     budgetLimit: p.budgetLimit ?? null,
     approvalsByRequester: p.approvalsByRequester,
     taskRooms: p.taskRooms,
+    overlapPolicy: p.overlapPolicy,
     createdAt: p.createdAt,
   };
 }
@@ -35,7 +37,15 @@ export function toProjectRecord(p: Project): ProjectRecord {
 export type ProjectUpdate = Partial<
   Pick<
     ProjectRecord,
-    'name' | 'status' | 'creditWeight' | 'maxConcurrentAgents' | 'chatChannelId' | 'budgetLimit' | 'approvalsByRequester' | 'taskRooms'
+    | 'name'
+    | 'status'
+    | 'creditWeight'
+    | 'maxConcurrentAgents'
+    | 'chatChannelId'
+    | 'budgetLimit'
+    | 'approvalsByRequester'
+    | 'taskRooms'
+    | 'overlapPolicy'
   >
 >;
 
@@ -69,6 +79,7 @@ export class ProjectRepository {
       ...(data.budgetLimit !== undefined && { budgetLimit: data.budgetLimit }),
       ...(data.approvalsByRequester !== undefined && { approvalsByRequester: data.approvalsByRequester }),
       ...(data.taskRooms !== undefined && { taskRooms: data.taskRooms }),
+      ...(data.overlapPolicy !== undefined && { overlapPolicy: data.overlapPolicy }),
     });
     await em.flush();
     return toProjectRecord(project);

@@ -1,5 +1,5 @@
 import type { Button, KnownBlock } from '@slack/types';
-import type { AttentionRow, HomeData, RunningRow } from '../home-data';
+import type { AttentionRow, HomeData, OverlapRow, RunningRow } from '../home-data';
 import { stopTaskButton, firstLine, formatDuration, plural } from './cards-format';
 import { actionsBlock } from './actions';
 import { button, emoji, header, LIMITS } from './common';
@@ -101,12 +101,39 @@ function attentionLine(t: AttentionRow): Line {
   return [txt(`${emoji(t.status)} `), bold(t.title), txt(` · ${t.projectId} · ${what}`)];
 }
 
+/** Files an overlap row names before "and N more". */
+const OVERLAP_FILES_ON_HOME = 3;
+
+/** "⚠️ Title A and Title B · proj · both touch src/x.ts, src/y.ts and 2 more". */
+function overlapLine(o: OverlapRow): Line {
+  const shown = o.files.slice(0, OVERLAP_FILES_ON_HOME);
+  const more = o.files.length - shown.length;
+  const files = shown.flatMap((f, i) => (i === 0 ? [mono(f)] : [txt(', '), mono(f)]));
+  return [
+    txt('⚠️ '),
+    bold(o.tasks[0].title),
+    txt(' and '),
+    bold(o.tasks[1].title),
+    txt(` · ${o.projectId} · both touch `),
+    ...files,
+    ...(more > 0 ? [txt(` and ${more} more`)] : []),
+  ];
+}
+
 export function needsYou(data: HomeData): KnownBlock[] {
-  if (data.attentionTotal === 0) return [];
+  const overlaps = data.overlaps ?? [];
+  if (data.attentionTotal === 0 && overlaps.length === 0) return [];
   const blocks: KnownBlock[] = [
     { type: 'divider' },
-    { type: 'section', text: { type: 'mrkdwn', text: `*Needs you* · ${data.attentionTotal}` } },
+    {
+      type: 'section',
+      text: {
+        type: 'mrkdwn',
+        text: `*Needs you* · ${data.attentionTotal}${overlaps.length ? ` · ${plural(overlaps.length, 'overlap')}` : ''}`,
+      },
+    },
   ];
+  if (overlaps.length > 0) blocks.push(richLines(overlaps.map(overlapLine)));
   for (const t of data.attention) {
     const lines: Line[] = [attentionLine(t)];
     if (t.detail) lines.push([italic(firstLine(t.detail))]);

@@ -145,6 +145,14 @@ const SEEDERS: Record<string, Seeder> = {
     await seedNotes(rt, count);
     return { project_id: 'seed' };
   },
+  get_overlaps: async (rt, count) => {
+    await insertTasks(rt, 'ov', count * 2, 'AWAITING_APPROVAL');
+    await sql(
+      rt,
+      `insert into task_overlaps (task_a, task_b, project_id, repo_key, files, detected_at, updated_at) values ${values(count, (i) => `('ov-${2 * i}', 'ov-${2 * i + 1}', 'seed', '', '["src/a.ts"]', ${now + i}, ${now + i})`)}`,
+    );
+    return { project_id: 'seed' };
+  },
   list_agent_requests: async (rt, count) => {
     await sql(
       rt,

@@ -1,0 +1,105 @@
+import type { EmFactory } from '../database';
+import { retryingTransaction } from '../retrying-transaction';
+
+/**
+ * Statuses of a task whose branch is still to land: claimed or running, waiting for a person,
+ * or done and waiting for approval. The radar compares only these.
+ */
+export const LIVE_TASK_STATUSES = ['ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT', 'AWAITING_APPROVAL'] as const;
+
+export const LIVE_STATUS_SQL = LIVE_TASK_STATUSES.map((s) => `'${s}'`).join(', ');
+
+/** Which repository a task's files belong to: tasks of one project and one repo key share files. */
+export interface RepoScope {
+  projectId: string;
+  /** The repo id of the task's workspace, or '' for the project's own checkout. */
+  repoKey: string;
+}
+
+/** A live task that touched some of the same files as another, with those files. */
+export interface SharedFiles {
+  taskId: string;
+  files: string[];
+}
+
+/** The files each live task's workspace touched, replaced whole on each refresh (task_touched_files). */
+export class TouchedFileRepository {
+  constructor(private readonly em: EmFactory) {}
+
+  /** Replaces the task's touched files with `files` (already normalised and sorted). */
+  async replace(taskId: string, scope: RepoScope, files: string[]): Promise<void> {
+    await retryingTransaction(this.em, async (em) => {
+      await em.execute('delete from task_touched_files where task_id = ?', [taskId], 'run');
+      // A few hundred rows per statement keeps every driver's parameter limit far away.
+      for (let at = 0; at < files.length; at += 200) {
+        const chunk = files.slice(at, at + 200);
+        await em.execute(
+          `insert into task_touched_files (task_id, path, project_id, repo_key) values ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}`,
+          chunk.flatMap((f) => [taskId, f, scope.projectId, scope.repoKey]),
+          'run',
+        );
+      }
+    });
+  }
+
+  async list(taskId: string): Promise<string[]> {
+    const rows = (await this.em()
+      .getConnection()
+      .execute('select path from task_touched_files where task_id = ? order by path', [taskId])) as Array<{ path: string }>;
+    return rows.map((r) => String(r.path));
+  }
+
+  /** The other live tasks of the task's repository that touched any of its files, with the shared files. */
+  async sharedWith(taskId: string): Promise<SharedFiles[]> {
+    const rows = (await this.em()
+      .getConnection()
+      .execute(
+        `select other.task_id as task_id, other.path as path
+           from task_touched_files mine
+           join task_touched_files other
+             on other.project_id = mine.project_id and other.repo_key = mine.repo_key and other.path = mine.path
+                and other.task_id <> mine.task_id
+           join tasks t on t.id = other.task_id
+          where mine.task_id = ? and t.status in (${LIVE_STATUS_SQL})
+          order by other.task_id, other.path`,
+        [taskId],
+      )) as Array<{ task_id: string; path: string }>;
+    const byTask = new Map<string, string[]>();
+    for (const r of rows) byTask.set(String(r.task_id), [...(byTask.get(String(r.task_id)) ?? []), String(r.path)]);
+    return [...byTask].map(([id, files]) => ({ taskId: id, files }));
+  }
+
+  /**
+   * Live tasks of the project that touched any of `paths` in the workspace they run in, with those
+   * paths (for serialize: what a READY task would collide with).
+   */
+  async touchingAny(projectId: string, paths: string[]): Promise<SharedFiles[]> {
+    if (paths.length === 0) return [];
+    const rows = (await this.em()
+      .getConnection()
+      .execute(
+        `select f.task_id as task_id, f.path as path
+           from task_touched_files f join tasks t on t.id = f.task_id
+          where f.project_id = ? and f.path in (${paths.map(() => '?').join(', ')}) and t.status in (${LIVE_STATUS_SQL})
+          order by f.task_id, f.path`,
+        [projectId, ...paths],
+      )) as Array<{ task_id: string; path: string }>;
+    const byTask = new Map<string, string[]>();
+    for (const r of rows) byTask.set(String(r.task_id), [...(byTask.get(String(r.task_id)) ?? []), String(r.path)]);
+    return [...byTask].map(([id, files]) => ({ taskId: id, files }));
+  }
+
+  /** Forgets the files of tasks that are no longer live (what they touched no longer matters). */
+  async pruneSettled(): Promise<number> {
+    const result = (await this.em()
+      .getConnection()
+      .execute(
+        // From the few touched-file rows to their tasks by key: never a scan of tasks.
+        `delete from task_touched_files
+          where exists (select 1 from tasks t where t.id = task_touched_files.task_id and t.status not in (${LIVE_STATUS_SQL}))`,
+        [],
+        'run',
+      )) as { affectedRows?: number };
+    return Number(result.affectedRows ?? 0);
+  }
+}
