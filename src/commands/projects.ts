@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { LANDING_MODES } from '../db/entities';
 import { unsafePathSegment, nameToId } from '../db/ids';
 import type { ProjectRecord } from '../db/repositories/projects';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
@@ -42,6 +43,30 @@ const projectId = requiredText('Project id');
 const approvalsByRequester = boolean(
   "Only the task's requester or an admin (AQ_ADMINS) may approve (and so merge) its tasks; default false",
 );
+// Not `optional(...)`: an empty value is meaningful here (it turns the check off).
+const checkCommand = z
+  .preprocess((value) => (value === null ? '' : value), z.string().trim().max(2000).optional())
+  .describe("Shell command run in the task's workspace before it lands, e.g. 'npm test'; empty for no check");
+const checkTimeoutSeconds = integer('Seconds the check command may run before it counts as failed (10 to 7200; default 600)', {
+  min: 10,
+  max: 7200,
+});
+const landing = z.enum(LANDING_MODES).describe('How a task branch catches up with the base before it lands: rebase (default) or merge');
+const landingTries = integer('Times a task may be sent back from the merge train before it is BLOCKED (1 to 20; default 3)', {
+  min: 1,
+  max: 20,
+});
+
+/** The merge train's settings as commands show them. */
+function landingSettings(p: ProjectRecord) {
+  return {
+    check_command: p.checkCommand,
+    check_timeout_seconds: p.checkTimeoutSeconds,
+    landing: p.landing,
+    landing_tries: p.landingTries,
+  };
+}
+
 const PROJECT_LIST: ListPaging = { key: 'projects', defaultLimit: 100, maxLimit: 500 };
 
 export const listProjects = defineCommand({
@@ -69,6 +94,10 @@ export const createProject = defineCommand({
     max_concurrent_agents: optional(integer('Most agents working on this project at once', { min: 1, max: 100 })),
     auto_create_channels: optional(boolean('Create and link a Slack channel for the project')),
     approvals_by_requester: optional(approvalsByRequester),
+    check_command: checkCommand,
+    check_timeout_seconds: optional(checkTimeoutSeconds),
+    landing: optional(landing),
+    landing_tries: optional(landingTries),
   }),
   async run(args, ctx) {
     const id = nameToId(args.name);
@@ -87,6 +116,10 @@ export const createProject = defineCommand({
       creditWeight: args.credit_weight ?? 1.0,
       maxConcurrentAgents: args.max_concurrent_agents ?? 2,
       approvalsByRequester: args.approvals_by_requester ?? false,
+      checkCommand: args.check_command,
+      checkTimeoutSeconds: args.check_timeout_seconds,
+      landing: args.landing,
+      landingTries: args.landing_tries,
     });
     await ctx.events.emit('project_created', {
       projectId: id,
@@ -99,6 +132,19 @@ export const createProject = defineCommand({
       auto_create_channels: autoCreateChannels,
       ...(project.approvalsByRequester && { approvals_by_requester: true }),
     };
+  },
+});
+
+export const getProject = defineCommand({
+  name: 'get_project',
+  group: 'projects',
+  kind: 'read',
+  description:
+    'Show one project: its status, scheduling weight, linked channel and merge train settings (check command, its time limit, landing mode, tries).',
+  input: z.object({ project_id: projectId }),
+  async run({ project_id }, ctx) {
+    const project = await requireProject(ctx, project_id);
+    return { ...projectView(project), ...landingSettings(project) };
   },
 });
 
@@ -136,13 +182,18 @@ export const editProject = defineCommand({
   name: 'edit_project',
   group: 'projects',
   kind: 'change',
-  description: "Change a project's name, credit weight, agent limit, or who may approve its tasks.",
+  description:
+    "Change a project's name, credit weight, agent limit, who may approve its tasks, or its merge train settings (check_command, check_timeout_seconds, landing, landing_tries).",
   input: z.object({
     project_id: projectId,
     name: optional(requiredText('New display name')),
     credit_weight: optional(decimal('Share of agent time relative to other projects', { min: 0 })),
     max_concurrent_agents: optional(integer('Most agents working on this project at once', { min: 1, max: 100 })),
     approvals_by_requester: optional(approvalsByRequester),
+    check_command: checkCommand,
+    check_timeout_seconds: optional(checkTimeoutSeconds),
+    landing: optional(landing),
+    landing_tries: optional(landingTries),
   }),
   async run(args, ctx) {
     const changes: Record<string, unknown> = {};
@@ -165,8 +216,21 @@ export const editProject = defineCommand({
       changes.approvalsByRequester = args.approvals_by_requester;
       fields.push('approvals_by_requester');
     }
+    const landingChanges = {
+      check_command: ['checkCommand', args.check_command],
+      check_timeout_seconds: ['checkTimeoutSeconds', args.check_timeout_seconds],
+      landing: ['landing', args.landing],
+      landing_tries: ['landingTries', args.landing_tries],
+    } as const;
+    for (const [field, [key, value]] of Object.entries(landingChanges)) {
+      if (value === undefined) continue;
+      changes[key] = value;
+      fields.push(field);
+    }
     if (fields.length === 0) {
-      throw new CommandError('Nothing to update: give at least one of name, credit_weight, max_concurrent_agents, approvals_by_requester.');
+      throw new CommandError(
+        'Nothing to update: give at least one of name, credit_weight, max_concurrent_agents, approvals_by_requester, check_command, check_timeout_seconds, landing, landing_tries.',
+      );
     }
     const project = await ctx.db.projects.update(args.project_id, changes);
     if (!project) throw new CommandError(`Project '${args.project_id}' not found.`);
@@ -209,4 +273,4 @@ export const deleteProject = defineCommand({
   },
 });
 
-export const projectCommands = [listProjects, createProject, pauseProject, resumeProject, editProject, deleteProject];
+export const projectCommands = [listProjects, createProject, getProject, pauseProject, resumeProject, editProject, deleteProject];

@@ -1,5 +1,9 @@
 import { Entity, Index, Opt, PrimaryKey, Property } from '@mikro-orm/core';
 
+/** How a task branch is brought up to date with the base before it lands. */
+export const LANDING_MODES = ['rebase', 'merge'] as const;
+export type LandingMode = (typeof LANDING_MODES)[number];
+
 export const PROJECT_STATUSES = ['ACTIVE', 'PAUSED'] as const;
 export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
 
@@ -35,6 +39,20 @@ export class Project {
   /** Optional token budget over the scheduler's rolling window. */
   @Property({ type: 'bigint', nullable: true, columnType: 'integer' })
   budgetLimit?: number | null;
+
+  /** Run in the task's workspace before it lands; empty: no check. */
+  @Property({ type: 'text', default: '' })
+  checkCommand: string & Opt = '';
+
+  @Property({ type: 'integer', default: 600 })
+  checkTimeoutSeconds: number & Opt = 600;
+
+  @Property({ type: 'string', default: 'rebase' })
+  landing: LandingMode & Opt = 'rebase';
+
+  /** Landings a task may be sent back from before it is BLOCKED. */
+  @Property({ type: 'integer', default: 3 })
+  landingTries: number & Opt = 3;
 
   @Property({ type: 'datetime' })
   createdAt: Date & Opt = new Date();

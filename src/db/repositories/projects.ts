@@ -1,4 +1,4 @@
-import { Project, type ProjectStatus } from '../entities';
+import { Project, type LandingMode, type ProjectStatus } from '../entities';
 import type { EmFactory } from '../database';
 import { retryingTransaction } from '../retrying-transaction';
 
@@ -12,6 +12,10 @@ export interface ProjectRecord {
   chatChannelId: string | null;
   budgetLimit: number | null;
   approvalsByRequester: boolean;
+  checkCommand: string;
+  checkTimeoutSeconds: number;
+  landing: LandingMode;
+  landingTries: number;
   createdAt: Date;
 }
 
@@ -26,12 +30,29 @@ export function toProjectRecord(p: Project): ProjectRecord {
     chatChannelId: p.chatChannelId ?? null,
     budgetLimit: p.budgetLimit ?? null,
     approvalsByRequester: p.approvalsByRequester,
+    checkCommand: p.checkCommand,
+    checkTimeoutSeconds: p.checkTimeoutSeconds,
+    landing: p.landing,
+    landingTries: p.landingTries,
     createdAt: p.createdAt,
   };
 }
 
 export type ProjectUpdate = Partial<
-  Pick<ProjectRecord, 'name' | 'status' | 'creditWeight' | 'maxConcurrentAgents' | 'chatChannelId' | 'budgetLimit' | 'approvalsByRequester'>
+  Pick<
+    ProjectRecord,
+    | 'name'
+    | 'status'
+    | 'creditWeight'
+    | 'maxConcurrentAgents'
+    | 'chatChannelId'
+    | 'budgetLimit'
+    | 'approvalsByRequester'
+    | 'checkCommand'
+    | 'checkTimeoutSeconds'
+    | 'landing'
+    | 'landingTries'
+  >
 >;
 
 export class ProjectRepository {
@@ -63,6 +84,10 @@ export class ProjectRepository {
       ...(data.chatChannelId !== undefined && { chatChannelId: data.chatChannelId }),
       ...(data.budgetLimit !== undefined && { budgetLimit: data.budgetLimit }),
       ...(data.approvalsByRequester !== undefined && { approvalsByRequester: data.approvalsByRequester }),
+      ...(data.checkCommand !== undefined && { checkCommand: data.checkCommand }),
+      ...(data.checkTimeoutSeconds !== undefined && { checkTimeoutSeconds: data.checkTimeoutSeconds }),
+      ...(data.landing !== undefined && { landing: data.landing }),
+      ...(data.landingTries !== undefined && { landingTries: data.landingTries }),
     });
     await em.flush();
     return toProjectRecord(project);
