@@ -23,6 +23,7 @@ import { ProjectSteererRepository, TaskMessageRepository } from './repositories/
 import { AgentRequestRepository, ToolPolicyRepository } from './repositories/agent-requests';
 import { RunRecordRepository } from './repositories/run-records';
 import { WorkerRepository } from './repositories/workers';
+import { MergeTrainRepository } from './repositories/merge-train';
 import { RestartRequestRepository } from './repositories/restart-requests';
 import { ReconciliationRepository } from './repositories/reconciliation';
 import { retryingTransaction } from './retrying-transaction';
@@ -58,6 +59,7 @@ export class Database {
   readonly workers: WorkerRepository;
   readonly restartRequests: RestartRequestRepository;
   readonly reconciliation: ReconciliationRepository;
+  readonly mergeTrain: MergeTrainRepository;
 
   readonly dialect: SqlDialect;
 
@@ -90,6 +92,7 @@ export class Database {
     this.workers = new WorkerRepository(fork);
     this.restartRequests = new RestartRequestRepository(fork);
     this.reconciliation = new ReconciliationRepository(fork);
+    this.mergeTrain = new MergeTrainRepository(fork);
   }
 
   /** Opens (and migrates) the SQLite file at a path, or the PostgreSQL database of a target or postgres:// URL. */

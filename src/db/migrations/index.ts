@@ -13,6 +13,7 @@ import { Migration20261123073500 } from './Migration20261123073500_workers';
 import { Migration20261125160000 } from './Migration20261125160000_fleet_lock_order';
 import { Migration20261125170000 } from './Migration20261125170000_approvals_by_requester';
 import { Migration20261125200300 } from './Migration20261125200300_landing_settings';
+import { Migration20261125200310 } from './Migration20261125200310_merge_train';
 
 /** Every migration, oldest first. Add a new file and list it here; never edit a shipped one. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -30,4 +31,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261125160000_fleet_lock_order', class: Migration20261125160000 },
   { name: 'Migration20261125170000_approvals_by_requester', class: Migration20261125170000 },
   { name: 'Migration20261125200300_landing_settings', class: Migration20261125200300 },
+  { name: 'Migration20261125200310_merge_train', class: Migration20261125200310 },
 ];
