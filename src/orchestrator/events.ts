@@ -52,6 +52,9 @@ export const EVENT_TYPES = [
   'daemon_restart',
   'budget_warning',
   'task_reconciled',
+  'landing_started',
+  'landing_sent_back',
+  'landed',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -11,6 +11,7 @@ import type { EventLog } from './events';
 import type { SkipResult } from './port';
 import { reapLapsedClaims, recoverStaleState, type RecoveryReport } from './recovery';
 import { reconcile } from './reconciler';
+import { TrainDriver } from './landing';
 import { schedule } from './scheduler';
 import { TaskControl } from './task-control';
 import { claimLaunch } from './task-moves';
@@ -66,6 +67,8 @@ export class Orchestrator extends TaskControl {
   private leader = false;
   lastRecovery: RecoveryReport | null = null;
   private lastReconcile = 0;
+  /** Lands the merge trains beside the loop (landing.ts). */
+  private readonly trains: TrainDriver;
 
   constructor(
     db: Database,
@@ -78,6 +81,7 @@ export class Orchestrator extends TaskControl {
     this.log = options.log ?? ((m) => console.error(m));
     this.now = options.now ?? (() => new Date());
     this.workspaceGit = options.workspaceGit ?? new GitManager();
+    this.trains = new TrainDriver({ db, events, machine: this.machine, git: options.git, config, log: this.log });
   }
 
   get isLeader(): boolean {
@@ -112,6 +116,7 @@ export class Orchestrator extends TaskControl {
     await this.cycling;
     for (const run of this.runs.values()) run.controller.abort();
     await this.idle();
+    await this.trains.idle();
     if (this.leader) await this.db.scheduling.releaseLease(this.owner).catch(() => undefined);
     this.leader = false;
   }
@@ -196,6 +201,7 @@ export class Orchestrator extends TaskControl {
     const deps = this.cycleDeps();
     report.resumed = await resumePaused(deps);
     report.promoted = await promoteReady(deps);
+    this.trains.kick();
     const paused = await this.isPaused();
     if (!paused && !this.stopped && this.localAgents) {
       const live = [...this.runs.values()];

@@ -10,6 +10,7 @@ import { buildSnapshot, promoteReady, resumePaused, type CycleDeps } from './cyc
 import type { EventLog } from './events';
 import { reapLapsedClaims, recoverStaleState } from './recovery';
 import { reconcile } from './reconciler';
+import { TrainDriver } from './landing';
 import { schedule } from './scheduler';
 import { TaskStateMachine } from './state-machine';
 import { claimLaunch } from './task-moves';
@@ -57,6 +58,8 @@ const PAUSED_KEY = 'orchestrator_paused';
 export class FleetWorker {
   private readonly runs = new Map<string, ClaimedRunHandle>();
   private readonly machine: TaskStateMachine;
+  /** Lands the merge trains beside the loop (landing.ts). */
+  private readonly trains: TrainDriver;
   private readonly log: (message: string) => void;
   private readonly leaseMs: number;
   private readonly workspaceGit: ProvisioningGit;
@@ -78,6 +81,7 @@ export class FleetWorker {
   ) {
     this.log = options.log ?? ((m) => console.error(m));
     this.machine = new TaskStateMachine(db, this.log);
+    this.trains = new TrainDriver({ db, events, machine: this.machine, git: options.git, config, log: this.log });
     this.leaseMs = options.leaseMs ?? 30_000;
     // A third of the lease: two renewals can be missed before a live worker's claim lapses.
     this.heartbeatMs = options.heartbeatMs ?? Math.max(100, Math.floor(this.leaseMs / 3));
@@ -127,6 +131,7 @@ export class FleetWorker {
     await this.cycling;
     for (const run of this.runs.values()) run.controller.abort();
     await this.idle();
+    await this.trains.idle();
     await this.db.workers.markStopped(this.options.name, this.now().getTime()).catch(() => undefined);
   }
 
@@ -210,6 +215,7 @@ export class FleetWorker {
     const deps = this.cycleDeps();
     await resumePaused(deps);
     await promoteReady(deps);
+    this.trains.kick();
     if (this.stopped || (await this.db.state.get(PAUSED_KEY, false))) return;
     const live = [...this.runs.values()];
     const snapshot = await buildSnapshot(deps, {
