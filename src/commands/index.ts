@@ -19,6 +19,7 @@ import { repoCommands } from './repos';
 import { gitCommands } from './git';
 import { gitLowLevelCommands } from './git-lowlevel';
 import { workspaceCommands } from './workspaces';
+import { mergeTrainCommands } from './merge-train';
 
 /** Every command, in the order help lists them. Adding a command is adding it to a group file. */
 export const ALL_COMMANDS: readonly AnyCommand[] = [
@@ -38,6 +39,7 @@ export const ALL_COMMANDS: readonly AnyCommand[] = [
   ...gitCommands,
   ...gitLowLevelCommands,
   ...workspaceCommands,
+  ...mergeTrainCommands,
   ...hookCommands,
   ...noteCommands,
   ...fileCommands,
