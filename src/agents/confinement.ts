@@ -28,7 +28,7 @@ export const DEFAULT_ALLOWED_DOMAINS = [
 export const SANDBOX_PROGRAMS = ['bwrap', 'socat'];
 
 /** Secrets in a home folder that sandboxed commands must not read. */
-const HOME_SECRETS = [
+export const HOME_SECRETS = [
   '.ssh',
   '.aws',
   '.azure',

@@ -12,13 +12,15 @@ import { Migration20261123073000 } from './Migration20261123073000_agent_request
 import { Migration20261123073500 } from './Migration20261123073500_workers';
 import { Migration20261125160000 } from './Migration20261125160000_fleet_lock_order';
 import { Migration20261125170000 } from './Migration20261125170000_approvals_by_requester';
-import { Migration20261125200700 } from './Migration20261125200700_automations';
-import { Migration20261125200500 } from './Migration20261125200500_task_rooms';
 import { Migration20261125200100 } from './Migration20261125200100_wake_workers';
 import { Migration20261125200200 } from './Migration20261125200200_chain_blockers';
 import { Migration20261125200210 } from './Migration20261125200210_task_keyset_order';
 import { Migration20261125200220 } from './Migration20261125200220_event_count_stripes';
+import { Migration20261125200300 } from './Migration20261125200300_landing_settings';
+import { Migration20261125200310 } from './Migration20261125200310_merge_train';
 import { Migration20261125200400 } from './Migration20261125200400_conflict_radar';
+import { Migration20261125200500 } from './Migration20261125200500_task_rooms';
+import { Migration20261125200700 } from './Migration20261125200700_automations';
 
 /** Every migration, oldest first. Add a new file and list it here; never edit a shipped one. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -35,11 +37,13 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261123073500_workers', class: Migration20261123073500 },
   { name: 'Migration20261125160000_fleet_lock_order', class: Migration20261125160000 },
   { name: 'Migration20261125170000_approvals_by_requester', class: Migration20261125170000 },
-  { name: 'Migration20261125200700_automations', class: Migration20261125200700 },
-  { name: 'Migration20261125200500_task_rooms', class: Migration20261125200500 },
   { name: 'Migration20261125200100_wake_workers', class: Migration20261125200100 },
   { name: 'Migration20261125200200_chain_blockers', class: Migration20261125200200 },
   { name: 'Migration20261125200210_task_keyset_order', class: Migration20261125200210 },
   { name: 'Migration20261125200220_event_count_stripes', class: Migration20261125200220 },
+  { name: 'Migration20261125200300_landing_settings', class: Migration20261125200300 },
+  { name: 'Migration20261125200310_merge_train', class: Migration20261125200310 },
   { name: 'Migration20261125200400_conflict_radar', class: Migration20261125200400 },
+  { name: 'Migration20261125200500_task_rooms', class: Migration20261125200500 },
+  { name: 'Migration20261125200700_automations', class: Migration20261125200700 },
 ];

@@ -1,4 +1,4 @@
-import { Project, type OverlapPolicy, type ProjectStatus, type TaskRoomsSetting } from '../entities';
+import { Project, type LandingMode, type OverlapPolicy, type ProjectStatus, type TaskRoomsSetting } from '../entities';
 import type { EmFactory } from '../database';
 import { retryingTransaction } from '../retrying-transaction';
 
@@ -14,6 +14,10 @@ export interface ProjectRecord {
   approvalsByRequester: boolean;
   taskRooms: TaskRoomsSetting;
   overlapPolicy: OverlapPolicy;
+  checkCommand: string;
+  checkTimeoutSeconds: number;
+  landing: LandingMode;
+  landingTries: number;
   createdAt: Date;
 }
 
@@ -30,6 +34,10 @@ export function toProjectRecord(p: Project): ProjectRecord {
     approvalsByRequester: p.approvalsByRequester,
     taskRooms: p.taskRooms,
     overlapPolicy: p.overlapPolicy,
+    checkCommand: p.checkCommand,
+    checkTimeoutSeconds: p.checkTimeoutSeconds,
+    landing: p.landing,
+    landingTries: p.landingTries,
     createdAt: p.createdAt,
   };
 }
@@ -46,6 +54,10 @@ export type ProjectUpdate = Partial<
     | 'approvalsByRequester'
     | 'taskRooms'
     | 'overlapPolicy'
+    | 'checkCommand'
+    | 'checkTimeoutSeconds'
+    | 'landing'
+    | 'landingTries'
   >
 >;
 
@@ -80,6 +92,10 @@ export class ProjectRepository {
       ...(data.approvalsByRequester !== undefined && { approvalsByRequester: data.approvalsByRequester }),
       ...(data.taskRooms !== undefined && { taskRooms: data.taskRooms }),
       ...(data.overlapPolicy !== undefined && { overlapPolicy: data.overlapPolicy }),
+      ...(data.checkCommand !== undefined && { checkCommand: data.checkCommand }),
+      ...(data.checkTimeoutSeconds !== undefined && { checkTimeoutSeconds: data.checkTimeoutSeconds }),
+      ...(data.landing !== undefined && { landing: data.landing }),
+      ...(data.landingTries !== undefined && { landingTries: data.landingTries }),
     });
     await em.flush();
     return toProjectRecord(project);
