@@ -3,7 +3,7 @@ import type { ChatProvider } from '../model/provider';
 import type { Database } from '../db/database';
 import { DatabaseContentionError } from '../db/retrying-transaction';
 import type { TaskRecord } from '../db/repositories/tasks';
-import { totalAgentTokens, type AgentAdapter, type AgentRunOutcome } from '../agents/adapter';
+import { totalAgentTokens, ZERO_USAGE, type AgentAdapter, type AgentRunOutcome } from '../agents/adapter';
 import { classifyError } from '../agents/errors';
 import { redactingAdapter } from '../agents/redacting-adapter';
 import { secretRedactor } from '../agents/secret-redaction';
@@ -108,9 +108,9 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
       payload: { title: task.title, agent_id: agentId, agent_name: agent.name, branch, workspace_path: workspace.path },
     });
 
-    const chosen = deps.adapters[agent.type] ?? deps.adapters.claude;
+    const chosen = agent.backend === 'acp' ? deps.adapters.acp : (deps.adapters[agent.type] ?? deps.adapters.claude);
     if (!chosen) {
-      await failRun(deps, current, `No adapter for agent type '${agent.type}'.`);
+      await failRun(deps, current, `This app cannot run ${agent.backend} agents such as ${agent.name}: give the task to another agent.`);
       return;
     }
     const adapter = redactingAdapter(chosen, secretRedactor(deps.config));
@@ -142,6 +142,8 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
         taskId,
         prompt: followUp?.prompt ?? prompt,
         resumeSessionId: followUp?.resumeSessionId,
+        ...(followUp && { freshPrompt: followUp.freshPrompt }),
+        profile: agent.profile,
         inbox: taskInbox(deps, current),
         agentRequests: taskAgentRequests(deps, current, () => handle.controller.abort()),
         cwd: workspace.path,
@@ -225,18 +227,18 @@ async function recordRun(deps: RunnerDeps, task: TaskRecord, outcome: AgentRunOu
     summary: outcome.summary || null,
     errorMessage: outcome.errorMessage,
     filesChanged: null,
-    tokensUsed: tokens,
+    tokensUsed: outcome.usage ? tokens : null,
     costUsd: outcome.costUsd,
     sessionId: outcome.sessionId,
   });
-  if (tokens > 0 || outcome.costUsd > 0) {
+  if (tokens > 0 || (outcome.costUsd ?? 0) > 0) {
     await deps.db.tokenUsage.record({
       projectId: task.projectId,
       taskId: task.id,
       agentId: task.assignedAgent,
       source: 'agent',
-      ...outcome.usage,
-      costUsd: outcome.costUsd,
+      ...(outcome.usage ?? ZERO_USAGE),
+      costUsd: outcome.costUsd ?? 0,
     });
   }
 }
@@ -330,7 +332,7 @@ async function settle(
       defaultBranch: ctx.defaultBranch,
       summary: outcome.summary,
       tokens: totalAgentTokens(outcome.usage),
-      costUsd: outcome.costUsd,
+      costUsd: outcome.costUsd ?? 0,
       subtasks,
     },
   );

@@ -36,6 +36,10 @@ export class Project {
   @Property({ type: 'bigint', nullable: true, columnType: 'integer' })
   budgetLimit?: number | null;
 
+  /** Backends its tasks may run on, in order of preference (`claude-code`, `acp`, `acp:<profile>`); null: any. */
+  @Property({ type: 'json', nullable: true })
+  backends?: string[] | null;
+
   @Property({ type: 'datetime' })
   createdAt: Date & Opt = new Date();
 

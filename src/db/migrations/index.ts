@@ -12,6 +12,7 @@ import { Migration20261123073000 } from './Migration20261123073000_agent_request
 import { Migration20261123073500 } from './Migration20261123073500_workers';
 import { Migration20261125160000 } from './Migration20261125160000_fleet_lock_order';
 import { Migration20261125170000 } from './Migration20261125170000_approvals_by_requester';
+import { Migration20261125200600 } from './Migration20261125200600_agent_backends';
 
 /** Every migration, oldest first. Add a new file and list it here; never edit a shipped one. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -28,4 +29,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261123073500_workers', class: Migration20261123073500 },
   { name: 'Migration20261125160000_fleet_lock_order', class: Migration20261125160000 },
   { name: 'Migration20261125170000_approvals_by_requester', class: Migration20261125170000 },
+  { name: 'Migration20261125200600_agent_backends', class: Migration20261125200600 },
 ];

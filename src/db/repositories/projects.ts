@@ -12,6 +12,8 @@ export interface ProjectRecord {
   chatChannelId: string | null;
   budgetLimit: number | null;
   approvalsByRequester: boolean;
+  /** Backends its tasks may use, in order of preference; null: any. */
+  backends: string[] | null;
   createdAt: Date;
 }
 
@@ -26,12 +28,16 @@ export function toProjectRecord(p: Project): ProjectRecord {
     chatChannelId: p.chatChannelId ?? null,
     budgetLimit: p.budgetLimit ?? null,
     approvalsByRequester: p.approvalsByRequester,
+    backends: p.backends ?? null,
     createdAt: p.createdAt,
   };
 }
 
 export type ProjectUpdate = Partial<
-  Pick<ProjectRecord, 'name' | 'status' | 'creditWeight' | 'maxConcurrentAgents' | 'chatChannelId' | 'budgetLimit' | 'approvalsByRequester'>
+  Pick<
+    ProjectRecord,
+    'name' | 'status' | 'creditWeight' | 'maxConcurrentAgents' | 'chatChannelId' | 'budgetLimit' | 'approvalsByRequester' | 'backends'
+  >
 >;
 
 export class ProjectRepository {
@@ -63,6 +69,7 @@ export class ProjectRepository {
       ...(data.chatChannelId !== undefined && { chatChannelId: data.chatChannelId }),
       ...(data.budgetLimit !== undefined && { budgetLimit: data.budgetLimit }),
       ...(data.approvalsByRequester !== undefined && { approvalsByRequester: data.approvalsByRequester }),
+      ...(data.backends !== undefined && { backends: data.backends }),
     });
     await em.flush();
     return toProjectRecord(project);
