@@ -5,7 +5,8 @@ import { unsafePathSegment, nameToId } from '../db/ids';
 import type { ProjectRecord } from '../db/repositories/projects';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
-import { boolean, decimal, integer, optional, requiredText } from './schema';
+import { boolean, decimal, integer, optional, requiredText, stringList } from './schema';
+import { backendProblem } from '../agents/backends';
 import { isAdminHere } from './admin-check';
 import { requireSteerProject } from './steer-check';
 
@@ -35,6 +36,7 @@ export function projectView(p: ProjectRecord): Record<string, unknown> {
     workspace: p.workspace,
     ...(p.chatChannelId ? { chat_channel_id: p.chatChannelId } : {}),
     ...(p.approvalsByRequester && { approvals_by_requester: true }),
+    ...(p.backends && { backends: p.backends }),
   };
 }
 
@@ -143,6 +145,11 @@ export const editProject = defineCommand({
     credit_weight: optional(decimal('Share of agent time relative to other projects', { min: 0 })),
     max_concurrent_agents: optional(integer('Most agents working on this project at once', { min: 1, max: 100 })),
     approvals_by_requester: optional(approvalsByRequester),
+    backends: optional(
+      stringList(
+        'Agent backends its tasks may run on, in order of preference: claude-code, acp (any ACP profile) or acp:<profile>; an empty list allows any',
+      ),
+    ),
   }),
   async run(args, ctx) {
     const changes: Record<string, unknown> = {};
@@ -165,8 +172,16 @@ export const editProject = defineCommand({
       changes.approvalsByRequester = args.approvals_by_requester;
       fields.push('approvals_by_requester');
     }
+    if (args.backends !== undefined) {
+      const problem = args.backends.map((b) => backendProblem(b, ctx.config.agents.profiles)).find(Boolean);
+      if (problem) throw new CommandError(problem);
+      changes.backends = args.backends.length > 0 ? [...new Set(args.backends)] : null;
+      fields.push('backends');
+    }
     if (fields.length === 0) {
-      throw new CommandError('Nothing to update: give at least one of name, credit_weight, max_concurrent_agents, approvals_by_requester.');
+      throw new CommandError(
+        'Nothing to update: give at least one of name, credit_weight, max_concurrent_agents, approvals_by_requester, backends.',
+      );
     }
     const project = await ctx.db.projects.update(args.project_id, changes);
     if (!project) throw new CommandError(`Project '${args.project_id}' not found.`);

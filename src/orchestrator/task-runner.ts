@@ -4,6 +4,7 @@ import type { Database } from '../db/database';
 import { DatabaseContentionError } from '../db/retrying-transaction';
 import type { TaskRecord } from '../db/repositories/tasks';
 import { totalAgentTokens, ZERO_USAGE, type AgentAdapter, type AgentRunOutcome } from '../agents/adapter';
+import { agentBackendKey } from '../agents/backends';
 import { classifyError } from '../agents/errors';
 import { redactingAdapter } from '../agents/redacting-adapter';
 import { secretRedactor } from '../agents/secret-redaction';
@@ -113,6 +114,9 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
       await failRun(deps, current, `This app cannot run ${agent.backend} agents such as ${agent.name}: give the task to another agent.`);
       return;
     }
+    // A task keeps the backend of its first run: its follow-ups resume that vendor's session.
+    const backend = agentBackendKey(agent);
+    if (task.backend !== backend) await db.tasks.update(taskId, { backend });
     const adapter = redactingAdapter(chosen, secretRedactor(deps.config));
     const upstream = await Promise.all(
       (await db.tasks.upstream(taskId)).map(async (u) => ({

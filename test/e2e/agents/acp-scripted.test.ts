@@ -47,6 +47,7 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
     });
     await h.waitStatus(id, 'COMPLETED', 90_000);
     expect(await gitOut(h.origin, 'show', 'main:hello.txt')).toBe('Hello from ACP');
+    expect(await h.rt.exec('get_task', { task_id: id })).toMatchObject({ backend: 'acp:scripted' });
     expect(existsSync(path.join(h.workspace, '..', 'escape.txt'))).toBe(false);
     const result = await h.rt.db.taskResults.latest(id);
     expect(result).toMatchObject({ result: 'COMPLETED', tokensUsed: 1500, costUsd: 0.25, sessionId: expect.stringMatching(/^scripted-/) });
