@@ -94,6 +94,16 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
     expect(progress(id)).toContain('scripted cannot load an earlier session; it starts a new one with the task and the thread so far.');
   });
 
+  it('a usage limit with a reset time pauses the task until that reset', async () => {
+    await start();
+    const reset = new Date(Math.ceil(Date.now() / 1000) * 1000 + 3 * 3600_000);
+    const id = await h.task('Limited', { description: `acp:limit ${reset.toISOString()}` });
+    await h.waitStatus(id, 'PAUSED', 90_000);
+    const task = await h.rt.db.tasks.get(id);
+    expect(task?.resumeAfter).toEqual(reset);
+    expect(task?.pauseReason).toMatch(/^Usage limit until .* UTC, when the API says it resets; .*You've hit your usage limit/);
+  });
+
   it('Stop sends session/cancel and the run ends as stopped; unreported usage stays unknown', async () => {
     await start();
     const id = await h.task('Work forever', { description: 'acp:no-usage\nacp:wait' });
