@@ -76,11 +76,12 @@ const shared = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
-  // The Agent SDK ships as ESM only; swc down-levels just that package for Jest's CJS runtime.
-  transformIgnorePatterns: ['/node_modules/(?!@anthropic-ai/claude-agent-sdk/)'],
+  // The Agent SDK and the ACP SDK ship as ESM only; swc down-levels just those packages for Jest's CJS runtime.
+  transformIgnorePatterns: ['/node_modules/(?!(@anthropic-ai/claude-agent-sdk|@agentclientprotocol/sdk)/)'],
   transform: {
     '^.+\\.ts$': ['@swc/jest', TYPESCRIPT],
     '^.+\\.mjs$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+    '/@agentclientprotocol/sdk/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
 };
 

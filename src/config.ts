@@ -3,6 +3,7 @@ import path from 'node:path';
 import { existsSync } from 'node:fs';
 import dotenv from 'dotenv';
 import { z } from 'zod';
+import { AgentProfilesError, loadAgentProfiles, type AgentProfile } from './agents/profiles';
 
 /** The model used for chat, the LLM plan parser and hooks unless AQ_CHAT_MODEL says otherwise. */
 export const DEFAULT_CHAT_MODEL = 'claude-sonnet-4-6';
@@ -63,6 +64,8 @@ export interface AppConfig {
     ask: AskConfig;
     /** Whether the app runs agents itself (`AQ_LOCAL_AGENTS`, default true); false leaves them to `aq worker`s. */
     local: boolean;
+    /** ACP agents create_agent may name (`AQ_AGENT_PROFILES`, default `<AQ_HOME>/agent-profiles.json` when it exists). */
+    profiles: AgentProfile[];
   };
   /** Root of this app's own checkout, used by update_and_restart. */
   appRoot: string;
@@ -259,9 +262,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
         onTimeout: parseVar(env, 'AQ_ASK_TIMEOUT_ACTION', timeoutActionText, 'skip'),
       },
       local: parseVar(env, 'AQ_LOCAL_AGENTS', booleanText, true),
+      profiles: agentProfiles(read(env, 'AQ_AGENT_PROFILES'), home),
     },
     appRoot: appRootDir(),
   };
+}
+
+/** The profiles file AQ_AGENT_PROFILES names, else the one in AQ_HOME if there is one. */
+function agentProfiles(file: string | undefined, home: string): AgentProfile[] {
+  const chosen = file ? path.resolve(expandHome(file)) : path.join(home, 'agent-profiles.json');
+  if (!file && !existsSync(chosen)) return [];
+  try {
+    return loadAgentProfiles(chosen);
+  } catch (err) {
+    if (err instanceof AgentProfilesError) throw new ConfigError(err.message);
+    throw err;
+  }
 }
 
 /** A comma- or space-separated list. */

@@ -17,6 +17,8 @@ import { HookEngine } from './orchestrator/hooks';
 import { Orchestrator, type OrchestratorOptions } from './orchestrator/orchestrator';
 import { ClaudeCodeAdapter } from './agents/claude-code';
 import { claudeCodeOptions } from './agents/claude-options';
+import { AcpAdapter } from './agents/acp';
+import { acpOptions } from './agents/acp-options';
 import { GitManagerTaskGit } from './orchestrator/task-git';
 import { PrFollower } from './orchestrator/pr-follower';
 import { ForgeReadinessRecorder } from './orchestrator/forge-readiness';
@@ -176,7 +178,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
       const prFollower = new PrFollower({ db, events, git, log });
       const forgeReadiness = new ForgeReadinessRecorder(git.forges, db, log);
       const started = new Orchestrator(db, events, config, {
-        adapters: { claude: new ClaudeCodeAdapter(claudeCodeOptions(config, log)) },
+        adapters: agentAdapters(config, log),
         git: new GitManagerTaskGit(git),
         chatProvider,
         onTick: async () => {
@@ -197,7 +199,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     async startWorker(workerOptions) {
       if (worker) return worker;
       worker = new FleetWorker(db, events, config, {
-        adapters: { claude: new ClaudeCodeAdapter(claudeCodeOptions(config, log)) },
+        adapters: agentAdapters(config, log),
         git: new GitManagerTaskGit(git),
         chatProvider,
         log,
@@ -212,4 +214,9 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
       await db.close();
     },
   };
+}
+
+/** One adapter per backend: Claude Code, and the ACP agents of the configured profiles. */
+function agentAdapters(config: AppConfig, log: (message: string) => void) {
+  return { claude: new ClaudeCodeAdapter(claudeCodeOptions(config, log)), acp: new AcpAdapter(acpOptions(config, log)) };
 }

@@ -13,7 +13,8 @@ export interface AgentUsage {
   cacheCreationTokens: number;
 }
 
-export function totalAgentTokens(u: AgentUsage): number {
+export function totalAgentTokens(u: AgentUsage | null): number {
+  if (!u) return 0;
   return u.inputTokens + u.outputTokens + u.cacheReadTokens + u.cacheCreationTokens;
 }
 
@@ -30,6 +31,10 @@ export interface AgentRunRequest {
   onProgress?: (line: string) => void;
   /** Continue this agent session (a follow-up run) instead of starting a new one. */
   resumeSessionId?: string | null;
+  /** With `resumeSessionId`: the whole prompt for an agent that cannot load its earlier session. */
+  freshPrompt?: string;
+  /** The agent's ACP profile (`agents.profile`), for backends that start a configured command. */
+  profile?: string | null;
   /** Messages people send while the run lasts, given to the agent as new user messages. */
   inbox?: AgentInbox;
   /** The project's tool policy, and people to ask about what it does not allow. */
@@ -43,8 +48,10 @@ export interface AgentRunOutcome {
   /** The agent's final answer (empty when it produced none). */
   summary: string;
   errorMessage: string | null;
-  usage: AgentUsage;
-  costUsd: number;
+  /** Null when the agent did not report its token usage: unknown, never guessed. */
+  usage: AgentUsage | null;
+  /** Null when the agent did not report a cost in USD. */
+  costUsd: number | null;
   sessionId: string | null;
   /** For rate_limited: when the limit resets, if the agent said so. */
   resetsAt: Date | null;

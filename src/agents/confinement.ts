@@ -85,6 +85,12 @@ export function isInside(candidate: string, root: string): boolean {
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
+/** The path guard's one test, for every backend: `target`, symlinks followed, lies inside a real root. */
+export async function insideRoots(target: string, realRoots: string[]): Promise<boolean> {
+  const real = await realPathOf(target);
+  return realRoots.some((root) => isInside(real, root));
+}
+
 /** The file tools that change files: a run whose every call of these was refused changed nothing. */
 export const WRITE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
 
@@ -152,8 +158,7 @@ export function pathGuard(
     }
     const allowed = await realRoots;
     for (const candidate of pathsOfToolCall(tool, toolInput, input.cwd)) {
-      const real = await realPathOf(candidate);
-      if (!allowed.some((root) => isInside(real, root))) {
+      if (!(await insideRoots(candidate, allowed))) {
         const reason = `${candidate} is outside this task's workspace; agents may only read and write inside ${roots[0]}.`;
         onRefused({ tool, path: candidate, reason });
         return deny(reason);

@@ -7,7 +7,8 @@ import { OVERLAP_POLICIES } from '../db/entities/project';
 import type { ProjectRecord } from '../db/repositories/projects';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
-import { boolean, decimal, integer, optional, requiredText } from './schema';
+import { boolean, decimal, integer, optional, requiredText, stringList } from './schema';
+import { backendProblem } from '../agents/backends';
 import { isAdminHere } from './admin-check';
 import { requireSteerProject } from './steer-check';
 
@@ -41,6 +42,7 @@ export function projectView(p: ProjectRecord) {
     ...(p.taskRooms !== 'approval' && { task_rooms: p.taskRooms }),
     // Only when it differs from the default, like approvals: the spec's replies stay as written.
     ...(p.overlapPolicy !== 'warn' && { overlap_policy: p.overlapPolicy }),
+    ...(p.backends && { backends: p.backends }),
   };
 }
 
@@ -220,6 +222,11 @@ export const editProject = defineCommand({
     check_timeout_seconds: optional(checkTimeoutSeconds),
     landing: optional(landing),
     landing_tries: optional(landingTries),
+    backends: optional(
+      stringList(
+        'Agent backends its tasks may run on, in order of preference: claude-code, acp (any ACP profile) or acp:<profile>; an empty list allows any',
+      ),
+    ),
   }),
   async run(args, ctx) {
     const changes: Record<string, unknown> = {};
@@ -261,9 +268,15 @@ export const editProject = defineCommand({
       changes[key] = value;
       fields.push(field);
     }
+    if (args.backends !== undefined) {
+      const problem = args.backends.map((b) => backendProblem(b, ctx.config.agents.profiles)).find(Boolean);
+      if (problem) throw new CommandError(problem);
+      changes.backends = args.backends.length > 0 ? [...new Set(args.backends)] : null;
+      fields.push('backends');
+    }
     if (fields.length === 0) {
       throw new CommandError(
-        'Nothing to update: give at least one of name, credit_weight, max_concurrent_agents, approvals_by_requester, task_rooms, overlap_policy, check_command, check_timeout_seconds, landing, landing_tries.',
+        'Nothing to update: give at least one of name, credit_weight, max_concurrent_agents, approvals_by_requester, task_rooms, overlap_policy, check_command, check_timeout_seconds, landing, landing_tries, backends.',
       );
     }
     const project = await ctx.db.projects.update(args.project_id, changes);

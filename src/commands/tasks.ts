@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { TaskStateMachine } from '../orchestrator/state-machine';
 import { promoteWaiting } from '../orchestrator/task-moves';
 import type { TaskPlace } from '../db/repositories/tasks';
-import { CommandError, defineCommand } from './catalog';
 import { cursorField, decodeCursor, encodeCursor } from './cursor';
+import type { TaskRecord } from '../db/repositories/task-record';
+import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { projectIdOrActive, requireProject } from './projects';
 import { boolean, integer, optional, requiredText, stringList } from './schema';
@@ -12,6 +13,7 @@ import { taskOperation } from './task-lifecycle';
 import { waitingKeys } from './task-waiting';
 import { roomKeys } from './task-room-keys';
 import { requireSteerTask } from './steer-check';
+import { agentBackendKey, backendProblem } from '../agents/backends';
 
 export const LIST_TASKS_LIMIT = 200;
 
@@ -81,10 +83,20 @@ export const createTask = defineCommand({
     requires_approval: optional(boolean('Open a pull request and wait for approval instead of merging')),
     depends_on: optional(stringList('Task ids that must complete first')),
     source_url: optional(sourceUrl),
+    backend: optional(requiredText('Agent backend to run on: claude-code, acp (any ACP profile) or acp:<profile>')),
   }),
   async run(args, ctx) {
     const projectId = projectIdOrActive(ctx, args.project_id);
-    await requireProject(ctx, projectId);
+    const project = await requireProject(ctx, projectId);
+    if (args.backend) {
+      const problem = backendProblem(args.backend, ctx.config.agents.profiles);
+      if (problem) throw new CommandError(problem);
+      if (project.backends && !project.backends.some((b) => b === args.backend || (b === 'acp' && args.backend?.startsWith('acp:')))) {
+        throw new CommandError(
+          `Project '${projectId}' runs its tasks on ${project.backends.join(', ')}: pick one of those, or change the project's backends with edit_project.`,
+        );
+      }
+    }
     if (args.repo_id) {
       const repo = await ctx.db.repos.get(args.repo_id);
       if (!repo) throw new CommandError(`Repo '${args.repo_id}' not found.`);
@@ -111,6 +123,7 @@ export const createTask = defineCommand({
         sourceUrl: ctx.actor.sourceUrl ?? args.source_url ?? null,
         // Who may approve it when the project leaves approvals to requesters.
         requestedBy: ctx.actor.source === 'slack' || ctx.actor.source === 'chat' ? (ctx.actor.userId ?? null) : null,
+        backend: args.backend ?? null,
       },
       upstream,
     );
@@ -122,9 +135,19 @@ export const createTask = defineCommand({
       ...(args.repo_id && { repo_id: args.repo_id }),
       ...(args.requires_approval && { requires_approval: true }),
       ...(upstream.length > 0 && { depends_on: upstream, status: task.status }),
+      ...(args.backend && { backend: args.backend }),
     };
   },
 });
+
+/** The backend the task asked for or was fixed to by its first run, and its agent's. */
+async function backendKeys(ctx: CommandContext, t: TaskRecord): Promise<Record<string, string>> {
+  const agent = t.assignedAgent ? await ctx.db.agents.get(t.assignedAgent) : null;
+  return {
+    ...(t.backend && { backend: t.backend }),
+    ...(agent && { agent_backend: agentBackendKey(agent) }),
+  };
+}
 
 export const getTask = defineCommand({
   name: 'get_task',
@@ -156,6 +179,7 @@ export const getTask = defineCommand({
       ...(t.startedAt && { started_at: t.startedAt.toISOString() }),
       ...(await waitingKeys(ctx, t)),
       ...(await roomKeys(ctx, t.id)),
+      ...(await backendKeys(ctx, t)),
     };
   },
 });

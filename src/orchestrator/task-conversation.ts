@@ -103,6 +103,8 @@ export async function sendTaskMessage(
 export interface FollowUp {
   prompt: string;
   resumeSessionId: string | null;
+  /** The whole task, what the last run said and the follow-up: for an agent that cannot load its session. */
+  freshPrompt: string;
   messages: TaskMessageRecord[];
 }
 
@@ -124,10 +126,15 @@ export async function takeFollowUp(deps: Deps, task: TaskRecord, fullPrompt: str
   for (const m of taken) await emitDelivered(deps, task, m, 'follow_up');
   const text = quoted(taken);
   const moved = session ? await workspaceMoveNotice(deps.db, task) : null;
+  const fresh = `${fullPrompt}\n\n## Follow-up instruction\n${text}`;
   const prompt = session
     ? `${moved ? `${moved}\n\n` : ''}Follow-up from the task's Slack thread. Continue on the same branch, and end with a short summary of what changed:\n\n${text}`
-    : `${fullPrompt}\n\n## Follow-up instruction\n${text}`;
-  return { prompt, resumeSessionId: session, messages: taken };
+    : fresh;
+  const previous = session ? (await deps.db.taskResults.latest(task.id))?.summary : null;
+  const freshPrompt = previous
+    ? `${fullPrompt}\n\n## What the previous run reported\n${previous}\n\n## Follow-up instruction\n${text}`
+    : fresh;
+  return { prompt, resumeSessionId: session, messages: taken, freshPrompt };
 }
 
 async function emitDelivered(deps: Deps, task: TaskRecord, m: TaskMessageRecord, via: 'live' | 'follow_up'): Promise<void> {

@@ -3,7 +3,8 @@ import type { ChatProvider } from '../model/provider';
 import type { Database } from '../db/database';
 import { DatabaseContentionError } from '../db/retrying-transaction';
 import type { TaskRecord } from '../db/repositories/tasks';
-import { totalAgentTokens, type AgentAdapter, type AgentRunOutcome } from '../agents/adapter';
+import { totalAgentTokens, ZERO_USAGE, type AgentAdapter, type AgentRunOutcome } from '../agents/adapter';
+import { agentBackendKey } from '../agents/backends';
 import { classifyError } from '../agents/errors';
 import { redactingAdapter } from '../agents/redacting-adapter';
 import { secretRedactor } from '../agents/secret-redaction';
@@ -121,11 +122,14 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
       ? new TaskRadar({ db, events, git: deps.radarGit ?? new GitManager(), log }, task, workspace, defaultBranch)
       : null;
 
-    const chosen = deps.adapters[agent.type] ?? deps.adapters.claude;
+    const chosen = agent.backend === 'acp' ? deps.adapters.acp : (deps.adapters[agent.type] ?? deps.adapters.claude);
     if (!chosen) {
-      await failRun(deps, current, `No adapter for agent type '${agent.type}'.`);
+      await failRun(deps, current, `This app cannot run ${agent.backend} agents such as ${agent.name}: give the task to another agent.`);
       return;
     }
+    // A task keeps the backend of its first run: its follow-ups resume that vendor's session.
+    const backend = agentBackendKey(agent);
+    if (task.backend !== backend) await db.tasks.update(taskId, { backend });
     const adapter = redactingAdapter(chosen, secretRedactor(deps.config));
     const upstream = await Promise.all(
       (await db.tasks.upstream(taskId)).map(async (u) => ({
@@ -155,6 +159,8 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
         taskId,
         prompt: followUp?.prompt ?? prompt,
         resumeSessionId: followUp?.resumeSessionId,
+        ...(followUp && { freshPrompt: followUp.freshPrompt }),
+        profile: agent.profile,
         inbox: taskInbox(deps, current),
         agentRequests: taskAgentRequests(deps, current, () => handle.controller.abort()),
         cwd: workspace.path,
@@ -243,18 +249,18 @@ async function recordRun(deps: RunnerDeps, task: TaskRecord, outcome: AgentRunOu
     summary: outcome.summary || null,
     errorMessage: outcome.errorMessage,
     filesChanged: null,
-    tokensUsed: tokens,
+    tokensUsed: outcome.usage ? tokens : null,
     costUsd: outcome.costUsd,
     sessionId: outcome.sessionId,
   });
-  if (tokens > 0 || outcome.costUsd > 0) {
+  if (tokens > 0 || (outcome.costUsd ?? 0) > 0) {
     await deps.db.tokenUsage.record({
       projectId: task.projectId,
       taskId: task.id,
       agentId: task.assignedAgent,
       source: 'agent',
-      ...outcome.usage,
-      costUsd: outcome.costUsd,
+      ...(outcome.usage ?? ZERO_USAGE),
+      costUsd: outcome.costUsd ?? 0,
     });
   }
 }
@@ -348,7 +354,7 @@ async function settle(
       defaultBranch: ctx.defaultBranch,
       summary: outcome.summary,
       tokens: totalAgentTokens(outcome.usage),
-      costUsd: outcome.costUsd,
+      costUsd: outcome.costUsd ?? 0,
       subtasks,
     },
   );

@@ -34,6 +34,13 @@ export class Agent {
   @Property({ type: 'datetime', nullable: true })
   lastHeartbeat?: Date | null;
 
+  /** `claude-code`, or `acp` with the configured profile that starts the agent. */
+  @Property({ type: 'string', default: 'claude-code' })
+  backend: string & Opt = 'claude-code';
+
+  @Property({ type: 'string', nullable: true })
+  profile?: string | null;
+
   @Property({ type: 'datetime' })
   createdAt: Date & Opt = new Date();
 }

@@ -66,6 +66,9 @@ export class Project {
   /** Landings a task may be sent back from before it is BLOCKED. */
   @Property({ type: 'integer', default: 3 })
   landingTries: number & Opt = 3;
+  /** Backends its tasks may run on, in order of preference (`claude-code`, `acp`, `acp:<profile>`); null: any. */
+  @Property({ type: 'json', nullable: true })
+  backends?: string[] | null;
 
   @Property({ type: 'datetime' })
   createdAt: Date & Opt = new Date();

@@ -32,6 +32,14 @@ export class TaskResult {
   @Property({ type: 'double', default: 0 })
   costUsd: number & Opt = 0;
 
+  /** False when the agent did not report its tokens (tokensUsed is then unknown, not zero). */
+  @Property({ type: 'boolean', default: true })
+  tokensReported: boolean & Opt = true;
+
+  /** False when the agent did not report a cost in USD. */
+  @Property({ type: 'boolean', default: true })
+  costReported: boolean & Opt = true;
+
   @Property({ type: 'string', nullable: true })
   sessionId?: string | null;
 

@@ -111,6 +111,13 @@ export class Task {
   @Property({ type: 'boolean', default: false })
   skipped: boolean & Opt = false;
 
+  /**
+   * The backend the task runs on (`claude-code`, `acp`, `acp:<profile>`): asked for at creation,
+   * or fixed by its first run so follow-ups resume the same vendor's session.
+   */
+  @Property({ type: 'string', nullable: true })
+  backend?: string | null;
+
   /** The run that holds the task (task_runs.id): the run's moves are fenced on it. */
   @Property({ type: 'string', nullable: true })
   currentRunId?: string | null;

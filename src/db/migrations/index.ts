@@ -20,6 +20,7 @@ import { Migration20261125200300 } from './Migration20261125200300_landing_setti
 import { Migration20261125200310 } from './Migration20261125200310_merge_train';
 import { Migration20261125200400 } from './Migration20261125200400_conflict_radar';
 import { Migration20261125200500 } from './Migration20261125200500_task_rooms';
+import { Migration20261125200600 } from './Migration20261125200600_agent_backends';
 import { Migration20261125200700 } from './Migration20261125200700_automations';
 
 /** Every migration, oldest first. Add a new file and list it here; never edit a shipped one. */
@@ -45,5 +46,6 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261125200310_merge_train', class: Migration20261125200310 },
   { name: 'Migration20261125200400_conflict_radar', class: Migration20261125200400 },
   { name: 'Migration20261125200500_task_rooms', class: Migration20261125200500 },
+  { name: 'Migration20261125200600_agent_backends', class: Migration20261125200600 },
   { name: 'Migration20261125200700_automations', class: Migration20261125200700 },
 ];

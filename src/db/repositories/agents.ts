@@ -9,6 +9,8 @@ export interface AgentRecord {
   currentTask: string | null;
   checkoutPath: string | null;
   repoId: string | null;
+  backend: string;
+  profile: string | null;
 }
 
 function toAgentRecord(a: Agent): AgentRecord {
@@ -20,6 +22,8 @@ function toAgentRecord(a: Agent): AgentRecord {
     currentTask: a.currentTask ?? null,
     checkoutPath: a.checkoutPath ?? null,
     repoId: a.repoId ?? null,
+    backend: a.backend,
+    profile: a.profile ?? null,
   };
 }
 
@@ -41,7 +45,15 @@ export class AgentRepository {
     return this.em().count(Agent, {});
   }
 
-  async create(data: { id: string; name: string; type: string; repoId?: string | null; workerId?: string | null }): Promise<AgentRecord> {
+  async create(data: {
+    id: string;
+    name: string;
+    type: string;
+    repoId?: string | null;
+    workerId?: string | null;
+    backend?: string;
+    profile?: string | null;
+  }): Promise<AgentRecord> {
     const em = this.em();
     const agent = em.create(Agent, {
       id: data.id,
@@ -49,6 +61,8 @@ export class AgentRepository {
       type: data.type,
       repoId: data.repoId ?? null,
       workerId: data.workerId ?? null,
+      backend: data.backend ?? 'claude-code',
+      profile: data.profile ?? null,
     });
     await em.flush();
     return toAgentRecord(agent);
@@ -59,7 +73,7 @@ export class AgentRepository {
     const rows = await this.em()
       .getConnection()
       .execute<Array<Record<string, string | null>>>(
-        `select a.id, a.name, a.type, a.state, a.current_task, a.checkout_path, a.repo_id,
+        `select a.id, a.name, a.type, a.state, a.current_task, a.checkout_path, a.repo_id, a.backend, a.profile,
                 t.id as task_id, t.title as task_title, t.project_id as task_project, t.status as task_status
            from agents a left join tasks t on t.id = a.current_task
           order by a.created_at, a.id`,
@@ -72,6 +86,8 @@ export class AgentRepository {
       currentTask: r.current_task,
       checkoutPath: r.checkout_path,
       repoId: r.repo_id,
+      backend: r.backend as string,
+      profile: r.profile,
       task: r.task_id
         ? { id: r.task_id, title: r.task_title as string, projectId: r.task_project as string, status: r.task_status as string }
         : null,

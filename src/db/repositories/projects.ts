@@ -18,6 +18,8 @@ export interface ProjectRecord {
   checkTimeoutSeconds: number;
   landing: LandingMode;
   landingTries: number;
+  /** Backends its tasks may use, in order of preference; null: any. */
+  backends: string[] | null;
   createdAt: Date;
 }
 
@@ -38,6 +40,7 @@ export function toProjectRecord(p: Project): ProjectRecord {
     checkTimeoutSeconds: p.checkTimeoutSeconds,
     landing: p.landing,
     landingTries: p.landingTries,
+    backends: p.backends ?? null,
     createdAt: p.createdAt,
   };
 }
@@ -58,6 +61,7 @@ export type ProjectUpdate = Partial<
     | 'checkTimeoutSeconds'
     | 'landing'
     | 'landingTries'
+    | 'backends'
   >
 >;
 
@@ -96,6 +100,7 @@ export class ProjectRepository {
       ...(data.checkTimeoutSeconds !== undefined && { checkTimeoutSeconds: data.checkTimeoutSeconds }),
       ...(data.landing !== undefined && { landing: data.landing }),
       ...(data.landingTries !== undefined && { landingTries: data.landingTries }),
+      ...(data.backends !== undefined && { backends: data.backends }),
     });
     await em.flush();
     return toProjectRecord(project);

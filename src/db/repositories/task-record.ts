@@ -25,6 +25,7 @@ export interface NewTask {
   maxRetries?: number;
   sourceUrl?: string | null;
   requestedBy?: string | null;
+  backend?: string | null;
 }
 
 /** Field changes; the status is not among them; it moves only through `transition`. */
@@ -57,6 +58,7 @@ export function toTaskRecord(t: Task): TaskRecord {
     sourceUrl: t.sourceUrl ?? null,
     requestedBy: t.requestedBy ?? null,
     skipped: t.skipped,
+    backend: t.backend ?? null,
     currentRunId: t.currentRunId ?? null,
     createdAt: t.createdAt,
     updatedAt: t.updatedAt,

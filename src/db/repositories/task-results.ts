@@ -9,8 +9,9 @@ export interface TaskResultRecord {
   summary: string | null;
   errorMessage: string | null;
   filesChanged: string[] | null;
-  tokensUsed: number;
-  costUsd: number;
+  /** Null when the agent did not report them: unknown, not zero. */
+  tokensUsed: number | null;
+  costUsd: number | null;
   sessionId: string | null;
   createdAt: Date;
 }
@@ -32,8 +33,8 @@ export class TaskResultRepository {
       summary: r.summary ?? null,
       errorMessage: r.errorMessage ?? null,
       filesChanged: r.filesChanged ?? null,
-      tokensUsed: r.tokensUsed,
-      costUsd: r.costUsd,
+      tokensUsed: r.tokensReported ? r.tokensUsed : null,
+      costUsd: r.costReported ? r.costUsd : null,
       sessionId: r.sessionId ?? null,
       createdAt: r.createdAt,
     };
@@ -58,8 +59,10 @@ export class TaskResultRepository {
       summary: data.summary,
       errorMessage: data.errorMessage,
       filesChanged: data.filesChanged,
-      tokensUsed: data.tokensUsed,
-      costUsd: data.costUsd,
+      tokensUsed: data.tokensUsed ?? 0,
+      tokensReported: data.tokensUsed !== null,
+      costUsd: data.costUsd ?? 0,
+      costReported: data.costUsd !== null,
       sessionId: data.sessionId,
       createdAt: new Date(),
     });

@@ -91,6 +91,7 @@ export class TaskRepository {
         preferredWorkspaceId: data.preferredWorkspaceId ?? null,
         sourceUrl: data.sourceUrl ?? null,
         requestedBy: data.requestedBy ?? null,
+        backend: data.backend ?? null,
         ...(data.maxRetries !== undefined && { maxRetries: data.maxRetries }),
       });
       for (const upstream of dependsOn) {

@@ -1,0 +1,45 @@
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { HOME_SECRETS } from './confinement';
+
+/** Where a whole agent process may write, and what it must not read. */
+export interface ProcessSandbox {
+  home: string;
+  /** The workspace first, then the project's extra folders, the agent's own state, its temp folder. */
+  writable: string[];
+  /** Files and folders hidden from the agent (the app's database and .env). */
+  hidden: string[];
+}
+
+/**
+ * The bubblewrap command line that runs `command` confined: the machine read-only, writes only in
+ * the writable folders, home secrets and the app's own files replaced by empty ones, its own
+ * process and IPC namespaces. The network stays shared: the agent must reach its model's API
+ * (shell commands it runs go through the same confinement).
+ */
+export function bubblewrapArgs(sandbox: ProcessSandbox, cwd: string, command: string, args: string[]): string[] {
+  const binds = sandbox.writable.flatMap((dir) => ['--bind', dir, dir]);
+  const hidden = [...HOME_SECRETS.map((secret) => path.join(sandbox.home, secret)), ...sandbox.hidden]
+    .filter((p) => existsSync(p))
+    .flatMap((p) => (statSync(p).isDirectory() ? ['--tmpfs', p] : ['--ro-bind', '/dev/null', p]));
+  return [
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    ...binds,
+    ...hidden,
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--die-with-parent',
+    '--new-session',
+    '--chdir',
+    cwd,
+    '--',
+    command,
+    ...args,
+  ];
+}

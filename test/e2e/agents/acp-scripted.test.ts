@@ -1,0 +1,117 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { AcpAdapter } from '../../../src/agents/acp';
+import { GitManager } from '../../../src/git/git-manager';
+import { GitManagerTaskGit } from '../../../src/orchestrator/task-git';
+import { scriptedProfile } from '../../support/acp/scripted-profile';
+import { gitOut } from '../../support/git-fixtures';
+import { makeHarness, waitFor, type Harness } from '../../integration/orchestrator/harness';
+
+jest.setTimeout(120_000);
+
+/**
+ * The ACP backend drives a real ACP agent process (the scripted agent in test/support/acp, built on
+ * the SDK's agent side) in bubblewrap, through the real orchestrator, git and database.
+ */
+describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
+  let h: Harness;
+  let state: string;
+
+  async function start(env: Record<string, string> = {}): Promise<void> {
+    h = await makeHarness({ agents: 0 });
+    state = path.join(h.rt.home, 'acp-state');
+    await h.rt.db.agents.create({ id: 'acp-1', name: 'ACP 1', type: 'acp', backend: 'acp', profile: 'scripted' });
+    const acp = new AcpAdapter({ profiles: [scriptedProfile(state, 'scripted', env)], hiddenPaths: [h.rt.config.databasePath] });
+    await h.start({ adapters: { acp }, git: new GitManagerTaskGit(new GitManager()), progressIntervalMs: 20 });
+  }
+  afterEach(async () => {
+    await h.cleanup();
+  });
+
+  const prompts = async () =>
+    (await readFile(path.join(state, 'prompts.log'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { sessionId: string; text: string });
+  const progress = (id: string) =>
+    h
+      .eventsOf('task_progress', id)
+      .map((e) => String(e.payload.text))
+      .join('\n');
+
+  it('completes and merges: a file written in the workspace, progress, plan, usage and cost; a write outside is refused', async () => {
+    await start();
+    const id = await h.task('Say hello', {
+      description: 'acp:plan Look around; Write the file\nacp:write hello.txt Hello from ACP\nacp:write ../escape.txt out',
+    });
+    await h.waitStatus(id, 'COMPLETED', 90_000);
+    expect(await gitOut(h.origin, 'show', 'main:hello.txt')).toBe('Hello from ACP');
+    expect(await h.rt.exec('get_task', { task_id: id })).toMatchObject({ backend: 'acp:scripted' });
+    expect(existsSync(path.join(h.workspace, '..', 'escape.txt'))).toBe(false);
+    const result = await h.rt.db.taskResults.latest(id);
+    expect(result).toMatchObject({ result: 'COMPLETED', tokensUsed: 1500, costUsd: 0.25, sessionId: expect.stringMatching(/^scripted-/) });
+    expect(result?.summary).toMatch(
+      /^Working in .*Done: wrote hello\.txt; could not write \.\.\/escape\.txt: .*outside this task's workspace/,
+    );
+    const lines = progress(id);
+    expect(lines).toContain('Plan · Look around → Write the file');
+    expect(lines).toContain('Write hello.txt');
+    expect(lines).toMatch(/Refused · Write · .*escape\.txt \(outside the workspace\)/);
+  });
+
+  it('a thread reply after completion loads the same session and reaches it; its cost is the new turn only', async () => {
+    await start();
+    const id = await h.task('Look around', { description: 'Nothing to change yet.' });
+    await h.waitStatus(id, 'COMPLETED', 90_000);
+    const first = await h.rt.db.taskResults.latest(id);
+    expect(await h.rt.exec('message_task', { task_id: id, text: 'FOLLOW-UP\nacp:write later.txt later' })).toMatchObject({
+      delivery: 'follow_up',
+      resumes_session: true,
+    });
+    await waitFor(async () => h.eventsOf('task_completed', id).length === 2, 90_000, 'the follow-up to complete');
+    const [, second] = await prompts();
+    expect(second.sessionId).toBe(first?.sessionId);
+    expect(second.text).toContain('FOLLOW-UP\nacp:write later.txt later');
+    const result = await h.rt.db.taskResults.latest(id);
+    expect(result).toMatchObject({ sessionId: first?.sessionId, costUsd: 0.25 });
+    expect(result?.summary).toContain('I have heard 2 prompts in this session.');
+    expect(result?.summary).not.toContain('An answer from before');
+    expect(await gitOut(h.origin, 'show', 'main:later.txt')).toBe('later');
+  });
+
+  it('an agent that cannot load sessions starts a new one with the task, the last report and the reply, and says so', async () => {
+    await start({ ACP_SCRIPTED_NO_LOAD: '1' });
+    const id = await h.task('Look around', { description: 'ORIGINAL TASK TEXT' });
+    await h.waitStatus(id, 'COMPLETED', 90_000);
+    await h.rt.exec('message_task', { task_id: id, text: 'SECOND THOUGHTS' });
+    await waitFor(async () => h.eventsOf('task_completed', id).length === 2, 90_000, 'the follow-up to complete');
+    const [first, second] = await prompts();
+    expect(second.sessionId).not.toBe(first.sessionId);
+    expect(second.text).toContain('ORIGINAL TASK TEXT');
+    expect(second.text).toContain('## What the previous run reported');
+    expect(second.text).toContain('SECOND THOUGHTS');
+    expect(progress(id)).toContain('scripted cannot load an earlier session; it starts a new one with the task and the thread so far.');
+  });
+
+  it('a usage limit with a reset time pauses the task until that reset', async () => {
+    await start();
+    const reset = new Date(Math.ceil(Date.now() / 1000) * 1000 + 3 * 3600_000);
+    const id = await h.task('Limited', { description: `acp:limit ${reset.toISOString()}` });
+    await h.waitStatus(id, 'PAUSED', 90_000);
+    const task = await h.rt.db.tasks.get(id);
+    expect(task?.resumeAfter).toEqual(reset);
+    expect(task?.pauseReason).toMatch(/^Usage limit until .* UTC, when the API says it resets; .*You've hit your usage limit/);
+  });
+
+  it('Stop sends session/cancel and the run ends as stopped; unreported usage stays unknown', async () => {
+    await start();
+    const id = await h.task('Work forever', { description: 'acp:no-usage\nacp:wait' });
+    await waitFor(async () => progress(id).includes('Waiting until I am cancelled.'), 90_000, 'the agent to be working');
+    await h.rt.exec('stop_task', { task_id: id });
+    await waitFor(async () => (await h.rt.db.taskResults.latest(id))?.result === 'STOPPED', 60_000, 'the stopped result');
+    const cancels = (await readFile(path.join(state, 'cancels.log'), 'utf8')).trim().split('\n');
+    expect(cancels).toEqual([(await prompts())[0].sessionId]);
+    expect(await h.rt.db.taskResults.latest(id)).toMatchObject({ errorMessage: 'Agent was stopped.', tokensUsed: null, costUsd: null });
+  });
+});
