@@ -22,7 +22,6 @@ import { repoCommands } from './repos';
 import { gitCommands } from './git';
 import { gitLowLevelCommands } from './git-lowlevel';
 import { workspaceCommands } from './workspaces';
-import { mergeTrainCommands } from './merge-train';
 
 const CATALOG = [
   ...statusCommands,
@@ -43,7 +42,6 @@ const CATALOG = [
   ...gitCommands,
   ...gitLowLevelCommands,
   ...workspaceCommands,
-  ...mergeTrainCommands,
   ...hookCommands,
   ...automationCommands,
   ...noteCommands,

@@ -346,7 +346,7 @@ async function settle(
     log(`Plan handling after ${task.id} failed: ${errorText(err)}`);
   }
   await completeRun(
-    { config: deps.config, db, events, machine, git: deps.git, log },
+    { db, events, machine, git: deps.git, log },
     {
       task,
       workspacePath: ctx.workspacePath,
