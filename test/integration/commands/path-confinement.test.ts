@@ -27,6 +27,8 @@ const FILLER: Record<string, unknown> = {
   name: 'probe',
   max_lines: 20,
   timeout: 5,
+  // An intake automation's `pattern` is a message filter, not a path; it is offered escapes all the same.
+  automation_id: 'probe',
 };
 
 type Case = { command: string; args: Record<string, unknown> };

@@ -122,7 +122,7 @@ describe('status, channels and agents', () => {
   it('creates and lists agents, validating the repo and duplicates', async () => {
     expect(await rt.exec('create_agent', { name: 'Builder Bot' })).toEqual({ created: 'builder-bot', name: 'Builder Bot' });
     expect(await rt.exec('list_agents')).toEqual({
-      agents: [{ id: 'builder-bot', name: 'Builder Bot', type: 'claude', state: 'IDLE', current_task: null }],
+      agents: [{ id: 'builder-bot', name: 'Builder Bot', type: 'claude', backend: 'claude-code', state: 'IDLE', current_task: null }],
       total: 1,
       next_offset: null,
     });
@@ -180,7 +180,7 @@ describe('status, channels and agents', () => {
     const t = (await rt.exec('create_task', { project_id: 'alpha', title: 'Run', description: 'd' })).created as string;
     await rt.db.em().getConnection().execute("update agents set state = 'BUSY', current_task = ? where id = 'w'", [t]);
     expect(await rt.exec('list_agents')).toEqual({
-      agents: [{ id: 'w', name: 'w', type: 'claude', state: 'BUSY', current_task: t }],
+      agents: [{ id: 'w', name: 'w', type: 'claude', backend: 'claude-code', state: 'BUSY', current_task: t }],
       total: 1,
       next_offset: null,
     });

@@ -252,6 +252,8 @@ describe('agents asking people', () => {
     await h.start({ clock });
     const id = await h.task('Nobody home');
     const request = await pending(id);
+    // The request is stored a moment before the task moves to WAITING_INPUT.
+    await h.waitStatus(id, 'WAITING_INPUT');
     expect(request.expiresAt?.getTime()).toBe(clock.now().getTime() + 3_600_000);
     clock.advance(3_599_000);
     expect(await h.status(id)).toBe('WAITING_INPUT');

@@ -36,7 +36,7 @@ function stubHandler(log: string[], run?: (name: string, args: Record<string, un
   };
   return {
     command: (name: string) => commands[name] as AnyCommand | undefined,
-    async execute(name: string, args: Record<string, unknown>) {
+    async executeAny(name: string, args: Record<string, unknown>) {
       if (run) return run(name, args);
       if (name === 'explode') throw new Error('kaboom');
       log.push(`start ${String(args.n)}`);
