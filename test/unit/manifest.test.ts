@@ -25,6 +25,13 @@ const METHOD_SCOPES: Record<string, string[]> = {
   'chat.appendStream': ['chat:write'],
   'chat.stopStream': ['chat:write'],
   'agents.sessions.setStatus': ['chat:write'],
+  // A task's room (Slack's code channels, README "Task rooms"); auth.test needs no scope.
+  'agents.conversations.create': ['code_channels:manage'],
+  'agents.conversations.setProperties': ['code_channels:manage'],
+  'agents.conversations.setView': ['code_channels:manage'],
+  'agents.conversations.setCommands': ['code_channels:manage'],
+  'agents.conversations.archive': ['code_channels:manage'],
+  'auth.test': [],
   'assistant.threads.setStatus': ['assistant:write'],
   'assistant.threads.setSuggestedPrompts': ['assistant:write'],
   'assistant.threads.setTitle': ['assistant:write'],
