@@ -104,8 +104,9 @@ export class RunLoop {
   private timers: Array<() => void> = [];
   private unsubscribe: (() => void) | null = null;
   private notifier: { close(): Promise<void> } | null = null;
-  private cycling: Promise<void> | null = null;
-  private again = false;
+  /** The pass under way, and at most one queued behind it: any number of asks share the queued one. */
+  private current: Promise<CycleReport | null> | null = null;
+  private queued: Promise<CycleReport | null> | null = null;
   private stopped = true;
   private lastReconcile = 0;
 
@@ -141,7 +142,9 @@ export class RunLoop {
       if (event.type !== 'task_progress') this.kick();
     });
     const { clock } = this.deps;
-    this.timers = [clock.every(this.role.intervalMs, () => this.kick())];
+    // The interval is the fallback poll: a tick that finds a pass under way is already served by it.
+    // (Queuing one per tick kept a loaded machine's passes running back to back, never idle.)
+    this.timers = [clock.every(this.role.intervalMs, () => !this.current && this.kick())];
     const heartbeat = this.role.heartbeat;
     if (heartbeat) this.timers.push(clock.every(heartbeat.intervalMs, () => void heartbeat.beat()));
     if (this.role.wakeOnWork) {
@@ -166,7 +169,7 @@ export class RunLoop {
     this.unsubscribe = null;
     await this.notifier?.close();
     this.notifier = null;
-    await this.cycling;
+    await (this.queued ?? this.current);
     this.abortAll();
     await this.idle();
   }
@@ -183,38 +186,35 @@ export class RunLoop {
   /** Asks for a pass soon (coalesced with one already running). */
   kick(): void {
     if (this.stopped) return;
-    if (this.cycling) {
-      this.again = true;
-      return;
-    }
     void this.runCycle();
   }
 
-  /** One full pass, and another while more were asked for. Never throws: errors are logged. */
-  async runCycle(): Promise<CycleReport | null> {
-    if (this.cycling) {
-      this.again = true;
-      await this.cycling;
-      return null;
-    }
-    let report: CycleReport | null = null;
-    const pass = (async () => {
-      do {
-        this.again = false;
-        try {
-          report = await this.passOnce();
-        } catch (err) {
-          this.deps.log(`${this.role.logName} cycle failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-        }
-      } while (this.again && !this.stopped);
-    })();
-    this.cycling = pass;
-    try {
-      await pass;
-    } finally {
-      this.cycling = null;
-    }
-    return report;
+  /**
+   * One full pass that starts after this call: the current pass when none is under way, else the
+   * one queued behind it (shared by every ask made meanwhile). Bounded: a caller waits for at most
+   * the pass under way and its own, however many kicks arrive. Never throws: errors are logged.
+   */
+  runCycle(): Promise<CycleReport | null> {
+    if (this.queued) return this.queued;
+    if (!this.current) return this.beginPass();
+    this.queued = this.current.then(() => {
+      this.queued = null;
+      return this.stopped ? null : this.beginPass();
+    });
+    return this.queued;
+  }
+
+  private beginPass(): Promise<CycleReport | null> {
+    const pass: Promise<CycleReport | null> = this.passOnce()
+      .catch((err) => {
+        this.deps.log(`${this.role.logName} cycle failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        return null;
+      })
+      .finally(() => {
+        if (this.current === pass) this.current = null;
+      });
+    this.current = pass;
+    return pass;
   }
 
   private async passOnce(): Promise<CycleReport> {

@@ -1,9 +1,6 @@
-// @database-dependent: agent requests are inserted with a dialect-specific returning id and read back.
 import type { AgentRunRequest } from '../../../src/agents/adapter';
 import type { PermissionAsk } from '../../../src/agents/agent-requests';
 import { DEFAULT_TOOL_POLICY } from '../../../src/agents/agent-requests';
-import { loadConfig } from '../../../src/config';
-import { createRuntime } from '../../../src/runtime';
 import { ManualClock } from '../../../src/util/clock';
 import { putTask } from '../../support/task-fixtures';
 import { makeHarness, untilAborted, waitFor, type Harness } from './harness';
@@ -219,26 +216,6 @@ describe('agents asking people', () => {
     await h.rt.exec('answer_agent_request', { request_id: request.id, decision: 'deny', reason: 'use npm run build instead' });
     await h.waitStatus(id, 'COMPLETED');
     expect(got).toEqual({ decision: 'deny', message: 'A person denied this tool call: use npm run build instead', by: 'system' });
-  });
-
-  it('wakes on an answer given by another process on the same database', async () => {
-    h = await makeHarness({ env: { AQ_ASK_PEOPLE: 'true' } });
-    let got: unknown = null;
-    h.adapter.fallback = async (req) => {
-      got = await req.agentRequests!.askPermission(MAKE, req.signal);
-      return {};
-    };
-    await h.start();
-    const id = await h.task('Answered from afar');
-    const request = await pending(id);
-    const other = await createRuntime(loadConfig({ AQ_HOME: h.rt.home, DATABASE_URL: h.rt.config.databaseUrl }), { log: () => undefined });
-    try {
-      await other.handler.execute('answer_agent_request', { request_id: request.id, decision: 'allow' }, { source: 'cli' });
-    } finally {
-      await other.close();
-    }
-    await h.waitStatus(id, 'COMPLETED');
-    expect(got).toEqual({ decision: 'allow', by: 'cli' });
   });
 
   it('lets the agent go on without an answer after the timeout, and says so', async () => {

@@ -1,4 +1,3 @@
-// @database-dependent: spend is summed in SQL before each launch.
 import type { AgentRunOutcome } from '../../../src/agents/adapter';
 import type { CycleReport } from '../../../src/orchestrator/cycle';
 import { overBudget } from '../../../src/orchestrator/budgets';

@@ -1,4 +1,3 @@
-// @database-dependent: claims, status moves and promotions of dependants are conditional writes.
 import { gitOut } from '../../support/git-fixtures';
 import { makeHarness, untilAborted, waitFor, writeIn, type Harness } from './harness';
 
@@ -128,29 +127,5 @@ describe('orchestrator lifecycle (agent double, real git and SQLite)', () => {
     expect((await h.rt.db.workspaces.get('ws0'))?.lockedByTaskId).toBeNull();
     expect((await h.rt.db.taskResults.latest(id))?.result).toBe('STOPPED');
     expect(h.adapter.calls).toHaveLength(1);
-  });
-
-  it('aborts a run whose task was stopped by another process (aq), within a cycle', async () => {
-    h = await makeHarness();
-    h.adapter.fallback = async (req) => {
-      await untilAborted(req);
-      return { status: 'aborted' };
-    };
-    await h.start();
-    const id = await h.task('Long job');
-    await waitFor(async () => h.adapter.calls.length === 1);
-    // What `aq exec stop_task` does in its own process: the DB-only TaskControl.
-    const { TaskControl } = await import('../../../src/orchestrator/task-control');
-    const { Database } = await import('../../../src/db/database');
-    const { EventLog } = await import('../../../src/orchestrator/events');
-    const other = await Database.open(h.rt.config.database);
-    try {
-      await new TaskControl(other, new EventLog(other, () => undefined)).stopTask(id);
-    } finally {
-      await other.close();
-    }
-    await waitFor(async () => h.adapter.calls[0].signal.aborted, 5000, 'the run to be aborted');
-    await h.rt.daemon()!.idle();
-    expect(await h.status(id)).toBe('BLOCKED');
   });
 });

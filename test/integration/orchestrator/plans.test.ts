@@ -1,4 +1,3 @@
-// @database-dependent: plan children are created and re-wired in one transaction.
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { gitOut } from '../../support/git-fixtures';

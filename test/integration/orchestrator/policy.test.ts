@@ -1,14 +1,10 @@
-// @database-dependent: workspace locks and concurrency caps are conditional writes across processes.
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Database } from '../../../src/db/database';
 import { GitManager } from '../../../src/git/git-manager';
 import { GitManagerTaskGit } from '../../../src/orchestrator/task-git';
 import { gitOut } from '../../support/git-fixtures';
 import { useForgeRemote } from '../../support/fake-forges';
 import { makeHarness, untilAborted, waitFor, writeIn, type Harness } from './harness';
-import { TaskStateMachine } from '../../../src/orchestrator/state-machine';
-import { claimLaunch } from '../../../src/orchestrator/task-moves';
 
 describe('scheduling policy, workspaces and approval', () => {
   let h: Harness;
@@ -77,33 +73,6 @@ describe('scheduling policy, workspaces and approval', () => {
     expect(h.eventsOf('task_waiting_workspace', waiter)).toHaveLength(1);
     await h.rt.exec('stop_task', { task_id: holder });
     await h.waitStatus(waiter, 'COMPLETED');
-  });
-
-  it('workspace locks are atomic: of two concurrent acquires (even from two processes) exactly one wins', async () => {
-    h = await makeHarness({ agents: 2 });
-    const a = await h.task('A');
-    const b = await h.task('B');
-    const other = await Database.open(h.rt.config.database);
-    try {
-      const results = await Promise.all([
-        claimLaunch(h.rt.db, new TaskStateMachine(h.rt.db), { taskId: a, agentId: 'agent-0', workspaceId: 'ws0' }),
-        claimLaunch(other, new TaskStateMachine(other), { taskId: b, agentId: 'agent-1', workspaceId: 'ws0' }),
-      ]);
-      expect(results.filter((r) => r === null)).toHaveLength(1);
-      expect(results).toContain('workspace_busy');
-      // The loser wrote nothing: its task is READY and its agent IDLE.
-      const loser = results[0] === null ? b : a;
-      const loserAgent = results[0] === null ? 'agent-1' : 'agent-0';
-      expect(await h.status(loser)).toBe('READY');
-      expect((await h.rt.db.agents.list()).filter((x) => x.state === 'BUSY')).toHaveLength(1);
-      // Retrying the loser's claim (with its own, idle agent) while the lock is held still fails, writing nothing.
-      expect(await claimLaunch(other, new TaskStateMachine(other), { taskId: loser, agentId: loserAgent, workspaceId: 'ws0' })).toBe(
-        'workspace_busy',
-      );
-      expect(await h.status(loser)).toBe('READY');
-    } finally {
-      await other.close();
-    }
   });
 
   it('a project with no workspace row uses its directory when it is a git repo, else keeps its tasks READY with a reason', async () => {

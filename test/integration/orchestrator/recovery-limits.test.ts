@@ -1,83 +1,8 @@
-// @database-dependent: recovery counts and ends runs with conditional writes.
-import { Database } from '../../../src/db/database';
 import { makeHarness, waitFor, type Harness } from './harness';
-import { putTask } from '../../support/task-fixtures';
 
 describe('crash recovery, rate limits and the daemon lease', () => {
   let h: Harness;
   afterEach(() => h.cleanup());
-
-  it('reconciles what a dead daemon left (IN_PROGRESS/ASSIGNED tasks, BUSY agents, locks) and runs each task once', async () => {
-    h = await makeHarness({ agents: 2, workspaces: 2 });
-    const running = await h.task('Was running');
-    const assigned = await h.task('Was assigned');
-    const db = h.rt.db;
-    await putTask(db, running, 'IN_PROGRESS', { assignedAgent: 'agent-0', workspaceId: 'ws0', retryCount: 1 });
-    await putTask(db, assigned, 'ASSIGNED', { assignedAgent: 'agent-1', workspaceId: 'ws1' });
-    const conn = db.em().getConnection();
-    await conn.execute("update agents set state = 'BUSY', current_task = ? where id = 'agent-0'", [running]);
-    await conn.execute("update agents set state = 'BUSY', current_task = ? where id = 'agent-1'", [assigned]);
-    await conn.execute("update workspaces set locked_by_task_id = ?, locked_by_agent_id = 'agent-0', locked_at = 1 where id = 'ws0'", [
-      running,
-    ]);
-    await conn.execute("update workspaces set locked_by_task_id = ?, locked_by_agent_id = 'agent-1', locked_at = 1 where id = 'ws1'", [
-      assigned,
-    ]);
-
-    await h.start();
-    expect(h.rt.daemon()!.lastRecovery).toMatchObject({ agents: 2, locks: 2 });
-    expect(
-      h.rt
-        .daemon()!
-        .lastRecovery!.tasks.map((t) => t.id)
-        .sort(),
-    ).toEqual([running, assigned].sort());
-    const retrying = h.eventsOf('task_retrying', running)[0];
-    expect(retrying.payload).toMatchObject({ reason: 'recovered after restart', retry_count: 1 });
-
-    await h.waitStatus(running, 'COMPLETED');
-    await h.waitStatus(assigned, 'COMPLETED');
-    expect(h.adapter.attempts.get(running)).toBe(1);
-    expect(h.adapter.attempts.get(assigned)).toBe(1);
-    expect((await db.tasks.get(running))?.retryCount).toBe(1);
-  });
-
-  it('a second daemon on the same database stands by and does not schedule or recover', async () => {
-    h = await makeHarness();
-    await h.start();
-    const { Orchestrator } = await import('../../../src/orchestrator/orchestrator');
-    const { EventLog } = await import('../../../src/orchestrator/events');
-    const { GitManagerTaskGit } = await import('../../../src/orchestrator/task-git');
-    const { GitManager } = await import('../../../src/git/git-manager');
-    const otherDb = await Database.open(h.rt.config.database);
-    const otherCalls: string[] = [];
-    const second = new Orchestrator(otherDb, new EventLog(otherDb, () => undefined), h.rt.config, {
-      adapters: {
-        claude: {
-          type: 'claude',
-          run: async (r) => {
-            otherCalls.push(r.taskId);
-            throw new Error('must not run');
-          },
-        },
-      },
-      git: new GitManagerTaskGit(new GitManager()),
-      intervalMs: 50,
-      log: () => undefined,
-    });
-    try {
-      await second.start();
-      expect(second.isLeader).toBe(false);
-      expect(h.rt.daemon()!.isLeader).toBe(true);
-      const id = await h.task('Only the leader runs this');
-      await h.waitStatus(id, 'COMPLETED');
-      expect(otherCalls).toEqual([]);
-      expect((await h.rt.db.scheduling.lease())?.owner).toBe(h.rt.daemon()!.owner);
-    } finally {
-      await second.stop();
-      await otherDb.close();
-    }
-  });
 
   it('a usage-limit message pauses the task until the named reset, then the cycle resumes it', async () => {
     h = await makeHarness();

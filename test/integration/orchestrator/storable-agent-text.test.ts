@@ -1,4 +1,3 @@
-// @database-dependent: agents' text is stored whatever it holds.
 import { makeHarness, waitFor, type Harness } from './harness';
 
 // An agent's text is not ours: a NUL (which cut the SQL statement short) or a lone surrogate in

@@ -1,4 +1,3 @@
-// @database-dependent: task messages are inserted with a dialect-specific returning id.
 import { makeHarness, untilAborted, waitFor, writeIn, type Harness } from './harness';
 
 /** The runner's side of messages: a message the run never took is not lost. */
