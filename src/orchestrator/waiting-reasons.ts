@@ -129,7 +129,7 @@ function servingAgents(c: Context, project: SchedulingProjectRow, taskBackend: s
 
 /** Which backends a task may use, in words ('' when any). */
 function backendsWanted(project: SchedulingProjectRow, taskBackend: string | null): string {
-  if (taskBackend) return `backend ${taskBackend}, which the task is bound to`;
+  if (taskBackend) return `backend ${taskBackend}, which the task runs on`;
   return project.backends ? `the backends project '${project.id}' allows (${project.backends.join(', ')})` : '';
 }
 

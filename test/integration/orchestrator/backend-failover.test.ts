@@ -89,4 +89,28 @@ describe('a usage limit on one backend sends the next task to another', () => {
     expect(startedBy(next)).toEqual(['acp-1', 'acp-1']);
     expect((await h.rt.db.tasks.get(next))?.backend).toBe('acp:scripted');
   });
+
+  it('says when no agent runs on a backend the project allows, or the one a task is bound to', async () => {
+    h = await makeHarness({ agents: 1 });
+    await h.rt.db.projects.update('proj', { backends: ['acp:codex'] });
+    await h.start({ clock: new ManualClock() });
+    const id = await h.task('Needs Codex');
+    await cycle();
+    expect(await h.rt.exec('get_task', { task_id: id })).toMatchObject({
+      status: 'READY',
+      waiting_code: 'no_agent',
+      waiting_reason:
+        "No agent runs on the backends project 'proj' allows (acp:codex): add one with create_agent backend=… (list_agent_profiles shows the ACP profiles), or change the project's backends with edit_project.",
+    });
+    await h.rt.db.projects.update('proj', { backends: null });
+    const bound = await h.task('Bound to Gemini', { backend: 'acp:gemini' });
+    await cycle();
+    await h.waitStatus(id, 'COMPLETED');
+    expect(await h.rt.exec('get_task', { task_id: bound })).toMatchObject({
+      status: 'READY',
+      waiting_code: 'no_agent',
+      waiting_reason: expect.stringMatching(/^No agent runs on backend acp:gemini, which the task runs on: add one with create_agent/),
+    });
+    expect(h.adapter.calls.map((c) => c.taskId)).toEqual([id]);
+  });
 });
