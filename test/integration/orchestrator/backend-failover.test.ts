@@ -90,6 +90,30 @@ describe('a usage limit on one backend sends the next task to another', () => {
     expect((await h.rt.db.tasks.get(next))?.backend).toBe('acp:scripted');
   });
 
+  it('a usage limit reported by the ACP agent sends the next task to Claude', async () => {
+    h = await makeHarness({ agents: 1, workspaces: 2 });
+    clock = new ManualClock();
+    await h.rt.db.agents.create({ id: 'acp-1', name: 'ACP 1', type: 'acp', backend: 'acp', profile: 'scripted' });
+    const acp = new AcpAdapter({ profiles: [scriptedProfile(path.join(h.rt.home, 'acp-state'))], hiddenPaths: [h.rt.config.databasePath] });
+    await h.rt.exec('edit_project', { project_id: 'proj', backends: ['acp', 'claude-code'] });
+    await h.start({ adapters: { claude: h.adapter, acp }, git: new GitManagerTaskGit(new GitManager()), clock });
+    const reset = new Date(Math.ceil(clock.now().getTime() / 1000) * 1000 + 3600_000);
+    const limited = await h.task('Limited on ACP', { description: `acp:limit ${reset.toISOString()}` });
+    await h.waitStatus(limited, 'PAUSED');
+    expect(startedBy(limited)).toEqual(['acp-1']);
+
+    const next = await h.task('Goes to Claude');
+    await cycle();
+    await h.waitStatus(next, 'COMPLETED');
+    expect(startedBy(next)).toEqual(['agent-0']);
+    expect(h.eventsOf('task_failover', next)[0].payload).toMatchObject({
+      agent_id: 'agent-0',
+      backend: 'claude-code',
+      limited_backend: 'acp:scripted',
+      until: reset.toISOString(),
+    });
+  });
+
   it('says when no agent runs on a backend the project allows, or the one a task is bound to', async () => {
     h = await makeHarness({ agents: 1 });
     await h.rt.db.projects.update('proj', { backends: ['acp:codex'] });
