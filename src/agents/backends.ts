@@ -14,7 +14,12 @@ export function agentBackendKey(agent: { backend: string; profile: string | null
 
 /** Whether an agent serves a backend a project or task names. */
 export function servesBackend(agent: { backend: string; profile: string | null }, wanted: string): boolean {
-  return wanted === 'acp' ? agent.backend === 'acp' : agentBackendKey(agent) === wanted;
+  return backendKeyServes(agentBackendKey(agent), wanted);
+}
+
+/** The same, from the agent's key (agentBackendKey). */
+export function backendKeyServes(agentKey: string, wanted: string): boolean {
+  return wanted === 'acp' ? agentKey.startsWith('acp:') : agentKey === wanted;
 }
 
 /** Why a backend name cannot be used (null when it can). */

@@ -58,6 +58,17 @@ const overlapPolicy = z
   .describe(
     "When two live tasks touch the same files: 'warn' in both task threads (default), or 'serialize': also hold a READY task whose plan step or description names a file a running task touched",
   );
+const backends = stringList(
+  'Agent backends its tasks may run on, in order of preference: claude-code, acp (any ACP profile) or acp:<profile>; an empty list allows any',
+);
+
+/** A project's backends as stored (null allows any), or a CommandError naming the bad one. */
+function checkedBackends(ctx: CommandContext, names: string[]): string[] | null {
+  const problem = names.map((b) => backendProblem(b, ctx.config.agents.profiles)).find(Boolean);
+  if (problem) throw new CommandError(problem);
+  return names.length > 0 ? [...new Set(names)] : null;
+}
+
 const PROJECT_LIST: ListPaging = { key: 'projects', defaultLimit: 100, maxLimit: 500 };
 
 export const listProjects = defineCommand({
@@ -78,7 +89,8 @@ export const createProject = defineCommand({
   name: 'create_project',
   group: 'projects',
   kind: 'change',
-  description: 'Create a project with its own workspace directory. The id is the name lowercased with spaces as hyphens.',
+  description:
+    'Create a project with its own workspace directory. The id is the name lowercased with spaces as hyphens. backends limits which agent backends run its tasks, in order of preference.',
   input: z.object({
     name: requiredText('Project name'),
     credit_weight: optional(decimal('Share of agent time relative to other projects', { min: 0 })),
@@ -87,9 +99,11 @@ export const createProject = defineCommand({
     approvals_by_requester: optional(approvalsByRequester),
     task_rooms: optional(taskRooms),
     overlap_policy: overlapPolicy.optional(),
+    backends: optional(backends),
   }),
   async run(args, ctx) {
     const id = nameToId(args.name);
+    const allowed = args.backends !== undefined ? checkedBackends(ctx, args.backends) : null;
     const unsafe = unsafePathSegment(id, 'Project id');
     if (unsafe) throw new CommandError(unsafe);
     if (await ctx.db.projects.get(id)) {
@@ -107,6 +121,7 @@ export const createProject = defineCommand({
       approvalsByRequester: args.approvals_by_requester ?? false,
       taskRooms: args.task_rooms ?? 'approval',
       overlapPolicy: args.overlap_policy ?? 'warn',
+      backends: allowed,
     });
     await ctx.events.emit('project_created', {
       projectId: id,
@@ -120,6 +135,7 @@ export const createProject = defineCommand({
       ...(project.approvalsByRequester && { approvals_by_requester: true }),
       ...(project.taskRooms !== 'approval' && { task_rooms: project.taskRooms }),
       ...(project.overlapPolicy !== 'warn' && { overlap_policy: project.overlapPolicy }),
+      ...(project.backends && { backends: project.backends }),
     };
   },
 });
@@ -167,11 +183,7 @@ export const editProject = defineCommand({
     approvals_by_requester: optional(approvalsByRequester),
     task_rooms: optional(taskRooms),
     overlap_policy: overlapPolicy.optional(),
-    backends: optional(
-      stringList(
-        'Agent backends its tasks may run on, in order of preference: claude-code, acp (any ACP profile) or acp:<profile>; an empty list allows any',
-      ),
-    ),
+    backends: optional(backends),
   }),
   async run(args, ctx) {
     const changes: Record<string, unknown> = {};
@@ -203,9 +215,7 @@ export const editProject = defineCommand({
       fields.push('overlap_policy');
     }
     if (args.backends !== undefined) {
-      const problem = args.backends.map((b) => backendProblem(b, ctx.config.agents.profiles)).find(Boolean);
-      if (problem) throw new CommandError(problem);
-      changes.backends = args.backends.length > 0 ? [...new Set(args.backends)] : null;
+      changes.backends = checkedBackends(ctx, args.backends);
       fields.push('backends');
     }
     if (fields.length === 0) {

@@ -1,3 +1,4 @@
+import { agentBackendKey } from '../agents/backends';
 import type { Database } from '../db/database';
 import type { Owner, ReadyTaskRow, SchedulingProjectRow } from '../db/repositories/scheduling';
 import type { TaskGit } from './completion';
@@ -63,8 +64,8 @@ export async function promoteReady(deps: CycleDeps): Promise<string[]> {
  * The scheduler's input, from bounded SQL. Projects with READY work get workspaces provisioned on
  * demand (workspace-provisioning.ts), one per slot they could fill now, up to their
  * max_concurrent_agents. A project with nothing to provision from keeps its tasks READY:
- * waiting-reasons.ts tells people why. While the account waits for a usage limit's reset,
- * nothing is launched.
+ * waiting-reasons.ts tells people why. While a backend waits for a usage limit's reset, its
+ * agents take nothing; tasks its project allows elsewhere go to agents of another backend.
  */
 export async function buildSnapshot(
   deps: CycleDeps,
@@ -76,17 +77,19 @@ export async function buildSnapshot(
   await sweepSettledOverlaps(deps);
   const since = new Date(deps.now().getTime() - deps.windowMs);
   const owner: Owner = { workerId: deps.worker?.id ?? null };
-  const [idleAgents, projects, hold] = await Promise.all([
+  const [allIdle, projects, holds] = await Promise.all([
     db.scheduling.idleAgents(owner),
     db.scheduling.projects(),
-    db.scheduling.quotaHold(deps.now()),
+    db.scheduling.quotaHolds(deps.now()),
   ]);
+  const held = new Set(holds.map((h) => h.backend));
+  const idleAgents = allIdle.filter((a) => !held.has(a.key));
   // A project can take at most min(idle agents, its concurrency cap) tasks in one round; a few
   // more cover tasks skipped for workspace affinity. Rows cost, so read no more than that.
   const cap = projects.reduce((m, p) => Math.max(m, p.maxConcurrentAgents), 1);
   const perProject = Math.min(idleAgents.length, cap) + 8;
   const [readyTasks, activeCounts, tokens, completed, workspaces] = await Promise.all([
-    idleAgents.length > 0 && !hold ? db.scheduling.readyTasks(perProject) : Promise.resolve({} as Record<string, ReadyTaskRow[]>),
+    idleAgents.length > 0 ? db.scheduling.readyTasks(perProject) : Promise.resolve({} as Record<string, ReadyTaskRow[]>),
     db.scheduling.activeCounts(),
     db.scheduling.tokensSince(since),
     deps.completedSince ? deps.completedSince(since) : db.scheduling.completedSince(since),
@@ -133,15 +136,17 @@ export async function buildSnapshot(
       creditWeight: p.creditWeight,
       maxConcurrentAgents: p.maxConcurrentAgents,
       budgetLimit: p.budgetLimit,
+      backends: p.backends,
     })),
     readyTasks,
-    idleAgents: idle.map((a) => ({ id: a.id })),
+    idleAgents: idle.map((a) => ({ id: a.id, backend: a.key })),
+    heldBackends: Object.fromEntries(holds.map((h) => [h.backend, h.until.getTime()])),
     activeAgentCounts: activeCounts,
     projectTokenUsage: tokens.perProject,
     tasksCompletedInWindow: completed,
     availableWorkspaces: available,
     lockedWorkspaceIds: [...workspaces.locked, ...options.excludeWorkspaceIds],
-    globalPaused: options.globalPaused || hold !== null,
+    globalPaused: options.globalPaused,
     globalBudget: null,
   };
 }
@@ -195,6 +200,34 @@ export async function noticeWaiting(
       projectId: project.id,
       taskId: next.id,
       payload: { title: task?.title ?? next.id, reason: 'Every workspace of the project is in use; the task starts when one frees up.' },
+    });
+  }
+}
+
+/**
+ * Says in the task's thread which agent took a task and why, when it went to another backend
+ * because the one it would have run on is at its usage limit (the scheduler marks those).
+ */
+export async function announceFailovers(deps: Pick<CycleDeps, 'db' | 'events'>, launched: Assignment[]): Promise<void> {
+  for (const a of launched) {
+    if (!a.failover) continue;
+    const [task, agent] = await Promise.all([deps.db.tasks.get(a.taskId), deps.db.agents.get(a.agentId)]);
+    if (!task || !agent) continue;
+    const until = new Date(a.failover.until).toISOString();
+    const backend = agentBackendKey(agent);
+    await deps.events.emit('task_failover', {
+      projectId: a.projectId,
+      taskId: a.taskId,
+      agentId: a.agentId,
+      payload: {
+        title: task.title,
+        agent_id: agent.id,
+        agent_name: agent.name,
+        backend,
+        limited_backend: a.failover.backend,
+        until,
+        reason: `${agent.name} (${backend}) took it: ${a.failover.backend} is at its usage limit until ${until}.`,
+      },
     });
   }
 }

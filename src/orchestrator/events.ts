@@ -60,6 +60,8 @@ export const EVENT_TYPES = [
   'room_archived',
   'overlap_detected',
   'overlap_cleared',
+  // A task went to an agent of another backend because the one it would have used is at its usage limit.
+  'task_failover',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database';
 import { systemClock, type Clock } from '../util/clock';
 import { abortOrphanedRuns, runClaimed, type ClaimedRunHandle } from './claimed-run';
-import { buildSnapshot, promoteReady, resumePaused, type CycleDeps, type CycleReport } from './cycle';
+import { announceFailovers, buildSnapshot, promoteReady, resumePaused, type CycleDeps, type CycleReport } from './cycle';
 import type { EventRecord } from '../db/repositories/events';
 import type { EventLog } from './events';
 import { reapLapsedClaims } from './recovery';
@@ -237,6 +237,7 @@ export class RunLoop {
       });
       report.assignments = schedule(snapshot);
       await this.claimAndLaunch(report);
+      await announceFailovers(deps, report.launched);
       await this.role.afterLaunches?.(deps, snapshot, report);
     }
     if (this.role.afterPass) {

@@ -2,6 +2,7 @@
  * The scheduler: a pure, deterministic function from a snapshot of the queue to assignments.
  * No I/O, no clock — the snapshot (built in SQL by the scheduling repository) carries it all.
  */
+import { backendKeyServes } from '../agents/backends';
 
 export interface SchedulerProject {
   id: string;
@@ -10,6 +11,8 @@ export interface SchedulerProject {
   maxConcurrentAgents: number;
   /** Token budget over the rolling window; null means unlimited. */
   budgetLimit: number | null;
+  /** The backends its tasks may run on, in order of preference; null or empty allows any. */
+  backends?: string[] | null;
 }
 
 export interface SchedulerTask {
@@ -19,13 +22,24 @@ export interface SchedulerTask {
   /** Milliseconds since the epoch: older first among equal priorities. */
   createdAt: number;
   preferredWorkspaceId: string | null;
+  /** The backend it must run on (asked for, or fixed by its first run); null: any the project allows. */
+  backend?: string | null;
+}
+
+/** An idle agent and its backend key (`claude-code` when absent, or `acp:<profile>`). */
+export interface SchedulerAgent {
+  id: string;
+  backend?: string;
 }
 
 export interface SchedulerSnapshot {
   projects: SchedulerProject[];
   /** Per project, the first READY tasks in queue order (priority, then age). */
   readyTasks: Record<string, SchedulerTask[]>;
-  idleAgents: Array<{ id: string }>;
+  /** Idle agents in the order they take work; agents of a backend at its usage limit are left out. */
+  idleAgents: SchedulerAgent[];
+  /** Backends at a usage limit, with the reset (ms since the epoch): only to say why a task went elsewhere. */
+  heldBackends?: Record<string, number>;
   /** Tasks ASSIGNED or IN_PROGRESS per project. */
   activeAgentCounts: Record<string, number>;
   /** Tokens (cache included) per project over the rolling window. */
@@ -46,6 +60,11 @@ export interface Assignment {
   taskId: string;
   projectId: string;
   workspaceId: string;
+  /**
+   * Set when the task went to this agent because a backend it would have run on (earlier in the
+   * project's preference, or any when it has none) is at its usage limit until `until` (ms).
+   */
+  failover?: { backend: string; until: number };
 }
 
 /** Queue order: lower priority number first, then older, then id (for determinism). */
@@ -109,8 +128,11 @@ export function schedule(snapshot: SchedulerSnapshot): Assignment[] {
 
   const usedWorkspaces = new Set<string>();
   const assignments: Assignment[] = [];
+  const idle = [...snapshot.idleAgents];
 
-  for (const agent of snapshot.idleAgents) {
+  // One task per round, to the project first in line that has a task some idle agent may run,
+  // given to the agent of that project's most preferred backend.
+  while (idle.length > 0) {
     const totalLoad = states.reduce((sum, s) => sum + load(s), 0);
     const candidates = states
       .filter((s) => s.active < s.project.maxConcurrentAgents && s.tasks.length > 0)
@@ -125,18 +147,71 @@ export function schedule(snapshot: SchedulerSnapshot): Assignment[] {
     for (const state of candidates) {
       const free = state.workspaces.filter((w) => !usedWorkspaces.has(w));
       if (free.length === 0) continue;
-      const pick = pickTask(state.tasks, free, locked, usedWorkspaces);
+      const allowed = state.project.backends?.length ? state.project.backends : null;
+      const runnable = (task: SchedulerTask) => idle.some((a) => mayRun(a, task, allowed));
+      const pick = pickTask(state.tasks, free, locked, usedWorkspaces, runnable);
       if (!pick) continue;
+      const agent = preferredAgent(idle, pick.task, allowed);
+      idle.splice(idle.indexOf(agent), 1);
       state.tasks.splice(pick.index, 1);
       state.active += 1;
       usedWorkspaces.add(pick.workspaceId);
-      assignments.push({ agentId: agent.id, taskId: pick.task.id, projectId: state.project.id, workspaceId: pick.workspaceId });
+      const failover = passedOver(snapshot.heldBackends, agent, pick.task, allowed);
+      assignments.push({
+        agentId: agent.id,
+        taskId: pick.task.id,
+        projectId: state.project.id,
+        workspaceId: pick.workspaceId,
+        ...(failover && { failover }),
+      });
       placed = true;
       break;
     }
-    if (!placed) break; // nothing any project can run now; later agents would find the same
+    if (!placed) break; // nothing any project can run now with the agents left
   }
   return assignments;
+}
+
+function keyOf(agent: SchedulerAgent): string {
+  return agent.backend ?? 'claude-code';
+}
+
+/** The position of the first of `allowed` an agent serves (0 when any backend is allowed), or -1. */
+function rank(agentKey: string, allowed: string[] | null): number {
+  return allowed ? allowed.findIndex((wanted) => backendKeyServes(agentKey, wanted)) : 0;
+}
+
+/** Whether the agent's backend is allowed by the project and is the one the task is bound to. */
+function mayRun(agent: SchedulerAgent, task: SchedulerTask, allowed: string[] | null): boolean {
+  const key = keyOf(agent);
+  return rank(key, allowed) >= 0 && (!task.backend || backendKeyServes(key, task.backend));
+}
+
+/** Of the idle agents that may run the task, the first of the project's most preferred backend. */
+function preferredAgent(idle: SchedulerAgent[], task: SchedulerTask, allowed: string[] | null): SchedulerAgent {
+  let best: SchedulerAgent | null = null;
+  for (const agent of idle) {
+    if (!mayRun(agent, task, allowed)) continue;
+    if (!best || rank(keyOf(agent), allowed) < rank(keyOf(best), allowed)) best = agent;
+  }
+  return best!;
+}
+
+/** The held backend the task would have run on before the chosen agent's, if any. */
+function passedOver(
+  held: Record<string, number> | undefined,
+  agent: SchedulerAgent,
+  task: SchedulerTask,
+  allowed: string[] | null,
+): { backend: string; until: number } | undefined {
+  if (!held) return undefined;
+  const chosen = rank(keyOf(agent), allowed);
+  const entries = Object.entries(held)
+    .filter(([key]) => key !== keyOf(agent) && !(task.backend && !backendKeyServes(key, task.backend)))
+    .map(([key, until]) => ({ key, until, rank: rank(key, allowed) }))
+    .filter((h) => h.rank >= 0 && (allowed === null || h.rank <= chosen))
+    .sort((a, b) => a.rank - b.rank || a.until - b.until);
+  return entries[0] ? { backend: entries[0].key, until: entries[0].until } : undefined;
 }
 
 /**
@@ -149,10 +224,12 @@ function pickTask(
   free: string[],
   locked: Set<string>,
   usedThisRound: Set<string>,
+  runnable: (task: SchedulerTask) => boolean,
 ): { index: number; task: SchedulerTask; workspaceId: string } | null {
   const preferredElsewhere = new Set(tasks.map((t) => t.preferredWorkspaceId).filter((w): w is string => !!w));
   for (let index = 0; index < tasks.length; index++) {
     const task = tasks[index];
+    if (!runnable(task)) continue;
     const preferred = task.preferredWorkspaceId;
     if (preferred) {
       if (free.includes(preferred)) return { index, task, workspaceId: preferred };

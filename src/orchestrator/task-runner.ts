@@ -4,7 +4,7 @@ import type { Database } from '../db/database';
 import { DatabaseContentionError } from '../db/retrying-transaction';
 import type { TaskRecord } from '../db/repositories/tasks';
 import { totalAgentTokens, ZERO_USAGE, type AgentAdapter, type AgentRunOutcome } from '../agents/adapter';
-import { agentBackendKey } from '../agents/backends';
+import { agentBackendKey, servesBackend } from '../agents/backends';
 import { classifyError } from '../agents/errors';
 import { redactingAdapter } from '../agents/redacting-adapter';
 import { secretRedactor } from '../agents/secret-redaction';
@@ -99,6 +99,13 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
       await machine.fire(taskId, 'LAUNCH_FAILED', { assignedAgent: null }, { from: ['ASSIGNED'] });
       return;
     }
+    // The scheduler gives a task only to an agent of its backend; a claim that raced a change of
+    // agent goes back to the queue rather than move a session to another vendor.
+    if (task.backend && !servesBackend(agent, task.backend)) {
+      log(`Launch of ${taskId} on ${agentId} undone: the task runs on ${task.backend}, the agent on ${agentBackendKey(agent)}.`);
+      await machine.fire(taskId, 'LAUNCH_FAILED', { assignedAgent: null }, { from: ['ASSIGNED'] });
+      return;
+    }
     const started = await machine.fire(taskId, 'AGENT_STARTED', { startedAt: new Date() }, { from: ['ASSIGNED'] });
     if (!started.ok) return;
 
@@ -127,9 +134,9 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
       await failRun(deps, current, `This app cannot run ${agent.backend} agents such as ${agent.name}: give the task to another agent.`);
       return;
     }
-    // A task keeps the backend of its first run: its follow-ups resume that vendor's session.
-    const backend = agentBackendKey(agent);
-    if (task.backend !== backend) await db.tasks.update(taskId, { backend });
+    // A task keeps the backend of its first run: its follow-ups resume that vendor's session. A
+    // request for any ACP agent becomes the profile that took it.
+    if (!task.backend || task.backend === 'acp') await db.tasks.update(taskId, { backend: agentBackendKey(agent) });
     const adapter = redactingAdapter(chosen, secretRedactor(deps.config));
     const upstream = await Promise.all(
       (await db.tasks.upstream(taskId)).map(async (u) => ({

@@ -1,7 +1,8 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Database } from '../db/database';
-import type { SchedulingProjectRow } from '../db/repositories/scheduling';
+import type { QuotaHold, SchedulingProjectRow } from '../db/repositories/scheduling';
+import { backendKeyServes } from '../agents/backends';
 import { FOLLOW_UP_WORKSPACE_WAIT_MS } from './follow-up-workspace';
 import type { TaskRecord } from '../db/repositories/tasks';
 import { cloneSource, defaultRepo, provisioningFailures } from './workspace-provisioning';
@@ -53,11 +54,11 @@ export interface SchedulingState {
 interface Context {
   state: SchedulingState;
   projects: Map<string, SchedulingProjectRow>;
-  agentCount: number;
-  idleAgents: number;
+  /** Agents per backend key, and how many of them are idle. */
+  agents: Array<{ key: string; total: number; idle: number }>;
   active: Record<string, number>;
   workspaces: { available: Record<string, string[]>; total: Record<string, number> };
-  hold: { until: Date; reason: string | null } | null;
+  holds: QuotaHold[];
   tokens: Record<string, number>;
   failures: Awaited<ReturnType<typeof provisioningFailures>>;
   /** Projects with a set_budget budget (null: the global one), read once for every project. */
@@ -65,13 +66,12 @@ interface Context {
 }
 
 async function loadContext(db: Database, state: SchedulingState, projectIds: string[]): Promise<Context> {
-  const [projects, agentCount, idle, active, workspaces, hold, failures, budgets] = await Promise.all([
+  const [projects, agents, active, workspaces, holds, failures, budgets] = await Promise.all([
     db.scheduling.projects(),
-    db.agents.count(),
-    db.scheduling.idleAgents(),
+    db.scheduling.agentBackends(),
     db.scheduling.activeCounts(),
     db.scheduling.workspaces(),
-    db.scheduling.quotaHold(state.now),
+    db.scheduling.quotaHolds(state.now),
     provisioningFailures(db),
     db.budgets.list(),
   ]);
@@ -84,11 +84,10 @@ async function loadContext(db: Database, state: SchedulingState, projectIds: str
   return {
     state,
     projects: byId,
-    agentCount,
-    idleAgents: idle.length,
+    agents,
     active,
     workspaces,
-    hold,
+    holds,
     tokens,
     failures,
     budgeted: new Set(budgets.map((b) => b.projectId)),
@@ -117,13 +116,39 @@ function processWideReason(state: SchedulingState): WaitingReason | null {
   return null;
 }
 
-async function projectReason(db: Database, c: Context, projectId: string): Promise<WaitingReason> {
-  if (c.hold) {
-    const until = c.hold.until.toISOString();
-    return { code: 'waiting_quota', reason: `The agents' usage limit is reached; new tasks start after it resets at ${until}.`, until };
-  }
+/**
+ * The agents (per backend) that may run the project's tasks: of a backend the project allows and,
+ * for a task bound to a backend by its request or its first run, of that one.
+ */
+function servingAgents(c: Context, project: SchedulingProjectRow, taskBackend: string | null) {
+  const allowed = project.backends;
+  return c.agents.filter(
+    (a) => (!allowed || allowed.some((b) => backendKeyServes(a.key, b))) && (!taskBackend || backendKeyServes(a.key, taskBackend)),
+  );
+}
+
+/** Which backends a task may use, in words ('' when any). */
+function backendsWanted(project: SchedulingProjectRow, taskBackend: string | null): string {
+  if (taskBackend) return `backend ${taskBackend}, which the task runs on`;
+  return project.backends ? `the backends project '${project.id}' allows (${project.backends.join(', ')})` : '';
+}
+
+async function projectReason(db: Database, c: Context, projectId: string, taskBackend: string | null = null): Promise<WaitingReason> {
   const project = c.projects.get(projectId);
   if (!project) return { code: 'starting', reason: 'The project is gone.' };
+  const serving = servingAgents(c, project, taskBackend);
+  const held = new Map(c.holds.map((h) => [h.backend, h.until]));
+  const wanted = backendsWanted(project, taskBackend);
+  // Only when no agent it may use is on a backend with quota left: otherwise it goes there.
+  if (serving.length > 0 && serving.every((a) => held.has(a.key))) {
+    const keys = [...new Set(serving.map((a) => a.key))];
+    const until = new Date(Math.min(...keys.map((k) => held.get(k)!.getTime()))).toISOString();
+    return {
+      code: 'waiting_quota',
+      reason: `The agents' usage limit is reached on ${keys.join(', ')}; new tasks start after it resets at ${until}.`,
+      until,
+    };
+  }
   if (project.status === 'PAUSED')
     return { code: 'project_paused', reason: `Project '${projectId}' is paused: resume it with resume_project.` };
   const used = c.tokens[projectId] ?? 0;
@@ -136,10 +161,16 @@ async function projectReason(db: Database, c: Context, projectId: string): Promi
   // set_budget's budgets, the project's and the global one; most projects have none to read.
   const spent = c.budgeted.has(projectId) || c.budgeted.has(null) ? await overBudget(db, projectId, c.state.now) : null;
   if (spent) return { code: 'over_budget', reason: spent };
-  if (c.agentCount === 0) {
+  if (c.agents.length === 0) {
     return {
       code: 'no_agent',
       reason: 'There is no agent: set AQ_AGENTS (the daemon keeps that many) and restart, or add one with create_agent.',
+    };
+  }
+  if (serving.length === 0) {
+    return {
+      code: 'no_agent',
+      reason: `No agent runs on ${wanted}: add one with create_agent backend=… (list_agent_profiles shows the ACP profiles), or change the project's backends with edit_project.`,
     };
   }
   const active = c.active[projectId] ?? 0;
@@ -169,7 +200,14 @@ async function projectReason(db: Database, c: Context, projectId: string): Promi
     if (!more)
       return { code: 'workspaces_busy', reason: `Every workspace of project '${projectId}' is in use; the task starts when one frees up.` };
   }
-  if (c.idleAgents === 0) return { code: 'agents_busy', reason: 'Every agent is busy; the task starts when one finishes.' };
+  if (!serving.some((a) => a.idle > 0 && !held.has(a.key))) {
+    return {
+      code: 'agents_busy',
+      reason: wanted
+        ? `Every agent on ${wanted} is busy or at its usage limit; the task starts when one is free.`
+        : 'Every agent is busy; the task starts when one finishes.',
+    };
+  }
   return { code: 'starting', reason: 'Nothing holds it: it starts at the daemon’s next pass.' };
 }
 
@@ -186,6 +224,13 @@ export async function projectWaitingReasons(
   const out = new Map<string, WaitingReason>();
   for (const id of projectIds) out.set(id, await projectReason(db, c, id));
   return out;
+}
+
+/** The project's reason for a task bound to one backend. */
+async function taskProjectReason(db: Database, state: SchedulingState, projectId: string, backend: string): Promise<WaitingReason> {
+  const everywhere = processWideReason(state);
+  if (everywhere) return everywhere;
+  return projectReason(db, await loadContext(db, state, [projectId]), projectId, backend);
 }
 
 /** Why this task waits; null when it is not waiting to start (running, done, blocked…). */
@@ -211,7 +256,9 @@ export async function taskWaitingReason(db: Database, state: SchedulingState, ta
     };
   }
   if (task.status !== 'READY') return null;
-  const reason = (await projectWaitingReasons(db, state, [task.projectId])).get(task.projectId)!;
+  const reason = task.backend
+    ? await taskProjectReason(db, state, task.projectId, task.backend)
+    : (await projectWaitingReasons(db, state, [task.projectId])).get(task.projectId)!;
   // A held task would not start even with a free agent and workspace: that is the reason to give
   // (unless nothing is scheduled at all).
   if (!['no_daemon', 'scheduling_paused', 'project_paused'].includes(reason.code)) {

@@ -1,8 +1,12 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import { dialectOf } from '../dialect';
+import { backendKeySql, taskBackendSql } from './backend-key-sql';
 import { GLOBAL_BUDGET_SCOPE } from './budgets';
 
-/** Why a claim that reached the database was refused by the fleet's rules. */
+/**
+ * Why a claim that reached the database was refused by the fleet's rules. `quota_hold`: the
+ * agent's backend is at a usage limit (another task of that backend waits for its reset).
+ */
 export type FleetRefusal = 'project_paused' | 'project_full' | 'orchestrator_paused' | 'quota_hold' | 'budget_spent' | 'dependencies_open';
 
 /** How a pause for a usage limit with a named reset time starts its reason (scheduling.ts). */
@@ -23,7 +27,7 @@ async function rows<T>(tx: SqlEntityManager, sql: string, params: unknown[]): Pr
  * (FOR NO KEY UPDATE), so no other claim can change what is read here before this one commits.
  * One statement, so a claim pays one round trip for all of them. Null when the task may start.
  */
-export async function fleetRefusal(tx: SqlEntityManager, taskId: string, now: Date): Promise<FleetRefusal | null> {
+export async function fleetRefusal(tx: SqlEntityManager, taskId: string, agentId: string, now: Date): Promise<FleetRefusal | null> {
   const at = now.getTime();
   const [task] = await rows<{
     status: string;
@@ -41,14 +45,16 @@ export async function fleetRefusal(tx: SqlEntityManager, taskId: string, now: Da
             (select count(*) from task_dependencies d join tasks u on u.id = d.depends_on_id
               where d.task_id = t.id and u.status <> 'COMPLETED') as open_deps,
             (select value from system_state where key = 'orchestrator_paused') as paused,
-            exists (select 1 from tasks q where q.status = 'PAUSED' and q.resume_after > ? and q.pause_reason like ?) as quota_hold,
+            exists (select 1 from tasks q join agents ag on ag.id = ?
+                     where q.status = 'PAUSED' and q.resume_after > ? and q.pause_reason like ?
+                       and ${taskBackendSql('q')} = ${backendKeySql('ag')}) as quota_hold,
             exists (select 1 from budgets b
                      where (b.project_id = t.project_id or b.scope = ?)
                        and ((b.token_limit is not null and b.token_limit <= (${USED('tokens')}))
                          or (b.cost_limit_usd is not null and b.cost_limit_usd <= (${USED('cost_usd')})))) as budget_spent
        from tasks t join projects p on p.id = t.project_id
       where t.id = ?`,
-    [at, `${QUOTA_PREFIX}%`, GLOBAL_BUDGET_SCOPE, at, at, at, at, taskId],
+    [agentId, at, `${QUOTA_PREFIX}%`, GLOBAL_BUDGET_SCOPE, at, at, at, at, taskId],
   );
   if (!task) return null; // the state machine's move reports a missing task
   if (task.status !== 'ACTIVE') return 'project_paused';

@@ -1,5 +1,6 @@
 import type { EmFactory } from '../database';
 import { dialectOf } from '../dialect';
+import { backendKeySql, taskBackendSql } from './backend-key-sql';
 
 /** One READY task as the scheduler sees it. */
 export interface ReadyTaskRow {
@@ -8,6 +9,8 @@ export interface ReadyTaskRow {
   priority: number;
   createdAt: number;
   preferredWorkspaceId: string | null;
+  /** The backend it must run on, when asked for or fixed by its first run. */
+  backend: string | null;
 }
 
 export interface SchedulingProjectRow {
@@ -17,6 +20,26 @@ export interface SchedulingProjectRow {
   maxConcurrentAgents: number;
   budgetLimit: number | null;
   workspace: string;
+  /** Backends its tasks may run on, in order of preference; null allows any. */
+  backends: string[] | null;
+}
+
+/** An agent as scheduling sees it: `key` is its backend key (`claude-code` or `acp:<profile>`). */
+export interface SchedulingAgentRow {
+  id: string;
+  type: string;
+  key: string;
+}
+
+/** A backend at its usage limit: its agents take nothing until `until`. */
+export interface QuotaHold {
+  backend: string;
+  until: Date;
+}
+
+function jsonList(value: unknown): string[] | null {
+  const parsed = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
+  return Array.isArray(parsed) && parsed.length > 0 ? parsed.map(String) : null;
 }
 
 /**
@@ -56,7 +79,7 @@ export class SchedulingRepository {
 
   async projects(): Promise<SchedulingProjectRow[]> {
     const rows = await this.query<Record<string, unknown>>(
-      'select id, status, credit_weight, max_concurrent_agents, budget_limit, workspace from projects order by id',
+      'select id, status, credit_weight, max_concurrent_agents, budget_limit, workspace, backends from projects order by id',
     );
     return rows.map((r) => ({
       id: String(r.id),
@@ -65,6 +88,7 @@ export class SchedulingRepository {
       maxConcurrentAgents: Number(r.max_concurrent_agents),
       budgetLimit: r.budget_limit === null || r.budget_limit === undefined ? null : Number(r.budget_limit),
       workspace: String(r.workspace),
+      backends: jsonList(r.backends),
     }));
   }
 
@@ -75,7 +99,7 @@ export class SchedulingRepository {
    */
   async readyTasks(perProject: number): Promise<Record<string, ReadyTaskRow[]>> {
     const rows = await this.query<Record<string, unknown>>(
-      `select t.id, t.project_id, t.priority, t.created_at, t.preferred_workspace_id
+      `select t.id, t.project_id, t.priority, t.created_at, t.preferred_workspace_id, t.backend
          from projects p
          join tasks t on t.id in (
            select x.id from tasks x
@@ -93,6 +117,7 @@ export class SchedulingRepository {
         priority: Number(r.priority),
         createdAt: Number(r.created_at),
         preferredWorkspaceId: (r.preferred_workspace_id as string | null) ?? null,
+        backend: (r.backend as string | null) ?? null,
       };
       byProject[row.projectId] ??= [];
       byProject[row.projectId].push(row);
@@ -171,21 +196,38 @@ export class SchedulingRepository {
   }
 
   /**
-   * When a task waits for a usage limit that named its reset (QUOTA_PAUSE_PREFIX), the account is
-   * out of quota until then and new launches would only hit the same limit: the earliest such
-   * reset still ahead. Plain 429 backoffs do not hold anything.
+   * Backends out of quota: while a task of a backend waits for a usage limit that named its reset
+   * (QUOTA_PAUSE_PREFIX), that backend's new launches would only hit the same limit. Per backend,
+   * the earliest such reset still ahead. A task's backend is fixed at its first run; rows from
+   * before backends existed ran on Claude Code. Plain 429 backoffs do not hold anything.
    */
-  async quotaHold(now: Date): Promise<{ until: Date; reason: string | null } | null> {
-    const rows = await this.query<{ resume_after: number; pause_reason: string | null }>(
-      "select resume_after, pause_reason from tasks where status = 'PAUSED' and resume_after > ? and pause_reason like ? order by resume_after limit 1",
+  async quotaHolds(now: Date): Promise<QuotaHold[]> {
+    const rows = await this.query<{ backend: string; until: number }>(
+      `select ${taskBackendSql('t')} as backend, min(t.resume_after) as "until" from tasks t
+        where t.status = 'PAUSED' and t.resume_after > ? and t.pause_reason like ?
+        group by ${taskBackendSql('t')} order by 2, 1`,
       [now.getTime(), `${QUOTA_PAUSE_PREFIX}%`],
     );
-    return rows[0] ? { until: new Date(Number(rows[0].resume_after)), reason: rows[0].pause_reason ?? null } : null;
+    return rows.map((r) => ({ backend: String(r.backend), until: new Date(Number(r.until)) }));
   }
 
-  async idleAgents(owner?: Owner): Promise<Array<{ id: string; type: string }>> {
-    const { sql, params } = ownerFilter(owner, 'worker_id');
-    return this.query(`select id, type from agents where state = 'IDLE' and current_task is null${sql} order by created_at, id`, params);
+  async idleAgents(owner?: Owner): Promise<SchedulingAgentRow[]> {
+    const { sql, params } = ownerFilter(owner, 'a.worker_id');
+    return this.query(
+      `select a.id, a.type, ${backendKeySql('a')} as "key" from agents a
+        where a.state = 'IDLE' and a.current_task is null${sql} order by a.created_at, a.id`,
+      params,
+    );
+  }
+
+  /** Agents per backend key, and how many of them are idle (agents are few: a whole-table group). */
+  async agentBackends(): Promise<Array<{ key: string; total: number; idle: number }>> {
+    const rows = await this.query<{ key: string; total: number; idle: number }>(
+      `select ${backendKeySql('a')} as "key", count(*) as total,
+              sum(case when a.state = 'IDLE' and a.current_task is null then 1 else 0 end) as idle
+         from agents a group by ${backendKeySql('a')}`,
+    );
+    return rows.map((r) => ({ key: String(r.key), total: Number(r.total), idle: Number(r.idle) }));
   }
 
   // --- the daemon lease -----------------------------------------------------------------------

@@ -84,7 +84,7 @@ export class TaskRunRepository {
           // SQLite: a write first takes the database's one write lock, so the reads below are current.
           await lockWorkspace();
         }
-        const refusal = await fleetRefusal(tx, input.taskId, now);
+        const refusal = await fleetRefusal(tx, input.taskId, input.agentId, now);
         if (refusal) throw new Refused(refusal);
         if (!(await assign(tx))) throw new Refused('task_not_ready');
         const lease = workerId ? now.getTime() + (input.leaseMs ?? 30_000) : null;

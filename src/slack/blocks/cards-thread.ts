@@ -139,6 +139,8 @@ export function threadReply(event: EventRecord, again: boolean): Rendered | null
       });
     case 'task_resumed':
       return reply('▶️', 'Resumed', title);
+    case 'task_failover':
+      return reply('🔀', 'Taken by another backend', title, { lines: [[txt(str(p.reason))]] });
     case 'task_stopped':
       return reply('⏹️', 'Stopped', title, { lines: [[txt('Restart or skip it when you are ready.')]] });
     case 'task_restarted':
@@ -209,4 +211,5 @@ export const OPENS_THREAD = new Set([
   'merge_failed',
   'plan_tasks_created',
   'agent_request_created',
+  'task_failover',
 ]);

@@ -85,6 +85,23 @@ describe('agent backends and profiles', () => {
     await rt.exec('edit_project', { project_id: 'alpha', backends: [] });
     expect((await rt.exec('list_projects')).projects).toEqual([expect.not.objectContaining({ backends: expect.anything() })]);
   });
+
+  it('create_project takes backends, checked like edit_project, and get_project and list_projects show them', async () => {
+    expect(await rt.exec('create_project', { name: 'beta', backends: ['acp:codex', 'claude-code', 'acp:codex'] })).toMatchObject({
+      created: 'beta',
+      backends: ['acp:codex', 'claude-code'],
+    });
+    expect(await rt.exec('get_project', { project_id: 'beta' })).toMatchObject({ backends: ['acp:codex', 'claude-code'] });
+    expect((await rt.exec('list_projects')).projects).toEqual([
+      expect.not.objectContaining({ backends: expect.anything() }),
+      expect.objectContaining({ id: 'beta', backends: ['acp:codex', 'claude-code'] }),
+    ]);
+    expect(await rt.exec('create_project', { name: 'gamma', backends: ['acp:gemini'] })).toEqual({
+      error: "No agent profile is named 'gemini': list_agent_profiles shows the configured ones.",
+    });
+    expect(await rt.exec('get_project', { project_id: 'gamma' })).toEqual({ error: "Project 'gamma' not found." });
+    expect(await rt.exec('create_project', { name: 'delta', backends: [] })).not.toHaveProperty('backends');
+  });
 });
 
 describe('the agent_backends migration', () => {

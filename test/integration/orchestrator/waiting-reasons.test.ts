@@ -119,7 +119,7 @@ describe('why a READY task is not starting', () => {
     const waiting = await expectWaiting(
       next,
       'waiting_quota',
-      new RegExp(`^The agents' usage limit is reached; new tasks start after it resets at ${resume}`),
+      new RegExp(`^The agents' usage limit is reached on claude-code; new tasks start after it resets at ${resume}`),
     );
     expect(waiting.waiting_until).toBe(resume);
     expect(await notStarting()).toEqual([expect.objectContaining({ code: 'waiting_quota', until: resume })]);

@@ -162,4 +162,75 @@ describe('scheduler', () => {
     });
     expect(schedule(s)).toEqual(schedule(JSON.parse(JSON.stringify(s))));
   });
+
+  describe('backends', () => {
+    const claude = { id: 'claude', backend: 'claude-code' };
+    const codex = { id: 'codex', backend: 'acp:codex' };
+    const gemini = { id: 'gemini', backend: 'acp:gemini' };
+
+    it("gives a task bound to a backend only to that backend's agents, even when another is first in line", () => {
+      const s = snapshot({
+        readyTasks: { a: [...tasks('a', 1, { id: 'bound', backend: 'acp:codex' })] },
+        idleAgents: [claude, codex],
+      });
+      expect(schedule(s)).toEqual([{ agentId: 'codex', taskId: 'bound', projectId: 'a', workspaceId: 'wa1' }]);
+      // With no agent of its backend it waits, and the queue behind it still runs.
+      const waits = snapshot({
+        readyTasks: { a: [...tasks('a', 1, { id: 'bound', backend: 'acp:codex', priority: 1 }), ...tasks('a', 1, { id: 'free' })] },
+        idleAgents: [claude],
+      });
+      expect(schedule(waits)).toEqual([{ agentId: 'claude', taskId: 'free', projectId: 'a', workspaceId: 'wa1' }]);
+      // `acp` asks for any ACP agent.
+      const anyAcp = snapshot({ readyTasks: { a: tasks('a', 1, { backend: 'acp' }) }, idleAgents: [claude, gemini] });
+      expect(schedule(anyAcp).map((x) => x.agentId)).toEqual(['gemini']);
+    });
+
+    it("uses only agents of the project's backends, in its order of preference", () => {
+      const s = snapshot({
+        projects: [project('a', { backends: ['acp:gemini', 'claude-code'], maxConcurrentAgents: 5 })],
+        readyTasks: { a: tasks('a', 3) },
+        idleAgents: [codex, claude, gemini],
+      });
+      expect(schedule(s).map((x) => [x.taskId, x.agentId])).toEqual([
+        ['a-t0', 'gemini'],
+        ['a-t1', 'claude'],
+      ]);
+      // Another project with no list takes the agent this one may not use.
+      const two = snapshot({
+        projects: [project('a', { backends: ['claude-code'] }), project('b')],
+        readyTasks: { a: tasks('a', 1), b: tasks('b', 1) },
+        availableWorkspaces: { a: ['wa'], b: ['wb'] },
+        idleAgents: [codex, claude],
+      });
+      expect(schedule(two).map((x) => [x.projectId, x.agentId])).toEqual([
+        ['a', 'claude'],
+        ['b', 'codex'],
+      ]);
+    });
+
+    it('marks a task that went elsewhere because the backend it would have used is at its limit', () => {
+      const s = snapshot({
+        projects: [project('a', { backends: ['claude-code', 'acp'] })],
+        readyTasks: { a: tasks('a', 1) },
+        idleAgents: [codex],
+        heldBackends: { 'claude-code': 5000 },
+      });
+      expect(schedule(s)).toEqual([
+        { agentId: 'codex', taskId: 'a-t0', projectId: 'a', workspaceId: 'wa1', failover: { backend: 'claude-code', until: 5000 } },
+      ]);
+      // A held backend after the one that took it, or one the task may not use, is no failover.
+      const preferred = snapshot({
+        projects: [project('a', { backends: ['acp', 'claude-code'] })],
+        idleAgents: [codex],
+        heldBackends: { 'claude-code': 5000 },
+      });
+      expect(schedule(preferred)[0].failover).toBeUndefined();
+      const bound = snapshot({
+        readyTasks: { a: tasks('a', 1, { backend: 'acp' }) },
+        idleAgents: [codex],
+        heldBackends: { 'claude-code': 5000 },
+      });
+      expect(schedule(bound)[0].failover).toBeUndefined();
+    });
+  });
 });
