@@ -60,6 +60,9 @@ export const EVENT_TYPES = [
   'room_archived',
   'overlap_detected',
   'overlap_cleared',
+  'landing_started',
+  'landing_sent_back',
+  'landed',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
