@@ -161,7 +161,7 @@ export const getProject = defineCommand({
   group: 'projects',
   kind: 'read',
   description:
-    "Show one project's settings: status, scheduling weight, agent limit, linked channel, approvals, task rooms, overlap policy and merge train settings (check command, its time limit, landing mode, tries).",
+    "Show one project's settings: status, scheduling weight, agent limit, linked channel, approvals, task rooms, overlap policy, backends (null: any) and merge train settings (check command, its time limit, landing mode, tries).",
   input: z.object({ project_id: projectId }),
   async run({ project_id }, ctx) {
     const project = await requireProject(ctx, project_id);
@@ -169,6 +169,7 @@ export const getProject = defineCommand({
       ...projectView(project),
       task_rooms: project.taskRooms,
       overlap_policy: project.overlapPolicy,
+      backends: project.backends,
       ...landingSettings(project),
     };
   },

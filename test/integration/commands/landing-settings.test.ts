@@ -14,10 +14,13 @@ describe('merge train settings of a project', () => {
     await rt.cleanup();
   });
 
-  it('defaults to no check, 600 s, rebase and 3 tries, and get_project shows them', async () => {
+  it('defaults to no check, 600 s, rebase and 3 tries, and get_project shows them beside the other settings', async () => {
     await rt.exec('create_project', { name: 'p' });
     expect(await rt.exec('get_project', { project_id: 'p' })).toMatchObject({
       id: 'p',
+      task_rooms: 'approval',
+      overlap_policy: 'warn',
+      backends: null,
       check_command: '',
       check_timeout_seconds: 600,
       landing: 'rebase',
