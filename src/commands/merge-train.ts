@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import type { TrainEntry } from '../db/repositories/merge-train';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
+import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { integer, optional, optionalText, requiredText } from './schema';
+
+const MERGE_QUEUE: ListPaging = { key: 'entries', defaultLimit: 50, maxLimit: 500 };
 
 function entryView(e: TrainEntry, titles: Map<string, string>) {
   return {
@@ -36,21 +39,22 @@ export const getMergeQueue = defineCommand({
   name: 'get_merge_queue',
   group: 'tasks',
   kind: 'read',
-  description:
-    "List a project's (or one repository's) merge train: each queued task's place, state (waiting, updating, checking, merging, sent_back), since when, tries and last outcome, in landing order.",
+  description: `List a project's (or one repository's) merge train: each queued task's place, state (waiting, updating, checking, merging, sent_back), since when, tries and last outcome, in landing order, ${MERGE_QUEUE.defaultLimit} a page; total counts them all and next_offset asks for the next page.`,
   input: z.object({
     project_id: optionalText('Project id (its trains, one per repository)'),
     repo_id: optionalText("Repository id (only that repository's train)"),
+    ...pageFields(MERGE_QUEUE),
   }),
-  async run({ project_id, repo_id }, ctx) {
+  list: MERGE_QUEUE,
+  async run({ project_id, repo_id, ...paging }, ctx) {
     if (!project_id && !repo_id) throw new CommandError('Give project_id or repo_id to say which merge train to show.');
     if (repo_id && !(await ctx.db.repos.get(repo_id))) throw new CommandError(`Repository '${repo_id}' not found.`);
     if (project_id && !repo_id && !(await ctx.db.projects.get(project_id))) throw new CommandError(`Project '${project_id}' not found.`);
-    const entries = repo_id
-      ? await ctx.db.mergeTrain.list({ train: repo_id })
-      : await ctx.db.mergeTrain.list({ projectId: project_id as string });
+    const filter = repo_id ? { train: repo_id } : { projectId: project_id as string };
+    const page = pageOf(paging, MERGE_QUEUE.defaultLimit);
+    const [entries, total] = await Promise.all([ctx.db.mergeTrain.list(filter, page), ctx.db.mergeTrain.count(filter)]);
     const titles = await titlesOf(ctx, entries);
-    return { entries: entries.map((e) => entryView(e, titles)), total: entries.length };
+    return { entries: entries.map((e) => entryView(e, titles)), total, next_offset: nextOffset(page, entries.length, total) };
   },
 });
 

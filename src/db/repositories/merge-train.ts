@@ -26,27 +26,24 @@ export interface TrainEntry {
 const COLUMNS = 'task_id, project_id, train, place, state, since, tries, last_outcome';
 const ORDER = 'order by place, entered_at, task_id';
 
-function toEntry(row: Record<string, unknown>, place: number): TrainEntry {
+/** One train, or every train of a project. */
+export type TrainFilter = { train: string } | { projectId: string };
+
+function filterColumn(filter: TrainFilter): ['train' | 'project_id', string] {
+  return 'train' in filter ? ['train', filter.train] : ['project_id', filter.projectId];
+}
+
+function toEntry(row: Record<string, unknown>): TrainEntry {
   return {
     taskId: String(row.task_id),
     projectId: String(row.project_id),
     train: String(row.train),
-    place,
+    place: Number(row.place_in_train),
     state: String(row.state) as TrainState,
     since: Number(row.since),
     tries: Number(row.tries),
     lastOutcome: row.last_outcome === null || row.last_outcome === undefined ? null : String(row.last_outcome),
   };
-}
-
-/** Numbers the rows of each train 1, 2, … in their order (the stored `place` only orders them). */
-function numbered(rows: Array<Record<string, unknown>>): TrainEntry[] {
-  const counts = new Map<string, number>();
-  return rows.map((row) => {
-    const place = (counts.get(String(row.train)) ?? 0) + 1;
-    counts.set(String(row.train), place);
-    return toEntry(row, place);
-  });
 }
 
 /**
@@ -92,12 +89,25 @@ export class MergeTrainRepository {
     return (await this.list({ train: String(row.train) })).find((e) => e.taskId === taskId) ?? null;
   }
 
-  /** The entries of one train, or of every train of a project, in landing order. */
-  async list(filter: { train: string } | { projectId: string }): Promise<TrainEntry[]> {
-    const [column, value] = 'train' in filter ? ['train', filter.train] : ['project_id', filter.projectId];
-    return numbered(
-      await this.rows(`select ${COLUMNS} from merge_train where ${column} = ? order by train, place, entered_at, task_id`, [value]),
+  /**
+   * The entries of one train, or of every train of a project, in landing order, each numbered
+   * 1, 2, … within its train (the stored `place` only orders them); a page of them with `page`.
+   */
+  async list(filter: TrainFilter, page?: { limit: number; offset: number }): Promise<TrainEntry[]> {
+    const [column, value] = filterColumn(filter);
+    const rows = await this.rows(
+      `select ${COLUMNS}, row_number() over (partition by train ${ORDER}) as place_in_train
+         from merge_train where ${column} = ? order by train, place_in_train${page ? ' limit ? offset ?' : ''}`,
+      page ? [value, page.limit, page.offset] : [value],
     );
+    return rows.map(toEntry);
+  }
+
+  /** How many entries the train (or the project's trains) holds. */
+  async count(filter: TrainFilter): Promise<number> {
+    const [column, value] = filterColumn(filter);
+    const [row] = await this.rows(`select count(*) as n from merge_train where ${column} = ?`, [value]);
+    return Number(row?.n ?? 0);
   }
 
   /** The trains that have a task waiting to land. */

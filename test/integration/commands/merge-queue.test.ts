@@ -35,6 +35,7 @@ describe('merge queue commands', () => {
         last_outcome: null,
       })),
       total: 3,
+      next_offset: null,
     });
     expect(await rt.exec('get_merge_queue', {})).toEqual({ error: 'Give project_id or repo_id to say which merge train to show.' });
     expect(await rt.exec('get_merge_queue', { project_id: 'nope' })).toEqual({ error: "Project 'nope' not found." });

@@ -203,6 +203,12 @@ const scenarios: Record<string, Scenario> = {
     const id = await h.task('Needs review', { requiresApproval: true });
     await h.waitStatus(id, 'AWAITING_APPROVAL');
     await waitFor(async () => h.eventsOf('task_awaiting_approval', id)[0]);
+    // The agent finished its work: its run says so, whatever the task waits for now.
+    const runs = await waitFor(async () => {
+      const all = await h.rt.db.runRecords.forTask(id);
+      return all.length > 0 && all.every((r) => r.endedAt !== null) && all;
+    });
+    expect(runs.map((r) => r.outcome)).toEqual(['COMPLETED']);
     return id;
   },
   'IN_PROGRESS AGENT_FAILED': failForGood,
