@@ -1,7 +1,9 @@
 import { renderResult } from '../../../src/slack/blocks/render';
 import { startTestApp, type TestApp } from '../../support/slack-app';
 import { FakeSlack } from '../../support/fake-slack';
-import { blockActions } from '../../support/slack-payloads';
+import { blockActions, eventCallback, interactionBody } from '../../support/slack-payloads';
+import { homeBlockActions } from '../../support/slack-home-payloads';
+import { putTask } from '../../support/task-fixtures';
 import { validateMessage } from '../../support/slack-validator';
 
 /**
@@ -17,6 +19,7 @@ describe('the merge train card and its admin buttons', () => {
     for (const [i, title] of ['First <b>', 'Second', 'Third'].entries()) {
       const id = (await exec('create_task', { project_id: 'alpha', title, description: 'd' })).created as string;
       ids.push(id);
+      await putTask(app.started.runtime.db, id, 'AWAITING_APPROVAL');
       await app.started.runtime.db.mergeTrain.enter({ taskId: id, projectId: 'alpha', train: 'project:alpha' }, Date.now() + i);
     }
     await app.started.runtime.db.mergeTrain.advance(ids[0], ['waiting'], 'checking', Date.now());
@@ -74,5 +77,35 @@ describe('the merge train card and its admin buttons', () => {
     expect((await click('aq_merge_train_take_out', ids[0], 'UADMIN', 't3')).text).toBe(
       `:warning: Task '${ids[0]}' is landing right now (checking); try again when the landing is over.`,
     );
+  });
+
+  it('shows the train on the Home, where an admin steers it too', async () => {
+    type View = { blocks: unknown[] };
+    const post = (body: string) => FakeSlack.postToApp(app.url, body, { signingSecret: app.signingSecret });
+    const homeWith = async (after: number, note: string): Promise<View> => {
+      const later = () =>
+        app.slack
+          .callsTo('views.publish')
+          .slice(after)
+          .map((c) => c.args.view as View);
+      await app.slack.waitFor(() => later().some((v) => JSON.stringify(v.blocks).includes(note)), `a Home showing ${note}`);
+      return later().find((v) => JSON.stringify(v.blocks).includes(note))!;
+    };
+    let n = app.slack.callsTo('views.publish').length;
+    const opened = eventCallback({ type: 'app_home_opened', user: 'UADMIN', channel: 'D1', tab: 'home', event_ts: '1700000000.1' });
+    await FakeSlack.postToApp(app.url, opened, { signingSecret: app.signingSecret, contentType: 'json' });
+    const home = await homeWith(n, 'Merge train');
+    expect(JSON.stringify(home.blocks)).toContain('2 waiting to land');
+    expect(JSON.stringify(home.blocks)).toContain('#1 First <b>');
+    expect(JSON.stringify(home.blocks)).toContain('aq_merge_train_take_out');
+
+    n = app.slack.callsTo('views.publish').length;
+    await post(interactionBody(homeBlockActions({ actionId: 'aq_merge_train_move_up', value: `${ids[2]} 1`, userId: 'UOTHER' })));
+    await homeWith(n, 'AQ_ADMINS');
+    expect(await order()).toEqual([ids[0], ids[2]]);
+    n = app.slack.callsTo('views.publish').length;
+    await post(interactionBody(homeBlockActions({ actionId: 'aq_merge_train_move_up', value: `${ids[2]} 1`, userId: 'UADMIN' })));
+    await homeWith(n, 'to place 1 of its merge train');
+    expect(await order()).toEqual([ids[2], ids[0]]);
   });
 });
