@@ -87,6 +87,9 @@ export const removeFromMergeQueue = defineCommand({
     if (entry.state !== 'waiting' && entry.state !== 'sent_back')
       throw new CommandError(`Task '${task_id}' is landing right now (${entry.state}); try again when the landing is over.`);
     if (!(await ctx.db.mergeTrain.remove(task_id))) throw new CommandError(`Task '${task_id}' left the merge train meanwhile.`);
+    // The workspace it kept for landing is free again (approving it takes it back).
+    const task = await ctx.db.tasks.get(task_id);
+    if (task?.workspaceId && task.status === 'AWAITING_APPROVAL') await ctx.db.workspaces.release(task.workspaceId, task_id);
     return { removed: task_id };
   },
 });

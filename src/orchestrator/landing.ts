@@ -21,6 +21,9 @@ export const LANDING_HOLDER = `${os.hostname()}:${process.pid}`;
 /** How long a landing lock lasts without renewal; each landing step renews it. */
 export const LANDING_LEASE_MS = 60_000;
 
+/** A task in one of these runs in its workspace: its lock is its run's. */
+const RUNNING = ['ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT'];
+
 /** How much of a failing check's output goes back to the agent. */
 const OUTPUT_LIMIT = 6000;
 
@@ -100,8 +103,10 @@ async function landEntry(deps: LandingDeps, entry: TrainEntry, renew: () => Prom
   const task = await db.tasks.get(entry.taskId);
   const project = task ? await db.projects.get(task.projectId) : null;
   if (!task || !project || task.status !== 'AWAITING_APPROVAL') {
-    // Moved on without the train (restarted, skipped, forced): it no longer waits to land.
+    // Moved on without the train (restarted, skipped, forced): it no longer waits to land, nor
+    // holds the workspace it kept for landing (unless it runs there again).
     await db.mergeTrain.remove(entry.taskId);
+    if (task?.workspaceId && !RUNNING.includes(task.status)) await db.workspaces.release(task.workspaceId, task.id);
     return 'skipped';
   }
   const workspace = task.workspaceId ? await db.workspaces.get(task.workspaceId) : null;
@@ -110,8 +115,10 @@ async function landEntry(deps: LandingDeps, entry: TrainEntry, renew: () => Prom
     await complete(deps, task, { merged: false, note: 'The task has no branch in a workspace, so nothing was merged.' });
     return 'landed';
   }
+  // The task keeps its workspace while it waits to land (task-runs.ts finishRun).
   const ownLock = workspace.lockedByTaskId === task.id;
   if (!ownLock && !(await db.workspaces.acquire(workspace.id, task.id, null))) return 'wait';
+  let step: Step = 'wait';
   try {
     if (!(await db.mergeTrain.advance(task.id, ['waiting'], 'updating', Date.now()))) return 'wait';
     await deps.events.emit('landing_started', {
@@ -119,9 +126,11 @@ async function landEntry(deps: LandingDeps, entry: TrainEntry, renew: () => Prom
       taskId: task.id,
       payload: { title: task.title, branch: task.branchName, place: entry.place, tries: entry.tries },
     });
-    return await landSteps(deps, task, project, workspace.path, task.branchName, renew);
+    step = await landSteps(deps, task, project, workspace.path, task.branchName, renew);
+    return step;
   } finally {
-    if (!ownLock) await db.workspaces.release(workspace.id, task.id);
+    // Landed, sent back or blocked: the workspace is free (a sent-back task's follow-up takes it again).
+    if (!ownLock || step !== 'wait') await db.workspaces.release(workspace.id, task.id);
   }
 }
 

@@ -1,5 +1,6 @@
 // @database-dependent: the merge train is listed, reordered and emptied through its SQL.
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
+import { putTask } from '../../support/task-fixtures';
 
 const slack = (userId: string) => ({ source: 'slack' as const, userId, channelId: 'CELSEWHERE' });
 
@@ -59,5 +60,28 @@ describe('merge queue commands', () => {
     expect(await as('UADMIN', 'remove_from_merge_queue', { task_id: ids[1] })).toEqual({
       error: `Task '${ids[1]}' is landing right now (checking); try again when the landing is over.`,
     });
+  });
+
+  it('a task waiting to land keeps its workspace after its run; sent back or taken out, it lets go', async () => {
+    const lockOf = async (id: string) => (await rt.db.workspaces.get(id))?.lockedByTaskId ?? null;
+    for (const [i, id] of ids.entries()) {
+      await rt.db.workspaces.create({
+        id: `ws${i}`,
+        projectId: 'alpha',
+        name: `ws${i}`,
+        path: `/tmp/aq-mq-ws${i}`,
+        sourceType: 'link',
+        repoId: null,
+      });
+      await putTask(rt.db, id, 'AWAITING_APPROVAL', { workspaceId: `ws${i}` });
+      expect(await rt.db.workspaces.acquire(`ws${i}`, id, null)).toBe(true);
+    }
+    await rt.db.mergeTrain.advance(ids[1], ['waiting'], 'sent_back', Date.now());
+    for (const [i, id] of ids.entries()) await rt.db.taskRuns.finishRun(id, 'no-agent', `ws${i}`);
+    // Queued: kept, so no other task takes the workspace it lands from. Sent back: free.
+    expect([await lockOf('ws0'), await lockOf('ws1'), await lockOf('ws2')]).toEqual([ids[0], null, ids[2]]);
+    expect(await as('UADMIN', 'remove_from_merge_queue', { task_id: ids[2] })).toEqual({ removed: ids[2] });
+    expect(await lockOf('ws2')).toBeNull();
+    expect(await lockOf('ws0')).toBe(ids[0]);
   });
 });
