@@ -8,7 +8,8 @@ export type BranchUpdate = { status: 'updated'; base: string } | { status: 'conf
 /**
  * Brings the task branch up to date with the tip of origin's default branch (or the local one
  * without origin), by rebase or by merge. On a conflict the operation is aborted and the branch
- * is left where it was, and the conflicting files are the result.
+ * is left where it was, and the conflicting files are the result. A rebase or merge left half
+ * done (its lander was killed) is aborted first.
  */
 export async function updateBranchToBase(
   git: GitManager,
@@ -21,6 +22,9 @@ export async function updateBranchToBase(
   const hasOrigin = (await git.getRemoteUrl(path).catch(() => null)) !== null;
   if (hasOrigin) await git.fetch(path);
   const base = hasOrigin && (await refSha(git, path, `refs/remotes/origin/${defaultBranch}`)) ? `origin/${defaultBranch}` : defaultBranch;
+  // A lander killed mid-landing may have left a rebase or merge half done here: start over.
+  const stranded = await operationInProgress(git, path);
+  if (stranded === 'rebase' || stranded === 'merge') await git.run(path, [stranded, '--abort']);
   if ((await git.currentBranch(path)) !== branch) await git.run(path, ['checkout', branch, '--']);
   const identity = await git.identityArgs(path);
   const args = mode === 'rebase' ? ['rebase', base] : ['merge', '--no-edit', base];
