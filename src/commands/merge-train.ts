@@ -48,7 +48,12 @@ export const getMergeQueue = defineCommand({
   list: MERGE_QUEUE,
   async run({ project_id, repo_id, ...paging }, ctx) {
     if (!project_id && !repo_id) throw new CommandError('Give project_id or repo_id to say which merge train to show.');
-    if (repo_id && !(await ctx.db.repos.get(repo_id))) throw new CommandError(`Repository '${repo_id}' not found.`);
+    const repo = repo_id ? await ctx.db.repos.get(repo_id) : null;
+    if (repo_id && !repo) throw new CommandError(`Repository '${repo_id}' not found.`);
+    if (repo && project_id && repo.projectId !== project_id)
+      throw new CommandError(
+        `Repo '${repo.id}' belongs to project '${repo.projectId}', not '${project_id}'. Pick one of its repos (/aq list_repos project_id=${project_id}).`,
+      );
     if (project_id && !repo_id && !(await ctx.db.projects.get(project_id))) throw new CommandError(`Project '${project_id}' not found.`);
     const filter = repo_id ? { train: repo_id } : { projectId: project_id as string };
     const page = pageOf(paging, MERGE_QUEUE.defaultLimit);
