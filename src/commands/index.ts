@@ -22,6 +22,7 @@ import { repoCommands } from './repos';
 import { gitCommands } from './git';
 import { gitLowLevelCommands } from './git-lowlevel';
 import { workspaceCommands } from './workspaces';
+import { mergeTrainCommands } from './merge-train';
 
 const CATALOG = [
   ...statusCommands,
@@ -42,6 +43,7 @@ const CATALOG = [
   ...gitCommands,
   ...gitLowLevelCommands,
   ...workspaceCommands,
+  ...mergeTrainCommands,
   ...hookCommands,
   ...automationCommands,
   ...noteCommands,

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { TASK_ROOMS_SETTINGS } from '../db/entities';
+import { LANDING_MODES, TASK_ROOMS_SETTINGS } from '../db/entities';
 import { unsafePathSegment, nameToId } from '../db/ids';
 import { OVERLAP_POLICIES } from '../db/entities/project';
 import type { ProjectRecord } from '../db/repositories/projects';
@@ -69,6 +69,30 @@ function checkedBackends(ctx: CommandContext, names: string[]): string[] | null 
   return names.length > 0 ? [...new Set(names)] : null;
 }
 
+// Not `optional(...)`: an empty value is meaningful here (it turns the check off).
+const checkCommand = z
+  .preprocess((value) => (value === null ? '' : value), z.string().trim().max(2000).optional())
+  .describe("Shell command run in the task's workspace before it lands, e.g. 'npm test'; empty for no check");
+const checkTimeoutSeconds = integer('Seconds the check command may run before it counts as failed (10 to 7200; default 600)', {
+  min: 10,
+  max: 7200,
+});
+const landing = z.enum(LANDING_MODES).describe('How a task branch catches up with the base before it lands: rebase (default) or merge');
+const landingTries = integer('Times a task may be sent back from the merge train before it is BLOCKED (1 to 20; default 3)', {
+  min: 1,
+  max: 20,
+});
+
+/** The merge train's settings as commands show them. */
+function landingSettings(p: ProjectRecord) {
+  return {
+    check_command: p.checkCommand,
+    check_timeout_seconds: p.checkTimeoutSeconds,
+    landing: p.landing,
+    landing_tries: p.landingTries,
+  };
+}
+
 const PROJECT_LIST: ListPaging = { key: 'projects', defaultLimit: 100, maxLimit: 500 };
 
 export const listProjects = defineCommand({
@@ -100,6 +124,10 @@ export const createProject = defineCommand({
     task_rooms: optional(taskRooms),
     overlap_policy: overlapPolicy.optional(),
     backends: optional(backends),
+    check_command: checkCommand,
+    check_timeout_seconds: optional(checkTimeoutSeconds),
+    landing: optional(landing),
+    landing_tries: optional(landingTries),
   }),
   async run(args, ctx) {
     const id = nameToId(args.name);
@@ -122,6 +150,10 @@ export const createProject = defineCommand({
       taskRooms: args.task_rooms ?? 'approval',
       overlapPolicy: args.overlap_policy ?? 'warn',
       backends: allowed,
+      checkCommand: args.check_command,
+      checkTimeoutSeconds: args.check_timeout_seconds,
+      landing: args.landing,
+      landingTries: args.landing_tries,
     });
     await ctx.events.emit('project_created', {
       projectId: id,
@@ -136,6 +168,25 @@ export const createProject = defineCommand({
       ...(project.taskRooms !== 'approval' && { task_rooms: project.taskRooms }),
       ...(project.overlapPolicy !== 'warn' && { overlap_policy: project.overlapPolicy }),
       ...(project.backends && { backends: project.backends }),
+    };
+  },
+});
+
+export const getProject = defineCommand({
+  name: 'get_project',
+  group: 'projects',
+  kind: 'read',
+  description:
+    "Show one project's settings: status, scheduling weight, agent limit, linked channel, approvals, task rooms, overlap policy, backends (null: any) and merge train settings (check command, its time limit, landing mode, tries).",
+  input: z.object({ project_id: projectId }),
+  async run({ project_id }, ctx) {
+    const project = await requireProject(ctx, project_id);
+    return {
+      ...projectView(project),
+      task_rooms: project.taskRooms,
+      overlap_policy: project.overlapPolicy,
+      backends: project.backends,
+      ...landingSettings(project),
     };
   },
 });
@@ -174,7 +225,8 @@ export const editProject = defineCommand({
   name: 'edit_project',
   group: 'projects',
   kind: 'change',
-  description: "Change a project's name, credit weight, agent limit, who may approve its tasks, or which tasks get a Slack room.",
+  description:
+    "Change a project's name, credit weight, agent limit, who may approve its tasks, which tasks get a Slack room, the overlap policy, or its merge train settings (check_command, check_timeout_seconds, landing, landing_tries).",
   input: z.object({
     project_id: projectId,
     name: optional(requiredText('New display name')),
@@ -183,6 +235,10 @@ export const editProject = defineCommand({
     approvals_by_requester: optional(approvalsByRequester),
     task_rooms: optional(taskRooms),
     overlap_policy: overlapPolicy.optional(),
+    check_command: checkCommand,
+    check_timeout_seconds: optional(checkTimeoutSeconds),
+    landing: optional(landing),
+    landing_tries: optional(landingTries),
     backends: optional(backends),
   }),
   async run(args, ctx) {
@@ -214,31 +270,30 @@ export const editProject = defineCommand({
       changes.overlapPolicy = args.overlap_policy;
       fields.push('overlap_policy');
     }
+    const landingChanges = {
+      check_command: ['checkCommand', args.check_command],
+      check_timeout_seconds: ['checkTimeoutSeconds', args.check_timeout_seconds],
+      landing: ['landing', args.landing],
+      landing_tries: ['landingTries', args.landing_tries],
+    } as const;
+    for (const [field, [key, value]] of Object.entries(landingChanges)) {
+      if (value === undefined) continue;
+      changes[key] = value;
+      fields.push(field);
+    }
     if (args.backends !== undefined) {
       changes.backends = checkedBackends(ctx, args.backends);
       fields.push('backends');
     }
     if (fields.length === 0) {
       throw new CommandError(
-        'Nothing to update: give at least one of name, credit_weight, max_concurrent_agents, approvals_by_requester, task_rooms, overlap_policy, backends.',
+        'Nothing to update: give at least one of name, credit_weight, max_concurrent_agents, approvals_by_requester, task_rooms, overlap_policy, check_command, check_timeout_seconds, landing, landing_tries, backends.',
       );
     }
     const project = await ctx.db.projects.update(args.project_id, changes);
     if (!project) throw new CommandError(`Project '${args.project_id}' not found.`);
     await ctx.events.emit('project_updated', { projectId: args.project_id, payload: { fields } });
     return { updated: args.project_id, fields };
-  },
-});
-
-export const getProject = defineCommand({
-  name: 'get_project',
-  group: 'projects',
-  kind: 'read',
-  description: "Show one project's settings: status, scheduling weight, agent limit, linked channel, approvals and overlap policy.",
-  input: z.object({ project_id: projectId }),
-  async run({ project_id }, ctx) {
-    const project = await requireProject(ctx, project_id);
-    return { ...projectView(project), overlap_policy: project.overlapPolicy };
   },
 });
 
@@ -276,4 +331,4 @@ export const deleteProject = defineCommand({
   },
 });
 
-export const projectCommands = [listProjects, createProject, pauseProject, resumeProject, editProject, deleteProject, getProject];
+export const projectCommands = [listProjects, createProject, getProject, pauseProject, resumeProject, editProject, deleteProject];

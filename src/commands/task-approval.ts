@@ -26,7 +26,8 @@ export async function landApprovedTask(ctx: CommandContext, taskId: string): Pro
   const ws = task.workspaceId ? await ctx.db.workspaces.get(task.workspaceId) : null;
   // A plain-git merge checks out branches in the workspace: hold its lock so no run starts there meanwhile.
   const plainGit = ws !== null && !task.prUrl && !(await ctx.git.forgeFor(ws.path).catch(() => null));
-  if (plainGit && ws && !(await ctx.db.workspaces.acquire(ws.id, taskId, null))) {
+  // A task waiting in the merge train holds its workspace already.
+  if (plainGit && ws && ws.lockedByTaskId !== taskId && !(await ctx.db.workspaces.acquire(ws.id, taskId, null))) {
     throw new CommandError(
       `Task '${taskId}' was not approved: its workspace '${ws.name}' is busy with another task; approve it again when that one is done.`,
     );

@@ -25,6 +25,7 @@ import { ProjectSteererRepository, TaskMessageRepository } from './repositories/
 import { AgentRequestRepository, ToolPolicyRepository } from './repositories/agent-requests';
 import { RunRecordRepository } from './repositories/run-records';
 import { WorkerRepository } from './repositories/workers';
+import { MergeTrainRepository } from './repositories/merge-train';
 import { RestartRequestRepository } from './repositories/restart-requests';
 import { ReconciliationRepository } from './repositories/reconciliation';
 import { AutomationRepository } from './repositories/automations';
@@ -67,6 +68,7 @@ export class Database {
   readonly automations: AutomationRepository;
   readonly touchedFiles: TouchedFileRepository;
   readonly overlaps: TaskOverlapRepository;
+  readonly mergeTrain: MergeTrainRepository;
 
   readonly dialect: SqlDialect;
 
@@ -103,6 +105,7 @@ export class Database {
     this.automations = new AutomationRepository(fork);
     this.touchedFiles = new TouchedFileRepository(fork);
     this.overlaps = new TaskOverlapRepository(fork);
+    this.mergeTrain = new MergeTrainRepository(fork);
   }
 
   /** Opens (and migrates) the SQLite file at a path, or the PostgreSQL database of a target or postgres:// URL. */

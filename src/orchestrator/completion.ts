@@ -1,9 +1,11 @@
+import type { AppConfig } from '../config';
 import type { Database } from '../db/database';
+import type { LandingMode } from '../db/entities';
+import type { BranchUpdate } from '../git/branch-update';
 import type { TaskRecord } from '../db/repositories/tasks';
 import type { EventLog } from './events';
-import type { TaskStateMachine } from './state-machine';
-import { oneAtATime } from './merge-lock';
-import { mergeRetryingRaces } from './fleet-merge';
+import { driveTrain, enterTrain, trainOf } from './landing';
+import { TaskStateMachine } from './state-machine';
 import { promoteWaiting } from './task-moves';
 
 /** The git work around a task run; GitManager provides it (see task-git.ts). */
@@ -19,9 +21,14 @@ export interface TaskGit {
   pushBranch(path: string, branch: string): Promise<void>;
   /** Opens a PR/MR on origin's forge and returns its URL; null when origin is plain git. */
   createPullRequest(path: string, pr: { title: string; body: string; branch: string; base: string }): Promise<string | null>;
+  /** Brings the task branch up to the tip of the base (rebase or merge); a conflict is aborted and reported. */
+  updateTaskBranch(path: string, branch: string, defaultBranch: string, mode: LandingMode): Promise<BranchUpdate>;
+  /** Merges the task's PR/MR through its forge; refused (a GitError in a sentence) while it conflicts or its checks fail or run. */
+  landPullRequest(path: string, pr: { branch: string; prUrl: string; title: string; body: string }): Promise<void>;
 }
 
 export interface CompletionDeps {
+  config: AppConfig;
   db: Database;
   events: EventLog;
   machine: TaskStateMachine;
@@ -108,7 +115,9 @@ export async function completeRun(deps: CompletionDeps, run: FinishedRun): Promi
     return;
   }
 
-  if (task.requiresApproval) {
+  // A task the merge train sent back re-enters it when its follow-up run finishes (already approved).
+  const sentBack = (await db.mergeTrain.get(task.id))?.state === 'sent_back';
+  if (task.requiresApproval && !sentBack) {
     const notes: string[] = [];
     let prUrl: string | null = null;
     try {
@@ -141,25 +150,14 @@ export async function completeRun(deps: CompletionDeps, run: FinishedRun): Promi
     return;
   }
 
-  let outcome: { merged: true } | { merged: false; message: string };
+  // The task waits to land in its repository's merge train (AWAITING_APPROVAL, already approved),
+  // and this process lands it at once when the train is free and the task is first in line.
+  const queued = await machine.fire(task.id, 'PR_CREATED', {}, { from: ['IN_PROGRESS'] });
+  if (!queued.ok) return;
+  await enterTrain(db, task);
   try {
-    outcome = await oneAtATime(`merge:${task.projectId}`, () =>
-      mergeRetryingRaces(git, run.workspacePath, run.branch!, run.defaultBranch!),
-    );
+    await driveTrain({ ...deps, machine: new TaskStateMachine(db, log) }, trainOf(task));
   } catch (err) {
-    outcome = { merged: false, message: errorText(err) };
+    log(`Landing ${task.id} failed: ${errorText(err)}; it stays in the merge train.`);
   }
-  if (outcome.merged) {
-    await emitCompleted(true);
-    return;
-  }
-  const message = outcome.message;
-  const moved = await machine.fire(task.id, 'MERGE_FAILED', {}, { from: ['IN_PROGRESS'] });
-  if (!moved.ok) return;
-  await events.emit('merge_failed', {
-    projectId: task.projectId,
-    taskId: task.id,
-    payload: { title: task.title, message, branch: run.branch },
-  });
-  await reportBlocked(db, events, task, `Merging '${run.branch}' into ${run.defaultBranch} failed: ${message}`);
 }

@@ -62,6 +62,9 @@ export const EVENT_TYPES = [
   'overlap_cleared',
   // A task went to an agent of another backend because the one it would have used is at its usage limit.
   'task_failover',
+  'landing_started',
+  'landing_sent_back',
+  'landed',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -11,6 +11,7 @@ import type { EventLog } from './events';
 import type { SkipResult } from './port';
 import { recoverStaleState, type RecoveryReport } from './recovery';
 import { loopClock, RunLoop, runnerDeps } from './run-loop';
+import { TrainDriver } from './landing';
 import { TaskControl } from './task-control';
 import type { ProvisioningGit } from './workspace-provisioning';
 import type { Clock } from '../util/clock';
@@ -54,6 +55,8 @@ export interface OrchestratorOptions {
 export class Orchestrator extends TaskControl {
   readonly owner: string;
   private readonly loop: RunLoop;
+  /** Lands the merge trains beside the loop (landing.ts). */
+  private readonly trains: TrainDriver;
   private readonly waitingNotified = new Set<string>();
   private readonly log: (message: string) => void;
   private readonly now: () => Date;
@@ -73,6 +76,7 @@ export class Orchestrator extends TaskControl {
     const clock = loopClock(options);
     this.now = () => clock.now();
     this.workspaceGit = options.workspaceGit ?? new GitManager();
+    this.trains = new TrainDriver({ db, events, machine: this.machine, git: options.git, config, log: this.log });
     this.loop = new RunLoop(
       {
         db,
@@ -98,7 +102,11 @@ export class Orchestrator extends TaskControl {
           for (const a of report.launched) this.waitingNotified.delete(a.taskId);
           await noticeWaiting(deps, snapshot, report.launched, this.waitingNotified);
         },
-        afterPass: options.onTick,
+        afterPass: async () => {
+          // The merge trains land beside the loop; each pass asks them to look.
+          this.trains.kick();
+          await options.onTick?.();
+        },
         onEvent: (event) => {
           if (event.type === 'task_completed') this.completedCache = null;
         },
@@ -125,6 +133,7 @@ export class Orchestrator extends TaskControl {
   async stop(): Promise<void> {
     if (this.loop.isStopped) return;
     await this.loop.stop();
+    await this.trains.idle();
     if (this.leader) await this.db.scheduling.releaseLease(this.owner).catch(() => undefined);
     this.leader = false;
   }

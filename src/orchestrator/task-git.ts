@@ -1,4 +1,7 @@
 import type { GitManager } from '../git/git-manager';
+import type { LandingMode } from '../db/entities';
+import { updateBranchToBase, type BranchUpdate } from '../git/branch-update';
+import { landApproval } from '../git/forges/approval';
 import type { TaskGit } from './completion';
 
 function message(err: unknown): string {
@@ -97,5 +100,14 @@ export class GitManagerTaskGit implements TaskGit {
       return { merged: false, message: `${message(err)}; the workspace was restored to '${branch}'.` };
     }
     return { merged: true };
+  }
+
+  updateTaskBranch(path: string, branch: string, defaultBranch: string, mode: LandingMode): Promise<BranchUpdate> {
+    return updateBranchToBase(this.git, path, { branch, defaultBranch, mode });
+  }
+
+  async landPullRequest(path: string, pr: { branch: string; prUrl: string; title: string; body: string }): Promise<void> {
+    await this.git.push(path, pr.branch, { forceWithLease: true });
+    await landApproval(this.git, { path, branch: pr.branch, prUrl: pr.prUrl, title: pr.title, body: pr.body });
   }
 }

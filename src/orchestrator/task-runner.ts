@@ -353,7 +353,7 @@ async function settle(
     log(`Plan handling after ${task.id} failed: ${errorText(err)}`);
   }
   await completeRun(
-    { db, events, machine, git: deps.git, log },
+    { config: deps.config, db, events, machine, git: deps.git, log },
     {
       task,
       workspacePath: ctx.workspacePath,

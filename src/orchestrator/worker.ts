@@ -9,6 +9,7 @@ import type { CycleDeps } from './cycle';
 import type { EventLog } from './events';
 import { recoverStaleState } from './recovery';
 import { loopClock, RunLoop, runnerDeps } from './run-loop';
+import { TrainDriver } from './landing';
 import { TaskStateMachine } from './state-machine';
 import type { ProvisioningGit } from './workspace-provisioning';
 import type { Clock } from '../util/clock';
@@ -54,6 +55,8 @@ const PAUSED_KEY = 'orchestrator_paused';
 export class FleetWorker {
   private readonly loop: RunLoop;
   private readonly machine: TaskStateMachine;
+  /** Lands the merge trains beside the loop (landing.ts). */
+  private readonly trains: TrainDriver;
   private readonly log: (message: string) => void;
   private readonly leaseMs: number;
   private readonly workspaceGit: ProvisioningGit;
@@ -69,6 +72,7 @@ export class FleetWorker {
   ) {
     this.log = options.log ?? ((m) => console.error(m));
     this.machine = new TaskStateMachine(db, this.log);
+    this.trains = new TrainDriver({ db, events, machine: this.machine, git: options.git, config, log: this.log });
     this.leaseMs = options.leaseMs ?? 30_000;
     // A third of the lease: two renewals can be missed before a live worker's claim lapses.
     this.heartbeatMs = options.heartbeatMs ?? Math.max(100, Math.floor(this.leaseMs / 3));
@@ -93,6 +97,8 @@ export class FleetWorker {
         intervalMs: options.intervalMs ?? 1000,
         heartbeat: { intervalMs: this.heartbeatMs, beat: () => this.heartbeat() },
         mayLaunch: async () => !(await this.db.state.get(PAUSED_KEY, false)),
+        // The merge trains land beside the loop; each pass asks them to look.
+        afterPass: async () => this.trains.kick(),
         wakeOnWork: true,
       },
     );
@@ -126,6 +132,7 @@ export class FleetWorker {
   async stop(): Promise<void> {
     if (this.loop.isStopped) return;
     await this.loop.stop();
+    await this.trains.idle();
     await this.db.workers.markStopped(this.options.name, this.now().getTime()).catch(() => undefined);
   }
 

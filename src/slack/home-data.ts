@@ -1,4 +1,4 @@
-import type { AnyCommand, CommandOutcome, CommandResult, InputOf } from '../commands/catalog';
+import type { AnyCommand, CommandOutcome, CommandResult, InputOf, ResultOf } from '../commands/catalog';
 import { listAgentRequests } from '../commands/agent-requests';
 import { listProjects } from '../commands/projects';
 import { listRepos } from '../commands/repos';
@@ -8,6 +8,7 @@ import { getRecentEvents } from '../commands/system';
 import { getAgentError } from '../commands/task-results';
 import { getTask, listTasks } from '../commands/tasks';
 import { getOverlaps } from '../commands/overlaps';
+import { getMergeQueue } from '../commands/merge-train';
 
 /** Runs a command as the Slack app (the handler's `execute`). */
 export type Execute = (name: string, args?: Record<string, unknown>) => Promise<CommandResult>;
@@ -22,7 +23,7 @@ export function failed(result: CommandResult): result is { error: string } {
 }
 
 /** How many rows each Home section shows before saying "N more". */
-export const HOME_CAPS = { needsYou: 8, running: 8, ready: 10, paused: 5, workers: 10, automations: 8 } as const;
+export const HOME_CAPS = { needsYou: 8, running: 8, ready: 10, paused: 5, workers: 10, automations: 8, mergeTrain: 10 } as const;
 const PROGRESS_EVENTS_SCANNED = 200;
 
 export interface AttentionRow {
@@ -41,6 +42,9 @@ export interface OverlapRow {
   tasks: [{ id: string; title: string }, { id: string; title: string }];
   files: string[];
 }
+
+/** A task queued to land, as get_merge_queue lists it. */
+export type MergeTrainRow = ResultOf<typeof getMergeQueue>['entries'][number];
 
 export interface RunningRow {
   id: string;
@@ -67,6 +71,8 @@ export interface HomeData {
   ready: Array<{ id: string; title: string; projectId: string; waiting?: string }>;
   readyTotal: number;
   pausedProjects: Array<{ id: string; name: string }>;
+  /** The merge trains' first entries (projects in list order), when tasks wait to land. */
+  mergeTrain?: { rows: MergeTrainRow[]; total: number };
   /** The `aq worker` machines, when there are any. */
   workers?: Array<{ name: string; alive: boolean; capacity: number; running: number; lastHeartbeat: string }>;
   /** Every automation (the first few), with whether it runs, for the one-click pause. */
@@ -95,6 +101,24 @@ async function openRequest(execute: Execute, taskId: string): Promise<string> {
   }
   const call = [request.tool, request.detail].filter(Boolean).join(' ');
   return call ? `Asks to run ${call}` : 'Answer the agent in the task’s thread.';
+}
+
+/**
+ * The first entries of the projects' merge trains. Only tasks awaiting approval can be queued to
+ * land, so a Home with none asks nothing.
+ */
+async function loadMergeTrain(execute: Execute, projectIds: string[], awaiting: number): Promise<HomeData['mergeTrain']> {
+  if (awaiting === 0) return undefined;
+  const rows: MergeTrainRow[] = [];
+  let total = 0;
+  for (const projectId of projectIds) {
+    const queue = await run(execute, getMergeQueue, { project_id: projectId, limit: HOME_CAPS.mergeTrain });
+    if (failed(queue)) continue;
+    total += queue.total;
+    rows.push(...queue.entries.slice(0, HOME_CAPS.mergeTrain - rows.length));
+    if (total >= awaiting) break;
+  }
+  return total > 0 ? { rows, total } : undefined;
 }
 
 /** Everything the Home shows, read through commands (never from the database directly). */
@@ -136,6 +160,11 @@ export async function loadHomeData(execute: Execute): Promise<HomeData> {
     }),
   );
 
+  const mergeTrain = await loadMergeTrain(
+    execute,
+    projectList.map((p) => String(p.id)),
+    failed(awaiting) ? 0 : awaiting.total,
+  );
   const inProgress = status.tasks.in_progress.slice(0, HOME_CAPS.running);
   const events = inProgress.length ? await run(execute, getRecentEvents, { limit: PROGRESS_EVENTS_SCANNED }) : { events: [] };
   const progress = new Map<string, string>();
@@ -184,6 +213,7 @@ export async function loadHomeData(execute: Execute): Promise<HomeData> {
           }),
         ),
       }),
+    ...(mergeTrain && { mergeTrain }),
     running,
     runningTotal: status.tasks.by_status.IN_PROGRESS ?? status.tasks.in_progress.length,
     ready: status.tasks.ready_to_work.slice(0, HOME_CAPS.ready).map((t) => {

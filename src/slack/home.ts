@@ -6,6 +6,7 @@ import { HOME_CAPS, loadHomeData, type Execute, type HomeData } from './home-dat
 import { firstSteps, homeHeader, needsYou, pausedProjects, readyQueue, running } from './blocks/home-sections';
 import { workersSection } from './blocks/home-workers';
 import { automationsSection } from './blocks/home-automations';
+import { mergeTrainSection } from './blocks/home-merge-train';
 
 /** What the Home needs from the process: a command handler (the Runtime has one). */
 export interface HomeSource {
@@ -42,7 +43,7 @@ export async function homeView(source: HomeSource, note?: string): Promise<HomeV
 export function homeBlocks(data: HomeData, note?: string, now = new Date()): KnownBlock[] {
   const blocks: KnownBlock[] = [...homeHeader(data, note), ...firstSteps(data)];
   const hasWork = Object.values(data.byStatus).some((n) => n > 0);
-  if (hasWork) blocks.push(...needsYou(data), ...running(data, now.getTime()), ...readyQueue(data));
+  if (hasWork) blocks.push(...needsYou(data), ...mergeTrainSection(data), ...running(data, now.getTime()), ...readyQueue(data));
   blocks.push(...pausedProjects(data, HOME_CAPS.paused));
   blocks.push(...workersSection(data, HOME_CAPS.workers));
   blocks.push(...automationsSection(data, HOME_CAPS.automations));

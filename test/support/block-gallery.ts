@@ -93,6 +93,20 @@ export function busyHome(): HomeData {
     ],
     readyTotal: 6,
     pausedProjects: [{ id: 'infra', name: 'Infrastructure' }],
+    mergeTrain: {
+      rows: [
+        { state: 'checking' as const, title: 'Add dark mode to the settings page', task_id: 'calm-lynx-204', tries: 0, last_outcome: null },
+        {
+          state: 'sent_back' as const,
+          title: 'Bump <b>&amp; the SDK',
+          task_id: 'pale-moth-118',
+          tries: 1,
+          last_outcome: "Your branch 'pale-moth-118/bump' conflicts with origin/main in package.json.",
+        },
+        { state: 'waiting' as const, title: 'Trim the log noise', task_id: 'dark-crow-220', tries: 0, last_outcome: null },
+      ].map((e, i) => ({ ...e, train: 'web-app-repo', place: i + 1, since: minutesAgo(5 - i).toISOString() })),
+      total: 3,
+    },
   };
 }
 

@@ -1,5 +1,9 @@
 import { Entity, Index, Opt, PrimaryKey, Property } from '@mikro-orm/core';
 
+/** How a task branch is brought up to date with the base before it lands. */
+export const LANDING_MODES = ['rebase', 'merge'] as const;
+export type LandingMode = (typeof LANDING_MODES)[number];
+
 export const PROJECT_STATUSES = ['ACTIVE', 'PAUSED'] as const;
 
 /** What an overlap between two live tasks does: `warn` in their threads, or also `serialize` new starts. */
@@ -49,6 +53,19 @@ export class Project {
   /** serialize: a READY task whose predicted files a running task touched waits for it (the conflict radar). */
   @Property({ type: 'string', default: 'warn' })
   overlapPolicy: OverlapPolicy & Opt = 'warn';
+  /** Run in the task's workspace before it lands; empty: no check. */
+  @Property({ type: 'text', default: '' })
+  checkCommand: string & Opt = '';
+
+  @Property({ type: 'integer', default: 600 })
+  checkTimeoutSeconds: number & Opt = 600;
+
+  @Property({ type: 'string', default: 'rebase' })
+  landing: LandingMode & Opt = 'rebase';
+
+  /** Landings a task may be sent back from before it is BLOCKED. */
+  @Property({ type: 'integer', default: 3 })
+  landingTries: number & Opt = 3;
   /** Backends its tasks may run on, in order of preference (`claude-code`, `acp`, `acp:<profile>`); null: any. */
   @Property({ type: 'json', nullable: true })
   backends?: string[] | null;

@@ -16,6 +16,8 @@ import { Migration20261125200100 } from './Migration20261125200100_wake_workers'
 import { Migration20261125200200 } from './Migration20261125200200_chain_blockers';
 import { Migration20261125200210 } from './Migration20261125200210_task_keyset_order';
 import { Migration20261125200220 } from './Migration20261125200220_event_count_stripes';
+import { Migration20261125200300 } from './Migration20261125200300_landing_settings';
+import { Migration20261125200310 } from './Migration20261125200310_merge_train';
 import { Migration20261125200400 } from './Migration20261125200400_conflict_radar';
 import { Migration20261125200500 } from './Migration20261125200500_task_rooms';
 import { Migration20261125200600 } from './Migration20261125200600_agent_backends';
@@ -40,6 +42,8 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261125200200_chain_blockers', class: Migration20261125200200 },
   { name: 'Migration20261125200210_task_keyset_order', class: Migration20261125200210 },
   { name: 'Migration20261125200220_event_count_stripes', class: Migration20261125200220 },
+  { name: 'Migration20261125200300_landing_settings', class: Migration20261125200300 },
+  { name: 'Migration20261125200310_merge_train', class: Migration20261125200310 },
   { name: 'Migration20261125200400_conflict_radar', class: Migration20261125200400 },
   { name: 'Migration20261125200500_task_rooms', class: Migration20261125200500 },
   { name: 'Migration20261125200600_agent_backends', class: Migration20261125200600 },

@@ -1,4 +1,4 @@
-import { Project, type OverlapPolicy, type ProjectStatus, type TaskRoomsSetting } from '../entities';
+import { Project, type LandingMode, type OverlapPolicy, type ProjectStatus, type TaskRoomsSetting } from '../entities';
 import type { EmFactory } from '../database';
 import { retryingTransaction } from '../retrying-transaction';
 
@@ -14,6 +14,10 @@ export interface ProjectRecord {
   approvalsByRequester: boolean;
   taskRooms: TaskRoomsSetting;
   overlapPolicy: OverlapPolicy;
+  checkCommand: string;
+  checkTimeoutSeconds: number;
+  landing: LandingMode;
+  landingTries: number;
   /** Backends its tasks may use, in order of preference; null: any. */
   backends: string[] | null;
   createdAt: Date;
@@ -32,6 +36,10 @@ export function toProjectRecord(p: Project): ProjectRecord {
     approvalsByRequester: p.approvalsByRequester,
     taskRooms: p.taskRooms,
     overlapPolicy: p.overlapPolicy,
+    checkCommand: p.checkCommand,
+    checkTimeoutSeconds: p.checkTimeoutSeconds,
+    landing: p.landing,
+    landingTries: p.landingTries,
     backends: p.backends ?? null,
     createdAt: p.createdAt,
   };
@@ -49,6 +57,10 @@ export type ProjectUpdate = Partial<
     | 'approvalsByRequester'
     | 'taskRooms'
     | 'overlapPolicy'
+    | 'checkCommand'
+    | 'checkTimeoutSeconds'
+    | 'landing'
+    | 'landingTries'
     | 'backends'
   >
 >;
@@ -84,6 +96,10 @@ export class ProjectRepository {
       ...(data.approvalsByRequester !== undefined && { approvalsByRequester: data.approvalsByRequester }),
       ...(data.taskRooms !== undefined && { taskRooms: data.taskRooms }),
       ...(data.overlapPolicy !== undefined && { overlapPolicy: data.overlapPolicy }),
+      ...(data.checkCommand !== undefined && { checkCommand: data.checkCommand }),
+      ...(data.checkTimeoutSeconds !== undefined && { checkTimeoutSeconds: data.checkTimeoutSeconds }),
+      ...(data.landing !== undefined && { landing: data.landing }),
+      ...(data.landingTries !== undefined && { landingTries: data.landingTries }),
       ...(data.backends !== undefined && { backends: data.backends }),
     });
     await em.flush();

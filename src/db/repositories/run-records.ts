@@ -14,7 +14,10 @@ export interface RunRecord {
   workspaceId: string;
   claimedAt: number;
   endedAt: number | null;
-  /** The status the run left the task in, or RECOVERED / LEASE_EXPIRED / ENDED. */
+  /**
+   * The status the run left the task in (COMPLETED too when its agent finished and the task waits
+   * for approval or to land), or RECOVERED / LEASE_EXPIRED / ENDED / STOPPED.
+   */
   outcome: string | null;
 }
 
@@ -29,6 +32,14 @@ export interface ExpiredClaim {
 }
 
 const STILL_RUNNING: TaskStatus[] = ['ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT'];
+
+/**
+ * What a run did, from the status its last move left the task in. A run that leaves its task
+ * AWAITING_APPROVAL finished its work: what remains (an approval, the merge train) is not the run's.
+ */
+function runOutcome(to: TaskStatus): string {
+  return to === 'AWAITING_APPROVAL' ? 'COMPLETED' : to;
+}
 
 /**
  * Ends the run record and lets go of the task's claim, if the task is still the run's and no
@@ -69,7 +80,7 @@ export class FencedTaskRepository extends TaskRepository {
     return retryingTransaction(this.factory, async (em) => {
       const tx = em as SqlEntityManager;
       const moved = await new TaskRepository(() => tx).transition(id, from, to, changes, { runId: this.runId });
-      if (moved && !STILL_RUNNING.includes(to)) await endRunOn(tx, this.runId, to, Date.now());
+      if (moved && !STILL_RUNNING.includes(to)) await endRunOn(tx, this.runId, runOutcome(to), Date.now());
       return moved;
     });
   }

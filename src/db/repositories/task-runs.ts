@@ -28,6 +28,9 @@ class Refused extends Error {
 }
 
 /** The SQL for an atomic workspace lock: free row, and no other row for the same path locked. */
+/** A workspace lock not held by a task waiting in the merge train (its holder lands it there). */
+const NOT_QUEUED_TO_LAND = `not exists (select 1 from merge_train m where m.task_id = workspaces.locked_by_task_id and m.state <> 'sent_back')`;
+
 const LOCK_WORKSPACE = `update workspaces set locked_by_task_id = ?, locked_by_agent_id = ?, locked_at = ?
   where id = ? and locked_by_task_id is null
     and not exists (select 1 from workspaces other
@@ -163,9 +166,11 @@ export class TaskRunRepository {
         "update agents set state = case when state = 'BUSY' then 'IDLE' else state end, current_task = null where id = ? and current_task = ?",
         [agentId, taskId],
       );
+      // A task queued to land keeps its workspace: the train lands it there, and no other task
+      // may take it meanwhile (a killed worker's runs keep theirs, which would stall the train).
       await tx.execute(
         `update workspaces set locked_by_task_id = null, locked_by_agent_id = null, locked_at = null
-          where locked_by_task_id = ?${workspaceId ? ' and id = ?' : ''}`,
+          where locked_by_task_id = ?${workspaceId ? ' and id = ?' : ''} and ${NOT_QUEUED_TO_LAND}`,
         workspaceId ? [taskId, workspaceId] : [taskId],
       );
     });
@@ -225,7 +230,8 @@ export class TaskRunRepository {
       const locks = await changes(
         tx,
         `update workspaces set locked_by_task_id = null, locked_by_agent_id = null, locked_at = null
-          where worker_id ${owner} and locked_by_task_id is not null and locked_by_task_id not in (${marks})`,
+          where worker_id ${owner} and locked_by_task_id is not null and locked_by_task_id not in (${marks})
+            and ${NOT_QUEUED_TO_LAND}`,
         [...who, ...keep],
       );
       return { tasks: requeued.map((t) => ({ id: t.id, title: t.title, projectId: t.project_id, status: t.status })), agents, locks };

@@ -57,6 +57,9 @@ export const AUTOMATION_BUTTONS = { pause: 'aq_pause_automation', resume: 'aq_re
 /** listeners/commands/help-pages.ts: the page buttons of `/aq help`. */
 export const HELP_BUTTONS = { page: 'aq_help_page' } as const;
 
+/** listeners/actions/merge-train-buttons.ts: an admin moves a task up the merge train or takes it out. */
+export const MERGE_TRAIN_BUTTONS = { moveUp: 'aq_merge_train_move_up', takeOut: 'aq_merge_train_take_out' } as const;
+
 /** Every declared id, for the test that each one has a listener. */
 export const ALL_ACTION_IDS: readonly string[] = [
   TASK_BUTTONS,
@@ -67,4 +70,5 @@ export const ALL_ACTION_IDS: readonly string[] = [
   REQUEST_ACTIONS,
   HELP_BUTTONS,
   AUTOMATION_BUTTONS,
+  MERGE_TRAIN_BUTTONS,
 ].flatMap((group) => Object.values(group));

@@ -26,6 +26,7 @@ import {
 import { BUDGET_COMMANDS, budgetCard, eventsCard, taskMessageCard, tokenUsageCard } from './cards-usage';
 import { agentRequestsCard, answerCard, toolPolicyCard } from './cards-policy';
 import { workersCard } from './cards-workers';
+import { mergeQueueCard } from './cards-merge-train';
 
 /** A card drawn from the result of the command called `N`, typed on that command's declared result. */
 type CardFor<N extends CommandName> = (result: Result<N>, args: Record<string, unknown>) => Rendered;
@@ -67,6 +68,7 @@ const CARDS: { [N in CommandName]?: CardFor<N> } = {
   set_tool_policy: toolPolicyCard,
   list_agent_requests: agentRequestsCard,
   answer_agent_request: answerCard,
+  get_merge_queue: mergeQueueCard,
 };
 
 /**

@@ -160,6 +160,14 @@ const SEEDERS: Record<string, Seeder> = {
     );
     return { project_id: 'seed' };
   },
+  get_merge_queue: async (rt, count) => {
+    await insertTasks(rt, 'queued', count, 'AWAITING_APPROVAL');
+    await sql(
+      rt,
+      `insert into merge_train (task_id, project_id, train, place, state, since, entered_at, tries) values ${values(count, (i) => `('queued-${i}', 'seed', 'project:seed', ${i + 1}, 'waiting', ${now + i}, ${now + i}, 0)`)}`,
+    );
+    return { project_id: 'seed' };
+  },
 };
 
 /**

@@ -13,11 +13,17 @@ type JsonSchema = {
   items?: JsonSchema;
   anyOf?: JsonSchema[];
   additionalProperties?: unknown;
+  minimum?: number;
 };
 
 export function fieldsOf(command: AnyCommand): Record<string, JsonSchema> {
   const schema = z.toJSONSchema(command.input, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
   return schema.properties ?? {};
+}
+
+function minimums(schema: JsonSchema): number[] {
+  if (schema.anyOf) return schema.anyOf.flatMap(minimums);
+  return schema.minimum === undefined ? [] : [schema.minimum];
 }
 
 function types(schema: JsonSchema): string[] {
@@ -112,7 +118,8 @@ export function plausible(schema: JsonSchema, text: string): unknown {
   if (schema.enum) return schema.enum[0];
   const kinds = types(schema);
   if (kinds.includes('string')) return text;
-  if (kinds.includes('integer') || kinds.includes('number')) return 1;
+  // The smallest number the field takes (a time limit may start at 10), 1 when it says none.
+  if (kinds.includes('integer') || kinds.includes('number')) return Math.max(1, ...minimums(schema));
   if (kinds.includes('boolean')) return true;
   if (kinds.includes('array')) return [];
   if (kinds.includes('object')) return {};

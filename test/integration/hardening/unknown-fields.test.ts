@@ -4,7 +4,7 @@ import { chatHarness, type ChatHarness } from '../chat/setup';
 import { makeTempDir } from '../../support/tmp';
 
 const WARNING =
-  "Ignored the unknown field 'check_comand': edit_project does not take it. Its fields are: project_id, name, credit_weight, max_concurrent_agents, approvals_by_requester, task_rooms, overlap_policy, backends.";
+  "Ignored the unknown field 'check_comand': edit_project does not take it. Its fields are: project_id, name, credit_weight, max_concurrent_agents, approvals_by_requester, task_rooms, overlap_policy, check_command, check_timeout_seconds, landing, landing_tries, backends.";
 
 /** A misspelt field is named, never silently dropped; a call of nothing but unknown fields is refused. */
 describe('unknown fields', () => {

@@ -138,27 +138,41 @@ describe('scheduling policy, workspaces and approval', () => {
     expect(h.eventsOf('pr_created', id)).toHaveLength(0);
   });
 
-  it('a merge conflict BLOCKs the task with merge_failed and leaves the workspace restored', async () => {
+  it('a merge conflict goes back to the agent with the conflicting files, and its resolution lands', async () => {
     h = await makeHarness();
-    h.adapter.fallback = async (req) => {
-      await writeIn(req, 'README.md', 'agent version\n');
-      // Meanwhile someone pushes a conflicting change to main.
-      const scratch = path.join(h.rt.home, `scratch-${Date.now()}`);
-      await gitOut(h.rt.home, 'clone', h.origin, scratch);
-      await writeFile(path.join(scratch, 'README.md'), 'human version\n');
-      await gitOut(scratch, '-c', 'user.name=h', '-c', 'user.email=h@x', 'commit', '-am', 'human');
-      await gitOut(scratch, 'push', 'origin', 'main');
-      return {};
+    h.adapter.fallback = async (req, attempt) => {
+      if (attempt === 1) {
+        await writeIn(req, 'README.md', 'agent version\n');
+        // Meanwhile someone pushes a conflicting change to main.
+        const scratch = path.join(h.rt.home, 'scratch');
+        await gitOut(h.rt.home, 'clone', h.origin, scratch);
+        await writeFile(path.join(scratch, 'README.md'), 'human version\n');
+        await gitOut(scratch, '-c', 'user.name=h', '-c', 'user.email=h@x', 'commit', '-am', 'human');
+        await gitOut(scratch, 'push', 'origin', 'main');
+        return {};
+      }
+      // The follow-up in the same branch: the conflict is the instruction; the agent redoes its
+      // change on top of the current main, keeping both.
+      expect(req.prompt).toContain('conflicts with origin/main in README.md');
+      await gitOut(req.cwd, 'fetch', '-q', 'origin');
+      await gitOut(req.cwd, 'reset', '-q', '--hard', 'origin/main');
+      await writeIn(req, 'README.md', 'human version\nagent version\n');
+      return { summary: 'kept both versions' };
     };
     await h.start();
     const id = await h.task('Conflicting');
-    await h.waitStatus(id, 'BLOCKED');
-    const failed = await waitFor(async () => h.eventsOf('merge_failed', id)[0]);
-    expect(failed.payload.title).toBe('Conflicting');
-    expect(String(failed.payload.message)).toContain('README.md');
-    const task = await h.rt.db.tasks.get(id);
-    expect(await gitOut(h.workspace, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe(task!.branchName);
+    await h.waitStatus(id, 'COMPLETED', 120_000);
+    const sentBack = h.eventsOf('landing_sent_back', id);
+    expect(sentBack).toHaveLength(1);
+    expect(sentBack[0].payload).toMatchObject({ title: 'Conflicting', tries: 1 });
+    expect(String(sentBack[0].payload.reason)).toContain('README.md');
+    expect(h.adapter.attempts.get(id)).toBe(2);
+    expect(h.eventsOf('merge_failed', id)).toHaveLength(0);
+    expect(h.eventsOf('task_blocked', id)).toHaveLength(0);
+    expect(h.eventsOf('landed', id)).toHaveLength(1);
+    // Landed: the workspace is back on a clean main, and origin's main has both changes.
+    expect(await gitOut(h.workspace, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('main');
     expect(await gitOut(h.workspace, 'status', '--porcelain')).toBe('');
-    expect(await gitOut(h.origin, 'show', 'main:README.md')).toBe('human version');
+    expect(await gitOut(h.origin, 'show', 'main:README.md')).toBe('human version\nagent version');
   });
 });

@@ -18,7 +18,6 @@ describe('task state machine table', () => {
     expect(nextStatus('FAILED', 'MAX_RETRIES')).toBe('BLOCKED');
     expect(nextStatus('IN_PROGRESS', 'RATE_LIMITED')).toBe('PAUSED');
     expect(nextStatus('PAUSED', 'RESUME_TIMER')).toBe('READY');
-    expect(nextStatus('IN_PROGRESS', 'MERGE_FAILED')).toBe('BLOCKED');
     expect(nextStatus('IN_PROGRESS', 'RECOVERY')).toBe('READY');
   });
 

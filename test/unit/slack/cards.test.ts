@@ -92,6 +92,20 @@ const overrides: Record<string, Record<string, unknown>> = {
   git_branch: { branches: ['main', H], current_branch: 'main' },
   list_directory: { files: [{ name: H, size: 10 }] },
   add_dependency: { depends_on: 'x' },
+  get_merge_queue: {
+    entries: ['waiting', 'checking', 'sent_back'].map((state, i) => ({
+      task_id: `t-${i}`,
+      title: H,
+      train: 'r',
+      place: i + 1,
+      state,
+      since: '2026-11-23T05:00:00.000Z',
+      tries: i,
+      last_outcome: state === 'sent_back' ? HOSTILE_BLOCK : null,
+    })),
+    total: 3,
+    next_offset: null,
+  },
 };
 
 describe('designed cards', () => {

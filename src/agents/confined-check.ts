@@ -1,0 +1,70 @@
+import { existsSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { runShell, type ShellRun } from '../util/run-shell';
+import { HOME_SECRETS, missingSandboxPrograms } from './confinement';
+
+export interface CheckConfinement {
+  /** Run without bubblewrap when it is missing (the agents' own AQ_ALLOW_UNSANDBOXED). */
+  allowUnsandboxed: boolean;
+  /** Files and folders the command must not read (the queue's database, its .env). */
+  hiddenPaths: string[];
+}
+
+/** Each existing secret path masked: an empty folder over a folder, /dev/null over a file. */
+function maskArgs(paths: string[]): string[] {
+  return paths.flatMap((p) => {
+    if (!existsSync(p)) return [];
+    return statSync(p).isDirectory() ? ['--tmpfs', p] : ['--ro-bind', '/dev/null', p];
+  });
+}
+
+/**
+ * Runs a project's check command in a task's workspace confined like the agent's shell: the
+ * environment without the app's secrets, and under bubblewrap a read-only system with only the
+ * workspace (and a private /tmp) writable and the home folder's credentials and the queue's own
+ * files hidden. Refuses, in a sentence, when bubblewrap is missing and the app may not run
+ * commands without it.
+ */
+export async function runConfinedCheck(
+  command: string,
+  options: { cwd: string; timeoutMs: number; maxOutput: number; confinement: CheckConfinement },
+): Promise<ShellRun> {
+  const shell = { cwd: options.cwd, timeoutMs: options.timeoutMs, maxStdout: options.maxOutput, maxStderr: options.maxOutput };
+  const missing = missingSandboxPrograms().filter((p) => p === 'bwrap');
+  if (missing.length > 0) {
+    if (options.confinement.allowUnsandboxed) return runShell(command, shell);
+    return {
+      exitCode: 127,
+      stdout: '',
+      stderr:
+        'The check command was not run: bubblewrap (bwrap) is not installed on this machine, and commands run only inside it unless AQ_ALLOW_UNSANDBOXED is set.',
+      timedOut: false,
+    };
+  }
+  const home = os.homedir();
+  const workspace = path.resolve(options.cwd);
+  const args = [
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    '/tmp',
+    '--bind',
+    workspace,
+    workspace,
+    ...maskArgs([...HOME_SECRETS.map((s) => path.join(home, s)), ...options.confinement.hiddenPaths]),
+    '--die-with-parent',
+    '--chdir',
+    workspace,
+    '/bin/sh',
+    '-c',
+    command,
+  ];
+  const quoted = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  return runShell(`exec bwrap ${quoted}`, shell);
+}

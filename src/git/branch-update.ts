@@ -1,0 +1,37 @@
+import type { LandingMode } from '../db/entities';
+import { assertValidBranchName } from './branch-names';
+import type { GitManager } from './git-manager';
+import { operationInProgress, refSha } from './repo-state';
+
+export type BranchUpdate = { status: 'updated'; base: string } | { status: 'conflict'; files: string[]; base: string };
+
+/**
+ * Brings the task branch up to date with the tip of origin's default branch (or the local one
+ * without origin), by rebase or by merge. On a conflict the operation is aborted and the branch
+ * is left where it was, and the conflicting files are the result. A rebase or merge left half
+ * done (its lander was killed) is aborted first.
+ */
+export async function updateBranchToBase(
+  git: GitManager,
+  path: string,
+  options: { branch: string; defaultBranch: string; mode: LandingMode },
+): Promise<BranchUpdate> {
+  const { branch, defaultBranch, mode } = options;
+  assertValidBranchName(branch);
+  assertValidBranchName(defaultBranch);
+  const hasOrigin = (await git.getRemoteUrl(path).catch(() => null)) !== null;
+  if (hasOrigin) await git.fetch(path);
+  const base = hasOrigin && (await refSha(git, path, `refs/remotes/origin/${defaultBranch}`)) ? `origin/${defaultBranch}` : defaultBranch;
+  // A lander killed mid-landing may have left a rebase or merge half done here: start over.
+  const stranded = await operationInProgress(git, path);
+  if (stranded === 'rebase' || stranded === 'merge') await git.run(path, [stranded, '--abort']);
+  if ((await git.currentBranch(path)) !== branch) await git.run(path, ['checkout', branch, '--']);
+  const identity = await git.identityArgs(path);
+  const args = mode === 'rebase' ? ['rebase', base] : ['merge', '--no-edit', base];
+  const result = await git.exec(path, [...identity, ...args], { okCodes: [1, 2, 128] });
+  if (result.code === 0) return { status: 'updated', base };
+  const files = await git.conflictedFiles(path);
+  const busy = await operationInProgress(git, path);
+  if (busy === 'rebase' || busy === 'merge') await git.run(path, [busy, '--abort']);
+  return { status: 'conflict', files, base };
+}

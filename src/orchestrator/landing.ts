@@ -1,0 +1,302 @@
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import type { AppConfig } from '../config';
+import type { Database } from '../db/database';
+import type { ProjectRecord } from '../db/repositories/projects';
+import type { TrainEntry } from '../db/repositories/merge-train';
+import type { TaskRecord } from '../db/repositories/tasks';
+import { runConfinedCheck } from '../agents/confined-check';
+import { secretRedactor } from '../agents/secret-redaction';
+import { GitError } from '../git/git-errors';
+import type { EventLog } from './events';
+import type { TaskStateMachine } from './state-machine';
+import type { TaskGit } from './completion';
+import { promoteAfter, reportBlocked } from './completion';
+import { mergeRetryingRaces } from './fleet-merge';
+import { sendTaskMessage } from './task-conversation';
+
+/** This process, as the holder of a landing lock: a lock a killed process held lapses with its lease. */
+export const LANDING_HOLDER = `${os.hostname()}:${process.pid}`;
+
+/** How long a landing lock lasts without renewal; each landing step renews it. */
+export const LANDING_LEASE_MS = 60_000;
+
+/** A task in one of these runs in its workspace: its lock is its run's. */
+const RUNNING = ['ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT'];
+
+/** How much of a failing check's output goes back to the agent. */
+const OUTPUT_LIMIT = 6000;
+
+export interface LandingDeps {
+  db: Database;
+  events: EventLog;
+  machine: TaskStateMachine;
+  git: TaskGit;
+  config: AppConfig;
+  log: (message: string) => void;
+  holder?: string;
+  leaseMs?: number;
+}
+
+/** The train a task lands through: its repository's, or its project's when it has none. */
+export function trainOf(task: Pick<TaskRecord, 'repoId' | 'projectId'>): string {
+  return task.repoId ?? `project:${task.projectId}`;
+}
+
+/** Queues the task at the end of its train. */
+export async function enterTrain(db: Database, task: TaskRecord): Promise<void> {
+  await db.mergeTrain.enter({ taskId: task.id, projectId: task.projectId, train: trainOf(task) }, Date.now());
+}
+
+/** The last part of a long output, where test runners put their verdict. */
+function tail(text: string, limit: number): string {
+  const trimmed = text.trim();
+  return trimmed.length <= limit ? trimmed : `… (${trimmed.length - limit} earlier characters cut)\n${trimmed.slice(-limit)}`;
+}
+
+type Step = 'landed' | 'sent_back' | 'wait' | 'skipped';
+
+/**
+ * Lands the train's tasks one after another while this process holds the train's lock: first
+ * come, first landed. Returns how many landed. A train whose lock another process holds is left
+ * to it; one whose head waits (its workspace busy, its PR's checks still running) is left for the
+ * next call.
+ */
+export async function driveTrain(deps: LandingDeps, train: string): Promise<number> {
+  // One holder per pass, not per process: two passes of one process must exclude each other too.
+  const holder = `${deps.holder ?? LANDING_HOLDER}:${randomUUID().slice(0, 8)}`;
+  const leaseMs = deps.leaseMs ?? LANDING_LEASE_MS;
+  if (!(await deps.db.mergeTrain.acquireLock(train, holder, leaseMs, Date.now()))) return 0;
+  let landed = 0;
+  try {
+    // A holder that died mid-landing left its entry in a landing state: it starts over.
+    await deps.db.mergeTrain.resumeStranded(train, Date.now());
+    for (;;) {
+      const entry = await deps.db.mergeTrain.next(train);
+      if (entry?.state !== 'waiting') break;
+      const step = await landEntry(deps, entry, () => deps.db.mergeTrain.renewLock(train, holder, leaseMs, Date.now()));
+      if (step === 'landed') landed++;
+      if (step === 'wait') break;
+      if (!(await deps.db.mergeTrain.renewLock(train, holder, leaseMs, Date.now()))) break;
+    }
+  } finally {
+    await deps.db.mergeTrain.releaseLock(train, holder);
+  }
+  return landed;
+}
+
+/** Every train with a task waiting: what the daemon's loop and each worker call on their tick. */
+export async function driveTrains(deps: LandingDeps): Promise<number> {
+  let landed = 0;
+  for (const train of await deps.db.mergeTrain.trainsWaiting()) {
+    try {
+      landed += await driveTrain(deps, train);
+    } catch (err) {
+      deps.log(`Landing in train ${train} failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return landed;
+}
+
+async function landEntry(deps: LandingDeps, entry: TrainEntry, renew: () => Promise<boolean>): Promise<Step> {
+  const { db } = deps;
+  const task = await db.tasks.get(entry.taskId);
+  const project = task ? await db.projects.get(task.projectId) : null;
+  if (!task || !project || task.status !== 'AWAITING_APPROVAL') {
+    // Moved on without the train (restarted, skipped, forced): it no longer waits to land, nor
+    // holds the workspace it kept for landing (unless it runs there again).
+    await db.mergeTrain.remove(entry.taskId);
+    if (task?.workspaceId && !RUNNING.includes(task.status)) await db.workspaces.release(task.workspaceId, task.id);
+    return 'skipped';
+  }
+  const workspace = task.workspaceId ? await db.workspaces.get(task.workspaceId) : null;
+  if (!workspace || !task.branchName) {
+    await db.mergeTrain.remove(task.id);
+    await complete(deps, task, { merged: false, note: 'The task has no branch in a workspace, so nothing was merged.' });
+    return 'landed';
+  }
+  // The task keeps its workspace while it waits to land (task-runs.ts finishRun).
+  const ownLock = workspace.lockedByTaskId === task.id;
+  if (!ownLock && !(await db.workspaces.acquire(workspace.id, task.id, null))) return 'wait';
+  let step: Step = 'wait';
+  try {
+    if (!(await db.mergeTrain.advance(task.id, ['waiting'], 'updating', Date.now()))) return 'wait';
+    await deps.events.emit('landing_started', {
+      projectId: task.projectId,
+      taskId: task.id,
+      payload: { title: task.title, branch: task.branchName, place: entry.place, tries: entry.tries },
+    });
+    step = await landSteps(deps, task, project, workspace.path, task.branchName, renew);
+    return step;
+  } finally {
+    // Landed, sent back or blocked: the workspace is free (a sent-back task's follow-up takes it again).
+    if (!ownLock || step !== 'wait') await db.workspaces.release(workspace.id, task.id);
+  }
+}
+
+async function landSteps(
+  deps: LandingDeps,
+  task: TaskRecord,
+  project: ProjectRecord,
+  path: string,
+  branch: string,
+  renew: () => Promise<boolean>,
+): Promise<Step> {
+  const { db, git } = deps;
+  const defaultBranch = await git.detectDefaultBranch(path);
+  const update = await git.updateTaskBranch(path, branch, defaultBranch, project.landing).catch((err: unknown) => ({
+    status: 'failed' as const,
+    message: err instanceof Error ? err.message : String(err),
+  }));
+  if (update.status === 'failed')
+    return sendBack(deps, task, project, 'updating', `Bringing '${branch}' up to date failed: ${update.message}`);
+  if (update.status === 'conflict') {
+    const files = update.files.length > 0 ? update.files.join(', ') : 'files git did not name';
+    return sendBack(
+      deps,
+      task,
+      project,
+      'updating',
+      `Your branch '${branch}' conflicts with ${update.base} in ${files}. Bring it up to date with ${update.base} (${project.landing === 'rebase' ? 'rebase onto it' : 'merge it in'}), resolve the conflicts keeping both changes' intent, and commit.`,
+    );
+  }
+  await renew();
+  if (!(await db.mergeTrain.advance(task.id, ['updating'], 'checking', Date.now()))) return 'wait';
+  if (project.checkCommand) {
+    const run = await runConfinedCheck(project.checkCommand, {
+      cwd: path,
+      timeoutMs: project.checkTimeoutSeconds * 1000,
+      maxOutput: 200_000,
+      confinement: {
+        allowUnsandboxed: deps.config.agents.allowUnsandboxed,
+        hiddenPaths: [deps.config.databasePath, `${deps.config.databasePath}-wal`, `${deps.config.databasePath}-shm`],
+      },
+    });
+    if (run.exitCode !== 0) {
+      const redact = secretRedactor(deps.config);
+      const verdict = run.timedOut
+        ? `did not finish within ${project.checkTimeoutSeconds} seconds`
+        : `failed with exit code ${run.exitCode}`;
+      const output = redact(tail(`${run.stdout}\n${run.stderr}`, OUTPUT_LIMIT));
+      return sendBack(
+        deps,
+        task,
+        project,
+        'checking',
+        `The project's check \`${project.checkCommand}\` ${verdict} on your branch '${branch}' (brought up to date with ${update.base}). Fix the cause and commit.${output ? `\n\nIts output:\n${output}` : ''}`,
+      );
+    }
+  }
+  await renew();
+  if (!(await db.mergeTrain.advance(task.id, ['checking'], 'merging', Date.now()))) return 'wait';
+  if (task.prUrl) {
+    try {
+      await git.landPullRequest(path, { branch, prUrl: task.prUrl, title: task.title, body: `${task.title}\n\nTask-Id: ${task.id}` });
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (err instanceof GitError && /still has checks running/.test(message)) {
+        await db.mergeTrain.advance(task.id, ['merging'], 'waiting', Date.now(), { lastOutcome: message });
+        return 'wait';
+      }
+      return sendBack(deps, task, project, 'merging', `Merging ${task.prUrl} was refused: ${message}`);
+    }
+  } else {
+    const outcome = await mergeRetryingRaces(git, path, branch, defaultBranch);
+    if (!outcome.merged)
+      return sendBack(deps, task, project, 'merging', `Merging '${branch}' into ${defaultBranch} failed: ${outcome.message}`);
+  }
+  await db.mergeTrain.remove(task.id);
+  await deps.events.emit('landed', {
+    projectId: task.projectId,
+    taskId: task.id,
+    payload: { title: task.title, branch, into: defaultBranch, ...(task.prUrl && { pr_url: task.prUrl }) },
+  });
+  await complete(deps, task, { merged: true });
+  return 'landed';
+}
+
+/** The landed task completes (COMPLETED, reported, its dependants promoted). */
+async function complete(deps: LandingDeps, task: TaskRecord, extra: { merged: boolean; note?: string }): Promise<void> {
+  const moved = await deps.machine.fire(task.id, 'ADMIN_APPROVE', { completedAt: new Date() }, { from: ['AWAITING_APPROVAL'] });
+  if (!moved.ok) return;
+  const run = await deps.db.taskResults.latest(task.id);
+  await deps.events.emit('task_completed', {
+    projectId: task.projectId,
+    taskId: task.id,
+    agentId: task.assignedAgent,
+    payload: {
+      title: task.title,
+      summary: run?.summary ?? '',
+      tokens: run?.tokensUsed ?? 0,
+      cost_usd: run?.costUsd ?? 0,
+      branch: task.branchName,
+      ...extra,
+    },
+  });
+  await promoteAfter(deps.db, deps.events, deps.machine, task.id);
+}
+
+/**
+ * A conflict or a red check: the task goes back to its own agent as a follow-up in the same
+ * session and branch, with what went wrong as the instruction, and re-enters the train when that
+ * run finishes; after the project's landing_tries it is BLOCKED instead. Nothing landed is touched.
+ */
+async function sendBack(
+  deps: LandingDeps,
+  task: TaskRecord,
+  project: ProjectRecord,
+  from: 'updating' | 'checking' | 'merging',
+  reason: string,
+): Promise<Step> {
+  const { db, events, machine } = deps;
+  if (!(await db.mergeTrain.advance(task.id, [from], 'sent_back', Date.now(), { lastOutcome: reason.slice(0, 2000), countTry: true })))
+    return 'wait';
+  const entry = await db.mergeTrain.get(task.id);
+  const tries = entry?.tries ?? project.landingTries;
+  if (tries >= project.landingTries) {
+    await db.mergeTrain.remove(task.id);
+    const moved = await machine.fire(task.id, 'PR_CLOSED', {}, { from: ['AWAITING_APPROVAL'] });
+    if (moved.ok)
+      await reportBlocked(db, events, task, `It could not land after ${tries} tries (the project's landing_tries). Last: ${reason}`);
+    return 'sent_back';
+  }
+  await sendTaskMessage(
+    { db, events, machine },
+    {
+      taskId: task.id,
+      author: 'merge train',
+      text: `Your work could not land yet (try ${tries} of ${project.landingTries}). ${reason}`,
+    },
+  );
+  await events.emit('landing_sent_back', {
+    projectId: task.projectId,
+    taskId: task.id,
+    payload: { title: task.title, reason: reason.slice(0, 3000), tries, landing_tries: project.landingTries },
+  });
+  return 'sent_back';
+}
+
+/**
+ * The landings of a loop (the daemon's, a worker's), one pass at a time and beside the loop: a
+ * check may run for minutes, and the loop must go on scheduling meanwhile.
+ */
+export class TrainDriver {
+  private pass: Promise<unknown> | null = null;
+
+  constructor(private readonly deps: LandingDeps) {}
+
+  /** Starts a pass over the trains unless one is under way. */
+  kick(): void {
+    if (this.pass) return;
+    this.pass = driveTrains(this.deps)
+      .catch((err) => this.deps.log(`Landing failed: ${err instanceof Error ? err.message : String(err)}`))
+      .finally(() => {
+        this.pass = null;
+      });
+  }
+
+  /** Waits for the pass under way (a stopping loop lets it finish). */
+  async idle(): Promise<void> {
+    await this.pass;
+  }
+}

@@ -1,0 +1,106 @@
+// @database-dependent: the merge train's order, its compare-and-set state moves and the landing lock are SQL.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { AgentRunRequest } from '../../../src/agents/adapter';
+import { commitFile, gitOut } from '../../support/git-fixtures';
+import { makeHarness, waitFor, writeIn, type Harness } from './harness';
+
+jest.setTimeout(240_000);
+
+const LINES = Array.from({ length: 40 }, (_, i) => `line ${i + 1}`);
+
+/** The task's edit of the shared file: its own line, ten lines from the others'. */
+async function editLine(req: AgentRunRequest, line: number): Promise<void> {
+  const lines = (await readFile(path.join(req.cwd, 'lines.txt'), 'utf8')).trimEnd().split('\n');
+  lines[line - 1] = `line ${line} edited by ${req.taskId}`;
+  await writeIn(req, 'lines.txt', `${lines.join('\n')}\n`);
+}
+
+/** How many commits of origin's main carry the task's id. */
+async function commitsOnMain(origin: string, taskId: string): Promise<number> {
+  const shas = await gitOut(origin, 'log', 'main', '--fixed-strings', `--grep=Task-Id: ${taskId}`, '--format=%H');
+  return shas.split('\n').filter(Boolean).length;
+}
+
+describe('the merge train (agent double, real git origin)', () => {
+  let h: Harness;
+  afterEach(() => h.cleanup());
+
+  async function setUp(settings: Record<string, unknown>): Promise<void> {
+    h = await makeHarness({ agents: 3, workspaces: 3 });
+    await commitFile(h.workspace, 'lines.txt', `${LINES.join('\n')}\n`, 'lines');
+    await gitOut(h.workspace, 'push', 'origin', 'main');
+    expect(await h.rt.exec('edit_project', { project_id: 'proj', ...settings })).toMatchObject({ updated: 'proj' });
+  }
+
+  it('lands tasks editing one file one at a time in train order, each commit once; a red check sends one back and its fix lands', async () => {
+    await setUp({ check_command: 'test ! -f bad.txt' });
+    const ids: string[] = [];
+    const lineOf = new Map<string, number>();
+    h.adapter.fallback = async (req, attempt) => {
+      if (attempt === 1) {
+        await editLine(req, lineOf.get(req.taskId) ?? 1);
+        if (req.taskId === ids[1]) await writeIn(req, 'bad.txt', 'breaks the check\n');
+        return { summary: `edited line ${lineOf.get(req.taskId)}` };
+      }
+      // The follow-up: the check's failure is the instruction, and the agent fixes what it names.
+      expect(req.prompt).toContain('test ! -f bad.txt');
+      await gitOut(req.cwd, 'rm', '-q', 'bad.txt');
+      return { summary: 'removed bad.txt' };
+    };
+    await h.start();
+    for (const [i, title] of ['First', 'Second', 'Third'].entries()) {
+      const id = await h.task(title);
+      ids.push(id);
+      lineOf.set(id, 5 + i * 10);
+    }
+    for (const id of ids) await h.waitStatus(id, 'COMPLETED', 180_000);
+
+    const landed = h.eventsOf('landed').map((e) => e.taskId);
+    expect([...landed].sort()).toEqual([...ids].sort());
+    // The sent-back task landed after the ones that passed at once.
+    expect(landed.at(-1)).toBe(ids[1]);
+    const sentBack = h.eventsOf('landing_sent_back');
+    expect(sentBack.map((e) => e.taskId)).toEqual([ids[1]]);
+    expect(sentBack[0].payload).toMatchObject({ tries: 1, landing_tries: 3 });
+    expect(String(sentBack[0].payload.reason)).toContain('failed with exit code 1');
+
+    // Origin's main: every task's commits exactly once, in the order the train landed them.
+    expect(await commitsOnMain(h.origin, ids[0])).toBe(1);
+    expect(await commitsOnMain(h.origin, ids[1])).toBe(2);
+    expect(await commitsOnMain(h.origin, ids[2])).toBe(1);
+    const order = (await gitOut(h.origin, 'log', 'main', '--reverse', '--format=%(trailers:key=Task-Id,valueonly)'))
+      .split('\n')
+      .map((id) => id.trim())
+      .filter(Boolean);
+    expect([...new Set(order)]).toEqual(landed);
+    const lines = await gitOut(h.origin, 'show', 'main:lines.txt');
+    for (const id of ids) expect(lines).toContain(`edited by ${id}`);
+    await expect(gitOut(h.origin, 'show', 'main:bad.txt')).rejects.toThrow();
+
+    // Each landing started once per try, and the train is empty with its lock free.
+    expect(h.eventsOf('landing_started').filter((e) => e.taskId === ids[1])).toHaveLength(2);
+    expect(h.eventsOf('landing_started').filter((e) => e.taskId === ids[0])).toHaveLength(1);
+    expect(await h.rt.db.mergeTrain.list({ projectId: 'proj' })).toEqual([]);
+    // A pass of the daemon's loop may still be letting go of the lock.
+    await waitFor(async () => (await h.rt.db.mergeTrain.lockHolder('project:proj', Date.now())) === null, 60_000, 'the lock to be free');
+  });
+
+  it('BLOCKs a task whose check stays red after landing_tries, leaving main as it was', async () => {
+    await setUp({ check_command: 'test ! -f bad.txt', landing_tries: 2 });
+    h.adapter.fallback = async (req) => {
+      await writeIn(req, 'bad.txt', `still bad ${Date.now()}\n`);
+      return { summary: 'wrote bad.txt' };
+    };
+    const before = await gitOut(h.origin, 'rev-parse', 'main');
+    await h.start();
+    const id = await h.task('Never green');
+    await h.waitStatus(id, 'BLOCKED', 180_000);
+    const blocked = await waitFor(async () => h.eventsOf('task_blocked', id)[0]);
+    expect(String(blocked.payload.reason)).toMatch(/could not land after 2 tries \(the project's landing_tries\)/);
+    expect(h.eventsOf('landing_sent_back', id)).toHaveLength(1);
+    expect(h.adapter.attempts.get(id)).toBe(2);
+    expect(await gitOut(h.origin, 'rev-parse', 'main')).toBe(before);
+    expect(await h.rt.db.mergeTrain.list({ projectId: 'proj' })).toEqual([]);
+  });
+});
