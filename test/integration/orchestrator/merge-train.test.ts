@@ -1,4 +1,3 @@
-// @database-dependent: the merge train's order, its compare-and-set state moves and the landing lock are SQL.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentRunRequest } from '../../../src/agents/adapter';
