@@ -7,6 +7,7 @@ import { registerTaskButtons } from './task-buttons';
 import { registerChatFeedback } from './chat-feedback';
 import { registerAgentRequestButtons } from './agent-requests';
 import { registerAutomationButtons } from './automation-buttons';
+import { registerIntakeButtons } from './intake-buttons';
 
 /** Every button: task buttons, the Home's buttons, and Confirm / Cancel for the chat agent. */
 export function registerActionListeners(app: App, deps: ListenerDeps): void {
@@ -17,4 +18,5 @@ export function registerActionListeners(app: App, deps: ListenerDeps): void {
   registerChatFeedback(app, deps);
   registerAgentRequestButtons(app, deps);
   registerAutomationButtons(app, deps);
+  registerIntakeButtons(app, deps);
 }

@@ -57,6 +57,9 @@ export const AUTOMATION_BUTTONS = { pause: 'aq_pause_automation', resume: 'aq_re
 /** listeners/commands/help-pages.ts: the page buttons of `/aq help`. */
 export const HELP_BUTTONS = { page: 'aq_help_page' } as const;
 
+/** listeners/actions/intake-buttons.ts: a channel intake's proposed task. Value: the proposal (intake-proposal.ts). */
+export const INTAKE_BUTTONS = { create: 'aq_intake_create', dismiss: 'aq_intake_dismiss' } as const;
+
 /** Every declared id, for the test that each one has a listener. */
 export const ALL_ACTION_IDS: readonly string[] = [
   TASK_BUTTONS,
@@ -67,4 +70,5 @@ export const ALL_ACTION_IDS: readonly string[] = [
   REQUEST_ACTIONS,
   HELP_BUTTONS,
   AUTOMATION_BUTTONS,
+  INTAKE_BUTTONS,
 ].flatMap((group) => Object.values(group));
