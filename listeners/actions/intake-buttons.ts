@@ -23,6 +23,7 @@ export function registerIntakeButtons(app: App, { runtime }: ListenerDeps): void
         description: p.description,
         ...(p.priority !== undefined && { priority: p.priority }),
         reporter: p.reporter,
+        ...(p.runId && { proposal_run: p.runId }),
       },
       { source: 'slack', userId: origin.userId, ...(p.sourceUrl && { sourceUrl: p.sourceUrl }) },
     );
@@ -39,7 +40,7 @@ export function registerIntakeButtons(app: App, { runtime }: ListenerDeps): void
     if (!p) return tell({ runtime, client }, origin, ':warning: This proposal cannot be read any more.');
     const result = await runtime.handler.execute(
       'dismiss_intake_proposal',
-      { automation_id: p.automationId, reporter: p.reporter },
+      { automation_id: p.automationId, reporter: p.reporter, ...(p.runId && { proposal_run: p.runId }) },
       { source: 'slack', userId: origin.userId },
     );
     if ('error' in result) return tell({ runtime, client }, origin, md`:warning: ${result.error}`.text);

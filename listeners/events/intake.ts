@@ -125,11 +125,12 @@ export async function triageCandidate(runtime: ListenerRuntime, client: WebClien
       await say(client, c, { text: text.text });
       return;
     }
-    await runtime.handler.execute(
+    const logged = await runtime.handler.execute(
       'log_intake_triage',
       { automation_id: automationId, outcome: 'proposed', reason: `Proposed a ${verdict.kind} task; waiting for Create or Dismiss.` },
       reporter,
     );
+    const runId = 'error' in logged ? null : logged.run_id;
     await say(
       client,
       c,
@@ -141,6 +142,7 @@ export async function triageCandidate(runtime: ListenerRuntime, client: WebClien
         description: verdict.description,
         ...(verdict.priority !== undefined && { priority: verdict.priority }),
         ...(sourceUrl && { sourceUrl }),
+        ...(runId !== null && { runId }),
       }),
     );
   } catch (err) {

@@ -35,8 +35,8 @@ async function logRun(
   ctx: CommandContext,
   a: AutomationRecord,
   run: { outcome: 'proposed' | 'linked' | 'skipped'; reason: string; taskId?: string | null },
-) {
-  await ctx.db.automations.recordRun({
+): Promise<number | null> {
+  const runId = await ctx.db.automations.recordRun({
     automationId: a.id,
     at: Date.now(),
     firedBy: 'intake',
@@ -51,7 +51,11 @@ async function logRun(
     ...(run.taskId && { taskId: run.taskId }),
     payload: { automation_id: a.id, name: a.name, kind: a.kind, fired_by: 'intake', outcome: run.outcome, reason: run.reason },
   });
+  return runId;
 }
+
+const ALREADY_DECIDED = 'This proposal was already created or dismissed.';
+const proposalRun = optional(integer('The proposal’s logged run (log_intake_triage answers it)', { min: 1 }));
 
 async function requireIntake(ctx: CommandContext, id: string): Promise<AutomationRecord> {
   const a = await requireAutomation(ctx, id);
@@ -107,8 +111,8 @@ export const logIntakeTriage = defineCommand({
   }),
   async run(args, ctx) {
     const a = await requireIntake(ctx, args.automation_id);
-    await logRun(ctx, a, { outcome: args.outcome, reason: args.reason, taskId: args.task_id });
-    return { logged: args.outcome, automation_id: a.id };
+    const runId = await logRun(ctx, a, { outcome: args.outcome, reason: args.reason, taskId: args.task_id });
+    return { logged: args.outcome, automation_id: a.id, run_id: runId };
   },
 });
 
@@ -125,6 +129,7 @@ export const createIntakeTask = defineCommand({
     description: requiredText('Task description'),
     priority: optional(integer('Priority (lower runs first)')),
     reporter: optional(requiredText('Who posted the message (their clicks count)')),
+    proposal_run: proposalRun,
   }),
   async run(args, ctx) {
     const a = await requireIntake(ctx, args.automation_id);
@@ -133,8 +138,12 @@ export const createIntakeTask = defineCommand({
       throw new CommandError('Only the person who reported this, the intake’s owner or an admin can create this task.');
     }
     if (a.state !== 'enabled') throw new CommandError(`Intake '${a.id}' is paused. Resume it with resume_automation first.`);
+    if (args.proposal_run && !(await ctx.db.automations.takeProposal(args.proposal_run, a.id, 'Still running (or interrupted).'))) {
+      throw new CommandError(ALREADY_DECIDED);
+    }
     const result = await fireAutomation(firingDeps(ctx), a, {
       firedBy: 'intake',
+      ...(args.proposal_run && { proposalRunId: args.proposal_run }),
       task: { title: args.title.slice(0, 200), description: args.description, priority: args.priority },
     });
     if (result.outcome !== 'created') throw new CommandError(`No task was created. ${result.reason}`);
@@ -151,6 +160,7 @@ export const dismissIntakeProposal = defineCommand({
   input: z.object({
     automation_id: requiredText('The intake automation'),
     reporter: optional(requiredText('Who posted the message')),
+    proposal_run: proposalRun,
   }),
   async run(args, ctx) {
     const a = await requireIntake(ctx, args.automation_id);
@@ -158,7 +168,17 @@ export const dismissIntakeProposal = defineCommand({
     if (ctx.actor.source === 'slack' && clicker !== args.reporter && clicker !== a.owner && !isAdminHere(ctx)) {
       throw new CommandError('Only the person who reported this, the intake’s owner or an admin can dismiss it.');
     }
-    await logRun(ctx, a, { outcome: 'skipped', reason: `Proposal dismissed${clicker ? ` by <@${clicker}>` : ''}.` });
+    const reason = `Proposal dismissed${clicker ? ` by <@${clicker}>` : ''}.`;
+    if (args.proposal_run) {
+      if (!(await ctx.db.automations.takeProposal(args.proposal_run, a.id, reason))) throw new CommandError(ALREADY_DECIDED);
+      await ctx.db.automations.finishRun(args.proposal_run, { outcome: 'skipped', reason });
+      await ctx.events.emit('automation_skipped', {
+        projectId: a.projectId,
+        payload: { automation_id: a.id, name: a.name, kind: a.kind, fired_by: 'intake', reason },
+      });
+    } else {
+      await logRun(ctx, a, { outcome: 'skipped', reason });
+    }
     return { dismissed: true, automation_id: a.id };
   },
 });

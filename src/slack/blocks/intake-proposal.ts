@@ -13,6 +13,8 @@ export interface IntakeProposal {
   priority?: number;
   /** The reported message's permalink, so the task's progress reaches that thread. */
   sourceUrl?: string;
+  /** The proposal's logged run: the first Create or Dismiss decides it, a second click is refused. */
+  runId?: number;
 }
 
 /** The buttons' value: the proposal as JSON, its description shortened to fit Slack's limit. */

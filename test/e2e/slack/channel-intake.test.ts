@@ -65,25 +65,32 @@ describe('channel intake: messages in an intake channel are triaged by the model
       (b) => b.type === 'actions',
     )!.elements!;
     const create = buttons.find((b) => b.action_id === 'aq_intake_create')!;
-    await post(
-      interactionBody(
-        blockActions({
-          actionId: create.action_id,
-          value: create.value,
-          responseUrl: slack.responseUrl('create'),
-          channelId: INTAKE,
-          messageTs: nextTs(),
-          userId: 'U1',
-        }),
-      ),
-      false,
-    );
+    const click = (responseId: string) =>
+      post(
+        interactionBody(
+          blockActions({
+            actionId: create.action_id,
+            value: create.value,
+            responseUrl: slack.responseUrl(responseId),
+            channelId: INTAKE,
+            messageTs: nextTs(),
+            userId: 'U1',
+          }),
+        ),
+        false,
+      );
+    await click('create');
     const done = await slack.waitForResponse((r) => r.id === 'create');
     const tasks = (await exec('list_tasks', { project_id: 'web' })) as { tasks: Array<{ id: string; title: string; priority: number }> };
     expect(tasks.tasks).toEqual([expect.objectContaining({ title: 'Fix the <login> page crash', priority: 50 })]);
     const taskId = tasks.tasks[0].id;
     expect(String(done.body.text)).toContain(taskId);
     expect(String(done.body.text)).toContain('&lt;login&gt;');
+    // A second click on the same proposal creates nothing.
+    await click('again');
+    const again = await slack.waitForResponse((r) => r.id === 'again');
+    expect(JSON.stringify(again.body)).toContain('already created or dismissed');
+    expect((await exec('list_tasks', { project_id: 'web' })).total).toBe(1);
     expect(await exec('get_task', { task_id: taskId })).toMatchObject({ source_url: expect.stringContaining(INTAKE) });
 
     // The same bug reported again: the model sees the first task and links it; no second task.
@@ -107,7 +114,9 @@ describe('channel intake: messages in an intake channel are triaged by the model
     const runs = (await exec('list_automation_runs', { automation_id: 'bugs' })) as {
       runs: Array<{ outcome: string; reason: string | null; task_id: string | null }>;
     };
-    expect(runs.runs.map((r) => r.outcome)).toEqual(['skipped', 'linked', 'created', 'proposed']);
+    // The proposal's run became the created one: it counts once against the rate limit.
+    expect(runs.runs.map((r) => r.outcome)).toEqual(['skipped', 'linked', 'created']);
+    expect(runs.runs[2].task_id).toBe(taskId);
     expect(runs.runs[1].task_id).toBe(taskId);
     expect(JSON.stringify(runs)).not.toContain('lunch');
 
@@ -143,5 +152,28 @@ describe('channel intake: messages in an intake channel are triaged by the model
     expect(runs.runs[0].reason).toContain('Rate limit');
     expect(model.requests).toHaveLength(1);
     expect(repliesIn(second)).toHaveLength(0);
+  });
+
+  it('dismisses a proposal once, creating nothing', async () => {
+    model.enqueue(verdict({ kind: 'feature', title: 'Add CSV export', description: 'Export the report as CSV.' }));
+    const ask = await message(INTAKE, 'could we export reports as csv?');
+    await triaged(ask);
+    const actions = (repliesIn(ask)[0].args.blocks as Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }>).find(
+      (b) => b.type === 'actions',
+    )!.elements!;
+    const clickOn = (actionId: string, responseId: string) => {
+      const button = actions.find((b) => b.action_id === actionId)!;
+      return post(
+        interactionBody(blockActions({ actionId, value: button.value, responseUrl: slack.responseUrl(responseId), channelId: INTAKE })),
+        false,
+      );
+    };
+    await clickOn('aq_intake_dismiss', 'dismiss');
+    expect(String((await slack.waitForResponse((r) => r.id === 'dismiss')).body.text)).toContain('no task was created');
+    await clickOn('aq_intake_create', 'late');
+    expect(JSON.stringify((await slack.waitForResponse((r) => r.id === 'late')).body)).toContain('already created or dismissed');
+    expect((await exec('list_tasks', { project_id: 'web' })).total).toBe(0);
+    const runs = (await exec('list_automation_runs', { automation_id: 'bugs' })) as { runs: Array<{ outcome: string; reason: string }> };
+    expect(runs.runs).toEqual([expect.objectContaining({ outcome: 'skipped', reason: expect.stringContaining('dismissed') })]);
   });
 });
