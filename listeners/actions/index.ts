@@ -8,6 +8,7 @@ import { registerChatFeedback } from './chat-feedback';
 import { registerAgentRequestButtons } from './agent-requests';
 import { registerAutomationButtons } from './automation-buttons';
 import { registerMergeTrainButtons } from './merge-train-buttons';
+import { registerIntakeButtons } from './intake-buttons';
 
 /** Every button: task buttons, the Home's buttons, and Confirm / Cancel for the chat agent. */
 export function registerActionListeners(app: App, deps: ListenerDeps): void {
@@ -19,4 +20,5 @@ export function registerActionListeners(app: App, deps: ListenerDeps): void {
   registerAgentRequestButtons(app, deps);
   registerAutomationButtons(app, deps);
   registerMergeTrainButtons(app, deps);
+  registerIntakeButtons(app, deps);
 }

@@ -7,12 +7,14 @@ import { inChannel, roomMessageOf, threadReplyOf, type ChannelMessage } from '..
 import { registerAssistant } from './assistant';
 import { registerAgentSessionStop } from './agent-session';
 import { registerRoomActions } from './room-actions';
+import { intakeCandidateOf, registerIntakeReactions, triageCandidate } from './intake';
 
 const log = (message: string) => console.error(message);
 
 /**
  * Mentions and direct messages go to the chat agent; a person's reply in a task's thread goes to
- * the task's agent. The bot's own messages, edits, and every other channel message are ignored.
+ * the task's agent; a new message in a channel with intake goes to triage (listeners/events/intake.ts).
+ * The bot's own messages, edits, and every other channel message are ignored.
  */
 export function registerEventListeners(app: App, deps: ListenerDeps): () => void {
   const { runtime, surfaces } = deps;
@@ -21,6 +23,7 @@ export function registerEventListeners(app: App, deps: ListenerDeps): () => void
   registerAssistant(app, deps);
   registerAgentSessionStop(app, deps);
   registerRoomActions(app, deps);
+  registerIntakeReactions(app, deps);
   app.event('app_mention', async ({ event, body, client, context }) => {
     if (event.bot_id || !event.user) return;
     void answerChat(
@@ -46,12 +49,15 @@ export function registerEventListeners(app: App, deps: ListenerDeps): () => void
     const m = message as ChannelMessage;
     const eventId = (body as { event_id?: string }).event_id;
     if (inChannel(m)) {
-      // A reply in a task's thread, or any message in a task's room, reaches the task's agent.
+      // A reply in a task's thread, or any message in a task's room, reaches the task's agent; a new
+      // message anywhere else goes to the channel's intake, if it has one, and is otherwise left unread.
       const reply = threadReplyOf(m, context.botUserId) ?? roomMessageOf(m, context.botUserId);
-      if (reply)
-        void steerFromThread(runtime, client, reply, eventId).catch((err) =>
-          log(`A reply in a task thread was not handled: ${String(err)}`),
-        );
+      const candidate = intakeCandidateOf(m, context.botUserId);
+      if (reply || candidate)
+        void (async () => {
+          if (reply && (await steerFromThread(runtime, client, reply, eventId))) return;
+          if (candidate) await triageCandidate(runtime, client, { ...candidate, eventId });
+        })().catch((err) => log(`A channel message was not handled: ${String(err)}`));
       return;
     }
     if (m.channel_type !== 'im' || m.subtype || m.bot_id || !m.user || !m.text) return;

@@ -12,16 +12,18 @@ import { userNamesOf } from '../../src/slack/user-names';
  * the running session gets it, or a finished task runs again as a follow-up. The reply gets 👀
  * at once; the thread says when the agent has it. Someone who may not steer, or a task that
  * cannot take a message now, gets an ephemeral sentence and the agent gets nothing. A reply in
- * any other thread is dropped here, before anything about it is stored.
+ * any other thread is dropped here, before anything about it is stored. Answers whether the
+ * message was in a task's thread or room (anything else may still be for a channel intake).
  */
 export async function steerFromThread(
   runtime: ListenerRuntime,
   client: WebClient,
   reply: ThreadReply,
   eventId: string | undefined,
-): Promise<void> {
+): Promise<boolean> {
   const taskId = await taskOfThread(runtime, reply.channel, reply.threadTs);
-  if (!taskId || !(await firstDelivery(runtime, eventId))) return;
+  if (!taskId) return false;
+  if (!(await firstDelivery(runtime, eventId))) return true;
   const people = await userNamesOf(runtime).many(client, [reply.userId, ...mentionedUsers(reply.text)]);
   const result = await runtime.handler.executeCommand(
     messageTask,
@@ -35,7 +37,8 @@ export async function steerFromThread(
       thread_ts: reply.threadTs,
       text: `:no_entry_sign: Your reply did not reach the agent of \`${esc(taskId)}\`. ${esc(result.error)}`,
     });
-    return;
+    return true;
   }
   await client.reactions.add({ channel: reply.channel, timestamp: reply.ts, name: 'eyes' });
+  return true;
 }

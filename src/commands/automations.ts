@@ -235,11 +235,6 @@ export const createAutomation = defineCommand({
       ...automationView(a),
       // Shown once, so it can be pasted into the sender's settings.
       ...(a.kind === 'webhook' && { secret: String(a.settings.secret) }),
-      // Stored so it is ready, but said plainly: nothing reads the channel yet.
-      ...(a.kind === 'intake' && {
-        warning:
-          'Channel intake is not running yet in this version: the automation is saved, but no message in the channel is read or turned into a task.',
-      }),
     };
   },
 });

@@ -15,6 +15,7 @@ import { workerCommands } from './workers';
 import { overlapCommands } from './overlaps';
 import { hookCommands } from './hooks';
 import { automationCommands } from './automations';
+import { intakeCommands } from './intake';
 import { noteCommands } from './notes';
 import { fileCommands } from './files';
 import { systemCommands } from './system';
@@ -49,6 +50,7 @@ const CATALOG = [
   ...noteCommands,
   ...fileCommands,
   ...systemCommands,
+  ...intakeCommands,
 ];
 
 /** Every command, in the order help lists them. Adding a command is adding it to a group file. */

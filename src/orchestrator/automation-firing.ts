@@ -29,6 +29,8 @@ export interface Firing {
   task?: { title?: string; description?: string; priority?: number };
   /** The person the task is for and the thread it was asked in. */
   actor?: { userId?: string; sourceUrl?: string };
+  /** An intake proposal's logged run, already taken (and counted by the rate limit): it becomes this firing's run. */
+  proposalRunId?: number;
 }
 
 export type FiringResult =
@@ -86,15 +88,17 @@ async function skip(deps: FiringDeps, a: AutomationRecord, firing: Firing, runId
  */
 export async function fireAutomation(deps: FiringDeps, a: AutomationRecord, firing: Firing): Promise<FiringResult> {
   const now = deps.now().getTime();
-  const runId = await deps.db.automations.recordRun({
-    automationId: a.id,
-    at: now,
-    firedBy: firing.firedBy,
-    outcome: 'failed',
-    reason: 'Still running (or interrupted).',
-    taskId: null,
-    dedupKey: firing.dedupKey ?? null,
-  });
+  const runId =
+    firing.proposalRunId ??
+    (await deps.db.automations.recordRun({
+      automationId: a.id,
+      at: now,
+      firedBy: firing.firedBy,
+      outcome: 'failed',
+      reason: 'Still running (or interrupted).',
+      taskId: null,
+      dedupKey: firing.dedupKey ?? null,
+    }));
   if (runId === null) {
     const earlier = await deps.db.automations.runByKey(a.id, firing.dedupKey ?? '');
     const reason = `Already handled ${firing.dedupKey}${earlier?.taskId ? ` (task ${earlier.taskId})` : ''}.`;

@@ -12,6 +12,9 @@ const METHOD_SCOPES: Record<string, string[]> = {
   // A thread's messages: channels:history in public channels, groups:history in private ones.
   'conversations.replies': ['channels:history', 'groups:history'],
   'reactions.add': ['reactions:write'],
+  // Channel intake: 👀 while triaging, and the text of a message someone reacted to.
+  'reactions.remove': ['reactions:write'],
+  'conversations.history': ['channels:history', 'groups:history'],
   'users.info': ['users:read'],
   'conversations.create': ['channels:manage'],
   'conversations.archive': ['channels:manage'],
@@ -55,6 +58,8 @@ const EVENT_SCOPES: Record<string, string[]> = {
   assistant_thread_started: ['assistant:write'],
   assistant_thread_context_changed: ['assistant:write'],
   agent_session_stopped: ['assistant:write'],
+  // Channel intake's reaction trigger (README "Channel intake").
+  reaction_added: ['reactions:read'],
 };
 
 /** /aq needs `commands`; project channels are posted to without joining them first. */

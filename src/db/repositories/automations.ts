@@ -302,6 +302,20 @@ export class AutomationRepository {
     );
   }
 
+  /**
+   * Takes an intake's proposed run for a decision (Create or Dismiss), once: the caller that gets
+   * true decides it; a second click, or one after a dismissal, gets false.
+   */
+  async takeProposal(runId: number, automationId: string, reason: string): Promise<boolean> {
+    return (
+      (await changes(
+        this.em(),
+        "update automation_runs set outcome = 'failed', reason = ? where id = ? and automation_id = ? and outcome = 'proposed'",
+        [reason, runId, automationId],
+      )) > 0
+    );
+  }
+
   /** The logged firing for a dedup key, if any. */
   async runByKey(automationId: string, dedupKey: string): Promise<AutomationRunRecord | null> {
     const [row] = await this.rows('select * from automation_runs where automation_id = ? and dedup_key = ?', [automationId, dedupKey]);

@@ -60,6 +60,9 @@ export const HELP_BUTTONS = { page: 'aq_help_page' } as const;
 /** listeners/actions/merge-train-buttons.ts: an admin moves a task up the merge train or takes it out. */
 export const MERGE_TRAIN_BUTTONS = { moveUp: 'aq_merge_train_move_up', takeOut: 'aq_merge_train_take_out' } as const;
 
+/** listeners/actions/intake-buttons.ts: a channel intake's proposed task. Value: the proposal (intake-proposal.ts). */
+export const INTAKE_BUTTONS = { create: 'aq_intake_create', dismiss: 'aq_intake_dismiss' } as const;
+
 /** Every declared id, for the test that each one has a listener. */
 export const ALL_ACTION_IDS: readonly string[] = [
   TASK_BUTTONS,
@@ -71,4 +74,5 @@ export const ALL_ACTION_IDS: readonly string[] = [
   HELP_BUTTONS,
   AUTOMATION_BUTTONS,
   MERGE_TRAIN_BUTTONS,
+  INTAKE_BUTTONS,
 ].flatMap((group) => Object.values(group));

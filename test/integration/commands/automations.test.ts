@@ -176,7 +176,7 @@ describe('automation commands', () => {
   it('refuses to run an intake automation by hand', async () => {
     expect(await rt.exec('create_automation', { name: 'Bugs', kind: 'intake', project_id: 'alpha', channel_id: 'C1' })).toMatchObject({
       created: 'bugs',
-      warning: expect.stringContaining('Channel intake is not running yet'),
+      channel_id: 'C1',
     });
     expect(await rt.exec('run_automation', { automation_id: 'bugs' })).toEqual({
       error: expect.stringContaining('runs on messages in its channel'),
@@ -184,5 +184,27 @@ describe('automation commands', () => {
     expect(await rt.exec('create_automation', { name: 'Bugs 2', kind: 'intake', project_id: 'alpha', channel_id: 'C1' })).toEqual({
       error: "Channel C1 already has intake 'bugs'. Edit that one instead.",
     });
+  });
+
+  it('takes an intake proposal once, however many clicks race for it', async () => {
+    await rt.exec('create_automation', { name: 'Bugs', kind: 'intake', project_id: 'alpha', channel_id: 'C1', rate_limit_per_hour: 1 });
+    const logged = await rt.exec('log_intake_triage', { automation_id: 'bugs', outcome: 'proposed', reason: 'Proposed a bug task.' });
+    const create = () =>
+      rt.exec('create_intake_task', { automation_id: 'bugs', title: 'Fix it', description: 'd', proposal_run: logged.run_id });
+    const results = await Promise.all([
+      create(),
+      create(),
+      rt.exec('dismiss_intake_proposal', { automation_id: 'bugs', proposal_run: logged.run_id }),
+    ]);
+    const decided = results.filter((r) => !('error' in r));
+    expect(decided).toHaveLength(1);
+    expect(results.filter((r) => 'error' in r)).toEqual([
+      { error: 'This proposal was already created or dismissed.' },
+      { error: 'This proposal was already created or dismissed.' },
+    ]);
+    const tasks = (await rt.exec('list_tasks', { project_id: 'alpha' })).total;
+    expect(tasks).toBe('created' in decided[0] ? 1 : 0);
+    const runs = (await rt.exec('list_automation_runs', { automation_id: 'bugs' })) as { runs: Array<{ outcome: string }> };
+    expect(runs.runs).toHaveLength(1);
   });
 });

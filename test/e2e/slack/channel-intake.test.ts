@@ -1,0 +1,179 @@
+import { startTestApp, type TestApp } from '../../support/slack-app';
+import { FakeAnthropic, type RecordedRequest } from '../../support/fake-anthropic';
+import { FakeSlack, type ApiCall } from '../../support/fake-slack';
+import { blockActions, eventCallback, interactionBody, nextTs } from '../../support/slack-payloads';
+import { showsSomewhere } from '../../support/hostile';
+
+const INTAKE = 'CBUGS';
+const ELSEWHERE = 'CCHAT';
+
+describe('channel intake: messages in an intake channel are triaged by the model through the real Bolt app', () => {
+  let app: TestApp;
+  let model: FakeAnthropic;
+  let slack: FakeSlack;
+
+  const post = (body: unknown, json = true) =>
+    FakeSlack.postToApp(app.url, typeof body === 'string' ? body : JSON.stringify(body), {
+      signingSecret: app.signingSecret,
+      ...(json && { contentType: 'json' as const }),
+    });
+  const message = async (channel: string, text: string, user = 'U1') => {
+    const ts = nextTs();
+    const response = await post(eventCallback({ type: 'message', channel, channel_type: 'channel', user, text, ts, event_ts: ts }));
+    expect(response.status).toBe(200);
+    return ts;
+  };
+  const repliesIn = (ts: string) => slack.callsTo('chat.postMessage').filter((c) => c.args.thread_ts === ts);
+  const triaged = (ts: string) => slack.waitForCall('reactions.remove', (c: ApiCall) => c.args.timestamp === ts && c.args.name === 'eyes');
+  const exec = (name: string, args: Record<string, unknown> = {}) =>
+    app.started.runtime.handler.executeAny(name, args) as Promise<Record<string, unknown>>;
+  const verdict = (input: Record<string, unknown>) => ({ toolUses: [{ name: 'triage', input }] });
+
+  beforeEach(async () => {
+    model = await FakeAnthropic.start();
+    app = await startTestApp({ ANTHROPIC_API_KEY: 'sk-fake', ANTHROPIC_BASE_URL: model.url, AQ_CHAT_MODEL: 'fake-model-1' });
+    slack = app.slack;
+    await exec('create_project', { name: 'web' });
+    expect(await exec('create_automation', { name: 'Bugs', kind: 'intake', project_id: 'web', channel_id: INTAKE })).toMatchObject({
+      created: 'bugs',
+    });
+  });
+  afterEach(async () => {
+    await app.stop();
+    await model.close();
+  });
+
+  it('proposes one task for a bug, links a repeat to it, ignores chatter, and never reads another channel', async () => {
+    const unread = await message(ELSEWHERE, 'the login page is broken <b>again</b>');
+
+    // A reported bug: 👀 while the model decides, then a proposal in the thread with buttons.
+    model.enqueue(verdict({ kind: 'bug', title: 'Fix the <login> page crash', description: 'Login crashes on submit.', priority: 50 }));
+    const bug = await message(INTAKE, 'Login crashes when I press submit <!channel>');
+    await triaged(bug);
+    expect(slack.callsTo('reactions.add').map((c) => c.args)).toEqual([expect.objectContaining({ timestamp: bug, name: 'eyes' })]);
+    const [proposal] = repliesIn(bug);
+    expect(proposal.args.channel).toBe(INTAKE);
+    expect(showsSomewhere(proposal.args.blocks, 'Fix the <login> page crash')).toBe(true);
+    const summary = (proposal.args.blocks as Array<{ text?: { text: string } }>)[0].text!.text;
+    expect(summary).toContain('&lt;login&gt;');
+    expect((await exec('list_tasks', { project_id: 'web' })).total).toBe(0);
+    const sent = model.requests[0].body.messages?.[0] as { content: string };
+    expect(sent.content).toContain('Login crashes when I press submit');
+
+    // The reporter clicks Create (the command takes it from the reporter, the intake's owner or an admin).
+    const buttons = (proposal.args.blocks as Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }>).find(
+      (b) => b.type === 'actions',
+    )!.elements!;
+    const create = buttons.find((b) => b.action_id === 'aq_intake_create')!;
+    const click = (responseId: string) =>
+      post(
+        interactionBody(
+          blockActions({
+            actionId: create.action_id,
+            value: create.value,
+            responseUrl: slack.responseUrl(responseId),
+            channelId: INTAKE,
+            messageTs: nextTs(),
+            userId: 'U1',
+          }),
+        ),
+        false,
+      );
+    await click('create');
+    const done = await slack.waitForResponse((r) => r.id === 'create');
+    const tasks = (await exec('list_tasks', { project_id: 'web' })) as { tasks: Array<{ id: string; title: string; priority: number }> };
+    expect(tasks.tasks).toEqual([expect.objectContaining({ title: 'Fix the <login> page crash', priority: 50 })]);
+    const taskId = tasks.tasks[0].id;
+    expect(String(done.body.text)).toContain(taskId);
+    expect(String(done.body.text)).toContain('&lt;login&gt;');
+    // A second click on the same proposal creates nothing.
+    await click('again');
+    const again = await slack.waitForResponse((r) => r.id === 'again');
+    expect(JSON.stringify(again.body)).toContain('already created or dismissed');
+    expect((await exec('list_tasks', { project_id: 'web' })).total).toBe(1);
+    expect(await exec('get_task', { task_id: taskId })).toMatchObject({ source_url: expect.stringContaining(INTAKE) });
+
+    // The same bug reported again: the model sees the first task and links it; no second task.
+    model.enqueue((request: RecordedRequest) => {
+      expect(JSON.stringify(request.body.messages)).toContain(taskId);
+      return verdict({ kind: 'duplicate', duplicate_of: taskId });
+    });
+    const repeat = await message(INTAKE, 'login is crashing for me too', 'U2');
+    await triaged(repeat);
+    expect(repliesIn(repeat)).toHaveLength(1);
+    expect(String(repliesIn(repeat)[0].args.text)).toContain(taskId);
+    expect((await exec('list_tasks', { project_id: 'web' })).total).toBe(1);
+
+    // Chatter: no reply, no task, and the log says why without keeping the text.
+    model.enqueue(verdict({ kind: 'chatter' }));
+    const chatter = await message(INTAKE, 'thanks all, lunch at noon?', 'U3');
+    await triaged(chatter);
+    expect(repliesIn(chatter)).toHaveLength(0);
+    expect((await exec('list_tasks', { project_id: 'web' })).total).toBe(1);
+
+    const runs = (await exec('list_automation_runs', { automation_id: 'bugs' })) as {
+      runs: Array<{ outcome: string; reason: string | null; task_id: string | null }>;
+    };
+    // The proposal's run became the created one: it counts once against the rate limit.
+    expect(runs.runs.map((r) => r.outcome)).toEqual(['skipped', 'linked', 'created']);
+    expect(runs.runs[2].task_id).toBe(taskId);
+    expect(runs.runs[1].task_id).toBe(taskId);
+    expect(JSON.stringify(runs)).not.toContain('lunch');
+
+    // The message in the channel without intake: never sent to the model, never reacted to or answered.
+    expect(model.requests).toHaveLength(3);
+    expect(JSON.stringify(model.requests.map((r) => r.body))).not.toContain('broken');
+    expect(slack.callsTo('reactions.add').some((c) => c.args.timestamp === unread)).toBe(false);
+    expect(repliesIn(unread)).toHaveLength(0);
+  });
+
+  it('creates the task directly under policy create, within the rate limit', async () => {
+    await exec('edit_automation', { automation_id: 'bugs', policy: 'create', rate_limit_per_hour: 1 });
+    model.enqueue(verdict({ kind: 'chore', title: 'Bump the lodash version', description: 'Update lodash to the latest 4.x.' }));
+    const first = await message(INTAKE, 'can someone bump lodash?');
+    await triaged(first);
+    const tasks = (await exec('list_tasks', { project_id: 'web' })) as { tasks: Array<{ id: string }> };
+    expect(tasks.tasks).toHaveLength(1);
+    expect(String(repliesIn(first)[0].args.text)).toContain(tasks.tasks[0].id);
+
+    // Over the limit the model is not even asked, and the run log says why.
+    const skipped = new Promise<void>((resolve) => {
+      const stop = app.started.runtime.events.subscribe((e) => {
+        if (e.type === 'automation_skipped') {
+          stop();
+          resolve();
+        }
+      });
+    });
+    const second = await message(INTAKE, 'and bump react too please');
+    await skipped;
+    const runs = (await exec('list_automation_runs', { automation_id: 'bugs' })) as { runs: Array<{ outcome: string; reason: string }> };
+    expect(runs.runs.map((r) => r.outcome)).toEqual(['skipped', 'created']);
+    expect(runs.runs[0].reason).toContain('Rate limit');
+    expect(model.requests).toHaveLength(1);
+    expect(repliesIn(second)).toHaveLength(0);
+  });
+
+  it('dismisses a proposal once, creating nothing', async () => {
+    model.enqueue(verdict({ kind: 'feature', title: 'Add CSV export', description: 'Export the report as CSV.' }));
+    const ask = await message(INTAKE, 'could we export reports as csv?');
+    await triaged(ask);
+    const actions = (repliesIn(ask)[0].args.blocks as Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }>).find(
+      (b) => b.type === 'actions',
+    )!.elements!;
+    const clickOn = (actionId: string, responseId: string) => {
+      const button = actions.find((b) => b.action_id === actionId)!;
+      return post(
+        interactionBody(blockActions({ actionId, value: button.value, responseUrl: slack.responseUrl(responseId), channelId: INTAKE })),
+        false,
+      );
+    };
+    await clickOn('aq_intake_dismiss', 'dismiss');
+    expect(String((await slack.waitForResponse((r) => r.id === 'dismiss')).body.text)).toContain('no task was created');
+    await clickOn('aq_intake_create', 'late');
+    expect(JSON.stringify((await slack.waitForResponse((r) => r.id === 'late')).body)).toContain('already created or dismissed');
+    expect((await exec('list_tasks', { project_id: 'web' })).total).toBe(0);
+    const runs = (await exec('list_automation_runs', { automation_id: 'bugs' })) as { runs: Array<{ outcome: string; reason: string }> };
+    expect(runs.runs).toEqual([expect.objectContaining({ outcome: 'skipped', reason: expect.stringContaining('dismissed') })]);
+  });
+});
