@@ -118,14 +118,14 @@ export async function fireAutomation(deps: FiringDeps, a: AutomationRecord, firi
     return { outcome: 'duplicate', taskId: earlier?.taskId ?? null, reason };
   }
 
-  const created = await deps.db.automations.tasksCreatedSince(a.id, now - HOUR_MS);
-  if (created >= a.rateLimitPerHour) {
+  const slot = await deps.db.automations.takeTaskSlot(a.id, runId, now - HOUR_MS, a.rateLimitPerHour);
+  if (!slot.taken) {
     return skip(
       deps,
       a,
       firing,
       runId,
-      `Rate limit: it already created ${created} task(s) in the last hour (limit ${a.rateLimitPerHour}).`,
+      `Rate limit: it already created ${slot.created} task(s) in the last hour (limit ${a.rateLimitPerHour}).`,
     );
   }
   const spent = await overBudget(deps.db, a.projectId, deps.now());

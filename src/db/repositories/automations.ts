@@ -1,5 +1,6 @@
 import type { EmFactory } from '../database';
 import { dialectOf } from '../dialect';
+import { retryingTransaction } from '../retrying-transaction';
 import { changes, runSql } from './run-sql';
 
 export const AUTOMATION_KINDS = ['intake', 'schedule', 'webhook'] as const;
@@ -320,6 +321,30 @@ export class AutomationRepository {
   async runByKey(automationId: string, dedupKey: string): Promise<AutomationRunRecord | null> {
     const [row] = await this.rows('select * from automation_runs where automation_id = ? and dedup_key = ?', [automationId, dedupKey]);
     return row ? toRun(row) : null;
+  }
+
+  /**
+   * Takes one of the automation's task slots for a logged firing, unless `limit` runs since `since`
+   * hold one already: the run is marked created (its task follows; a failure or skip rewrites it).
+   * One process at a time per automation, so racing firings on several machines never pass the
+   * limit together: the automation's row lock queues them on PostgreSQL, the write lock on SQLite.
+   */
+  async takeTaskSlot(automationId: string, runId: number, since: number, limit: number): Promise<{ taken: boolean; created: number }> {
+    return retryingTransaction(this.em, async (em) => {
+      await em.execute('update automations set id = id where id = ?', [automationId], 'run');
+      const [row] = (await em.execute(
+        "select count(*) as n from automation_runs where automation_id = ? and at >= ? and outcome in ('created', 'proposed') and id <> ?",
+        [automationId, since, runId],
+      )) as Array<Record<string, unknown>>;
+      const created = Number(row?.n ?? 0);
+      if (created >= limit) return { taken: false, created };
+      await em.execute(
+        "update automation_runs set outcome = 'created', reason = 'Creating its task (or interrupted).' where id = ?",
+        [runId],
+        'run',
+      );
+      return { taken: true, created };
+    });
   }
 
   /** Tasks created since `since` (the rate limit counts them). */

@@ -1,4 +1,6 @@
 // @database-dependent: automations and their run log are rows written and counted in SQL (dedup keys, rate limits).
+import { loadConfig } from '../../../src/config';
+import { createRuntime } from '../../../src/runtime';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 
 describe('automation commands', () => {
@@ -163,6 +165,26 @@ describe('automation commands', () => {
       name: 'Nightly Deps',
     });
     expect((await rt.exec('list_automations')).total).toBe(0);
+  });
+
+  it('holds its rate limit when several processes fire it at once', async () => {
+    await nightly({ rate_limit_per_hour: 2, overlap: 'queue' });
+    const other = await createRuntime(loadConfig({ AQ_HOME: rt.home, DATABASE_URL: rt.config.databaseUrl }), { log: () => undefined });
+    try {
+      const fire = (i: number) =>
+        i % 2 === 0
+          ? rt.exec('run_automation', { automation_id: 'nightly-deps' })
+          : other.handler.execute('run_automation', { automation_id: 'nightly-deps' }, { source: 'cli' });
+      const results = await Promise.all([0, 1, 2, 3, 4, 5].map(fire));
+      const created = results.flatMap((r) => ('created' in r ? (r.created as string[]) : []));
+      expect(created).toHaveLength(2);
+      expect(results.flatMap((r) => ('skipped' in r ? (r.skipped as string[]) : []))).toEqual(
+        Array.from({ length: 4 }, () => 'Rate limit: it already created 2 task(s) in the last hour (limit 2).'),
+      );
+      expect((await rt.exec('list_tasks', { project_id: 'alpha' })).total).toBe(2);
+    } finally {
+      await other.close();
+    }
   });
 
   it('skips while the project is over its budget', async () => {
