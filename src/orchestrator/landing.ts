@@ -206,6 +206,8 @@ async function landSteps(
       return sendBack(deps, task, project, 'merging', `Merging '${branch}' into ${defaultBranch} failed: ${outcome.message}`);
   }
   await db.mergeTrain.remove(task.id);
+  // Free the workspace before the task shows COMPLETED: a follow-up sent on seeing it completed finds it free.
+  if (task.workspaceId) await db.workspaces.release(task.workspaceId, task.id);
   await deps.events.emit('landed', {
     projectId: task.projectId,
     taskId: task.id,
