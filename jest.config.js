@@ -99,6 +99,9 @@ module.exports = {
   testTimeout: 120000,
   reporters: ['default', '<rootDir>/test/support/slowest-suites-reporter.js'],
   maxWorkers: 2,
+  // A worker whose heap grew past this is replaced between suites: every child process (git, the
+  // agent CLIs, aq) is forked from it, and a fork costs in proportion to the parent's memory.
+  workerIdleMemoryLimit: '300MB',
   projects: [
     { ...shared, displayName: 'sqlite', testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', ...POSTGRES_ONLY] },
     { ...shared, displayName: 'postgresql', testMatch: postgresSuites(), setupFiles: ['<rootDir>/test/support/postgres-env.ts'] },
