@@ -1,22 +1,14 @@
-import { existsSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runShell, type ShellRun } from '../util/run-shell';
 import { HOME_SECRETS, missingSandboxPrograms } from './confinement';
+import { maskArgs } from './process-sandbox';
 
 export interface CheckConfinement {
   /** Run without bubblewrap when it is missing (the agents' own AQ_ALLOW_UNSANDBOXED). */
   allowUnsandboxed: boolean;
   /** Files and folders the command must not read (the queue's database, its .env). */
   hiddenPaths: string[];
-}
-
-/** Each existing secret path masked: an empty folder over a folder, /dev/null over a file. */
-function maskArgs(paths: string[]): string[] {
-  return paths.flatMap((p) => {
-    if (!existsSync(p)) return [];
-    return statSync(p).isDirectory() ? ['--tmpfs', p] : ['--ro-bind', '/dev/null', p];
-  });
 }
 
 /**

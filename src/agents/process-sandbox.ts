@@ -11,6 +11,11 @@ export interface ProcessSandbox {
   hidden: string[];
 }
 
+/** bubblewrap arguments masking each existing path: an empty folder over a folder, /dev/null over a file. */
+export function maskArgs(paths: string[]): string[] {
+  return paths.filter((p) => existsSync(p)).flatMap((p) => (statSync(p).isDirectory() ? ['--tmpfs', p] : ['--ro-bind', '/dev/null', p]));
+}
+
 /**
  * The bubblewrap command line that runs `command` confined: the machine read-only, writes only in
  * the writable folders, home secrets and the app's own files replaced by empty ones, its own
@@ -19,9 +24,7 @@ export interface ProcessSandbox {
  */
 export function bubblewrapArgs(sandbox: ProcessSandbox, cwd: string, command: string, args: string[]): string[] {
   const binds = sandbox.writable.flatMap((dir) => ['--bind', dir, dir]);
-  const hidden = [...HOME_SECRETS.map((secret) => path.join(sandbox.home, secret)), ...sandbox.hidden]
-    .filter((p) => existsSync(p))
-    .flatMap((p) => (statSync(p).isDirectory() ? ['--tmpfs', p] : ['--ro-bind', '/dev/null', p]));
+  const hidden = maskArgs([...HOME_SECRETS.map((secret) => path.join(sandbox.home, secret)), ...sandbox.hidden]);
   return [
     '--ro-bind',
     '/',
