@@ -103,9 +103,15 @@ export class GitRunner {
 
   /** `-c user.name=… -c user.email=…` for whatever identity the repository lacks. */
   async identityArgs(cwd: string): Promise<string[]> {
-    const [name, email] = await Promise.all(
-      ['user.name', 'user.email'].map(async (key) => (await this.exec(cwd, ['config', '--get', key], { okCodes: [1] })).stdout.trim()),
-    );
+    // One process for both keys: this runs before every commit, merge and rebase.
+    const found = (await this.exec(cwd, ['config', '--get-regexp', '^user\\.(name|email)$'], { okCodes: [1] })).stdout;
+    const value = (key: string) =>
+      found
+        .split('\n')
+        .filter((line) => line.toLowerCase().startsWith(`${key} `))
+        .map((line) => line.slice(key.length + 1).trim())
+        .at(-1);
+    const [name, email] = [value('user.name'), value('user.email')];
     return [
       ...(name ? [] : ['-c', `user.name=${FALLBACK_IDENTITY.name}`]),
       ...(email ? [] : ['-c', `user.email=${FALLBACK_IDENTITY.email}`]),

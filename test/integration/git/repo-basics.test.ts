@@ -116,6 +116,22 @@ describe('GitManager: repositories, status, branches and commits', () => {
     expect(await bare.log(repo, 5, 'trunk')).toHaveLength(1);
   });
 
+  it('fills in only the part of the identity a repository lacks, and keeps the one it has', async () => {
+    const home = path.join(dir, 'home');
+    await mkdir(home);
+    const bare = new GitManager({ env: bareGitEnv(home) });
+    const repo = path.join(dir, 'named');
+    await bare.init(repo);
+    expect(await bare.identityArgs(repo)).toEqual(['-c', 'user.name=Agent Queue', '-c', 'user.email=agent-queue@localhost']);
+    await gitOut(repo, 'config', 'user.name', 'Ada Lovelace');
+    expect(await bare.identityArgs(repo)).toEqual(['-c', 'user.email=agent-queue@localhost']);
+    await gitOut(repo, 'config', 'user.email', 'ada@example.com');
+    expect(await bare.identityArgs(repo)).toEqual([]);
+    await writeFile(path.join(repo, 'b.txt'), 'b');
+    await bare.commitAll(repo, 'add b');
+    expect(await gitOut(repo, 'log', '-1', '--format=%an <%ae>')).toBe('Ada Lovelace <ada@example.com>');
+  });
+
   it('clones, a chosen branch too, and says in one line why a clone failed', async () => {
     await gitOut(ws, 'checkout', '-b', 'dev');
     await commitFile(ws, 'dev.txt', 'dev\n');
