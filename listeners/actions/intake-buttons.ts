@@ -1,13 +1,13 @@
 import type { App } from '@slack/bolt';
 import { onAction } from './on-action';
 import { INTAKE_BUTTONS } from '../../src/slack/blocks/action-ids';
-import { proposalOf } from '../../src/slack/blocks/intake-proposal';
+import { intakeEditModal, proposalOf } from '../../src/slack/blocks/intake-proposal';
 import { md } from '../../src/slack/blocks/text';
 import type { ListenerDeps } from '../index';
 import { originOfClick, tell } from './reply';
 
 /**
- * Create / Dismiss on a task an intake proposed. The commands take the click from the reporter,
+ * Create / Edit / Dismiss on a task an intake proposed. The commands take the click from the reporter,
  * the intake's owner or an admin, and apply the intake's rate limit, budget and log.
  */
 export function registerIntakeButtons(app: App, { runtime }: ListenerDeps): void {
@@ -32,6 +32,17 @@ export function registerIntakeButtons(app: App, { runtime }: ListenerDeps): void
       replace_original: true,
       text: md`✅ <@${origin.userId ?? ''}> created task \`${result.created}\` *${p.title}* in *${result.project_id}*. Its progress and outcome show up in this thread.`
         .text,
+    });
+  });
+  onAction(app, INTAKE_BUTTONS.edit, async ({ body, action, respond, client }) => {
+    const origin = originOfClick(body, respond);
+    const p = proposalOf(action.value);
+    if (!p || origin.kind !== 'message' || !origin.messageTs) {
+      return tell({ runtime, client }, origin, ':warning: This proposal cannot be read any more. Post the report again.');
+    }
+    await client.views.open({
+      trigger_id: body.trigger_id,
+      view: intakeEditModal(p, { channelId: origin.channelId, messageTs: origin.messageTs }),
     });
   });
   onAction(app, INTAKE_BUTTONS.dismiss, async ({ body, action, respond, client }) => {

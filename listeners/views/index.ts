@@ -5,12 +5,14 @@ import { registerNewProjectModal } from './new-project';
 import { registerNewTaskModal } from './new-task';
 import { registerRequestChangesModal } from './request-changes';
 import { registerDenyRequestModal } from './deny-request';
+import { registerIntakeEditModal } from './intake-edit';
 
-/** Modal submissions: New task, New project, Add a repository. */
+/** Modal submissions: New task, New project, Add a repository, Request changes, Deny, an intake proposal's Edit. */
 export function registerViewListeners(app: App, deps: ListenerDeps): void {
   registerNewTaskModal(app, deps);
   registerNewProjectModal(app, deps);
   registerAddRepoModal(app, deps);
   registerRequestChangesModal(app, deps);
   registerDenyRequestModal(app, deps);
+  registerIntakeEditModal(app, deps);
 }

@@ -22,19 +22,23 @@ export function passesIntakeFilters(a: AutomationRecord, message: { userId: stri
 }
 
 /** Why an automation may not take work now (paused, rate limit, budget), or null. */
-async function whyNotNow(ctx: CommandContext, a: AutomationRecord): Promise<string | null> {
-  if (a.state !== 'enabled') return `Intake '${a.id}' is paused.`;
+async function whyNotNow(ctx: CommandContext, a: AutomationRecord): Promise<{ hold: string; reason: string } | null> {
+  if (a.state !== 'enabled') return { hold: 'paused', reason: `Intake '${a.id}' is paused.` };
   const created = await ctx.db.automations.tasksCreatedSince(a.id, Date.now() - HOUR_MS);
   if (created >= a.rateLimitPerHour) {
-    return `Rate limit: it already created or proposed ${created} task(s) in the last hour (limit ${a.rateLimitPerHour}).`;
+    return {
+      hold: 'rate-limit',
+      reason: `Rate limit: it already created or proposed ${created} task(s) in the last hour (limit ${a.rateLimitPerHour}).`,
+    };
   }
-  return overBudget(ctx.db, a.projectId, new Date());
+  const budget = await overBudget(ctx.db, a.projectId, new Date());
+  return budget ? { hold: 'budget', reason: budget } : null;
 }
 
 async function logRun(
   ctx: CommandContext,
   a: AutomationRecord,
-  run: { outcome: 'proposed' | 'linked' | 'skipped'; reason: string; taskId?: string | null },
+  run: { outcome: 'proposed' | 'linked' | 'skipped'; reason: string; taskId?: string | null; dedupKey?: string },
 ): Promise<number | null> {
   const runId = await ctx.db.automations.recordRun({
     automationId: a.id,
@@ -43,8 +47,10 @@ async function logRun(
     outcome: run.outcome,
     reason: run.reason,
     taskId: run.taskId ?? null,
-    dedupKey: null,
+    dedupKey: run.dedupKey ?? null,
   });
+  // Logged already under the same key: one entry (and one event) is enough.
+  if (runId === null) return null;
   const event = run.outcome === 'skipped' ? 'automation_skipped' : 'automation_fired';
   await ctx.events.emit(event, {
     projectId: a.projectId,
@@ -81,8 +87,10 @@ export const matchIntake = defineCommand({
       if (!passesIntakeFilters(a, { userId: args.user_id, text: args.text, reaction: args.reaction?.replace(/:/g, '') })) continue;
       const blocked = await whyNotNow(ctx, a);
       if (blocked) {
-        await logRun(ctx, a, { outcome: 'skipped', reason: blocked });
-        return { automation_id: null, skipped: blocked };
+        // A busy channel over its limit would log every message: one entry per hold and clock hour.
+        const hour = Math.floor(Date.now() / HOUR_MS);
+        await logRun(ctx, a, { outcome: 'skipped', reason: blocked.reason, dedupKey: `held:${blocked.hold}:${hour}` });
+        return { automation_id: null, skipped: blocked.reason };
       }
       return {
         automation_id: a.id,

@@ -5,6 +5,7 @@ export const MODAL_CALLBACKS = {
   newProject: 'aq_new_project',
   addRepo: 'aq_add_repo',
   requestChanges: 'aq_request_changes',
+  intakeEdit: 'aq_intake_edit_modal',
 } as const;
 
 /** Where a modal was opened from, so its outcome is told there (kept in private_metadata). */
@@ -32,7 +33,7 @@ export function option(text: string, value: string): PlainTextOption {
   return { text: plain(text.length > 75 ? `${text.slice(0, 74)}…` : text || value), value: value.slice(0, 150) };
 }
 
-function textInput(
+export function textInput(
   blockId: string,
   label: string,
   opts: { multiline?: boolean; optional?: boolean; hint?: string; placeholder?: string; initial?: string; max?: number } = {},

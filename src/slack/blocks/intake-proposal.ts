@@ -1,5 +1,6 @@
-import type { KnownBlock } from '@slack/types';
+import type { KnownBlock, View } from '@slack/types';
 import { INTAKE_BUTTONS } from './action-ids';
+import { MODAL_CALLBACKS, textInput } from './home-modals';
 import { button, clip, fallbackOf, LIMITS } from './common';
 import { md } from './text';
 
@@ -39,7 +40,7 @@ export function proposalOf(value: string | undefined): IntakeProposal | null {
   }
 }
 
-/** The thread reply proposing a task: title, description, project, priority, Create / Dismiss. */
+/** The thread reply proposing a task: title, description, project, priority, Create / Edit / Dismiss. */
 export function proposalMessage(p: IntakeProposal): { text: string; blocks: KnownBlock[] } {
   const value = proposalValue(p);
   const summary = md`📥 This looks like work for *${p.projectId}*: *${p.title}*`;
@@ -56,8 +57,67 @@ export function proposalMessage(p: IntakeProposal): { text: string; blocks: Know
       },
       {
         type: 'actions',
-        elements: [button('Create task', INTAKE_BUTTONS.create, value, 'primary'), button('Dismiss', INTAKE_BUTTONS.dismiss, value)],
+        elements: [
+          button('Create task', INTAKE_BUTTONS.create, value, 'primary'),
+          button('Edit', INTAKE_BUTTONS.edit, value),
+          button('Dismiss', INTAKE_BUTTONS.dismiss, value),
+        ],
       },
     ],
   };
+}
+
+/** Where the proposal message is, so the modal's outcome replaces it as Create would. */
+export interface ProposalMessage {
+  channelId: string;
+  messageTs: string;
+}
+
+const TITLE_MAX = 200;
+const DESCRIPTION_MAX = 3000;
+
+const plain = (text: string) => ({ type: 'plain_text' as const, text, emoji: true });
+
+/**
+ * Edit on a proposal: its title, description and priority in a modal, whose Create makes the
+ * task from what the person wrote. The proposal travels in private_metadata (without the
+ * description, which is in the form), within Slack's 3000 characters.
+ */
+export function intakeEditModal(p: IntakeProposal, where: ProposalMessage): View {
+  const { description: _description, ...kept } = p;
+  return {
+    type: 'modal',
+    callback_id: MODAL_CALLBACKS.intakeEdit,
+    private_metadata: JSON.stringify({ proposal: { ...kept, description: '' }, where }),
+    title: plain('Edit the task'),
+    submit: plain('Create task'),
+    close: plain('Cancel'),
+    blocks: [
+      {
+        type: 'context',
+        elements: [{ type: 'plain_text', text: clip(`For ${p.projectId}, from a report in the channel`, 150), emoji: false }],
+      },
+      textInput('title', 'Title', { initial: p.title.slice(0, TITLE_MAX), max: TITLE_MAX }),
+      textInput('description', 'Description', {
+        multiline: true,
+        initial: p.description.slice(0, DESCRIPTION_MAX),
+        max: DESCRIPTION_MAX,
+        hint: 'The agent sees only this.',
+      }),
+      textInput('priority', 'Priority', { optional: true, initial: String(p.priority ?? 100), hint: 'Lower runs first.' }),
+    ],
+  };
+}
+
+/** The proposal and its message an Edit modal was opened for, or null when the metadata is not one. */
+export function editedProposalOf(metadata: string | undefined): { proposal: IntakeProposal; where: ProposalMessage } | null {
+  try {
+    const parsed = JSON.parse(metadata || '{}') as { proposal?: unknown; where?: Partial<ProposalMessage> };
+    const proposal = proposalOf(JSON.stringify(parsed.proposal ?? null));
+    const where = parsed.where;
+    if (!proposal || typeof where?.channelId !== 'string' || typeof where.messageTs !== 'string') return null;
+    return { proposal, where: { channelId: where.channelId, messageTs: where.messageTs } };
+  } catch {
+    return null;
+  }
 }

@@ -1,7 +1,7 @@
 import { startTestApp, type TestApp } from '../../support/slack-app';
 import { FakeAnthropic, type RecordedRequest } from '../../support/fake-anthropic';
 import { FakeSlack, type ApiCall } from '../../support/fake-slack';
-import { blockActions, eventCallback, interactionBody, nextTs } from '../../support/slack-payloads';
+import { blockActions, eventCallback, interactionBody, nextTs, viewSubmission } from '../../support/slack-payloads';
 import { showsSomewhere } from '../../support/hostile';
 
 const INTAKE = 'CBUGS';
@@ -31,7 +31,13 @@ describe('channel intake: messages in an intake channel are triaged by the model
 
   beforeEach(async () => {
     model = await FakeAnthropic.start();
-    app = await startTestApp({ ANTHROPIC_API_KEY: 'sk-fake', ANTHROPIC_BASE_URL: model.url, AQ_CHAT_MODEL: 'fake-model-1' });
+    // An admin list, so a click by someone else (not the reporter) can be refused.
+    app = await startTestApp({
+      ANTHROPIC_API_KEY: 'sk-fake',
+      ANTHROPIC_BASE_URL: model.url,
+      AQ_CHAT_MODEL: 'fake-model-1',
+      AQ_ADMINS: 'UADMIN',
+    });
     slack = app.slack;
     await exec('create_project', { name: 'web' });
     expect(await exec('create_automation', { name: 'Bugs', kind: 'intake', project_id: 'web', channel_id: INTAKE })).toMatchObject({
@@ -152,6 +158,89 @@ describe('channel intake: messages in an intake channel are triaged by the model
     expect(runs.runs[0].reason).toContain('Rate limit');
     expect(model.requests).toHaveLength(1);
     expect(repliesIn(second)).toHaveLength(0);
+
+    // More messages while it is held: each is left alone, and the log keeps the one entry.
+    for (const text of ['and vue', 'and svelte']) {
+      expect(await exec('match_intake', { channel_id: INTAKE, user_id: 'U1', text })).toEqual({
+        automation_id: null,
+        skipped: expect.stringContaining('Rate limit'),
+      });
+    }
+    const after = (await exec('list_automation_runs', { automation_id: 'bugs' })) as { runs: Array<{ outcome: string }> };
+    expect(after.runs.map((r) => r.outcome)).toEqual(['skipped', 'created']);
+  });
+
+  it('Edit opens the proposal in a modal, and what the person writes there becomes the task', async () => {
+    model.enqueue(verdict({ kind: 'bug', title: 'Fix the <chart> legend', description: 'The legend overlaps.', priority: 40 }));
+    const report = await message(INTAKE, 'the chart legend overlaps the bars');
+    await triaged(report);
+    const proposal = repliesIn(report)[0];
+    const actions = (proposal.args.blocks as Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }>).find(
+      (b) => b.type === 'actions',
+    )!.elements!;
+    expect(actions.map((b) => b.action_id)).toEqual(['aq_intake_create', 'aq_intake_edit', 'aq_intake_dismiss']);
+    const proposalTs = nextTs();
+    const edit = actions.find((b) => b.action_id === 'aq_intake_edit')!;
+    await post(
+      interactionBody(
+        blockActions({
+          actionId: edit.action_id,
+          value: edit.value,
+          responseUrl: slack.responseUrl('edit'),
+          channelId: INTAKE,
+          messageTs: proposalTs,
+        }),
+      ),
+      false,
+    );
+    type Input = { block_id: string; element?: { initial_value?: string } };
+    const modal = (await slack.waitForCall('views.open')).args.view as { callback_id: string; private_metadata: string; blocks: Input[] };
+    const initial = Object.fromEntries(modal.blocks.filter((b) => b.element).map((b) => [b.block_id, b.element?.initial_value]));
+    expect(initial).toEqual({ title: 'Fix the <chart> legend', description: 'The legend overlaps.', priority: '40' });
+
+    const submit = (values: Record<string, string>, userId = 'U1') =>
+      post(
+        interactionBody(
+          viewSubmission({
+            callbackId: modal.callback_id,
+            privateMetadata: modal.private_metadata,
+            userId,
+            values: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, { value: { type: 'plain_text_input', value: v } }])),
+          }),
+        ),
+        false,
+      );
+    const refused = await submit({ title: ' ', description: 'd', priority: 'soon' });
+    expect(JSON.parse(refused.body)).toEqual({
+      response_action: 'errors',
+      errors: { title: 'Give the task a title.', priority: 'A whole number, 0 or more (lower runs first).' },
+    });
+    expect((await exec('list_tasks', { project_id: 'web' })).total).toBe(0);
+
+    // Someone who is neither the reporter, the owner nor an admin: told so, nothing created.
+    await submit({ title: 'Not mine', description: 'd', priority: '1' }, 'U9');
+    const told = await slack.waitForCall('chat.postEphemeral', (c: ApiCall) => c.args.user === 'U9');
+    expect(String(told.args.text)).toContain('Only the person who reported this');
+    expect((await exec('list_tasks', { project_id: 'web' })).total).toBe(0);
+
+    await submit({ title: 'Fix the legend <overlap>', description: 'Move the legend below the chart.', priority: '7' });
+    const updated = await slack.waitForCall('chat.update', (c: ApiCall) => c.args.ts === proposalTs);
+    const tasks = (await exec('list_tasks', { project_id: 'web' })) as { tasks: Array<{ id: string; title: string; priority: number }> };
+    expect(tasks.tasks).toEqual([expect.objectContaining({ title: 'Fix the legend <overlap>', priority: 7 })]);
+    expect(await exec('get_task', { task_id: tasks.tasks[0].id })).toMatchObject({ description: 'Move the legend below the chart.' });
+    expect(updated.args).toMatchObject({ channel: INTAKE, blocks: [] });
+    expect(String(updated.args.text)).toContain(tasks.tasks[0].id);
+    expect(String(updated.args.text)).toContain('&lt;overlap&gt;');
+    // The proposal is decided: its Create button makes no second task.
+    const create = actions.find((b) => b.action_id === 'aq_intake_create')!;
+    await post(
+      interactionBody(
+        blockActions({ actionId: create.action_id, value: create.value, responseUrl: slack.responseUrl('late'), channelId: INTAKE }),
+      ),
+      false,
+    );
+    expect(JSON.stringify((await slack.waitForResponse((r) => r.id === 'late')).body)).toContain('already created or dismissed');
+    expect((await exec('list_tasks', { project_id: 'web' })).total).toBe(1);
   });
 
   it('dismisses a proposal once, creating nothing', async () => {
