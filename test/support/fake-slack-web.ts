@@ -157,7 +157,7 @@ export class SlackDefaults {
       case 'conversations.replies':
         return this.replies(channel, args);
       case 'conversations.history':
-        return { ok: true, messages: [], has_more: false, response_metadata: { next_cursor: '' } };
+        return this.history(channel, args);
       case 'chat.startStream': {
         const ts = this.nextTs();
         return { ok: true, channel, ts };
@@ -237,6 +237,30 @@ export class SlackDefaults {
     const page = thread.slice(start, start + limit);
     const more = start + limit < thread.length;
     return { ok: true, messages: page, has_more: more, response_metadata: { next_cursor: more ? String(start + limit) : '' } };
+  }
+
+  /**
+   * conversations.history: the channel's top-level messages, newest first, between `oldest` and
+   * `latest` (each end included only with `inclusive`), `limit` of them.
+   */
+  private history(channel: string, args: Record<string, unknown>): Record<string, unknown> {
+    const needed = historyScope(channel);
+    this.scopes ??= manifestScopes();
+    if (!this.scopes.has(needed)) return { ok: false, error: 'missing_scope', needed, provided: [...this.scopes].join(',') };
+    const inclusive = args.inclusive === true || args.inclusive === 'true';
+    const latest = args.latest === undefined ? Infinity : Number(args.latest);
+    const oldest = args.oldest === undefined ? -Infinity : Number(args.oldest);
+    const roots = [...this.threads.entries()]
+      .filter(([key]) => key.startsWith(`${channel}:`))
+      .map(([key, thread]) => thread.find((m) => `${channel}:${String(m.ts)}` === key))
+      .filter((m): m is Record<string, unknown> => m !== undefined)
+      .filter((m) => {
+        const ts = Number(m.ts);
+        return (inclusive ? ts <= latest : ts < latest) && (inclusive ? ts >= oldest : ts > oldest);
+      })
+      .sort((a, b) => Number(b.ts) - Number(a.ts));
+    const limit = Number(args.limit ?? 100) || 100;
+    return { ok: true, messages: roots.slice(0, limit), has_more: roots.length > limit, response_metadata: { next_cursor: '' } };
   }
 
   private message(args: Record<string, unknown>, ts: string): Record<string, unknown> {

@@ -243,6 +243,46 @@ describe('channel intake: messages in an intake channel are triaged by the model
     expect((await exec('list_tasks', { project_id: 'web' })).total).toBe(1);
   });
 
+  it('with a reaction trigger, only a message someone adds that reaction to is read and triaged', async () => {
+    await exec('edit_automation', { automation_id: 'bugs', reaction: ':bug:', pattern: 'crash' });
+    const react = async (ts: string, reaction: string, user = 'U2') => {
+      const response = await post(
+        eventCallback({
+          type: 'reaction_added',
+          user,
+          reaction,
+          item_user: 'U1',
+          item: { type: 'message', channel: INTAKE, ts },
+          event_ts: nextTs(),
+        }),
+      );
+      expect(response.status).toBe(200);
+    };
+    // Posted messages alone fire nothing: Slack keeps them; the app does not read them yet.
+    const say = async (text: string) => {
+      const event = slack.userSays({ channel: INTAKE, text, user: 'U1' });
+      expect((await post(eventCallback(event))).status).toBe(200);
+      return event.ts;
+    };
+    const crash = await say('The app crashes when I upload a PNG');
+    const other = await say('The footer colour is off');
+
+    // Another reaction, and the trigger on a message that fails the pattern: not triaged.
+    await react(crash, 'thumbsup');
+    await react(other, 'bug');
+    // Its text is read (the pattern is checked only then), and it goes no further.
+    await slack.waitForCall('conversations.history', (c: ApiCall) => c.args.latest === other);
+    model.enqueue(verdict({ kind: 'bug', title: 'Fix the crash on PNG upload', description: 'Uploading a PNG crashes the app.' }));
+    await react(crash, 'bug');
+    await triaged(crash);
+    expect(model.requests).toHaveLength(1);
+    expect(JSON.stringify(model.requests[0].body.messages)).toContain('crashes when I upload a PNG');
+    expect(showsSomewhere(repliesIn(crash)[0].args.blocks, 'Fix the crash on PNG upload')).toBe(true);
+    expect(repliesIn(other)).toHaveLength(0);
+    expect(slack.callsTo('reactions.add').map((c) => c.args.timestamp)).toEqual([crash]);
+    expect((await exec('list_tasks', { project_id: 'web' })).total).toBe(0);
+  });
+
   it('dismisses a proposal once, creating nothing', async () => {
     model.enqueue(verdict({ kind: 'feature', title: 'Add CSV export', description: 'Export the report as CSV.' }));
     const ask = await message(INTAKE, 'could we export reports as csv?');
