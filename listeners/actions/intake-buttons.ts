@@ -1,13 +1,14 @@
 import type { App } from '@slack/bolt';
 import { onAction } from './on-action';
 import { INTAKE_BUTTONS } from '../../src/slack/blocks/action-ids';
-import { intakeEditModal, proposalOf } from '../../src/slack/blocks/intake-proposal';
+import { intakeEditModal, proposalOf, triageRetryOf } from '../../src/slack/blocks/intake-proposal';
+import { triageCandidate } from '../events/intake';
 import { md } from '../../src/slack/blocks/text';
 import type { ListenerDeps } from '../index';
 import { originOfClick, tell } from './reply';
 
 /**
- * Create / Edit / Dismiss on a task an intake proposed. The commands take the click from the reporter,
+ * Create / Edit / Dismiss on a task an intake proposed, and Try again on a failed triage. The commands take the click from the reporter,
  * the intake's owner or an admin, and apply the intake's rate limit, budget and log.
  */
 export function registerIntakeButtons(app: App, { runtime }: ListenerDeps): void {
@@ -44,6 +45,15 @@ export function registerIntakeButtons(app: App, { runtime }: ListenerDeps): void
       trigger_id: body.trigger_id,
       view: intakeEditModal(p, { channelId: origin.channelId, messageTs: origin.messageTs }),
     });
+  });
+  // Try again after the model did not answer: the message is read and triaged anew, under the
+  // intake's filters, rate limit and budget as at first.
+  onAction(app, INTAKE_BUTTONS.retry, async ({ body, action, respond, client }) => {
+    const origin = originOfClick(body, respond);
+    const r = triageRetryOf(action.value);
+    if (!r) return tell({ runtime, client }, origin, ':warning: This message cannot be read any more. Post the report again.');
+    await respond({ replace_original: true, text: md`<@${origin.userId ?? ''}> asked to triage this message again.`.text });
+    await triageCandidate(runtime, client, r);
   });
   onAction(app, INTAKE_BUTTONS.dismiss, async ({ body, action, respond, client }) => {
     const origin = originOfClick(body, respond);

@@ -4,8 +4,7 @@ import type { ListenerDeps, ListenerRuntime } from '../index';
 import { triageIntakeMessage } from '../../src/chat/intake-triage';
 import { firstDelivery } from '../../src/slack/slack-events';
 import { permalinkOf } from '../../src/slack/source-thread';
-import { proposalMessage } from '../../src/slack/blocks/intake-proposal';
-import { fallbackOf } from '../../src/slack/blocks/common';
+import { proposalMessage, triageFailedMessage } from '../../src/slack/blocks/intake-proposal';
 import { md } from '../../src/slack/blocks/text';
 import type { ChannelMessage } from '../../src/slack/task-thread-replies';
 
@@ -147,9 +146,11 @@ export async function triageCandidate(runtime: ListenerRuntime, client: WebClien
     );
   } catch (err) {
     log(`Intake triage of ${c.channel}/${c.ts} failed: ${String(err)}`);
-    await say(client, c, {
-      text: fallbackOf('I could not triage this message just now (the model did not answer). Add the reaction again or ask an admin.'),
-    }).catch(() => undefined);
+    await say(
+      client,
+      c,
+      triageFailedMessage({ channel: c.channel, ts: c.ts, userId: c.userId, ...(c.reaction && { reaction: c.reaction }) }),
+    ).catch(() => undefined);
   } finally {
     await client.reactions.remove({ channel: c.channel, timestamp: c.ts, name: EYES }).catch(() => undefined);
   }

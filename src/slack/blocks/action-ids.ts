@@ -61,7 +61,12 @@ export const HELP_BUTTONS = { page: 'aq_help_page' } as const;
 export const MERGE_TRAIN_BUTTONS = { moveUp: 'aq_merge_train_move_up', takeOut: 'aq_merge_train_take_out' } as const;
 
 /** listeners/actions/intake-buttons.ts: a channel intake's proposed task. Value: the proposal (intake-proposal.ts). */
-export const INTAKE_BUTTONS = { create: 'aq_intake_create', edit: 'aq_intake_edit', dismiss: 'aq_intake_dismiss' } as const;
+export const INTAKE_BUTTONS = {
+  create: 'aq_intake_create',
+  edit: 'aq_intake_edit',
+  dismiss: 'aq_intake_dismiss',
+  retry: 'aq_intake_retry',
+} as const;
 
 /** Every declared id, for the test that each one has a listener. */
 export const ALL_ACTION_IDS: readonly string[] = [

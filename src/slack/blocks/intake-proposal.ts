@@ -121,3 +121,34 @@ export function editedProposalOf(metadata: string | undefined): { proposal: Inta
     return null;
   }
 }
+
+/** A message whose triage failed, as its Try again button carries it (its text is read again then). */
+export interface TriageRetry {
+  channel: string;
+  ts: string;
+  userId: string;
+  reaction?: string;
+}
+
+/** The thread reply when the model did not answer: what happened, and a button to try again. */
+export function triageFailedMessage(r: TriageRetry): { text: string; blocks: KnownBlock[] } {
+  const text = 'I could not triage this message just now (the model did not answer).';
+  return {
+    text: fallbackOf(text),
+    blocks: [
+      { type: 'section', text: { type: 'plain_text', text, emoji: false } },
+      { type: 'actions', elements: [button('Try again', INTAKE_BUTTONS.retry, JSON.stringify(r))] },
+    ],
+  };
+}
+
+/** The message a Try again button names, or null when its value is not one. */
+export function triageRetryOf(value: string | undefined): TriageRetry | null {
+  try {
+    const r = JSON.parse(value ?? '') as Partial<TriageRetry>;
+    if (typeof r.channel !== 'string' || typeof r.ts !== 'string' || typeof r.userId !== 'string') return null;
+    return { channel: r.channel, ts: r.ts, userId: r.userId, ...(typeof r.reaction === 'string' && { reaction: r.reaction }) };
+  } catch {
+    return null;
+  }
+}

@@ -23,6 +23,12 @@ describe('channel intake: messages in an intake channel are triaged by the model
     expect(response.status).toBe(200);
     return ts;
   };
+  /** A message Slack keeps (conversations.history finds it) and delivers to the app. */
+  const say = async (text: string, user = 'U1') => {
+    const event = slack.userSays({ channel: INTAKE, text, user });
+    expect((await post(eventCallback(event))).status).toBe(200);
+    return event.ts;
+  };
   const repliesIn = (ts: string) => slack.callsTo('chat.postMessage').filter((c) => c.args.thread_ts === ts);
   const triaged = (ts: string) => slack.waitForCall('reactions.remove', (c: ApiCall) => c.args.timestamp === ts && c.args.name === 'eyes');
   const exec = (name: string, args: Record<string, unknown> = {}) =>
@@ -259,11 +265,6 @@ describe('channel intake: messages in an intake channel are triaged by the model
       expect(response.status).toBe(200);
     };
     // Posted messages alone fire nothing: Slack keeps them; the app does not read them yet.
-    const say = async (text: string) => {
-      const event = slack.userSays({ channel: INTAKE, text, user: 'U1' });
-      expect((await post(eventCallback(event))).status).toBe(200);
-      return event.ts;
-    };
     const crash = await say('The app crashes when I upload a PNG');
     const other = await say('The footer colour is off');
 
@@ -281,6 +282,31 @@ describe('channel intake: messages in an intake channel are triaged by the model
     expect(repliesIn(other)).toHaveLength(0);
     expect(slack.callsTo('reactions.add').map((c) => c.args.timestamp)).toEqual([crash]);
     expect((await exec('list_tasks', { project_id: 'web' })).total).toBe(0);
+  });
+
+  it('when the model does not answer, says so with a Try again button that triages the message anew', async () => {
+    const failure = { error: { status: 500, type: 'api_error', message: 'overloaded' } };
+    model.enqueue(failure, failure, failure);
+    const report = await say('Search returns nothing for quoted words', 'U1');
+    await triaged(report);
+    const [sorry] = repliesIn(report);
+    expect(String(sorry.args.text)).toContain('could not triage');
+    const retry = (sorry.args.blocks as Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }>).find(
+      (b) => b.type === 'actions',
+    )!.elements![0];
+    expect(retry.action_id).toBe('aq_intake_retry');
+
+    model.enqueue(verdict({ kind: 'bug', title: 'Fix quoted search', description: 'Quoted words find nothing.' }));
+    await post(
+      interactionBody(
+        blockActions({ actionId: retry.action_id, value: retry.value, responseUrl: slack.responseUrl('retry'), channelId: INTAKE }),
+      ),
+      false,
+    );
+    expect(String((await slack.waitForResponse((r) => r.id === 'retry')).body.text)).toContain('again');
+    await slack.waitForCall('chat.postMessage', (c: ApiCall) => c.args.thread_ts === report && repliesIn(report).length === 2);
+    expect(showsSomewhere(repliesIn(report)[1].args.blocks, 'Fix quoted search')).toBe(true);
+    expect(JSON.stringify(model.requests.at(-1)?.body.messages)).toContain('Search returns nothing for quoted words');
   });
 
   it('dismisses a proposal once, creating nothing', async () => {
