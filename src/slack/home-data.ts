@@ -221,20 +221,19 @@ export async function loadHomeData(execute: Execute): Promise<HomeData> {
       return { id: t.id, title: t.title, projectId: t.project_id, ...(typeof why === 'string' && why && { waiting: why }) };
     }),
     readyTotal: status.tasks.by_status.READY ?? status.tasks.ready_to_work.length,
-    ...(!failed(automations) &&
-      automations.total > 0 && {
-        automations: {
-          rows: automations.automations.map((a) => ({
-            id: a.id,
-            name: a.name,
-            kind: a.kind,
-            projectId: a.project_id,
-            enabled: a.enabled,
-            pausedReason: a.paused_reason,
-          })),
-          total: automations.total,
-        },
-      }),
+    ...(!failed(automations) && {
+      automations: {
+        rows: automations.automations.map((a) => ({
+          id: a.id,
+          name: a.name,
+          kind: a.kind,
+          projectId: a.project_id,
+          enabled: a.enabled,
+          pausedReason: a.paused_reason,
+        })),
+        total: automations.total,
+      },
+    }),
     pausedProjects: projectList.filter((p) => p.status === 'PAUSED').map((p) => ({ id: String(p.id), name: String(p.name) })),
     ...(status.workers && {
       workers: status.workers.map((w) => ({

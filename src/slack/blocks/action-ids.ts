@@ -52,7 +52,7 @@ export const REQUEST_ACTIONS = {
 } as const;
 
 /** listeners/actions/automation-buttons.ts: the Home's Pause / Resume on an automation. */
-export const AUTOMATION_BUTTONS = { pause: 'aq_pause_automation', resume: 'aq_resume_automation' } as const;
+export const AUTOMATION_BUTTONS = { pause: 'aq_pause_automation', resume: 'aq_resume_automation', addIntake: 'aq_add_intake' } as const;
 
 /** listeners/commands/help-pages.ts: the page buttons of `/aq help`. */
 export const HELP_BUTTONS = { page: 'aq_help_page' } as const;

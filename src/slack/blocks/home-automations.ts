@@ -12,10 +12,14 @@ const KIND_ICON: Record<string, string> = { schedule: '⏰', webhook: '🪝', in
 /** Every automation in one place, each with a one-click Pause (or Resume). */
 export function automationsSection(data: HomeData, cap: number): KnownBlock[] {
   const automations = data.automations;
-  if (!automations || automations.total === 0) return [];
+  if (!automations) return [];
   const blocks: KnownBlock[] = [
     { type: 'divider' },
-    { type: 'section', text: { type: 'mrkdwn', text: `*Automations* · ${automations.total}` } },
+    {
+      type: 'section',
+      text: { type: 'mrkdwn', text: `*Automations* · ${automations.total}` },
+      accessory: button('📥 Turn on channel intake', AUTOMATION_BUTTONS.addIntake, 'intake'),
+    },
   ];
   for (const a of automations.rows.slice(0, cap)) {
     const state = a.enabled ? [] : [txt(' · paused'), ...(a.pausedReason ? [txt(`: ${a.pausedReason}`)] : [])];

@@ -6,6 +6,7 @@ export const MODAL_CALLBACKS = {
   addRepo: 'aq_add_repo',
   requestChanges: 'aq_request_changes',
   intakeEdit: 'aq_intake_edit_modal',
+  intakeSetup: 'aq_intake_setup',
 } as const;
 
 /** Where a modal was opened from, so its outcome is told there (kept in private_metadata). */
@@ -55,7 +56,7 @@ export function textInput(
   };
 }
 
-function projectSelect(projects: Array<{ id: string; name: string }>, selected?: string | null): KnownBlock {
+export function projectSelect(projects: Array<{ id: string; name: string }>, selected?: string | null): KnownBlock {
   const options = projects.slice(0, 100).map((p) => option(p.name === p.id ? p.name : `${p.name} (${p.id})`, p.id));
   const initial = options.find((o) => o.value === selected) ?? (options.length === 1 ? options[0] : undefined);
   return {
