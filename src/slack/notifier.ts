@@ -9,13 +9,16 @@ import { OPENS_THREAD, progressReply, ROOT_CHANGING, threadReply, threadRoot, ty
 import { fallbackOf, type Rendered } from './blocks/common';
 import { md } from './blocks/text';
 import { markdownToMrkdwn } from './mrkdwn';
-import { linkSourceThread } from './source-thread';
+import { linkSourceThread, tellSourceThreadOutcome } from './source-thread';
 import { slackFeaturesFor } from './ai-surfaces/features';
 import { TaskSessions } from './ai-surfaces/task-sessions';
 import { TaskRooms } from './rooms/task-rooms';
 import { OverlapWarnings } from './overlap-warnings';
 
 const PROGRESS_INTERVAL_MS = 3000;
+
+/** The events that end a task, told in the thread it was asked for in. */
+const SOURCE_TOLD = new Set(['task_completed', 'task_failed', 'task_blocked', 'task_stopped', 'task_skipped']);
 
 /** What the notifier needs from the process (the Runtime has all of it). */
 export interface NotifierSource {
@@ -108,6 +111,7 @@ export class SlackNotifier {
     if (again && ROOT_CHANGING.has(event.type)) await this.updateRoot(taskId, thread, event);
     const post = threadReply(event, again);
     if (post) await this.replyIn(thread, post);
+    await this.tellSource(taskId, thread, event);
     await this.sessions.follow(thread, event, typeof event.payload.title === 'string' ? event.payload.title : taskId);
     await this.rooms.follow(event, thread);
   }
@@ -122,6 +126,17 @@ export class SlackNotifier {
     await this.source.db.taskThreads.save(taskId, channel, posted.ts);
     await this.linkSource(taskId, { channelId: channel, threadTs: posted.ts });
     return { channelId: channel, threadTs: posted.ts };
+  }
+
+  /** A task asked for in another thread says there how it ended. */
+  private async tellSource(taskId: string, thread: Thread, event: EventRecord): Promise<void> {
+    if (!SOURCE_TOLD.has(event.type)) return;
+    const task = await this.execute('get_task', { task_id: taskId });
+    if ('error' in task || typeof task.source_url !== 'string') return;
+    const sourced = { id: taskId, title: String(task.title), sourceUrl: task.source_url };
+    await tellSourceThreadOutcome(this.client, sourced, thread, event).catch((err) =>
+      this.log(`Could not tell the thread task ${taskId} was asked for in how it ended: ${slackError(err)}`),
+    );
   }
 
   /** A task asked for in another thread says there where its own thread now is. */

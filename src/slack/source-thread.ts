@@ -59,3 +59,46 @@ export async function linkSourceThread(client: WebClient, task: SourcedTask, tas
     blocks: [{ type: 'section', text: { type: 'mrkdwn', text: text.text } }],
   });
 }
+
+/** How a task's end reads in the thread it was asked for in, by event; null: not an end. */
+function endWords(type: string, payload: Record<string, unknown>): { icon: string; words: string } | null {
+  switch (type) {
+    case 'task_completed':
+      return { icon: '✅', words: 'is done' };
+    case 'task_failed':
+      return payload.will_retry ? null : { icon: '🔴', words: 'failed' };
+    case 'task_blocked':
+      return { icon: '⛔', words: 'is blocked' };
+    case 'task_stopped':
+      return { icon: '⏹️', words: 'was stopped' };
+    case 'task_skipped':
+      return { icon: '⏭️', words: 'was skipped' };
+    default:
+      return null;
+  }
+}
+
+/**
+ * Tells the thread a task was asked for in how the task ended (done, failed, blocked, stopped,
+ * skipped), with a link to the task's own thread where the details are. Nothing for other
+ * events, a source that is not a Slack thread, or a task asked for in its own thread.
+ */
+export async function tellSourceThreadOutcome(
+  client: WebClient,
+  task: SourcedTask,
+  taskThread: SlackPlace,
+  event: { type: string; payload: Record<string, unknown> },
+): Promise<void> {
+  const end = endWords(event.type, event.payload);
+  const source = placeOfPermalink(task.sourceUrl);
+  if (!end || !source || (source.channelId === taskThread.channelId && source.threadTs === taskThread.threadTs)) return;
+  const link = await permalinkOf(client, taskThread.channelId, taskThread.threadTs);
+  const where = link ? md` (<${link}|details in its thread>)` : md` (details in its thread in <#${taskThread.channelId}>)`;
+  const text = md`${end.icon} Task \`${task.id}\` *${task.title}* ${end.words}.`;
+  await client.chat.postMessage({
+    channel: source.channelId,
+    thread_ts: source.threadTs,
+    text: fallbackOf(`${end.icon} Task ${task.id} ${task.title} ${end.words}.`),
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: text.text + where.text } }],
+  });
+}

@@ -112,6 +112,19 @@ describe('a mention in a thread gives the chat agent the thread', () => {
     const link = slack.callsTo('chat.postMessage').find((c) => c.args.thread_ts === report.ts && String(c.args.text).startsWith('🧵'))!;
     expect(link.args.channel).toBe('CPROJ');
     expect(JSON.stringify(link.args.blocks)).toContain(`https://example.slack.com/archives/CPROJ/p${taskThread.threadTs.replace('.', '')}`);
+
+    // How it ends is told there too, once: a retry on the way is not an end.
+    const told = () =>
+      slack.callsTo('chat.postMessage').filter((c) => c.args.thread_ts === report.ts && !String(c.args.text).startsWith('🧵'));
+    await started.runtime.events.emit('task_failed', {
+      projectId: 'web',
+      taskId: id,
+      payload: { title: 'Fix the Safari login crash', will_retry: true },
+    });
+    await started.runtime.events.emit('task_completed', { projectId: 'web', taskId: id, payload: { title: 'Fix the Safari login crash' } });
+    await started.notifier.idle();
+    expect(told().map((c) => c.args.text)).toEqual([`✅ Task ${id} Fix the Safari login crash is done.`]);
+    expect(JSON.stringify(told()[0].args.blocks)).toContain(`p${taskThread.threadTs.replace('.', '')}|details in its thread`);
   });
 
   it('a mention in a private channel’s thread reads that thread too (groups:history)', async () => {
