@@ -25,6 +25,7 @@ export function registerIntakeButtons(app: App, { runtime }: ListenerDeps): void
         ...(p.priority !== undefined && { priority: p.priority }),
         reporter: p.reporter,
         ...(p.runId && { proposal_run: p.runId }),
+        ...(p.report && { source_channel_id: p.report.channel, source_thread_ts: p.report.ts }),
       },
       { source: 'slack', userId: origin.userId, ...(p.sourceUrl && { sourceUrl: p.sourceUrl }) },
     );

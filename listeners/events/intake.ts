@@ -114,6 +114,8 @@ export async function triageCandidate(runtime: ListenerRuntime, client: WebClien
           description: verdict.description,
           ...(verdict.priority !== undefined && { priority: verdict.priority }),
           reporter: c.userId,
+          source_channel_id: c.channel,
+          source_thread_ts: c.ts,
         },
         { ...reporter, ...(sourceUrl && { sourceUrl }) },
       );
@@ -141,6 +143,7 @@ export async function triageCandidate(runtime: ListenerRuntime, client: WebClien
         description: verdict.description,
         ...(verdict.priority !== undefined && { priority: verdict.priority }),
         ...(sourceUrl && { sourceUrl }),
+        report: { channel: c.channel, ts: c.ts },
         ...(runId !== null && { runId }),
       }),
     );

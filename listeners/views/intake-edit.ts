@@ -47,6 +47,7 @@ export function registerIntakeEditModal(app: App, { runtime }: ListenerDeps): vo
         ...(priority && { priority: Number(priority) }),
         reporter: p.reporter,
         ...(p.runId && { proposal_run: p.runId }),
+        ...(p.report && { source_channel_id: p.report.channel, source_thread_ts: p.report.ts }),
       },
       { source: 'slack', userId, ...(p.sourceUrl && { sourceUrl: p.sourceUrl }) },
     );

@@ -138,6 +138,8 @@ export const createIntakeTask = defineCommand({
     priority: optional(integer('Priority (lower runs first)')),
     reporter: optional(requiredText('Who posted the message (their clicks count)')),
     proposal_run: proposalRun,
+    source_channel_id: optional(requiredText('The channel of the reported message')),
+    source_thread_ts: optional(requiredText("The reported message's ts: a reply in its thread then reaches the task")),
   }),
   async run(args, ctx) {
     const a = await requireIntake(ctx, args.automation_id);
@@ -155,6 +157,9 @@ export const createIntakeTask = defineCommand({
       task: { title: args.title.slice(0, 200), description: args.description, priority: args.priority },
     });
     if (result.outcome !== 'created') throw new CommandError(`No task was created. ${result.reason}`);
+    if (args.source_channel_id && args.source_thread_ts) {
+      await ctx.db.taskSourceThreads.save(result.taskId, args.source_channel_id, args.source_thread_ts);
+    }
     return { created: result.taskId, automation_id: a.id, project_id: a.projectId };
   },
 });

@@ -11,6 +11,7 @@ import { ChatThreadRepository } from './repositories/chat-threads';
 import { ProcessedEventRepository } from './repositories/processed-events';
 import { TaskThreadRepository } from './repositories/task-threads';
 import { TaskRoomRepository } from './repositories/task-rooms';
+import { TaskSourceThreadRepository } from './repositories/task-source-threads';
 import { HookRepository } from './repositories/hooks';
 import { AgentRepository } from './repositories/agents';
 import { TaskResultRepository } from './repositories/task-results';
@@ -48,6 +49,7 @@ export class Database {
   readonly processedEvents: ProcessedEventRepository;
   readonly taskThreads: TaskThreadRepository;
   readonly taskRooms: TaskRoomRepository;
+  readonly taskSourceThreads: TaskSourceThreadRepository;
   readonly agents: AgentRepository;
   readonly taskResults: TaskResultRepository;
   readonly tokenUsage: TokenUsageRepository;
@@ -85,6 +87,7 @@ export class Database {
     this.processedEvents = new ProcessedEventRepository(fork);
     this.taskThreads = new TaskThreadRepository(fork);
     this.taskRooms = new TaskRoomRepository(fork);
+    this.taskSourceThreads = new TaskSourceThreadRepository(fork);
     this.agents = new AgentRepository(fork);
     this.taskResults = new TaskResultRepository(fork);
     this.tokenUsage = new TokenUsageRepository(fork);

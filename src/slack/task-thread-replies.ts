@@ -1,9 +1,14 @@
 import type { TaskRoomRepository } from '../db/repositories/task-rooms';
 import type { TaskThreadRepository } from '../db/repositories/task-threads';
+import type { TaskSourceThreadRepository } from '../db/repositories/task-source-threads';
 
 /** What finding a task by its Slack thread or room needs from the process (the Runtime has it): lookups, no writes. */
 export interface TaskThreadSource {
-  db: { taskThreads: Pick<TaskThreadRepository, 'taskFor'>; taskRooms: Pick<TaskRoomRepository, 'taskFor'> };
+  db: {
+    taskThreads: Pick<TaskThreadRepository, 'taskFor'>;
+    taskRooms: Pick<TaskRoomRepository, 'taskFor'>;
+    taskSourceThreads: Pick<TaskSourceThreadRepository, 'taskFor'>;
+  };
 }
 
 /** A channel message event, as far as steering reads it. */
@@ -64,9 +69,14 @@ export function roomMessageOf(message: ChannelMessage, botUserId?: string): Thre
 }
 
 /**
- * The task whose thread (or room: a message anywhere in a task's room is for its task) this is,
- * or null: a message anywhere else is not read any further.
+ * The task whose thread (or room: a message anywhere in a task's room is for its task; or the
+ * thread of the report an intake made it from) this is, or null: a message anywhere else is not
+ * read any further.
  */
 export async function taskOfThread(source: TaskThreadSource, channel: string, threadTs: string): Promise<string | null> {
-  return (await source.db.taskThreads.taskFor(channel, threadTs)) ?? (await source.db.taskRooms.taskFor(channel));
+  return (
+    (await source.db.taskThreads.taskFor(channel, threadTs)) ??
+    (await source.db.taskRooms.taskFor(channel)) ??
+    (await source.db.taskSourceThreads.taskFor(channel, threadTs))
+  );
 }

@@ -12,6 +12,7 @@ export * from './token-usage';
 export * from './chat-thread';
 export * from './task-thread';
 export * from './task-room';
+export * from './task-source-thread';
 export * from './system-state';
 export * from './processed-event';
 
@@ -29,6 +30,7 @@ import { TokenUsage } from './token-usage';
 import { ChatThread } from './chat-thread';
 import { TaskThread } from './task-thread';
 import { TaskRoom } from './task-room';
+import { TaskSourceThread } from './task-source-thread';
 import { SystemState } from './system-state';
 import { ProcessedSlackEvent } from './processed-event';
 
@@ -47,6 +49,7 @@ export const ALL_ENTITIES = [
   ChatThread,
   TaskThread,
   TaskRoom,
+  TaskSourceThread,
   SystemState,
   ProcessedSlackEvent,
 ];

@@ -22,6 +22,7 @@ import { Migration20261125200400 } from './Migration20261125200400_conflict_rada
 import { Migration20261125200500 } from './Migration20261125200500_task_rooms';
 import { Migration20261125200600 } from './Migration20261125200600_agent_backends';
 import { Migration20261125200700 } from './Migration20261125200700_automations';
+import { Migration20261126021500 } from './Migration20261126021500_intake_source_threads';
 
 /** Every migration, oldest first. Add a new file and list it here; never edit a shipped one. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -48,4 +49,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261125200500_task_rooms', class: Migration20261125200500 },
   { name: 'Migration20261125200600_agent_backends', class: Migration20261125200600 },
   { name: 'Migration20261125200700_automations', class: Migration20261125200700 },
+  { name: 'Migration20261126021500_intake_source_threads', class: Migration20261126021500 },
 ];

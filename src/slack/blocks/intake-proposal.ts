@@ -14,6 +14,8 @@ export interface IntakeProposal {
   priority?: number;
   /** The reported message's permalink, so the task's progress reaches that thread. */
   sourceUrl?: string;
+  /** The reported message (channel and ts): a reply in its thread then reaches the task. */
+  report?: { channel: string; ts: string };
   /** The proposal's logged run: the first Create or Dismiss decides it, a second click is refused. */
   runId?: number;
 }

@@ -148,6 +148,30 @@ describe('channel intake: messages in an intake channel are triaged by the model
     expect(tasks.tasks).toHaveLength(1);
     expect(String(repliesIn(first)[0].args.text)).toContain(tasks.tasks[0].id);
 
+    // The reporter's own thread steers the task as the task's thread does, under the same rule:
+    // the project's steerers and admins only.
+    const replyInReport = async (text: string) => {
+      const ts = nextTs();
+      await post(
+        eventCallback({ type: 'message', channel: INTAKE, channel_type: 'channel', user: 'U1', text, ts, thread_ts: first, event_ts: ts }),
+      );
+      return ts;
+    };
+    await replyInReport('only the 4.x line');
+    const refused = await slack.waitForCall('chat.postEphemeral', (c: ApiCall) => c.args.thread_ts === first);
+    expect(String(refused.args.text)).toContain(`did not reach the agent of \`${tasks.tasks[0].id}\``);
+    // A steerer, once the task has finished: the reply becomes its follow-up.
+    await exec('set_project_steerers', { project_id: 'web', user_ids: ['U1'] });
+    await exec('set_task_status', { task_id: tasks.tasks[0].id, status: 'COMPLETED' });
+    const reply = await replyInReport('only the 4.x line, please');
+    await slack.waitForCall('reactions.add', (c: ApiCall) => c.args.timestamp === reply && c.args.name === 'eyes');
+    const { events } = (await exec('get_recent_events', { limit: 10 })) as {
+      events: Array<{ type: string; task_id: string | null; payload: Record<string, unknown> }>;
+    };
+    expect(events.some((e) => e.task_id === tasks.tasks[0].id && JSON.stringify(e.payload).includes('only the 4.x line, please'))).toBe(
+      true,
+    );
+
     // Over the limit the model is not even asked, and the run log says why.
     const skipped = new Promise<void>((resolve) => {
       const stop = app.started.runtime.events.subscribe((e) => {
