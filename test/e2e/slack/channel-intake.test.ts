@@ -1,3 +1,4 @@
+// @database-dependent: a proposal is decided once by a conditional update, held-run entries by the (automation, dedup key) index, and the rate limit by counting the run log.
 import { startTestApp, type TestApp } from '../../support/slack-app';
 import { FakeAnthropic, type RecordedRequest } from '../../support/fake-anthropic';
 import { FakeSlack, type ApiCall } from '../../support/fake-slack';
