@@ -13,6 +13,7 @@
  */
 
 import { roomCallProblems } from './fake-slack-rooms';
+import { workObjectProblems } from './fake-slack-work-objects';
 
 export const HOSTILE_USER = 'U999';
 export const HOSTILE_HOST = 'evil.example';
@@ -348,7 +349,8 @@ export function validateStream(args: Record<string, unknown>): Violation[] {
 
 /** Violations in one Web API call's arguments (methods that carry no text: none). */
 export function validateCall(method: string, args: Record<string, unknown>): Violation[] {
-  if (MESSAGE_METHODS.has(method)) return validateMessage(args);
+  if (MESSAGE_METHODS.has(method)) return [...validateMessage(args), ...workObjectProblems(method, args)];
+  if (method === 'entity.presentDetails') return workObjectProblems(method, args);
   if (STREAM_METHODS.has(method)) return validateStream(args);
   if (VIEW_METHODS.has(method) && args.view && typeof args.view === 'object') return validateView(args.view as Record<string, unknown>);
   if (method.startsWith('agents.conversations.')) {

@@ -38,6 +38,8 @@ const METHOD_SCOPES: Record<string, string[]> = {
   'assistant.threads.setStatus': ['assistant:write'],
   'assistant.threads.setSuggestedPrompts': ['assistant:write'],
   'assistant.threads.setTitle': ['assistant:write'],
+  // A task's Work Object details pane (README "Slack surfaces"): no scope.
+  'entity.presentDetails': [],
 };
 
 /** Bolt's Assistant helpers and the Web API method each one calls. */
@@ -60,6 +62,8 @@ const EVENT_SCOPES: Record<string, string[]> = {
   agent_session_stopped: ['assistant:write'],
   // Channel intake's reaction trigger (README "Channel intake").
   reaction_added: ['reactions:read'],
+  // A person opened a task's Work Object: no scope.
+  entity_details_requested: [],
 };
 
 /** /aq needs `commands`; project channels are posted to without joining them first. */
@@ -122,6 +126,12 @@ describe('manifest.yml', () => {
         'assistant.threads.setTitle',
       ]),
     );
+  });
+
+  it('subscribes to the Work Object event the code answers', () => {
+    expect(code).toContain("app.event('entity_details_requested'");
+    expect(yamlList(manifest, 'bot_events')).toContain('entity_details_requested');
+    expect(methods).toContain('entity.presentDetails');
   });
 
   it('subscribes to messages of public and private channels, since task threads may live in either', () => {
