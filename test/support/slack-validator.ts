@@ -14,6 +14,7 @@
 
 import { roomCallProblems } from './fake-slack-rooms';
 import { workObjectProblems } from './fake-slack-work-objects';
+import { dataTableProblems } from './slack-data-table';
 
 export const HOSTILE_USER = 'U999';
 export const HOSTILE_HOST = 'evil.example';
@@ -263,6 +264,9 @@ class Checker {
         });
         break;
       }
+      case 'data_table':
+        for (const v of dataTableProblems(path, block)) this.add(v.path, v.problem);
+        break;
       case 'rich_text': {
         const size = this.richElements(`${path}.elements`, block.elements);
         if (size > SLACK_LIMITS.richText) this.add(path, `rich text of ${size} characters (we keep it under ${SLACK_LIMITS.richText})`);
