@@ -138,9 +138,19 @@ describe('tasks as Work Objects', () => {
         .map((c) => c.args.text),
     ).toContain('🔴 Failed: Refused twice');
 
-    // A details request the workspace refuses is left, with nothing thrown.
+    // A details request the workspace refuses is left, with nothing thrown, and the refusal is what get_status shows.
     await post(detailsRequested(second));
     await slack.waitForCall('entity.presentDetails');
+    let refusedMethod: unknown;
+    let reading: Promise<void> | null = null;
+    await slack.waitFor(() => {
+      reading ??= slackFeatures().then((f) => {
+        refusedMethod = f?.work_objects?.method;
+        reading = null;
+      });
+      return refusedMethod === 'entity.presentDetails';
+    }, 'the refusal of entity.presentDetails recorded');
+    await reading;
     expect(slack.workObjects.presented).toHaveLength(0);
   });
 });
