@@ -91,11 +91,13 @@ export async function publishHome(
   const features = slackFeaturesFor(source.db.state, log);
   try {
     const table = await features.usable('home_data_table');
+    // Only a refusal being tried again (a day on) is worth writing over; each Home is not.
+    const recheck = table && (await features.refusedBefore('home_data_table'));
     const view = await homeView(source, note, { table });
     const hasTable = view.blocks.some((b) => b.type === 'data_table');
     try {
       await client.views.publish({ user_id: userId, view });
-      if (hasTable) await features.confirmNative('home_data_table');
+      if (hasTable && recheck) await features.confirmNative('home_data_table');
     } catch (err) {
       const code = slackErrorCode(err);
       if (!hasTable || !code || !TABLE_REFUSALS.has(code)) throw err;

@@ -53,6 +53,12 @@ export class SlackFeatures {
     return this.now() - Date.parse(stored.since) > RECHECK_AFTER_MS;
   }
 
+  /** True while a refusal of `feature` is on record (even one old enough to be tried again). */
+  async refusedBefore(feature: SlackFeature): Promise<boolean> {
+    const stored = await this.state.get<StoredSlackFeature | null>(slackFeatureKey(feature), null);
+    return stored?.mode === 'fallback';
+  }
+
   /**
    * Runs a native call for `feature`. A refusal is recorded and reported as `{ ok: false }`;
    * any other error is thrown.

@@ -3,6 +3,7 @@ import { FakeSlack } from '../../support/fake-slack';
 import { eventCallback } from '../../support/slack-payloads';
 import { SLACK_LIMITS } from '../../support/slack-validator';
 import { HOSTILE } from '../../support/hostile';
+import { slackFeatureKey } from '../../../src/db/slack-features';
 
 type Cell = { type: string; text?: string; value?: number };
 type Block = { type: string; text?: { text: string }; rows?: Cell[][]; page_size?: number; caption?: string };
@@ -61,6 +62,21 @@ describe('the App Home queue as a data_table', () => {
     expect(JSON.stringify(home.blocks)).toContain('*Ready queue* · 60');
     // Ten in the sections; here nothing is left out, so no "more waiting" line.
     expect(JSON.stringify(home.blocks)).not.toContain('more tasks waiting');
+    // Nothing to record for a table Slack takes: only a refusal is kept (and shown).
+    expect((await slackFeatures())?.home_data_table).toBeUndefined();
+  });
+
+  it('tries the table again a day after a refusal, and records that Slack takes it now', async () => {
+    const dayAndMore = new Date(Date.now() - 25 * 60 * 60 * 1000).toISOString();
+    await app.started.runtime.db.state.set(slackFeatureKey('home_data_table'), {
+      mode: 'fallback',
+      method: 'views.publish',
+      slack_error: 'invalid_blocks',
+      since: dayAndMore,
+    });
+    await openHome();
+    await slack.waitFor(() => publishes().length === 1, 'the Home');
+    expect(publishes()[0].blocks.some((b) => b.type === 'data_table')).toBe(true);
     // Recorded once Slack took the view (after the publish the fake saw).
     let mode: unknown;
     let reading: Promise<void> | null = null;
