@@ -14,6 +14,7 @@ export function registerAppHome(app: App, runtime: ListenerRuntime): () => void 
   const publish = (userId: string) => publishHome(app.client, runtime, userId, undefined, (m) => console.error(m));
 
   app.event('app_home_opened', async ({ event }) => {
+    // The Messages tab (the agent messaging DM) has nothing to publish: only the Home tab does.
     if (event.tab !== 'home') return;
     viewers.set(event.user, Date.now());
     await publish(event.user);

@@ -7,6 +7,8 @@ import { inChannel, roomMessageOf, threadReplyOf, type ChannelMessage } from '..
 import { registerAssistant } from './assistant';
 import { registerAgentSessionStop } from './agent-session';
 import { registerRoomActions } from './room-actions';
+import { registerEntityDetails } from './entity-details';
+import { registerAgentMessaging } from './agent-messaging';
 import { intakeCandidateOf, registerIntakeReactions, triageCandidate } from './intake';
 
 const log = (message: string) => console.error(message);
@@ -23,6 +25,8 @@ export function registerEventListeners(app: App, deps: ListenerDeps): () => void
   registerAssistant(app, deps);
   registerAgentSessionStop(app, deps);
   registerRoomActions(app, deps);
+  registerEntityDetails(app, deps);
+  registerAgentMessaging(app);
   registerIntakeReactions(app, deps);
   app.event('app_mention', async ({ event, body, client, context }) => {
     if (event.bot_id || !event.user) return;

@@ -67,8 +67,8 @@ export interface HomeData {
   overlaps?: OverlapRow[];
   running: RunningRow[];
   runningTotal: number;
-  /** Ready tasks; `waiting` says why one is not starting, when get_status knows. */
-  ready: Array<{ id: string; title: string; projectId: string; waiting?: string }>;
+  /** Ready tasks in queue order; `waiting` says why one is not starting, when get_status knows. */
+  ready: Array<{ id: string; title: string; projectId: string; priority?: number; waiting?: string }>;
   readyTotal: number;
   pausedProjects: Array<{ id: string; name: string }>;
   /** The merge trains' first entries (projects in list order), when tasks wait to land. */
@@ -121,8 +121,24 @@ async function loadMergeTrain(execute: Execute, projectIds: string[], awaiting: 
   return total > 0 ? { rows, total } : undefined;
 }
 
-/** Everything the Home shows, read through commands (never from the database directly). */
-export async function loadHomeData(execute: Execute): Promise<HomeData> {
+/**
+ * The first `rows` ready tasks in queue order (list_tasks), each with why its project is not
+ * starting when get_status says so.
+ */
+async function loadReadyRows(execute: Execute, rows: number, waiting: Map<string, string>): Promise<HomeData['ready'] | null> {
+  const listed = await run(execute, listTasks, { status: 'READY', limit: rows });
+  if (failed(listed)) return null;
+  return listed.tasks.map((t) => {
+    const why = waiting.get(t.project_id);
+    return { id: t.id, title: t.title, projectId: t.project_id, priority: t.priority, ...(why && { waiting: why }) };
+  });
+}
+
+/**
+ * Everything the Home shows, read through commands (never from the database directly).
+ * `readyRows`: how many ready tasks to list (a data table holds more than the sections).
+ */
+export async function loadHomeData(execute: Execute, options: { readyRows?: number } = {}): Promise<HomeData> {
   const [status, projects, repos, asking, awaiting, failedTasks, blocked, automations, overlapping] = await Promise.all([
     run(execute, getStatus, {}),
     run(execute, listProjects, {}),
@@ -192,6 +208,18 @@ export async function loadHomeData(execute: Execute): Promise<HomeData> {
     }),
   );
 
+  const readyShown = status.tasks.ready_to_work.map((t) => {
+    const why = (t as { waiting_reason?: unknown }).waiting_reason;
+    return { id: t.id, title: t.title, projectId: t.project_id, ...(typeof why === 'string' && why && { waiting: why }) };
+  });
+  // The table lists more than get_status carries, with each task's priority: from list_tasks.
+  const readyRows = options.readyRows ?? HOME_CAPS.ready;
+  const listed =
+    readyRows > HOME_CAPS.ready && (status.tasks.by_status.READY ?? 0) > 0
+      ? await loadReadyRows(execute, readyRows, new Map(readyShown.flatMap((t) => (t.waiting ? [[t.projectId, t.waiting]] : []))))
+      : null;
+  const ready = listed ?? readyShown.slice(0, readyRows);
+
   return {
     projectCount: status.projects,
     repoCount: failed(repos) ? 0 : repos.repos.length,
@@ -216,10 +244,7 @@ export async function loadHomeData(execute: Execute): Promise<HomeData> {
     ...(mergeTrain && { mergeTrain }),
     running,
     runningTotal: status.tasks.by_status.IN_PROGRESS ?? status.tasks.in_progress.length,
-    ready: status.tasks.ready_to_work.slice(0, HOME_CAPS.ready).map((t) => {
-      const why = (t as { waiting_reason?: unknown }).waiting_reason;
-      return { id: t.id, title: t.title, projectId: t.project_id, ...(typeof why === 'string' && why && { waiting: why }) };
-    }),
+    ready,
     readyTotal: status.tasks.by_status.READY ?? status.tasks.ready_to_work.length,
     ...(!failed(automations) && {
       automations: {

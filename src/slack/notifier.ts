@@ -1,3 +1,4 @@
+import type { EntityMetadata } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { CommandHandler } from '../commands/handler';
 import type { ArgsOf, CommandOutcome } from '../commands/catalog';
@@ -14,6 +15,8 @@ import { slackFeaturesFor } from './ai-surfaces/features';
 import { TaskSessions } from './ai-surfaces/task-sessions';
 import { TaskRooms } from './rooms/task-rooms';
 import { OverlapWarnings } from './overlap-warnings';
+import { TaskWorkObjects } from './task-work-objects';
+import { taskEntityOf, taskEntityUrl } from './blocks/work-object';
 
 const PROGRESS_INTERVAL_MS = 3000;
 
@@ -44,6 +47,8 @@ export class SlackNotifier {
   /** Each task's room (code channel), where the project wants one and the workspace offers them. */
   private readonly rooms: TaskRooms;
   private readonly overlaps: OverlapWarnings;
+  /** Each task's card as a Slack Work Object, where the workspace takes them. */
+  private readonly workObjects: TaskWorkObjects;
 
   constructor(
     private readonly source: NotifierSource,
@@ -54,6 +59,7 @@ export class SlackNotifier {
     this.sessions = new TaskSessions(client, features, log);
     this.rooms = new TaskRooms(source, client, features, log);
     this.overlaps = new OverlapWarnings(client, source.db);
+    this.workObjects = new TaskWorkObjects(client, features);
   }
 
   start(): () => void {
@@ -120,8 +126,8 @@ export class SlackNotifier {
   private async openThread(taskId: string, event: EventRecord): Promise<Thread | null> {
     const channel = await this.channelFor(event.projectId);
     if (!channel) return null;
-    const root = threadRoot(await this.rootFacts(taskId, event));
-    const posted = await this.client.chat.postMessage({ channel, text: root.text, blocks: root.blocks });
+    const { root, entity } = await this.rootCard(taskId, event, channel);
+    const posted = await this.workObjects.post({ channel, text: root.text, blocks: root.blocks }, entity);
     if (!posted.ts) return null;
     await this.source.db.taskThreads.save(taskId, channel, posted.ts);
     await this.linkSource(taskId, { channelId: channel, threadTs: posted.ts });
@@ -149,14 +155,20 @@ export class SlackNotifier {
   }
 
   private async updateRoot(taskId: string, thread: Thread, event: EventRecord): Promise<void> {
-    const root = threadRoot(await this.rootFacts(taskId, event));
-    await this.client.chat.update({ channel: thread.channelId, ts: thread.threadTs, text: root.text, blocks: root.blocks });
+    const { root, entity } = await this.rootCard(taskId, event, thread.channelId);
+    await this.workObjects.update({ channel: thread.channelId, ts: thread.threadTs, text: root.text, blocks: root.blocks }, entity);
+  }
+
+  /** The root card of a task's thread in `channel`, and its Work Object (none once the task is deleted). */
+  private async rootCard(taskId: string, event: EventRecord, channel: string): Promise<{ root: Rendered; entity: EntityMetadata | null }> {
+    const task = await this.execute('get_task', { task_id: taskId });
+    const entity = 'error' in task ? null : taskEntityOf(task, taskEntityUrl(taskId, channel));
+    return { root: threadRoot(this.rootFacts(taskId, event, task)), entity };
   }
 
   /** The task as it is now (the event fills in what a deleted task can no longer say). */
-  private async rootFacts(taskId: string, event: EventRecord): Promise<RootFacts> {
+  private rootFacts(taskId: string, event: EventRecord, task: CommandOutcome<CommandNamed<'get_task'>>): RootFacts {
     const p = event.payload as Record<string, unknown>;
-    const task = await this.execute('get_task', { task_id: taskId });
     const text = (v: unknown) => (typeof v === 'string' && v ? v : null);
     if ('error' in task) {
       return {

@@ -329,6 +329,18 @@ function policyCard(): Surface[] {
   return [{ kind: 'message', label: 'get_tool_policy', ...msg(renderResult('get_tool_policy', { project_id: 'web-app' }, r)) }];
 }
 
+/** A busy Home whose ready queue holds 60 tasks (the data_table's case). */
+function busyQueue(data: HomeData): HomeData {
+  const titles = ['Add dark mode', 'Fix the flaky login test', 'Bump eslint to 9', 'Write the API docs', 'Cache the build'];
+  const ready = Array.from({ length: 60 }, (_, i) => ({
+    id: `task-${String(i + 1).padStart(3, '0')}`,
+    title: `${titles[i % titles.length]} (${i + 1})`,
+    projectId: i % 2 ? 'web' : 'api',
+    priority: i % 4,
+  }));
+  return { ...data, ready, readyTotal: 60 };
+}
+
 /** Name → what to draw. */
 export async function gallery(): Promise<Record<string, Surface[]>> {
   const rt = await makeTestRuntime();
@@ -344,6 +356,7 @@ export async function gallery(): Promise<Record<string, Surface[]>> {
   return {
     'home-empty': home('App Home: a fresh install', empty),
     'home-busy': home('App Home: a busy workspace', homeBlocks(data, undefined, NOW)),
+    'home-table': home('App Home: the ready queue as a data_table', homeBlocks(busyQueue(data), undefined, NOW, { table: true })),
     'task-thread-running': [taskThread()[0]],
     'task-thread-done': [taskThread()[1]],
     'chat-reply': chatReply(),

@@ -170,6 +170,20 @@ function element(e: Obj): string {
   }
 }
 
+/** A data_table: its first page (page_size rows), the header row bold, and how many pages there are. */
+function dataTable(b: Obj): string {
+  const [header, ...rows] = b.rows as Obj[][];
+  const size = b.page_size ?? 5;
+  const cell = (c: Obj) => (c.type === 'rich_text' ? richText(c) : html(c.text ?? String(c.value ?? '')));
+  const head = `<tr>${header.map((c) => `<th>${cell(c)} ⇅</th>`).join('')}</tr>`;
+  const body = rows
+    .slice(0, size)
+    .map((r) => `<tr>${r.map((c) => `<td${c.type === 'raw_number' ? ' class="num"' : ''}>${cell(c)}</td>`).join('')}</tr>`)
+    .join('');
+  const pages = Math.ceil(rows.length / size);
+  return `<table class="dt"><caption>${html(b.caption)}</caption>${head}${body}</table><div class="ctx">1–${Math.min(size, rows.length)} of ${rows.length} · page 1 of ${pages} ‹ ›</div>`;
+}
+
 export function blockHtml(b: Obj): string {
   switch (b.type) {
     case 'header':
@@ -197,6 +211,8 @@ export function blockHtml(b: Obj): string {
       return `<div class="img">[image: ${html(b.alt_text)}]</div>`;
     case 'context_actions':
       return `<div class="actions">${b.elements.map(element).join('')}</div>`;
+    case 'data_table':
+      return dataTable(b);
     default:
       return `<div class="unknown">[${html(b.type)} block]</div>`;
   }
@@ -212,6 +228,8 @@ body{margin:0;background:#f4f4f5;font:15px/1.46 -apple-system,"Segoe UI","Noto S
 .thread{border-left:2px solid #ddd;margin-left:18px;padding-left:12px}
 h1{font-size:18px;font-weight:900;margin:6px 0}
 hr{border:0;border-top:1px solid #e2e2e2;margin:10px 0}
+.dt{border-collapse:collapse;width:100%;font-size:13px;margin:6px 0}.dt caption{text-align:left;color:#616061;font-size:12px}
+.dt th,.dt td{border:1px solid #e2e2e2;padding:3px 6px;text-align:left}.dt th{background:#f8f8f8}.dt td.num{text-align:right}
 .section{display:flex;gap:10px;margin:6px 0}.section .body{flex:1}.acc{flex:none}
 .fields{display:grid;grid-template-columns:1fr 1fr;gap:6px 16px;margin-top:4px}
 .ctx{color:#616061;font-size:12.5px;margin:4px 0}

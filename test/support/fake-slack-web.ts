@@ -221,7 +221,13 @@ export class SlackDefaults {
     for (const [key, thread] of this.threads) {
       if (!key.startsWith(`${channel}:`)) continue;
       const found = thread.find((m) => m.ts === ts);
-      if (found) Object.assign(found, { text: args.text ?? found.text }, args.blocks !== undefined && { blocks: args.blocks });
+      if (found)
+        Object.assign(
+          found,
+          { text: args.text ?? found.text },
+          args.blocks !== undefined && { blocks: args.blocks },
+          args.metadata !== undefined && { metadata: args.metadata },
+        );
     }
   }
 
@@ -274,6 +280,7 @@ export class SlackDefaults {
       text: args.text ?? '',
       ...(args.blocks !== undefined && { blocks: args.blocks }),
       ...(args.thread_ts !== undefined && { thread_ts: args.thread_ts }),
+      ...(args.metadata !== undefined && { metadata: args.metadata }),
     };
   }
 

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { FakeRooms } from './fake-slack-rooms';
+import { FakeWorkObjects } from './fake-slack-work-objects';
 import { FakeSocketMode, type EnvelopeAck, type SendEnvelopeOptions } from './fake-slack-socket';
 import { httpReply, isRawReply, parseSlackBody, SlackDefaults, type RawReply } from './fake-slack-web';
 import { signedHeaders } from './slack-signing';
@@ -88,6 +89,8 @@ export class FakeSlack {
   readonly socketMode: FakeSocketMode;
   /** Task rooms (agents.conversations.*) and their canvases; `rooms.refuse(…)` plays a workspace without them. */
   readonly rooms = new FakeRooms();
+  /** Work Objects (messages' metadata.entities, entity.presentDetails); `workObjects.refuse(…)` plays a workspace without them. */
+  readonly workObjects = new FakeWorkObjects();
   private readonly scripted = new Map<string, { answer: SlackAnswer | SlackHandler; remaining: number }>();
   private readonly defaults: SlackDefaults;
   private readonly waiters = new Set<() => void>();
@@ -375,7 +378,7 @@ export class FakeSlack {
       if (call.method === 'agents.conversations.archive' && answer.ok) this.shareSummary(String(call.args.channel_id));
       return answer;
     }
-    return this.defaults.answer(call.method, call.args);
+    return this.workObjects.answer(call.method, call.args) ?? this.defaults.answer(call.method, call.args);
   }
 }
 

@@ -13,6 +13,8 @@
  */
 
 import { roomCallProblems } from './fake-slack-rooms';
+import { workObjectProblems } from './fake-slack-work-objects';
+import { dataTableProblems } from './slack-data-table';
 
 export const HOSTILE_USER = 'U999';
 export const HOSTILE_HOST = 'evil.example';
@@ -262,6 +264,9 @@ class Checker {
         });
         break;
       }
+      case 'data_table':
+        for (const v of dataTableProblems(path, block)) this.add(v.path, v.problem);
+        break;
       case 'rich_text': {
         const size = this.richElements(`${path}.elements`, block.elements);
         if (size > SLACK_LIMITS.richText) this.add(path, `rich text of ${size} characters (we keep it under ${SLACK_LIMITS.richText})`);
@@ -348,7 +353,8 @@ export function validateStream(args: Record<string, unknown>): Violation[] {
 
 /** Violations in one Web API call's arguments (methods that carry no text: none). */
 export function validateCall(method: string, args: Record<string, unknown>): Violation[] {
-  if (MESSAGE_METHODS.has(method)) return validateMessage(args);
+  if (MESSAGE_METHODS.has(method)) return [...validateMessage(args), ...workObjectProblems(method, args)];
+  if (method === 'entity.presentDetails') return workObjectProblems(method, args);
   if (STREAM_METHODS.has(method)) return validateStream(args);
   if (VIEW_METHODS.has(method) && args.view && typeof args.view === 'object') return validateView(args.view as Record<string, unknown>);
   if (method.startsWith('agents.conversations.')) {

@@ -38,6 +38,8 @@ const METHOD_SCOPES: Record<string, string[]> = {
   'assistant.threads.setStatus': ['assistant:write'],
   'assistant.threads.setSuggestedPrompts': ['assistant:write'],
   'assistant.threads.setTitle': ['assistant:write'],
+  // A task's Work Object details pane (README "Slack surfaces"): no scope.
+  'entity.presentDetails': [],
 };
 
 /** Bolt's Assistant helpers and the Web API method each one calls. */
@@ -58,8 +60,14 @@ const EVENT_SCOPES: Record<string, string[]> = {
   assistant_thread_started: ['assistant:write'],
   assistant_thread_context_changed: ['assistant:write'],
   agent_session_stopped: ['assistant:write'],
+  // Agent messaging (features.agent_view): what the person is viewing; no scope.
+  app_context_changed: [],
+  // Messages people write in a task's room (code channel); no scope of its own.
+  'message.session': [],
   // Channel intake's reaction trigger (README "Channel intake").
   reaction_added: ['reactions:read'],
+  // A person opened a task's Work Object: no scope.
+  entity_details_requested: [],
 };
 
 /** /aq needs `commands`; project channels are posted to without joining them first. */
@@ -104,14 +112,18 @@ describe('manifest.yml', () => {
     expect(yamlList(manifest, 'bot').sort()).toEqual([...needed].sort());
   });
 
-  it('declares the assistant view and the events of the AI surfaces the code listens to', () => {
-    expect(manifest).toMatch(/\n {2}assistant_view:\n {4}assistant_description: \S/);
+  it("declares Slack's agent messaging, not the retired assistant view, with the events the code listens to", () => {
+    expect(manifest).toMatch(/\n {2}agent_view:\n {4}agent_description: \S/);
+    expect(manifest).not.toMatch(/^\s*assistant_view:/m);
     const events = yamlList(manifest, 'bot_events');
-    // Bolt's Assistant listens to the assistant thread events; Stop is our own listener.
-    expect(code).toContain('new Assistant(');
-    expect(events).toEqual(expect.arrayContaining(['assistant_thread_started', 'assistant_thread_context_changed', 'message.im']));
+    // The DM opened is app_home_opened (tab "messages"); the context the person views, app_context_changed.
+    expect(events).toEqual(expect.arrayContaining(['app_home_opened', 'app_context_changed', 'message.im', 'agent_session_stopped']));
+    expect(code).toContain("app.event('app_context_changed'");
+    expect(code).toContain("app.event('app_home_opened'");
     expect(code).toContain("app.event('agent_session_stopped'");
-    expect(events).toContain('agent_session_stopped');
+    // Workspaces whose app still has the assistant panel keep it: Bolt's Assistant stays registered.
+    expect(code).toContain('new Assistant(');
+    expect(events).not.toContain('assistant_thread_started');
     expect(methods).toEqual(
       expect.arrayContaining([
         'chat.startStream',
@@ -122,6 +134,21 @@ describe('manifest.yml', () => {
         'assistant.threads.setTitle',
       ]),
     );
+  });
+
+  it('declares what task rooms need: the code channels feature, its scope and the room messages event', () => {
+    expect(manifest).toMatch(/\n {2}code_channels:\n {4}enabled: true\n/);
+    expect(yamlList(manifest, 'bot')).toContain('code_channels:manage');
+    expect(yamlList(manifest, 'bot_events')).toContain('message.session');
+    // Socket Mode routes the rooms' slash commands by itself; HTTP mode needs slash_command_url (README).
+    expect(manifest).toMatch(/\n {2}socket_mode_enabled: true\n/);
+    expect(methods).toEqual(expect.arrayContaining(['agents.conversations.create', 'agents.conversations.setCommands']));
+  });
+
+  it('subscribes to the Work Object event the code answers', () => {
+    expect(code).toContain("app.event('entity_details_requested'");
+    expect(yamlList(manifest, 'bot_events')).toContain('entity_details_requested');
+    expect(methods).toContain('entity.presentDetails');
   });
 
   it('subscribes to messages of public and private channels, since task threads may live in either', () => {

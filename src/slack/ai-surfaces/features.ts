@@ -53,6 +53,12 @@ export class SlackFeatures {
     return this.now() - Date.parse(stored.since) > RECHECK_AFTER_MS;
   }
 
+  /** True while a refusal of `feature` is on record (even one old enough to be tried again). */
+  async refusedBefore(feature: SlackFeature): Promise<boolean> {
+    const stored = await this.state.get<StoredSlackFeature | null>(slackFeatureKey(feature), null);
+    return stored?.mode === 'fallback';
+  }
+
   /**
    * Runs a native call for `feature`. A refusal is recorded and reported as `{ ok: false }`;
    * any other error is thrown.
@@ -111,6 +117,10 @@ function consequence(feature: SlackFeature): string {
       return 'tasks get no room (code channel); their thread is where people follow and steer them';
     case 'room_views':
       return "task rooms show no diff or pull request tab; the thread's card and get_task_diff tell the same";
+    case 'work_objects':
+      return 'task cards are posted without their Work Object, so a shared task shows as a message and opens no details pane';
+    case 'home_data_table':
+      return 'the App Home lists the queue in sections, fewer rows than a table holds';
   }
 }
 
