@@ -15,6 +15,8 @@ export const SLACK_FEATURES = [
   'feedback_buttons',
   'task_rooms',
   'room_views',
+  'plan_blocks',
+  'plan_canvas',
 ] as const;
 export type SlackFeature = (typeof SLACK_FEATURES)[number];
 

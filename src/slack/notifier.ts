@@ -13,6 +13,7 @@ import { linkSourceThread } from './source-thread';
 import { slackFeaturesFor } from './ai-surfaces/features';
 import { TaskSessions } from './ai-surfaces/task-sessions';
 import { TaskRooms } from './rooms/task-rooms';
+import { PlanMessages } from './plan-messages';
 import { OverlapWarnings } from './overlap-warnings';
 
 const PROGRESS_INTERVAL_MS = 3000;
@@ -40,6 +41,8 @@ export class SlackNotifier {
   private readonly sessions: TaskSessions;
   /** Each task's room (code channel), where the project wants one and the workspace offers them. */
   private readonly rooms: TaskRooms;
+  /** Each plan an agent wrote, as a plan block (or list) in its task's thread and room. */
+  private readonly plans: PlanMessages;
   private readonly overlaps: OverlapWarnings;
 
   constructor(
@@ -50,6 +53,7 @@ export class SlackNotifier {
     const features = slackFeaturesFor(source.db.state, log);
     this.sessions = new TaskSessions(client, features, log);
     this.rooms = new TaskRooms(source, client, features, log);
+    this.plans = new PlanMessages(source, client, features, log);
     this.overlaps = new OverlapWarnings(client, source.db);
   }
 
@@ -104,9 +108,11 @@ export class SlackNotifier {
     let thread = await this.source.db.taskThreads.get(taskId);
     const again = thread !== null;
     if (!thread && OPENS_THREAD.has(event.type)) thread = await this.openThread(taskId, event);
+    await this.plans.follow(event, thread);
     if (!thread) return;
     if (again && ROOT_CHANGING.has(event.type)) await this.updateRoot(taskId, thread, event);
-    const post = threadReply(event, again);
+    // A plan is its own message (plans.follow), updated as its steps move.
+    const post = event.type === 'plan_tasks_created' ? null : threadReply(event, again);
     if (post) await this.replyIn(thread, post);
     await this.sessions.follow(thread, event, typeof event.payload.title === 'string' ? event.payload.title : taskId);
     await this.rooms.follow(event, thread);

@@ -9,6 +9,15 @@ export interface PlanChildInput {
   priority: number;
 }
 
+/** One step of a plan as it stands: the child task that carries it. */
+export interface PlanStepRecord {
+  id: string;
+  title: string;
+  description: string;
+  status: string;
+  skipped: boolean;
+}
+
 export interface PlanChainInput {
   parent: {
     id: string;
@@ -85,6 +94,34 @@ export class PlanChainRepository {
         ]);
       }
       return input.children.map((c, i) => ({ id: ids[i], title: c.title }));
+    });
+  }
+
+  /**
+   * The steps of the plan a task made, in the chain's order (each step waits on the one before;
+   * the first on the parent). Steps the chain no longer reaches follow in creation order.
+   */
+  async steps(parentId: string): Promise<PlanStepRecord[]> {
+    const conn = this.em().getConnection();
+    const rows = await conn.execute<Array<{ id: string; title: string; description: string; status: string; skipped: unknown }>>(
+      'select id, title, description, status, skipped from tasks where parent_task_id = ? and is_plan_subtask = true order by created_at, id',
+      [parentId],
+    );
+    if (rows.length === 0) return [];
+    const ids = rows.map((r) => r.id);
+    const edges = await conn.execute<Array<{ task_id: string; depends_on_id: string }>>(
+      `select task_id, depends_on_id from task_dependencies where task_id in (${ids.map(() => '?').join(', ')})`,
+      ids,
+    );
+    const next = new Map<string, string>();
+    for (const e of edges) if (e.depends_on_id === parentId || ids.includes(e.depends_on_id)) next.set(e.depends_on_id, e.task_id);
+    const ordered: string[] = [];
+    for (let at = next.get(parentId); at && !ordered.includes(at); at = next.get(at)) ordered.push(at);
+    for (const id of ids) if (!ordered.includes(id)) ordered.push(id);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ordered.map((id) => {
+      const r = byId.get(id)!;
+      return { id, title: r.title, description: r.description, status: r.status, skipped: r.skipped === true || Number(r.skipped) === 1 };
     });
   }
 

@@ -55,16 +55,17 @@ export class SlackFeatures {
 
   /**
    * Runs a native call for `feature`. A refusal is recorded and reported as `{ ok: false }`;
-   * any other error is thrown.
+   * any other error is thrown. `refusals` adds the answers that also mean "not offered" for this
+   * feature (a new block type a workspace does not know comes back as `invalid_blocks`).
    */
-  async attempt<T>(feature: SlackFeature, method: string, call: () => Promise<T>): Promise<Attempt<T>> {
+  async attempt<T>(feature: SlackFeature, method: string, call: () => Promise<T>, refusals: readonly string[] = []): Promise<Attempt<T>> {
     try {
       const value = await call();
       await this.confirmNative(feature);
       return { ok: true, value };
     } catch (err) {
       const code = slackErrorCode(err);
-      if (!code || !FALLBACK_ERRORS.has(code)) throw err;
+      if (!code || !(FALLBACK_ERRORS.has(code) || refusals.includes(code))) throw err;
       await this.fallBack(feature, method, code);
       return { ok: false, slackError: code };
     }
@@ -111,6 +112,10 @@ function consequence(feature: SlackFeature): string {
       return 'tasks get no room (code channel); their thread is where people follow and steer them';
     case 'room_views':
       return "task rooms show no diff or pull request tab; the thread's card and get_task_diff tell the same";
+    case 'plan_blocks':
+      return 'plans show as a list of their tasks, updated in place, instead of a plan block of task cards';
+    case 'plan_canvas':
+      return 'task rooms get no plan canvas; plans are revised with revise_plan';
   }
 }
 
