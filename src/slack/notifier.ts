@@ -14,6 +14,7 @@ import { slackFeaturesFor } from './ai-surfaces/features';
 import { TaskSessions } from './ai-surfaces/task-sessions';
 import { TaskRooms } from './rooms/task-rooms';
 import { PlanMessages } from './plan-messages';
+import { PlanCanvases } from './rooms/plan-canvas';
 import { OverlapWarnings } from './overlap-warnings';
 
 const PROGRESS_INTERVAL_MS = 3000;
@@ -53,7 +54,7 @@ export class SlackNotifier {
     const features = slackFeaturesFor(source.db.state, log);
     this.sessions = new TaskSessions(client, features, log);
     this.rooms = new TaskRooms(source, client, features, log);
-    this.plans = new PlanMessages(source, client, features, log);
+    this.plans = new PlanMessages(source, client, features, new PlanCanvases(source, features, log), log);
     this.overlaps = new OverlapWarnings(client, source.db);
   }
 

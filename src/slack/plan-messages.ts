@@ -6,6 +6,8 @@ import type { EventRecord } from '../db/repositories/events';
 import type { SlackFeatures } from './ai-surfaces/features';
 import { planBlockMessage, planListMessage, type PlanView } from './blocks/plan-block';
 import type { Rendered } from './blocks/common';
+import { canvasInvite } from './blocks/plan-canvas-edits';
+import type { PlanCanvases } from './rooms/plan-canvas';
 
 /** What plan messages need from the process (the Runtime has all of it). */
 export interface PlanMessageSource {
@@ -58,6 +60,7 @@ export class PlanMessages {
     private readonly source: PlanMessageSource,
     private readonly client: WebClient,
     private readonly features: SlackFeatures,
+    private readonly canvases: PlanCanvases,
     private readonly log: (message: string) => void,
   ) {}
 
@@ -96,8 +99,20 @@ export class PlanMessages {
         return null;
       });
       if (inRoom) messages.push(inRoom);
+      await this.openCanvas(taskId, room);
     }
     await this.source.db.state.set(storeKey(taskId), { messages, hash: hashOf(plan) } satisfies StoredPlanMessages);
+  }
+
+  /** The plan's canvas in the room, where people edit it before it is approved, and the button that reads it back. */
+  private async openCanvas(taskId: string, room: string): Promise<void> {
+    try {
+      if (!(await this.canvases.write(this.client, taskId, room))) return;
+      const invite = canvasInvite(taskId);
+      await this.client.chat.postMessage({ channel: room, text: invite.text, blocks: invite.blocks });
+    } catch (err) {
+      this.log(`The plan canvas of task ${taskId} was not opened: ${slackError(err)}`);
+    }
   }
 
   /** The task's room, while it is open. */
