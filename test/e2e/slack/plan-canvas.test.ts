@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createTasksFromPlan } from '../../../src/orchestrator/auto-task';
 import { FakeSlack } from '../../support/fake-slack';
-import { blockActions, interactionBody } from '../../support/slack-payloads';
+import { blockActions, interactionBody, slashCommand } from '../../support/slack-payloads';
 import { startTestApp, type TestApp } from '../../support/slack-app';
 
 const PLAN = `# Ship the widget
@@ -131,6 +131,18 @@ describe('the plan canvas', () => {
     expect(text).toContain('Document it');
     // Shown, not applied.
     expect(await titles()).toEqual(['Add the model', 'Add the view', 'Wire it up']);
+
+    // The room's /plan reads the canvas the same way.
+    const ack = await FakeSlack.postToApp(
+      app.url,
+      slashCommand({ command: '/plan', text: '', userId: 'U7', channelId: room, responseUrl: slack.responseUrl('slash-plan') }),
+      { signingSecret: app.signingSecret },
+    );
+    expect(ack.status).toBe(200);
+    await slack.waitFor(() => slack.responses.some((r) => r.id === 'slash-plan'), 'the answer to /plan');
+    const viaCommand = slack.responses.find((r) => r.id === 'slash-plan')!.body;
+    expect(viaCommand.response_type).toBe('ephemeral');
+    expect(JSON.stringify(viaCommand.blocks)).toContain('The canvas changes the plan (2 changes)');
 
     const [apply, discard] = buttonsOf(shown.blocks);
     expect([apply.action_id, discard.action_id]).toEqual(['aq_plan_canvas_apply', 'aq_plan_canvas_discard']);
