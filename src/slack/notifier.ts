@@ -104,11 +104,14 @@ export class SlackNotifier {
     if (event.type === 'overlap_detected' || event.type === 'overlap_cleared') return this.overlaps.handle(event);
     if (!event.taskId) return;
     const taskId = event.taskId;
-    // Progress the agent reported before this event is posted before it.
-    await this.flushProgress(taskId);
+    // Progress the agent reported before this event is posted before it (once the thread is open).
+    await this.flushProgress(taskId, { untilThreadOpens: true });
     let thread = await this.source.db.taskThreads.get(taskId);
     const again = thread !== null;
-    if (!thread && OPENS_THREAD.has(event.type)) thread = await this.openThread(taskId, event);
+    if (!thread && OPENS_THREAD.has(event.type)) {
+      thread = await this.openThread(taskId, event);
+      if (thread) await this.flushProgress(taskId);
+    }
     await this.plans.follow(event, thread);
     if (!thread) return;
     if (again && ROOT_CHANGING.has(event.type)) await this.updateRoot(taskId, thread, event);
@@ -242,14 +245,19 @@ export class SlackNotifier {
     this.progress.set(taskId, { lines: [text], timer });
   }
 
-  /** Posts the progress buffered for a task (if any) in its thread. */
-  private async flushProgress(taskId: string): Promise<void> {
+  /**
+   * Posts the progress buffered for a task (if any) in its thread. With `untilThreadOpens`, progress
+   * of a task whose thread is not open yet stays buffered for the event about to open it (its own
+   * timer still drops it if none does), instead of being lost when events queue up.
+   */
+  private async flushProgress(taskId: string, options: { untilThreadOpens?: boolean } = {}): Promise<void> {
     const entry = this.progress.get(taskId);
     if (!entry) return;
+    const thread = await this.source.db.taskThreads.get(taskId);
+    if (!thread && options.untilThreadOpens) return;
     clearTimeout(entry.timer);
     this.progress.delete(taskId);
     const lines = entry.lines.flatMap((l) => l.split('\n')).filter((l) => l.trim());
-    const thread = await this.source.db.taskThreads.get(taskId);
     if (!thread || lines.length === 0) return;
     const task = await this.execute('get_task', { task_id: taskId });
     await this.replyIn(thread, progressReply('error' in task ? taskId : String(task.title), lines));
