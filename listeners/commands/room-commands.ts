@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, App, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { errorReply } from '../../src/slack/blocks/errors';
-import { canvasEditsMessage } from '../../src/slack/blocks/plan-canvas-edits';
+import { approvalHeldMessage, canvasEditsMessage } from '../../src/slack/blocks/plan-canvas-edits';
 import { renderResult } from '../../src/slack/blocks/render';
 import { catalogCommandFor, ROOM_COMMANDS, type RoomCommandName } from '../../src/slack/rooms/room-commands';
 import type { ListenerDeps } from '../index';
@@ -40,6 +40,13 @@ export function registerRoomCommands(app: App, { runtime, surfaces }: ListenerDe
       const edits = await surfaces.planCanvases.edits(client, taskId, actor);
       if (edits.kind === 'edits' || edits.kind === 'rejected') {
         await respond({ response_type: 'ephemeral', ...canvasEditsMessage(edits) });
+        return;
+      }
+    }
+    if (name === 'approve') {
+      const held = await surfaces.planCanvases.beforeApproval(client, taskId, actor);
+      if (held) {
+        await respond({ response_type: 'ephemeral', ...approvalHeldMessage(held) });
         return;
       }
     }

@@ -38,6 +38,13 @@ function count(changes: StepChangesView): string {
   return `${n} change${n === 1 ? '' : 's'}`;
 }
 
+/** An approval held back by canvas edits: what they change, with Apply and Discard, and what to do next. */
+export function approvalHeldMessage(edits: CanvasApply): Rendered {
+  const shown = canvasEditsMessage(edits);
+  const line = '✋ Not approved yet: the plan canvas has edits that are not applied. Apply or discard them, then approve again.';
+  return { text: fallbackOf(line), blocks: [...packRich([[txt(line)]], LIMITS.richText), ...shown.blocks] };
+}
+
 /** What reading the canvas back found, said to the person who asked; edits come with Apply and Discard. */
 export function canvasEditsMessage(result: CanvasApply): Rendered {
   const say = (line: string): Rendered => ({ text: fallbackOf(line), blocks: packRich([[txt(line)]], LIMITS.richText) });

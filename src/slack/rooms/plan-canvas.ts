@@ -170,6 +170,20 @@ export class PlanCanvases {
     return { kind: 'applied', changes: { added: applied.added, removed: applied.removed, changed: applied.changed } };
   }
 
+  /**
+   * Before the task that made a plan is approved: edits in its canvas not applied yet (or that
+   * cannot apply), which a person must apply or discard first. Null when there are none, the
+   * task made no plan, or the canvas cannot be read (approval is never held up by Slack).
+   */
+  async beforeApproval(client: WebClient, taskId: string, actor: Actor): Promise<CanvasEdits | null> {
+    if (!(await this.stored(taskId))) return null;
+    const edits = await this.edits(client, taskId, actor).catch((err) => {
+      this.log(`The plan canvas of task ${taskId} was not read before its approval: ${String(err)}`);
+      return null;
+    });
+    return edits && (edits.kind === 'edits' || edits.kind === 'rejected') ? edits : null;
+  }
+
   /** Puts the plan back in the canvas, dropping a person's edits. */
   async discard(client: WebClient, taskId: string): Promise<void> {
     const known = await this.stored(taskId);

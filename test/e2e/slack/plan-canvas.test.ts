@@ -70,7 +70,7 @@ describe('the plan canvas', () => {
     ((blocks ?? []) as Array<{ type: string; elements?: Button[] }>).filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
 
   /** Clicks a button in the room as U7 and resolves with the answer only they see. */
-  async function click(button: Button): Promise<{ text: string; blocks: unknown }> {
+  async function click(button: Button, options: { ephemeral?: boolean } = {}): Promise<{ text: string; blocks: unknown }> {
     const id = `r${slack.responses.length + 1}`;
     const ack = await FakeSlack.postToApp(
       app.url,
@@ -88,7 +88,8 @@ describe('the plan canvas', () => {
     expect(ack.status).toBe(200);
     await slack.waitFor(() => slack.responses.some((r) => r.id === id), `the answer to ${button.action_id}`);
     const body = slack.responses.find((r) => r.id === id)!.body;
-    expect(body.response_type).toBe('ephemeral');
+    // A task button that ran its command redraws the clicked message instead.
+    if (options.ephemeral !== false) expect(body.response_type).toBe('ephemeral');
     return { text: String(body.text), blocks: body.blocks };
   }
 
@@ -176,5 +177,32 @@ describe('the plan canvas', () => {
     expect((await click(discard)).text).toBe('The plan canvas shows the plan again; your edits there were dropped.');
     expect(slack.rooms.canvases.get(canvasId)!.content).toBe(before);
     expect(await titles()).toEqual(['Add the model', 'Add the view', 'Wire it up']);
+  });
+
+  it('holds the approval of the task that made the plan while its canvas has edits not applied', async () => {
+    await exec('set_task_status', { task_id: parentId, status: 'AWAITING_APPROVAL' });
+    const before = slack.rooms.canvases.get(canvasId)!.content;
+    slack.rooms.editCanvas(canvasId, `${before}\n## Step 4: Extra\n\nSomething more to do in the widget.\n`);
+    const approve = { action_id: 'aq_approve_task', value: parentId };
+    const held = await click(approve);
+    expect(held.text).toBe(
+      '✋ Not approved yet: the plan canvas has edits that are not applied. Apply or discard them, then approve again.',
+    );
+    expect(JSON.stringify(held.blocks)).toContain('New step 4: ');
+    const ack = await FakeSlack.postToApp(
+      app.url,
+      slashCommand({ command: '/approve', text: '', userId: 'U7', channelId: room, responseUrl: slack.responseUrl('slash-approve') }),
+      { signingSecret: app.signingSecret },
+    );
+    expect(ack.status).toBe(200);
+    await slack.waitFor(() => slack.responses.some((r) => r.id === 'slash-approve'), 'the answer to /approve');
+    expect(String(slack.responses.find((r) => r.id === 'slash-approve')!.body.text)).toMatch(/^✋ Not approved yet/);
+    expect((await exec('get_task', { task_id: parentId })).status).toBe('AWAITING_APPROVAL');
+
+    // Discarded, the approval goes through.
+    await click(buttonsOf(held.blocks).find((b) => b.action_id === 'aq_plan_canvas_discard')!);
+    const approved = await click(approve, { ephemeral: false });
+    expect(approved.text).not.toMatch(/^✋/);
+    expect((await exec('get_task', { task_id: parentId })).status).not.toBe('AWAITING_APPROVAL');
   });
 });
