@@ -46,6 +46,9 @@ const TICKS = new Set([
 /** Slack answers this to a block it does not know: for the plan block, the workspace does not offer it. */
 const BLOCK_REFUSALS = ['invalid_blocks', 'invalid_blocks_format'];
 
+/** Slack's answers to chat.update that mean the message can never be updated again. */
+const GONE = new Set(['is_archived', 'channel_not_found', 'message_not_found', 'cant_update_message']);
+
 function storeKey(taskId: string): string {
   return `slack_plan_messages:${taskId}`;
 }
@@ -150,12 +153,13 @@ export class PlanMessages {
     if (!stored || stored.hash === hash) return;
     const messages: Posted[] = [];
     for (const message of stored.messages) {
-      messages.push(
-        await this.update(plan, message).catch((err) => {
-          this.log(`A plan message of task ${plan.taskId} was not updated: ${slackError(err)}`);
-          return message;
-        }),
-      );
+      const updated = await this.update(plan, message).catch((err) => {
+        // A message in a room archived since (or deleted) is gone for good: it is not tried again.
+        if (GONE.has(slackError(err))) return null;
+        this.log(`A plan message of task ${plan.taskId} was not updated: ${slackError(err)}`);
+        return message;
+      });
+      if (updated) messages.push(updated);
     }
     await this.source.db.state.set(key, { messages, hash } satisfies StoredPlanMessages);
   }

@@ -126,6 +126,32 @@ describe('plans as plan blocks of task cards', () => {
     await rt().events.emit('task_updated', { projectId: 'p', taskId: steps[2], payload: { fields: ['priority'] } });
     await settle();
     expect(slack.callsTo('chat.update').filter((c) => planOf(c))).toHaveLength(0);
+
+    // Once the room is archived, its message is left alone; the thread's still ticks.
+    slack.setResponse('chat.update', (args) =>
+      args.channel === room.channel_id
+        ? { ok: false, error: 'is_archived' }
+        : { ok: true, channel: String(args.channel), ts: String(args.ts) },
+    );
+    slack.clearCalls();
+    await exec('set_task_status', { task_id: steps[2], status: 'COMPLETED' });
+    await settle();
+    await exec('set_task_status', { task_id: steps[1], status: 'COMPLETED' });
+    await settle();
+    const tried = slack.callsTo('chat.update').filter((c) => planOf(c));
+    expect(tried.map((c) => c.args.channel)).toEqual([thread.channelId, room.channel_id, thread.channelId]);
+    expect(cardsOf(tried[2]).map((c) => c.status)).toEqual(['complete', 'complete', 'complete']);
+  });
+
+  it('where Slack refuses canvases, the room gets the plan block but no Plan tab, and says so in get_status', async () => {
+    const { parentId } = await taskWithPlan('Plan the widget', true, () => slack.rooms.refuse('not_allowed', ['canvases.create']));
+    const room = slack.rooms.bySession(parentId)!;
+    expect(slack.callsTo('chat.postMessage').filter((c) => c.args.channel === room.channel_id && planOf(c))).toHaveLength(1);
+    expect(room.views.has('plan')).toBe(false);
+    expect(slack.callsTo('chat.postMessage').some((c) => String(c.args.text).startsWith('📝'))).toBe(false);
+    expect(await exec('get_status')).toMatchObject({
+      slack_features: { plan_blocks: { mode: 'native' }, plan_canvas: { mode: 'fallback', slack_error: 'not_allowed' } },
+    });
   });
 
   it('where Slack refuses the plan block, posts the list instead, decided once, and still updates it in place', async () => {
