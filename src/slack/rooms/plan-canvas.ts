@@ -41,13 +41,19 @@ type PlanSteps = { title: string; steps: Array<{ title: string; description: str
 /** A step's details without the parts the app adds around them, its headings turned to depth 4 (never read as a step). */
 function stepBody(description: string): string {
   const details = description.split(/^## Task Details[ \t]*\r?\n/m).at(-1) ?? description;
-  const body = details.replace(/^#{1,3}(?=[ \t])/gm, '####').trim();
+  const body = literal(details.replace(/^#{1,3}(?=[ \t])/gm, '####').trim());
   // The parser skips a step whose body is under 20 characters: keep each step a step.
   return body.length >= 20 ? body : `${body}\n\n(no further details)`.trim();
 }
 
+/**
+ * Agent text in a canvas stays text: a canvas reads `![](@U…)`, `![](#C…)` and `![](!here)`-style
+ * embeds as mentions, so their bracket is escaped and shows literally (Markdown's `\[`).
+ */
+const literal = (text: string) => text.replace(/!\[([^\]]*)\]\(/g, '!\\[$1](');
+
 /** One line, so a title cannot open a heading or a section of its own. */
-const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
+const oneLine = (text: string) => literal(text.replace(/\s+/g, ' ').trim());
 
 /**
  * The plan as canvas markdown that reads back through the plan parser as the same steps: a

@@ -33,4 +33,15 @@ describe('the plan canvas text', () => {
     expect(canvasHash('# A\r\n\r\nb\r\n')).toBe(canvasHash('# A\n\nb'));
     expect(canvasHash('# A\n\nb')).not.toBe(canvasHash('# A\n\nc'));
   });
+
+  it('keeps mentions an agent wrote from becoming mentions in the canvas', () => {
+    const text = planCanvasMarkdown({
+      title: 'Ping ![](@U999)',
+      steps: [step('Tell ![](#C1) and ![x](!channel)', 'Then ![](@U999) again, and keep [a link](https://example.com).')],
+    });
+    expect(text).not.toMatch(/(?<!\\)!\[[^\]]*\]\(/);
+    expect(text).toContain('Ping !\\[](@U999)');
+    expect(text).toContain('[a link](https://example.com)');
+    expect(parsePlan(text).steps).toHaveLength(1);
+  });
 });
