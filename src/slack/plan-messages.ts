@@ -73,6 +73,9 @@ export class PlanMessages {
     try {
       if (event.type === 'plan_tasks_created') await this.post(event, event.taskId, thread);
       else if (TICKS.has(event.type)) await this.tick(event.taskId);
+      // A plan revised elsewhere (revise_plan from aq or the model): its canvas shows it as it is now.
+      if (event.type === 'task_updated' && (event.payload.fields as unknown[] | undefined)?.includes('plan'))
+        await this.canvases.write(this.client, event.taskId);
     } catch (err) {
       this.log(`The plan message of task ${event.taskId} was not updated after ${event.type}: ${slackError(err)}`);
     }
