@@ -9,6 +9,7 @@ import { registerAgentRequestButtons } from './agent-requests';
 import { registerAutomationButtons } from './automation-buttons';
 import { registerMergeTrainButtons } from './merge-train-buttons';
 import { registerIntakeButtons } from './intake-buttons';
+import { registerPlanCanvasButtons } from './plan-canvas-buttons';
 
 /** Every button: task buttons, the Home's buttons, and Confirm / Cancel for the chat agent. */
 export function registerActionListeners(app: App, deps: ListenerDeps): void {
@@ -21,4 +22,5 @@ export function registerActionListeners(app: App, deps: ListenerDeps): void {
   registerAutomationButtons(app, deps);
   registerMergeTrainButtons(app, deps);
   registerIntakeButtons(app, deps);
+  registerPlanCanvasButtons(app, deps);
 }

@@ -7,6 +7,7 @@ import { renderResult } from '../../src/slack/blocks/render';
 import { TASK_PAGE_SIZE, taskDetailBlocks, taskListBlocks } from '../../src/slack/blocks/tasks';
 import { statusWords } from '../../src/slack/blocks/cards-format';
 import { esc } from '../../src/slack/blocks/common';
+import { approvalHeldMessage } from '../../src/slack/blocks/plan-canvas-edits';
 import { originOfClick, redraw, tell, type Origin, type ReplyDeps } from './reply';
 
 /** Button → command, what it says when done, and the states in which it still makes sense. */
@@ -39,7 +40,7 @@ const isThreadRoot = (body: BlockButtonAction) => body.actions[0]?.block_id?.sta
  * (a stale button or a double click gets a polite note), then show the outcome where the click
  * happened: the message is redrawn from the task's current state, the Home is refreshed.
  */
-export function registerTaskButtons(app: App, { runtime }: ListenerDeps): void {
+export function registerTaskButtons(app: App, { runtime, surfaces }: ListenerDeps): void {
   for (const [actionId, spec] of Object.entries(TASK_ACTIONS)) {
     onAction(app, actionId, async ({ body, action, respond, client }) => {
       const deps: ReplyDeps = { runtime, client };
@@ -56,6 +57,15 @@ export function registerTaskButtons(app: App, { runtime }: ListenerDeps): void {
       if (refusal) {
         await tell(deps, origin, `:no_entry: ${esc(refusal)}`);
         return;
+      }
+      if (spec.command === 'approve_task') {
+        // A plan edited in its canvas is applied or discarded before the task that made it is approved.
+        const held = await surfaces.planCanvases.beforeApproval(client, taskId, actor);
+        if (held) {
+          const message = approvalHeldMessage(held);
+          await tell(deps, origin, message.text, message.blocks);
+          return;
+        }
       }
       const title = `*${esc(before.title)}*`;
       let outcome: Outcome;

@@ -1,5 +1,6 @@
 import type { AllMiddlewareArgs, App, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { errorReply } from '../../src/slack/blocks/errors';
+import { approvalHeldMessage, canvasEditsMessage } from '../../src/slack/blocks/plan-canvas-edits';
 import { renderResult } from '../../src/slack/blocks/render';
 import { catalogCommandFor, ROOM_COMMANDS, type RoomCommandName } from '../../src/slack/rooms/room-commands';
 import type { ListenerDeps } from '../index';
@@ -13,8 +14,8 @@ const NAMES = new Set<string>(ROOM_COMMANDS.map((c) => c.name));
  * runs its catalog command on the room's task, as the person who typed it, under the same
  * permission rules as the buttons and `/aq`; the answer is only for them.
  */
-export function registerRoomCommands(app: App, { runtime }: ListenerDeps): void {
-  app.command(new RegExp(`^/(${[...NAMES].join('|')})$`), async ({ command, ack, respond }: Args) => {
+export function registerRoomCommands(app: App, { runtime, surfaces }: ListenerDeps): void {
+  app.command(new RegExp(`^/(${[...NAMES].join('|')})$`), async ({ command, ack, respond, client }: Args) => {
     await ack();
     const name = command.command.replace(/^\//, '') as RoomCommandName;
     const actor = { source: 'slack' as const, userId: command.user_id, channelId: command.channel_id };
@@ -33,6 +34,22 @@ export function registerRoomCommands(app: App, { runtime }: ListenerDeps): void 
       return;
     }
     const taskId = room.task_id;
+    if (name === 'plan') {
+      // The plan canvas read back: a person's edits are shown (with Apply and Discard) before anything changes;
+      // without edits, the plan's steps (get_plan).
+      const edits = await surfaces.planCanvases.edits(client, taskId, actor);
+      if (edits.kind === 'edits' || edits.kind === 'rejected') {
+        await respond({ response_type: 'ephemeral', ...canvasEditsMessage(edits) });
+        return;
+      }
+    }
+    if (name === 'approve') {
+      const held = await surfaces.planCanvases.beforeApproval(client, taskId, actor);
+      if (held) {
+        await respond({ response_type: 'ephemeral', ...approvalHeldMessage(held) });
+        return;
+      }
+    }
     let target: Record<string, unknown> = { task_id: taskId };
     if (of === 'project') {
       const task = await handler.execute('get_task', { task_id: taskId }, actor);

@@ -1,5 +1,6 @@
 import type { App } from '@slack/bolt';
 import { esc } from '../../src/slack/blocks/common';
+import { approvalHeldMessage } from '../../src/slack/blocks/plan-canvas-edits';
 import { ROOM_ACTION_APPROVE, ROOM_ACTION_STOP } from '../../src/slack/rooms/room-context';
 import type { ListenerDeps } from '../index';
 
@@ -20,7 +21,7 @@ const COMMANDS: Record<string, string> = { [ROOM_ACTION_APPROVE]: 'approve_task'
  * same catalog command, as the person who clicked, under the same permission rules; a refusal
  * or a stale click is told only to them.
  */
-export function registerRoomActions(app: App, { runtime }: ListenerDeps): void {
+export function registerRoomActions(app: App, { runtime, surfaces }: ListenerDeps): void {
   app.event('code_channel_action' as never, async ({ event, client }: { event: CodeChannelAction; client: App['client'] }) => {
     const channel = event.channel_id ?? event.channel;
     const user = event.user ?? event.user_id;
@@ -30,6 +31,12 @@ export function registerRoomActions(app: App, { runtime }: ListenerDeps): void {
     const room = await runtime.handler.execute('get_task_for_room', { channel_id: channel }, actor);
     if ('error' in room || typeof room.task_id !== 'string') return;
     const taskId = room.task_id;
+    const held = command === 'approve_task' ? await surfaces.planCanvases.beforeApproval(client, taskId, actor) : null;
+    if (held) {
+      const message = approvalHeldMessage(held);
+      await client.chat.postEphemeral({ channel, user, text: message.text, blocks: message.blocks });
+      return;
+    }
     const result = await runtime.handler.executeAny(command, { task_id: taskId }, actor);
     const text =
       'error' in result

@@ -5,6 +5,7 @@ import { budgetCommands } from './budgets';
 import { channelCommands } from './channels';
 import { taskRoomCommands } from './task-rooms';
 import { taskCommands } from './tasks';
+import { planCommands } from './plans';
 import { taskLifecycleCommands } from './task-lifecycle';
 import { taskConversationCommands } from './task-conversation';
 import { taskDependencyCommands } from './task-dependencies';
@@ -32,6 +33,7 @@ const CATALOG = [
   ...channelCommands,
   ...taskRoomCommands,
   ...taskCommands,
+  ...planCommands,
   ...taskLifecycleCommands,
   ...taskConversationCommands,
   ...taskDependencyCommands,

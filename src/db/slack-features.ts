@@ -17,6 +17,8 @@ export const SLACK_FEATURES = [
   'room_views',
   'work_objects',
   'home_data_table',
+  'plan_blocks',
+  'plan_canvas',
 ] as const;
 export type SlackFeature = (typeof SLACK_FEATURES)[number];
 

@@ -14,6 +14,8 @@ import { linkSourceThread, tellSourceThreadOutcome } from './source-thread';
 import { slackFeaturesFor } from './ai-surfaces/features';
 import { TaskSessions } from './ai-surfaces/task-sessions';
 import { TaskRooms } from './rooms/task-rooms';
+import { PlanMessages } from './plan-messages';
+import { PlanCanvases } from './rooms/plan-canvas';
 import { OverlapWarnings } from './overlap-warnings';
 import { TaskWorkObjects } from './task-work-objects';
 import { taskEntityOf, taskEntityUrl } from './blocks/work-object';
@@ -46,6 +48,8 @@ export class SlackNotifier {
   private readonly sessions: TaskSessions;
   /** Each task's room (code channel), where the project wants one and the workspace offers them. */
   private readonly rooms: TaskRooms;
+  /** Each plan an agent wrote, as a plan block (or list) in its task's thread and room. */
+  private readonly plans: PlanMessages;
   private readonly overlaps: OverlapWarnings;
   /** Each task's card as a Slack Work Object, where the workspace takes them. */
   private readonly workObjects: TaskWorkObjects;
@@ -58,6 +62,7 @@ export class SlackNotifier {
     const features = slackFeaturesFor(source.db.state, log);
     this.sessions = new TaskSessions(client, features, log);
     this.rooms = new TaskRooms(source, client, features, log);
+    this.plans = new PlanMessages(source, client, features, new PlanCanvases(source, features, log), log);
     this.overlaps = new OverlapWarnings(client, source.db);
     this.workObjects = new TaskWorkObjects(client, features);
   }
@@ -108,14 +113,19 @@ export class SlackNotifier {
     if (event.type === 'overlap_detected' || event.type === 'overlap_cleared') return this.overlaps.handle(event);
     if (!event.taskId) return;
     const taskId = event.taskId;
-    // Progress the agent reported before this event is posted before it.
-    await this.flushProgress(taskId);
+    // Progress the agent reported before this event is posted before it (once the thread is open).
+    await this.flushProgress(taskId, { untilThreadOpens: true });
     let thread = await this.source.db.taskThreads.get(taskId);
     const again = thread !== null;
-    if (!thread && OPENS_THREAD.has(event.type)) thread = await this.openThread(taskId, event);
+    if (!thread && OPENS_THREAD.has(event.type)) {
+      thread = await this.openThread(taskId, event);
+      if (thread) await this.flushProgress(taskId);
+    }
+    await this.plans.follow(event, thread);
     if (!thread) return;
     if (again && ROOT_CHANGING.has(event.type)) await this.updateRoot(taskId, thread, event);
-    const post = threadReply(event, again);
+    // A plan is its own message (plans.follow), updated as its steps move.
+    const post = event.type === 'plan_tasks_created' ? null : threadReply(event, again);
     if (post) await this.replyIn(thread, post);
     await this.tellSource(taskId, thread, event);
     await this.sessions.follow(thread, event, typeof event.payload.title === 'string' ? event.payload.title : taskId);
@@ -262,14 +272,19 @@ export class SlackNotifier {
     this.progress.set(taskId, { lines: [text], timer });
   }
 
-  /** Posts the progress buffered for a task (if any) in its thread. */
-  private async flushProgress(taskId: string): Promise<void> {
+  /**
+   * Posts the progress buffered for a task (if any) in its thread. With `untilThreadOpens`, progress
+   * of a task whose thread is not open yet stays buffered for the event about to open it (its own
+   * timer still drops it if none does), instead of being lost when events queue up.
+   */
+  private async flushProgress(taskId: string, options: { untilThreadOpens?: boolean } = {}): Promise<void> {
     const entry = this.progress.get(taskId);
     if (!entry) return;
+    const thread = await this.source.db.taskThreads.get(taskId);
+    if (!thread && options.untilThreadOpens) return;
     clearTimeout(entry.timer);
     this.progress.delete(taskId);
     const lines = entry.lines.flatMap((l) => l.split('\n')).filter((l) => l.trim());
-    const thread = await this.source.db.taskThreads.get(taskId);
     if (!thread || lines.length === 0) return;
     const task = await this.execute('get_task', { task_id: taskId });
     await this.replyIn(thread, progressReply('error' in task ? taskId : String(task.title), lines));

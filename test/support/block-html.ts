@@ -213,6 +213,12 @@ export function blockHtml(b: Obj): string {
       return `<div class="actions">${b.elements.map(element).join('')}</div>`;
     case 'data_table':
       return dataTable(b);
+    case 'plan':
+      return `<div class="plan"><div class="plan-title">${html(b.title)}</div>${(b.tasks ?? []).map(blockHtml).join('')}</div>`;
+    case 'task_card': {
+      const icon = { pending: '○', in_progress: '◐', complete: '✔', error: '✖' }[String(b.status)] ?? '○';
+      return `<div class="card ${html(b.status)}"><span class="icon">${icon}</span>${html(b.title)}</div>`;
+    }
     default:
       return `<div class="unknown">[${html(b.type)} block]</div>`;
   }
@@ -244,6 +250,8 @@ blockquote{border-left:4px solid #ddd;margin:2px 0;padding-left:10px}
 a{color:#1264a3;text-decoration:none}.mention{background:#e8f5fa;color:#1264a3;border-radius:3px;padding:0 2px}
 .input{margin:10px 0}.input label{display:block;font-weight:700;margin-bottom:4px}
 .textbox{border:1px solid #bbb;border-radius:4px;padding:6px 8px;min-height:20px}.textbox.multi{min-height:60px}.ph{color:#999}
+.plan{border:1px solid #ddd;border-radius:8px;padding:6px 10px;margin:6px 0}.plan-title{font-weight:700;margin-bottom:4px}
+.card{padding:3px 0;display:flex;gap:8px}.card .icon{width:16px;text-align:center;color:#616061}.card.complete .icon{color:#007a5a}.card.error .icon{color:#e01e5a}.card.in_progress .icon{color:#e8912d}
 .opt{margin:3px 0}.unknown{color:#c00;font-family:monospace}.img{color:#888}
 .modal-title{display:flex;justify-content:space-between;font-weight:900;font-size:18px;border-bottom:1px solid #ddd;padding-bottom:8px;margin-bottom:8px}
 .modal-foot{display:flex;justify-content:flex-end;gap:8px;border-top:1px solid #ddd;padding-top:10px;margin-top:10px}

@@ -53,7 +53,17 @@ export const SLACK_LIMITS = {
   modalTitle: 24,
   inputLabel: 2000,
   richText: 4000,
+  /**
+   * The plan and task_card blocks: Slack's reference gives their fields (a plain-text title, a
+   * task_id, a status of pending, in_progress, complete or error) but no caps; these are the caps
+   * of the blocks like them (a header's title, a task's title, the parser's 20 steps).
+   */
+  planTitle: 150,
+  taskCardTitle: 200,
+  planTasks: 20,
 } as const;
+
+const TASK_CARD_STATUSES = new Set(['pending', 'in_progress', 'complete', 'error']);
 
 /** The streaming methods: markdown text and chunks (text, task steps, blocks) we send as a reply grows. */
 export const STREAM_METHODS = new Set(['chat.startStream', 'chat.appendStream', 'chat.stopStream']);
@@ -267,6 +277,37 @@ class Checker {
       case 'data_table':
         for (const v of dataTableProblems(path, block)) this.add(v.path, v.problem);
         break;
+      case 'plan': {
+        if (typeof block.title !== 'string' || !block.title.trim()) this.add(`${path}.title`, 'a plan without a title');
+        this.length(`${path}.title`, block.title, SLACK_LIMITS.planTitle, 'plan title');
+        if (block.tasks !== undefined && !Array.isArray(block.tasks)) this.add(`${path}.tasks`, 'tasks is not a list');
+        const tasks = Array.isArray(block.tasks) ? (block.tasks as Array<Record<string, unknown>>) : [];
+        if (tasks.length > SLACK_LIMITS.planTasks)
+          this.add(`${path}.tasks`, `${tasks.length} task cards (at most ${SLACK_LIMITS.planTasks})`);
+        const ids = new Set<string>();
+        tasks.forEach((task, i) => {
+          if (task.type !== 'task_card') this.add(`${path}.tasks[${i}].type`, `a ${String(task.type)} in a plan (task_card only)`);
+          else this.block(`${path}.tasks[${i}]`, task);
+          if (typeof task.task_id === 'string' && ids.has(task.task_id))
+            this.add(`${path}.tasks[${i}].task_id`, `duplicate task_id ${task.task_id} in one plan`);
+          ids.add(String(task.task_id));
+        });
+        break;
+      }
+      case 'task_card': {
+        if (typeof block.task_id !== 'string' || !block.task_id) this.add(`${path}.task_id`, 'a task card without a task_id');
+        if (typeof block.title !== 'string' || !block.title.trim()) this.add(`${path}.title`, 'a task card without a title');
+        this.length(`${path}.title`, block.title, SLACK_LIMITS.taskCardTitle, 'task card title');
+        if (block.status !== undefined && !TASK_CARD_STATUSES.has(String(block.status)))
+          this.add(`${path}.status`, `status ${String(block.status)} (pending, in_progress, complete or error)`);
+        for (const key of ['details', 'output']) {
+          const rich = block[key] as Record<string, unknown> | undefined;
+          if (rich === undefined) continue;
+          if (rich.type !== 'rich_text') this.add(`${path}.${key}`, `${key} must be one rich_text`);
+          else this.block(`${path}.${key}`, rich);
+        }
+        break;
+      }
       case 'rich_text': {
         const size = this.richElements(`${path}.elements`, block.elements);
         if (size > SLACK_LIMITS.richText) this.add(path, `rich text of ${size} characters (we keep it under ${SLACK_LIMITS.richText})`);
@@ -398,6 +439,8 @@ export function visibleTexts(payload: unknown, options: { literalOnly?: boolean 
       out.push(obj.text);
       return;
     }
+    // A plan's and a task card's titles are plain text: shown literally.
+    if ((obj.type === 'plan' || obj.type === 'task_card') && typeof obj.title === 'string') out.push(obj.title);
     if (obj.type === 'mrkdwn' && typeof obj.text === 'string') {
       if (!options.literalOnly) out.push(decodeEntities(obj.text));
       return;

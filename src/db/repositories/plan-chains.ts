@@ -9,6 +9,26 @@ export interface PlanChildInput {
   priority: number;
 }
 
+/** One step of a plan as it stands: the child task that carries it. */
+export interface PlanStepRecord {
+  id: string;
+  title: string;
+  description: string;
+  status: string;
+  skipped: boolean;
+}
+
+/** A plan revised: its steps in their new order, each a standing step kept (its task id) or a new one (null). */
+export interface PlanRevision {
+  parentId: string;
+  steps: Array<{ id: string | null; title: string; description: string }>;
+}
+
+export type PlanRevisionOutcome =
+  | { ok: true; ids: string[]; added: string[]; removed: string[] }
+  /** A step already left DEFINED (it runs or ran), or the steps are not the ones the revision was made from. */
+  | { ok: false; started: { id: string; status: string } | null };
+
 export interface PlanChainInput {
   parent: {
     id: string;
@@ -85,6 +105,142 @@ export class PlanChainRepository {
         ]);
       }
       return input.children.map((c, i) => ({ id: ids[i], title: c.title }));
+    });
+  }
+
+  /**
+   * The steps of the plan a task made, in the chain's order (each step waits on the one before;
+   * the first on the parent). Steps the chain no longer reaches follow in creation order.
+   */
+  async steps(parentId: string): Promise<PlanStepRecord[]> {
+    const conn = this.em().getConnection();
+    const rows = await conn.execute<Array<{ id: string; title: string; description: string; status: string; skipped: unknown }>>(
+      'select id, title, description, status, skipped from tasks where parent_task_id = ? and is_plan_subtask = true order by created_at, id',
+      [parentId],
+    );
+    if (rows.length === 0) return [];
+    const ids = rows.map((r) => r.id);
+    const edges = await conn.execute<Array<{ task_id: string; depends_on_id: string }>>(
+      `select task_id, depends_on_id from task_dependencies where task_id in (${ids.map(() => '?').join(', ')})`,
+      ids,
+    );
+    const next = new Map<string, string>();
+    for (const e of edges) if (e.depends_on_id === parentId || ids.includes(e.depends_on_id)) next.set(e.depends_on_id, e.task_id);
+    const ordered: string[] = [];
+    for (let at = next.get(parentId); at && !ordered.includes(at); at = next.get(at)) ordered.push(at);
+    for (const id of ids) if (!ordered.includes(id)) ordered.push(id);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ordered.map((id) => {
+      const r = byId.get(id)!;
+      return { id, title: r.title, description: r.description, status: r.status, skipped: r.skipped === true || Number(r.skipped) === 1 };
+    });
+  }
+
+  /**
+   * Rewrites a plan's chain in one transaction, only while every step still waits (DEFINED):
+   * removed steps are deleted, new ones inserted like the plan's first ones, titles and
+   * descriptions set, the chain rebuilt in the new order (the first waits on the parent), the
+   * tasks that waited on the plan wait on its new last step, which alone keeps the approval
+   * requirement, and priorities follow the order.
+   */
+  async revise(revision: PlanRevision): Promise<PlanRevisionOutcome> {
+    const fresh = revision.steps.filter((s) => s.id === null).length;
+    const taken = new Set<string>();
+    const newIds: string[] = [];
+    for (let i = 0; i < fresh; i++) {
+      const id = await generateTaskId(async (candidate) => taken.has(candidate) || (await this.exists(candidate)));
+      taken.add(id);
+      newIds.push(id);
+    }
+    const { parentId } = revision;
+    return retryingTransaction(this.em, async (em) => {
+      const tx = em as SqlEntityManager;
+      type Child = {
+        id: string;
+        status: string;
+        requires_approval: unknown;
+        project_id: string;
+        max_retries: number;
+        branch_name: string | null;
+        plan_depth: number;
+        plan_source: string | null;
+        preferred_workspace_id: string | null;
+      };
+      const children = await tx.execute<Child[]>(
+        `select id, status, requires_approval, project_id, max_retries, branch_name, plan_depth, plan_source, preferred_workspace_id
+           from tasks where parent_task_id = ? and is_plan_subtask = true`,
+        [parentId],
+      );
+      const started = children.find((c) => c.status !== 'DEFINED');
+      if (started) return { ok: false, started: { id: started.id, status: started.status } };
+      const current = children.map((c) => c.id);
+      const kept = revision.steps.flatMap((s) => (s.id === null ? [] : [s.id]));
+      if (children.length === 0 || kept.some((id) => !current.includes(id)) || revision.steps.length === 0)
+        return { ok: false, started: null };
+      const removed = current.filter((id) => !kept.includes(id));
+      const template = children[0];
+      const approval = children.some((c) => c.requires_approval === true || Number(c.requires_approval) === 1);
+      const [parent] = await tx.execute<Array<{ priority: number }>>('select priority from tasks where id = ?', [parentId]);
+      const marks = (ids: string[]) => ids.map(() => '?').join(', ');
+      const downstream = await tx.execute<Array<{ task_id: string }>>(
+        `select distinct task_id from task_dependencies where depends_on_id in (${marks(current)}) and task_id not in (${marks(current)})`,
+        [...current, ...current],
+      );
+      await tx.execute(`delete from task_dependencies where task_id in (${marks(current)})`, current);
+      await tx.execute(`delete from task_dependencies where depends_on_id in (${marks(current)})`, current);
+      if (removed.length > 0) await tx.execute(`delete from tasks where id in (${marks(removed)})`, removed);
+
+      const now = Date.now();
+      const last = revision.steps.length - 1;
+      const ids: string[] = [];
+      let next = 0;
+      for (let i = 0; i < revision.steps.length; i++) {
+        const step = revision.steps[i];
+        const priority = Number(parent?.priority ?? 100) + i;
+        const requiresApproval = i === last && approval;
+        if (step.id !== null) {
+          await tx.execute(
+            'update tasks set title = ?, description = ?, priority = ?, requires_approval = ?, updated_at = ? where id = ?',
+            [step.title, step.description, priority, requiresApproval, now, step.id],
+          );
+          ids.push(step.id);
+          continue;
+        }
+        const id = newIds[next++];
+        await tx.execute(
+          `insert into tasks (id, project_id, title, description, status, priority, retry_count, max_retries,
+              requires_approval, branch_name, parent_task_id, is_plan_subtask, plan_depth, plan_source, auto_tasks,
+              preferred_workspace_id, skipped, created_at, updated_at)
+           values (?, ?, ?, ?, 'DEFINED', ?, 0, ?, ?, ?, ?, true, ?, ?, false, ?, false, ?, ?)`,
+          [
+            id,
+            template.project_id,
+            step.title,
+            step.description,
+            priority,
+            template.max_retries,
+            requiresApproval,
+            template.branch_name,
+            parentId,
+            template.plan_depth,
+            template.plan_source,
+            template.preferred_workspace_id,
+            now + i,
+            now + i,
+          ],
+        );
+        ids.push(id);
+      }
+      for (let i = 0; i < ids.length; i++) {
+        await tx.execute('insert into task_dependencies (task_id, depends_on_id) values (?, ?)', [ids[i], i === 0 ? parentId : ids[i - 1]]);
+      }
+      for (const { task_id } of downstream) {
+        await tx.execute('insert into task_dependencies (task_id, depends_on_id) values (?, ?) on conflict do nothing', [
+          task_id,
+          ids[last],
+        ]);
+      }
+      return { ok: true, ids, added: newIds, removed };
     });
   }
 

@@ -61,16 +61,17 @@ export class SlackFeatures {
 
   /**
    * Runs a native call for `feature`. A refusal is recorded and reported as `{ ok: false }`;
-   * any other error is thrown.
+   * any other error is thrown. `refusals` adds the answers that also mean "not offered" for this
+   * feature (a new block type a workspace does not know comes back as `invalid_blocks`).
    */
-  async attempt<T>(feature: SlackFeature, method: string, call: () => Promise<T>): Promise<Attempt<T>> {
+  async attempt<T>(feature: SlackFeature, method: string, call: () => Promise<T>, refusals: readonly string[] = []): Promise<Attempt<T>> {
     try {
       const value = await call();
       await this.confirmNative(feature);
       return { ok: true, value };
     } catch (err) {
       const code = slackErrorCode(err);
-      if (!code || !FALLBACK_ERRORS.has(code)) throw err;
+      if (!code || !(FALLBACK_ERRORS.has(code) || refusals.includes(code))) throw err;
       await this.fallBack(feature, method, code);
       return { ok: false, slackError: code };
     }
@@ -121,6 +122,10 @@ function consequence(feature: SlackFeature): string {
       return 'task cards are posted without their Work Object, so a shared task shows as a message and opens no details pane';
     case 'home_data_table':
       return 'the App Home lists the queue in sections, fewer rows than a table holds';
+    case 'plan_blocks':
+      return 'plans show as a list of their tasks, updated in place, instead of a plan block of task cards';
+    case 'plan_canvas':
+      return 'task rooms get no plan canvas; plans are revised with revise_plan';
   }
 }
 

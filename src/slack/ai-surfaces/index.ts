@@ -1,9 +1,12 @@
+import type { CommandHandler } from '../../commands/handler';
 import type { Database } from '../../db/database';
+import { PlanCanvases } from '../rooms/plan-canvas';
 import type { Rating } from './feedback';
 import { type SlackFeatures, slackFeaturesFor } from './features';
 
 /** What Slack's AI surfaces need from the process (the Runtime has it). */
 export interface AiSurfaceSource {
+  handler: Pick<CommandHandler, 'execute'>;
   db: Pick<Database, 'state' | 'taskThreads' | 'chatThreads'>;
 }
 
@@ -13,6 +16,8 @@ export interface AiSurfaceSource {
  */
 export interface AiSurfaces {
   features: SlackFeatures;
+  /** Plans' canvases in task rooms: a person's edits read back, shown, applied. */
+  planCanvases: PlanCanvases;
   /** Stores a rating with the conversation; nothing is posted. */
   recordFeedback(conversationId: string, userId: string, rating: Rating, messageTs: string | null): Promise<void>;
   /** The task whose thread starts at this message. */
@@ -31,8 +36,10 @@ export function createAiSurfaces(source: AiSurfaceSource, log: (message: string)
   let underWay = 0;
   let wake: (() => void) | null = null;
   let drained: Promise<void> | null = null;
+  const features = slackFeaturesFor(source.db.state, log);
   return {
-    features: slackFeaturesFor(source.db.state, log),
+    features,
+    planCanvases: new PlanCanvases(source, features, log),
     recordFeedback: (conversationId, userId, rating, messageTs) =>
       source.db.chatThreads.addFeedback(conversationId, { user_id: userId, rating, message_ts: messageTs, at: new Date().toISOString() }),
     taskAtThread: (channelId, threadTs) => source.db.taskThreads.taskFor(channelId, threadTs),

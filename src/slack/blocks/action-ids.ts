@@ -68,6 +68,16 @@ export const INTAKE_BUTTONS = {
   retry: 'aq_intake_retry',
 } as const;
 
+/**
+ * listeners/actions/plan-canvas-buttons.ts: a plan canvas's edits, read back and shown (value: the
+ * task), applied (value: `<task> <hash of the canvas shown>`) or dropped (value: the task).
+ */
+export const PLAN_CANVAS_BUTTONS = {
+  check: 'aq_plan_canvas_check',
+  apply: 'aq_plan_canvas_apply',
+  discard: 'aq_plan_canvas_discard',
+} as const;
+
 /** Every declared id, for the test that each one has a listener. */
 export const ALL_ACTION_IDS: readonly string[] = [
   TASK_BUTTONS,
@@ -80,4 +90,5 @@ export const ALL_ACTION_IDS: readonly string[] = [
   AUTOMATION_BUTTONS,
   MERGE_TRAIN_BUTTONS,
   INTAKE_BUTTONS,
+  PLAN_CANVAS_BUTTONS,
 ].flatMap((group) => Object.values(group));

@@ -11,6 +11,7 @@ export const ROOM_COMMANDS = [
   { name: 'skip', description: 'Skip the task (its dependents go ahead)' },
   { name: 'budget', description: "The project's budget: used, limit, resets" },
   { name: 'diff', description: 'The files the task changed, with added and removed lines' },
+  { name: 'plan', description: "The plan's steps, and the edits made in its canvas, shown before they apply" },
 ] as const;
 
 export type RoomCommandName = (typeof ROOM_COMMANDS)[number]['name'];
@@ -32,5 +33,8 @@ export function catalogCommandFor(name: RoomCommandName, text: string): { comman
       return { command: 'get_budget', args: {}, of: 'project' };
     case 'diff':
       return { command: 'get_task_diff', args: { summary: true } };
+    case 'plan':
+      // The listener reads the plan canvas first; this is the answer when the plan has none.
+      return { command: 'get_plan', args: {} };
   }
 }

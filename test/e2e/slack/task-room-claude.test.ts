@@ -87,7 +87,7 @@ describe('task rooms with the real Claude Code CLI (e2e)', () => {
     const room = await waitFor(async () => slack.rooms.bySession(taskId), 90_000, 'the room');
     await slack.waitForCall('agents.conversations.setCommands');
     expect(room.origin).toEqual({ channel_id: thread.channelId, message_ts: thread.threadTs });
-    expect(room.commands.map((c) => c.name)).toEqual(['approve', 'request-changes', 'stop', 'restart', 'skip', 'budget', 'diff']);
+    expect(room.commands.map((c) => c.name)).toEqual(['approve', 'request-changes', 'stop', 'restart', 'skip', 'budget', 'diff', 'plan']);
 
     // A person writes in the room: it reaches the running session like a thread reply.
     const said = slack.userSays({ channel: room.channel_id, user: 'U7', text: 'ROOM: keep it short' });

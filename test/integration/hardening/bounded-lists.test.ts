@@ -186,6 +186,7 @@ const FIXED_BOUNDS: Record<string, string> = {
   'list_directory.files': "one page of the folder's entries, folders and files alike; total counts them",
   'get_task_result.files_changed': "one task's changed files",
   'get_tool_policy.rules': 'at most 200 rules (set_tool_policy refuses more)',
+  'get_plan.steps': "one plan's steps: at most auto_task.max_steps_per_plan (20), where the parsers and revise_plan cut a plan",
 };
 
 const listCommands = ALL_COMMANDS.filter((c): c is AnyCommand & { list: NonNullable<AnyCommand['list']> } => c.list !== undefined);
