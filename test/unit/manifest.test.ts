@@ -34,6 +34,10 @@ const METHOD_SCOPES: Record<string, string[]> = {
   'agents.conversations.setView': ['code_channels:manage'],
   'agents.conversations.setCommands': ['code_channels:manage'],
   'agents.conversations.archive': ['code_channels:manage'],
+  // The plan canvas of a task's room (README "Plans in Slack").
+  'agents.conversations.setCanvasContent': ['code_channels:manage'],
+  'agents.conversations.getCanvas': ['code_channels:manage'],
+  'canvases.create': ['canvases:write'],
   'auth.test': [],
   'assistant.threads.setStatus': ['assistant:write'],
   'assistant.threads.setSuggestedPrompts': ['assistant:write'],
