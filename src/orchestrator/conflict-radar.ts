@@ -147,7 +147,7 @@ export async function detectOverlaps(deps: RadarDeps, taskId: string, scope: Rep
   for (const o of await db.overlaps.ofTask(taskId)) {
     const other = o.taskA === taskId ? o.taskB : o.taskA;
     if (sharing.has(other)) continue;
-    if (await db.overlaps.clear(o.taskA, o.taskB)) await announce(deps, 'overlap_cleared', o);
+    if (await db.overlaps.clearIfDisjoint(o.taskA, o.taskB)) await announce(deps, 'overlap_cleared', o);
   }
 }
 

@@ -80,6 +80,27 @@ export class TaskOverlapRepository {
     return (await runSql(this.em(), 'delete from task_overlaps where task_a = ? and task_b = ?', [a, b])).changes > 0;
   }
 
+  /**
+   * Removes the pair only while the two tasks' stored files share no path; true for the one caller
+   * that removed it. A radar whose view of the other task is older than the pair's row (the other
+   * side stored its files and recorded the pair meanwhile) must not withdraw a live overlap.
+   */
+  async clearIfDisjoint(one: string, other: string): Promise<boolean> {
+    const [a, b] = overlapPair(one, other);
+    return (
+      (
+        await runSql(
+          this.em(),
+          `delete from task_overlaps where task_a = ? and task_b = ?
+             and not exists (select 1 from task_touched_files fa join task_touched_files fb
+                                on fb.project_id = fa.project_id and fb.repo_key = fa.repo_key and fb.path = fa.path
+                              where fa.task_id = ? and fb.task_id = ?)`,
+          [a, b, a, b],
+        )
+      ).changes > 0
+    );
+  }
+
   /** Every stored overlap the task is part of. */
   async ofTask(taskId: string): Promise<OverlapRecord[]> {
     const rows = (await this.em()
