@@ -6,10 +6,9 @@ import { integer, optional, optionalText, requiredText } from './schema';
 
 const MERGE_QUEUE: ListPaging = { key: 'entries', defaultLimit: 50, maxLimit: 500 };
 
-function entryView(e: TrainEntry, titles: Map<string, string>) {
+/** Where a queued task stands in its train. */
+function placeView(e: TrainEntry) {
   return {
-    task_id: e.taskId,
-    title: titles.get(e.taskId) ?? null,
     train: e.train,
     place: e.place,
     state: e.state,
@@ -17,6 +16,21 @@ function entryView(e: TrainEntry, titles: Map<string, string>) {
     tries: e.tries,
     last_outcome: e.lastOutcome,
   };
+}
+
+export type MergeQueuePlace = ReturnType<typeof placeView>;
+
+function entryView(e: TrainEntry, titles: Map<string, string>) {
+  return { task_id: e.taskId, title: titles.get(e.taskId) ?? null, ...placeView(e) };
+}
+
+/**
+ * get_task's merge_queue key while the task waits in a merge train: its train, place, state
+ * (waiting, updating, checking, merging, sent_back), since when, tries and last outcome.
+ */
+export async function mergeQueueKeys(ctx: CommandContext, taskId: string): Promise<{ merge_queue?: MergeQueuePlace }> {
+  const entry = await ctx.db.mergeTrain.get(taskId);
+  return entry ? { merge_queue: placeView(entry) } : {};
 }
 
 async function titlesOf(ctx: CommandContext, entries: TrainEntry[]): Promise<Map<string, string>> {

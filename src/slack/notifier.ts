@@ -14,8 +14,11 @@ import { slackFeaturesFor } from './ai-surfaces/features';
 import { TaskSessions } from './ai-surfaces/task-sessions';
 import { TaskRooms } from './rooms/task-rooms';
 import { OverlapWarnings } from './overlap-warnings';
+import { trainPlaceOf } from './blocks/merge-train-place';
 
 const PROGRESS_INTERVAL_MS = 3000;
+/** How many waiting tasks' cards a landing redraws (the rest show their place on their own next change). */
+const TRAIN_CARDS_REDRAWN = 20;
 
 /** What the notifier needs from the process (the Runtime has all of it). */
 export interface NotifierSource {
@@ -110,6 +113,7 @@ export class SlackNotifier {
     if (post) await this.replyIn(thread, post);
     await this.sessions.follow(thread, event, typeof event.payload.title === 'string' ? event.payload.title : taskId);
     await this.rooms.follow(event, thread);
+    if (event.type === 'landed') await this.redrawTrain(event);
   }
 
   /** Posts the task's card as the root of its thread and remembers where it is. */
@@ -169,7 +173,20 @@ export class SlackNotifier {
       retries: `${String(task.retry_count)} of ${String(task.max_retries)}`,
       tokens: Number(task.tokens) || null,
       costUsd: Number(task.cost_usd) || null,
+      train: trainPlaceOf(task.merge_queue),
     };
+  }
+
+  /** A landing moves everyone behind it up: the cards of the tasks still in the project's trains show their new places. */
+  private async redrawTrain(landed: EventRecord): Promise<void> {
+    if (!landed.projectId) return;
+    const queue = await this.execute('get_merge_queue', { project_id: landed.projectId, limit: TRAIN_CARDS_REDRAWN });
+    if ('error' in queue) return;
+    for (const entry of queue.entries) {
+      const thread = await this.source.db.taskThreads.get(entry.task_id);
+      // Its own event's payload would lend it another task's facts: an empty one.
+      if (thread) await this.updateRoot(entry.task_id, thread, { ...landed, taskId: entry.task_id, payload: { title: entry.title } });
+    }
   }
 
   private async replyIn(thread: Thread, post: Rendered): Promise<void> {

@@ -8,7 +8,7 @@ import { txt } from './text';
 type Entry = Result<'get_merge_queue'>['entries'][number];
 
 /** What each state of the train means to a person. */
-const STATE_WORDS: Record<string, string> = {
+export const STATE_WORDS: Record<string, string> = {
   waiting: 'waiting',
   updating: 'updating with the base',
   checking: 'checking',
@@ -16,7 +16,7 @@ const STATE_WORDS: Record<string, string> = {
   sent_back: 'sent back to its agent',
 };
 
-const STATE_ICONS: Record<string, string> = { waiting: '⏳', updating: '🔄', checking: '🧪', merging: '🔀', sent_back: '↩️' };
+export const STATE_ICONS: Record<string, string> = { waiting: '⏳', updating: '🔄', checking: '🧪', merging: '🔀', sent_back: '↩️' };
 
 /** Buttons fit in one actions block (Slack: 25 elements): two per entry for the first ones. */
 const ENTRIES_WITH_BUTTONS = 12;
