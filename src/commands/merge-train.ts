@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { TrainEntry } from '../db/repositories/merge-train';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
+import { prChecksKeys } from './pr-checks';
 import { integer, optional, optionalText, requiredText } from './schema';
 
 const MERGE_QUEUE: ListPaging = { key: 'entries', defaultLimit: 50, maxLimit: 500 };
@@ -73,7 +74,15 @@ export const getMergeQueue = defineCommand({
     const page = pageOf(paging, MERGE_QUEUE.defaultLimit);
     const [entries, total] = await Promise.all([ctx.db.mergeTrain.list(filter, page), ctx.db.mergeTrain.count(filter)]);
     const titles = await titlesOf(ctx, entries);
-    return { entries: entries.map((e) => entryView(e, titles)), total, next_offset: nextOffset(page, entries.length, total) };
+    const checks = await prChecksKeys(
+      ctx,
+      entries.map((e) => e.taskId),
+    );
+    return {
+      entries: entries.map((e) => ({ ...entryView(e, titles), ...checks.get(e.taskId) })),
+      total,
+      next_offset: nextOffset(page, entries.length, total),
+    };
   },
 });
 

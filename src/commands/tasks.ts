@@ -13,6 +13,7 @@ import { taskOperation } from './task-lifecycle';
 import { waitingKeys } from './task-waiting';
 import { roomKeys } from './task-room-keys';
 import { mergeQueueKeys } from './merge-train';
+import { prChecksKeys } from './pr-checks';
 import { requireSteerTask } from './steer-check';
 import { agentBackendKey, backendProblem } from '../agents/backends';
 
@@ -182,6 +183,7 @@ export const getTask = defineCommand({
       ...(await roomKeys(ctx, t.id)),
       ...(await backendKeys(ctx, t)),
       ...(await mergeQueueKeys(ctx, t.id)),
+      ...(t.prUrl && t.status === 'AWAITING_APPROVAL' && (await prChecksKeys(ctx, [t.id])).get(t.id)),
     };
   },
 });

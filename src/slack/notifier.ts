@@ -15,6 +15,7 @@ import { TaskSessions } from './ai-surfaces/task-sessions';
 import { TaskRooms } from './rooms/task-rooms';
 import { OverlapWarnings } from './overlap-warnings';
 import { trainPlaceOf } from './blocks/merge-train-place';
+import { prChecksWords } from './blocks/merge-train-checks';
 
 const PROGRESS_INTERVAL_MS = 3000;
 /** How many waiting tasks' cards a landing redraws (the rest show their place on their own next change). */
@@ -174,6 +175,7 @@ export class SlackNotifier {
       tokens: Number(task.tokens) || null,
       costUsd: Number(task.cost_usd) || null,
       train: trainPlaceOf(task.merge_queue),
+      checks: prChecksWords(task.pr_checks),
     };
   }
 

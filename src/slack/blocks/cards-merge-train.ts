@@ -2,6 +2,7 @@ import type { Button } from '@slack/types';
 import { MERGE_TRAIN_BUTTONS } from './action-ids';
 import { button, type Rendered } from './common';
 import { card, item } from './cards-kit';
+import { prChecksWords } from './merge-train-checks';
 import type { Result } from './result-types';
 import { txt } from './text';
 
@@ -28,6 +29,7 @@ export function trainLine(e: Entry) {
     e.task_id,
     [
       ['', STATE_WORDS[e.state] ?? e.state],
+      ['', prChecksWords(e.pr_checks)],
       ['tries', e.tries > 0 ? e.tries : null],
       ['last outcome:', e.state === 'sent_back' ? e.last_outcome?.split('\n')[0]?.slice(0, 200) : null],
     ],

@@ -26,6 +26,8 @@ export interface RootFacts {
   deleted?: boolean;
   /** Its place and state in the merge train while it waits to land. */
   train?: TrainPlace | null;
+  /** Its PR/MR's checks in words while it waits (prChecksWords). */
+  checks?: string | null;
 }
 
 /**
@@ -39,7 +41,7 @@ export function threadRoot(f: RootFacts): Rendered {
     .join(' · ');
   const lines: Line[] = [[txt(`${f.deleted ? '🗑️' : emoji(f.status)} `), bold(f.title), txt('  '), mono(f.id)], [txt(facts)]];
   if (f.branch) lines.push([txt('Branch '), mono(f.branch)]);
-  if (f.prUrl) lines.push([txt('Pull request: '), link(f.prUrl)]);
+  if (f.prUrl) lines.push([txt('Pull request: '), link(f.prUrl), ...(f.checks && !f.deleted ? [txt(` · ${f.checks}`)] : [])]);
   if (f.train && !f.deleted) lines.push(trainPlaceLine(f.train));
   if (f.tokens || f.costUsd) {
     lines.push([

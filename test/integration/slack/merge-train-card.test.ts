@@ -1,4 +1,5 @@
 import { WebClient } from '@slack/web-api';
+import { FOLLOW_UP_KEY } from '../../../src/orchestrator/pr-follower';
 import { renderResult } from '../../../src/slack/blocks/render';
 import { SlackNotifier } from '../../../src/slack/notifier';
 import { FakeSlack } from '../../support/fake-slack';
@@ -87,6 +88,17 @@ describe('the merge train on the task cards', () => {
       .at(-1)!;
     expect(seen(landedRoot.args.blocks)).not.toContain('merge train');
     expect(slack.takeViolations()).toEqual([]);
+  });
+
+  it('the thread root shows a waiting PR’s checks as the PR follower last saw them', async () => {
+    const waiting = await queuedTask('Reviewed');
+    await putTask(rt.db, waiting.id, 'AWAITING_APPROVAL', { prUrl: 'https://github.com/acme/widget/pull/7' });
+    const since = new Date(AT).toISOString();
+    await rt.db.state.set(FOLLOW_UP_KEY, { [waiting.id]: { since, remindedAt: null, checks: { passing: 4, failing: 1, pending: 1 } } });
+    const root = await rootAfter(waiting.ts, () =>
+      rt.events.emit('task_updated', { projectId: 'web', taskId: waiting.id, payload: { title: 'Reviewed', fields: ['pr_checks'] } }),
+    );
+    expect(root).toContain('Pull request: https://github.com/acme/widget/pull/7 · ❌ checks failing: 1 of 6 (4 passing, 1 running)');
   });
 
   it('get_task’s card shows the place, and nothing about a train for a task outside one', async () => {
