@@ -1,6 +1,6 @@
 import type { EmFactory } from '../database';
 import type { RepoScope } from './touched-files';
-import { LIVE_STATUS_SQL } from './touched-files';
+import { liveTaskSql } from './touched-files';
 import { runSql } from './run-sql';
 
 /** Two live tasks of one repository that touched the same files (task_a < task_b). */
@@ -117,7 +117,7 @@ export class TaskOverlapRepository {
       .getConnection()
       .execute(
         `select ${COLUMNS} from task_overlaps o
-          where exists (select 1 from tasks t where t.id in (o.task_a, o.task_b) and t.status not in (${LIVE_STATUS_SQL}))
+          where exists (select 1 from tasks t where t.id in (o.task_a, o.task_b) and not ${liveTaskSql('t')})
           order by task_a, task_b`,
       )) as Array<Record<string, unknown>>;
     return rows.map(toRecord);

@@ -161,9 +161,13 @@ describe('the merge train with five real Claude Code agents (e2e)', () => {
     const detected = h.eventsOf('overlap_detected');
     const warnings = detected.map((e) => `${(e.payload.task_ids as string[]).join('+')}:${(e.payload.files as string[]).join()}`);
     const radar = h.events.filter((e) => e.type.startsWith('overlap_'));
-    expect({ warnings: warnings.length, radar: radar.map((e) => [e.type, e.payload.task_ids, e.payload.files]) }).toMatchObject({
-      warnings: new Set(warnings).size,
-    });
+    const repeated = warnings.filter((w, i) => warnings.indexOf(w) !== i);
+    if (repeated.length > 0) {
+      const story = radar.map(
+        (e) => `${e.id} ${e.type} ${(e.payload.task_ids as string[]).join('+')} ${(e.payload.files as string[]).join()}`,
+      );
+      throw new Error(`Warned more than once: ${repeated.join('; ')}\n${story.join('\n')}\n${logs.join('\n')}`);
+    }
     for (let i = 0; i < TASKS; i++) {
       for (let j = i + 1; j < TASKS; j++) {
         const pair = [ids[i], ids[j]].sort().join('+');
