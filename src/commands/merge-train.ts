@@ -2,14 +2,14 @@ import { z } from 'zod';
 import type { TrainEntry } from '../db/repositories/merge-train';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
+import { prChecksKeys } from './pr-checks';
 import { integer, optional, optionalText, requiredText } from './schema';
 
 const MERGE_QUEUE: ListPaging = { key: 'entries', defaultLimit: 50, maxLimit: 500 };
 
-function entryView(e: TrainEntry, titles: Map<string, string>) {
+/** Where a queued task stands in its train. */
+function placeView(e: TrainEntry) {
   return {
-    task_id: e.taskId,
-    title: titles.get(e.taskId) ?? null,
     train: e.train,
     place: e.place,
     state: e.state,
@@ -17,6 +17,21 @@ function entryView(e: TrainEntry, titles: Map<string, string>) {
     tries: e.tries,
     last_outcome: e.lastOutcome,
   };
+}
+
+export type MergeQueuePlace = ReturnType<typeof placeView>;
+
+function entryView(e: TrainEntry, titles: Map<string, string>) {
+  return { task_id: e.taskId, title: titles.get(e.taskId) ?? null, ...placeView(e) };
+}
+
+/**
+ * get_task's merge_queue key while the task waits in a merge train: its train, place, state
+ * (waiting, updating, checking, merging, sent_back), since when, tries and last outcome.
+ */
+export async function mergeQueueKeys(ctx: CommandContext, taskId: string): Promise<{ merge_queue?: MergeQueuePlace }> {
+  const entry = await ctx.db.mergeTrain.get(taskId);
+  return entry ? { merge_queue: placeView(entry) } : {};
 }
 
 async function titlesOf(ctx: CommandContext, entries: TrainEntry[]): Promise<Map<string, string>> {
@@ -59,7 +74,15 @@ export const getMergeQueue = defineCommand({
     const page = pageOf(paging, MERGE_QUEUE.defaultLimit);
     const [entries, total] = await Promise.all([ctx.db.mergeTrain.list(filter, page), ctx.db.mergeTrain.count(filter)]);
     const titles = await titlesOf(ctx, entries);
-    return { entries: entries.map((e) => entryView(e, titles)), total, next_offset: nextOffset(page, entries.length, total) };
+    const checks = await prChecksKeys(
+      ctx,
+      entries.map((e) => e.taskId),
+    );
+    return {
+      entries: entries.map((e) => ({ ...entryView(e, titles), ...checks.get(e.taskId) })),
+      total,
+      next_offset: nextOffset(page, entries.length, total),
+    };
   },
 });
 

@@ -12,6 +12,8 @@ import { requireTask, taskId, taskStatus } from './task-common';
 import { taskOperation } from './task-lifecycle';
 import { waitingKeys } from './task-waiting';
 import { roomKeys } from './task-room-keys';
+import { mergeQueueKeys } from './merge-train';
+import { prChecksKeys } from './pr-checks';
 import { requireSteerTask } from './steer-check';
 import { agentBackendKey, backendProblem } from '../agents/backends';
 
@@ -180,6 +182,8 @@ export const getTask = defineCommand({
       ...(await waitingKeys(ctx, t)),
       ...(await roomKeys(ctx, t.id)),
       ...(await backendKeys(ctx, t)),
+      ...(await mergeQueueKeys(ctx, t.id)),
+      ...(t.prUrl && t.status === 'AWAITING_APPROVAL' && (await prChecksKeys(ctx, [t.id])).get(t.id)),
     };
   },
 });

@@ -2,7 +2,16 @@ import type { Database } from '../db/database';
 import type { RepoScope } from '../db/repositories/touched-files';
 import type { GitManager } from '../git/git-manager';
 import { baseRef, committedSince, normaliseAll, workspaceStatus } from '../git/touched-files';
+import { KeyedSerial } from '../util/keyed-serial';
 import type { EventLog } from './events';
+
+/**
+ * The radars of one repository in this process store their files and compare them one at a time:
+ * a comparison that read another task's files just before that task stored new ones would record
+ * (and announce) the pair's old file set again after the new one. Across processes the pair's
+ * conditional writes keep the worst of that away (clearIfDisjoint).
+ */
+const repositoryRadarWrites = new KeyedSerial();
 
 /** What the radar needs from the process. */
 export interface RadarDeps {
@@ -94,9 +103,12 @@ export class TaskRadar {
     const files = normaliseAll([...this.committed, ...status.files]);
     const key = JSON.stringify(files);
     if (key === this.stored) return;
-    await db.touchedFiles.replace(this.task.id, this.scope, files);
-    this.stored = key;
-    await detectOverlaps(this.deps, this.task.id, this.scope);
+    const scope = this.scope;
+    await repositoryRadarWrites.run(`${scope.projectId}\n${scope.repoKey}`, async () => {
+      await db.touchedFiles.replace(this.task.id, scope, files);
+      this.stored = key;
+      await detectOverlaps(this.deps, this.task.id, scope);
+    });
   }
 }
 
@@ -147,7 +159,7 @@ export async function detectOverlaps(deps: RadarDeps, taskId: string, scope: Rep
   for (const o of await db.overlaps.ofTask(taskId)) {
     const other = o.taskA === taskId ? o.taskB : o.taskA;
     if (sharing.has(other)) continue;
-    if (await db.overlaps.clear(o.taskA, o.taskB)) await announce(deps, 'overlap_cleared', o);
+    if (await db.overlaps.clearIfDisjoint(o.taskA, o.taskB)) await announce(deps, 'overlap_cleared', o);
   }
 }
 

@@ -85,10 +85,10 @@ export async function driveTrain(deps: LandingDeps, train: string): Promise<numb
   return landed;
 }
 
-/** Every train with a task waiting: what the daemon's loop and each worker call on their tick. */
+/** Every train with a task waiting (or stranded by a dead holder): what the daemon's loop and each worker call on their tick. */
 export async function driveTrains(deps: LandingDeps): Promise<number> {
   let landed = 0;
-  for (const train of await deps.db.mergeTrain.trainsWaiting()) {
+  for (const train of await deps.db.mergeTrain.trainsWaiting(Date.now())) {
     try {
       landed += await driveTrain(deps, train);
     } catch (err) {
@@ -163,6 +163,12 @@ async function landSteps(
   await renew();
   if (!(await db.mergeTrain.advance(task.id, ['updating'], 'checking', Date.now()))) return 'wait';
   if (project.checkCommand) {
+    // A check may run for many leases: the lock is renewed meanwhile, or another process would
+    // take the train over and run a second landing of this task in the same workspace.
+    const keepAlive = setInterval(
+      () => void renew().catch(() => undefined),
+      Math.max(100, Math.floor((deps.leaseMs ?? LANDING_LEASE_MS) / 3)),
+    );
     const run = await runConfinedCheck(project.checkCommand, {
       cwd: path,
       timeoutMs: project.checkTimeoutSeconds * 1000,
@@ -171,7 +177,7 @@ async function landSteps(
         allowUnsandboxed: deps.config.agents.allowUnsandboxed,
         hiddenPaths: [deps.config.databasePath, `${deps.config.databasePath}-wal`, `${deps.config.databasePath}-shm`],
       },
-    });
+    }).finally(() => clearInterval(keepAlive));
     if (run.exitCode !== 0) {
       const redact = secretRedactor(deps.config);
       const verdict = run.timedOut

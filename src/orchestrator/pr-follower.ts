@@ -3,7 +3,7 @@ import os from 'node:os';
 import type { Database } from '../db/database';
 import type { TaskRecord } from '../db/repositories/tasks';
 import { deleteTaskBranch } from '../git/forges/branch-cleanup';
-import type { Forge } from '../git/forges/forge';
+import type { CheckCounts, Forge } from '../git/forges/forge';
 import type { GitManager } from '../git/git-manager';
 import { promoteAfter, reportBlocked } from './completion';
 import type { EventLog } from './events';
@@ -15,6 +15,14 @@ export const FOLLOW_UP_KEY = 'approval_follow_up';
 interface FollowUp {
   since: string;
   remindedAt: string | null;
+  /** What its PR/MR's checks said at the last look (absent before the first, or without a forge). */
+  checks?: CheckCounts;
+}
+
+/** The checks of each waiting task's PR/MR as the follower last saw them (a task without: unknown). */
+export async function prChecksByTask(db: Database): Promise<Map<string, CheckCounts>> {
+  const followed = await db.state.get<Record<string, FollowUp>>(FOLLOW_UP_KEY, {});
+  return new Map(Object.entries(followed).flatMap(([id, f]) => (f.checks ? [[id, f.checks] as const] : [])));
 }
 
 export interface PrFollowerOptions {
@@ -70,12 +78,24 @@ export class PrFollower {
     }
     for (const id of this.checkedAt.keys()) if (!followed[id]) this.forget(id);
 
-    for (const id of await this.poll(awaiting)) {
+    for (const id of await this.poll(awaiting, followed)) {
       delete followed[id];
       this.forget(id);
     }
     await this.remind(followed);
     if (JSON.stringify(followed) !== JSON.stringify(stored)) await db.state.set(FOLLOW_UP_KEY, followed);
+    // Stored first: the task's card, redrawn on task_updated, reads the checks from there.
+    for (const [id, entry] of Object.entries(followed)) {
+      if (JSON.stringify(entry.checks) === JSON.stringify(stored[id]?.checks)) continue;
+      const task = await db.tasks.get(id);
+      if (task) {
+        await this.options.events.emit('task_updated', {
+          projectId: task.projectId,
+          taskId: id,
+          payload: { title: task.title, fields: ['pr_checks'] },
+        });
+      }
+    }
   }
 
   private forget(taskId: string): void {
@@ -83,8 +103,8 @@ export class PrFollower {
     this.problems.delete(taskId);
   }
 
-  /** Looks at the PRs/MRs due for a look; returns the tasks that left AWAITING_APPROVAL. */
-  private async poll(awaiting: string[]): Promise<string[]> {
+  /** Looks at the PRs/MRs due for a look, noting their checks in `followed`; returns the tasks that left AWAITING_APPROVAL. */
+  private async poll(awaiting: string[], followed: Record<string, FollowUp>): Promise<string[]> {
     const now = this.now().getTime();
     const every = this.options.pollEveryMs ?? 60_000;
     const due = awaiting
@@ -97,7 +117,9 @@ export class PrFollower {
       const task = await this.options.db.tasks.get(id);
       if (!task?.prUrl || task.status !== 'AWAITING_APPROVAL') continue;
       try {
-        if (await this.follow(task, task.prUrl)) resolved.push(id);
+        const seen = await this.follow(task, task.prUrl);
+        if (seen === 'moved') resolved.push(id);
+        else if (seen && followed[id]) followed[id].checks = seen;
         this.problems.delete(id);
       } catch (err) {
         const problem = err instanceof Error ? err.message : String(err);
@@ -113,16 +135,16 @@ export class PrFollower {
     return ws && (await stat(ws.path).catch(() => null))?.isDirectory() ? ws.path : null;
   }
 
-  /** True when the task moved: merged → COMPLETED, closed → BLOCKED. */
-  private async follow(task: TaskRecord, url: string): Promise<boolean> {
+  /** 'moved' when the task moved (merged → COMPLETED, closed → BLOCKED); else the open PR/MR's checks (null: no forge). */
+  private async follow(task: TaskRecord, url: string): Promise<'moved' | CheckCounts | null> {
     const { git } = this.options;
     const path = await this.workspacePath(task);
     const forge: Forge | null = git.forges.forChangeUrl(url) ?? (path ? await git.forgeFor(path) : null);
-    if (!forge) return false;
+    if (!forge) return null;
     const view = await forge.view(path ?? os.tmpdir(), url);
     if (view.state === 'merged') {
       await this.merged(task, url, forge, path);
-      return true;
+      return 'moved';
     }
     if (view.state === 'closed') {
       const moved = await this.machine.fire(task.id, 'PR_CLOSED', {}, { from: ['AWAITING_APPROVAL'] });
@@ -130,9 +152,9 @@ export class PrFollower {
         const reason = `The ${forge.noun} ${url} was closed without merging. Restart the task to redo the work, or skip it.`;
         await reportBlocked(this.options.db, this.options.events, task, reason);
       }
-      return true;
+      return 'moved';
     }
-    return false;
+    return view.checks;
   }
 
   private async merged(task: TaskRecord, url: string, forge: Forge, path: string | null): Promise<void> {

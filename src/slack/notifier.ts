@@ -19,8 +19,12 @@ import { PlanCanvases } from './rooms/plan-canvas';
 import { OverlapWarnings } from './overlap-warnings';
 import { TaskWorkObjects } from './task-work-objects';
 import { taskEntityOf, taskEntityUrl } from './blocks/work-object';
+import { trainPlaceOf } from './blocks/merge-train-place';
+import { prChecksWords } from './blocks/merge-train-checks';
 
 const PROGRESS_INTERVAL_MS = 3000;
+/** How many waiting tasks' cards a landing redraws (the rest show their place on their own next change). */
+const TRAIN_CARDS_REDRAWN = 20;
 
 /** The events that end a task, told in the thread it was asked for in. */
 const SOURCE_TOLD = new Set(['task_completed', 'task_failed', 'task_blocked', 'task_stopped', 'task_skipped']);
@@ -130,6 +134,7 @@ export class SlackNotifier {
     await this.tellSource(taskId, thread, event);
     await this.sessions.follow(thread, event, typeof event.payload.title === 'string' ? event.payload.title : taskId);
     await this.rooms.follow(event, thread);
+    if (event.type === 'landed') await this.redrawTrain(event);
   }
 
   /** Posts the task's card as the root of its thread and remembers where it is. */
@@ -206,7 +211,21 @@ export class SlackNotifier {
       retries: `${String(task.retry_count)} of ${String(task.max_retries)}`,
       tokens: Number(task.tokens) || null,
       costUsd: Number(task.cost_usd) || null,
+      train: trainPlaceOf(task.merge_queue),
+      checks: prChecksWords(task.pr_checks),
     };
+  }
+
+  /** A landing moves everyone behind it up: the cards of the tasks still in the project's trains show their new places. */
+  private async redrawTrain(landed: EventRecord): Promise<void> {
+    if (!landed.projectId) return;
+    const queue = await this.execute('get_merge_queue', { project_id: landed.projectId, limit: TRAIN_CARDS_REDRAWN });
+    if ('error' in queue) return;
+    for (const entry of queue.entries) {
+      const thread = await this.source.db.taskThreads.get(entry.task_id);
+      // Its own event's payload would lend it another task's facts: an empty one.
+      if (thread) await this.updateRoot(entry.task_id, thread, { ...landed, taskId: entry.task_id, payload: { title: entry.title } });
+    }
   }
 
   private async replyIn(thread: Thread, post: Rendered): Promise<void> {

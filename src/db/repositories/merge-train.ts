@@ -110,9 +110,20 @@ export class MergeTrainRepository {
     return Number(row?.n ?? 0);
   }
 
-  /** The trains that have a task waiting to land. */
-  async trainsWaiting(): Promise<string[]> {
-    const rows = await this.rows(`select distinct train from merge_train where state = 'waiting' order by train`, []);
+  /**
+   * The trains that have a task waiting to land, or a landing left half-way by a holder whose
+   * lease has lapsed (killed mid-landing: nothing else would ever resume it).
+   */
+  async trainsWaiting(now: number): Promise<string[]> {
+    const marks = LANDING_STATES.map(() => '?').join(', ');
+    const rows = await this.rows(
+      `select distinct train from merge_train m
+        where state = 'waiting'
+           or (state in (${marks})
+               and not exists (select 1 from landing_locks l where l.train = m.train and l.lease_until >= ?))
+        order by train`,
+      [...LANDING_STATES, now],
+    );
     return rows.map((r) => String(r.train));
   }
 

@@ -1,6 +1,6 @@
 import type { EmFactory } from '../database';
 import type { RepoScope } from './touched-files';
-import { LIVE_STATUS_SQL } from './touched-files';
+import { liveTaskSql } from './touched-files';
 import { runSql } from './run-sql';
 
 /** Two live tasks of one repository that touched the same files (task_a < task_b). */
@@ -80,6 +80,27 @@ export class TaskOverlapRepository {
     return (await runSql(this.em(), 'delete from task_overlaps where task_a = ? and task_b = ?', [a, b])).changes > 0;
   }
 
+  /**
+   * Removes the pair only while the two tasks' stored files share no path; true for the one caller
+   * that removed it. A radar whose view of the other task is older than the pair's row (the other
+   * side stored its files and recorded the pair meanwhile) must not withdraw a live overlap.
+   */
+  async clearIfDisjoint(one: string, other: string): Promise<boolean> {
+    const [a, b] = overlapPair(one, other);
+    return (
+      (
+        await runSql(
+          this.em(),
+          `delete from task_overlaps where task_a = ? and task_b = ?
+             and not exists (select 1 from task_touched_files fa join task_touched_files fb
+                                on fb.project_id = fa.project_id and fb.repo_key = fa.repo_key and fb.path = fa.path
+                              where fa.task_id = ? and fb.task_id = ?)`,
+          [a, b, a, b],
+        )
+      ).changes > 0
+    );
+  }
+
   /** Every stored overlap the task is part of. */
   async ofTask(taskId: string): Promise<OverlapRecord[]> {
     const rows = (await this.em()
@@ -96,7 +117,7 @@ export class TaskOverlapRepository {
       .getConnection()
       .execute(
         `select ${COLUMNS} from task_overlaps o
-          where exists (select 1 from tasks t where t.id in (o.task_a, o.task_b) and t.status not in (${LIVE_STATUS_SQL}))
+          where exists (select 1 from tasks t where t.id in (o.task_a, o.task_b) and not ${liveTaskSql('t')})
           order by task_a, task_b`,
       )) as Array<Record<string, unknown>>;
     return rows.map(toRecord);

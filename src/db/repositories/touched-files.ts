@@ -9,6 +9,14 @@ export const LIVE_TASK_STATUSES = ['ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT', '
 
 export const LIVE_STATUS_SQL = LIVE_TASK_STATUSES.map((s) => `'${s}'`).join(', ');
 
+/**
+ * SQL that is true for a live task row `alias`: live by its status, or sent back by the merge
+ * train (READY again for its follow-up, its branch still to land), whose overlaps still stand.
+ */
+export function liveTaskSql(alias: string): string {
+  return `(${alias}.status in (${LIVE_STATUS_SQL}) or exists (select 1 from merge_train mt where mt.task_id = ${alias}.id))`;
+}
+
 /** Which repository a task's files belong to: tasks of one project and one repo key share files. */
 export interface RepoScope {
   projectId: string;
@@ -60,7 +68,7 @@ export class TouchedFileRepository {
              on other.project_id = mine.project_id and other.repo_key = mine.repo_key and other.path = mine.path
                 and other.task_id <> mine.task_id
            join tasks t on t.id = other.task_id
-          where mine.task_id = ? and t.status in (${LIVE_STATUS_SQL})
+          where mine.task_id = ? and ${liveTaskSql('t')}
           order by other.task_id, other.path`,
         [taskId],
       )) as Array<{ task_id: string; path: string }>;
@@ -80,7 +88,7 @@ export class TouchedFileRepository {
       .execute(
         `select f.task_id as task_id, f.path as path
            from task_touched_files f join tasks t on t.id = f.task_id
-          where f.project_id = ? and f.path in (${paths.map(() => '?').join(', ')}) and t.status in (${LIVE_STATUS_SQL})
+          where f.project_id = ? and f.path in (${paths.map(() => '?').join(', ')}) and ${liveTaskSql('t')}
           order by f.task_id, f.path`,
         [projectId, ...paths],
       )) as Array<{ task_id: string; path: string }>;
@@ -96,7 +104,7 @@ export class TouchedFileRepository {
       .execute(
         // From the few touched-file rows to their tasks by key: never a scan of tasks.
         `delete from task_touched_files
-          where exists (select 1 from tasks t where t.id = task_touched_files.task_id and t.status not in (${LIVE_STATUS_SQL}))`,
+          where exists (select 1 from tasks t where t.id = task_touched_files.task_id and not ${liveTaskSql('t')})`,
         [],
         'run',
       )) as { affectedRows?: number };

@@ -19,6 +19,14 @@ export interface ChangeRequestView {
   failingChecks: string[];
   /** Checks still running. */
   pendingChecks: boolean;
+  /** How many checks passed, failed and still run (GitLab: its pipeline, as one). */
+  checks: CheckCounts;
+}
+
+export interface CheckCounts {
+  passing: number;
+  failing: number;
+  pending: number;
 }
 
 /**

@@ -50,11 +50,14 @@ export class GitHubForge extends CliForge implements Forge {
     const pr = this.parseJson<GhPullRequest>(out, 'pull request');
     const state = (pr.state ?? '').toUpperCase();
     const checks = pr.statusCheckRollup ?? [];
+    const outcomes = checks.map(checkOutcome);
+    const count = (outcome: ReturnType<typeof checkOutcome>) => outcomes.filter((o) => o === outcome).length;
     return {
       state: state === 'MERGED' ? 'merged' : state === 'CLOSED' ? 'closed' : 'open',
       conflicts: pr.mergeable?.toUpperCase() === 'CONFLICTING' || pr.mergeStateStatus?.toUpperCase() === 'DIRTY',
-      failingChecks: checks.filter((c) => checkOutcome(c) === 'failed').map((c) => c.name || c.context || 'a check'),
-      pendingChecks: checks.some((c) => checkOutcome(c) === 'pending'),
+      failingChecks: checks.filter((_, i) => outcomes[i] === 'failed').map((c) => c.name || c.context || 'a check'),
+      pendingChecks: outcomes.includes('pending'),
+      checks: { passing: count('passed'), failing: count('failed'), pending: count('pending') },
     };
   }
 

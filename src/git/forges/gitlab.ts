@@ -46,11 +46,15 @@ export class GitLabForge extends CliForge implements Forge {
     const mr = this.parseJson<GlabMergeRequest>(out, 'merge request');
     const state = (mr.state ?? '').toLowerCase();
     const pipeline = (mr.head_pipeline?.status ?? mr.pipeline?.status ?? '').toLowerCase();
+    const failing = PIPELINE_FAILED.has(pipeline);
+    const pending = PIPELINE_PENDING.has(pipeline);
     return {
       state: state === 'merged' ? 'merged' : state === 'closed' || state === 'locked' ? 'closed' : 'open',
       conflicts: Boolean(mr.has_conflicts) || mr.detailed_merge_status === 'conflict',
-      failingChecks: PIPELINE_FAILED.has(pipeline) ? ['pipeline'] : [],
-      pendingChecks: PIPELINE_PENDING.has(pipeline),
+      failingChecks: failing ? ['pipeline'] : [],
+      pendingChecks: pending,
+      // The pipeline is the MR's one check; a skipped or manual one holds nothing up.
+      checks: { passing: pipeline === 'success' ? 1 : 0, failing: failing ? 1 : 0, pending: pending ? 1 : 0 },
     };
   }
 

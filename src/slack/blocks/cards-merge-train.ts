@@ -2,13 +2,14 @@ import type { Button } from '@slack/types';
 import { MERGE_TRAIN_BUTTONS } from './action-ids';
 import { button, type Rendered } from './common';
 import { card, item } from './cards-kit';
+import { prChecksWords } from './merge-train-checks';
 import type { Result } from './result-types';
 import { txt } from './text';
 
 type Entry = Result<'get_merge_queue'>['entries'][number];
 
 /** What each state of the train means to a person. */
-const STATE_WORDS: Record<string, string> = {
+export const STATE_WORDS: Record<string, string> = {
   waiting: 'waiting',
   updating: 'updating with the base',
   checking: 'checking',
@@ -16,7 +17,7 @@ const STATE_WORDS: Record<string, string> = {
   sent_back: 'sent back to its agent',
 };
 
-const STATE_ICONS: Record<string, string> = { waiting: '⏳', updating: '🔄', checking: '🧪', merging: '🔀', sent_back: '↩️' };
+export const STATE_ICONS: Record<string, string> = { waiting: '⏳', updating: '🔄', checking: '🧪', merging: '🔀', sent_back: '↩️' };
 
 /** Buttons fit in one actions block (Slack: 25 elements): two per entry for the first ones. */
 const ENTRIES_WITH_BUTTONS = 12;
@@ -28,6 +29,7 @@ export function trainLine(e: Entry) {
     e.task_id,
     [
       ['', STATE_WORDS[e.state] ?? e.state],
+      ['', prChecksWords(e.pr_checks)],
       ['tries', e.tries > 0 ? e.tries : null],
       ['last outcome:', e.state === 'sent_back' ? e.last_outcome?.split('\n')[0]?.slice(0, 200) : null],
     ],

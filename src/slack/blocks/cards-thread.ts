@@ -9,6 +9,7 @@ import { taskButtons } from './tasks';
 import { bold, italic, link, mono, plainContext, richLines, txt, type Line } from './text';
 import { answeredReply, permissionPost, questionPost, timedOutReply } from './cards-requests';
 import { REQUEST_CHANGES_BUTTONS, TASK_BUTTONS } from './action-ids';
+import { trainPlaceLine, type TrainPlace } from './merge-train-place';
 
 /** What a task's thread root shows, read fresh from the task on every change. */
 export interface RootFacts {
@@ -23,6 +24,10 @@ export interface RootFacts {
   tokens: number | null;
   costUsd: number | null;
   deleted?: boolean;
+  /** Its place and state in the merge train while it waits to land. */
+  train?: TrainPlace | null;
+  /** Its PR/MR's checks in words while it waits (prChecksWords). */
+  checks?: string | null;
 }
 
 /**
@@ -36,7 +41,8 @@ export function threadRoot(f: RootFacts): Rendered {
     .join(' · ');
   const lines: Line[] = [[txt(`${f.deleted ? '🗑️' : emoji(f.status)} `), bold(f.title), txt('  '), mono(f.id)], [txt(facts)]];
   if (f.branch) lines.push([txt('Branch '), mono(f.branch)]);
-  if (f.prUrl) lines.push([txt('Pull request: '), link(f.prUrl)]);
+  if (f.prUrl) lines.push([txt('Pull request: '), link(f.prUrl), ...(f.checks && !f.deleted ? [txt(` · ${f.checks}`)] : [])]);
+  if (f.train && !f.deleted) lines.push(trainPlaceLine(f.train));
   if (f.tokens || f.costUsd) {
     lines.push([
       txt([f.tokens ? `${formatNumber(f.tokens)} tokens` : null, f.costUsd ? formatDollars(f.costUsd) : null].filter(Boolean).join(' · ')),
@@ -194,6 +200,9 @@ export const ROOT_CHANGING = new Set([
   'task_updated',
   'task_deleted',
   'pr_created',
+  'landing_started',
+  'landing_sent_back',
+  'landed',
   'task_follow_up_queued',
   'agent_request_created',
   'agent_request_answered',

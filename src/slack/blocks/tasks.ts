@@ -3,6 +3,8 @@ import { actionsBlock } from './actions';
 import { button, context, emoji, fallbackOf, LIMITS, statusWord, type Rendered } from './common';
 import { stopTaskButton, tryWords } from './cards-format';
 import { fitBlocks } from './long';
+import { prChecksWords } from './merge-train-checks';
+import { trainPlaceLine, trainPlaceOf } from './merge-train-place';
 import { placeOfPermalink } from '../source-thread';
 import { bold, link, mono, packRich, txt, type Line } from './text';
 import { REQUEST_CHANGES_BUTTONS, TASK_BUTTONS } from './action-ids';
@@ -41,7 +43,11 @@ export function taskDetailBlocks(task: Record<string, unknown>, note?: string): 
     .filter(Boolean)
     .join(' · ');
   const lines: Line[] = [[txt(`${emoji(status)} `), bold(task.title), txt('  '), mono(id)], [txt(facts)]];
-  if (typeof task.pr_url === 'string' && task.pr_url) lines.push([txt('Pull request: '), link(task.pr_url)]);
+  const checks = prChecksWords(task.pr_checks);
+  if (typeof task.pr_url === 'string' && task.pr_url)
+    lines.push([txt('Pull request: '), link(task.pr_url), ...(checks ? [txt(` · ${checks}`)] : [])]);
+  const train = trainPlaceOf(task.merge_queue);
+  if (train) lines.push(trainPlaceLine(train));
   // Only a Slack permalink becomes a link: a source given by hand is shown as the text it is.
   if (typeof task.source_url === 'string' && task.source_url)
     lines.push([txt('Asked for in: '), placeOfPermalink(task.source_url) ? link(task.source_url) : txt(task.source_url)]);

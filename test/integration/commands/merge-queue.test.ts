@@ -42,6 +42,27 @@ describe('merge queue commands', () => {
     expect(await rt.exec('get_merge_queue', { project_id: 'nope' })).toEqual({ error: "Project 'nope' not found." });
   });
 
+  it('get_task shows a queued task’s place and state in its train, and nothing once it left', async () => {
+    await rt.db.mergeTrain.advance(ids[0], ['waiting'], 'sent_back', Date.UTC(2026, 10, 25, 12, 5), {
+      lastOutcome: 'The check failed.',
+      countTry: true,
+    });
+    expect((await rt.exec('get_task', { task_id: ids[0] })).merge_queue).toEqual({
+      train: 'project:alpha',
+      place: 1,
+      state: 'sent_back',
+      since: new Date(Date.UTC(2026, 10, 25, 12, 5)).toISOString(),
+      tries: 1,
+      last_outcome: 'The check failed.',
+    });
+    await rt.db.mergeTrain.advance(ids[1], ['waiting'], 'checking', Date.UTC(2026, 10, 25, 12, 6));
+    expect((await rt.exec('get_task', { task_id: ids[1] })).merge_queue).toMatchObject({ place: 2, state: 'checking', tries: 0 });
+    expect((await rt.exec('get_task', { task_id: ids[2] })).merge_queue).toMatchObject({ place: 3, state: 'waiting' });
+    await rt.db.mergeTrain.remove(ids[1]);
+    expect(await rt.exec('get_task', { task_id: ids[1] })).not.toHaveProperty('merge_queue');
+    expect((await rt.exec('get_task', { task_id: ids[2] })).merge_queue).toMatchObject({ place: 2, state: 'waiting' });
+  });
+
   it('lets admins move a task to the front or a place and take one out; others are refused', async () => {
     expect(await as('UOTHER', 'move_in_merge_queue', { task_id: ids[2] })).toEqual({ error: expect.stringContaining('AQ_ADMINS') });
     expect(await as('UOTHER', 'remove_from_merge_queue', { task_id: ids[0] })).toEqual({ error: expect.stringContaining('AQ_ADMINS') });

@@ -55,7 +55,7 @@ describe('merge train and landing lock', () => {
       [a, 1],
       [b, 2],
     ]);
-    expect(await db.mergeTrain.trainsWaiting()).toEqual(['r1']);
+    expect(await db.mergeTrain.trainsWaiting(10)).toEqual(['r1']);
   });
 
   it('moves an entry only from the state it expects, so a landing starts once', async () => {
@@ -87,6 +87,9 @@ describe('merge train and landing lock', () => {
     // The holder dies mid-landing: its lease lapses and the next taker resumes the stranded entry.
     await enter(a, 1);
     await db.mergeTrain.advance(a, ['waiting'], 'checking', 2);
+    // Stranded: the train is no longer listed as waiting while the lease runs, and listed again once it lapsed.
+    expect(await db.mergeTrain.trainsWaiting(10_900)).toEqual([]);
+    expect(await other.mergeTrain.trainsWaiting(20_000)).toEqual(['r1']);
     expect(await db.mergeTrain.acquireLock('r1', loser, 1000, 20_000)).toBe(true);
     expect(await db.mergeTrain.renewLock('r1', holder, 1000, 20_001)).toBe(false);
     expect(await db.mergeTrain.resumeStranded('r1', 20_002)).toBe(1);

@@ -104,6 +104,24 @@ describe('conflict radar: files touched by live tasks and their overlaps (real g
     expect(await h.rt.exec('stop_task', { task_id: second })).not.toHaveProperty('error');
   });
 
+  it('an overlap is withdrawn only while the two tasks share no file: a radar with an older view of the other side leaves it', async () => {
+    // Five agents refreshing at once: one read the other's files before that side stored them and
+    // recorded the pair; its withdrawal must not remove the live overlap (found by the real-CLI merge train e2e).
+    h = await makeHarness();
+    const scope = { projectId: 'proj', repoKey: '' };
+    const [x, y] = [await h.task('X'), await h.task('Y')];
+    await h.rt.db.touchedFiles.replace(x, scope, ['src/shared.ts', 'src/x.ts']);
+    await h.rt.db.touchedFiles.replace(y, scope, ['src/shared.ts']);
+    expect(await h.rt.db.overlaps.record(y, x, scope, ['src/shared.ts'], Date.now())).toBe('detected');
+    expect(await h.rt.db.overlaps.clearIfDisjoint(x, y)).toBe(false);
+    expect((await h.rt.db.overlaps.list()).map((o) => o.files)).toEqual([['src/shared.ts']]);
+    // The same file in another repository of the project is no overlap.
+    await h.rt.db.touchedFiles.replace(y, { projectId: 'proj', repoKey: 'other-repo' }, ['src/shared.ts']);
+    expect(await h.rt.db.overlaps.clearIfDisjoint(y, x)).toBe(true);
+    expect(await h.rt.db.overlaps.list()).toEqual([]);
+    expect(await h.rt.db.overlaps.clearIfDisjoint(x, y)).toBe(false);
+  });
+
   it('serialize: a READY task naming a file a running task touched waits, says why, and starts after it', async () => {
     h = await makeHarness({ agents: 2, workspaces: 2 });
     expect(await h.rt.exec('edit_project', { project_id: 'proj', overlap_policy: 'serialize' })).toEqual({
