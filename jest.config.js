@@ -99,10 +99,10 @@ module.exports = {
   // daemon-driven tests on PostgreSQL took 25-30 s that take 5 s alone.
   testTimeout: 120000,
   reporters: ['default', '<rootDir>/test/support/slowest-suites-reporter.js'],
-  // Half again as many workers as cores: a suite spends much of its time waiting (on child
-  // processes, sockets and the daemon's interval), and a third worker on two cores fills that.
-  // (Jest reads a percentage above 100 as a count, so it is worked out here.)
-  maxWorkers: Math.max(1, Math.round(os.availableParallelism() * 1.5)),
+  // One worker per core. Three on two cores were tried (2026-11-26): the Jest phase took 733 s
+  // against about 745 s expected with two, for suites twice as slow each (nearer their
+  // deadlines): the run is bound by CPU, not by waiting.
+  maxWorkers: Math.max(1, os.availableParallelism()),
   // A worker whose heap grew past this is replaced between suites: every child process (git, the
   // agent CLIs, aq) is forked from it, and a fork costs in proportion to the parent's memory.
   workerIdleMemoryLimit: '300MB',
