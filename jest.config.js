@@ -57,20 +57,8 @@ function postgresSuites() {
     .map((f) => `<rootDir>/${f}`);
 }
 
-/**
- * TypeScript as tsconfig.json compiles it (ES2022, CommonJS, legacy decorators with their design
- * types for the MikroORM entities, class fields defined as ES2022 does), by swc: types are checked
- * once by `tsc --noEmit` in `npm test`, so the tests need only the fastest faithful transpiler.
- */
-const TYPESCRIPT = {
-  jsc: {
-    parser: { syntax: 'typescript', decorators: true },
-    target: 'es2022',
-    transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: true },
-  },
-  module: { type: 'commonjs' },
-  sourceMaps: 'inline',
-};
+/** TypeScript as the build transpiles it (scripts/swc-options.js), with source maps inline. */
+const TYPESCRIPT = { ...require('./scripts/swc-options'), sourceMaps: 'inline' };
 
 /** @type {import('jest').Config} */
 const shared = {

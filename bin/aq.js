@@ -17,7 +17,7 @@ function entry() {
   if (process.env.AQ_NO_BUNDLE) return unbundled;
   const bundled = modified(bundle);
   const newest = Math.max(
-    modified(path.join(root, 'dist', '.tsbuildinfo')),
+    modified(path.join(root, 'dist', '.build-stamp')),
     modified(path.join(root, 'node_modules', '.package-lock.json')),
   );
   return bundled >= 0 && bundled >= newest ? bundle : unbundled;

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Builds dist/ with tsc only when a source is newer than the last build: `npm start` then costs
-// a few milliseconds of stat calls instead of a TypeScript build every time. After tsc, and
+// Builds dist/ (scripts/transpile.js) only when a source is newer than the last build: `npm start`
+// then costs a few milliseconds of stat calls instead of a build every time. After a build, and
 // whenever npm changed node_modules since, the CLI is bundled again (scripts/bundle-cli.js),
 // which also builds its startup snapshot (scripts/build-snapshot.js).
 const { spawnSync } = require('node:child_process');
@@ -10,7 +10,7 @@ const path = require('node:path');
 const root = path.join(__dirname, '..');
 const stamp = path.join(root, 'dist', '.build-stamp');
 const entry = path.join(root, 'dist', 'src', 'app.js');
-const SOURCES = ['src', 'listeners', 'bench', 'tsconfig.json', 'tsconfig.build.json'];
+const SOURCES = ['src', 'listeners', 'bench', 'tsconfig.json', path.join('scripts', 'swc-options.js')];
 
 /** The newest modification time under `target`; folders count, so a deleted file shows too. */
 function newest(target) {
@@ -42,7 +42,7 @@ function modified(file) {
 /** The CLI bundle, when it is missing or older than the TypeScript build or the npm install. */
 async function bundleIfStale() {
   const bundle = path.join(root, 'dist', 'aq-cli.js');
-  const inputs = [path.join(root, 'dist', '.tsbuildinfo'), path.join(root, 'node_modules', '.package-lock.json')];
+  const inputs = [stamp, path.join(root, 'node_modules', '.package-lock.json')];
   if (fs.existsSync(bundle) && inputs.every((f) => modified(f) <= modified(bundle))) return snapshotIfStale(bundle);
   const bundler = path.join(__dirname, 'bundle-cli.js');
   // A project without the bundler (or without esbuild) runs the CLI unbundled.
@@ -77,14 +77,18 @@ function warmCodeCache() {
   if (fs.existsSync(warm)) spawnSync(process.execPath, [warm], { cwd: root, stdio: 'ignore', timeout: 60_000 });
 }
 
-/** Runs tsc; exits the process with tsc's status when the build failed. */
-function buildTypeScript() {
+/**
+ * Transpiles the sources (scripts/transpile.js: swc, no type check; `npm test` checks types);
+ * exits the process with a sentence when a source does not parse.
+ */
+async function build() {
   const startedAt = new Date();
-  const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
-  if (result.status !== 0) {
-    process.stderr.write('The TypeScript build failed (see above); fix it and run npm start again.\n');
-    process.exit(result.status ?? 1);
+  try {
+    await require(path.join(__dirname, 'transpile.js')).transpile(root);
+  } catch (err) {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write('The build failed (see above); fix it and run npm start again.\n');
+    process.exit(2);
   }
   // Stamped with the time the build started, so an edit made during the build is seen next time.
   fs.mkdirSync(path.dirname(stamp), { recursive: true });
@@ -94,5 +98,7 @@ function buildTypeScript() {
 
 const force = process.argv.includes('--force');
 const built = fs.existsSync(entry) ? stampTime() : 0;
-if (force || built === 0 || SOURCES.some((s) => newest(path.join(root, s)) > built)) buildTypeScript();
-bundleIfStale();
+(async () => {
+  if (force || built === 0 || SOURCES.some((s) => newest(path.join(root, s)) > built)) await build();
+  await bundleIfStale();
+})();

@@ -2,7 +2,7 @@
 // Bundles the built CLI (dist/src/cli.js and everything it loads) into one file, dist/aq-cli.js,
 // which bin/aq.js runs. A cold `aq` spent most of its time finding, reading and compiling ~1000
 // small modules; one file (with the V8 code cache of src/cli/compile-cache.ts) loads in a
-// fraction of that. Bundles the JavaScript tsc emitted, so decorators and metadata are tsc's.
+// fraction of that. Bundles the JavaScript the build emitted (scripts/transpile.js), decorators and metadata included.
 const fs = require('node:fs');
 const path = require('node:path');
 

@@ -69,7 +69,7 @@ interface Index {
 function installFingerprint(root: string): string {
   try {
     const lock = statSync(path.join(root, 'node_modules', '.package-lock.json'));
-    const build = statSync(path.join(root, 'dist', '.tsbuildinfo'), { throwIfNoEntry: false });
+    const build = statSync(path.join(root, 'dist', '.build-stamp'), { throwIfNoEntry: false });
     return `${lock.mtimeMs}:${lock.size}:${build?.mtimeMs ?? 0}:${build?.size ?? 0}`;
   } catch {
     return '';

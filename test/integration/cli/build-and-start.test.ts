@@ -36,8 +36,8 @@ describe('npm start', () => {
 });
 
 /**
- * scripts/build-if-stale.js in a small project of its own, with a stand-in for tsc that records
- * each build (the real one takes seconds and is exercised by the global setup of every run).
+ * scripts/build-if-stale.js in a small project of its own, with a stand-in for scripts/transpile.js
+ * that records each build (the real one is exercised by the global setup of every run).
  */
 describe('build-if-stale', () => {
   let dir: string;
@@ -55,22 +55,21 @@ describe('build-if-stale', () => {
     ({ dir, cleanup } = await makeTempDir('aq-build-'));
     await mkdir(path.join(dir, 'scripts'));
     await copyFile(path.join(ROOT, 'scripts', 'build-if-stale.js'), path.join(dir, 'scripts', 'build-if-stale.js'));
-    await mkdir(path.join(dir, 'node_modules', 'typescript', 'bin'), { recursive: true });
     await writeFile(
-      path.join(dir, 'node_modules', 'typescript', 'bin', 'tsc'),
+      path.join(dir, 'scripts', 'transpile.js'),
       `const fs = require('fs'); const path = require('path');
-       const root = path.join(__dirname, '..', '..', '..');
-       fs.appendFileSync(path.join(root, 'builds.log'), 'build\\n');
-       if (fs.existsSync(path.join(root, 'src', 'broken.ts'))) { console.error('src/broken.ts: error'); process.exit(2); }
-       fs.mkdirSync(path.join(root, 'dist', 'src'), { recursive: true });
-       fs.writeFileSync(path.join(root, 'dist', 'src', 'app.js'), '');
-       fs.writeFileSync(path.join(root, 'dist', '.tsbuildinfo'), String(Date.now()));`,
+       exports.transpile = async (root) => {
+         fs.appendFileSync(path.join(root, 'builds.log'), 'build\\n');
+         if (fs.existsSync(path.join(root, 'src', 'broken.ts'))) throw new Error('src/broken.ts: Expression expected');
+         fs.mkdirSync(path.join(root, 'dist', 'src'), { recursive: true });
+         fs.writeFileSync(path.join(root, 'dist', 'src', 'app.js'), '');
+       };`,
     );
     await mkdir(path.join(dir, 'src', 'db'), { recursive: true });
     await writeFile(path.join(dir, 'src', 'app.ts'), '');
     await writeFile(path.join(dir, 'src', 'db', 'orm.ts'), '');
     await writeFile(path.join(dir, 'tsconfig.json'), '{}');
-    await writeFile(path.join(dir, 'tsconfig.build.json'), '{}');
+    await writeFile(path.join(dir, 'scripts', 'swc-options.js'), 'module.exports = {};');
   });
   afterEach(() => cleanup());
 
@@ -89,7 +88,7 @@ describe('build-if-stale', () => {
     await build();
     expect(await builds()).toBe(3);
 
-    await touch('tsconfig.build.json');
+    await touch('scripts/swc-options.js');
     await build();
     expect(await builds()).toBe(4);
     await build();
@@ -145,7 +144,8 @@ describe('build-if-stale', () => {
     await writeFile(path.join(dir, 'src', 'broken.ts'), '');
     const failed = await build();
     expect(failed.code).toBe(2);
-    expect(failed.stderr).toContain('The TypeScript build failed (see above); fix it and run npm start again.');
+    expect(failed.stderr).toContain('src/broken.ts: Expression expected');
+    expect(failed.stderr).toContain('The build failed (see above); fix it and run npm start again.');
     await build();
     expect(await builds()).toBe(2);
   });

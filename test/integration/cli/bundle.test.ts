@@ -167,14 +167,14 @@ describe('the aq bundle', () => {
     const ran = async (env: NodeJS.ProcessEnv = {}) =>
       (await execFileAsync(process.execPath, [path.join(root, 'bin', 'aq.js')], { env: { PATH: process.env.PATH, ...env } })).stdout;
 
-    await writeFile(path.join(root, 'dist', '.tsbuildinfo'), '');
+    await writeFile(path.join(root, 'dist', '.build-stamp'), '');
     await writeFile(path.join(root, 'node_modules', '.package-lock.json'), '');
-    await at('dist/.tsbuildinfo', 30);
+    await at('dist/.build-stamp', 30);
     await at('node_modules/.package-lock.json', 30);
     await at('dist/aq-cli.js', 20);
     expect(await ran()).toBe('bundled');
     expect(await ran({ AQ_NO_BUNDLE: '1' })).toBe('unbundled');
-    await at('dist/.tsbuildinfo', 10); // tsc built again; nothing bundled since
+    await at('dist/.build-stamp', 10); // built again; nothing bundled since
     expect(await ran()).toBe('unbundled');
     await at('dist/aq-cli.js', 5);
     expect(await ran()).toBe('bundled');

@@ -173,7 +173,7 @@ describe('aq started from its startup snapshot', () => {
       cwd: root,
     });
     await symlink(path.join('..', '..', 'bin', 'aq'), path.join(root, 'node_modules', '.bin', 'aq')); // relative, as npm makes it
-    for (const file of ['dist/.tsbuildinfo', 'dist/aq-cli.js', 'node_modules/.package-lock.json'])
+    for (const file of ['dist/.build-stamp', 'dist/aq-cli.js', 'node_modules/.package-lock.json'])
       await writeFile(path.join(root, file), '');
     const stamp = (node: string, builtIn: string) => writeFile(path.join(root, 'dist', 'aq.blob.stamp'), `${node}\n${builtIn}\n`);
     const at = (file: string, secondsAgo: number) => {
@@ -182,7 +182,7 @@ describe('aq started from its startup snapshot', () => {
     };
     const fresh = async () => {
       await stamp(process.execPath, root);
-      for (const file of ['dist/.tsbuildinfo', 'dist/aq-cli.js', 'node_modules/.package-lock.json']) await at(file, 30);
+      for (const file of ['dist/.build-stamp', 'dist/aq-cli.js', 'node_modules/.package-lock.json']) await at(file, 30);
       await at('dist/aq.blob.stamp', 10);
     };
     // Through the symlink npm makes, with arguments Node would otherwise take as its own.
@@ -201,7 +201,7 @@ describe('aq started from its startup snapshot', () => {
     await writeFile(path.join(root, 'preload.js'), '');
     expect(await ran({ NODE_OPTIONS: `--require ${path.join(root, 'preload.js')}` })).toBe('snapshot --help x y');
     expect(await ran({ NODE_OPTIONS: '--max-old-space-size=300' })).toBe('fallback --help x y');
-    for (const newer of ['dist/.tsbuildinfo', 'dist/aq-cli.js', 'node_modules/.package-lock.json']) {
+    for (const newer of ['dist/.build-stamp', 'dist/aq-cli.js', 'node_modules/.package-lock.json']) {
       await fresh();
       await at(newer, 1); // rebuilt, bundled or installed since the snapshot
       expect({ newer, ran: await ran() }).toEqual({ newer, ran: 'fallback --help x y' });
