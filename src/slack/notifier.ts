@@ -10,7 +10,7 @@ import { OPENS_THREAD, progressReply, ROOT_CHANGING, threadReply, threadRoot, ty
 import { fallbackOf, type Rendered } from './blocks/common';
 import { md } from './blocks/text';
 import { markdownToMrkdwn } from './mrkdwn';
-import { linkSourceThread, tellSourceThreadOutcome } from './source-thread';
+import { linkSourceThread, type SourcedTask, tellSourceThreadOutcome } from './source-thread';
 import { slackFeaturesFor } from './ai-surfaces/features';
 import { TaskSessions } from './ai-surfaces/task-sessions';
 import { TaskRooms } from './rooms/task-rooms';
@@ -152,9 +152,8 @@ export class SlackNotifier {
   /** A task asked for in another thread says there how it ended. */
   private async tellSource(taskId: string, thread: Thread, event: EventRecord): Promise<void> {
     if (!SOURCE_TOLD.has(event.type)) return;
-    const task = await this.execute('get_task', { task_id: taskId });
-    if ('error' in task || typeof task.source_url !== 'string') return;
-    const sourced = { id: taskId, title: String(task.title), sourceUrl: task.source_url };
+    const sourced = await this.sourcedTask(taskId);
+    if (!sourced) return;
     await tellSourceThreadOutcome(this.client, sourced, thread, event).catch((err) =>
       this.log(`Could not tell the thread task ${taskId} was asked for in how it ended: ${slackError(err)}`),
     );
@@ -162,11 +161,18 @@ export class SlackNotifier {
 
   /** A task asked for in another thread says there where its own thread now is. */
   private async linkSource(taskId: string, thread: Thread): Promise<void> {
-    const task = await this.execute('get_task', { task_id: taskId });
-    if ('error' in task || typeof task.source_url !== 'string') return;
-    await linkSourceThread(this.client, { id: taskId, title: String(task.title), sourceUrl: task.source_url }, thread).catch((err) =>
+    const sourced = await this.sourcedTask(taskId);
+    if (!sourced) return;
+    await linkSourceThread(this.client, sourced, thread).catch((err) =>
       this.log(`Could not link task ${taskId} from the thread it was asked for in: ${slackError(err)}`),
     );
+  }
+
+  /** The task with the link to where it was asked for, or null when it has none (or is gone). */
+  private async sourcedTask(taskId: string): Promise<SourcedTask | null> {
+    const task = await this.execute('get_task', { task_id: taskId });
+    if ('error' in task || typeof task.source_url !== 'string') return null;
+    return { id: taskId, title: String(task.title), sourceUrl: task.source_url };
   }
 
   private async updateRoot(taskId: string, thread: Thread, event: EventRecord): Promise<void> {

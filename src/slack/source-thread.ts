@@ -43,20 +43,39 @@ export interface SourcedTask {
 }
 
 /**
+ * Posts one line in the thread a task was asked for in, after `line` (what to say) and with
+ * `where` (the task's own thread: a link, or its channel when Slack gives no permalink). Nothing
+ * for a source that is not a Slack thread, or a task asked for in its own thread.
+ */
+async function postInSourceThread(
+  client: WebClient,
+  task: SourcedTask,
+  taskThread: SlackPlace,
+  say: (where: { link: string | null; channelId: string }) => { mrkdwn: string; fallback: string },
+): Promise<void> {
+  const source = placeOfPermalink(task.sourceUrl);
+  if (!source || (source.channelId === taskThread.channelId && source.threadTs === taskThread.threadTs)) return;
+  const link = await permalinkOf(client, taskThread.channelId, taskThread.threadTs);
+  const said = say({ link, channelId: taskThread.channelId });
+  await client.chat.postMessage({
+    channel: source.channelId,
+    thread_ts: source.threadTs,
+    text: fallbackOf(said.fallback),
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: said.mrkdwn } }],
+  });
+}
+
+/**
  * Tells the thread a task was asked for in where the task's own thread is, once that thread
  * exists: progress, questions and follow-ups happen there.
  */
 export async function linkSourceThread(client: WebClient, task: SourcedTask, taskThread: SlackPlace): Promise<void> {
-  const source = placeOfPermalink(task.sourceUrl);
-  if (!source || (source.channelId === taskThread.channelId && source.threadTs === taskThread.threadTs)) return;
-  const link = await permalinkOf(client, taskThread.channelId, taskThread.threadTs);
-  const where = link ? md`<${link}|its own thread>` : md`its own thread in <#${taskThread.channelId}>`;
-  const text = md`🧵 Task \`${task.id}\` *${task.title}* is under way in ${where}: follow it, or reply there to steer the agent.`;
-  await client.chat.postMessage({
-    channel: source.channelId,
-    thread_ts: source.threadTs,
-    text: fallbackOf(`🧵 Task ${task.id} ${task.title} is under way in its own thread.`),
-    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: text.text } }],
+  await postInSourceThread(client, task, taskThread, ({ link, channelId }) => {
+    const where = link ? md`<${link}|its own thread>` : md`its own thread in <#${channelId}>`;
+    return {
+      mrkdwn: md`🧵 Task \`${task.id}\` *${task.title}* is under way in ${where}: follow it, or reply there to steer the agent.`.text,
+      fallback: `🧵 Task ${task.id} ${task.title} is under way in its own thread.`,
+    };
   });
 }
 
@@ -90,15 +109,12 @@ export async function tellSourceThreadOutcome(
   event: { type: string; payload: Record<string, unknown> },
 ): Promise<void> {
   const end = endWords(event.type, event.payload);
-  const source = placeOfPermalink(task.sourceUrl);
-  if (!end || !source || (source.channelId === taskThread.channelId && source.threadTs === taskThread.threadTs)) return;
-  const link = await permalinkOf(client, taskThread.channelId, taskThread.threadTs);
-  const where = link ? md` (<${link}|details in its thread>)` : md` (details in its thread in <#${taskThread.channelId}>)`;
-  const text = md`${end.icon} Task \`${task.id}\` *${task.title}* ${end.words}.`;
-  await client.chat.postMessage({
-    channel: source.channelId,
-    thread_ts: source.threadTs,
-    text: fallbackOf(`${end.icon} Task ${task.id} ${task.title} ${end.words}.`),
-    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: text.text + where.text } }],
+  if (!end) return;
+  await postInSourceThread(client, task, taskThread, ({ link, channelId }) => {
+    const where = link ? md` (<${link}|details in its thread>)` : md` (details in its thread in <#${channelId}>)`;
+    return {
+      mrkdwn: md`${end.icon} Task \`${task.id}\` *${task.title}* ${end.words}.`.text + where.text,
+      fallback: `${end.icon} Task ${task.id} ${task.title} ${end.words}.`,
+    };
   });
 }

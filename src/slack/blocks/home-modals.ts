@@ -27,7 +27,7 @@ export function decodeOrigin(metadata: string | undefined): ModalOrigin {
   return { from: 'unknown' };
 }
 
-const plain = (text: string) => ({ type: 'plain_text' as const, text, emoji: true });
+export const plain = (text: string) => ({ type: 'plain_text' as const, text, emoji: true });
 
 /** A select option (plain text: literal, within Slack's 75 characters). */
 export function option(text: string, value: string): PlainTextOption {

@@ -1,6 +1,6 @@
 import type { KnownBlock, View } from '@slack/types';
 import { INTAKE_BUTTONS } from './action-ids';
-import { MODAL_CALLBACKS, textInput } from './home-modals';
+import { MODAL_CALLBACKS, plain, textInput } from './home-modals';
 import { button, clip, fallbackOf, LIMITS } from './common';
 import { md } from './text';
 
@@ -77,8 +77,6 @@ export interface ProposalMessage {
 
 const TITLE_MAX = 200;
 const DESCRIPTION_MAX = 3000;
-
-const plain = (text: string) => ({ type: 'plain_text' as const, text, emoji: true });
 
 /**
  * Edit on a proposal: its title, description and priority in a modal, whose Create makes the

@@ -1,7 +1,5 @@
 import type { KnownBlock, View } from '@slack/types';
-import { encodeOrigin, MODAL_CALLBACKS, type ModalOrigin, projectSelect, textInput } from './home-modals';
-
-const plain = (text: string) => ({ type: 'plain_text' as const, text, emoji: true });
+import { encodeOrigin, MODAL_CALLBACKS, type ModalOrigin, plain, projectSelect, textInput } from './home-modals';
 
 const POLICIES = [
   { value: 'propose', text: 'Propose each task in the thread (Create / Edit / Dismiss)' },
