@@ -32,8 +32,19 @@ const SQLITE_ONLY = [
   'test/integration/db/token-usage-totals.test.ts',
 ];
 
-/** Test files about what only PostgreSQL does (concurrent writers, its server's faults). */
-const POSTGRES_ONLY = ['test/integration/db/postgres-event-relay.test.ts', 'test/e2e/fleet/faults.test.ts'];
+/**
+ * Test files that run on PostgreSQL only: what only PostgreSQL does (concurrent writers, its
+ * server's faults), and the fleet of `aq worker` processes running the real Claude Code CLI.
+ * That one's database behaviour (claims, leases, a worker killed holding claims, the relay) is
+ * `contention`'s and `workers`' on both databases; what it adds — the real CLI in real worker
+ * processes, posted by the real app — does not depend on the database, and costs a core for
+ * about 100 s a pass.
+ */
+const POSTGRES_ONLY = [
+  'test/integration/db/postgres-event-relay.test.ts',
+  'test/e2e/fleet/faults.test.ts',
+  'test/e2e/fleet/worker-processes.test.ts',
+];
 
 function databaseDependent(file) {
   if (SQLITE_ONLY.includes(file)) return false;

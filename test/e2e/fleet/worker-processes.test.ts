@@ -36,7 +36,7 @@ interface WorkerProcess {
 /**
  * The fleet as it runs for real: the Slack app (the real Bolt app against the fake Slack, its
  * daemon with no local agents) and three `aq worker` processes (bin/aq.js, built) sharing its
- * database (the SQLite file in WAL mode, or PostgreSQL on the `postgresql` Jest project), running the real Claude Code CLI against the loopback Messages API.
+ * database (PostgreSQL: jest.config.js runs this suite there only), running the real Claude Code CLI against the loopback Messages API.
  * One worker is killed with SIGKILL in the middle of a run.
  */
 describe('one app process and three aq worker processes (e2e)', () => {
