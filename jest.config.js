@@ -77,6 +77,8 @@ const shared = {
   roots: ['<rootDir>/test'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   // The Agent SDK and the ACP SDK ship as ESM only; swc down-levels just those packages for Jest's CJS runtime.
+  // Jest's runtime with V8's code cache kept across suites and workers: see the file.
+  runtime: '<rootDir>/test/support/code-cache-runtime.js',
   transformIgnorePatterns: ['/node_modules/(?!(@anthropic-ai/claude-agent-sdk|@agentclientprotocol/sdk)/)'],
   transform: {
     '^.+\\.ts$': ['@swc/jest', TYPESCRIPT],
