@@ -42,6 +42,8 @@ export function ormOptions(databasePath: string): Options {
     allowGlobalContext: false,
     debug: false,
     forceUtcTimezone: true,
+    // On SQLite MikroORM's check only lists the tables (it creates nothing): one query more in every open.
+    ensureDatabase: false,
     migrations: {
       migrationsList: [],
       transactional: true,
