@@ -42,6 +42,8 @@ export function ormOptions(databasePath: string): Options {
     allowGlobalContext: false,
     debug: false,
     forceUtcTimezone: true,
+    // On SQLite MikroORM's check only lists the tables (it creates nothing): one query more in every open.
+    ensureDatabase: false,
     migrations: {
       migrationsList: [],
       transactional: true,
@@ -106,16 +108,7 @@ export async function openOrm(location: string | DatabaseTarget, options: OpenOp
   let orm: AnyMikroORM;
   try {
     if (target.dialect === 'postgresql') {
-      // Loaded only here, so the SQLite default never pays for the PostgreSQL driver.
-      const { openPostgresOrm } = await import('./postgres-orm');
-      orm = (await openPostgresOrm(
-        target.url,
-        {
-          entities: ALL_ENTITIES,
-          migrations: ormOptions('').migrations ?? {},
-        },
-        options.maxConnections,
-      )) as unknown as AnyMikroORM;
+      orm = await openPostgres(target.url, options.maxConnections);
     } else {
       await mkdir(path.dirname(target.path), { recursive: true });
       orm = (await initOrm(target.path)) as unknown as AnyMikroORM;
@@ -132,25 +125,52 @@ export async function openOrm(location: string | DatabaseTarget, options: OpenOp
   }
   try {
     if (await schemaIsCurrent(orm)) return orm;
-    const [{ MIGRATIONS }, { Migrator }] = await Promise.all([import('./migrations'), import('@mikro-orm/migrations')]);
-    // Read when the Migrator is created, on the first getMigrator() call just below.
-    orm.config.set('migrations', { ...orm.config.get('migrations'), migrationsList: MIGRATIONS });
-    // Registered here: MikroORM would otherwise look the package up from the current directory
-    // (failing outside the checkout) and could load a second copy beside the CLI bundle's.
-    Migrator.register(orm as never);
     if (target.dialect === 'sqlite') {
-      await orm.getMigrator().up();
+      await (await withMigrator(orm)).up();
+    } else if ((options.maxConnections ?? Number.POSITIVE_INFINITY) < 2) {
+      // The Migrator checks the database and its table on a connection of its own while the
+      // lock's transaction holds one: on a single connection it would wait for itself until the
+      // pool gives up (a minute). A short-lived ORM with the usual pool migrates instead.
+      const migrating = await openPostgres(target.url);
+      try {
+        await migratePostgres(migrating);
+      } finally {
+        await migrating.close(true);
+      }
     } else {
-      // Processes starting at once (the app, workers) take turns; the later ones find nothing pending.
-      const connection = orm.em.getConnection();
-      await connection.transactional(async (trx) => {
-        await connection.execute(`select pg_advisory_xact_lock(${MIGRATION_LOCK})`, [], 'all', trx);
-        await orm.getMigrator().up({ transaction: trx });
-      });
+      await migratePostgres(orm);
     }
   } catch (err) {
     await orm.close(true);
     throw err;
   }
   return orm;
+}
+
+async function openPostgres(url: string, maxConnections?: number): Promise<AnyMikroORM> {
+  // Loaded only here, so the SQLite default never pays for the PostgreSQL driver.
+  const { openPostgresOrm } = await import('./postgres-orm');
+  const migrations = ormOptions('').migrations ?? {};
+  return (await openPostgresOrm(url, { entities: ALL_ENTITIES, migrations }, maxConnections)) as unknown as AnyMikroORM;
+}
+
+/** The Migrator of `orm`, with the migrations loaded: only ever when something is pending. */
+async function withMigrator(orm: AnyMikroORM) {
+  const [{ MIGRATIONS }, { Migrator }] = await Promise.all([import('./migrations'), import('@mikro-orm/migrations')]);
+  // Read when the Migrator is created, on the first getMigrator() call just below.
+  orm.config.set('migrations', { ...orm.config.get('migrations'), migrationsList: MIGRATIONS });
+  // Registered here: MikroORM would otherwise look the package up from the current directory
+  // (failing outside the checkout) and could load a second copy beside the CLI bundle's.
+  Migrator.register(orm as never);
+  return orm.getMigrator();
+}
+
+/** Processes starting at once (the app, workers) take turns; the later ones find nothing pending. */
+async function migratePostgres(orm: AnyMikroORM): Promise<void> {
+  const migrator = await withMigrator(orm);
+  const connection = orm.em.getConnection();
+  await connection.transactional(async (trx) => {
+    await connection.execute(`select pg_advisory_xact_lock(${MIGRATION_LOCK})`, [], 'all', trx);
+    await migrator.up({ transaction: trx });
+  });
 }
