@@ -257,6 +257,8 @@ async function complete(deps: LandingDeps, task: TaskRecord, extra: { merged: bo
       tokens: run?.tokensUsed ?? 0,
       cost_usd: run?.costUsd ?? 0,
       branch: task.branchName,
+      // A task that needed approval entered the train only through Approve.
+      ...(task.requiresApproval && { approved: true }),
       ...extra,
     },
   });

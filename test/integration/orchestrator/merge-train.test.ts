@@ -123,9 +123,9 @@ describe('the merge train (agent double, real git origin)', () => {
     await h.rt.db.mergeTrain.releaseLock(train, 'another process');
     for (const id of ids) await h.waitStatus(id, 'COMPLETED', 180_000);
     expect(h.eventsOf('landed').map((e) => e.taskId)).toEqual(ids);
-    expect(h.eventsOf('task_completed').map((e) => [e.taskId, e.payload.merged])).toEqual([
-      [ids[0], true],
-      [ids[1], true],
+    expect(h.eventsOf('task_completed').map((e) => [e.taskId, e.payload.merged, e.payload.approved])).toEqual([
+      [ids[0], true, true],
+      [ids[1], true, true],
     ]);
     // One landing after the other: the second started once the first had landed.
     const secondStarted = h.events.findIndex((e) => e.type === 'landing_started' && e.taskId === ids[1]);
