@@ -7,6 +7,8 @@ import { runCliBench } from './cli-bench';
 import { runFleetBench, runFleetThroughputBench, runFleetThroughputPostgresBench } from './fleet-bench';
 import { runPostgresCommandsBench } from './postgres-bench';
 import { runPostgresReadsBench, runReadsBench } from './reads-bench';
+import { runLandingBench } from './landing-bench';
+import { runRadarBench } from './radar-bench';
 
 type Suite = { name: string; run: () => Promise<BenchRow[]> };
 
@@ -24,6 +26,8 @@ const SUITES: Suite[] = [
   { name: 'fleet-throughput-postgresql', run: () => runFleetThroughputPostgresBench() },
   { name: 'claims-postgresql', run: () => runFleetThroughputPostgresBench('claims') },
   { name: 'wake-postgresql', run: () => runFleetThroughputPostgresBench('wake') },
+  { name: 'landing', run: runLandingBench },
+  { name: 'radar', run: runRadarBench },
 ];
 
 /** `npm run bench [suite…]`: prints every figure as one Markdown table. */

@@ -25,6 +25,11 @@ const TASK_ACTIONS: Record<string, { command: TaskActionCommand; verb: string; d
   [TASK_BUTTONS.stop]: { command: 'stop_task', verb: 'stop', done: 'Stopped', expects: ['IN_PROGRESS', 'WAITING_INPUT'] },
 };
 
+/** What an approval did to the task's landing ("Queued for landing: #2 in the merge train."), after a space; empty otherwise. */
+function landingWords(result: Record<string, unknown>): string {
+  return typeof result.landing === 'string' ? ` ${esc(result.landing)}` : '';
+}
+
 /** What a click did: the note for the person who clicked, and the line left on a redrawn message. */
 interface Outcome {
   ok: boolean;
@@ -81,7 +86,11 @@ export function registerTaskButtons(app: App, { runtime, surfaces }: ListenerDep
                 note: `:warning: Could not ${spec.verb} ${title}: ${esc(result.error)} See \`/aq help ${spec.command}\`.`,
                 stamp: `${spec.done} failed for <@${body.user.id}>.`,
               }
-            : { ok: true, note: `:white_check_mark: ${spec.done} ${title}.`, stamp: `${spec.done} by <@${body.user.id}>.` };
+            : {
+                ok: true,
+                note: `:white_check_mark: ${spec.done} ${title}.${landingWords(result)}`,
+                stamp: `${spec.done} by <@${body.user.id}>.${landingWords(result)}`,
+              };
       }
       await answer(deps, origin, body, taskId, outcome, actor);
     });

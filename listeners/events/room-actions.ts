@@ -42,7 +42,7 @@ export function registerRoomActions(app: App, { runtime, surfaces }: ListenerDep
       'error' in result
         ? `:no_entry: ${esc(result.error)}`
         : command === 'approve_task'
-          ? `:white_check_mark: Approved \`${esc(taskId)}\`.`
+          ? `:white_check_mark: Approved \`${esc(taskId)}\`.${typeof result.landing === 'string' ? ` ${esc(result.landing)}` : ''}`
           : `:octagonal_sign: Stopped \`${esc(taskId)}\`.`;
     await client.chat.postEphemeral({ channel, user, text });
   });

@@ -82,7 +82,9 @@ function describeRun(run: ChatCommandRun): string | null {
   const noun = rest.length && key.startsWith(verb.replace(/e$/, '')) ? `${rest.join(' ')} ` : '';
   const title = typeof r.title === 'string' ? ` (${r.title})` : '';
   const where = typeof r.project_id === 'string' && r.project_id !== r[key] ? ` in ${r.project_id}` : '';
-  return `${capitalize(key)} ${noun}${String(r[key])}${title}${where}.`;
+  // What an approval did to the task's landing ("Queued for landing: #2 in the merge train.").
+  const landing = typeof r.landing === 'string' ? ` ${r.landing}` : '';
+  return `${capitalize(key)} ${noun}${String(r[key])}${title}${where}.${landing}`;
 }
 
 /** The outcome of the commands run, in plain words, for when the model ends without text. */

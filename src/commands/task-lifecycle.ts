@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { TaskOperationError } from '../orchestrator/task-errors';
 import { CommandError, defineCommand } from './catalog';
 import { taskId } from './task-common';
-import { landApprovedTask } from './task-approval';
+import { landApprovedTask, queueApprovedTask } from './task-approval';
 import { requireMayApprove, requireSteerTask } from './steer-check';
 
 /** Runs a task operation; its refusal (TaskOperationError) becomes the command's error sentence. */
@@ -46,10 +46,12 @@ export const approveTask = defineCommand({
   group: 'tasks',
   kind: 'change',
   description:
-    'Approve a task that is AWAITING_APPROVAL: its PR/MR is merged (plain git: its branch merged and pushed) and it becomes COMPLETED.',
+    "Approve a task that is AWAITING_APPROVAL: its work is queued for landing in its repository's merge train (checked, then merged; it becomes COMPLETED when it lands). A task with nothing to land becomes COMPLETED at once.",
   input: z.object({ task_id: taskId }),
   async run({ task_id }, ctx) {
     await requireMayApprove(ctx, task_id);
+    const queued = await queueApprovedTask(ctx, task_id);
+    if (queued) return { approved: task_id, ...queued };
     const landed = await landApprovedTask(ctx, task_id);
     const { title } = await taskOperation(ctx.orchestrator.approveTask(task_id, ctx.actor.userId));
     return { approved: task_id, title, ...landed };

@@ -154,7 +154,7 @@ export async function completeRun(deps: CompletionDeps, run: FinishedRun): Promi
   // and this process lands it at once when the train is free and the task is first in line.
   const queued = await machine.fire(task.id, 'PR_CREATED', {}, { from: ['IN_PROGRESS'] });
   if (!queued.ok) return;
-  await enterTrain(db, task);
+  await enterTrain({ db, events }, task);
   try {
     await driveTrain({ ...deps, machine: new TaskStateMachine(db, log) }, trainOf(task));
   } catch (err) {

@@ -62,6 +62,8 @@ export const EVENT_TYPES = [
   'overlap_cleared',
   // A task went to an agent of another backend because the one it would have used is at its usage limit.
   'task_failover',
+  // A task joined its repository's merge train (on completion, on Approve, or back after a send-back).
+  'landing_queued',
   'landing_started',
   'landing_sent_back',
   'landed',

@@ -43,9 +43,28 @@ export function trainOf(task: Pick<TaskRecord, 'repoId' | 'projectId'>): string 
   return task.repoId ?? `project:${task.projectId}`;
 }
 
-/** Queues the task at the end of its train. */
-export async function enterTrain(db: Database, task: TaskRecord): Promise<void> {
-  await db.mergeTrain.enter({ taskId: task.id, projectId: task.projectId, train: trainOf(task) }, Date.now());
+/**
+ * Queues the task at the end of its train and says so (`landing_queued`, with its place, so its
+ * card shows it at once). With `onlyIfAbsent` (an approval) a task already in a train stays where
+ * it is and null is returned; a sent-back task re-entering goes to the end again.
+ */
+export async function enterTrain(
+  deps: { db: Database; events: EventLog },
+  task: Pick<TaskRecord, 'id' | 'title' | 'projectId' | 'repoId'>,
+  options: { onlyIfAbsent?: boolean; approvedBy?: string | null } = {},
+): Promise<TrainEntry | null> {
+  const train = trainOf(task);
+  const queued = await deps.db.mergeTrain.enter({ taskId: task.id, projectId: task.projectId, train }, Date.now(), {
+    onlyIfAbsent: options.onlyIfAbsent,
+  });
+  const entry = queued ? await deps.db.mergeTrain.get(task.id) : null;
+  if (!entry) return null;
+  await deps.events.emit('landing_queued', {
+    projectId: task.projectId,
+    taskId: task.id,
+    payload: { title: task.title, train, place: entry.place, ...(options.approvedBy && { approved_by: options.approvedBy }) },
+  });
+  return entry;
 }
 
 /** The last part of a long output, where test runners put their verdict. */
@@ -238,6 +257,8 @@ async function complete(deps: LandingDeps, task: TaskRecord, extra: { merged: bo
       tokens: run?.tokensUsed ?? 0,
       cost_usd: run?.costUsd ?? 0,
       branch: task.branchName,
+      // A task that needed approval entered the train only through Approve.
+      ...(task.requiresApproval && { approved: true }),
       ...extra,
     },
   });

@@ -19,7 +19,8 @@ export interface FakeForgeState {
 
 /**
  * A test double of the external gh and glab programs: one node script under both names, which
- * appends its arguments to `<tool>.calls.jsonl` and answers from `<tool>.state.json`.
+ * appends its arguments to `<tool>.calls.jsonl` and answers from `<tool>.state.json`. `gh pr
+ * checks --required` lists the `view.statusCheckRollup` entries marked `isRequired: true`.
  */
 const SCRIPT = `#!${process.execPath}
 const fs = require('fs');
@@ -36,6 +37,18 @@ if (args[0] === 'auth') {
 }
 if (args[1] === 'create') { console.log(state.url); process.exit(0); }
 if (args[1] === 'view') { console.log(JSON.stringify(state.view || {})); process.exit(0); }
+if (args[1] === 'checks') {
+  // gh pr checks --required --json name,bucket: the rollup's checks marked isRequired, exiting 1 (a failure) or 8 (running) as gh does.
+  const verdict = (c) => String(c.conclusion || c.state || '').toUpperCase();
+  const bucketOf = (c) => ['FAILURE', 'ERROR', 'TIMED_OUT', 'ACTION_REQUIRED', 'STARTUP_FAILURE'].includes(verdict(c)) ? 'fail'
+    : verdict(c) === 'CANCELLED' ? 'cancel'
+    : (c.status && String(c.status).toUpperCase() !== 'COMPLETED') || ['PENDING', 'EXPECTED'].includes(verdict(c)) ? 'pending'
+    : ['SKIPPED', 'NEUTRAL'].includes(verdict(c)) ? 'skipping' : 'pass';
+  const required = ((state.view || {}).statusCheckRollup || []).filter((c) => c.isRequired).map((c) => ({ name: c.name || c.context, bucket: bucketOf(c) }));
+  if (required.length === 0) fail("no required checks reported on the 'task' branch");
+  console.log(JSON.stringify(required));
+  process.exit(required.some((c) => c.bucket === 'fail' || c.bucket === 'cancel') ? 1 : required.some((c) => c.bucket === 'pending') ? 8 : 0);
+}
 if (args[1] === 'merge') {
   if (state.mergeError) fail(state.mergeError);
   state.view = Object.assign({}, state.view, { state: state.mergedState });

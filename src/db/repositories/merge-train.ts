@@ -58,9 +58,20 @@ export class MergeTrainRepository {
     return (await this.em().getConnection().execute(sql, params)) as Array<Record<string, unknown>>;
   }
 
-  /** Queues the task at the end of its train, or puts it back there (waiting) when it is already in. */
-  async enter(entry: { taskId: string; projectId: string; train: string }, now: number): Promise<void> {
-    await retryingTransaction(this.em, async (em) => {
+  /**
+   * Queues the task at the end of its train, or puts it back there (waiting) when it is already in;
+   * with `onlyIfAbsent`, a task already in a train is left where it is. False when nothing was queued.
+   */
+  async enter(
+    entry: { taskId: string; projectId: string; train: string },
+    now: number,
+    options: { onlyIfAbsent?: boolean } = {},
+  ): Promise<boolean> {
+    const onConflict = options.onlyIfAbsent
+      ? 'do nothing'
+      : `do update set train = excluded.train, place = excluded.place, state = 'waiting',
+             since = excluded.since, entered_at = excluded.entered_at`;
+    return retryingTransaction(this.em, async (em) => {
       const last = (await em
         .getConnection()
         .execute(
@@ -72,14 +83,14 @@ export class MergeTrainRepository {
         top: number | string;
       }>;
       const place = Number(last[0]?.top ?? 0) + 1;
-      await changes(
+      const queued = await changes(
         em,
         `insert into merge_train (task_id, project_id, train, place, state, since, entered_at, tries, last_outcome)
            values (?, ?, ?, ?, 'waiting', ?, ?, 0, null)
-           on conflict (task_id) do update set train = excluded.train, place = excluded.place, state = 'waiting',
-             since = excluded.since, entered_at = excluded.entered_at`,
+           on conflict (task_id) ${onConflict}`,
         [entry.taskId, entry.projectId, entry.train, place, now, now],
       );
+      return queued > 0;
     });
   }
 

@@ -1,4 +1,5 @@
 import type { PullRequestInput } from '../pull-requests';
+import { runCli } from './cli';
 import { CliForge } from './cli-forge';
 import type { ChangeRequestView, Forge, MergeMethod } from './forge';
 
@@ -29,6 +30,12 @@ function checkOutcome(check: GhCheck): 'passed' | 'failed' | 'pending' {
   return 'passed';
 }
 
+/** A required check as `gh pr checks --required --json name,bucket` lists it. */
+interface GhRequiredCheck {
+  name?: string;
+  bucket?: string;
+}
+
 /** GitHub through the GitHub CLI (`gh`). */
 export class GitHubForge extends CliForge implements Forge {
   readonly kind = 'github' as const;
@@ -52,13 +59,41 @@ export class GitHubForge extends CliForge implements Forge {
     const checks = pr.statusCheckRollup ?? [];
     const outcomes = checks.map(checkOutcome);
     const count = (outcome: ReturnType<typeof checkOutcome>) => outcomes.filter((o) => o === outcome).length;
+    // Only the checks the base branch requires hold a merge; the counts (the card) keep them all.
+    const required = state === 'OPEN' && outcomes.some((o) => o !== 'passed') ? await this.requiredChecks(cwd, ref) : null;
     return {
       state: state === 'MERGED' ? 'merged' : state === 'CLOSED' ? 'closed' : 'open',
       conflicts: pr.mergeable?.toUpperCase() === 'CONFLICTING' || pr.mergeStateStatus?.toUpperCase() === 'DIRTY',
-      failingChecks: checks.filter((_, i) => outcomes[i] === 'failed').map((c) => c.name || c.context || 'a check'),
-      pendingChecks: outcomes.includes('pending'),
+      failingChecks: required
+        ? required.filter((c) => c.bucket === 'fail' || c.bucket === 'cancel').map((c) => c.name || 'a check')
+        : checks.filter((_, i) => outcomes[i] === 'failed').map((c) => c.name || c.context || 'a check'),
+      pendingChecks: required ? required.some((c) => c.bucket === 'pending') : outcomes.includes('pending'),
       checks: { passing: count('passed'), failing: count('failed'), pending: count('pending') },
     };
+  }
+
+  /**
+   * The PR's required checks and their buckets (pass, fail, pending, skipping, cancel), from
+   * `gh pr checks --required`: `pr view`'s statusCheckRollup does not say which are required.
+   * gh exits 1 or 8 while some fail or run, and says so in words when none are required (an
+   * empty list). Null when gh cannot tell (one too old for `--json`): then every check counts.
+   */
+  private async requiredChecks(cwd: string, ref: string): Promise<GhRequiredCheck[] | null> {
+    const out = await runCli(
+      this.options.path,
+      ['pr', 'checks', ref, '--required', '--json', 'name,bucket'],
+      cwd,
+      this.options.timeoutMs,
+      this.options.env,
+    );
+    if (out.missing || out.timedOut) return null;
+    if (/no required checks/i.test(out.stderr)) return [];
+    try {
+      const list = JSON.parse(out.stdout) as unknown;
+      return Array.isArray(list) ? (list as GhRequiredCheck[]) : null;
+    } catch {
+      return null;
+    }
   }
 
   async merge(cwd: string, ref: string, method: MergeMethod): Promise<void> {

@@ -44,7 +44,15 @@ export function taskActionCard(command: TaskActionCommands, r: AnyShape<Result<T
   const title = r.title ?? id;
   switch (command) {
     case 'approve_task':
-      return card({ icon: '🟢', title: 'Approved', subject: title, lines: [[mono(id), txt(' · completed')]] });
+      // Queued for landing (not landed yet) says where it waits; otherwise it is completed.
+      return typeof r.landing === 'string' && !r.landed
+        ? card({ icon: '🚂', title: 'Approved', subject: title, lines: [[mono(id)], [txt(r.landing)]] })
+        : card({
+            icon: '🟢',
+            title: 'Approved',
+            subject: title,
+            lines: [[mono(id), txt(r.landed ? ' · landed and completed' : ' · completed')]],
+          });
     case 'skip_task': {
       const unblocked = tasksOf(r.unblocked);
       return card({

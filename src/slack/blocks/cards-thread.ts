@@ -200,6 +200,7 @@ export const ROOT_CHANGING = new Set([
   'task_updated',
   'task_deleted',
   'pr_created',
+  'landing_queued',
   'landing_started',
   'landing_sent_back',
   'landed',

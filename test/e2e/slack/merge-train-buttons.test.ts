@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { renderResult } from '../../../src/slack/blocks/render';
+import { cloneWorkspace, commitFile, createOriginRepo, gitOut } from '../../support/git-fixtures';
 import { startTestApp, type TestApp } from '../../support/slack-app';
 import { FakeSlack } from '../../support/fake-slack';
 import { blockActions, eventCallback, interactionBody } from '../../support/slack-payloads';
@@ -107,5 +109,25 @@ describe('the merge train card and its admin buttons', () => {
     await post(interactionBody(homeBlockActions({ actionId: 'aq_merge_train_move_up', value: `${ids[2]} 1`, userId: 'UADMIN' })));
     await homeWith(n, 'to place 1 of its merge train');
     expect(await order()).toEqual([ids[2], ids[0]]);
+  });
+
+  it('the Approve button queues a task with work to land and says its place', async () => {
+    const db = app.started.runtime.db;
+    const home = app.started.runtime.config.home;
+    await exec('create_project', { name: 'beta', auto_create_channels: false });
+    const workspace = await cloneWorkspace(await createOriginRepo(home), path.join(home, 'ws-beta'));
+    await gitOut(workspace, 'checkout', '-q', '-b', 'aq/review');
+    await commitFile(workspace, 'feature.txt', 'f\n');
+    await db.workspaces.create({ id: 'ws-beta', projectId: 'beta', name: 'ws-beta', path: workspace, sourceType: 'clone', repoId: null });
+    const id = (await exec('create_task', { project_id: 'beta', title: 'Review <me>', description: 'd' })).created as string;
+    await putTask(db, id, 'AWAITING_APPROVAL', { workspaceId: 'ws-beta', branchName: 'aq/review' });
+    // Another process is landing in this train: the approval waits behind it.
+    expect(await db.mergeTrain.acquireLock('project:beta', 'another process', 600_000, Date.now())).toBe(true);
+    const answer = await click('aq_approve_task', id, 'UADMIN', 'a1');
+    const shown = JSON.stringify(answer);
+    expect(shown).toContain('Approved by <@UADMIN>. Queued for landing: #1 in the merge train.');
+    expect(shown).toContain('🚂 #1 in the merge train');
+    expect(validateMessage(answer as never)).toEqual([]);
+    expect((await exec('get_task', { task_id: id })).merge_queue).toMatchObject({ place: 1, state: 'waiting' });
   });
 });

@@ -58,6 +58,19 @@ describe('merge train and landing lock', () => {
     expect(await db.mergeTrain.trainsWaiting(10)).toEqual(['r1']);
   });
 
+  it('queues an approval once: a second approval of a task in a train, from any connection, queues nothing', async () => {
+    const [a, b] = ids;
+    const approve = (on: Database, taskId: string) =>
+      on.mergeTrain.enter({ taskId, projectId: 'p', train: 'r1' }, 5, { onlyIfAbsent: true });
+    expect(await enter(a, 1)).toBe(true);
+    expect(await Promise.all([approve(db, b), approve(other, b)])).toEqual(expect.arrayContaining([true, false]));
+    expect(await approve(other, a)).toBe(false);
+    expect((await db.mergeTrain.list({ train: 'r1' })).map((e) => [e.taskId, e.place])).toEqual([
+      [a, 1],
+      [b, 2],
+    ]);
+  });
+
   it('moves an entry only from the state it expects, so a landing starts once', async () => {
     const [a] = ids;
     await enter(a, 1);

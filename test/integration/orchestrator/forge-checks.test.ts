@@ -16,6 +16,8 @@ const GL_URL = 'https://gitlab.com/acme/widget/-/merge_requests/3';
 
 const run = (name: string, status: string, conclusion = '') => ({ __typename: 'CheckRun', name, status, conclusion });
 const context = (name: string, state: string) => ({ __typename: 'StatusContext', context: name, state });
+/** A check the base branch requires (gh pr checks --required lists it). */
+const required = <T extends object>(check: T) => ({ ...check, isRequired: true });
 
 /**
  * A waiting PR/MR's checks, from the fake gh (`statusCheckRollup`) and glab (the MR's pipeline),
@@ -122,7 +124,7 @@ describe('forge checks while a PR/MR waits', () => {
     expect(await fake.calls('glab')).toContainEqual(['mr', 'view', '3', '--repo=https://gitlab.com/acme/widget', '--output=json']);
   });
 
-  it('a landing through gh waits at the head of the train while checks run, and merges once they are green', async () => {
+  it('a landing through gh waits at the head of the train while required checks run, and merges once they are green, whatever the optional ones say', async () => {
     await useForgeRemote(h.workspace, h.origin, 'https://github.com/acme/widget.git');
     await gitOut(h.workspace, 'checkout', '-q', '-b', 'feature');
     await commitFile(h.workspace, 'feature.txt', 'feature\n', 'feature');
@@ -142,7 +144,11 @@ describe('forge checks while a PR/MR waits', () => {
     const merges = async () => (await fake.calls('gh')).filter((c) => c[0] === 'pr' && c[1] === 'merge');
 
     await fake.setState('gh', {
-      view: { state: 'OPEN', mergeable: 'MERGEABLE', statusCheckRollup: [run('test', 'QUEUED')] },
+      view: {
+        state: 'OPEN',
+        mergeable: 'MERGEABLE',
+        statusCheckRollup: [required(run('test', 'QUEUED')), run('nightly', 'COMPLETED', 'FAILURE')],
+      },
       mergedState: 'MERGED',
     });
     expect(await driveTrain(deps, 'project:proj')).toBe(0);
@@ -154,10 +160,23 @@ describe('forge checks while a PR/MR waits', () => {
     expect(h.eventsOf('landing_sent_back', id)).toEqual([]);
 
     await fake.setState('gh', {
-      view: { state: 'OPEN', mergeable: 'MERGEABLE', statusCheckRollup: [run('test', 'COMPLETED', 'SUCCESS')] },
+      view: {
+        state: 'OPEN',
+        mergeable: 'MERGEABLE',
+        statusCheckRollup: [
+          required(run('test', 'COMPLETED', 'SUCCESS')),
+          run('nightly', 'COMPLETED', 'FAILURE'),
+          context('docs', 'PENDING'),
+        ],
+      },
       mergedState: 'MERGED',
     });
+    // The card still shows the optional checks that fail or run; they do not hold the landing.
+    const follower = new PrFollower({ db: h.rt.db, events: h.rt.events, git: h.rt.git, log: () => undefined });
+    await follower.tick();
+    expect(card('get_task', await h.rt.exec('get_task', { task_id: id }))).toContain('❌ checks failing: 1 of 3 (1 passing, 1 running)');
     expect(await driveTrain(deps, 'project:proj')).toBe(1);
+    expect(await fake.calls('gh')).toContainEqual(['pr', 'checks', GH_URL, '--required', '--json', 'name,bucket']);
     expect(await merges()).toHaveLength(1);
     expect(await h.status(id)).toBe('COMPLETED');
     expect(h.eventsOf('landed', id)[0].payload).toMatchObject({ pr_url: GH_URL, branch: 'feature' });

@@ -85,6 +85,71 @@ describe('the merge train (agent double, real git origin)', () => {
     await waitFor(async () => (await h.rt.db.mergeTrain.lockHolder('project:proj', Date.now())) === null, 60_000, 'the lock to be free');
   });
 
+  it('Approve queues tasks that need approval: two approved tasks land one after the other, each checked on the updated base', async () => {
+    // The check leaves a trace in the workspace it ran in: the commit it checked.
+    await setUp({ check_command: 'git rev-parse HEAD >> .git/aq-checked' });
+    h.adapter.fallback = async (req) => {
+      await editLine(req, req.prompt.includes('Do: First') ? 5 : 25);
+      return { summary: 'edited its line' };
+    };
+    await h.start();
+    const ids = [await h.task('First', { requiresApproval: true }), await h.task('Second', { requiresApproval: true })];
+    for (const id of ids) await h.waitStatus(id, 'AWAITING_APPROVAL');
+    // Someone else lands in this train right now: both approvals queue behind it.
+    const train = 'project:proj';
+    expect(await h.rt.db.mergeTrain.acquireLock(train, 'another process', 600_000, Date.now())).toBe(true);
+    expect(await h.rt.exec('approve_task', { task_id: ids[0] })).toEqual({
+      approved: ids[0],
+      title: 'First',
+      queued_for_landing: true,
+      status: 'AWAITING_APPROVAL',
+      landed: false,
+      landing: 'Queued for landing: #1 in the merge train.',
+      merge_queue: { train, place: 1, state: 'waiting', since: expect.any(String), tries: 0, last_outcome: null },
+    });
+    expect(await h.rt.exec('approve_task', { task_id: ids[1] })).toMatchObject({
+      landing: 'Queued for landing: #2 in the merge train.',
+      merge_queue: { place: 2, state: 'waiting' },
+    });
+    expect(await h.rt.exec('approve_task', { task_id: ids[0] })).toEqual({
+      error: `Task '${ids[0]}' is already approved and queued for landing (#1 in the merge train, waiting); it lands when its turn comes, so there is nothing more to approve.`,
+    });
+    expect(h.eventsOf('landing_queued').map((e) => [e.taskId, e.payload.place])).toEqual([
+      [ids[0], 1],
+      [ids[1], 2],
+    ]);
+    expect(h.eventsOf('task_completed')).toEqual([]);
+
+    await h.rt.db.mergeTrain.releaseLock(train, 'another process');
+    for (const id of ids) await h.waitStatus(id, 'COMPLETED', 180_000);
+    expect(h.eventsOf('landed').map((e) => e.taskId)).toEqual(ids);
+    expect(h.eventsOf('task_completed').map((e) => [e.taskId, e.payload.merged, e.payload.approved])).toEqual([
+      [ids[0], true, true],
+      [ids[1], true, true],
+    ]);
+    // One landing after the other: the second started once the first had landed.
+    const secondStarted = h.events.findIndex((e) => e.type === 'landing_started' && e.taskId === ids[1]);
+    expect(h.events.findIndex((e) => e.type === 'landed' && e.taskId === ids[0])).toBeLessThan(secondStarted);
+    // The check ran once for each, in the workspace it landed from; the second on its branch brought up to the first's landing.
+    const checked = new Map<string, { sha: string; cwd: string }>();
+    const paths = new Set<string>();
+    for (const id of ids) paths.add((await h.rt.db.workspaces.get((await h.rt.db.tasks.get(id))!.workspaceId!))!.path);
+    for (const cwd of paths) {
+      for (const sha of (await readFile(path.join(cwd, '.git', 'aq-checked'), 'utf8')).trim().split('\n')) {
+        const task = (await gitOut(cwd, 'log', '-1', '--format=%(trailers:key=Task-Id,valueonly)', sha)).trim();
+        expect(checked.has(task)).toBe(false);
+        checked.set(task, { sha, cwd });
+      }
+    }
+    expect([...checked.keys()].sort()).toEqual([...ids].sort());
+    const firstOnMain = (await gitOut(h.origin, 'log', 'main', '--fixed-strings', `--grep=Task-Id: ${ids[0]}`, '--format=%H')).trim();
+    const second = checked.get(ids[1])!;
+    await gitOut(second.cwd, 'merge-base', '--is-ancestor', firstOnMain, second.sha);
+    expect(await commitsOnMain(h.origin, ids[0])).toBe(1);
+    expect(await commitsOnMain(h.origin, ids[1])).toBe(1);
+    expect(await h.rt.db.mergeTrain.list({ projectId: 'proj' })).toEqual([]);
+  });
+
   it('BLOCKs a task whose check stays red after landing_tries, leaving main as it was', async () => {
     await setUp({ check_command: 'test ! -f bad.txt', landing_tries: 2 });
     h.adapter.fallback = async (req) => {

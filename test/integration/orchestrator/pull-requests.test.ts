@@ -10,7 +10,7 @@ import { makeHarness, waitFor, writeIn, type Harness } from './harness';
 
 /**
  * The PR/MR lifecycle with the real daemon, real git repositories and fake gh/glab programs
- * first on PATH: opening on completion, following while AWAITING_APPROVAL, merging on Approve.
+ * first on PATH: opening on completion, following while AWAITING_APPROVAL, landing through the train on Approve.
  */
 
 const GH_URL = 'https://github.com/acme/widget/pull/7';
@@ -95,7 +95,7 @@ describe('pull and merge requests', () => {
       expect(await h.status(after!)).toBe('DEFINED');
     });
 
-    it('Approve merges the PR through gh with the configured method, then the task completes', async () => {
+    it('Approve queues the PR for landing; with no daemon the train lands it through gh at once, with the configured method', async () => {
       process.env.AQ_MERGE_METHOD = 'squash';
       const checks = [{ __typename: 'CheckRun', name: 'ci', status: 'COMPLETED', conclusion: 'SUCCESS' }];
       const { h, id } = await awaitingTask(remote, 'gh', {
@@ -104,38 +104,64 @@ describe('pull and merge requests', () => {
         mergedState: 'MERGED',
       });
       await h.waitStatus(id, 'AWAITING_APPROVAL');
+      // A CLI-only user: no daemon lands it later, so approve_task drives the train itself.
+      await h.rt.stopDaemon();
       const branch = (await h.rt.db.tasks.get(id))!.branchName!;
       expect(await h.rt.exec('approve_task', { task_id: id })).toEqual({
         approved: id,
         title: 'Needs review',
-        merged_via: 'github',
+        queued_for_landing: true,
+        status: 'COMPLETED',
+        landed: true,
+        landing: 'It landed and is completed.',
         pr_url: GH_URL,
-        merge_method: 'squash',
       });
       expect(await callsWith('gh', 'pr', 'merge')).toEqual([['pr', 'merge', GH_URL, '--squash']]);
-      expect(await h.status(id)).toBe('COMPLETED');
+      expect(h.eventsOf('landing_queued', id).map((e) => e.payload)).toEqual([{ title: 'Needs review', train: 'project:proj', place: 1 }]);
+      expect(h.eventsOf('landed', id)).toHaveLength(1);
+      expect(h.eventsOf('task_completed', id)).toHaveLength(1);
       expect(await onOrigin(h, branch)).toBe('');
+      expect(await h.rt.exec('approve_task', { task_id: id })).toEqual({
+        error: `Task '${id}' is COMPLETED, not AWAITING_APPROVAL, so there is nothing to approve.`,
+      });
     });
 
-    it('Approve refuses while the PR conflicts or a check fails, and the task keeps waiting', async () => {
+    it('a PR the forge refuses (conflicts, then a failing check) is sent back to its agent, then BLOCKED; nothing is merged', async () => {
       const { h, id } = await awaitingTask(remote, 'gh', {
         url: GH_URL,
         view: { state: 'OPEN', mergeable: 'CONFLICTING', statusCheckRollup: [] },
       });
-      await h.waitStatus(id, 'AWAITING_APPROVAL');
-      expect(await h.rt.exec('approve_task', { task_id: id })).toEqual({
-        error: `Task '${id}' was not approved: The pull request ${GH_URL} has conflicts with its target branch; resolve them (or restart the task) and approve again.`,
-      });
+      expect(await h.rt.exec('edit_project', { project_id: 'proj', landing_tries: 2 })).toMatchObject({ updated: 'proj' });
       const failing = [
-        { __typename: 'StatusContext', context: 'lint', state: 'FAILURE' },
-        { __typename: 'CheckRun', name: 'test', status: 'COMPLETED', conclusion: 'SUCCESS' },
+        { __typename: 'StatusContext', context: 'lint', state: 'FAILURE', isRequired: true },
+        { __typename: 'CheckRun', name: 'test', status: 'COMPLETED', conclusion: 'SUCCESS', isRequired: true },
       ];
-      await fake.setState('gh', { url: GH_URL, view: { state: 'OPEN', mergeable: 'MERGEABLE', statusCheckRollup: failing } });
-      expect(await h.rt.exec('approve_task', { task_id: id })).toEqual({
-        error: `Task '${id}' was not approved: The pull request ${GH_URL} has failing checks (lint); fix them and approve again.`,
+      // The agent's fix of the conflict leaves a failing check instead.
+      h.adapter.fallback = async (req, attempt) => {
+        await writeIn(req, 'feature.txt', `f${attempt}\n`);
+        if (attempt === 2)
+          await fake.setState('gh', { url: GH_URL, view: { state: 'OPEN', mergeable: 'MERGEABLE', statusCheckRollup: failing } });
+        return { summary: `feature done, try ${attempt}` };
+      };
+      await h.waitStatus(id, 'AWAITING_APPROVAL');
+      await h.rt.stopDaemon();
+      expect(await h.rt.exec('approve_task', { task_id: id })).toMatchObject({
+        approved: id,
+        queued_for_landing: true,
+        landed: false,
+        landing: `It could not land yet and was sent back to its agent: Merging ${GH_URL} was refused: The pull request ${GH_URL} has conflicts with its target branch; resolve them (or restart the task) and approve again.`,
       });
+      expect(await h.rt.exec('approve_task', { task_id: id })).toEqual({
+        error: expect.stringMatching(
+          /^Task '.+' is (READY|IN_PROGRESS|ASSIGNED), not AWAITING_APPROVAL, so there is nothing to approve\.$/,
+        ),
+      });
+      await h.start();
+      await h.waitStatus(id, 'BLOCKED');
+      const blocked = await waitFor(async () => h.eventsOf('task_blocked', id)[0]);
+      expect(String(blocked.payload.reason)).toContain(`The pull request ${GH_URL} has failing checks (lint); fix them and approve again.`);
+      expect(h.eventsOf('landing_sent_back', id)).toHaveLength(1);
       expect(await callsWith('gh', 'pr', 'merge')).toEqual([]);
-      expect(await h.status(id)).toBe('AWAITING_APPROVAL');
     });
 
     it('gh logged out is said on Approve and in get_status; gh missing too', async () => {
@@ -178,43 +204,50 @@ describe('pull and merge requests', () => {
       expect(await workCalls('gh')).toEqual([]);
     });
 
-    it('Approve merges the MR with the configured method; a failed pipeline is refused first', async () => {
+    it('Approve queues the MR: a failed pipeline sends it back, and once green the train merges it with the configured method', async () => {
       process.env.AQ_MERGE_METHOD = 'rebase';
       const { h, id } = await awaitingTask(remote, 'glab', {
         url: GL_URL,
         view: { state: 'opened', head_pipeline: { status: 'failed' } },
         mergedState: 'merged',
       });
+      h.adapter.fallback = async (req, attempt) => {
+        await writeIn(req, 'feature.txt', `f${attempt}\n`);
+        if (attempt === 2)
+          await fake.setState('glab', {
+            url: GL_URL,
+            view: { state: 'opened', head_pipeline: { status: 'success' } },
+            mergedState: 'merged',
+          });
+        return { summary: `feature done, try ${attempt}` };
+      };
       await h.waitStatus(id, 'AWAITING_APPROVAL');
-      expect(await h.rt.exec('approve_task', { task_id: id })).toEqual({
-        error: `Task '${id}' was not approved: The merge request ${GL_URL} has failing checks (pipeline); fix them and approve again.`,
-      });
-      await fake.setState('glab', { url: GL_URL, view: { state: 'opened', head_pipeline: { status: 'success' } }, mergedState: 'merged' });
-      expect(await h.rt.exec('approve_task', { task_id: id })).toMatchObject({
-        approved: id,
-        merged_via: 'gitlab',
-        merge_method: 'rebase',
-      });
+      expect(await h.rt.exec('approve_task', { task_id: id })).toMatchObject({ approved: id, queued_for_landing: true });
+      await h.waitStatus(id, 'COMPLETED');
+      const sentBack = h.eventsOf('landing_sent_back', id);
+      expect(sentBack).toHaveLength(1);
+      expect(String(sentBack[0].payload.reason)).toContain(`The merge request ${GL_URL} has failing checks (pipeline)`);
       expect(await callsWith('glab', 'mr', 'merge')).toEqual([['mr', 'merge', '3', GL_REPO, '--rebase', '--yes']]);
-      expect(await h.status(id)).toBe('COMPLETED');
+      expect(h.eventsOf('landed', id)).toHaveLength(1);
     });
   });
 
   describe('plain git (a bare origin)', () => {
-    it('opens no PR; Approve merges the branch into main and pushes, like the no-approval path', async () => {
+    it('opens no PR; Approve lands the branch through the train (merged into main and pushed), like the no-approval path', async () => {
       const { h, id } = await awaitingTask(null, 'gh', {});
       await h.waitStatus(id, 'AWAITING_APPROVAL');
       const waiting = await waitFor(async () => h.eventsOf('task_awaiting_approval', id)[0]);
       expect(waiting.payload.pr_url).toBeNull();
       await expect(gitOut(h.origin, 'show', 'main:feature.txt')).rejects.toThrow();
-      // The run lets go of its workspace just after the status move; merging here needs it.
-      await waitFor(async () => (await h.rt.db.workspaces.get('ws0'))!.lockedByTaskId === null, 60_000, 'the run to free ws0');
+      // A CLI-only user: approve_task lands it through the train itself.
+      await h.rt.stopDaemon();
       expect(await h.rt.exec('approve_task', { task_id: id })).toEqual({
         approved: id,
         title: 'Needs review',
-        merged_via: 'git',
-        merged_into: 'main',
-        pushed: true,
+        queued_for_landing: true,
+        status: 'COMPLETED',
+        landed: true,
+        landing: 'It landed and is completed.',
       });
       expect(await gitOut(h.origin, 'show', 'main:feature.txt')).toBe('f');
       expect(await h.status(id)).toBe('COMPLETED');

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { WebClient } from '@slack/web-api';
 import { FOLLOW_UP_KEY } from '../../../src/orchestrator/pr-follower';
 import { renderResult } from '../../../src/slack/blocks/render';
@@ -6,6 +7,7 @@ import { FakeSlack } from '../../support/fake-slack';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 import { validateMessage, visibleTexts } from '../../support/slack-validator';
 import { putTask } from '../../support/task-fixtures';
+import { cloneWorkspace, commitFile, createOriginRepo, gitOut } from '../../support/git-fixtures';
 
 const AT = Date.UTC(2026, 10, 25, 12, 5);
 
@@ -88,6 +90,29 @@ describe('the merge train on the task cards', () => {
       .at(-1)!;
     expect(seen(landedRoot.args.blocks)).not.toContain('merge train');
     expect(slack.takeViolations()).toEqual([]);
+  });
+
+  it('Approve queues a task with work to land: landing_queued redraws its root with its place at once, and the card says so', async () => {
+    await queuedTask('Ahead');
+    const workspace = await cloneWorkspace(await createOriginRepo(rt.home), path.join(rt.home, 'ws-web'));
+    await gitOut(workspace, 'checkout', '-q', '-b', 'aq/review');
+    await commitFile(workspace, 'feature.txt', 'f\n');
+    await rt.db.workspaces.create({ id: 'ws-web', projectId: 'web', name: 'ws-web', path: workspace, sourceType: 'clone', repoId: null });
+    const review = await queuedTask('Review me');
+    await rt.db.mergeTrain.remove(review.id);
+    await putTask(rt.db, review.id, 'AWAITING_APPROVAL', { workspaceId: 'ws-web', branchName: 'aq/review' });
+    // The head of the train is landing in another process: the approval queues behind it.
+    expect(await rt.db.mergeTrain.acquireLock('project:web', 'another process', 600_000, Date.now())).toBe(true);
+    let approved: Record<string, unknown> = {};
+    const root = await rootAfter(review.ts, async () => {
+      approved = await rt.exec('approve_task', { task_id: review.id });
+    });
+    expect(approved).toMatchObject({ queued_for_landing: true, landed: false, landing: 'Queued for landing: #2 in the merge train.' });
+    expect(root).toContain('🚂 #2 in the merge train · ⏳ waiting since');
+    const card = renderResult('approve_task', {}, approved as never);
+    expect(validateMessage(card as unknown as Record<string, unknown>)).toEqual([]);
+    expect(seen(card.blocks)).toContain('Queued for landing: #2 in the merge train.');
+    expect(await rt.exec('get_task', { task_id: review.id })).toMatchObject({ status: 'AWAITING_APPROVAL' });
   });
 
   it('the thread root shows a waiting PR’s checks as the PR follower last saw them', async () => {

@@ -131,6 +131,10 @@ describe('plain-words outcomes', () => {
       'Created project demo.',
     );
     expect(describeOutcome([{ command: 'approve_task', args: {}, result: { approved: 't1', title: 'T' } }])).toBe('Approved task t1 (T).');
+    const queued = { approved: 't1', title: 'T', queued_for_landing: true, landing: 'Queued for landing: #2 in the merge train.' };
+    expect(describeOutcome([{ command: 'approve_task', args: {}, result: queued }])).toBe(
+      'Approved task t1 (T). Queued for landing: #2 in the merge train.',
+    );
     expect(describeOutcome([{ command: 'get_task', args: {}, result: { error: "Task 'x' not found." } }])).toBe(
       "get_task failed: Task 'x' not found.",
     );
