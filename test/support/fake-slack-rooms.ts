@@ -224,6 +224,11 @@ export class FakeRooms {
     canvas.content = content;
   }
 
+  /** Slack takes no new or edited message in an archived room. */
+  refusesMessage(method: string, args: Record<string, unknown>): boolean {
+    return (method === 'chat.postMessage' || method === 'chat.update') && this.rooms.get(String(args.channel))?.archived === true;
+  }
+
   handles(method: string): boolean {
     return method.startsWith('agents.conversations.') || method === 'canvases.create';
   }

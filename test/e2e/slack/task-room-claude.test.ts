@@ -172,6 +172,88 @@ describe('task rooms with the real Claude Code CLI (e2e)', () => {
     expect(seen('room_archived', taskId)).toBe(1);
   });
 
+  it("posts the agent's plan as a plan block in the thread and the room, ticking as its steps run, and closes the room after", async () => {
+    await exec('edit_project', { project_id: 'web', task_rooms: 'all' });
+    type Card = { task_id: string; status: string };
+    const planCalls = () =>
+      slack.calls.filter((c) => (c.method === 'chat.postMessage' || c.method === 'chat.update') && planCards(c.args) !== null);
+    const planCards = (args: Record<string, unknown>) =>
+      ((args.blocks as Array<{ type: string; tasks?: Card[] }> | undefined)?.find((b) => b.type === 'plan')?.tasks ?? null) as
+        | Card[]
+        | null;
+    /** The statuses each plan message in `channel` showed, in order. */
+    const ticks = (channel: string) =>
+      planCalls()
+        .filter((c) => c.args.channel === channel)
+        .map((c) => planCards(c.args)!.map((t) => t.status));
+    let threadChannel = '';
+    const shows = (step: number, status: string) => async () => ticks(threadChannel).at(-1)?.[step] === status;
+    const plan =
+      '# Tiny plan\n\n## Step 1: Say hello\n\nWrite step.txt with one line in it.\n\n## Step 2: Check it\n\nRead step.txt and say what it holds.\n';
+    const write = (file: string, content: string) => ({
+      toolUses: [{ name: 'Write', input: { file_path: path.join(workspace, file), content } }],
+    });
+    fake.enqueue(
+      write('.agent/plan.md', plan),
+      { text: 'Planned.' },
+      // Each step answers only once its card shows it running: the block is seen ticking.
+      async () => {
+        await waitFor(shows(0, 'in_progress'), 90_000, 'the first card in progress');
+        return write('step.txt', 'step one\n');
+      },
+      { text: 'Step one done.' },
+      async () => {
+        await waitFor(shows(1, 'in_progress'), 90_000, 'the second card in progress');
+        return { text: 'Checked.' };
+      },
+    );
+    const parentId = (await exec('create_task', { project_id: 'web', title: 'Plan it', description: 'Write a plan.', repo_id: 'origin' }))
+      .created as string;
+    const thread = await waitFor(() => rt().db.taskThreads.get(parentId), 90_000, 'the task thread');
+    threadChannel = thread.channelId;
+    const room = await waitFor(async () => slack.rooms.bySession(parentId), 90_000, 'the room');
+    const steps = await waitFor(
+      async () => {
+        const got = await exec('get_plan', { task_id: parentId });
+        return Array.isArray(got.steps) && got.steps.length === 2 ? (got.steps as Array<{ id: string }>) : null;
+      },
+      120_000,
+      'the plan to become steps',
+    );
+    await waitFor(async () => (await status(steps[1].id)) === 'COMPLETED', 120_000, 'the last step to complete');
+    await slack.waitFor(() => room.archived, 'the parent room to be archived', 60_000);
+    await app.started.notifier.idle();
+
+    // One plan message in the thread and one in the room, each posted with every card pending and edited in place.
+    const inThread = planCalls().filter((c) => c.args.channel === thread.channelId);
+    expect(inThread[0]).toMatchObject({ method: 'chat.postMessage', args: { thread_ts: thread.threadTs } });
+    expect(planCards(inThread[0].args)?.map((t) => t.task_id)).toEqual(steps.map((t) => t.id));
+    expect(new Set(inThread.slice(1).map((c) => `${c.method} ${String(c.args.ts)}`)).size).toBe(1);
+    const rank = { pending: 0, in_progress: 1, complete: 2 } as Record<string, number>;
+    for (const channel of [thread.channelId, room.channel_id]) {
+      const seenTicks = ticks(channel);
+      expect(seenTicks[0]).toEqual(['pending', 'pending']);
+      expect(seenTicks).toContainEqual(['in_progress', 'pending']);
+      expect(seenTicks).toContainEqual(['complete', 'in_progress']);
+      expect(seenTicks.at(-1)).toEqual(['complete', 'complete']);
+      // Never backwards.
+      seenTicks.slice(1).forEach((now, i) => {
+        now.forEach((status, card) => {
+          expect(rank[status]).toBeGreaterThanOrEqual(rank[seenTicks[i][card]]);
+        });
+      });
+    }
+    // The parent's room stayed open while its steps ran, showing their work on its branch, and closed once.
+    expect(room.views.get('diff')?.content).toContain('+step one');
+    expect(slack.callsTo('agents.conversations.archive').filter((c) => c.args.channel_id === room.channel_id)).toHaveLength(1);
+    expect(
+      slack.calls.filter((c) => c.method === 'chat.update' && c.args.channel === room.channel_id && planCards(c.args)),
+    ).not.toHaveLength(0);
+    expect(await gitOut(origin, 'show', 'main:step.txt')).toBe('step one');
+    const shared = slack.threadMessages(thread.channelId, thread.threadTs).find((m) => 'shared_from' in m);
+    expect(String(shared?.text)).toMatch(/^🏁 Plan it: completed · /);
+  });
+
   it.each(['not_allowed', 'feature_not_enabled'] as const)(
     'where Slack answers %s, the thread runs alone and nothing fails',
     async (refusal) => {
