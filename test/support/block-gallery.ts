@@ -19,6 +19,7 @@ import type { Surface } from './block-html';
 import { contextBar } from '../../src/slack/rooms/room-context';
 import { planBlockMessage, planListMessage, type PlanView } from '../../src/slack/blocks/plan-block';
 import { canvasInvite } from '../../src/slack/blocks/plan-canvas-edits';
+import { taskGoneUnfurl, taskUnfurl } from '../../src/slack/blocks/task-unfurl';
 import { makeTestRuntime } from './runtime';
 
 export const NOW = new Date('2026-11-23T09:00:00Z');
@@ -435,6 +436,25 @@ export async function gallery(): Promise<Record<string, Surface[]>> {
     help: [{ kind: 'message', label: '/aq help', ...msg(helpFor(commands)) }],
     'room-running': taskRoom('IN_PROGRESS'),
     'room-approval': taskRoom('AWAITING_APPROVAL'),
+    'task-unfurl': [
+      {
+        kind: 'message',
+        label: 'A pasted task link, unfurled the classic way',
+        text: 'https://aq.example.com/tasks/brave-otter-512',
+        blocks: taskUnfurl(
+          {
+            id: 'brave-otter-512',
+            title: 'Ship the <widget> & its docs',
+            status: 'IN_PROGRESS',
+            project_id: 'web',
+            assigned_agent: 'claude-1',
+            branch: 'aq/brave-otter-512-ship-the-widget',
+          },
+          'https://aq.example.com/tasks/brave-otter-512',
+        ).blocks as never[],
+      },
+      { kind: 'message', label: 'A pasted link to a deleted task', blocks: taskGoneUnfurl('quick-hare-093').blocks as never[] },
+    ],
     'plan-block': [
       { kind: 'message', label: 'A plan as a plan block', ...msg(planBlockMessage(SAMPLE_PLAN)) },
       { kind: 'message', label: 'A plan as a list (where Slack refuses the plan block)', ...msg(planListMessage(SAMPLE_PLAN)) },
