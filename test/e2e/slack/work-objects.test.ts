@@ -147,6 +147,13 @@ describe('tasks as Work Objects', () => {
       entity_payload: { fields: { status: { value: 'running' } } },
     });
     expect(entity[0].entity_payload.attributes.title.text).toContain('&lt;!channel&gt;');
+    // Opened in a browser, the link (served where the app listens over HTTP) leads to the task's thread's channel.
+    const opened = await fetch(`${app.url}/queue/tasks/${id}`, { redirect: 'manual' });
+    expect(opened.status).toBe(302);
+    expect(opened.headers.get('location')).toBe('https://slack.com/app_redirect?channel=CPROJ');
+    const unknown = await fetch(`${app.url}/queue/tasks/no-such-task`, { redirect: 'manual' });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toBe('There is no task no-such-task here: it may have been deleted, or not have started yet.\n');
 
     // A link to a task that is gone says so, in the message it was posted in.
     const gone = (await exec('create_task', { project_id: 'web', title: 'Short-lived', description: 'd' })).created as string;
