@@ -19,6 +19,8 @@ export interface SlackConfig {
   apiUrl?: string;
   /** Channel for daemon notices and for projects without a channel of their own. */
   notifyChannel?: string;
+  /** Where people reach the app (`AQ_PUBLIC_URL`, no trailing slash): task links are `<it>/tasks/<id>` and unfurl. */
+  publicUrl?: string;
 }
 
 export interface AnthropicConfig {
@@ -215,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     : { dialect: 'sqlite', path: databasePath };
 
   const apiUrl = parseVar<string | undefined>(env, 'SLACK_API_URL', urlText, undefined);
+  const publicUrl = parseVar<string | undefined>(env, 'AQ_PUBLIC_URL', urlText, undefined)?.replace(/\/+$/, '');
   const baseUrl = parseVar<string | undefined>(env, 'ANTHROPIC_BASE_URL', urlText, undefined);
 
   const admins = listOf(read(env, 'AQ_ADMINS'));
@@ -237,6 +240,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       webhookPort: env.AQ_WEBHOOK_PORT ? parseVar(env, 'AQ_WEBHOOK_PORT', portText, 3000) : undefined,
       apiUrl: apiUrl === undefined ? undefined : apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`,
       notifyChannel: read(env, 'SLACK_NOTIFY_CHANNEL'),
+      publicUrl,
     },
     anthropic: {
       apiKey: read(env, 'ANTHROPIC_API_KEY'),

@@ -3,6 +3,7 @@ import type { Runtime } from './runtime';
 import { registerListeners } from '../listeners';
 import { createAiSurfaces } from './slack/ai-surfaces';
 import { webhookRoute } from './webhook-route';
+import { taskLinkRoute } from './task-link-route';
 
 export interface SlackAppOptions {
   logLevel?: LogLevel;
@@ -20,8 +21,10 @@ export function createSlackApp(runtime: Runtime, options: SlackAppOptions = {}):
   const app = new App({
     token: slack.botToken,
     ...(slack.appToken ? { appToken: slack.appToken, socketMode: true } : { signingSecret: slack.signingSecret }),
-    // Inbound automation webhooks: on the HTTP receiver, or in Socket Mode on a port of their own.
-    ...((!slack.appToken || slack.webhookPort !== undefined) && { customRoutes: [webhookRoute(runtime)] }),
+    // Inbound automation webhooks and task links: on the HTTP receiver, or in Socket Mode on a port of their own.
+    ...((!slack.appToken || slack.webhookPort !== undefined) && {
+      customRoutes: [webhookRoute(runtime), ...(slack.publicUrl ? [taskLinkRoute(runtime, slack.publicUrl)] : [])],
+    }),
     ...(slack.appToken && slack.webhookPort !== undefined && { installerOptions: { port: slack.webhookPort } }),
     logLevel: options.logLevel ?? LogLevel.WARN,
     clientOptions,

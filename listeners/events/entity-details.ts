@@ -17,7 +17,9 @@ export function registerEntityDetails(app: App, { runtime, surfaces }: ListenerD
       : null;
     const details =
       task && !('error' in task)
-        ? { metadata: taskEntityOf(task, event.entity_url || taskEntityUrl(task.id, event.channel ?? null)) }
+        ? {
+            metadata: taskEntityOf(task, event.entity_url || taskEntityUrl(task.id, event.channel ?? null, runtime.config.slack.publicUrl)),
+          }
         : { error: taskNotFound(taskId ?? event.entity_url) };
     await surfaces.features
       .attempt('work_objects', 'entity.presentDetails', () => client.entity.presentDetails({ trigger_id: event.trigger_id, ...details }))

@@ -8,6 +8,7 @@ import { registerAssistant } from './assistant';
 import { registerAgentSessionStop } from './agent-session';
 import { registerRoomActions } from './room-actions';
 import { registerEntityDetails } from './entity-details';
+import { registerLinkShared } from './link-shared';
 import { registerAgentMessaging } from './agent-messaging';
 import { intakeCandidateOf, registerIntakeReactions, triageCandidate } from './intake';
 
@@ -26,6 +27,7 @@ export function registerEventListeners(app: App, deps: ListenerDeps): () => void
   registerAgentSessionStop(app, deps);
   registerRoomActions(app, deps);
   registerEntityDetails(app, deps);
+  registerLinkShared(app, deps);
   registerAgentMessaging(app);
   registerIntakeReactions(app, deps);
   app.event('app_mention', async ({ event, body, client, context }) => {

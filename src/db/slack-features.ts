@@ -19,6 +19,7 @@ export const SLACK_FEATURES = [
   'home_data_table',
   'plan_blocks',
   'plan_canvas',
+  'task_unfurls',
 ] as const;
 export type SlackFeature = (typeof SLACK_FEATURES)[number];
 

@@ -34,7 +34,7 @@ export interface NotifierSource {
   handler: Pick<CommandHandler, 'execute'>;
   events: Pick<EventLog, 'subscribe' | 'emit'>;
   db: Pick<Database, 'taskThreads' | 'state' | 'taskRooms'>;
-  config: { slack: { notifyChannel?: string | null } };
+  config: { slack: { notifyChannel?: string | null; publicUrl?: string | null } };
 }
 
 type Thread = { channelId: string; threadTs: string };
@@ -183,7 +183,7 @@ export class SlackNotifier {
   /** The root card of a task's thread in `channel`, and its Work Object (none once the task is deleted). */
   private async rootCard(taskId: string, event: EventRecord, channel: string): Promise<{ root: Rendered; entity: EntityMetadata | null }> {
     const task = await this.execute('get_task', { task_id: taskId });
-    const entity = 'error' in task ? null : taskEntityOf(task, taskEntityUrl(taskId, channel));
+    const entity = 'error' in task ? null : taskEntityOf(task, taskEntityUrl(taskId, channel, this.source.config.slack.publicUrl));
     return { root: threadRoot(this.rootFacts(taskId, event, task)), entity };
   }
 

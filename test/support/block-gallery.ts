@@ -16,6 +16,10 @@ import { bold, txt } from '../../src/slack/blocks/text';
 import type { HomeData } from '../../src/slack/home-data';
 import { homeBlocks, homeView } from '../../src/slack/home';
 import type { Surface } from './block-html';
+import { contextBar } from '../../src/slack/rooms/room-context';
+import { planBlockMessage, planListMessage, type PlanView } from '../../src/slack/blocks/plan-block';
+import { canvasInvite } from '../../src/slack/blocks/plan-canvas-edits';
+import { taskGoneUnfurl, taskUnfurl } from '../../src/slack/blocks/task-unfurl';
 import { makeTestRuntime } from './runtime';
 
 export const NOW = new Date('2026-11-23T09:00:00Z');
@@ -341,6 +345,48 @@ function busyQueue(data: HomeData): HomeData {
   return { ...data, ready, readyTotal: 60 };
 }
 
+/** A plan of four steps in every state a card shows, one title with markup it must show literally. */
+const SAMPLE_PLAN: PlanView = {
+  taskId: 'brave-otter-512',
+  title: 'Ship the <widget> & its docs',
+  steps: [
+    { id: 'calm-lynx-101', title: 'Add the Widget model and its migration', status: 'COMPLETED' },
+    { id: 'keen-wren-102', title: 'Render the widget in src/view.ts *with* styles', status: 'IN_PROGRESS' },
+    { id: 'wise-crow-103', title: 'Wire it up and add a smoke test', status: 'DEFINED' },
+    { id: 'bold-hawk-104', title: 'Write the docs page', status: 'BLOCKED' },
+  ],
+};
+
+/** A task's room as Slack shows it: the context bar, the view tabs, and the plan block and canvas invite in it. */
+function taskRoom(status: string): Surface[] {
+  const bar = contextBar({
+    repo: 'web',
+    branch: 'aq/brave-otter-512-ship-the-widget-and-its-docs',
+    prUrl: status === 'AWAITING_APPROVAL' ? 'https://github.com/acme/web/pull/42' : null,
+    status,
+    tokens: 182_340,
+    costUsd: 1.37,
+    budgetTokens: 2_000_000,
+  });
+  const invite = canvasInvite(SAMPLE_PLAN.taskId);
+  return [
+    {
+      kind: 'room',
+      label: `Task room (${status.toLowerCase().replace(/_/g, ' ')})`,
+      name: 'aq-brave-otter-512',
+      contextBar: bar,
+      tabs: status === 'AWAITING_APPROVAL' ? ['Diff', 'Pull request', 'Plan'] : ['Diff', 'Plan'],
+      messages: [
+        msg(planBlockMessage(SAMPLE_PLAN)),
+        msg(invite),
+        {
+          text: '🏁 Ship the &lt;widget&gt; &amp; its docs: completed · 4 files changed (+120 −8) · PR https://github.com/acme/web/pull/42 · $1.37 · 182,340 tokens',
+        },
+      ],
+    },
+  ];
+}
+
 /** Name → what to draw. */
 export async function gallery(): Promise<Record<string, Surface[]>> {
   const rt = await makeTestRuntime();
@@ -388,5 +434,30 @@ export async function gallery(): Promise<Record<string, Surface[]>> {
       },
     ],
     help: [{ kind: 'message', label: '/aq help', ...msg(helpFor(commands)) }],
+    'room-running': taskRoom('IN_PROGRESS'),
+    'room-approval': taskRoom('AWAITING_APPROVAL'),
+    'task-unfurl': [
+      {
+        kind: 'message',
+        label: 'A pasted task link, unfurled the classic way',
+        text: 'https://aq.example.com/tasks/brave-otter-512',
+        blocks: taskUnfurl(
+          {
+            id: 'brave-otter-512',
+            title: 'Ship the <widget> & its docs',
+            status: 'IN_PROGRESS',
+            project_id: 'web',
+            assigned_agent: 'claude-1',
+            branch: 'aq/brave-otter-512-ship-the-widget',
+          },
+          'https://aq.example.com/tasks/brave-otter-512',
+        ).blocks as never[],
+      },
+      { kind: 'message', label: 'A pasted link to a deleted task', blocks: taskGoneUnfurl('quick-hare-093').blocks as never[] },
+    ],
+    'plan-block': [
+      { kind: 'message', label: 'A plan as a plan block', ...msg(planBlockMessage(SAMPLE_PLAN)) },
+      { kind: 'message', label: 'A plan as a list (where Slack refuses the plan block)', ...msg(planListMessage(SAMPLE_PLAN)) },
+    ],
   };
 }

@@ -252,6 +252,10 @@ a{color:#1264a3;text-decoration:none}.mention{background:#e8f5fa;color:#1264a3;b
 .textbox{border:1px solid #bbb;border-radius:4px;padding:6px 8px;min-height:20px}.textbox.multi{min-height:60px}.ph{color:#999}
 .plan{border:1px solid #ddd;border-radius:8px;padding:6px 10px;margin:6px 0}.plan-title{font-weight:700;margin-bottom:4px}
 .card{padding:3px 0;display:flex;gap:8px}.card .icon{width:16px;text-align:center;color:#616061}.card.complete .icon{color:#007a5a}.card.error .icon{color:#e01e5a}.card.in_progress .icon{color:#e8912d}
+.room-name{font-weight:900;font-size:17px;margin-bottom:6px}
+.bar{display:flex;flex-wrap:wrap;gap:6px;align-items:center;background:#f8f8f8;border:1px solid #e2e2e2;border-radius:6px;padding:6px 8px;font-size:13px}
+.bar-item{display:inline-flex;gap:4px;align-items:center;border-right:1px solid #ddd;padding-right:8px}.bar-icon{color:#616061;font-size:11px;text-transform:uppercase}
+.tabs{display:flex;gap:14px;border-bottom:1px solid #ddd;margin:8px 0 4px;font-size:14px}.tab{padding:4px 0;color:#616061}.tab.on{color:#1d1c1d;font-weight:700;border-bottom:2px solid #1264a3}
 .opt{margin:3px 0}.unknown{color:#c00;font-family:monospace}.img{color:#888}
 .modal-title{display:flex;justify-content:space-between;font-weight:900;font-size:18px;border-bottom:1px solid #ddd;padding-bottom:8px;margin-bottom:8px}
 .modal-foot{display:flex;justify-content:flex-end;gap:8px;border-top:1px solid #ddd;padding-top:10px;margin-top:10px}
@@ -261,7 +265,16 @@ a{color:#1264a3;text-decoration:none}.mention{background:#e8f5fa;color:#1264a3;b
 export type Surface =
   | { kind: 'message'; label?: string; text?: string; blocks?: Obj[]; thread?: Array<{ text?: string; blocks?: Obj[] }> }
   | { kind: 'modal'; label?: string; view: Obj }
-  | { kind: 'home'; label?: string; view: Obj };
+  | { kind: 'home'; label?: string; view: Obj }
+  | {
+      kind: 'room';
+      label?: string;
+      /** The room's name, its context bar (agents.conversations.setProperties) and its view tabs. */
+      name: string;
+      contextBar: Array<{ key: string; label: string; icon?: string; url?: string; item_type?: string }>;
+      tabs: string[];
+      messages: Array<{ text?: string; blocks?: Obj[] }>;
+    };
 
 function message(m: { text?: string; blocks?: Obj[] }): string {
   const body = m.blocks?.length ? m.blocks.map(blockHtml).join('') : mrkdwnHtml(m.text ?? '');
@@ -273,6 +286,14 @@ export function surfaceHtml(s: Surface): string {
   if (s.kind === 'message') {
     const thread = s.thread?.length ? `<div class="thread">${s.thread.map(message).join('')}</div>` : '';
     return `<div class="frame">${label}${message(s)}${thread}</div>`;
+  }
+  if (s.kind === 'room') {
+    const item = (i: { label: string; icon?: string; url?: string; item_type?: string }) =>
+      i.item_type === 'action'
+        ? `<span class="btn primary">${html(i.label)}</span>`
+        : `<span class="bar-item">${i.icon ? `<span class="bar-icon">${html(i.icon)}</span>` : ''}${i.url ? `<a>${html(i.label)}</a>` : html(i.label)}</span>`;
+    const tabs = ['Messages', ...s.tabs].map((t, i) => `<span class="tab${i === 0 ? ' on' : ''}">${html(t)}</span>`).join('');
+    return `<div class="frame">${label}<div class="room-name"># ${html(s.name)}</div><div class="bar">${s.contextBar.map(item).join('')}</div><div class="tabs">${tabs}</div>${s.messages.map(message).join('')}</div>`;
   }
   if (s.kind === 'modal') {
     const v = s.view;

@@ -217,11 +217,35 @@ export class FakeRooms {
     return [...this.rooms.values()].find((r) => r.session_id === sessionId);
   }
 
+  /**
+   * Slack re-saves a canvas in a form of its own (unverified against real Slack, so this plays the
+   * likely changes): CRLF line ends, `*` bullets, entities for `&`, `<` and `>`, Markdown escapes
+   * dropped, trailing spaces after headings, and extra blank lines. What is said does not change.
+   */
+  normalizeCanvas(canvasId: string): void {
+    const canvas = this.canvases.get(canvasId);
+    if (!canvas) throw new Error(`FakeRooms: no canvas ${canvasId}`);
+    canvas.content = canvas.content
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/\\\[/g, '[')
+      .replace(/^- /gm, '* ')
+      .replace(/^(#+ .*)$/gm, '$1  ')
+      .replace(/\n\n/g, '\n\n\n')
+      .replace(/\n/g, '\r\n');
+  }
+
   /** A person edits a canvas in Slack. */
   editCanvas(canvasId: string, content: string): void {
     const canvas = this.canvases.get(canvasId);
     if (!canvas) throw new Error(`FakeRooms: no canvas ${canvasId}`);
     canvas.content = content;
+  }
+
+  /** Slack takes no new or edited message in an archived room. */
+  refusesMessage(method: string, args: Record<string, unknown>): boolean {
+    return (method === 'chat.postMessage' || method === 'chat.update') && this.rooms.get(String(args.channel))?.archived === true;
   }
 
   handles(method: string): boolean {

@@ -64,20 +64,44 @@ export function workObjectProblems(method: string, args: Record<string, unknown>
     }
     return problems;
   }
+  if (method === 'chat.unfurl') unfurlTargetProblems(args, add);
   const entities = (args.metadata as Record<string, unknown> | undefined)?.entities;
   if (entities === undefined) return problems;
   if (!Array.isArray(entities) || entities.length === 0) add('metadata.entities', 'not a list of entities');
   else
     entities.forEach((e, i) => {
       entityProblems(`metadata.entities[${i}]`, e as Record<string, unknown>, add);
+      const posted = (e as Record<string, unknown>).app_unfurl_url;
+      if (method === 'chat.unfurl' && (typeof posted !== 'string' || !/^https?:\/\//.test(posted)))
+        add(`metadata.entities[${i}].app_unfurl_url`, 'chat.unfurl needs the URL as posted');
     });
   return problems;
+}
+
+/**
+ * chat.unfurl's own rules (docs.slack.dev reference/methods/chat.unfurl): channel and ts, or
+ * unfurl_id and source (composer | conversations_history); unfurls or metadata.
+ */
+function unfurlTargetProblems(args: Record<string, unknown>, add: (path: string, problem: string) => void): void {
+  const byMessage = Boolean(args.channel) && Boolean(args.ts);
+  const byId = Boolean(args.unfurl_id) && Boolean(args.source);
+  if (byMessage === byId) add('channel', 'give channel and ts, or unfurl_id and source');
+  if (args.source !== undefined && args.source !== 'composer' && args.source !== 'conversations_history')
+    add('source', `source ${String(args.source)}`);
+  if (args.unfurls === undefined && args.metadata === undefined) add('unfurls', 'unfurls or metadata is needed');
+  if (args.unfurls !== undefined) {
+    const unfurls = args.unfurls as Record<string, unknown>;
+    if (!unfurls || typeof unfurls !== 'object' || Array.isArray(unfurls)) add('unfurls', 'not a map of URL to unfurl');
+    else for (const url of Object.keys(unfurls)) if (!/^https?:\/\//.test(url)) add(`unfurls.${url}`, 'a key that is not a URL');
+  }
 }
 
 /** Work Objects as a workspace keeps them: the details panes presented, and an optional refusal. */
 export class FakeWorkObjects {
   /** Each entity.presentDetails call's arguments, in order. */
   readonly presented: Array<Record<string, unknown>> = [];
+  /** Each chat.unfurl Slack took, in order. */
+  readonly unfurled: Array<Record<string, unknown>> = [];
   private refusal: WorkObjectRefusal | null = null;
 
   /** From now on, messages with entities and entity.presentDetails are answered `error`. */
@@ -97,6 +121,18 @@ export class FakeWorkObjects {
       const problems = workObjectProblems(method, args);
       if (problems.length) return { ok: false, error: 'invalid_metadata', detail: problems.map((p) => `${p.path}: ${p.problem}`) };
       this.presented.push(args);
+      return { ok: true };
+    }
+    if (method === 'chat.unfurl') {
+      if (this.refusal && carriesEntities) return { ok: false, error: this.refusal };
+      const problems = workObjectProblems(method, args);
+      if (problems.length)
+        return {
+          ok: false,
+          error: carriesEntities ? 'invalid_metadata' : 'invalid_arguments',
+          detail: problems.map((p) => `${p.path}: ${p.problem}`),
+        };
+      this.unfurled.push(args);
       return { ok: true };
     }
     if ((method === 'chat.postMessage' || method === 'chat.update') && carriesEntities) {

@@ -373,6 +373,7 @@ export class FakeSlack {
       script.remaining -= 1;
       return typeof script.answer === 'function' ? script.answer(call.args, call) : script.answer;
     }
+    if (this.rooms.refusesMessage(call.method, call.args)) return { ok: false, error: 'is_archived' };
     if (this.rooms.handles(call.method)) {
       const answer = this.rooms.answer(call.method, call.args);
       if (call.method === 'agents.conversations.archive' && answer.ok) this.shareSummary(String(call.args.channel_id));

@@ -13,6 +13,11 @@ export interface TestApp {
   url: string;
   signingSecret: string;
   home: string;
+  /**
+   * Stops the app (daemon, listeners, notifier) and starts a new one on the same database, home
+   * and fake Slack, as a restarted process would; `started` and `url` then name the new one.
+   */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -36,23 +41,30 @@ export async function startTestApp(
     ...(database && { DATABASE_URL: database.url }),
     ...env,
   });
-  const started = await startApp(config, {
-    port: 0,
-    host: '127.0.0.1',
-    logLevel: LogLevel.ERROR,
-    clientOptions: { retryConfig: { retries: 0 } },
-    daemon: options.daemon ?? false,
-    ...(options.commands && { commands: options.commands }),
-  });
-  return {
+  const start = () =>
+    startApp(config, {
+      port: 0,
+      host: '127.0.0.1',
+      logLevel: LogLevel.ERROR,
+      clientOptions: { retryConfig: { retries: 0 } },
+      daemon: options.daemon ?? false,
+      ...(options.commands && { commands: options.commands }),
+    });
+  const started = await start();
+  const app: TestApp = {
     slack,
     started,
     url: started.httpUrl!,
     signingSecret,
     home: tmp.dir,
+    async restart() {
+      await app.started.stop();
+      app.started = await start();
+      app.url = app.started.httpUrl!;
+    },
     async stop() {
       try {
-        await started.stop();
+        await app.started.stop();
         await slack.close(); // fails the test when a payload broke a Slack rule (slack-validator.ts)
       } finally {
         await database?.drop();
@@ -60,4 +72,5 @@ export async function startTestApp(
       }
     },
   };
+  return app;
 }

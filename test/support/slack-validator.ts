@@ -396,6 +396,13 @@ export function validateStream(args: Record<string, unknown>): Violation[] {
 export function validateCall(method: string, args: Record<string, unknown>): Violation[] {
   if (MESSAGE_METHODS.has(method)) return [...validateMessage(args), ...workObjectProblems(method, args)];
   if (method === 'entity.presentDetails') return workObjectProblems(method, args);
+  if (method === 'chat.unfurl') {
+    const unfurls = (args.unfurls ?? {}) as Record<string, Record<string, unknown>>;
+    const blocks = Object.entries(unfurls).flatMap(([url, unfurl]) =>
+      validateMessage({ blocks: unfurl?.blocks }).map((v) => ({ ...v, path: `unfurls[${url}].${v.path}` })),
+    );
+    return [...workObjectProblems(method, args), ...blocks];
+  }
   if (STREAM_METHODS.has(method)) return validateStream(args);
   if (VIEW_METHODS.has(method) && args.view && typeof args.view === 'object') return validateView(args.view as Record<string, unknown>);
   if (method.startsWith('agents.conversations.')) {

@@ -44,6 +44,8 @@ const METHOD_SCOPES: Record<string, string[]> = {
   'assistant.threads.setTitle': ['assistant:write'],
   // A task's Work Object details pane (README "Slack surfaces"): no scope.
   'entity.presentDetails': [],
+  // A pasted task link's unfurl (README "Task links").
+  'chat.unfurl': ['links:write'],
 };
 
 /** Bolt's Assistant helpers and the Web API method each one calls. */
@@ -72,6 +74,8 @@ const EVENT_SCOPES: Record<string, string[]> = {
   reaction_added: ['reactions:read'],
   // A person opened a task's Work Object: no scope.
   entity_details_requested: [],
+  // A task link pasted in a message or the composer.
+  link_shared: ['links:read'],
 };
 
 /** /aq needs `commands`; project channels are posted to without joining them first. */
@@ -153,6 +157,14 @@ describe('manifest.yml', () => {
     expect(code).toContain("app.event('entity_details_requested'");
     expect(yamlList(manifest, 'bot_events')).toContain('entity_details_requested');
     expect(methods).toContain('entity.presentDetails');
+  });
+
+  it('declares what task link unfurls need: link_shared, the links scopes, and where the unfurl domain goes', () => {
+    expect(code).toContain("app.event('link_shared'");
+    expect(yamlList(manifest, 'bot_events')).toContain('link_shared');
+    expect(yamlList(manifest, 'bot')).toEqual(expect.arrayContaining(['links:read', 'links:write']));
+    // The domain is the deployment's own (AQ_PUBLIC_URL): the manifest says where it goes, under features.
+    expect(manifest).toMatch(/\n {2}# unfurl_domains:\n {2}# {3}- aq\.example\.com\n/);
   });
 
   it('subscribes to messages of public and private channels, since task threads may live in either', () => {

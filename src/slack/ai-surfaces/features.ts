@@ -126,6 +126,8 @@ function consequence(feature: SlackFeature): string {
       return 'plans show as a list of their tasks, updated in place, instead of a plan block of task cards';
     case 'plan_canvas':
       return 'task rooms get no plan canvas; plans are revised with revise_plan';
+    case 'task_unfurls':
+      return 'pasted task links are not unfurled; they show as plain links';
   }
 }
 

@@ -35,12 +35,41 @@ const text = (value: unknown, max: number): string =>
   clip(esc(String(value ?? '').replace(/\p{Cc}+/gu, ' ')), max).replace(/&[a-z]{0,3}…$/, '…');
 
 /**
- * The URL that names a task: Slack's own redirect to the channel of its thread (a link that opens
- * in any workspace) with the task id, so no two tasks share one. The app serves no web pages.
+ * The URL that names a task: its task link where the app has a public address (AQ_PUBLIC_URL),
+ * else Slack's own redirect to the channel of its thread (a link that opens in any workspace)
+ * with the task id, so no two tasks share one.
  */
-export function taskEntityUrl(taskId: string, channelId: string | null): string {
+export function taskEntityUrl(taskId: string, channelId: string | null, publicUrl?: string | null): string {
+  if (publicUrl) return taskLink(publicUrl, taskId);
   const params = new URLSearchParams({ ...(channelId && { channel: channelId }), aq_task: taskId });
   return clip(`https://slack.com/app_redirect?${params.toString()}`, WORK_OBJECT_LIMITS.url);
+}
+
+/** A task's link, `<AQ_PUBLIC_URL>/tasks/<id>`: pasted anywhere in Slack, it unfurls as the task. */
+export function taskLink(publicUrl: string, taskId: string): string {
+  return clip(`${publicUrl.replace(/\/+$/, '')}/tasks/${encodeURIComponent(taskId)}`, WORK_OBJECT_LIMITS.url);
+}
+
+/** The task id a pasted link names when it is one of our task links (same host and path prefix), else null. */
+export function taskIdOfLink(url: string, publicUrl: string): string | null {
+  let link: URL;
+  let base: URL;
+  try {
+    link = new URL(url);
+    base = new URL(publicUrl);
+  } catch {
+    return null;
+  }
+  if (link.host.toLowerCase() !== base.host.toLowerCase()) return null;
+  const prefix = `${base.pathname.replace(/\/+$/, '')}/tasks/`;
+  if (!link.pathname.startsWith(prefix)) return null;
+  const id = link.pathname.slice(prefix.length).replace(/\/+$/, '');
+  if (!id || id.includes('/')) return null;
+  try {
+    return decodeURIComponent(id);
+  } catch {
+    return null;
+  }
 }
 
 /** The task id an `entity_details_requested` event names: its external_ref, else the `aq_task` of its URL. */

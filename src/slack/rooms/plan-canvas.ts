@@ -71,8 +71,36 @@ export function planCanvasMarkdown(plan: PlanSteps, budget = CANVAS_MAX_BYTES): 
   return text;
 }
 
+/** HTML entities a canvas may read back in place of the characters written. */
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' ' };
+
+/**
+ * The canvas text in the form it is compared in. Slack may read back what the app wrote in a form
+ * of its own (line ends, trailing spaces, blank lines, `*` or `•` for `-` bullets, `1)` for `1.`,
+ * entities for `&`, `<` and `>`, Markdown escapes dropped or added): none of that is a person's edit.
+ */
+export function comparableCanvasText(content: string): string {
+  return content
+    .replace(/\r\n?/g, '\n')
+    .replace(/\u200b/g, '')
+    .replace(/\u00a0/g, ' ')
+    .replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_, name: string) => ENTITIES[name])
+    .replace(/\\([\\`*_{}[\]()#+\-.!|>~])/g, '$1')
+    .split('\n')
+    .map((line) =>
+      line
+        .replace(/[ \t]+$/, '')
+        .replace(/^(\s*)[*+•](?=\s)/, '$1-')
+        .replace(/^(\s*\d+)\)(?=\s)/, '$1.'),
+    )
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+/** The hash of a canvas's text in its comparable form: a mere read-back of what the app wrote hashes the same. */
 export function canvasHash(content: string): string {
-  return createHash('sha256').update(content.replace(/\r\n/g, '\n').trim()).digest('hex').slice(0, 32);
+  return createHash('sha256').update(comparableCanvasText(content)).digest('hex').slice(0, 32);
 }
 
 function storeKey(taskId: string): string {

@@ -61,7 +61,10 @@ export class TaskRooms {
     try {
       if (event.type === 'task_started') await this.openIfWanted(taskId, thread);
       else if (REFRESHES.has(event.type)) await this.refresh(taskId);
-      else if (ENDS.has(event.type)) await this.close(taskId, event);
+      else if (ENDS.has(event.type)) {
+        await this.close(taskId, event.type, event.projectId);
+        await this.followPlanStep(taskId);
+      }
     } catch (err) {
       this.log(`The room of task ${taskId} was not updated after ${event.type}: ${slackError(err)}`);
     }
@@ -150,7 +153,8 @@ export class TaskRooms {
     const views = new Set(room.views);
     const diff = await this.source.handler.execute('get_task_diff', { task_id: taskId }, { source: 'system' });
     // Once merged, the branch has nothing left against its base: the view keeps the work as it was.
-    const merged = task.status === 'COMPLETED' && room.diffHash !== null;
+    // (A task whose plan became steps is completed before its branch is merged: its view follows the steps' work.)
+    const merged = task.status === 'COMPLETED' && room.diffHash !== null && !('error' in diff) && diff.diff === '(no changes)';
     if (!('error' in diff) && typeof diff.diff === 'string' && !merged) {
       const content = diffViewContent(diff.diff === '(no changes)' ? '' : diff.diff, taskId);
       const hash = createHash('sha256').update(content).digest('hex').slice(0, 32);
@@ -201,30 +205,53 @@ export class TaskRooms {
     };
   }
 
-  /** The task ended: last refresh, a summary in the room shared back to the task's thread, and the room archived. */
-  private async close(taskId: string, event: EventRecord): Promise<void> {
+  /**
+   * The task ended: last refresh, a summary in the room shared back to the task's thread, and the
+   * room archived. A task whose plan became steps completes at once, but its room stays open while
+   * the steps run (its plan block ticks there); the last step to end closes it.
+   */
+  private async close(taskId: string, outcome: string, projectId: string | null): Promise<void> {
     const room = await this.source.db.taskRooms.get(taskId);
     if (!room || room.archivedAt) return;
+    if (outcome === 'task_completed' && (await this.planOf(taskId))?.running) return this.refresh(taskId);
     await this.refresh(taskId);
     const task = await this.task(taskId);
-    const summary = await this.summary(taskId, task, event);
+    const summary = await this.summary(taskId, task, outcome);
     const posted = await this.client.chat.postMessage({ channel: room.channelId, text: summary });
     await this.client.agents.conversations.archive({ channel_id: room.channelId, ...(posted.ts && { summary_message_ts: posted.ts }) });
     await this.source.db.taskRooms.update(taskId, { archivedAt: new Date() });
     await this.source.events.emit('room_archived', {
-      projectId: event.projectId,
+      projectId,
       taskId,
-      payload: { title: task ? String(task.title) : taskId, channel_id: room.channelId, outcome: event.type },
+      payload: { title: task ? String(task.title) : taskId, channel_id: room.channelId, outcome },
     });
   }
 
+  /** A plan step ended: its plan's task's room shows the branch as the steps left it, and closes once the plan is over. */
+  private async followPlanStep(stepId: string): Promise<void> {
+    const plan = await this.planOf(stepId);
+    if (!plan || plan.ownerId === stepId) return;
+    const owner = await this.task(plan.ownerId);
+    if (owner?.status !== 'COMPLETED' || plan.running) return this.refresh(plan.ownerId);
+    await this.close(plan.ownerId, plan.blocked ? 'task_blocked' : 'task_completed', String(owner.project_id));
+  }
+
+  /** The plan `taskId` made or is a step of: whose it is, and whether its steps still run (none blocked, some not done). */
+  private async planOf(taskId: string): Promise<{ ownerId: string; running: boolean; blocked: boolean } | null> {
+    const plan = await this.source.handler.execute('get_plan', { task_id: taskId }, { source: 'system' });
+    if ('error' in plan || plan.steps.length === 0) return null;
+    const blocked = plan.steps.some((s) => s.status === 'BLOCKED');
+    const done = plan.steps.every((s) => s.status === 'COMPLETED' || s.skipped === true);
+    return { ownerId: plan.task_id, running: !blocked && !done, blocked };
+  }
+
   /** Outcome, files changed, PR and cost, in one message (escaped whole: the title is not ours). */
-  private async summary(taskId: string, task: Record<string, unknown> | null, event: EventRecord): Promise<string> {
+  private async summary(taskId: string, task: Record<string, unknown> | null, outcomeEvent: string): Promise<string> {
     const stats = (await this.source.db.taskRooms.get(taskId))?.diffStats;
     const files = stats
       ? `${stats.files} file${stats.files === 1 ? '' : 's'} changed (+${stats.insertions} −${stats.deletions})`
       : 'no files changed';
-    const outcome = OUTCOMES[event.type] ?? event.type;
+    const outcome = OUTCOMES[outcomeEvent] ?? outcomeEvent;
     const pr = task && typeof task.pr_url === 'string' ? `PR ${task.pr_url}` : 'no PR';
     const cost = task
       ? `$${(Number(task.cost_usd) || 0).toFixed(2)} · ${(Number(task.tokens) || 0).toLocaleString('en-US')} tokens`

@@ -117,11 +117,16 @@ describe('the plan canvas', () => {
     expect(await titles()).toEqual(['Add the model', 'Add the view', 'Wire it up']);
 
     // A plan revised from aq (or the model) shows in the canvas too, as the app's text.
-    const revised = content.replace('## Step 3: Wire it up', '## Step 3: Wire it all up');
+    const revised = content.replace('## Step 3: Wire it up', '## Step 3: Wire it all up & ship <it>');
     expect(await exec('revise_plan', { task_id: parentId, plan: revised, confirm: true })).toMatchObject({ applied: true });
     await settle();
-    expect(slack.rooms.canvases.get(canvasId)!.content).toContain('## Step 3: Wire it all up');
+    expect(slack.rooms.canvases.get(canvasId)!.content).toContain('## Step 3: Wire it all up & ship <it>');
     expect((await click(applyCanvasEdits())).text).toBe('The plan canvas has no edits to apply: it shows the plan as it is.');
+    // Nor does the same text read back in Slack's own form (entities, bullets, line ends, blank lines).
+    slack.rooms.normalizeCanvas(canvasId);
+    expect(slack.rooms.canvases.get(canvasId)!.content).toContain('Wire it all up &amp; ship &lt;it&gt;');
+    expect((await click(applyCanvasEdits())).text).toBe('The plan canvas has no edits to apply: it shows the plan as it is.');
+    expect(await titles()).toEqual(['Add the model', 'Add the view', 'Wire it all up & ship <it>']);
   });
 
   it("shows a person's edits as changes and applies them to the child tasks only when they confirm", async () => {

@@ -3,6 +3,10 @@ import { startTestApp, type TestApp } from '../../support/slack-app';
 import { FakeSlack, type ApiCall } from '../../support/fake-slack';
 import { eventCallback } from '../../support/slack-payloads';
 import { HOSTILE } from '../../support/hostile';
+import { visibleTexts } from '../../support/slack-validator';
+import { waitFor } from '../../integration/orchestrator/harness';
+import { unfurlTaskLinks } from '../../../src/slack/task-unfurls';
+import { slackFeaturesFor } from '../../../src/slack/ai-surfaces/features';
 
 /**
  * Tasks as Slack Work Objects, through the real app and notifier against the fake Slack: the
@@ -14,8 +18,10 @@ describe('tasks as Work Objects', () => {
   let app: TestApp;
   let slack: FakeSlack;
 
+  const PUBLIC_URL = 'https://aq.example.com/queue';
+
   beforeEach(async () => {
-    app = await startTestApp();
+    app = await startTestApp({ AQ_PUBLIC_URL: `${PUBLIC_URL}/` });
     slack = app.slack;
     await exec('create_project', { name: 'web', auto_create_channels: false });
     await exec('set_project_channel', { project_id: 'web', channel_id: 'CPROJ' });
@@ -66,7 +72,8 @@ describe('tasks as Work Objects', () => {
         fields: { status: { value: 'running' }, assignee: { value: 'agent-1' }, priority: { value: '3' } },
       },
     });
-    expect(entity.url).toContain(`aq_task=${id}`);
+    // With AQ_PUBLIC_URL, the entity's URL is the task's link (the one that unfurls when pasted).
+    expect(entity.url).toBe(`${PUBLIC_URL}/tasks/${id}`);
     // The hostile title reaches Slack escaped (the fake's validator also checks every entity string).
     expect(entity.entity_payload.attributes.title.text).toContain('&lt;!channel&gt;');
     expect(entity.entity_payload.attributes.title.text).not.toContain('<!channel>');
@@ -108,6 +115,107 @@ describe('tasks as Work Objects', () => {
     expect(String((gone.error as Record<string, unknown>).custom_message)).toBe(
       `There is no task ${id} any more: it may have been deleted. /aq list_tasks shows the tasks there are.`,
     );
+  });
+
+  const linkShared = (urls: string[], extra: Record<string, unknown> = {}) =>
+    eventCallback({
+      type: 'link_shared',
+      channel: 'CTALK',
+      user: 'U1',
+      message_ts: '1700000000.000900',
+      is_bot_user_member: false,
+      links: urls.map((url) => ({ url, domain: new URL(url).host })),
+      event_ts: '1700000000.000901',
+      ...extra,
+    });
+  const unfurlsOf = (call: ApiCall) => call.args.unfurls as Record<string, { blocks: Array<{ text?: { text: string } }> }>;
+  const linkOf = (id: string) => `${PUBLIC_URL}/tasks/${id}`;
+
+  it('unfurls a pasted task link as the task, escaped; a gone task, or a workspace without Work Objects, the classic way', async () => {
+    const id = await startedTask(`Fix ${HOSTILE}`);
+    // Pasted in the composer: only our task links are unfurled, into the composer's unfurl.
+    await post(linkShared([linkOf(id), 'https://elsewhere.example/tasks/x'], { unfurl_id: 'U-1', source: 'composer' }));
+    await slack.waitForCall('chat.unfurl');
+    const [asEntity] = slack.workObjects.unfurled;
+    expect(asEntity).toMatchObject({ unfurl_id: 'U-1', source: 'composer' });
+    const entity = (asEntity.metadata as { entities: EntityMetadata[] }).entities;
+    expect(entity).toHaveLength(1);
+    expect(entity[0]).toMatchObject({
+      app_unfurl_url: linkOf(id),
+      url: linkOf(id),
+      external_ref: { id, type: 'aq_task' },
+      entity_payload: { fields: { status: { value: 'running' } } },
+    });
+    expect(entity[0].entity_payload.attributes.title.text).toContain('&lt;!channel&gt;');
+    // Opened in a browser, the link (served where the app listens over HTTP) leads to the task's thread's channel.
+    const opened = await fetch(`${app.url}/queue/tasks/${id}`, { redirect: 'manual' });
+    expect(opened.status).toBe(302);
+    expect(opened.headers.get('location')).toBe('https://slack.com/app_redirect?channel=CPROJ');
+    const unknown = await fetch(`${app.url}/queue/tasks/no-such-task`, { redirect: 'manual' });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toBe('There is no task no-such-task here: it may have been deleted, or not have started yet.\n');
+
+    // A link to a task that is gone says so, in the message it was posted in.
+    const gone = (await exec('create_task', { project_id: 'web', title: 'Short-lived', description: 'd' })).created as string;
+    await exec('delete_task', { task_id: gone });
+    slack.clearCalls();
+    await post(linkShared([linkOf(gone)]));
+    const [goneCall] = await slack.waitForCall('chat.unfurl').then(() => slack.callsTo('chat.unfurl'));
+    expect(goneCall.args).toMatchObject({ channel: 'CTALK', ts: '1700000000.000900' });
+    expect(goneCall.args.metadata).toBeUndefined();
+    expect(unfurlsOf(goneCall)[linkOf(gone)].blocks[0].text?.text).toBe(
+      `There is no task ${gone} any more: it may have been deleted. \`/aq list_tasks\` shows the tasks there are.`,
+    );
+
+    // A workspace that refuses the Work Object gets the classic unfurl, decided once.
+    slack.workObjects.refuse('invalid_metadata');
+    slack.clearCalls();
+    await post(linkShared([linkOf(id)]));
+    await slack.waitFor(() => slack.callsTo('chat.unfurl').length === 2, 'the classic unfurl after the refusal');
+    const classic = slack.callsTo('chat.unfurl')[1];
+    expect(classic.args.metadata).toBeUndefined();
+    const [title, facts] = unfurlsOf(classic)[linkOf(id)].blocks;
+    // The title is literal rich text (the fake's validator checks the escaped rest), with the task's link.
+    expect(visibleTexts(title)).toEqual([`🟡 Fix ${HOSTILE} · running\n${linkOf(id)}`]);
+    expect(visibleTexts(facts)).toEqual([`Task ${id} · project web · agent agent-1`]);
+    expect((await slackFeatures())?.work_objects).toMatchObject({
+      mode: 'fallback',
+      method: 'chat.unfurl',
+      slack_error: 'invalid_metadata',
+    });
+  });
+
+  it('leaves task links alone once Slack refuses chat.unfurl, and says so in get_status', async () => {
+    const id = await startedTask('Ship it');
+    slack.setResponse('chat.unfurl', { ok: false, error: 'missing_scope', needed: 'links:write' }, { times: 1 });
+    await post(linkShared([linkOf(id)]));
+    await slack.waitForCall('chat.unfurl');
+    const features = await waitFor(
+      async () => {
+        const now = await slackFeatures();
+        return now?.task_unfurls?.mode === 'fallback' ? now : null;
+      },
+      30_000,
+      'the refusal recorded',
+    );
+    expect(features.task_unfurls).toMatchObject({ method: 'chat.unfurl', slack_error: 'missing_scope' });
+    // The Work Objects of cards are not the unfurl's business.
+    expect(features.work_objects?.mode).not.toBe('fallback');
+    // Decided once: the next link is left without asking Slack (awaited here, as the listener runs it).
+    slack.clearCalls();
+    const logged: string[] = [];
+    await unfurlTaskLinks(
+      {
+        handler: rt().handler,
+        client: app.started.app.client,
+        features: slackFeaturesFor(rt().db.state, (m) => logged.push(m)),
+        publicUrl: PUBLIC_URL,
+        log: (m) => logged.push(m),
+      },
+      { channel: 'CTALK', user: 'U1', message_ts: '1700000000.000900', links: [{ url: linkOf(id) }] },
+    );
+    expect(slack.callsTo('chat.unfurl')).toHaveLength(0);
+    expect(logged).toEqual([]);
   });
 
   it('posts cards without the Work Object once the workspace refuses it, and the thread goes on', async () => {

@@ -4,8 +4,8 @@ import { everyRenderer } from '../../support/every-renderer';
 import { describeViolations, validateMessage, validateView, type Violation } from '../../support/slack-validator';
 
 function violationsOf(surface: Surface): Violation[] {
-  if (surface.kind !== 'message') return validateView(surface.view);
-  const messages = [surface, ...(surface.thread ?? [])];
+  if (surface.kind === 'modal' || surface.kind === 'home') return validateView(surface.view);
+  const messages = surface.kind === 'room' ? surface.messages : [surface, ...(surface.thread ?? [])];
   return messages.flatMap((m) => validateMessage({ text: m.text, blocks: m.blocks }));
 }
 

@@ -29,9 +29,16 @@ describe('the plan canvas text', () => {
     expect(parsePlan(small).steps).toHaveLength(20);
   });
 
-  it('hashes the text the same however Slack ends its lines', () => {
+  it('hashes the text the same however Slack reads it back, and differently when what it says changed', () => {
     expect(canvasHash('# A\r\n\r\nb\r\n')).toBe(canvasHash('# A\n\nb'));
+    const written = '# Plan of <x> & y\n\n## Step 1: Do it\n\n- one\n- two !\\[](@U1)\n1. first\n';
+    const readBack = '# Plan of &lt;x&gt; &amp; y  \r\n\r\n\r\n## Step 1: Do it \r\n\r\n* one\r\n• two ![](@U1)\r\n1) first';
+    expect(canvasHash(readBack)).toBe(canvasHash(written));
     expect(canvasHash('# A\n\nb')).not.toBe(canvasHash('# A\n\nc'));
+    expect(canvasHash(written)).not.toBe(canvasHash(written.replace('Do it', 'Do it twice')));
+    expect(canvasHash(written)).not.toBe(canvasHash(written.replace('- two', '- three')));
+    // Bold at the start of a line is not a bullet.
+    expect(canvasHash('*bold* text')).not.toBe(canvasHash('-bold* text'));
   });
 
   it('keeps mentions an agent wrote from becoming mentions in the canvas', () => {

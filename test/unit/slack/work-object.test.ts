@@ -1,4 +1,11 @@
-import { taskEntity, taskEntityUrl, taskIdOfEntity, WORK_OBJECT_LIMITS } from '../../../src/slack/blocks/work-object';
+import {
+  taskEntity,
+  taskEntityUrl,
+  taskIdOfEntity,
+  taskIdOfLink,
+  taskLink,
+  WORK_OBJECT_LIMITS,
+} from '../../../src/slack/blocks/work-object';
 import { workObjectProblems } from '../../support/fake-slack-work-objects';
 
 const facts = {
@@ -28,6 +35,19 @@ describe('a task as a Work Object', () => {
     expect(taskIdOfEntity({ external_ref: { id: 'a-b-1' }, entity_url: taskEntityUrl('other', null) })).toBe('a-b-1');
     expect(taskIdOfEntity({ entity_url: taskEntityUrl('swift-fox-042', 'C1') })).toBe('swift-fox-042');
     expect(taskIdOfEntity({ entity_url: 'not a url' })).toBeNull();
+  });
+
+  it('makes task links under AQ_PUBLIC_URL and reads back only its own', () => {
+    const base = 'https://aq.example.com/queue';
+    expect(taskLink(`${base}/`, 'swift-fox-042')).toBe(`${base}/tasks/swift-fox-042`);
+    expect(taskEntityUrl('swift-fox-042', 'C1', base)).toBe(`${base}/tasks/swift-fox-042`);
+    expect(taskIdOfLink(`${base}/tasks/swift-fox-042`, base)).toBe('swift-fox-042');
+    expect(taskIdOfLink('https://AQ.example.com/queue/tasks/swift-fox-042/', base)).toBe('swift-fox-042');
+    expect(taskIdOfLink('https://evil.example/queue/tasks/swift-fox-042', base)).toBeNull();
+    expect(taskIdOfLink('https://aq.example.com/tasks/swift-fox-042', base)).toBeNull();
+    expect(taskIdOfLink(`${base}/tasks/a/b`, base)).toBeNull();
+    expect(taskIdOfLink(`${base}/tasks/%E0%A4%A`, base)).toBeNull();
+    expect(taskIdOfLink('not a url', base)).toBeNull();
   });
 
   it('leaves out what a task does not have (no agent, no PR) instead of sending empty fields', () => {
