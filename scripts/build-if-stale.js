@@ -10,7 +10,7 @@ const path = require('node:path');
 const root = path.join(__dirname, '..');
 const stamp = path.join(root, 'dist', '.build-stamp');
 const entry = path.join(root, 'dist', 'src', 'app.js');
-const SOURCES = ['src', 'listeners', 'bench', 'tsconfig.json', path.join('scripts', 'swc-options.js')];
+const SOURCES = ['src', 'listeners', 'bench', path.join('test', 'support'), 'tsconfig.json', path.join('scripts', 'swc-options.js')];
 
 /** The newest modification time under `target`; folders count, so a deleted file shows too. */
 function newest(target) {

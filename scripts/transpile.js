@@ -1,11 +1,12 @@
-// Builds dist/ from src, listeners and bench with swc (scripts/swc-options.js), each .ts file to a
+// Builds dist/ from src, listeners, bench and the test support the benches start (fake Slack,
+// embedded PostgreSQL) with swc (scripts/swc-options.js), each .ts file to a
 // .js file and its source map. A second or two where tsc took half a minute: `npm test` checks the
 // types, so the build need not. Folders are rebuilt whole, so a deleted source leaves nothing behind.
 const fs = require('node:fs/promises');
 const path = require('node:path');
 const OPTIONS = require('./swc-options');
 
-const FOLDERS = ['src', 'listeners', 'bench'];
+const FOLDERS = ['src', 'listeners', 'bench', path.join('test', 'support')];
 
 async function sourcesIn(dir) {
   const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
