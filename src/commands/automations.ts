@@ -6,6 +6,7 @@ import { fireAutomation, pauseAutomation } from '../orchestrator/automation-firi
 import { nextRunAfter } from '../orchestrator/automation-schedule';
 import { checkFieldsOfKind, commonFields, DEFAULT_RATE_LIMIT_PER_HOUR, settingsOf, templateOf } from './automation-fields';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
+import { cursorPageFields, decodeCursor, nextPageOf, oneStartOnly } from './cursor';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { projectIdOrActive, requireProject } from './projects';
 import { optional, requiredText } from './schema';
@@ -251,14 +252,18 @@ export const listAutomationRuns = defineCommand({
   group: 'automations',
   kind: 'read',
   description:
-    'What an automation did, newest first: each firing, the task it created or why it skipped or failed, and how the task ended.',
-  input: z.object({ automation_id: automationId, ...pageFields(RUN_LIST) }),
+    'What an automation did, newest first: each firing, the task it created or why it skipped or failed, and how the task ended; for deep pages pass next_cursor back as cursor instead of an offset.',
+  input: z.object({ automation_id: automationId, ...cursorPageFields(RUN_LIST) }),
   list: RUN_LIST,
-  async run({ automation_id, ...paging }, ctx) {
+  async run({ automation_id, cursor, ...paging }, ctx) {
+    oneStartOnly({ cursor, ...paging });
     const a = await requireAutomation(ctx, automation_id);
     const page = pageOf(paging, RUN_LIST.defaultLimit);
-    const { runs, total } = await ctx.db.automations.runsPage(a.id, page);
-    return { automation_id: a.id, name: a.name, runs: runs.map(runView), total, next_offset: nextOffset(page, runs.length, total) };
+    const after = cursor === undefined ? undefined : decodeCursor(cursor, 2, 'list_automation_runs');
+    const { runs, total, more } = await ctx.db.automations.runsPage(a.id, { ...page, after: after && { at: after[0], id: after[1] } });
+    const last = runs.at(-1);
+    const links = nextPageOf(page, { count: runs.length, total, more, lastKey: last && [last.at, last.id], byCursor: !!after });
+    return { automation_id: a.id, name: a.name, runs: runs.map(runView), total, ...links };
   },
 });
 
