@@ -78,8 +78,9 @@ export async function runReadsBench(options: ReadsBenchOptions = {}): Promise<Be
   const iterations = options.iterations ?? 100;
   // BENCH_READS_HOME keeps the seeded SQLite database there and reuses it on the next run (the
   // app migrates it at start), so a change can be timed before and after without seeding again.
-  const kept = options.databaseUrl ? undefined : process.env.BENCH_READS_HOME;
-  const home = kept ?? (await mkdtemp(path.join(os.tmpdir(), 'aq-bench-')));
+  // A PostgreSQL database given by URL is reused the same way when it holds the seed already.
+  const kept = options.databaseUrl ?? process.env.BENCH_READS_HOME;
+  const home = options.databaseUrl || !kept ? await mkdtemp(path.join(os.tmpdir(), 'aq-bench-')) : kept;
   let runtime: Runtime | null = null;
   try {
     const env = { AQ_HOME: home, ...(options.databaseUrl && { DATABASE_URL: options.databaseUrl }) };
@@ -102,7 +103,7 @@ export async function runReadsBench(options: ReadsBenchOptions = {}): Promise<Be
       {
         name: `seed ${size}, their dependencies and ${size.replace('tasks', 'events')}`,
         value: reused ? 'reused' : `${seedSeconds.toFixed(1)} s`,
-        note: reused ? `kept in ${kept}` : 'generated in the database',
+        note: reused ? 'seeded by an earlier run' : 'generated in the database',
       },
     ];
     for (const call of calls(tasks)) {
@@ -112,7 +113,7 @@ export async function runReadsBench(options: ReadsBenchOptions = {}): Promise<Be
     return options.label ? rows.map((r) => ({ ...r, name: `${options.label}: ${r.name}` })) : rows;
   } finally {
     if (runtime) await runtime.close();
-    if (!kept) await rm(home, { recursive: true, force: true });
+    if (home !== kept) await rm(home, { recursive: true, force: true });
   }
 }
 
