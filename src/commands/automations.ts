@@ -1,136 +1,20 @@
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { nameToId } from '../db/ids';
-import { AUTOMATION_KINDS, type AutomationKind, type AutomationRecord, type AutomationRunRecord } from '../db/repositories/automations';
+import { AUTOMATION_KINDS, type AutomationRecord, type AutomationRunRecord } from '../db/repositories/automations';
 import { runSchedule, type AutomationEngineDeps } from '../orchestrator/automation-engine';
-import { fireAutomation, pauseAutomation, DEFAULT_MAX_FAILURES } from '../orchestrator/automation-firing';
-import { cronProblem, nextRunAfter } from '../orchestrator/automation-schedule';
+import { fireAutomation, pauseAutomation } from '../orchestrator/automation-firing';
+import { nextRunAfter } from '../orchestrator/automation-schedule';
+import { checkFieldsOfKind, commonFields, DEFAULT_RATE_LIMIT_PER_HOUR, settingsOf, templateOf } from './automation-fields';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
+import { cursorPageFields, decodeCursor, nextPageOf, oneStartOnly } from './cursor';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { projectIdOrActive, requireProject } from './projects';
-import { boolean, integer, jsonObject, optional, requiredText, stringList } from './schema';
+import { optional, requiredText } from './schema';
 
-export const DEFAULT_RATE_LIMIT_PER_HOUR = 10;
-export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 const AUTOMATION_LIST: ListPaging = { key: 'automations', defaultLimit: 100, maxLimit: 500 };
 const RUN_LIST: ListPaging = { key: 'runs', defaultLimit: 20, maxLimit: 200 };
 
-/** The fields only automations of one kind take. */
-const KIND_FIELDS: Record<AutomationKind, readonly string[]> = {
-  schedule: ['cron', 'timezone', 'overlap', 'discovery_command', 'discovery_key'],
-  webhook: ['secret', 'idempotency_key', 'match', 'max_body_bytes'],
-  intake: ['channel_id', 'people', 'pattern', 'reaction', 'policy'],
-};
-
 const automationId = requiredText('Automation id');
-
-/** Fields create_automation and edit_automation share. */
-const commonFields = {
-  title: optional(requiredText('Task title; may use {{event.<field>}} from a webhook body or discovered item')),
-  description: optional(requiredText('Task description; may use {{event.<field>}}')),
-  priority: optional(integer('Priority of its tasks (lower runs first; default 100)')),
-  requires_approval: optional(boolean('Its tasks wait for approval before merging')),
-  rate_limit_per_hour: optional(
-    integer(`Most tasks it creates in an hour (default ${DEFAULT_RATE_LIMIT_PER_HOUR})`, { min: 1, max: 1000 }),
-  ),
-  max_failures: optional(
-    integer(`Pause after this many failures in a row (default ${DEFAULT_MAX_FAILURES}; 0 never)`, { min: 0, max: 100 }),
-  ),
-  cron: optional(requiredText('schedule: cron expression, e.g. "0 3 * * 1-5"')),
-  timezone: optional(requiredText('schedule: IANA time zone of the cron expression (default UTC)')),
-  overlap: optional(
-    z.enum(['skip', 'queue']).describe('schedule: while its previous task is open, skip the run (default) or queue one after it'),
-  ),
-  discovery_command: optional(requiredText('schedule: a shell command printing a JSON list; one task per new item')),
-  discovery_key: optional(requiredText('schedule: the field of an item that identifies it (default id)')),
-  secret: optional(requiredText('webhook: HMAC-SHA256 secret, at least 16 characters (generated when left out)')),
-  idempotency_key: optional(requiredText('webhook: the body field that identifies a delivery, e.g. check_run.id')),
-  match: optional(jsonObject('webhook: body fields that must have these values, e.g. {"action": "completed"}')),
-  max_body_bytes: optional(integer(`webhook: largest body accepted (default ${DEFAULT_MAX_BODY_BYTES})`, { min: 1, max: 1024 * 1024 })),
-  channel_id: optional(requiredText('intake: the Slack channel id it reads')),
-  people: optional(stringList('intake: only messages from these Slack user ids')),
-  pattern: optional(requiredText('intake: only messages matching this regular expression (case-insensitive)')),
-  reaction: optional(requiredText('intake: only messages someone adds this reaction to, e.g. bug')),
-  policy: optional(z.enum(['propose', 'create']).describe('intake: propose the task in a thread reply (default) or create it')),
-};
-
-type CommonArgs = { [K in keyof typeof commonFields]?: z.output<(typeof commonFields)[K]> };
-
-function checkFieldsOfKind(kind: AutomationKind, args: CommonArgs): void {
-  for (const other of AUTOMATION_KINDS) {
-    if (other === kind) continue;
-    const stray = KIND_FIELDS[other].find((f) => (args as Record<string, unknown>)[f] !== undefined);
-    if (stray) throw new CommandError(`${stray} is a field of ${other} automations; this one is a ${kind} automation.`);
-  }
-}
-
-function validPattern(pattern: string): void {
-  try {
-    new RegExp(pattern, 'i');
-  } catch {
-    throw new CommandError(`pattern "${pattern}" is not a regular expression. Write it as JavaScript would, e.g. "bug|broken|error".`);
-  }
-}
-
-/** The settings of an automation of `kind` after applying `args` over `base`. */
-function settingsOf(kind: AutomationKind, base: Record<string, unknown>, args: CommonArgs): Record<string, unknown> {
-  const s: Record<string, unknown> = { ...base };
-  if (args.max_failures !== undefined) s.max_failures = args.max_failures;
-  if (kind === 'schedule') {
-    if (args.cron !== undefined) s.cron = args.cron;
-    if (args.timezone !== undefined) s.timezone = args.timezone;
-    if (args.overlap !== undefined) s.overlap = args.overlap;
-    if (args.discovery_command !== undefined || args.discovery_key !== undefined) {
-      const d = (s.discovery ?? {}) as Record<string, unknown>;
-      s.discovery = {
-        ...d,
-        ...(args.discovery_command !== undefined && { command: args.discovery_command }),
-        ...(args.discovery_key !== undefined && { key: args.discovery_key }),
-      };
-    }
-    s.timezone ??= 'UTC';
-    s.overlap ??= 'skip';
-    if (typeof s.cron !== 'string') throw new CommandError('A schedule needs cron, e.g. cron="0 3 * * 1-5" for 03:00 on weekdays.');
-    const problem = cronProblem(s.cron, String(s.timezone));
-    if (problem) throw new CommandError(problem);
-    const discovery = s.discovery as Record<string, unknown> | undefined;
-    if (discovery && typeof discovery.command !== 'string')
-      throw new CommandError('discovery_key needs a discovery_command that prints the items.');
-  }
-  if (kind === 'webhook') {
-    if (args.secret !== undefined) {
-      if (args.secret.length < 16)
-        throw new CommandError('secret must be at least 16 characters long; leave it out to have one generated.');
-      s.secret = args.secret;
-    }
-    if (args.idempotency_key !== undefined) s.idempotency_key = args.idempotency_key;
-    if (args.match !== undefined) s.match = args.match;
-    if (args.max_body_bytes !== undefined) s.max_body_bytes = args.max_body_bytes;
-    s.secret ??= randomBytes(32).toString('hex');
-    s.max_body_bytes ??= DEFAULT_MAX_BODY_BYTES;
-  }
-  if (kind === 'intake') {
-    if (args.people !== undefined) s.people = args.people;
-    if (args.pattern !== undefined) {
-      validPattern(args.pattern);
-      s.pattern = args.pattern;
-    }
-    if (args.reaction !== undefined) s.reaction = args.reaction.replace(/^:|:$/g, '');
-    if (args.policy !== undefined) s.policy = args.policy;
-    s.policy ??= 'propose';
-  }
-  return s;
-}
-
-function templateOf(base: Record<string, unknown>, args: CommonArgs): Record<string, unknown> {
-  return {
-    ...base,
-    ...(args.title !== undefined && { title: args.title }),
-    ...(args.description !== undefined && { description: args.description }),
-    ...(args.priority !== undefined && { priority: args.priority }),
-    ...(args.requires_approval !== undefined && { requires_approval: args.requires_approval }),
-  };
-}
 
 /** The path inbound webhooks of an automation are POSTed to. */
 export function webhookPath(id: string): string {
@@ -368,14 +252,18 @@ export const listAutomationRuns = defineCommand({
   group: 'automations',
   kind: 'read',
   description:
-    'What an automation did, newest first: each firing, the task it created or why it skipped or failed, and how the task ended.',
-  input: z.object({ automation_id: automationId, ...pageFields(RUN_LIST) }),
+    'What an automation did, newest first: each firing, the task it created or why it skipped or failed, and how the task ended; for deep pages pass next_cursor back as cursor instead of an offset.',
+  input: z.object({ automation_id: automationId, ...cursorPageFields(RUN_LIST) }),
   list: RUN_LIST,
-  async run({ automation_id, ...paging }, ctx) {
+  async run({ automation_id, cursor, ...paging }, ctx) {
+    oneStartOnly({ cursor, ...paging });
     const a = await requireAutomation(ctx, automation_id);
     const page = pageOf(paging, RUN_LIST.defaultLimit);
-    const { runs, total } = await ctx.db.automations.runsPage(a.id, page);
-    return { automation_id: a.id, name: a.name, runs: runs.map(runView), total, next_offset: nextOffset(page, runs.length, total) };
+    const after = cursor === undefined ? undefined : decodeCursor(cursor, 2, 'list_automation_runs');
+    const { runs, total, more } = await ctx.db.automations.runsPage(a.id, { ...page, after: after && { at: after[0], id: after[1] } });
+    const last = runs.at(-1);
+    const links = nextPageOf(page, { count: runs.length, total, more, lastKey: last && [last.at, last.id], byCursor: !!after });
+    return { automation_id: a.id, name: a.name, runs: runs.map(runView), total, ...links };
   },
 });
 

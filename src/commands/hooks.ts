@@ -3,6 +3,7 @@ import { nameToId } from '../db/ids';
 import { EVENT_TYPES } from '../orchestrator/events';
 import { isAdminHere } from './admin-check';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
+import { cursorPageFields, decodeCursor, nextPageOf, oneStartOnly } from './cursor';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { requireProject } from './projects';
 import { boolean, integer, jsonList, jsonObject, optional, requiredText } from './schema';
@@ -164,14 +165,21 @@ export const listHookRuns = defineCommand({
   name: 'list_hook_runs',
   group: 'hooks',
   kind: 'read',
-  description: 'Recent runs of a hook, newest first; total counts every run and next_offset asks for older ones.',
-  input: z.object({ hook_id: hookId, ...pageFields(HOOK_RUN_LIST) }),
+  description:
+    'Recent runs of a hook, newest first; total counts every run and next_offset asks for older ones (for deep pages pass next_cursor back as cursor instead).',
+  input: z.object({ hook_id: hookId, ...cursorPageFields(HOOK_RUN_LIST) }),
   list: HOOK_RUN_LIST,
-  async run({ hook_id, ...paging }, ctx) {
+  async run({ hook_id, cursor, ...paging }, ctx) {
+    oneStartOnly({ cursor, ...paging });
     const hook = await ctx.db.hookRuns.hook(hook_id);
     if (!hook) throw new CommandError(`Hook '${hook_id}' not found.`);
     const page = pageOf(paging, HOOK_RUN_LIST.defaultLimit);
-    const { runs, total } = await ctx.db.hookRuns.runsPage(hook_id, page);
+    const after = cursor === undefined ? undefined : decodeCursor(cursor, ['number', 'string'], 'list_hook_runs');
+    const { runs, total, more } = await ctx.db.hookRuns.runsPage(hook_id, {
+      ...page,
+      after: after && { startedAt: after[0], id: after[1] },
+    });
+    const last = runs.at(-1);
     return {
       hook_id,
       hook_name: hook.name,
@@ -185,7 +193,13 @@ export const listHookRuns = defineCommand({
         completed_at: r.completedAt ? r.completedAt.toISOString() : null,
       })),
       total,
-      next_offset: nextOffset(page, runs.length, total),
+      ...nextPageOf(page, {
+        count: runs.length,
+        total,
+        more,
+        lastKey: last && [last.startedAt.getTime(), last.id],
+        byCursor: after !== undefined,
+      }),
     };
   },
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { EventRecord } from '../db/repositories/events';
 import { CommandError, defineCommand } from './catalog';
+import { cursorPageFields, decodeCursor, nextPageOf, oneStartOnly } from './cursor';
 import { requireProject } from './projects';
 import { nextOffset, pageFields, pageOf, type ListPaging, type PageRequest } from './paging';
 import { optional, requiredText } from './schema';
@@ -27,13 +28,27 @@ export const getRecentEvents = defineCommand({
   name: 'get_recent_events',
   group: 'system',
   kind: 'read',
-  description: 'The newest events of the system log, newest first; total counts every event and next_offset asks for older ones.',
-  input: z.object(pageFields(EVENT_LIST)),
+  description:
+    'The newest events of the system log, newest first; total counts every event and next_offset asks for older ones (for deep pages pass next_cursor back as cursor instead).',
+  input: z.object(cursorPageFields(EVENT_LIST)),
   list: EVENT_LIST,
-  async run(args, ctx) {
-    const page = pageOf(args, DEFAULT_EVENTS_LIMIT);
-    const [events, total] = await Promise.all([ctx.db.events.recent(page.limit, undefined, page.offset), ctx.db.events.count()]);
-    return { events: events.map(eventView), total, next_offset: nextOffset(page, events.length, total) };
+  async run({ cursor, ...paging }, ctx) {
+    oneStartOnly({ cursor, ...paging });
+    const page = pageOf(paging, DEFAULT_EVENTS_LIMIT);
+    const before = cursor === undefined ? undefined : decodeCursor(cursor, 1, 'get_recent_events')[0];
+    const [rows, total] = await Promise.all([
+      ctx.db.events.recent(page.limit + 1, before === undefined ? { offset: page.offset } : { before }),
+      ctx.db.events.count(),
+    ]);
+    const events = rows.slice(0, page.limit);
+    const links = nextPageOf(page, {
+      count: events.length,
+      total,
+      more: rows.length > page.limit,
+      lastKey: events.length > 0 ? [events[events.length - 1].id] : undefined,
+      byCursor: before !== undefined,
+    });
+    return { events: events.map(eventView), total, ...links };
   },
 });
 

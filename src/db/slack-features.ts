@@ -38,10 +38,8 @@ export function slackFeatureKey(feature: SlackFeature): string {
 
 /** Every feature some process has tried, with what Slack answered (empty before the Slack app ran). */
 export async function readSlackFeatures(
-  state: Pick<SystemStateRepository, 'get'>,
+  state: Pick<SystemStateRepository, 'getMany'>,
 ): Promise<Partial<Record<SlackFeature, StoredSlackFeature>>> {
-  const rows = await Promise.all(
-    SLACK_FEATURES.map(async (f) => [f, await state.get<StoredSlackFeature | null>(slackFeatureKey(f), null)] as const),
-  );
-  return Object.fromEntries(rows.filter(([, row]) => row !== null));
+  const stored = await state.getMany<StoredSlackFeature | null>(SLACK_FEATURES.map(slackFeatureKey));
+  return Object.fromEntries(SLACK_FEATURES.flatMap((f) => (stored.get(slackFeatureKey(f)) ? [[f, stored.get(slackFeatureKey(f))]] : [])));
 }

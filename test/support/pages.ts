@@ -24,3 +24,28 @@ export async function walkPages<K extends string>(
   }
   return pages;
 }
+
+export type CursorPage<K extends string> = Page<K> & { next_cursor: string | null };
+
+/**
+ * Follows next_cursor from the first page to the last (at most 100 pages); `between` runs after
+ * each page, so a test can add rows while a reader pages.
+ */
+export async function walkCursor<K extends string>(
+  rt: TestRuntime,
+  command: string,
+  _key: K,
+  args: Record<string, unknown>,
+  between: () => Promise<void> = async () => undefined,
+): Promise<Array<CursorPage<K>>> {
+  const pages: Array<CursorPage<K>> = [];
+  let cursor: string | null = null;
+  do {
+    const page = (await rt.exec(command, { ...args, ...(cursor !== null && { cursor }) })) as CursorPage<K>;
+    expect(page.error).toBeUndefined();
+    pages.push(page);
+    cursor = page.next_cursor;
+    await between();
+  } while (cursor !== null && pages.length < 100);
+  return pages;
+}

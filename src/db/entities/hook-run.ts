@@ -5,7 +5,7 @@ export const HOOK_RUN_STATUSES = ['running', 'completed', 'failed', 'skipped'] a
 export type HookRunStatus = (typeof HOOK_RUN_STATUSES)[number];
 
 @Entity({ tableName: 'hook_runs' })
-@Index({ name: 'hook_runs_hook_started', properties: ['hook', 'startedAt'] })
+@Index({ name: 'hook_runs_hook_started_id', properties: ['hook', 'startedAt', 'id'] })
 export class HookRun {
   @PrimaryKey({ type: 'string' })
   id!: string;

@@ -23,6 +23,7 @@ import { Migration20261125200500 } from './Migration20261125200500_task_rooms';
 import { Migration20261125200600 } from './Migration20261125200600_agent_backends';
 import { Migration20261125200700 } from './Migration20261125200700_automations';
 import { Migration20261126021500 } from './Migration20261126021500_intake_source_threads';
+import { Migration20261126040000 } from './Migration20261126040000_log_keyset_order';
 
 /** Every migration, oldest first. Add a new file and list it here; never edit a shipped one. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -50,4 +51,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261125200600_agent_backends', class: Migration20261125200600 },
   { name: 'Migration20261125200700_automations', class: Migration20261125200700 },
   { name: 'Migration20261126021500_intake_source_threads', class: Migration20261126021500 },
+  { name: 'Migration20261126040000_log_keyset_order', class: Migration20261126040000 },
 ];

@@ -356,16 +356,22 @@ export class AutomationRepository {
     return Number(row?.n ?? 0);
   }
 
-  /** One page of an automation's runs, newest first, and how many there are. */
-  async runsPage(automationId: string, page: { limit: number; offset: number }): Promise<{ runs: AutomationRunRecord[]; total: number }> {
+  /**
+   * A page of an automation's runs, newest first (at, id: unique), from `offset` in or after the
+   * run `after` (keyset: one index range however deep), whether more follow, and the kept count.
+   */
+  async runsPage(
+    automationId: string,
+    page: { limit: number; offset: number; after?: { at: number; id: number } },
+  ): Promise<{ runs: AutomationRunRecord[]; total: number; more: boolean }> {
+    const { after, limit, offset } = page;
+    const [where, params] = after ? ['and (at, id) < (?, ?)', [after.at, after.id]] : ['', []];
+    const sql = `select * from automation_runs where automation_id = ? ${where} order by at desc, id desc limit ? offset ?`;
     const [rows, counts] = await Promise.all([
-      this.rows(
-        `select * from automation_runs where automation_id = ? order by at desc, id desc limit ${Number(page.limit)} offset ${Number(page.offset)}`,
-        [automationId],
-      ),
-      this.rows('select count(*) as n from automation_runs where automation_id = ?', [automationId]),
+      this.rows(sql, [automationId, ...params, limit + 1, after ? 0 : offset]),
+      this.rows('select n from history_counts where name = ?', [`automation_runs:${automationId}`]),
     ]);
-    return { runs: rows.map(toRun), total: Number(counts[0]?.n ?? 0) };
+    return { runs: rows.slice(0, page.limit).map(toRun), total: Number(counts[0]?.n ?? 0), more: rows.length > page.limit };
   }
 
   /** Runs whose task has ended (or was deleted) and whose outcome is not yet counted. */

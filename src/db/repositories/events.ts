@@ -35,9 +35,13 @@ export class EventRepository {
     return toEventRecord(event);
   }
 
-  /** The newest `limit` events (after skipping the `offset` newest), newest first. */
-  async recent(limit: number, projectId?: string, offset = 0): Promise<EventRecord[]> {
-    const rows = await this.em().find(Event, projectId ? { projectId } : {}, { orderBy: { id: 'desc' }, limit, offset });
+  /**
+   * The newest `limit` events, newest first: after skipping the `offset` newest, or older than
+   * the event `before` (keyset: a range of the primary key, however deep).
+   */
+  async recent(limit: number, from: { offset?: number; before?: number } = {}): Promise<EventRecord[]> {
+    const where = from.before === undefined ? {} : { id: { $lt: from.before } };
+    const rows = await this.em().find(Event, where, { orderBy: { id: 'desc' }, limit, offset: from.offset ?? 0 });
     return rows.map(toEventRecord);
   }
 

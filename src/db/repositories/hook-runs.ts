@@ -43,6 +43,22 @@ export interface RunOutcome {
   tokensUsed?: number;
 }
 
+/** Where a run stands in a hook's log, newest first: the key keyset paging continues after. */
+export interface HookRunPlace {
+  startedAt: number;
+  id: string;
+}
+
+interface HookRunRow {
+  id: string;
+  trigger_reason: string;
+  status: string;
+  tokens_used: number | string;
+  skipped_reason: string | null;
+  started_at: number | string;
+  completed_at: number | string | null;
+}
+
 /** Storage for the hook engine: which hooks exist, when they last launched, and their runs. */
 export class HookRunRepository {
   constructor(private readonly em: EmFactory) {}
@@ -100,26 +116,45 @@ export class HookRunRepository {
   }
 
   /**
-   * One page of a hook's runs, newest first, and how many runs it has in all (from the
+   * One page of a hook's runs, newest first (started_at, then id: unique), from `offset` runs in
+   * or after the run `after` names (keyset: one range of the (hook_id, started_at, id) index
+   * however deep), whether more follow, and how many runs the hook has in all (from the
    * trigger-kept history_counts, so the count does not read the whole history).
    */
-  async runsPage(hookId: string, page: { limit: number; offset: number }): Promise<{ runs: HookRunRecord[]; total: number }> {
-    const em = this.em();
+  async runsPage(
+    hookId: string,
+    page: { limit: number; offset: number; after?: HookRunPlace },
+  ): Promise<{ runs: HookRunRecord[]; total: number; more: boolean }> {
+    const conn = this.em().getConnection();
+    const columns = 'id, trigger_reason, status, tokens_used, skipped_reason, started_at, completed_at';
+    const order = 'order by started_at desc, id desc limit ?';
     const [rows, counts] = await Promise.all([
-      em.find(HookRun, { hook: hookId }, { orderBy: { startedAt: 'desc', id: 'desc' }, limit: page.limit, offset: page.offset }),
-      em.getConnection().execute<Array<{ n: number }>>('select n from history_counts where name = ?', [`hook_runs:${hookId}`]),
+      page.after
+        ? conn.execute<HookRunRow[]>(`select ${columns} from hook_runs where hook_id = ? and (started_at, id) < (?, ?) ${order}`, [
+            hookId,
+            page.after.startedAt,
+            page.after.id,
+            page.limit + 1,
+          ])
+        : conn.execute<HookRunRow[]>(`select ${columns} from hook_runs where hook_id = ? ${order} offset ?`, [
+            hookId,
+            page.limit + 1,
+            page.offset,
+          ]),
+      conn.execute<Array<{ n: number }>>('select n from history_counts where name = ?', [`hook_runs:${hookId}`]),
     ]);
     return {
-      runs: rows.map((r) => ({
+      runs: rows.slice(0, page.limit).map((r) => ({
         id: r.id,
-        triggerReason: r.triggerReason,
+        triggerReason: r.trigger_reason,
         status: r.status,
-        tokensUsed: r.tokensUsed,
-        skippedReason: r.skippedReason ?? null,
-        startedAt: r.startedAt,
-        completedAt: r.completedAt ?? null,
+        tokensUsed: Number(r.tokens_used),
+        skippedReason: r.skipped_reason ?? null,
+        startedAt: new Date(Number(r.started_at)),
+        completedAt: r.completed_at === null ? null : new Date(Number(r.completed_at)),
       })),
       total: Number(counts[0]?.n ?? 0),
+      more: rows.length > page.limit,
     };
   }
 

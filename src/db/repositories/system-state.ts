@@ -10,6 +10,12 @@ export class SystemStateRepository {
     return row ? (row.value as T) : fallback;
   }
 
+  /** The rows of `keys` that exist, in one statement (a status read is one round trip, not one per key). */
+  async getMany<T>(keys: readonly string[]): Promise<Map<string, T>> {
+    const rows = await this.em().find(SystemState, { key: { $in: [...keys] } });
+    return new Map(rows.map((row) => [row.key, row.value as T]));
+  }
+
   async set(key: string, value: unknown): Promise<void> {
     const em = this.em();
     await em.upsert(SystemState, { key, value, updatedAt: new Date() });

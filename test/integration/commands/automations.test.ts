@@ -1,6 +1,7 @@
 // @database-dependent: automations and their run log are rows written and counted in SQL (dedup keys, rate limits).
 import { loadConfig } from '../../../src/config';
 import { createRuntime } from '../../../src/runtime';
+import { walkCursor } from '../../support/pages';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 
 describe('automation commands', () => {
@@ -140,6 +141,50 @@ describe('automation commands', () => {
     const queued = await rt.exec('run_automation', { automation_id: 'nightly-deps' });
     const [next] = queued.created as string[];
     expect(await rt.exec('get_task', { task_id: next })).toMatchObject({ status: 'DEFINED' });
+  });
+
+  it('pages its run log by cursor, each run once in order through ties, with a kept count', async () => {
+    await nightly();
+    const record = (at: number, reason: string) =>
+      rt.db.automations.recordRun({
+        automationId: 'nightly-deps',
+        at,
+        firedBy: 'schedule',
+        outcome: 'skipped',
+        reason,
+        taskId: null,
+        dedupKey: null,
+      });
+    // The first eight share one time: only the id orders them.
+    for (let i = 0; i < 13; i++) await record(Date.UTC(2026, 0, 1, 0, i < 8 ? 0 : i), `run ${i}`);
+    const conn = rt.db.em().getConnection();
+    const expected = (
+      (await conn.execute('select id from automation_runs order by at desc, id desc')) as Array<{ id: number | string }>
+    ).map((r) => Number(r.id));
+
+    const pages = await walkCursor(rt, 'list_automation_runs', 'runs', { automation_id: 'nightly-deps', limit: 5 }, async () => {
+      await record(Date.now(), 'while paging');
+    });
+    expect(pages.flatMap((p) => p.runs.map((r) => r.id))).toEqual(expected);
+    expect(pages.map((p) => [p.runs.length, p.total, p.next_offset])).toEqual([
+      [5, 13, 5],
+      [5, 14, null],
+      [3, 15, null],
+    ]);
+    expect(await rt.exec('list_automation_runs', { automation_id: 'nightly-deps', limit: 5, offset: 15 })).toMatchObject({
+      runs: [{ reason: 'run 0' }],
+      total: 16,
+      next_offset: null,
+      next_cursor: null,
+    });
+    expect(await rt.exec('list_automation_runs', { automation_id: 'nightly-deps', cursor: 'garbage!' })).toEqual({
+      error:
+        'That cursor is not one list_automation_runs gave. Use next_cursor from its last reply, or leave cursor out to start at the first page.',
+    });
+
+    // The count goes with the automation: its runs cascade and leave no count behind.
+    expect(await rt.exec('delete_automation', { automation_id: 'nightly-deps' })).toMatchObject({ deleted: 'nightly-deps' });
+    expect(await conn.execute("select name from history_counts where name like 'automation_runs:%'")).toEqual([]);
   });
 
   it('stops creating at its rate limit, and nothing runs while it is paused', async () => {

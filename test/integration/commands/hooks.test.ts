@@ -1,6 +1,7 @@
 // @database-dependent: hooks and their runs are rows read back through the repositories.
 import { FakeAnthropic } from '../../support/fake-anthropic';
 import { EVENT_TYPES } from '../../../src/orchestrator/events';
+import { walkCursor } from '../../support/pages';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 
 describe('hook commands', () => {
@@ -175,6 +176,44 @@ describe('hook commands', () => {
     });
     expect(((await rt.exec('list_hook_runs', { hook_id: 'nightly-check', limit: 2 })).runs as unknown[]).length).toBe(2);
     expect(await rt.exec('list_hook_runs', { hook_id: 'nightly-check', limit: 0 })).toEqual({ error: expect.stringContaining('limit') });
+  });
+
+  it('pages runs by cursor, each once in order through tied start times, while new runs start', async () => {
+    await hook();
+    const stored = (await rt.db.hookRuns.hook('nightly-check'))!;
+    const conn = rt.db.em().getConnection();
+    for (let i = 0; i < 15; i++) {
+      const id = await rt.db.hookRuns.startRun(stored, `periodic ${i}`, null);
+      // The first nine share one start time: only the id orders them.
+      await conn.execute('update hook_runs set started_at = ? where id = ?', [new Date(Date.UTC(2026, 0, 1, 0, 0, i < 9 ? 0 : i)), id]);
+    }
+    const expected = ((await conn.execute('select id from hook_runs order by started_at desc, id desc')) as Array<{ id: string }>).map(
+      (r) => r.id,
+    );
+
+    const pages = await walkCursor(rt, 'list_hook_runs', 'runs', { hook_id: 'nightly-check', limit: 4 }, async () => {
+      await rt.db.hookRuns.startRun(stored, 'while paging', null);
+    });
+    expect(pages.flatMap((p) => p.runs.map((r) => r.id))).toEqual(expected);
+    expect(pages.map((p) => [p.runs.length, p.total, p.next_offset])).toEqual([
+      [4, 15, 4],
+      [4, 16, null],
+      [4, 17, null],
+      [3, 18, null],
+    ]);
+    expect(pages.at(-1)!.next_cursor).toBeNull();
+
+    const refusal = {
+      error:
+        'That cursor is not one list_hook_runs gave. Use next_cursor from its last reply, or leave cursor out to start at the first page.',
+    };
+    expect(await rt.exec('list_hook_runs', { hook_id: 'nightly-check', cursor: 'garbage!' })).toEqual(refusal);
+    expect(await rt.exec('list_hook_runs', { hook_id: 'nightly-check', cursor: Buffer.from('[1, 2]').toString('base64url') })).toEqual(
+      refusal,
+    );
+    expect(await rt.exec('list_hook_runs', { hook_id: 'nightly-check', cursor: pages[0].next_cursor!, offset: 4 })).toEqual({
+      error: 'Give either offset or cursor, not both.',
+    });
   });
 
   it('fires through the hook engine when this process runs the daemon, and says where hooks run otherwise', async () => {
