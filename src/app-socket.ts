@@ -14,7 +14,8 @@ import { errorDetails, errorText, isForPeople } from './commands/error-text';
  * The app's answer to `aq exec` on the same AQ_HOME (`$AQ_HOME/aq.sock`, the user's own: 0600):
  * the CLI then skips starting its runtime, which is most of a cold `aq`. The app runs the
  * command exactly as `aq` would in its own process (src/cli/exec.ts, a fresh session, the CLI's
- * actor) and sends back its output and exit code; it refuses (and `aq` runs in-process) whenever
+ * actor, the daemon reached through the database as from another process, details of failures
+ * in aq.log) and sends back its output and exit code; it refuses (and `aq` runs in-process) whenever
  * it could answer differently: another build, another configuration, or a command that may
  * read the caller's working directory from another one.
  */
@@ -115,6 +116,8 @@ export async function openAppSocket(runtime: Runtime, log: (message: string) => 
     return null;
   };
 
+  const logFile = cliLogPath(config.home);
+  const cliLog = fileLog(logFile);
   const run = async (request: AppSocketRequest): Promise<AppSocketReply> => {
     let stdout = '';
     let stderr = '';
@@ -129,11 +132,10 @@ export async function openAppSocket(runtime: Runtime, log: (message: string) => 
     };
     let code: number;
     try {
-      code = await execOne(runtime.createHandler(), request.argv[1], request.argv[2], io);
+      code = await execOne(runtime.createCliHandler(cliLog), request.argv[1], request.argv[2], io);
     } catch (err) {
       // As src/cli.ts answers an unexpected failure, with the details in the CLI's log.
-      const logFile = cliLogPath(config.home);
-      if (!isForPeople(err)) fileLog(logFile)(`aq failed: ${errorDetails(err)}`);
+      if (!isForPeople(err)) cliLog(`aq failed: ${errorDetails(err)}`);
       io.stderr(`aq failed: ${errorText(err)}${isForPeople(err) ? '' : ` (${logFile})`}`);
       code = 1;
     }

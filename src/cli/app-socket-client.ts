@@ -38,7 +38,8 @@ function stringsOnly(env: NodeJS.ProcessEnv): Record<string, string> {
 
 function parseReply(line: string): AppSocketReply | null {
   try {
-    return JSON.parse(line) as AppSocketReply;
+    const reply = JSON.parse(line) as unknown;
+    return typeof reply === 'object' && reply !== null ? (reply as AppSocketReply) : null;
   } catch {
     return null;
   }
@@ -79,7 +80,7 @@ export function askApp(argv: string[], env: NodeJS.ProcessEnv = process.env): Pr
       for (let end = buffered.indexOf('\n'); end !== -1 && !settled; end = buffered.indexOf('\n')) {
         const reply = parseReply(buffered.slice(0, end));
         buffered = buffered.slice(end + 1);
-        if (!reply) {
+        if (!reply || !('accepted' in reply || 'served' in reply || typeof reply.code === 'number')) {
           lost();
         } else if ('accepted' in reply) {
           accepted = true;
