@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { lstat } from 'node:fs/promises';
+import { chmod, lstat } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { FakeSlack } from '../../support/fake-slack';
@@ -128,12 +128,43 @@ describe('aq exec through the running app (aq.sock)', () => {
     expect(served()).toBe(before + 1);
   });
 
+  it('answers while another connection is still sending its request', async () => {
+    const stalled = net.connect(app.started.appSocket!.path);
+    try {
+      await new Promise((resolve) => stalled.once('connect', resolve));
+      stalled.write('{"build": "');
+      const before = served();
+      expect(await aq(env, ['exec', 'get_status'])).toMatchObject({ code: 0 });
+      expect(served()).toBe(before + 1);
+    } finally {
+      stalled.destroy();
+    }
+  });
+
   it('leaves a CLI configured otherwise to run in-process, with the same answer', async () => {
     const before = served();
     const other = { ...env, AQ_ADMINS: 'U0ADMIN' };
     const run = await aq(other, ['exec', 'get_project', '{"project_id": "demo"}']);
     expect(served()).toBe(before);
     expect(run).toEqual(await aq(other, ['exec', 'get_project', '{"project_id": "demo"}'], { inProcess: true }));
+  });
+});
+
+describe('an AQ_HOME other users may write to', () => {
+  it('gets no socket, and the app runs as usual', async () => {
+    const tmp = await makeTempDir('aq-open-');
+    try {
+      await chmod(tmp.dir, 0o777);
+      const open = await startTestApp({ AQ_HOME: tmp.dir });
+      try {
+        expect(open.started.appSocket).toBeNull();
+        await expect(lstat(path.join(tmp.dir, 'aq.sock'))).rejects.toThrow();
+      } finally {
+        await open.stop();
+      }
+    } finally {
+      await tmp.cleanup();
+    }
   });
 });
 
