@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmod, lstat } from 'node:fs/promises';
+import { chmod, lstat, mkdir } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { FakeSlack } from '../../support/fake-slack';
@@ -161,6 +161,26 @@ describe('an AQ_HOME other users may write to', () => {
         await expect(lstat(path.join(tmp.dir, 'aq.sock'))).rejects.toThrow();
       } finally {
         await open.stop();
+      }
+    } finally {
+      await tmp.cleanup();
+    }
+  });
+});
+
+describe('an AQ_HOME too deep for a socket path', () => {
+  it('gets no socket, without an error, and aq still answers in-process', async () => {
+    const tmp = await makeTempDir('aq-deep-');
+    try {
+      const home = path.join(tmp.dir, 'a-folder-name-long-enough-'.repeat(4));
+      await mkdir(home, { mode: 0o700 });
+      const deep = await startTestApp({ AQ_HOME: home });
+      try {
+        expect(deep.started.appSocket).toBeNull();
+        const run = await aq({ ...sharedEnv(deep), AQ_HOME: home }, ['exec', 'get_status']);
+        expect(run).toMatchObject({ code: 0, stderr: '' });
+      } finally {
+        await deep.stop();
       }
     } finally {
       await tmp.cleanup();
