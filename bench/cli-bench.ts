@@ -1,9 +1,12 @@
-import { spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { FakeSlack } from '../test/support/fake-slack';
 import type { BenchRow } from './table';
 
 // bench/ compiles to dist/bench, so the project root is two levels up.
@@ -70,6 +73,70 @@ async function coldStart(label: string, aqCommand: string[], envFor: () => Promi
   };
 }
 
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * The real app (dist/src/app.js, against a fake Slack) as its own process on `env`'s AQ_HOME,
+ * once it answers on its socket: the runs are synchronous, so it cannot share this process.
+ */
+async function startAppProcess(env: BenchEnv, slack: FakeSlack): Promise<{ env: BenchEnv; app: ChildProcess }> {
+  // The app's settings, which `aq` must share to be answered (as both read one .env in real use).
+  const appEnv = {
+    ...env,
+    SLACK_BOT_TOKEN: 'xoxb-bench',
+    SLACK_SIGNING_SECRET: 'bench-secret',
+    SLACK_API_URL: slack.apiUrl,
+    PORT: String(await freePort()),
+  };
+  const app = spawn(process.execPath, [path.join(ROOT, 'dist', 'src', 'app.js')], {
+    env: appEnv,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  app.stdout?.on('data', (chunk) => (output += chunk));
+  while (!output.includes('Agent Queue is running')) {
+    if (app.exitCode !== null) throw new Error(`the app exited ${app.exitCode} before it was running`);
+    await once(app.stdout!, 'data');
+  }
+  const client = path.join(ROOT, 'dist', 'src', 'cli', 'app-socket-client.js');
+  const asked = spawnSync(process.execPath, [client, 'exec', 'get_status'], { env: appEnv, stdio: 'ignore' });
+  if (asked.status !== 0) {
+    app.kill('SIGTERM');
+    throw new Error(`the app did not answer aq exec get_status on its socket (client exited ${asked.status})`);
+  }
+  return { env: appEnv, app };
+}
+
+/** The repeat run while the app runs on the same AQ_HOME: answered over $AQ_HOME/aq.sock. */
+async function throughTheApp(env: BenchEnv, reporter: string): Promise<BenchRow> {
+  const slack = await FakeSlack.start();
+  const { env: appEnv, app } = await startAppProcess(env, slack);
+  try {
+    const load = os.loadavg()[0];
+    const row = await coldStart(
+      'exec get_status, repeat run, app running (aq.sock)',
+      [...AQ, 'exec', 'get_status'],
+      async () => appEnv,
+      reporter,
+    );
+    return { ...row, note: `${row.note}; load average ${load.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}` };
+  } finally {
+    const exited = once(app, 'exit');
+    app.kill('SIGTERM');
+    await exited;
+    await slack.close();
+  }
+}
+
 /**
  * `aq exec get_status` with zero configuration as fresh processes, through `aq` as installed
  * (bin/aq, the startup snapshot): the first run on a new AQ_HOME (creates and migrates the
@@ -94,6 +161,7 @@ export async function runCliBench(): Promise<BenchRow[]> {
       await coldStart('exec get_status, first run (new AQ_HOME)', [...AQ, ...status], newHome, reporter),
       await coldStart('exec get_status, repeat run', [...AQ, ...status], same, reporter),
       await coldStart('help', [...AQ, 'help'], same, reporter),
+      await throughTheApp(env, reporter),
       await coldStart('exec get_status, repeat run, no snapshot (bin/aq.js)', [...AQ_JS, ...status], same, reporter),
       await coldStart(
         'exec get_status, repeat run, no snapshot, no code cache',

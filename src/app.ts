@@ -9,6 +9,7 @@ import { createSlackApp, type SlackAppOptions } from './slack-app';
 import { SlackNotifier } from './slack/notifier';
 import { followProjectChannels } from './slack/channels';
 import { DatabaseUnreachableError } from './db/connection-errors';
+import { type AppSocket, openAppSocket } from './app-socket';
 
 const MISSING_TOKENS = (
   missing: string[],
@@ -36,6 +37,8 @@ export interface StartedApp {
   notifier: SlackNotifier;
   /** Where the HTTP receiver listens (HTTP mode only), e.g. http://127.0.0.1:3000. */
   httpUrl?: string;
+  /** Where `aq exec` on the same AQ_HOME is answered (null where there is no fast path). */
+  appSocket: AppSocket | null;
   stop(): Promise<void>;
 }
 
@@ -61,12 +64,15 @@ export async function startApp(
     }
     const stopRelay = runtime.events.followExternal();
     if (options.daemon !== false) await runtime.startDaemon();
+    const appSocket = await openAppSocket(runtime, log);
     return {
       app,
       runtime,
       notifier,
       httpUrl,
+      appSocket,
       async stop() {
+        await appSocket?.close();
         stopRelay();
         stopNotifier();
         stopChannels();

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import dotenv from 'dotenv';
 import { z } from 'zod';
 import { AgentProfilesError, loadAgentProfiles, type AgentProfile } from './agents/profiles';
@@ -136,15 +136,25 @@ const urlText = z
   .refine((v) => /^https?:\/\/[^\s]+$/i.test(v), { message: 'must be an http:// or https:// URL' });
 
 /** Where `.env` is looked for: the current directory, then the app's own checkout. */
-export function loadDotEnv(cwd = process.cwd()): string | null {
+function dotEnvFile(cwd: string): string | null {
   for (const dir of [cwd, appRootDir()]) {
     const file = path.join(dir, '.env');
-    if (existsSync(file)) {
-      dotenv.config({ path: file, quiet: true });
-      return file;
-    }
+    if (existsSync(file)) return file;
   }
   return null;
+}
+
+/** Loads the `.env` found from `cwd` into process.env, never overriding a variable already set. */
+export function loadDotEnv(cwd = process.cwd()): string | null {
+  const file = dotEnvFile(cwd);
+  if (file) dotenv.config({ path: file, quiet: true });
+  return file;
+}
+
+/** `env` with what loadDotEnv would add to it from the `.env` found from `cwd`, without touching process.env. */
+export function withDotEnv(env: Record<string, string>, cwd: string): Record<string, string> {
+  const file = dotEnvFile(cwd);
+  return file ? { ...dotenv.parse(readFileSync(file)), ...env } : env;
 }
 
 export function appRootDir(): string {

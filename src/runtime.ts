@@ -43,6 +43,11 @@ export interface Runtime {
   handler: CommandHandler;
   /** A new handler with its own session (active project), e.g. one per Slack channel. */
   createHandler(): CommandHandler;
+  /**
+   * A new handler that acts as one in an `aq` process does, the daemon reached through the
+   * database only, logging to `log`: for `aq exec` answered by the app (src/app-socket.ts).
+   */
+  createCliHandler(log: (message: string) => void): CommandHandler;
   /** Starts the daemon's orchestrator loop and the hook engine; every handler then reaches them. */
   startDaemon(options?: Partial<OrchestratorOptions>): Promise<void>;
   /** Stops the loop (live runs go back to READY) and the hooks; handlers fall back to the DB-only TaskControl. */
@@ -124,13 +129,8 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
       : null,
     log,
   });
-  const orchestrator = new ProcessOrchestrator({
-    db,
-    taskControl: new TaskControl(db, events, log),
-    daemon: () => daemon,
-    hooks,
-    restartThisProcess,
-  });
+  const taskControl = new TaskControl(db, events, log);
+  const orchestrator = new ProcessOrchestrator({ db, taskControl, daemon: () => daemon, hooks, restartThisProcess });
   const handlerDeps: CommandHandlerDeps = {
     db,
     config,
@@ -142,6 +142,9 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     log,
   };
   const createHandler = () => new CommandHandler(handlerDeps);
+  const noDaemonHere = new ProcessOrchestrator({ db, taskControl, daemon: () => null, hooks, restartThisProcess });
+  const createCliHandler = (cliLog: (message: string) => void) =>
+    new CommandHandler({ ...handlerDeps, orchestrator: noDaemonHere, log: cliLog });
   const handler = createHandler();
   const automations = new AutomationEngine({
     db,
@@ -173,6 +176,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     orchestrator,
     handler,
     createHandler,
+    createCliHandler,
     async startDaemon(daemonOptions = {}) {
       if (daemon) return;
       const prFollower = new PrFollower({ db, events, git, log });

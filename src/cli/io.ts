@@ -60,9 +60,12 @@ export async function* splitLines(
   if (total > 0) yield finish();
 }
 
+/** What the CLI writes for `text`: a line, ended by one newline. */
+export const asLine = (text: string): string => (text.endsWith('\n') ? text : `${text}\n`);
+
 export const processIo: CliIo = {
-  stdout: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
-  stderr: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+  stdout: (text) => process.stdout.write(asLine(text)),
+  stderr: (text) => process.stderr.write(asLine(text)),
   readLines: () => splitLines(process.stdin),
 };
 
