@@ -8,6 +8,7 @@ import { driveTrain, enterTrain, trainOf } from '../orchestrator/landing';
 import { TaskStateMachine } from '../orchestrator/state-machine';
 import { GitManagerTaskGit } from '../orchestrator/task-git';
 import { CommandError, type CommandContext } from './catalog';
+import { errorDetails } from './error-text';
 import { mergeQueueKeys, type MergeQueuePlace } from './merge-train';
 
 /** approve_task's extra result keys: how the work landed (none when there was nothing to land). */
@@ -124,7 +125,7 @@ export async function queueApprovedTask(ctx: CommandContext, taskId: string): Pr
     const git = new GitManagerTaskGit(ctx.git);
     const deps = { db: ctx.db, events: ctx.events, git, config: ctx.config, log: ctx.log, machine: new TaskStateMachine(ctx.db, ctx.log) };
     await driveTrain(deps, trainOf(task)).catch((err: unknown) =>
-      ctx.log(`Landing ${taskId} failed: ${err instanceof Error ? err.message : String(err)}; it stays in the merge train.`),
+      ctx.log(`Landing ${taskId} failed; it stays in the merge train: ${errorDetails(err)}`),
     );
   }
   const status = (await ctx.db.tasks.get(taskId))?.status ?? 'DELETED';
