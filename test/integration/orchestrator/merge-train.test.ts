@@ -122,6 +122,8 @@ describe('the merge train (agent double, real git origin)', () => {
 
     await h.rt.db.mergeTrain.releaseLock(train, 'another process');
     for (const id of ids) await h.waitStatus(id, 'COMPLETED', 180_000);
+    // The status moves before its event is stored: wait for the second completion's event too.
+    await waitFor(async () => h.eventsOf('task_completed').length === 2, 60_000, 'both task_completed events');
     expect(h.eventsOf('landed').map((e) => e.taskId)).toEqual(ids);
     expect(h.eventsOf('task_completed').map((e) => [e.taskId, e.payload.merged, e.payload.approved])).toEqual([
       [ids[0], true, true],
