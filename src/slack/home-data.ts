@@ -9,6 +9,7 @@ import { getAgentError } from '../commands/task-results';
 import { getTask, listTasks } from '../commands/tasks';
 import { getOverlaps } from '../commands/overlaps';
 import { getMergeQueue } from '../commands/merge-train';
+import { type TrainPlace, trainPlaceOf } from './blocks/merge-train-place';
 
 /** Runs a command as the Slack app (the handler's `execute`). */
 export type Execute = (name: string, args?: Record<string, unknown>) => Promise<CommandResult>;
@@ -34,6 +35,8 @@ export interface AttentionRow {
   /** First line of the error (failed/blocked) or nothing. */
   detail: string | null;
   prUrl: string | null;
+  /** Its place in the merge train when it is approved and waits to land (nothing for a person to do). */
+  train: TrainPlace | null;
 }
 
 /** Two live tasks touching the same files (the conflict radar), shown under "Needs you". */
@@ -160,11 +163,15 @@ export async function loadHomeData(execute: Execute, options: { readyRows?: numb
       const status = t.status as AttentionRow['status'];
       let detail: string | null = null;
       let prUrl: string | null = null;
+      let train: TrainPlace | null = null;
       if (status === 'WAITING_INPUT') {
         detail = await openRequest(execute, t.id);
       } else if (status === 'AWAITING_APPROVAL') {
         const full = await run(execute, getTask, { task_id: t.id });
-        if (!failed(full)) prUrl = (full as { pr_url?: string }).pr_url ?? null;
+        if (!failed(full)) {
+          prUrl = (full as { pr_url?: string }).pr_url ?? null;
+          train = trainPlaceOf((full as { merge_queue?: unknown }).merge_queue);
+        }
       } else {
         const why = await run(execute, getAgentError, { task_id: t.id });
         if (!failed(why)) {
@@ -172,7 +179,7 @@ export async function loadHomeData(execute: Execute, options: { readyRows?: numb
           detail = (w.error_message || w.agent_summary) ?? null;
         }
       }
-      return { id: t.id, title: t.title, projectId: t.project_id, status, detail, prUrl };
+      return { id: t.id, title: t.title, projectId: t.project_id, status, detail, prUrl, train };
     }),
   );
 

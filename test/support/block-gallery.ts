@@ -52,6 +52,7 @@ export function busyHome(): HomeData {
         status: 'WAITING_INPUT',
         detail: 'Asks: Should the webhook retries keep the v1 signature for a week, or switch at once?',
         prUrl: null,
+        train: null,
       },
       {
         id: 'calm-lynx-204',
@@ -60,6 +61,7 @@ export function busyHome(): HomeData {
         status: 'AWAITING_APPROVAL',
         detail: null,
         prUrl: 'https://github.com/acme/web-app/pull/318',
+        train: null,
       },
       {
         id: 'quick-hare-093',
@@ -68,6 +70,7 @@ export function busyHome(): HomeData {
         status: 'FAILED',
         detail: 'npm test failed: 3 tests in test/auth.test.ts time out after the upgrade of jsonwebtoken.',
         prUrl: null,
+        train: null,
       },
     ],
     attentionTotal: 3,

@@ -5,6 +5,7 @@ import { actionsBlock } from './actions';
 import { button, emoji, header, LIMITS } from './common';
 import { bold, italic, link, mono, richLines, txt, type Line } from './text';
 import { HOME_BUTTONS, REQUEST_CHANGES_BUTTONS, TASK_BUTTONS } from './action-ids';
+import { trainPlaceLine } from './merge-train-place';
 
 /** Buttons on one row (Slack: at most 25 per actions block). */
 function row(...buttons: Array<Button | null>): KnownBlock {
@@ -138,9 +139,13 @@ export function needsYou(data: HomeData): KnownBlock[] {
     const lines: Line[] = [attentionLine(t)];
     if (t.detail) lines.push([italic(firstLine(t.detail))]);
     if (t.prUrl) lines.push([txt('Pull request: '), link(t.prUrl)]);
+    if (t.train) lines.push(trainPlaceLine(t.train));
     blocks.push(richLines(lines));
     if (t.status === 'WAITING_INPUT') {
       blocks.push(row(stopTaskButton(t.id, t.title)));
+    } else if (t.status === 'AWAITING_APPROVAL' && t.train) {
+      // Approved already, waiting to land: only a restart is left to a person.
+      blocks.push(row(button('Restart', TASK_BUTTONS.restart, t.id)));
     } else if (t.status === 'AWAITING_APPROVAL') {
       blocks.push(
         row(

@@ -9,10 +9,13 @@ import { placeOfPermalink } from '../source-thread';
 import { bold, link, mono, packRich, txt, type Line } from './text';
 import { REQUEST_CHANGES_BUTTONS, TASK_BUTTONS } from './action-ids';
 
-/** The buttons a task in `status` offers (each runs the command of the same name). */
-export function taskButtons(taskId: string, status: string): KnownBlock | null {
+/**
+ * The buttons a task in `status` offers (each runs the command of the same name). A task already
+ * waiting in its merge train is approved: it offers no Approve or Request changes.
+ */
+export function taskButtons(taskId: string, status: string, options: { waitingToLand?: boolean } = {}): KnownBlock | null {
   const buttons = [];
-  if (status === 'AWAITING_APPROVAL')
+  if (status === 'AWAITING_APPROVAL' && !options.waitingToLand)
     buttons.push(
       button('Approve', TASK_BUTTONS.approve, taskId, 'primary'),
       button('Request changes', REQUEST_CHANGES_BUTTONS.open, taskId),
@@ -59,7 +62,7 @@ export function taskDetailBlocks(task: Record<string, unknown>, note?: string): 
         LIMITS.richText,
       ),
     );
-  const actions = taskButtons(id, status);
+  const actions = taskButtons(id, status, { waitingToLand: train !== null });
   if (actions) blocks.push(actions);
   if (note) blocks.push(context(note));
   const fitted = fitBlocks(blocks, () => JSON.stringify(task, null, 2), `${id}.json`);

@@ -171,6 +171,16 @@ describe('designed cards', () => {
     expect(awaiting).not.toContain('aq_skip_task');
   });
 
+  it('offers no Approve or Request changes for a task already waiting in its merge train', () => {
+    const merge_queue = { place: 2, state: 'waiting', since: '2026-11-26T06:00:00.000Z', tries: 0 };
+    const waiting = renderResult('get_task', {}, { id: 't', title: 'T', status: 'AWAITING_APPROVAL', project_id: 'p', merge_queue });
+    const text = JSON.stringify(waiting.blocks);
+    expect(text).toContain('🚂 #2 in the merge train');
+    expect(text).not.toContain('aq_approve_task');
+    expect(text).not.toContain('Request changes');
+    expect(text).toContain('aq_restart_task');
+  });
+
   it('formats token usage with separators and cost in dollars', () => {
     const rendered = renderResult(
       'get_token_usage',

@@ -50,6 +50,25 @@ describe('what people read', () => {
     expect(seen(threadRoot({ ...root, status: 'IN_PROGRESS', retries: '0 of 3' }).blocks as KnownBlock[])).not.toContain('try');
   });
 
+  it('shows an approved task waiting in its merge train under Needs you with its place, and no Approve', () => {
+    const row = { id: 't1', title: 'Land me', projectId: 'p', detail: null, prUrl: null, status: 'AWAITING_APPROVAL' as const };
+    const train = { place: 1, state: 'checking', since: '2026-11-26T06:00:00.000Z', tries: 1 };
+    const home = {
+      ...emptyHome,
+      projectCount: 1,
+      agents: [{ id: 'a', name: 'a', state: 'IDLE' }],
+      byStatus: { AWAITING_APPROVAL: 1 },
+      attentionTotal: 1,
+    };
+    const waiting = JSON.stringify(homeBlocks({ ...home, attention: [{ ...row, train }] }));
+    expect(waiting).toContain('🚂 #1 in the merge train');
+    expect(waiting).toContain('sent back 1 time');
+    expect(waiting).not.toContain('aq_approve_task');
+    expect(waiting).toContain('aq_restart_task');
+    const asking = JSON.stringify(homeBlocks({ ...home, attention: [{ ...row, train: null }] }));
+    expect(asking).toContain('aq_approve_task');
+  });
+
   it('greets a fresh install with its first steps, not a row of zero counts or a second New project button', () => {
     const fresh = homeBlocks(emptyHome);
     expect(seen(fresh)).not.toContain('0 projects');
