@@ -23,6 +23,8 @@ import { trainPlaceOf } from './blocks/merge-train-place';
 import { prChecksWords } from './blocks/merge-train-checks';
 
 const PROGRESS_INTERVAL_MS = 3000;
+
+type TaskOutcome = CommandOutcome<CommandNamed<'get_task'>>;
 /** How many waiting tasks' cards a landing redraws (the rest show their place on their own next change). */
 const TRAIN_CARDS_REDRAWN = 20;
 
@@ -127,11 +129,12 @@ export class SlackNotifier {
     }
     await this.plans.follow(event, thread);
     if (!thread) return;
-    if (again && ROOT_CHANGING.has(event.type)) await this.updateRoot(taskId, thread, event);
+    // The task as the root card drew it, so the source thread's line needs no second read.
+    const task = again && ROOT_CHANGING.has(event.type) ? await this.updateRoot(taskId, thread, event) : undefined;
     // A plan is its own message (plans.follow), updated as its steps move.
     const post = event.type === 'plan_tasks_created' ? null : threadReply(event, again);
     if (post) await this.replyIn(thread, post);
-    await this.tellSource(taskId, thread, event);
+    await this.tellSource(taskId, thread, event, task);
     await this.sessions.follow(thread, event, typeof event.payload.title === 'string' ? event.payload.title : taskId);
     await this.rooms.follow(event, thread);
     if (event.type === 'landed') await this.redrawTrain(event);
@@ -141,18 +144,18 @@ export class SlackNotifier {
   private async openThread(taskId: string, event: EventRecord): Promise<Thread | null> {
     const channel = await this.channelFor(event.projectId);
     if (!channel) return null;
-    const { root, entity } = await this.rootCard(taskId, event, channel);
+    const { root, entity, task } = await this.rootCard(taskId, event, channel);
     const posted = await this.workObjects.post({ channel, text: root.text, blocks: root.blocks }, entity);
     if (!posted.ts) return null;
     await this.source.db.taskThreads.save(taskId, channel, posted.ts);
-    await this.linkSource(taskId, { channelId: channel, threadTs: posted.ts });
+    await this.linkSource(taskId, { channelId: channel, threadTs: posted.ts }, task);
     return { channelId: channel, threadTs: posted.ts };
   }
 
   /** A task asked for in another thread says there how it ended. */
-  private async tellSource(taskId: string, thread: Thread, event: EventRecord): Promise<void> {
+  private async tellSource(taskId: string, thread: Thread, event: EventRecord, task?: TaskOutcome): Promise<void> {
     if (!SOURCE_TOLD.has(event.type)) return;
-    const sourced = await this.sourcedTask(taskId);
+    const sourced = await this.sourcedTask(taskId, task);
     if (!sourced) return;
     await tellSourceThreadOutcome(this.client, sourced, thread, event).catch((err) =>
       this.log(`Could not tell the thread task ${taskId} was asked for in how it ended: ${slackError(err)}`),
@@ -160,35 +163,41 @@ export class SlackNotifier {
   }
 
   /** A task asked for in another thread says there where its own thread now is. */
-  private async linkSource(taskId: string, thread: Thread): Promise<void> {
-    const sourced = await this.sourcedTask(taskId);
+  private async linkSource(taskId: string, thread: Thread, task: TaskOutcome): Promise<void> {
+    const sourced = await this.sourcedTask(taskId, task);
     if (!sourced) return;
     await linkSourceThread(this.client, sourced, thread).catch((err) =>
       this.log(`Could not link task ${taskId} from the thread it was asked for in: ${slackError(err)}`),
     );
   }
 
-  /** The task with the link to where it was asked for, or null when it has none (or is gone). */
-  private async sourcedTask(taskId: string): Promise<SourcedTask | null> {
-    const task = await this.execute('get_task', { task_id: taskId });
+  /** The task (read now unless `known`) with the link to where it was asked for, or null when it has none (or is gone). */
+  private async sourcedTask(taskId: string, known?: TaskOutcome): Promise<SourcedTask | null> {
+    const task = known ?? (await this.execute('get_task', { task_id: taskId }));
     if ('error' in task || typeof task.source_url !== 'string') return null;
     return { id: taskId, title: String(task.title), sourceUrl: task.source_url };
   }
 
-  private async updateRoot(taskId: string, thread: Thread, event: EventRecord): Promise<void> {
-    const { root, entity } = await this.rootCard(taskId, event, thread.channelId);
+  /** Redraws the root card; returns the task as it drew it. */
+  private async updateRoot(taskId: string, thread: Thread, event: EventRecord): Promise<TaskOutcome> {
+    const { root, entity, task } = await this.rootCard(taskId, event, thread.channelId);
     await this.workObjects.update({ channel: thread.channelId, ts: thread.threadTs, text: root.text, blocks: root.blocks }, entity);
+    return task;
   }
 
   /** The root card of a task's thread in `channel`, and its Work Object (none once the task is deleted). */
-  private async rootCard(taskId: string, event: EventRecord, channel: string): Promise<{ root: Rendered; entity: EntityMetadata | null }> {
+  private async rootCard(
+    taskId: string,
+    event: EventRecord,
+    channel: string,
+  ): Promise<{ root: Rendered; entity: EntityMetadata | null; task: TaskOutcome }> {
     const task = await this.execute('get_task', { task_id: taskId });
     const entity = 'error' in task ? null : taskEntityOf(task, taskEntityUrl(taskId, channel, this.source.config.slack.publicUrl));
-    return { root: threadRoot(this.rootFacts(taskId, event, task)), entity };
+    return { root: threadRoot(this.rootFacts(taskId, event, task)), entity, task };
   }
 
   /** The task as it is now (the event fills in what a deleted task can no longer say). */
-  private rootFacts(taskId: string, event: EventRecord, task: CommandOutcome<CommandNamed<'get_task'>>): RootFacts {
+  private rootFacts(taskId: string, event: EventRecord, task: TaskOutcome): RootFacts {
     const p = event.payload as Record<string, unknown>;
     const text = (v: unknown) => (typeof v === 'string' && v ? v : null);
     if ('error' in task) {
