@@ -36,9 +36,9 @@ export class Migration20261126040000 extends PortableMigration {
 
   override async down(): Promise<void> {
     if (this.postgres) {
-      this.addSql('drop trigger if exists automation_runs_count_insert on automation_runs;');
-      this.addSql('drop trigger if exists automation_runs_count_delete on automation_runs;');
-      this.addSql('drop function if exists automation_runs_count_change();');
+      this.addSql('drop trigger if exists automation_runs_history_insert on automation_runs;');
+      this.addSql('drop trigger if exists automation_runs_history_delete on automation_runs;');
+      this.addSql('drop function if exists automation_runs_history_change();');
     } else {
       this.addSql('drop trigger if exists `automation_runs_count_insert`;');
       this.addSql('drop trigger if exists `automation_runs_count_delete`;');

@@ -68,7 +68,7 @@ export const TOKEN_USAGE_TOTALS_TRIGGERS = [
 ];
 
 /** Keeps history_counts for `table`, under the key `key` (an expression over the row `r`). */
-function historyCount(table: string, key: (row: 'new' | 'old') => string): string[] {
+export function historyCount(table: string, key: (row: 'new' | 'old') => string): string[] {
   return [
     `create function ${table}_history_change() returns trigger language plpgsql as $$
     begin
