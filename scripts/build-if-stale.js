@@ -82,7 +82,13 @@ function warmCodeCache() {
  * exits the process with a sentence when a source does not parse.
  */
 async function build() {
-  const startedAt = new Date();
+  // The stamp is written before the build and moved into place after it, so it carries the
+  // file system's time of the start: an edit made during the build is seen next time, and the
+  // bundle written after it is never older. (Date.now() is not the clock file times come from:
+  // Linux stamps files with a coarser one, up to a tick behind.)
+  const pending = `${stamp}.pending`;
+  fs.mkdirSync(path.dirname(stamp), { recursive: true });
+  fs.writeFileSync(pending, `${new Date().toISOString()}\n`);
   try {
     await require(path.join(__dirname, 'transpile.js')).transpile(root);
   } catch (err) {
@@ -90,10 +96,7 @@ async function build() {
     process.stderr.write('The build failed (see above); fix it and run npm start again.\n');
     process.exit(2);
   }
-  // Stamped with the time the build started, so an edit made during the build is seen next time.
-  fs.mkdirSync(path.dirname(stamp), { recursive: true });
-  fs.writeFileSync(stamp, `${startedAt.toISOString()}\n`);
-  fs.utimesSync(stamp, startedAt, startedAt);
+  fs.renameSync(pending, stamp);
 }
 
 const force = process.argv.includes('--force');
