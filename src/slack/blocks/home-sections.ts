@@ -95,7 +95,9 @@ function attentionLine(t: AttentionRow): Line {
     t.status === 'WAITING_INPUT'
       ? 'waiting for your answer'
       : t.status === 'AWAITING_APPROVAL'
-        ? 'awaiting approval'
+        ? t.train
+          ? 'approved, waiting to land'
+          : 'awaiting approval'
         : t.status === 'FAILED'
           ? 'failed'
           : 'blocked';

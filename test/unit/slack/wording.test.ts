@@ -65,8 +65,10 @@ describe('what people read', () => {
     expect(waiting).toContain('sent back 1 time');
     expect(waiting).not.toContain('aq_approve_task');
     expect(waiting).toContain('aq_restart_task');
+    expect(seen(homeBlocks({ ...home, attention: [{ ...row, train }] }))).toContain('approved, waiting to land');
     const asking = JSON.stringify(homeBlocks({ ...home, attention: [{ ...row, train: null }] }));
     expect(asking).toContain('aq_approve_task');
+    expect(seen(homeBlocks({ ...home, attention: [{ ...row, train: null }] }))).toContain('awaiting approval');
   });
 
   it('greets a fresh install with its first steps, not a row of zero counts or a second New project button', () => {
