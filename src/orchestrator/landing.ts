@@ -13,7 +13,7 @@ import type { TaskStateMachine } from './state-machine';
 import type { TaskGit } from './completion';
 import { promoteAfter, reportBlocked } from './completion';
 import { mergeRetryingRaces } from './fleet-merge';
-import { sendTaskMessage } from './task-conversation';
+import { queuePendingFollowUp, sendTaskMessage } from './task-conversation';
 
 /** This process, as the holder of a landing lock: a lock a killed process held lapses with its lease. */
 export const LANDING_HOLDER = `${os.hostname()}:${process.pid}`;
@@ -125,7 +125,10 @@ async function landEntry(deps: LandingDeps, entry: TrainEntry, renew: () => Prom
     // Moved on without the train (restarted, skipped, forced): it no longer waits to land, nor
     // holds the workspace it kept for landing (unless it runs there again).
     await db.mergeTrain.remove(entry.taskId);
-    if (task?.workspaceId && !RUNNING.includes(task.status)) await db.workspaces.release(task.workspaceId, task.id);
+    if (!task || RUNNING.includes(task.status)) return 'skipped';
+    if (task.workspaceId) await db.workspaces.release(task.workspaceId, task.id);
+    // A follow-up that waited for the landing goes on without it (a PR merged on its forge, a skip).
+    await queuePendingFollowUp(deps, task.id);
     return 'skipped';
   }
   const workspace = task.workspaceId ? await db.workspaces.get(task.workspaceId) : null;
@@ -263,6 +266,8 @@ async function complete(deps: LandingDeps, task: TaskRecord, extra: { merged: bo
     },
   });
   await promoteAfter(deps.db, deps.events, deps.machine, task.id);
+  // Messages its run ended without taking waited for the landing: now they run as its follow-up.
+  await queuePendingFollowUp(deps, task.id);
 }
 
 /**
@@ -285,8 +290,10 @@ async function sendBack(
   if (tries >= project.landingTries) {
     await db.mergeTrain.remove(task.id);
     const moved = await machine.fire(task.id, 'PR_CLOSED', {}, { from: ['AWAITING_APPROVAL'] });
-    if (moved.ok)
+    if (moved.ok) {
       await reportBlocked(db, events, task, `It could not land after ${tries} tries (the project's landing_tries). Last: ${reason}`);
+      await queuePendingFollowUp(deps, task.id);
+    }
     return 'sent_back';
   }
   await sendTaskMessage(
