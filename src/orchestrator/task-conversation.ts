@@ -179,9 +179,11 @@ export function taskInbox(deps: Deps, task: TaskRecord): AgentInbox {
 export async function queuePendingFollowUp(deps: Deps, taskId: string): Promise<boolean> {
   await deps.db.taskMessages.toFollowUp(taskId);
   if ((await deps.db.taskMessages.pending(taskId, 'follow_up')).length === 0) return false;
+  // The train before the task: a landing moves the task on first and takes it out of the train after.
+  const queued = await queuedToLand(deps.db, taskId);
   const task = await deps.db.tasks.get(taskId);
   if (!task || !FOLLOW_UP_FROM.includes(task.status)) return false;
-  if (task.status === 'AWAITING_APPROVAL' && (await queuedToLand(deps.db, taskId))) return false;
+  if (task.status === 'AWAITING_APPROVAL' && queued) return false;
   const moved = await deps.machine.fire(taskId, 'FOLLOW_UP', followUpReset(task), { from: [task.status], quiet: true });
   if (!moved.ok) return false;
   await deps.events.emit('task_follow_up_queued', {
