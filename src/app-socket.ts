@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { chmod, lstat, stat, unlink } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import { type AppConfig, loadConfig, withDotEnv } from './config';
+import type { AppConfig } from './config';
 import type { Runtime } from './runtime';
 import { execOne } from './cli/exec';
 import { asLine, type CliIo } from './cli/io';
@@ -46,9 +46,7 @@ function isRequest(value: unknown): value is AppSocketRequest {
     typeof r.cwd === 'string' &&
     Array.isArray(r.argv) &&
     r.argv.every((a) => typeof a === 'string') &&
-    typeof r.env === 'object' &&
-    r.env !== null &&
-    Object.values(r.env).every((v) => typeof v === 'string')
+    typeof r.configDigest === 'string'
   );
 }
 
@@ -94,7 +92,6 @@ export async function openAppSocket(runtime: Runtime, log: (message: string) => 
     log(`aq's fast path is off (${why}): aq runs commands in its own process.`);
     return null;
   }
-  const ownConfig = JSON.stringify(config);
   let served = 0;
   const connections = new Set<net.Socket>();
   const running = new Set<Promise<unknown>>();
@@ -103,13 +100,7 @@ export async function openAppSocket(runtime: Runtime, log: (message: string) => 
   const refusal = (request: AppSocketRequest): string | null => {
     if (request.build !== build) return 'the app runs another build of aq';
     if (!isServableArgv(request.argv)) return 'only `aq exec NAME [JSON_ARGS]` is answered here';
-    let theirs: string;
-    try {
-      theirs = JSON.stringify(loadConfig(withDotEnv(request.env, request.cwd)));
-    } catch {
-      return "the CLI's configuration is not valid";
-    }
-    if (theirs !== ownConfig) return "the CLI's configuration differs from the app's";
+    if (request.configDigest !== config.envDigest) return "the CLI's configuration differs from the app's";
     // A command given a relative path resolves it against the working directory.
     const command = runtime.handler.command(request.argv[1]);
     if (request.cwd !== process.cwd() && command?.kind !== 'read') return 'the CLI runs in another folder';

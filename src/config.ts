@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import dotenv from 'dotenv';
 import { z } from 'zod';
 import { AgentProfilesError, loadAgentProfiles, type AgentProfile } from './agents/profiles';
+import { configDigest } from './config-digest';
 
 /** The model used for chat, the LLM plan parser and hooks unless AQ_CHAT_MODEL says otherwise. */
 export const DEFAULT_CHAT_MODEL = 'claude-sonnet-4-6';
@@ -32,6 +33,8 @@ export interface AnthropicConfig {
 export interface AppConfig {
   /** Data folder (`AQ_HOME`). */
   home: string;
+  /** The digest of the variables this config was built from (src/config-digest.ts): `aq`'s fast path compares it. */
+  envDigest: string;
   /** `config.workspace_dir` of the spec: project workspaces live below it. */
   workspaceDir: string;
   databaseUrl: string;
@@ -238,6 +241,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 
   return {
     home,
+    envDigest: configDigest(env),
     workspaceDir,
     databaseUrl,
     database,

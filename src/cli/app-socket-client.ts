@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
+import { parseEnv } from 'node:util';
+import { configDigest, homeFrom } from '../config-digest';
 import { type AppSocketReply, type AppSocketRequest, appSocketPath, isServableArgv, NOT_SERVED_EXIT_CODE } from './app-socket-protocol';
 
 /**
@@ -23,17 +24,27 @@ function buildStamp(): string | null {
   }
 }
 
-/** AQ_HOME as src/config.ts reads it from the environment. */
-function homeFrom(env: NodeJS.ProcessEnv): string {
-  const given = env.AQ_HOME?.trim() || path.join(os.homedir(), '.agent-queue');
-  const expanded = given === '~' ? os.homedir() : given.startsWith('~/') ? path.join(os.homedir(), given.slice(2)) : given;
-  return path.resolve(expanded);
+/** The checkout this CLI belongs to, found as src/config.ts finds the app's (the folder with package.json). */
+function appRoot(): string {
+  let dir = __dirname;
+  for (let i = 0; i < 4; i++) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    dir = path.dirname(dir);
+  }
+  return process.cwd();
 }
 
-function stringsOnly(env: NodeJS.ProcessEnv): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
-  return out;
+/**
+ * The environment `aq` in-process would configure itself from: its own, over the `.env` found
+ * from the working directory (else in the checkout), as src/config.ts withDotEnv reads it.
+ */
+function configEnv(env: NodeJS.ProcessEnv, cwd: string): NodeJS.ProcessEnv {
+  for (const dir of [cwd, appRoot()]) {
+    const file = path.join(dir, '.env');
+    if (!existsSync(file)) continue;
+    return { ...parseEnv(readFileSync(file, 'utf8')), ...env };
+  }
+  return env;
 }
 
 function parseReply(line: string): AppSocketReply | null {
@@ -52,7 +63,15 @@ export function askApp(argv: string[], env: NodeJS.ProcessEnv = process.env): Pr
   const build = buildStamp();
   const socketPath = appSocketPath(homeFrom(env));
   if (!build || !socketPath || !isServableArgv(argv)) return Promise.resolve(NOT_SERVED_EXIT_CODE);
-  const request: AppSocketRequest = { build, argv, env: stringsOnly(env), cwd: process.cwd() };
+  const cwd = process.cwd();
+  let digest: string;
+  try {
+    digest = configDigest(configEnv(env, cwd));
+  } catch {
+    // An unreadable .env: `aq` in-process says what is wrong with it.
+    return Promise.resolve(NOT_SERVED_EXIT_CODE);
+  }
+  const request: AppSocketRequest = { build, argv, configDigest: digest, cwd };
   return new Promise((resolve) => {
     let accepted = false;
     let buffered = '';

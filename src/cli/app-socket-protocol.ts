@@ -16,7 +16,7 @@ export const APP_SOCKET_NAME = 'aq.sock';
  */
 const MAX_SOCKET_PATH_BYTES = 103;
 
-/** The largest request the app reads; argv and the environment are far smaller in practice. */
+/** The largest request the app reads; argv is far smaller in practice. */
 export const MAX_REQUEST_BYTES = 1024 * 1024;
 
 /** The exit code the client ends with when the app did not serve: bin/aq then runs `aq` in-process. */
@@ -27,8 +27,12 @@ export interface AppSocketRequest {
   build: string;
   /** `aq`'s arguments, e.g. ["exec", "get_status"]. */
   argv: string[];
-  /** The CLI's environment, from which the app checks it would configure itself the same. */
-  env: Record<string, string>;
+  /**
+   * The digest of the CLI's configuration (src/config-digest.ts, over its environment and the
+   * `.env` it would load): the app answers only when its own is the same. Never the environment
+   * itself, which holds the CLI's secrets.
+   */
+  configDigest: string;
   /** The CLI's working directory (where its `.env` is looked for). */
   cwd: string;
 }

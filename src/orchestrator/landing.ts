@@ -13,7 +13,7 @@ import type { TaskStateMachine } from './state-machine';
 import type { TaskGit } from './completion';
 import { promoteAfter, reportBlocked } from './completion';
 import { mergeRetryingRaces } from './fleet-merge';
-import { sendTaskMessage } from './task-conversation';
+import { queuePendingFollowUp, sendTaskMessage } from './task-conversation';
 
 /** This process, as the holder of a landing lock: a lock a killed process held lapses with its lease. */
 export const LANDING_HOLDER = `${os.hostname()}:${process.pid}`;
@@ -125,12 +125,14 @@ async function landEntry(deps: LandingDeps, entry: TrainEntry, renew: () => Prom
     // Moved on without the train (restarted, skipped, forced): it no longer waits to land, nor
     // holds the workspace it kept for landing (unless it runs there again).
     await db.mergeTrain.remove(entry.taskId);
-    if (task?.workspaceId && !RUNNING.includes(task.status)) await db.workspaces.release(task.workspaceId, task.id);
+    if (!task || RUNNING.includes(task.status)) return 'skipped';
+    if (task.workspaceId) await db.workspaces.release(task.workspaceId, task.id);
+    // A follow-up that waited for the landing goes on without it (a PR merged on its forge, a skip).
+    await queuePendingFollowUp(deps, task.id);
     return 'skipped';
   }
   const workspace = task.workspaceId ? await db.workspaces.get(task.workspaceId) : null;
   if (!workspace || !task.branchName) {
-    await db.mergeTrain.remove(task.id);
     await complete(deps, task, { merged: false, note: 'The task has no branch in a workspace, so nothing was merged.' });
     return 'landed';
   }
@@ -230,7 +232,6 @@ async function landSteps(
     if (!outcome.merged)
       return sendBack(deps, task, project, 'merging', `Merging '${branch}' into ${defaultBranch} failed: ${outcome.message}`);
   }
-  await db.mergeTrain.remove(task.id);
   // Free the workspace before the task shows COMPLETED: a follow-up sent on seeing it completed finds it free.
   if (task.workspaceId) await db.workspaces.release(task.workspaceId, task.id);
   await deps.events.emit('landed', {
@@ -242,9 +243,15 @@ async function landSteps(
   return 'landed';
 }
 
-/** The landed task completes (COMPLETED, reported, its dependants promoted). */
+/**
+ * The landed task completes (COMPLETED, reported, its dependants promoted) and leaves the train.
+ * It leaves only once completed: a run ending meanwhile finds it still queued to land and leaves
+ * its unread messages to the landing (task-conversation.ts queuePendingFollowUp), which queues
+ * them last.
+ */
 async function complete(deps: LandingDeps, task: TaskRecord, extra: { merged: boolean; note?: string }): Promise<void> {
   const moved = await deps.machine.fire(task.id, 'ADMIN_APPROVE', { completedAt: new Date() }, { from: ['AWAITING_APPROVAL'] });
+  await deps.db.mergeTrain.remove(task.id);
   if (!moved.ok) return;
   const run = await deps.db.taskResults.latest(task.id);
   await deps.events.emit('task_completed', {
@@ -263,6 +270,8 @@ async function complete(deps: LandingDeps, task: TaskRecord, extra: { merged: bo
     },
   });
   await promoteAfter(deps.db, deps.events, deps.machine, task.id);
+  // Messages its run ended without taking waited for the landing: now they run as its follow-up.
+  await queuePendingFollowUp(deps, task.id);
 }
 
 /**
@@ -283,10 +292,13 @@ async function sendBack(
   const entry = await db.mergeTrain.get(task.id);
   const tries = entry?.tries ?? project.landingTries;
   if (tries >= project.landingTries) {
-    await db.mergeTrain.remove(task.id);
+    // Blocked before it leaves the train, for the same reason as complete() above.
     const moved = await machine.fire(task.id, 'PR_CLOSED', {}, { from: ['AWAITING_APPROVAL'] });
-    if (moved.ok)
+    await db.mergeTrain.remove(task.id);
+    if (moved.ok) {
       await reportBlocked(db, events, task, `It could not land after ${tries} tries (the project's landing_tries). Last: ${reason}`);
+      await queuePendingFollowUp(deps, task.id);
+    }
     return 'sent_back';
   }
   await sendTaskMessage(

@@ -99,6 +99,12 @@ export async function sendTaskMessage(
   return { delivery: 'follow_up', messageId: (stored as TaskMessageRecord).id, task, previousStatus: task.status, resumesSession };
 }
 
+/** Whether the task waits in its merge train (or is landing): a sent-back task waits for its follow-up instead. */
+async function queuedToLand(db: Database, taskId: string): Promise<boolean> {
+  const entry = await db.mergeTrain.get(taskId);
+  return entry !== null && entry.state !== 'sent_back';
+}
+
 /** What a run continues with: the pending follow-up messages and the session they resume. */
 export interface FollowUp {
   prompt: string;
@@ -165,13 +171,19 @@ export function taskInbox(deps: Deps, task: TaskRecord): AgentInbox {
 
 /**
  * After a run: live messages it ended without taking become a follow-up, and a finished task
- * with a follow-up waiting goes back to the queue for it.
+ * with a follow-up waiting goes back to the queue for it. A task whose run ended queued in its
+ * merge train keeps the follow-up until its landing ends (the landing calls this again): whoever
+ * lands it, the run's work completes first and the follow-up then resumes from there, instead
+ * of pulling the task out of the train half-way.
  */
 export async function queuePendingFollowUp(deps: Deps, taskId: string): Promise<boolean> {
   await deps.db.taskMessages.toFollowUp(taskId);
   if ((await deps.db.taskMessages.pending(taskId, 'follow_up')).length === 0) return false;
+  // The train before the task: a landing moves the task on first and takes it out of the train after.
+  const queued = await queuedToLand(deps.db, taskId);
   const task = await deps.db.tasks.get(taskId);
   if (!task || !FOLLOW_UP_FROM.includes(task.status)) return false;
+  if (task.status === 'AWAITING_APPROVAL' && queued) return false;
   const moved = await deps.machine.fire(taskId, 'FOLLOW_UP', followUpReset(task), { from: [task.status], quiet: true });
   if (!moved.ok) return false;
   await deps.events.emit('task_follow_up_queued', {

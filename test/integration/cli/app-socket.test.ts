@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
-import { chmod, lstat, mkdir } from 'node:fs/promises';
+import { chmod, lstat, mkdir, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
+import { loadConfig } from '../../../src/config';
+import { CONFIG_VARIABLES, configDigest } from '../../../src/config-digest';
 import { FakeSlack } from '../../support/fake-slack';
 import { startTestApp, type TestApp } from '../../support/slack-app';
 import { makeTempDir } from '../../support/tmp';
@@ -16,11 +18,11 @@ interface Run {
   stderr: string;
 }
 
-/** The real `aq` as its own process, in the app's folder; `inProcess` turns the socket off. */
-function aq(env: Record<string, string>, args: string[], options: { inProcess?: boolean } = {}): Promise<Run> {
+/** A program as its own process in the app's folder, with only `env` (and PATH). */
+function spawned(command: string, args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(AQ, args, {
-      env: { PATH: process.env.PATH ?? '', ...env, ...(options.inProcess ? { AQ_NO_SOCKET: '1' } : {}) },
+    const child = spawn(command, args, {
+      env: { PATH: process.env.PATH ?? '', ...env },
       cwd: process.cwd(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -31,6 +33,11 @@ function aq(env: Record<string, string>, args: string[], options: { inProcess?: 
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
+}
+
+/** The real `aq` as its own process; `inProcess` turns the socket off. */
+function aq(env: Record<string, string>, args: string[], options: { inProcess?: boolean } = {}): Promise<Run> {
+  return spawned(AQ, args, { ...env, ...(options.inProcess ? { AQ_NO_SOCKET: '1' } : {}) });
 }
 
 /** One raw exchange with the socket: what the app replies to `payload`, until it closes. */
@@ -117,7 +124,12 @@ describe('aq exec through the running app (aq.sock)', () => {
     expect(JSON.parse(await exchange(file, 'not json\n'))).toMatchObject({ served: false });
     expect(JSON.parse(await exchange(file, '{"argv": 3}\n'))).toMatchObject({ served: false });
     expect(JSON.parse(await exchange(file, Buffer.alloc(2 * 1024 * 1024, 'x')))).toMatchObject({ served: false });
-    const request = { build: 'another build', argv: ['exec', 'get_status'], env, cwd: process.cwd() };
+    const request = {
+      build: 'another build',
+      argv: ['exec', 'get_status'],
+      configDigest: app.started.runtime.config.envDigest,
+      cwd: process.cwd(),
+    };
     expect(JSON.parse(await exchange(file, `${JSON.stringify(request)}\n`))).toEqual({
       served: false,
       reason: 'the app runs another build of aq',
@@ -142,11 +154,96 @@ describe('aq exec through the running app (aq.sock)', () => {
   });
 
   it('leaves a CLI configured otherwise to run in-process, with the same answer', async () => {
+    // Another admin list, or another secret: the app sees neither, only that the digest differs.
+    for (const other of [
+      { ...env, AQ_ADMINS: 'U0ADMIN' },
+      { ...env, SLACK_BOT_TOKEN: 'xoxb-another-workspace' },
+    ]) {
+      const before = served();
+      const run = await aq(other, ['exec', 'get_project', '{"project_id": "demo"}']);
+      expect(served()).toBe(before);
+      expect(run).toEqual(await aq(other, ['exec', 'get_project', '{"project_id": "demo"}'], { inProcess: true }));
+    }
+  });
+
+  it('answers a CLI whose environment differs only in what the configuration does not read', async () => {
     const before = served();
-    const other = { ...env, AQ_ADMINS: 'U0ADMIN' };
-    const run = await aq(other, ['exec', 'get_project', '{"project_id": "demo"}']);
-    expect(served()).toBe(before);
-    expect(run).toEqual(await aq(other, ['exec', 'get_project', '{"project_id": "demo"}'], { inProcess: true }));
+    const run = await aq({ ...env, EDITOR: 'vi', GITHUB_TOKEN: 'ghp_unrelated' }, ['exec', 'get_status']);
+    expect(run.code).toBe(0);
+    expect(served()).toBe(before + 1);
+  });
+});
+
+describe('what aq tells the app about its configuration', () => {
+  const SECRETS = {
+    SLACK_BOT_TOKEN: 'xoxb-SECRET-1',
+    SLACK_APP_TOKEN: 'xapp-SECRET-2',
+    ANTHROPIC_API_KEY: 'sk-ant-SECRET-3',
+    GITHUB_TOKEN: 'ghp_SECRET4',
+  };
+
+  it('is a digest of the variables its configuration reads, never its environment', async () => {
+    const tmp = await makeTempDir('aq-digest-');
+    const file = path.join(tmp.dir, 'aq.sock');
+    const lines: string[] = [];
+    // A listener in the app's place that records the request and declines it.
+    const server = net.createServer((socket) => {
+      socket.setEncoding('utf8');
+      let buffered = '';
+      socket.on('data', (chunk: string) => {
+        buffered += chunk;
+        if (!buffered.includes('\n')) return;
+        lines.push(buffered.slice(0, buffered.indexOf('\n')));
+        socket.end(`${JSON.stringify({ served: false, reason: 'recorded' })}\n`);
+      });
+    });
+    try {
+      await new Promise<void>((resolve) => server.listen(file, resolve));
+      const cliEnv = { AQ_HOME: tmp.dir, SLACK_SIGNING_SECRET: 'SECRET-5', ...SECRETS };
+      const client = await spawned(
+        process.execPath,
+        [path.join(ROOT, 'dist', 'src', 'cli', 'app-socket-client.js'), 'exec', 'get_status'],
+        cliEnv,
+      );
+      expect(client).toEqual({ code: 75, stdout: '', stderr: '' });
+
+      expect(lines).toHaveLength(1);
+      for (const secret of [...Object.values(SECRETS), 'SECRET-5', process.env.PATH ?? '']) expect(lines[0]).not.toContain(secret);
+      const request = JSON.parse(lines[0]);
+      expect(Object.keys(request).sort()).toEqual(['argv', 'build', 'configDigest', 'cwd']);
+      expect(request.argv).toEqual(['exec', 'get_status']);
+      // What an app configured from the same variables holds, whatever else the environment has.
+      expect(request.configDigest).toBe(loadConfig({ ...cliEnv, EDITOR: 'vi' }).envDigest);
+      expect(request.configDigest).not.toBe(loadConfig({ ...cliEnv, ANTHROPIC_API_KEY: 'sk-ant-other' }).envDigest);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      await tmp.cleanup();
+    }
+  });
+
+  it('covers every variable loadConfig reads, and the agent profiles file', async () => {
+    const read = new Set<string>();
+    const recording = new Proxy({ AQ_HOME: '/nonexistent/aq-home', AQ_WEBHOOK_PORT: '3001' } as Record<string, string>, {
+      get: (target, name) => {
+        if (typeof name === 'string') read.add(name);
+        return target[name as string];
+      },
+    });
+    loadConfig(recording);
+    expect([...read].filter((name) => /^[A-Z][A-Z0-9_]*$/.test(name) && !(CONFIG_VARIABLES as readonly string[]).includes(name))).toEqual(
+      [],
+    );
+
+    const tmp = await makeTempDir('aq-profiles-');
+    try {
+      const profiles = { AQ_HOME: tmp.dir, AQ_AGENT_PROFILES: path.join(tmp.dir, 'profiles.json') };
+      await writeFile(profiles.AQ_AGENT_PROFILES, '[]');
+      const before = configDigest(profiles);
+      await writeFile(profiles.AQ_AGENT_PROFILES, '[ ]');
+      expect(configDigest(profiles)).not.toBe(before);
+    } finally {
+      await tmp.cleanup();
+    }
   });
 });
 
