@@ -1,7 +1,7 @@
 import type { LandingMode } from '../db/entities';
 import { assertValidBranchName } from './branch-names';
 import type { GitManager } from './git-manager';
-import { operationInProgress, refSha } from './repo-state';
+import { operationInProgress, refsPresent } from './repo-state';
 
 export type BranchUpdate = { status: 'updated'; base: string } | { status: 'conflict'; files: string[]; base: string };
 
@@ -21,11 +21,17 @@ export async function updateBranchToBase(
   assertValidBranchName(defaultBranch);
   const hasOrigin = (await git.getRemoteUrl(path).catch(() => null)) !== null;
   if (hasOrigin) await git.fetch(path);
-  const base = hasOrigin && (await refSha(git, path, `refs/remotes/origin/${defaultBranch}`)) ? `origin/${defaultBranch}` : defaultBranch;
+  const originTip = `refs/remotes/origin/${defaultBranch}`;
+  const own = `refs/heads/${branch}`;
+  // One git process for "is origin's tip here?" and "are we on the branch?".
+  const refs = await refsPresent(git, path, [originTip, own]);
+  const base = hasOrigin && refs.present.has(originTip) ? `origin/${defaultBranch}` : defaultBranch;
   // A lander killed mid-landing may have left a rebase or merge half done here: start over.
   const stranded = await operationInProgress(git, path);
   if (stranded === 'rebase' || stranded === 'merge') await git.run(path, [stranded, '--abort']);
-  if ((await git.currentBranch(path)) !== branch) await git.run(path, ['checkout', branch, '--']);
+  // Aborting moves HEAD back, and a branch without commits is not listed: ask HEAD itself then.
+  const onBranch = !stranded && refs.present.has(own) ? refs.checkedOut === own : (await git.currentBranch(path)) === branch;
+  if (!onBranch) await git.run(path, ['checkout', branch, '--']);
   const identity = await git.identityArgs(path);
   const args = mode === 'rebase' ? ['rebase', base] : ['merge', '--no-edit', base];
   const result = await git.exec(path, [...identity, ...args], { okCodes: [1, 2, 128] });

@@ -10,6 +10,32 @@ export async function refSha(git: GitManager, path: string, ref: string): Promis
   return out.code === 0 ? out.stdout.trim() : null;
 }
 
+/** Which of some full ref names exist, and which of them (a local branch) is checked out. */
+export interface RefsPresent {
+  present: Set<string>;
+  /** The one of the refs HEAD is on, or null (HEAD is elsewhere, detached, or on a branch without commits). */
+  checkedOut: string | null;
+}
+
+/**
+ * Several "does this ref exist, and am I on it" questions in one git process
+ * (`for-each-ref`), where asking them one by one costs a process each.
+ */
+export async function refsPresent(git: GitManager, path: string, refs: string[]): Promise<RefsPresent> {
+  const wanted = new Set(refs);
+  const present = new Set<string>();
+  let checkedOut: string | null = null;
+  const out = await git.run(path, ['for-each-ref', '--format=%(HEAD)%(refname)', ...refs]);
+  for (const line of out.split('\n')) {
+    const ref = line.slice(1);
+    // A pattern also matches refs below it (refs/heads/main/x): keep exact names only.
+    if (!wanted.has(ref)) continue;
+    present.add(ref);
+    if (line.startsWith('*')) checkedOut = ref;
+  }
+  return { present, checkedOut };
+}
+
 /** Whether `ancestor` is contained in `descendant`. */
 export function isAncestor(git: GitManager, path: string, ancestor: string, descendant: string): Promise<boolean> {
   return git.test(path, ['merge-base', '--is-ancestor', ancestor, descendant]);

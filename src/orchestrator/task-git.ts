@@ -2,6 +2,8 @@ import type { GitManager } from '../git/git-manager';
 import type { LandingMode } from '../db/entities';
 import { updateBranchToBase, type BranchUpdate } from '../git/branch-update';
 import { landApproval } from '../git/forges/approval';
+import { assertValidBranchName } from '../git/branch-names';
+import { refsPresent, type RefsPresent } from '../git/repo-state';
 import type { TaskGit } from './completion';
 
 function message(err: unknown): string {
@@ -41,32 +43,41 @@ export class GitManagerTaskGit implements TaskGit {
     return (await this.git.getRemoteUrl(path).catch(() => null)) !== null;
   }
 
-  private async remoteBranchExists(path: string, branch: string): Promise<boolean> {
-    return (await this.git.run(path, ['branch', '-r', '--list', `origin/${branch}`]).catch(() => '')).trim() !== '';
-  }
-
-  /** Puts the default branch at origin's tip (it is never worked on directly). */
-  private async resetDefault(path: string, defaultBranch: string): Promise<void> {
-    if ((await this.git.currentBranch(path)) !== defaultBranch) await this.git.run(path, ['checkout', defaultBranch, '--']);
-    if (await this.remoteBranchExists(path, defaultBranch)) await this.git.run(path, ['reset', '--hard', `origin/${defaultBranch}`]);
+  /**
+   * Puts the default branch at origin's tip (it is never worked on directly). `refs` answers
+   * "on it already?" and "on origin?" when the caller has already asked (one git process for both).
+   */
+  private async resetDefault(path: string, defaultBranch: string, known?: RefsPresent): Promise<void> {
+    const local = `refs/heads/${defaultBranch}`;
+    const remote = `refs/remotes/origin/${defaultBranch}`;
+    const refs = known ?? (await refsPresent(this.git, path, [local, remote]));
+    // A branch without commits is not listed: ask HEAD itself then.
+    const onDefault = refs.present.has(local) ? refs.checkedOut === local : (await this.git.currentBranch(path)) === defaultBranch;
+    if (!onDefault) await this.git.run(path, ['checkout', defaultBranch, '--']);
+    if (refs.present.has(remote)) await this.git.run(path, ['reset', '--hard', `origin/${defaultBranch}`]);
   }
 
   async prepareTaskBranch(path: string, branch: string, options: { defaultBranch: string; reuse: boolean }): Promise<void> {
+    assertValidBranchName(branch);
     const origin = await this.hasOrigin(path);
     if (origin) await this.git.fetch(path);
     if (await this.git.hasUncommittedChanges(path)) {
       // Leftovers of an interrupted run are kept in a stash, never thrown away.
       await this.git.run(path, ['stash', 'push', '--include-untracked', '-m', `agent-queue: left in the workspace before ${branch}`]);
     }
-    if (options.reuse && (await this.git.branchExists(path, branch))) {
+    const own = `refs/heads/${branch}`;
+    const onOrigin = `refs/remotes/origin/${branch}`;
+    const defaults = [`refs/heads/${options.defaultBranch}`, `refs/remotes/origin/${options.defaultBranch}`];
+    const refs = await refsPresent(this.git, path, options.reuse ? [own, onOrigin, ...defaults] : defaults);
+    if (options.reuse && refs.present.has(own)) {
       await this.git.run(path, ['checkout', branch, '--']);
       return;
     }
-    if (options.reuse && origin && (await this.remoteBranchExists(path, branch))) {
+    if (options.reuse && origin && refs.present.has(onOrigin)) {
       await this.git.run(path, ['checkout', '-B', branch, `origin/${branch}`]);
       return;
     }
-    await this.resetDefault(path, options.defaultBranch);
+    await this.resetDefault(path, options.defaultBranch, refs);
     await this.git.run(path, ['checkout', '-B', branch]);
   }
 

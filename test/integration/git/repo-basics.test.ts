@@ -3,6 +3,7 @@ import path from 'node:path';
 import { assertValidBranchName, branchNameForTask, isValidBranchName } from '../../../src/git/branch-names';
 import { GitError } from '../../../src/git/git-errors';
 import { GitManager } from '../../../src/git/git-manager';
+import { refsPresent } from '../../../src/git/repo-state';
 import { bareGitEnv, cloneWorkspace, commitFile, createOriginRepo, gitOut } from '../../support/git-fixtures';
 import { makeTempDir } from '../../support/tmp';
 
@@ -86,6 +87,24 @@ describe('GitManager: repositories, status, branches and commits', () => {
     await gitOut(ws, 'checkout', '--detach');
     expect(await git.currentBranch(ws)).toBeNull();
     expect((await git.listBranches(ws)).current).toBeNull();
+  });
+
+  it('tells in one call which refs exist and which one HEAD is on, exact names only', async () => {
+    await gitOut(ws, 'branch', 'task/x');
+    // `refs/heads/task` as a pattern also lists refs/heads/task/x, which is not the ref asked for.
+    const refs = ['refs/heads/main', 'refs/remotes/origin/main', 'refs/heads/task', 'refs/remotes/origin/gone'];
+    expect(await refsPresent(git, ws, refs)).toEqual({
+      present: new Set(['refs/heads/main', 'refs/remotes/origin/main']),
+      checkedOut: 'refs/heads/main',
+    });
+    await gitOut(ws, 'checkout', '-q', 'task/x');
+    expect((await refsPresent(git, ws, ['refs/heads/main'])).checkedOut).toBeNull();
+    await gitOut(ws, 'checkout', '-q', '--detach', 'main');
+    expect(await refsPresent(git, ws, ['refs/heads/main'])).toEqual({ present: new Set(['refs/heads/main']), checkedOut: null });
+    // A branch without commits is not a ref yet: callers ask HEAD itself then.
+    await gitOut(ws, 'checkout', '-q', '--orphan', 'fresh');
+    expect(await refsPresent(git, ws, ['refs/heads/fresh'])).toEqual({ present: new Set(), checkedOut: null });
+    expect(await git.currentBranch(ws)).toBe('fresh');
   });
 
   it('detects the default branch without origin/HEAD: main or master, else the current branch', async () => {
