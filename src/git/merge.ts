@@ -1,7 +1,7 @@
 import { assertValidBranchName, assertValidRefName } from './branch-names';
 import { GitError, toGitError } from './git-errors';
 import type { GitManager } from './git-manager';
-import { operationInProgress, refSha } from './repo-state';
+import { operationInProgress, refSha, refsPresent } from './repo-state';
 
 export type MergeOutcome = { status: 'merged' } | { status: 'conflict'; files: string[] };
 
@@ -19,9 +19,12 @@ export async function mergeBranch(git: GitManager, path: string, branch: string,
   const busy = await operationInProgress(git, path);
   if (busy) throw new GitError(`A ${busy} is in progress; finish or abort it before merging.`);
   if (!(await refSha(git, path, branch))) throw new GitError(`Branch '${branch}' not found.`);
-  if (!(await refSha(git, path, `refs/heads/${into}`))) throw new GitError(`Branch '${into}' not found.`);
+  // One git process for "does `into` exist?" and "which branch are we on?" (ours, when it is `into`).
+  const target = `refs/heads/${into}`;
+  const refs = await refsPresent(git, path, [target]);
+  if (!refs.present.has(target)) throw new GitError(`Branch '${into}' not found.`);
 
-  const original = await git.currentBranch(path);
+  const original = refs.checkedOut === target ? into : await git.currentBranch(path);
   if (original !== into) await git.run(path, ['checkout', into, '--']);
   const back = async () => {
     if (original && original !== into) await git.run(path, ['checkout', original, '--']);
