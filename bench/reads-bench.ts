@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config';
 import { createRuntime, type Runtime } from '../src/runtime';
 import { startPostgres } from '../test/support/postgres-server';
-import { seedDependencyChains, seedEvents, seedProjects, seedTasksInDatabase } from './seed';
+import { assertSeedCountsExact, seedDependencyChains, seedEvents, seedProjects, seedTasksInDatabase } from './seed';
 import { percentiles, type BenchRow } from './table';
 
 export interface ReadsBenchOptions {
@@ -95,6 +95,7 @@ export async function runReadsBench(options: ReadsBenchOptions = {}): Promise<Be
       await seedEvents(rt.db, PROJECTS, tasks, tasks);
     }
     const seedSeconds = (performance.now() - seedStart) / 1000;
+    if (!reused) await assertSeedCountsExact(rt.db);
     for (let i = 0; i < PROJECTS; i++) {
       await rt.handler.execute('set_budget', { project_id: `bench-${i}`, tokens: 1_000_000_000 }, { source: 'cli' });
     }
