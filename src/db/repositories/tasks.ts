@@ -49,6 +49,18 @@ interface TaskListRow {
   seq: number | string;
 }
 
+function toSummaryRow(r: TaskListRow): TaskSummaryRow {
+  return {
+    id: r.id,
+    projectId: r.project_id,
+    title: r.title,
+    status: r.status,
+    priority: Number(r.priority),
+    assignedAgent: r.assigned_agent ?? null,
+    place: { priority: Number(r.priority), createdAt: Number(r.created_at), seq: Number(r.seq) },
+  };
+}
+
 function whereOf(filter: TaskListFilter): FilterQuery<Task> {
   const where: Record<string, unknown> = {};
   if (filter.projectId) where.project = filter.projectId;
@@ -179,18 +191,33 @@ export class TaskRepository {
         : conn.execute<Array<{ n: number }>>(`select coalesce(sum(n), 0) as n from task_status_counts ${where}`, params),
     ]);
     return {
-      tasks: rows.slice(0, limit).map((r) => ({
-        id: r.id,
-        projectId: r.project_id,
-        title: r.title,
-        status: r.status,
-        priority: Number(r.priority),
-        assignedAgent: r.assigned_agent ?? null,
-        place: { priority: Number(r.priority), createdAt: Number(r.created_at), seq: Number(r.seq) },
-      })),
+      tasks: rows.slice(0, limit).map(toSummaryRow),
       total: Number(counts[0]?.n ?? 0),
       more: rows.length > limit,
     };
+  }
+
+  /**
+   * The first `limits[status]` tasks of each status in queue order, in one statement (a union of
+   * one index range per status), for overviews that show a few of several statuses.
+   */
+  async firstInStatuses(limits: Partial<Record<TaskStatus, number>>): Promise<Partial<Record<TaskStatus, TaskSummaryRow[]>>> {
+    const wanted = Object.entries(limits) as Array<[TaskStatus, number]>;
+    if (wanted.length === 0) return {};
+    const conn = this.em().getConnection();
+    const seq = dialectOf(conn).taskInsertionOrder;
+    const order = `priority, created_at, ${seq}`;
+    const columns = `id, project_id, title, status, priority, assigned_agent, created_at, ${seq} as seq`;
+    const rows = await conn.execute<TaskListRow[]>(
+      `${wanted
+        .map((_, i) => `select * from (select ${columns} from tasks where status = ? order by ${order} limit ?) s${i}`)
+        .join(' union all ')}
+       order by priority, created_at, seq`,
+      wanted.flat(),
+    );
+    const result: Partial<Record<TaskStatus, TaskSummaryRow[]>> = Object.fromEntries(wanted.map(([status]) => [status, []]));
+    for (const row of rows) result[row.status]?.push(toSummaryRow(row));
+    return result;
   }
 
   /** Task counts per status, from the trigger-maintained task_status_counts table. */
