@@ -13,9 +13,14 @@ import { isAdminHere } from './admin-check';
 import { requireSteerProject } from './steer-check';
 
 /** The project or a CommandError naming the id. */
+/** What a command answers when `projectId` names no project. */
+export function projectNotFound(projectId: string): string {
+  return `Project '${projectId}' not found.`;
+}
+
 export async function requireProject(ctx: CommandContext, projectId: string): Promise<ProjectRecord> {
   const project = await ctx.db.projects.get(projectId);
-  if (!project) throw new CommandError(`Project '${projectId}' not found.`);
+  if (!project) throw new CommandError(projectNotFound(projectId));
   return project;
 }
 

@@ -4,7 +4,7 @@ import { Task, TaskDependency, type TaskStatus } from '../entities';
 import type { EmFactory } from '../database';
 import { dialectOf } from '../dialect';
 import { generateTaskId } from '../ids';
-import { blockedHoldingUp, stuckDownstreamPages, type StuckPage } from './stuck-chains';
+import { blockedHoldingUp, projectStuckChains, stuckDownstreamPages, type ProjectStuckChains, type StuckPage } from './stuck-chains';
 import { toTaskRecord, type NewTask, type TaskRecord, type TaskUpdate } from './task-record';
 import { retrying, retryingTransaction } from '../retrying-transaction';
 
@@ -400,6 +400,11 @@ export class TaskRepository {
     page: { limit: number; offset: number },
   ): Promise<{ tasks: Array<{ id: string; title: string }>; total: number }> {
     return blockedHoldingUp(this.em().getConnection(), projectId, page);
+  }
+
+  /** A project's page of chains, each with its `shown` nearest stuck tasks, in one statement (see stuck-chains.ts). */
+  async projectStuckChains(projectId: string, page: { limit: number; offset: number }, shown: number): Promise<ProjectStuckChains> {
+    return projectStuckChains(this.em().getConnection(), projectId, page, shown);
   }
 
   /** The task working on `branch` in a project, if any (newest first). */
