@@ -109,7 +109,10 @@ export const listProjects = defineCommand({
   list: PROJECT_LIST,
   async run(args, ctx) {
     const page = pageOf(args, PROJECT_LIST.defaultLimit);
-    const [projects, total] = await Promise.all([ctx.db.projects.list(page), ctx.db.projects.count()]);
+    const projects = await ctx.db.projects.list(page);
+    // A page short of its limit tells the total (one statement, not two); a full one, or one past the end, does not.
+    const told = projects.length < page.limit && (projects.length > 0 || page.offset === 0);
+    const total = told ? page.offset + projects.length : await ctx.db.projects.count();
     return { projects: projects.map(projectView), total, next_offset: nextOffset(page, projects.length, total) };
   },
 });

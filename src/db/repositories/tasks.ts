@@ -148,13 +148,15 @@ export class TaskRepository {
    * One page of tasks in queue order (priority, then age, then insertion order: unique), from
    * `offset` matches in or after the task whose `placeOf` is `after` (keyset: through the order
    * index however deep), the count of all matches, read from the trigger-kept task_status_counts
-   * (its keys are exactly the filter's columns), and whether more follow.
+   * (its keys are exactly the filter's columns), and whether more follow. With `checkProject`,
+   * also whether the filter's project exists. One statement: the page is left-joined to a row
+   * of the counts, as each statement is a round trip on PostgreSQL.
    */
   async list(
     filter: TaskListFilter,
     limit: number,
-    options: { count?: boolean; offset?: number; after?: TaskPlace } = {},
-  ): Promise<{ tasks: TaskSummaryRow[]; total: number; more: boolean }> {
+    options: { count?: boolean; offset?: number; after?: TaskPlace; checkProject?: boolean } = {},
+  ): Promise<{ tasks: TaskSummaryRow[]; total: number; more: boolean; projectFound: boolean }> {
     const conditions: string[] = [];
     const params: unknown[] = [];
     if (filter.projectId) {
@@ -172,28 +174,33 @@ export class TaskRepository {
     const order = `priority, created_at, ${seq}`;
     const columns = `id, project_id, title, status, priority, assigned_agent, created_at, ${seq} as seq`;
     const page = options.after
-      ? conn.execute<TaskListRow[]>(
-          `select ${columns} from tasks ${where ? `${where} and` : 'where'} (${order}) > (?, ?, ?) order by ${order} limit ?`,
-          [...params, options.after.priority, options.after.createdAt, options.after.seq, limit + 1],
-        )
-      : conn.execute<TaskListRow[]>(
+      ? {
+          sql: `select ${columns} from tasks ${where ? `${where} and` : 'where'} (${order}) > (?, ?, ?) order by ${order} limit ?`,
+          params: [...params, options.after.priority, options.after.createdAt, options.after.seq, limit + 1],
+        }
+      : {
           // The page's rowids come from an index-only walk (each SQLite order index ends in the rowid),
           // so a deep offset skips index entries instead of reading and discarding whole rows.
-          `select ${columns} from tasks
-            where ${key} in (select ${key} from tasks ${where} order by ${order} limit ? offset ?)
-            order by ${order}`,
-          [...params, limit + 1, options.offset ?? 0],
-        );
-    const [rows, counts] = await Promise.all([
-      page,
-      options.count === false
-        ? Promise.resolve([{ n: -1 }])
-        : conn.execute<Array<{ n: number }>>(`select coalesce(sum(n), 0) as n from task_status_counts ${where}`, params),
-    ]);
+          sql: `select ${columns} from tasks
+                 where ${key} in (select ${key} from tasks ${where} order by ${order} limit ? offset ?)`,
+          params: [...params, limit + 1, options.offset ?? 0],
+        };
+    const counted = options.count !== false;
+    const checked = options.checkProject === true && filter.projectId !== undefined;
+    const rows = await conn.execute<Array<Partial<TaskListRow> & { total: number | string; project_found: number | string }>>(
+      `select c.total, c.project_found, p.* from
+         (select ${counted ? `(select coalesce(sum(n), 0) from task_status_counts ${where})` : '-1'} as total,
+                 ${checked ? '(select count(*) from projects where id = ?)' : '1'} as project_found) c
+         left join (${page.sql}) p on 1 = 1
+        order by p.priority, p.created_at, p.seq`,
+      [...(counted ? params : []), ...(checked ? [filter.projectId] : []), ...page.params],
+    );
+    const found = rows.filter((r): r is TaskListRow & { total: number; project_found: number } => r.id != null);
     return {
-      tasks: rows.slice(0, limit).map(toSummaryRow),
-      total: Number(counts[0]?.n ?? 0),
-      more: rows.length > limit,
+      tasks: found.slice(0, limit).map(toSummaryRow),
+      total: Number(rows[0]?.total ?? 0),
+      more: found.length > limit,
+      projectFound: Number(rows[0]?.project_found ?? 0) > 0,
     };
   }
 
