@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config';
 import { createRuntime, type Runtime } from '../src/runtime';
 import { startPostgres } from '../test/support/postgres-server';
-import { seedDependencyChains, seedEvents, seedProjects, seedTasksInDatabase } from './seed';
+import { assertSeedCountsExact, seedDependencyChains, seedEvents, seedProjects, seedTasksInDatabase } from './seed';
 import { percentiles, type BenchRow } from './table';
 
 export interface ReadsBenchOptions {
@@ -54,19 +54,35 @@ function calls(tasks: number): Call[] {
   ];
 }
 
-async function timed(rt: Runtime, call: Call, iterations: number): Promise<{ median: number; p99: number }> {
+/** Counts the statements the runtime's connection runs (the ORM's queries go through it too). */
+function statementCounter(rt: Runtime): () => number {
+  const connection = rt.db.orm.em.getConnection() as unknown as { execute: (...args: unknown[]) => Promise<unknown> };
+  const execute = connection.execute.bind(connection);
+  let statements = 0;
+  connection.execute = (...args: unknown[]) => {
+    statements++;
+    return execute(...args);
+  };
+  return () => statements;
+}
+
+async function timed(rt: Runtime, call: Call, iterations: number, statements: () => number) {
   const once = async (i: number) => {
     const reply = await rt.handler.executeAny(call.command, call.args(i), { source: 'cli' });
     if ('error' in reply) throw new Error(`${call.name}: ${String(reply.error)}`);
   };
   for (let i = 0; i < 10; i++) await once(i);
+  // The statements of one call: what a command costs in round trips, whatever the machine's load.
+  const before = statements();
+  await once(0);
+  const perCall = statements() - before;
   const samples: number[] = [];
   for (let i = 0; i < iterations; i++) {
     const start = performance.now();
     await once(i);
     samples.push(performance.now() - start);
   }
-  return percentiles(samples);
+  return { ...percentiles(samples), statements: perCall };
 }
 
 /**
@@ -95,6 +111,7 @@ export async function runReadsBench(options: ReadsBenchOptions = {}): Promise<Be
       await seedEvents(rt.db, PROJECTS, tasks, tasks);
     }
     const seedSeconds = (performance.now() - seedStart) / 1000;
+    if (!reused) await assertSeedCountsExact(rt.db);
     for (let i = 0; i < PROJECTS; i++) {
       await rt.handler.execute('set_budget', { project_id: `bench-${i}`, tokens: 1_000_000_000 }, { source: 'cli' });
     }
@@ -106,9 +123,11 @@ export async function runReadsBench(options: ReadsBenchOptions = {}): Promise<Be
         note: reused ? 'seeded by an earlier run' : 'generated in the database',
       },
     ];
+    const statements = statementCounter(rt);
     for (const call of calls(tasks)) {
-      const r = await timed(rt, call, iterations);
-      rows.push({ name: `${call.name} @ ${size}`, value: `${r.median.toFixed(2)} ms median`, note: `p99 ${r.p99.toFixed(2)} ms` });
+      const r = await timed(rt, call, iterations, statements);
+      const note = `p99 ${r.p99.toFixed(2)} ms, ${r.statements} statement${r.statements === 1 ? '' : 's'}`;
+      rows.push({ name: `${call.name} @ ${size}`, value: `${r.median.toFixed(2)} ms median`, note });
     }
     return options.label ? rows.map((r) => ({ ...r, name: `${options.label}: ${r.name}` })) : rows;
   } finally {

@@ -1,4 +1,6 @@
+import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { Database } from '../src/db/database';
+import { EVENT_COUNT_STRIPES } from '../src/db/migrations/postgres/event-count-stripes';
 import { TOKEN_USAGE_TOTALS_BACKFILL, TOKEN_USAGE_TOTALS_TRIGGERS } from '../src/db/migrations/Migration20261123050000_token_usage_totals';
 import { TOKEN_USAGE_TOTALS_TRIGGERS as POSTGRES_TRIGGERS } from '../src/db/migrations/postgres/triggers';
 import { postgresDdl } from '../src/db/migrations/portable-migration';
@@ -91,24 +93,36 @@ const numbers = 'with recursive n(i) as (select cast(? as bigint) union all sele
  * Appends tasks `from`…`to - 1` in one statement generated inside the database (no JavaScript
  * loop, no bound-parameter batches), so a million tasks seed in seconds. Rows match seedTasks:
  * `bench-task-<n>`, project n mod `projects`, the same status cycle, priority n mod 200, one
- * second apart. The status-count triggers run for every row, as on any insert.
+ * second apart. SQLite runs the status-count triggers for every row, as on any insert;
+ * PostgreSQL loads with them set aside (see `bulkLoad`) and recounts task_status_counts after.
  */
 export async function seedTasksInDatabase(db: Database, projects: number, from: number, to: number): Promise<void> {
   if (to <= from) return;
   const status = `case i % ${STATUSES.length} ${STATUSES.map((s, k) => `when ${k} then '${s}'`).join(' ')} end`;
   // Ids in string order land all over the id index: a larger page cache keeps SQLite from rereading it.
   if (db.dialect.name !== 'postgresql') await db.em().getConnection().execute('pragma cache_size = -262144');
-  await db.transaction(async (em) => {
-    await em.execute(
-      `insert into tasks (id, project_id, title, description, status, priority, retry_count, max_retries, requires_approval,
+  await bulkLoad(
+    db,
+    'tasks',
+    async (em) => {
+      await em.execute(
+        `insert into tasks (id, project_id, title, description, status, priority, retry_count, max_retries, requires_approval,
                           is_plan_subtask, plan_depth, auto_tasks, skipped, created_at, updated_at)
        ${numbers}
        select 'bench-task-' || i, 'bench-' || (i % ?), 'Task number ' || i, 'Do thing ' || i, ${status}, i % 200, 0, 3,
               false, false, 0, true, false, ? + i * 1000, ? + i * 1000
          from n`,
-      [from, to - 1, projects, 1_700_000_000_000, 1_700_000_000_000],
-    );
-  });
+        [from, to - 1, projects, 1_700_000_000_000, 1_700_000_000_000],
+      );
+    },
+    async (em) => {
+      // The seed only adds tasks, so a recount of every group is what the per-row trigger would have left.
+      await em.execute(
+        `insert into task_status_counts (project_id, status, n) select project_id, status, count(*) from tasks group by project_id, status
+       on conflict (project_id, status) do update set n = excluded.n`,
+      );
+    },
+  );
 }
 
 /**
@@ -121,25 +135,111 @@ export async function seedDependencyChains(db: Database, projects: number, lengt
   const step = 2 * projects;
   const first = Math.max(from, step);
   if (to <= first) return;
-  await db.transaction(async (em) => {
-    await em.execute(
-      `insert into task_dependencies (task_id, depends_on_id)
+  await bulkLoad(
+    db,
+    'task_dependencies',
+    async (em) => {
+      await em.execute(
+        `insert into task_dependencies (task_id, depends_on_id)
        ${numbers}
        select 'bench-task-' || i, 'bench-task-' || (i - ?) from n where (i / ?) % ? <> 0`,
-      [first, to - 1, step, step, length],
-    );
-  });
+        [first, to - 1, step, step, length],
+      );
+    },
+    async (em) => {
+      // The trigger's refresh for every task something waits on; a refresh depends only on the rows as they are now.
+      await em.execute(
+        `insert into chain_blockers (task_id, project_id, priority, created_at, holds_up)
+       select b.id, b.project_id, b.priority, b.created_at,
+              b.status = 'BLOCKED' and exists (select 1 from task_dependencies d join tasks t on t.id = d.task_id
+                                                where d.depends_on_id = b.id and t.status <> 'COMPLETED')
+         from tasks b
+        where exists (select 1 from task_dependencies d where d.depends_on_id = b.id)
+          and (b.status = 'BLOCKED' or exists (select 1 from chain_blockers c where c.task_id = b.id))
+       on conflict (task_id) do update set project_id = excluded.project_id, priority = excluded.priority,
+         created_at = excluded.created_at, holds_up = excluded.holds_up`,
+      );
+    },
+  );
 }
 
 /** Appends `count` events (task_created-like rows over the seeded tasks), generated in the database. */
 export async function seedEvents(db: Database, projects: number, tasks: number, count: number): Promise<void> {
   if (count <= 0) return;
-  await db.transaction(async (em) => {
-    await em.execute(
-      `insert into events (type, project_id, task_id, payload, created_at)
+  let before = 0;
+  await bulkLoad(
+    db,
+    'events',
+    async (em) => {
+      const [last] = await em.execute<Array<{ id: number | string | null }>>('select max(id) as id from events');
+      before = Number(last?.id ?? 0);
+      await em.execute(
+        `insert into events (type, project_id, task_id, payload, created_at)
        ${numbers}
        select 'task_created', 'bench-' || ((i % ?) % ?), 'bench-task-' || (i % ?), '{}', ? + i * 1000 from n`,
-      [0, count - 1, tasks, projects, tasks, 1_700_000_000_000],
-    );
+        [0, count - 1, tasks, projects, tasks, 1_700_000_000_000],
+      );
+    },
+    async (em) => {
+      // The count trigger's stripes, added to for the new rows only (a stripe is not a count of its own ids).
+      await em.execute(
+        `insert into history_counts (name, n)
+       select 'events:' || (id % ${EVENT_COUNT_STRIPES}), count(*) from events where id > ? group by id % ${EVENT_COUNT_STRIPES}
+       on conflict (name) do update set n = history_counts.n + excluded.n`,
+        [before],
+      );
+    },
+  );
+}
+
+/**
+ * Runs `load` in one transaction. On PostgreSQL the table's own row triggers (the kept counts,
+ * chain_blockers, the workers' wake-up notice) are set aside for it, since a million trigger runs
+ * in one transaction took over ten minutes, and `rebuild` then sets what they keep, one statement
+ * each; foreign keys are still checked. SQLite runs the triggers, which are cheap there.
+ */
+async function bulkLoad(
+  db: Database,
+  table: string,
+  load: (em: SqlEntityManager) => Promise<void>,
+  rebuild: (em: SqlEntityManager) => Promise<void>,
+): Promise<void> {
+  const postgres = db.dialect.name === 'postgresql';
+  await db.transaction(async (em) => {
+    if (postgres) await em.execute(`alter table ${table} disable trigger user`);
+    await load(em);
+    if (!postgres) return;
+    await em.execute(`alter table ${table} enable trigger user`);
+    await rebuild(em);
   });
+  // Fresh statistics and visibility map, as autovacuum would leave them on a database grown this big.
+  if (postgres) await db.em().getConnection().execute(`vacuum (analyze) ${table}`);
+}
+
+/**
+ * Throws unless what the triggers keep equals a recount of the rows: task_status_counts, the
+ * event count stripes and chain_blockers' BLOCKED tasks that hold something up. The seed must
+ * leave the database the app would have built, or the bench times reads of the wrong data.
+ */
+export async function assertSeedCountsExact(db: Database): Promise<void> {
+  const conn = db.em().getConnection();
+  const differing = async (what: string, kept: string, recount: string) => {
+    const [row] = await conn.execute<Array<{ n: number | string }>>(
+      `select count(*) as n from (select * from (${kept} except ${recount}) kept_only
+                                   union all select * from (${recount} except ${kept}) recount_only) differing`,
+    );
+    if (Number(row?.n ?? 0) > 0) throw new Error(`The seed left ${what} different from a recount (${row?.n} rows differ).`);
+  };
+  await differing(
+    'task_status_counts',
+    'select project_id, status, n from task_status_counts where n <> 0',
+    'select project_id, status, count(*) from tasks group by project_id, status',
+  );
+  await differing('the count of events', "select sum(n) from history_counts where name like 'events:%'", 'select count(*) from events');
+  await differing(
+    'chain_blockers',
+    'select task_id from chain_blockers where holds_up = true',
+    `select b.id from tasks b where b.status = 'BLOCKED'
+        and exists (select 1 from task_dependencies d join tasks t on t.id = d.task_id where d.depends_on_id = b.id and t.status <> 'COMPLETED')`,
+  );
 }

@@ -13,9 +13,14 @@ import { isAdminHere } from './admin-check';
 import { requireSteerProject } from './steer-check';
 
 /** The project or a CommandError naming the id. */
+/** What a command answers when `projectId` names no project. */
+export function projectNotFound(projectId: string): string {
+  return `Project '${projectId}' not found.`;
+}
+
 export async function requireProject(ctx: CommandContext, projectId: string): Promise<ProjectRecord> {
   const project = await ctx.db.projects.get(projectId);
-  if (!project) throw new CommandError(`Project '${projectId}' not found.`);
+  if (!project) throw new CommandError(projectNotFound(projectId));
   return project;
 }
 
@@ -104,7 +109,10 @@ export const listProjects = defineCommand({
   list: PROJECT_LIST,
   async run(args, ctx) {
     const page = pageOf(args, PROJECT_LIST.defaultLimit);
-    const [projects, total] = await Promise.all([ctx.db.projects.list(page), ctx.db.projects.count()]);
+    const projects = await ctx.db.projects.list(page);
+    // A page short of its limit tells the total (one statement, not two); a full one, or one past the end, does not.
+    const told = projects.length < page.limit && (projects.length > 0 || page.offset === 0);
+    const total = told ? page.offset + projects.length : await ctx.db.projects.count();
     return { projects: projects.map(projectView), total, next_offset: nextOffset(page, projects.length, total) };
   },
 });

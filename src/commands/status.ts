@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { sandboxStatus } from '../agents/confinement';
 import { FORGE_READINESS_KEY, UNKNOWN_FORGE_READINESS, type StoredForgeReadiness } from '../orchestrator/forge-readiness';
 import { projectWaitingReasons } from '../orchestrator/waiting-reasons';
-import { readSlackFeatures } from '../db/slack-features';
+import { readSlackFeatures, SLACK_FEATURES, slackFeatureKey } from '../db/slack-features';
 import { defineCommand, type CommandContext } from './catalog';
 import { workerView } from './workers';
 
@@ -18,21 +18,22 @@ export const getStatus = defineCommand({
   description: `Overview: agents and what they work on, task counts by status, running tasks (up to ${STATUS_IN_PROGRESS_LIMIT}) and the ${STATUS_READY_LIMIT} most urgent ready tasks, and whether scheduling is paused.`,
   input: z.object({}),
   async run(_args, ctx) {
-    const [projects, agents, byStatus, inProgress, ready, paused, forges, readyByProject, slackFeatures, workers, repairs] =
-      await Promise.all([
-        ctx.db.projects.count(),
-        ctx.db.agents.listWithWork(),
-        ctx.db.tasks.countByStatus(),
-        ctx.db.tasks.list({ status: 'IN_PROGRESS' }, STATUS_IN_PROGRESS_LIMIT, { count: false }),
-        ctx.db.tasks.list({ status: 'READY' }, STATUS_READY_LIMIT, { count: false }),
-        ctx.orchestrator.isPaused(),
-        // The daemon asks gh and glab off its cycle and stores the answer; reading it never waits.
-        ctx.db.state.get<StoredForgeReadiness | typeof UNKNOWN_FORGE_READINESS>(FORGE_READINESS_KEY, UNKNOWN_FORGE_READINESS),
-        ctx.db.scheduling.readyCounts(),
-        readSlackFeatures(ctx.db.state),
-        ctx.db.workers.list(),
-        ctx.db.reconciliation.repairs(),
-      ]);
+    const [summary, agents, pages, paused, workers] = await Promise.all([
+      // Counts and system_state rows in one statement: on PostgreSQL a round trip is what a small read costs.
+      ctx.db.statusSummary.read([FORGE_READINESS_KEY, ...SLACK_FEATURES.map(slackFeatureKey)]),
+      ctx.db.agents.listWithWork(),
+      ctx.db.tasks.firstInStatuses({ IN_PROGRESS: STATUS_IN_PROGRESS_LIMIT, READY: STATUS_READY_LIMIT }),
+      ctx.orchestrator.isPaused(),
+      ctx.db.workers.list(),
+    ]);
+    const { projects, byStatus, readyByProject, repairs } = summary;
+    // The daemon asks gh and glab off its cycle and stores the answer; reading it never waits.
+    const forges = (summary.state.get(FORGE_READINESS_KEY) ?? UNKNOWN_FORGE_READINESS) as
+      | StoredForgeReadiness
+      | typeof UNKNOWN_FORGE_READINESS;
+    const slackFeatures = await readSlackFeatures({ getMany: async <T>() => summary.state as Map<string, T> });
+    const inProgress = pages.IN_PROGRESS ?? [];
+    const ready = pages.READY ?? [];
     const waiting = await notStarting(ctx, readyByProject, paused);
     return {
       projects,
@@ -47,13 +48,13 @@ export const getStatus = defineCommand({
       tasks: {
         total: Object.values(byStatus).reduce((sum, n) => sum + n, 0),
         by_status: byStatus,
-        in_progress: inProgress.tasks.map((t) => ({
+        in_progress: inProgress.map((t) => ({
           id: t.id,
           title: t.title,
           project_id: t.projectId,
           assigned_agent: t.assignedAgent,
         })),
-        ready_to_work: ready.tasks.map((t) => {
+        ready_to_work: ready.map((t) => {
           const why = waiting.byProject.get(t.projectId);
           return { id: t.id, title: t.title, project_id: t.projectId, ...(why && { waiting_reason: why.reason, waiting_code: why.code }) };
         }),

@@ -3,7 +3,7 @@ import { TaskStateMachine } from '../orchestrator/state-machine';
 import { promoteWaiting } from '../orchestrator/task-moves';
 import { CommandError, defineCommand } from './catalog';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
-import { requireProject } from './projects';
+import { projectNotFound } from './projects';
 import { optional, requiredText } from './schema';
 import { requireTask, taskId } from './task-common';
 
@@ -117,26 +117,20 @@ export const getChainHealth = defineCommand({
       };
     }
     const scope = project_id ?? ctx.session.activeProjectId;
-    if (scope) await requireProject(ctx, scope);
     // A BLOCKED task that nothing unfinished waits on holds up no chain, so it is not listed.
-    const blocked = scope ? await ctx.db.tasks.blockedHoldingUp(scope, page) : { tasks: [], total: 0 };
-    const downstream = await ctx.db.tasks.stuckDownstreamPages(
-      blocked.tasks.map((b) => b.id),
-      { limit: CHAIN_DOWNSTREAM_SHOWN, offset: 0 },
-    );
-    const stuckChains = blocked.tasks.map((b) => {
-      const stuck = downstream.get(b.id) ?? { tasks: [], count: 0 };
-      return {
-        blocked_task: { id: b.id, title: b.title },
-        stuck_downstream: stuck.tasks.map((s) => ({ id: s.id, title: s.title })),
-        stuck_count: stuck.count,
-      };
-    });
+    const found = scope ? await ctx.db.tasks.projectStuckChains(scope, page, CHAIN_DOWNSTREAM_SHOWN) : null;
+    if (scope && !found?.projectFound) throw new CommandError(projectNotFound(scope));
+    const stuckChains = (found?.chains ?? []).map((b) => ({
+      blocked_task: { id: b.id, title: b.title },
+      stuck_downstream: b.stuck.tasks.map((s) => ({ id: s.id, title: s.title })),
+      stuck_count: b.stuck.count,
+    }));
+    const total = found?.total ?? 0;
     return {
       project_id: scope ?? null,
       stuck_chains: stuckChains,
-      total_stuck_chains: blocked.total,
-      next_offset: nextOffset(page, stuckChains.length, blocked.total),
+      total_stuck_chains: total,
+      next_offset: nextOffset(page, stuckChains.length, total),
     };
   },
 });

@@ -6,7 +6,7 @@ import { cursorField, decodeCursor, encodeCursor } from './cursor';
 import type { TaskRecord } from '../db/repositories/task-record';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
-import { projectIdOrActive, requireProject } from './projects';
+import { projectIdOrActive, projectNotFound, requireProject } from './projects';
 import { boolean, integer, optional, requiredText, stringList } from './schema';
 import { requireTask, taskId, taskStatus } from './task-common';
 import { taskOperation } from './task-lifecycle';
@@ -46,10 +46,22 @@ export const listTasks = defineCommand({
   list: TASK_LIST,
   async run({ project_id, status, cursor, ...paging }, ctx) {
     if (cursor !== undefined && paging.offset !== undefined) throw new CommandError('Give either offset or cursor, not both.');
-    if (project_id) await requireProject(ctx, project_id);
     const page = pageOf(paging, LIST_TASKS_LIMIT);
-    const after = cursor === undefined ? undefined : placeOf(decodeCursor(cursor, 3, 'list_tasks'));
-    const { tasks, total, more } = await ctx.db.tasks.list({ projectId: project_id, status }, page.limit, { offset: page.offset, after });
+    let after: TaskPlace | undefined;
+    try {
+      after = cursor === undefined ? undefined : placeOf(decodeCursor(cursor, 3, 'list_tasks'));
+    } catch (err) {
+      // An unknown project is the first thing to say, as when the project was checked on its own.
+      if (project_id) await requireProject(ctx, project_id);
+      throw err;
+    }
+    // The project check comes back with the page and its count: one statement.
+    const { tasks, total, more, projectFound } = await ctx.db.tasks.list({ projectId: project_id, status }, page.limit, {
+      offset: page.offset,
+      after,
+      checkProject: true,
+    });
+    if (project_id && !projectFound) throw new CommandError(projectNotFound(project_id));
     const last = tasks.at(-1);
     return {
       tasks: tasks.map((t) => ({

@@ -6,6 +6,7 @@ import { ProjectRepository } from './repositories/projects';
 import { TaskRepository } from './repositories/tasks';
 import { EventRepository } from './repositories/events';
 import { SystemStateRepository } from './repositories/system-state';
+import { StatusSummaryRepository } from './repositories/status-summary';
 import { HookRunRepository } from './repositories/hook-runs';
 import { ChatThreadRepository } from './repositories/chat-threads';
 import { ProcessedEventRepository } from './repositories/processed-events';
@@ -43,6 +44,7 @@ export class Database {
   readonly tasks: TaskRepository;
   readonly events: EventRepository;
   readonly state: SystemStateRepository;
+  readonly statusSummary: StatusSummaryRepository;
   readonly hooks: HookRepository;
   readonly hookRuns: HookRunRepository;
   readonly chatThreads: ChatThreadRepository;
@@ -81,6 +83,7 @@ export class Database {
     this.tasks = new TaskRepository(fork);
     this.events = new EventRepository(fork);
     this.state = new SystemStateRepository(fork);
+    this.statusSummary = new StatusSummaryRepository(fork);
     this.hooks = new HookRepository(fork);
     this.hookRuns = new HookRunRepository(fork);
     this.chatThreads = new ChatThreadRepository(fork);

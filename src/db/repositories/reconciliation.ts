@@ -22,7 +22,7 @@ export interface OpenRunWithoutHolder {
 }
 
 const RUNNING = "('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT')";
-const REPAIRS_KEY = 'task_repairs';
+export const REPAIRS_KEY = 'task_repairs';
 
 /**
  * The reconciler's queries (src/orchestrator/reconciler.ts): states that nothing will move, read

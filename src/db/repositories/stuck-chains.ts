@@ -12,6 +12,28 @@ export interface StuckPage {
 }
 
 /**
+ * The CTEs `down` (every task downstream of a root in `roots`, a list of ids or a subquery, with
+ * its depth) and `stuck` (those not COMPLETED, numbered per root nearest first as `pos`, with
+ * their count per root as `n`).
+ */
+function stuckWalk(roots: string): string {
+  return `down(root, id, depth) as (
+         select depends_on_id, task_id, 1 from task_dependencies where depends_on_id in (${roots})
+         union
+         select down.root, d.task_id, down.depth + 1 from task_dependencies d join down on d.depends_on_id = down.id
+         where down.depth < 1000
+       ),
+       stuck as (
+         select nearest.root, t.id, t.title, t.status,
+                row_number() over (partition by nearest.root order by nearest.depth, t.priority, t.created_at, t.id) as pos,
+                count(*) over (partition by nearest.root) as n
+           from tasks t
+           join (select root, id, min(depth) as depth from down group by root, id) nearest on nearest.id = t.id
+          where t.status <> 'COMPLETED' and t.id <> nearest.root
+       )`;
+}
+
+/**
  * For each root, at most `page.limit` of the unfinished tasks downstream of it (transitively),
  * from `page.offset`, nearest first, and how many there are in all. Roots with nothing stuck
  * behind them are absent. One recursive query per 500 roots.
@@ -27,20 +49,7 @@ export async function stuckDownstreamPages(
     const batch = rootIds.slice(start, start + 500);
     // Row 1 of every root always comes back, so its count does too when the page is past the end.
     const rows = await conn.execute<Array<{ root: string; id: string; title: string; status: TaskStatus; pos: number; n: number }>>(
-      `with recursive down(root, id, depth) as (
-         select depends_on_id, task_id, 1 from task_dependencies where depends_on_id in (${batch.map(() => '?').join(', ')})
-         union
-         select down.root, d.task_id, down.depth + 1 from task_dependencies d join down on d.depends_on_id = down.id
-         where down.depth < 1000
-       ),
-       stuck as (
-         select nearest.root, t.id, t.title, t.status,
-                row_number() over (partition by nearest.root order by nearest.depth, t.priority, t.created_at, t.id) as pos,
-                count(*) over (partition by nearest.root) as n
-           from tasks t
-           join (select root, id, min(depth) as depth from down group by root, id) nearest on nearest.id = t.id
-          where t.status <> 'COMPLETED' and t.id <> nearest.root
-       )
+      `with recursive ${stuckWalk(batch.map(() => '?').join(', '))}
        select root, id, title, status, pos, n from stuck where pos = 1 or (pos > ? and pos <= ?) order by root, pos`,
       [...batch, page.offset, page.offset + page.limit],
     );
@@ -73,4 +82,76 @@ export async function blockedHoldingUp(
     conn.execute<Array<{ n: number }>>('select count(*) as n from chain_blockers where project_id = ? and holds_up = true', [projectId]),
   ]);
   return { tasks: tasks.map((t) => ({ id: t.id, title: t.title })), total: Number(counts[0]?.n ?? 0) };
+}
+
+export interface ProjectStuckChains {
+  /** Whether the project exists (its chains are empty when it does not). */
+  projectFound: boolean;
+  /** The page of BLOCKED tasks that hold something up, in queue order, each with its stuck downstream. */
+  chains: Array<{ id: string; title: string; stuck: StuckPage }>;
+  /** How many BLOCKED tasks of the project hold something up. */
+  total: number;
+}
+
+interface ChainRow {
+  kind: 'head' | 'root' | 'stuck';
+  root: string | null;
+  id: string | null;
+  title: string | null;
+  status: TaskStatus | null;
+  pos: number | string;
+  n: number | string;
+}
+
+/**
+ * get_chain_health for a project in one statement: whether the project exists, the count of its
+ * blockers, a page of them from chain_blockers and, for each, its `shown` nearest stuck tasks and
+ * their count from one walk. On PostgreSQL each statement is a round trip, which was most of it.
+ */
+export async function projectStuckChains(
+  conn: Connection,
+  projectId: string,
+  page: { limit: number; offset: number },
+  shown: number,
+): Promise<ProjectStuckChains> {
+  const rows = await conn.execute<ChainRow[]>(
+    `with recursive roots as (
+       select c.task_id as id, row_number() over (order by c.priority, c.created_at, c.task_id) as pos
+         from (select task_id, priority, created_at from chain_blockers where project_id = ? and holds_up = true
+                order by priority, created_at, task_id limit ? offset ?) c
+     ),
+     ${stuckWalk('select id from roots')}
+     select 'head' as kind, null as root, null as id, null as title, null as status,
+            (select count(*) from projects where id = ?) as pos,
+            (select count(*) from chain_blockers where project_id = ? and holds_up = true) as n
+     union all
+     select 'root', r.id, r.id, t.title, null, r.pos, 0 from roots r join tasks t on t.id = r.id
+     union all
+     select 'stuck', root, id, title, status, pos, n from stuck where pos <= ?`,
+    [projectId, page.limit, page.offset, projectId, projectId, shown],
+  );
+  const result: ProjectStuckChains = { projectFound: false, chains: [], total: 0 };
+  const roots: Array<{ pos: number; chain: ProjectStuckChains['chains'][number] }> = [];
+  const stuck = new Map<string, Array<{ pos: number; id: string; title: string; status: TaskStatus }>>();
+  const counts = new Map<string, number>();
+  for (const r of rows) {
+    if (r.kind === 'head') {
+      result.projectFound = Number(r.pos) > 0;
+      result.total = Number(r.n);
+    } else if (r.kind === 'root') {
+      roots.push({ pos: Number(r.pos), chain: { id: r.id as string, title: r.title as string, stuck: { tasks: [], count: 0 } } });
+    } else {
+      const root = r.root as string;
+      const list = stuck.get(root) ?? [];
+      stuck.set(root, list);
+      list.push({ pos: Number(r.pos), id: r.id as string, title: r.title as string, status: r.status as TaskStatus });
+      counts.set(root, Number(r.n));
+    }
+  }
+  for (const { chain } of roots.sort((a, b) => a.pos - b.pos)) {
+    const tasks = (stuck.get(chain.id) ?? []).sort((a, b) => a.pos - b.pos);
+    chain.stuck = { tasks: tasks.map(({ id, title, status }) => ({ id, title, status })), count: counts.get(chain.id) ?? 0 };
+    result.chains.push(chain);
+  }
+  return result;
 }

@@ -4,7 +4,7 @@ import { Task, TaskDependency, type TaskStatus } from '../entities';
 import type { EmFactory } from '../database';
 import { dialectOf } from '../dialect';
 import { generateTaskId } from '../ids';
-import { blockedHoldingUp, stuckDownstreamPages, type StuckPage } from './stuck-chains';
+import { blockedHoldingUp, projectStuckChains, stuckDownstreamPages, type ProjectStuckChains, type StuckPage } from './stuck-chains';
 import { toTaskRecord, type NewTask, type TaskRecord, type TaskUpdate } from './task-record';
 import { retrying, retryingTransaction } from '../retrying-transaction';
 
@@ -47,6 +47,18 @@ interface TaskListRow {
   assigned_agent: string | null;
   created_at: number | string;
   seq: number | string;
+}
+
+function toSummaryRow(r: TaskListRow): TaskSummaryRow {
+  return {
+    id: r.id,
+    projectId: r.project_id,
+    title: r.title,
+    status: r.status,
+    priority: Number(r.priority),
+    assignedAgent: r.assigned_agent ?? null,
+    place: { priority: Number(r.priority), createdAt: Number(r.created_at), seq: Number(r.seq) },
+  };
 }
 
 function whereOf(filter: TaskListFilter): FilterQuery<Task> {
@@ -136,13 +148,15 @@ export class TaskRepository {
    * One page of tasks in queue order (priority, then age, then insertion order: unique), from
    * `offset` matches in or after the task whose `placeOf` is `after` (keyset: through the order
    * index however deep), the count of all matches, read from the trigger-kept task_status_counts
-   * (its keys are exactly the filter's columns), and whether more follow.
+   * (its keys are exactly the filter's columns), and whether more follow. With `checkProject`,
+   * also whether the filter's project exists. One statement: the page is left-joined to a row
+   * of the counts, as each statement is a round trip on PostgreSQL.
    */
   async list(
     filter: TaskListFilter,
     limit: number,
-    options: { count?: boolean; offset?: number; after?: TaskPlace } = {},
-  ): Promise<{ tasks: TaskSummaryRow[]; total: number; more: boolean }> {
+    options: { count?: boolean; offset?: number; after?: TaskPlace; checkProject?: boolean } = {},
+  ): Promise<{ tasks: TaskSummaryRow[]; total: number; more: boolean; projectFound: boolean }> {
     const conditions: string[] = [];
     const params: unknown[] = [];
     if (filter.projectId) {
@@ -160,37 +174,57 @@ export class TaskRepository {
     const order = `priority, created_at, ${seq}`;
     const columns = `id, project_id, title, status, priority, assigned_agent, created_at, ${seq} as seq`;
     const page = options.after
-      ? conn.execute<TaskListRow[]>(
-          `select ${columns} from tasks ${where ? `${where} and` : 'where'} (${order}) > (?, ?, ?) order by ${order} limit ?`,
-          [...params, options.after.priority, options.after.createdAt, options.after.seq, limit + 1],
-        )
-      : conn.execute<TaskListRow[]>(
+      ? {
+          sql: `select ${columns} from tasks ${where ? `${where} and` : 'where'} (${order}) > (?, ?, ?) order by ${order} limit ?`,
+          params: [...params, options.after.priority, options.after.createdAt, options.after.seq, limit + 1],
+        }
+      : {
           // The page's rowids come from an index-only walk (each SQLite order index ends in the rowid),
           // so a deep offset skips index entries instead of reading and discarding whole rows.
-          `select ${columns} from tasks
-            where ${key} in (select ${key} from tasks ${where} order by ${order} limit ? offset ?)
-            order by ${order}`,
-          [...params, limit + 1, options.offset ?? 0],
-        );
-    const [rows, counts] = await Promise.all([
-      page,
-      options.count === false
-        ? Promise.resolve([{ n: -1 }])
-        : conn.execute<Array<{ n: number }>>(`select coalesce(sum(n), 0) as n from task_status_counts ${where}`, params),
-    ]);
+          sql: `select ${columns} from tasks
+                 where ${key} in (select ${key} from tasks ${where} order by ${order} limit ? offset ?)`,
+          params: [...params, limit + 1, options.offset ?? 0],
+        };
+    const counted = options.count !== false;
+    const checked = options.checkProject === true && filter.projectId !== undefined;
+    const rows = await conn.execute<Array<Partial<TaskListRow> & { total: number | string; project_found: number | string }>>(
+      `select c.total, c.project_found, p.* from
+         (select ${counted ? `(select coalesce(sum(n), 0) from task_status_counts ${where})` : '-1'} as total,
+                 ${checked ? '(select count(*) from projects where id = ?)' : '1'} as project_found) c
+         left join (${page.sql}) p on 1 = 1
+        order by p.priority, p.created_at, p.seq`,
+      [...(counted ? params : []), ...(checked ? [filter.projectId] : []), ...page.params],
+    );
+    const found = rows.filter((r): r is TaskListRow & { total: number; project_found: number } => r.id != null);
     return {
-      tasks: rows.slice(0, limit).map((r) => ({
-        id: r.id,
-        projectId: r.project_id,
-        title: r.title,
-        status: r.status,
-        priority: Number(r.priority),
-        assignedAgent: r.assigned_agent ?? null,
-        place: { priority: Number(r.priority), createdAt: Number(r.created_at), seq: Number(r.seq) },
-      })),
-      total: Number(counts[0]?.n ?? 0),
-      more: rows.length > limit,
+      tasks: found.slice(0, limit).map(toSummaryRow),
+      total: Number(rows[0]?.total ?? 0),
+      more: found.length > limit,
+      projectFound: Number(rows[0]?.project_found ?? 0) > 0,
     };
+  }
+
+  /**
+   * The first `limits[status]` tasks of each status in queue order, in one statement (a union of
+   * one index range per status), for overviews that show a few of several statuses.
+   */
+  async firstInStatuses(limits: Partial<Record<TaskStatus, number>>): Promise<Partial<Record<TaskStatus, TaskSummaryRow[]>>> {
+    const wanted = Object.entries(limits) as Array<[TaskStatus, number]>;
+    if (wanted.length === 0) return {};
+    const conn = this.em().getConnection();
+    const seq = dialectOf(conn).taskInsertionOrder;
+    const order = `priority, created_at, ${seq}`;
+    const columns = `id, project_id, title, status, priority, assigned_agent, created_at, ${seq} as seq`;
+    const rows = await conn.execute<TaskListRow[]>(
+      `${wanted
+        .map((_, i) => `select * from (select ${columns} from tasks where status = ? order by ${order} limit ?) s${i}`)
+        .join(' union all ')}
+       order by priority, created_at, seq`,
+      wanted.flat(),
+    );
+    const result: Partial<Record<TaskStatus, TaskSummaryRow[]>> = Object.fromEntries(wanted.map(([status]) => [status, []]));
+    for (const row of rows) result[row.status]?.push(toSummaryRow(row));
+    return result;
   }
 
   /** Task counts per status, from the trigger-maintained task_status_counts table. */
@@ -373,6 +407,11 @@ export class TaskRepository {
     page: { limit: number; offset: number },
   ): Promise<{ tasks: Array<{ id: string; title: string }>; total: number }> {
     return blockedHoldingUp(this.em().getConnection(), projectId, page);
+  }
+
+  /** A project's page of chains, each with its `shown` nearest stuck tasks, in one statement (see stuck-chains.ts). */
+  async projectStuckChains(projectId: string, page: { limit: number; offset: number }, shown: number): Promise<ProjectStuckChains> {
+    return projectStuckChains(this.em().getConnection(), projectId, page, shown);
   }
 
   /** The task working on `branch` in a project, if any (newest first). */

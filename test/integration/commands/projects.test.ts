@@ -26,6 +26,19 @@ describe('project commands', () => {
     expect(events.map((e) => e.type)).toEqual(['project_created']);
   });
 
+  it('totals list_projects on every page: full, short, past the end, and empty', async () => {
+    expect(await rt.exec('list_projects')).toEqual({ projects: [], total: 0, next_offset: null });
+    for (const name of ['a', 'b', 'c']) await rt.exec('create_project', { name });
+    const ids = async (args: Record<string, number>) => {
+      const page = (await rt.exec('list_projects', args)) as { projects: Array<{ id: string }>; total: number; next_offset: number | null };
+      return { ids: page.projects.map((p) => p.id), total: page.total, next_offset: page.next_offset };
+    };
+    expect(await ids({ limit: 2 })).toEqual({ ids: ['a', 'b'], total: 3, next_offset: 2 });
+    expect(await ids({ limit: 2, offset: 2 })).toEqual({ ids: ['c'], total: 3, next_offset: null });
+    expect(await ids({ limit: 3 })).toEqual({ ids: ['a', 'b', 'c'], total: 3, next_offset: null });
+    expect(await ids({ offset: 5 })).toEqual({ ids: [], total: 3, next_offset: null });
+  });
+
   it('takes auto_create_channels from the config when absent and from the argument when given', async () => {
     const withConfig = await makeTestRuntime({ AQ_AUTO_CREATE_CHANNELS: 'true' });
     try {

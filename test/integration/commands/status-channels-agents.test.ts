@@ -1,6 +1,8 @@
 // @database-dependent: status counts, channels and agents are read back through SQL.
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 import { putTask } from '../../support/task-fixtures';
+import { FORGE_READINESS_KEY } from '../../../src/orchestrator/forge-readiness';
+import { slackFeatureKey } from '../../../src/db/slack-features';
 
 describe('status, channels and agents', () => {
   let rt: TestRuntime;
@@ -167,6 +169,38 @@ describe('status, channels and agents', () => {
     });
     expect(tasks.ready_to_work[19].title).toBe('t5');
     expect((await rt.exec('get_status')).orchestrator_paused).toBe(false);
+  });
+
+  it('reads the stored flags, answers and counts of get_status together, each where it belongs', async () => {
+    await rt.db.state.set(FORGE_READINESS_KEY, { github: 'ready', gitlab: 'missing', checked_at: '2026-11-26T07:00:00.000Z' });
+    const refused = { mode: 'fallback', method: 'chat.startStream', slack_error: 'not_allowed', since: '2026-11-26T07:00:00.000Z' };
+    await rt.db.state.set(slackFeatureKey('streaming'), refused);
+    await rt.db.reconciliation.countRepairs(3);
+    await rt.exec('orchestrator_control', { action: 'pause' });
+    await rt.exec('create_project', { name: 'beta' });
+    const slow = (await rt.exec('create_task', { project_id: 'beta', title: 'Slow', description: 'd', priority: 9 })).created as string;
+    const fast = (await rt.exec('create_task', { project_id: 'alpha', title: 'Fast', description: 'd', priority: 1 })).created as string;
+    await rt.exec('create_task', { project_id: 'beta', title: 'Queued', description: 'd', priority: 5 });
+    await putTask(rt.db, slow, 'IN_PROGRESS');
+    await putTask(rt.db, fast, 'IN_PROGRESS');
+    const status = await rt.exec('get_status');
+    expect(status).toMatchObject({
+      projects: 2,
+      orchestrator_paused: true,
+      repairs: 3,
+      forges: { github: 'ready', gitlab: 'missing', checked_at: '2026-11-26T07:00:00.000Z' },
+      slack_features: { streaming: refused },
+      tasks: {
+        total: 3,
+        by_status: { IN_PROGRESS: 2, READY: 1 },
+        in_progress: [
+          { id: fast, title: 'Fast', project_id: 'alpha', assigned_agent: null },
+          { id: slow, title: 'Slow', project_id: 'beta', assigned_agent: null },
+        ],
+        ready_to_work: [{ id: expect.any(String), title: 'Queued', project_id: 'beta', waiting_code: 'no_daemon' }],
+      },
+      not_starting: [{ project_id: 'beta', ready: 1, code: 'no_daemon' }],
+    });
   });
 
   it('names the missing field for channel commands', async () => {

@@ -1,6 +1,7 @@
 // @database-dependent: chains are read with recursive queries over task_dependencies.
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 import { putTask } from '../../support/task-fixtures';
+import { CHAIN_DOWNSTREAM_SHOWN } from '../../../src/commands/task-dependencies';
 
 describe('dependencies, skip, stop and chain health', () => {
   let rt: TestRuntime;
@@ -265,6 +266,50 @@ describe('dependencies, skip, stop and chain health', () => {
     expect(byRoot).toEqual({ [a.created]: [b.created, z.created], [x.created]: [y.created, z.created] });
     expect(await rt.exec('get_chain_health', { project_id: 'ghost' })).toEqual({ error: "Project 'ghost' not found." });
     expect(await rt.exec('get_chain_health')).toEqual({ project_id: null, stuck_chains: [], total_stuck_chains: 0, next_offset: null });
+  });
+
+  it('shows the nearest stuck tasks of a chain longer than the shown limit, and counts them all', async () => {
+    // Two blocked roots (queue order: priority 1, then 2); the first holds a chain of 25 with a
+    // COMPLETED task in it, which the count skips and the walk goes through.
+    const root = await rt.db.tasks.create({ projectId: 'alpha', title: 'root', description: 'd', priority: 1, status: 'BLOCKED' });
+    const chain: string[] = [];
+    for (let i = 0; i < CHAIN_DOWNSTREAM_SHOWN + 5; i++) {
+      const upstream = chain.at(-1) ?? root.id;
+      const status = i === 3 ? 'COMPLETED' : 'DEFINED';
+      chain.push((await rt.db.tasks.create({ projectId: 'alpha', title: `c${i}`, description: 'd', status }, [upstream])).id);
+    }
+    const second = await rt.db.tasks.create({ projectId: 'alpha', title: 'second', description: 'd', priority: 2, status: 'BLOCKED' });
+    const behind = await rt.db.tasks.create({ projectId: 'alpha', title: 'behind', description: 'd', status: 'DEFINED' }, [second.id]);
+    const stuck = chain.filter((_, i) => i !== 3);
+
+    const first = await rt.exec('get_chain_health', { project_id: 'alpha', limit: 1 });
+    expect(first).toEqual({
+      project_id: 'alpha',
+      stuck_chains: [
+        {
+          blocked_task: { id: root.id, title: 'root' },
+          stuck_downstream: stuck.slice(0, CHAIN_DOWNSTREAM_SHOWN).map((id) => ({ id, title: `c${chain.indexOf(id)}` })),
+          stuck_count: CHAIN_DOWNSTREAM_SHOWN + 4,
+        },
+      ],
+      total_stuck_chains: 2,
+      next_offset: 1,
+    });
+    expect((await rt.exec('get_chain_health', { task_id: root.id, limit: 100 })).stuck_count).toBe(CHAIN_DOWNSTREAM_SHOWN + 4);
+    expect(await rt.exec('get_chain_health', { project_id: 'alpha', limit: 1, offset: 1 })).toEqual({
+      project_id: 'alpha',
+      stuck_chains: [
+        { blocked_task: { id: second.id, title: 'second' }, stuck_downstream: [{ id: behind.id, title: 'behind' }], stuck_count: 1 },
+      ],
+      total_stuck_chains: 2,
+      next_offset: null,
+    });
+    expect(await rt.exec('get_chain_health', { project_id: 'alpha', offset: 2 })).toEqual({
+      project_id: 'alpha',
+      stuck_chains: [],
+      total_stuck_chains: 2,
+      next_offset: null,
+    });
   });
 
   it('returns the newest task result with snake_case keys', async () => {

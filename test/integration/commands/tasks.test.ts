@@ -138,6 +138,14 @@ describe('task commands', () => {
     expect(awaiting).toEqual({ tasks: [expect.objectContaining({ id: a.created })], total: 1, next_offset: null, next_cursor: null });
     expect(await rt.exec('get_task', { task_id: a.created })).toMatchObject({ pr_url: 'https://example.test/pr/1' });
     expect(await rt.exec('list_tasks', { project_id: 'ghost' })).toEqual({ error: "Project 'ghost' not found." });
+    expect(await rt.exec('list_tasks', { project_id: 'ghost', cursor: 'not-a-cursor' })).toEqual({ error: "Project 'ghost' not found." });
+    await rt.exec('create_project', { name: 'empty' });
+    expect(await rt.exec('list_tasks', { project_id: 'empty', status: 'READY' })).toEqual({
+      tasks: [],
+      total: 0,
+      next_offset: null,
+      next_cursor: null,
+    });
   });
 
   it('records forced status changes and refuses unknown statuses', async () => {
