@@ -113,6 +113,8 @@ describe('the project cap under concurrent claims', () => {
     expect(runs).toHaveLength(16);
     expect(new Set(runs.map((r) => r.taskId)).size).toBe(16);
     expect(runs.every((r) => r.outcome === 'COMPLETED')).toBe(true);
+    // The counts the connections wrote side by side (on PostgreSQL, each on stripes of its own) add up.
+    expect(await rt.db.tasks.countByStatus('web')).toEqual({ COMPLETED: 16 });
   });
 
   /** Its agent starts, then `then` ends the run. */
