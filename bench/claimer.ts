@@ -7,7 +7,7 @@ import { claimLaunch } from '../src/orchestrator/task-moves';
  * One claimer process of the fleet bench (fleet-bench.ts starts eight): for `ms` milliseconds it
  * claims a READY task among the first few in queue order with its one agent and workspace, runs
  * it instantly (AGENT_STARTED, AGENT_COMPLETED through the run's fenced moves) and frees both,
- * then claims again. Prints `{claims, refused, ms}` as JSON.
+ * then claims again. Prints `{claims, refused, ms, cpuMs}` as JSON (cpuMs: this process's CPU over the loop).
  */
 async function main(): Promise<void> {
   const [target, worker, ms] = [JSON.parse(process.argv[2]) as DatabaseTarget, process.argv[3], Number(process.argv[4])];
@@ -17,6 +17,7 @@ async function main(): Promise<void> {
   let claims = 0;
   let refused = 0;
   const start = Date.now();
+  const cpu = process.cpuUsage();
   const end = start + ms;
   try {
     while (Date.now() < end) {
@@ -49,7 +50,8 @@ async function main(): Promise<void> {
   } finally {
     await db.close();
   }
-  process.stdout.write(`${JSON.stringify({ claims, refused, ms: Date.now() - start })}\n`);
+  const used = process.cpuUsage(cpu);
+  process.stdout.write(`${JSON.stringify({ claims, refused, ms: Date.now() - start, cpuMs: (used.user + used.system) / 1000 })}\n`);
 }
 
 main().catch((err) => {

@@ -89,10 +89,11 @@ export async function claimRate(): Promise<BenchRow[]> {
       ),
     );
     const seconds = (performance.now() - started) / 1000;
-    const results = outputs.map((o) => JSON.parse(o.stdout) as { claims: number; refused: number; ms: number });
+    const results = outputs.map((o) => JSON.parse(o.stdout) as { claims: number; refused: number; ms: number; cpuMs: number });
     const window = Math.max(...results.map((r) => r.ms)) / 1000;
     const claims = results.reduce((n, r) => n + r.claims, 0);
     const refused = results.reduce((n, r) => n + r.refused, 0);
+    const cpuMs = results.reduce((n, r) => n + r.cpuMs, 0);
     const connection = rt.db.em().getConnection();
     const doubles = (await connection.execute('select task_id from task_runs group by task_id having count(*) > 1')) as unknown[];
     const completed = (await connection.execute("select count(*) as n from tasks where status = 'COMPLETED'")) as Array<{ n: number }>;
@@ -103,7 +104,7 @@ export async function claimRate(): Promise<BenchRow[]> {
       {
         name: `claims/s, ${CLAIMERS} claimer processes (${config.database.dialect})`,
         value: `${(claims / window).toFixed(0)} claims/s`,
-        note: `${claims} claims, each with its instant run, in ${window.toFixed(1)} s (${seconds.toFixed(1)} s with process starts); ${refused} lost races; 0 tasks claimed twice (task_runs), all ${claims} COMPLETED`,
+        note: `${claims} claims, each with its instant run, in ${window.toFixed(1)} s (${seconds.toFixed(1)} s with process starts); ${refused} lost races; 0 tasks claimed twice (task_runs), all ${claims} COMPLETED; the claimers' own CPU: ${(cpuMs / Math.max(1, claims)).toFixed(0)} ms per claim, ${(cpuMs / 1000 / window).toFixed(2)} cores`,
       },
     ];
   } finally {

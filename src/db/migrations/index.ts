@@ -24,6 +24,8 @@ import { Migration20261125200600 } from './Migration20261125200600_agent_backend
 import { Migration20261125200700 } from './Migration20261125200700_automations';
 import { Migration20261126021500 } from './Migration20261126021500_intake_source_threads';
 import { Migration20261126040000 } from './Migration20261126040000_log_keyset_order';
+import { Migration20261126070000 } from './Migration20261126070000_claim_slots';
+import { Migration20261126070100 } from './Migration20261126070100_claim_slots_count_stripes';
 
 /** Every migration, oldest first. Add a new file and list it here; never edit a shipped one. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -52,4 +54,6 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261125200700_automations', class: Migration20261125200700 },
   { name: 'Migration20261126021500_intake_source_threads', class: Migration20261126021500 },
   { name: 'Migration20261126040000_log_keyset_order', class: Migration20261126040000 },
+  { name: 'Migration20261126070000_claim_slots', class: Migration20261126070000 },
+  { name: 'Migration20261126070100_claim_slots_count_stripes', class: Migration20261126070100 },
 ];

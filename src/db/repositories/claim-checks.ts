@@ -22,10 +22,12 @@ async function rows<T>(tx: SqlEntityManager, sql: string, params: unknown[]): Pr
 }
 
 /**
- * The scheduler's rules, read again inside the claim's transaction: on SQLite after the claim's
- * first write took the database's one write lock, on PostgreSQL after the project's row is locked
- * (FOR NO KEY UPDATE), so no other claim can change what is read here before this one commits.
- * One statement, so a claim pays one round trip for all of them. Null when the task may start.
+ * The scheduler's rules, read again inside the claim's transaction. On SQLite the claim's first
+ * write took the database's one write lock, so no other claim can change what is read here
+ * before this one commits. On PostgreSQL they are read as committed, without a lock: the project's
+ * cap is held by its slots (project_slots, taken last in the claim), and the count of running
+ * tasks here only turns away early a claim that would find no free slot. One statement, so a
+ * claim pays one round trip for all of them. Null when the task may start.
  */
 export async function fleetRefusal(tx: SqlEntityManager, taskId: string, agentId: string, now: Date): Promise<FleetRefusal | null> {
   const at = now.getTime();

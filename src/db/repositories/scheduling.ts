@@ -125,10 +125,10 @@ export class SchedulingRepository {
     return byProject;
   }
 
-  /** READY tasks per project (those that have any), from the trigger-maintained counts table. */
+  /** READY tasks per project (those that have any), from the trigger-maintained counts table (summed over its stripes). */
   async readyCounts(): Promise<Record<string, number>> {
     const rows = await this.query<{ project_id: string; n: number }>(
-      "select project_id, n from task_status_counts where status = 'READY' and n > 0",
+      "select project_id, sum(n) as n from task_status_counts where status = 'READY' group by project_id having sum(n) > 0",
     );
     return Object.fromEntries(rows.map((r) => [r.project_id, Number(r.n)]));
   }

@@ -38,6 +38,24 @@ const LOCK_WORKSPACE = `update workspaces set locked_by_task_id = ?, locked_by_a
                        and other.locked_by_task_id is not null)`;
 
 /**
+ * Binds a free slot of the project to the run (PostgreSQL): the last lock a claim takes, passed
+ * over when another claim holds it, so a claim never waits here and holds nothing it waits for
+ * after. No free slot: the project is at its cap. The read of the running tasks in fleetRefusal
+ * turns most such claims away earlier; this is what holds under concurrent claims.
+ */
+async function takeSlot(tx: SqlEntityManager, projectId: string, runId: string): Promise<void> {
+  const taken = await changes(
+    tx,
+    `update project_slots set run_id = ?
+      where (project_id, slot) = (select project_id, slot from project_slots
+                                   where project_id = ? and run_id is null and not retired
+                                   limit 1 for update skip locked)`,
+    [runId, projectId],
+  );
+  if (taken === 0) throw new Refused('project_full');
+}
+
+/**
  * The writes that start and end an agent run. Each is compare-and-set in one transaction, so
  * two processes (or two loops) can never launch the same task, share a workspace, or double-book
  * an agent.
@@ -53,12 +71,13 @@ export class TaskRunRepository {
   /**
    * Workspace lock + the fleet's rules read again + task READY→ASSIGNED + agent IDLE→BUSY + the
    * claim (claimed_by, lease) and its run record, all or nothing. On PostgreSQL the task row is
-   * taken with FOR UPDATE SKIP LOCKED (a task another claimer holds is passed over at once) and
-   * the project row is locked (FOR NO KEY UPDATE) so its concurrency cap is counted by one
-   * claimer at a time, and the rest follows LOCK-ORDER.md; on SQLite the first statement is a
-   * write, which takes the database's single write lock, so the reads after it are
-   * compare-and-set with the writes. Retried whole when it loses a race (retrying-transaction.ts). `assign` makes the task's move (the
-   * state machine, on this transaction). Returns null on success or why it was refused.
+   * taken with FOR UPDATE SKIP LOCKED (a task another claimer holds is passed over at once), and
+   * last a free slot of its project (project_slots, SKIP LOCKED too): the slots are the project's
+   * concurrency cap, so claims of one project never wait for each other; the rest follows
+   * LOCK-ORDER.md. On SQLite the first statement is a write, which takes the database's single
+   * write lock, so the reads after it (the cap among them) are compare-and-set with the writes.
+   * Retried whole when it loses a race (retrying-transaction.ts). `assign` makes the task's move
+   * (the state machine, on this transaction). Returns null on success or why it was refused.
    */
   async claimLaunch(input: LaunchClaim, assign: (tx: SqlEntityManager) => Promise<boolean>): Promise<LaunchRefusal | null> {
     const workerId = input.workerId ?? null;
@@ -67,22 +86,19 @@ export class TaskRunRepository {
         const tx = em as SqlEntityManager;
         const now = input.clock?.() ?? new Date();
         const pg = isPostgres(tx);
+        let projectId = '';
         const lockWorkspace = async () => {
           if ((await changes(tx, LOCK_WORKSPACE, [input.taskId, input.agentId, now.getTime(), input.workspaceId])) === 0) {
             throw new Refused('workspace_busy');
           }
         };
         if (pg) {
-          // One round trip for both locks, in LOCK-ORDER.md's order: the task, passed over when
-          // another claimer holds it, then its project. NO KEY UPDATE: claims of one project take
-          // turns, yet the foreign-key checks of other transactions moving its tasks (FOR KEY
-          // SHARE) are not held up.
-          const free = await tx.execute(
-            `select t.id from tasks t join projects p on p.id = t.project_id where t.id = ? and t.status = 'READY'
-               for update of t skip locked for no key update of p`,
-            [input.taskId],
-          );
+          // The task, passed over when another claimer holds it (LOCK-ORDER.md, 1).
+          const free = await tx.execute(`select id, project_id from tasks where id = ? and status = 'READY' for update skip locked`, [
+            input.taskId,
+          ]);
           if ((free as unknown[]).length === 0) throw new Refused('task_not_ready');
+          projectId = String((free as Array<{ project_id: string }>)[0].project_id);
         } else {
           // SQLite: a write first takes the database's one write lock, so the reads below are current.
           await lockWorkspace();
@@ -118,7 +134,10 @@ export class TaskRunRepository {
           [input.taskId, now.getTime(), input.agentId],
         );
         if (agent === 0) throw new Refused('agent_not_idle');
-        if (pg) await lockWorkspace();
+        if (pg) {
+          await lockWorkspace();
+          await takeSlot(tx, projectId, input.runId);
+        }
       });
       return null;
     } catch (err) {

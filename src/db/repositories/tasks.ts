@@ -231,7 +231,9 @@ export class TaskRepository {
   async countByStatus(projectId?: string): Promise<Record<string, number>> {
     const conn = this.em().getConnection();
     const rows: Array<{ status: string; n: number }> = projectId
-      ? await conn.execute('select status, n from task_status_counts where project_id = ? and n > 0', [projectId])
+      ? await conn.execute('select status, sum(n) as n from task_status_counts where project_id = ? group by status having sum(n) > 0', [
+          projectId,
+        ])
       : await conn.execute('select status, sum(n) as n from task_status_counts group by status having sum(n) > 0');
     return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
   }
