@@ -22,6 +22,8 @@ interface SummaryRow {
 }
 
 /**
+ * (On PostgreSQL a status's count is spread over several rows, so it is always summed.)
+ *
  * get_status reads a count of projects, the per-status and per-project READY counts the
  * triggers keep, the repairs count and a few `system_state` rows: each a tiny read, so on
  * PostgreSQL the round trip, not the reading, is their cost. They come back as the rows of one
@@ -41,7 +43,7 @@ export class StatusSummaryRepository {
          union all
          select 'status', status, null, sum(n) from task_status_counts group by status having sum(n) > 0
          union all
-         select 'ready', project_id, null, n from task_status_counts where status = 'READY' and n > 0
+         select 'ready', project_id, null, sum(n) from task_status_counts where status = 'READY' group by project_id having sum(n) > 0
          union all
          select 'projects', '', null, count(*) from projects
          union all
