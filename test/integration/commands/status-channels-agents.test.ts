@@ -3,6 +3,7 @@ import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 import { putTask } from '../../support/task-fixtures';
 import { FORGE_READINESS_KEY } from '../../../src/orchestrator/forge-readiness';
 import { slackFeatureKey } from '../../../src/db/slack-features';
+import { onPostgres } from '../../support/postgres-databases';
 
 describe('status, channels and agents', () => {
   let rt: TestRuntime;
@@ -200,6 +201,25 @@ describe('status, channels and agents', () => {
         ready_to_work: [{ id: expect.any(String), title: 'Queued', project_id: 'beta', waiting_code: 'no_daemon' }],
       },
       not_starting: [{ project_id: 'beta', ready: 1, code: 'no_daemon' }],
+    });
+  });
+
+  it('sums a status count spread over several rows (PostgreSQL keeps it in stripes per connection)', async () => {
+    await rt.exec('orchestrator_control', { action: 'pause' });
+    await rt.exec('create_project', { name: 'beta' });
+    for (let i = 0; i < 4; i++) await rt.exec('create_task', { project_id: 'beta', title: `b${i}`, description: 'd' });
+    if (onPostgres()) {
+      // Three of the four READY tasks moved to another connection's stripe: the sum stays 4.
+      const conn = rt.db.em().getConnection();
+      await conn.execute("update task_status_counts set n = n - 3 where project_id = 'beta' and status = 'READY'");
+      await conn.execute(
+        `insert into task_status_counts (project_id, status, stripe, n) values ('beta', 'READY', 15, 3)
+           on conflict (project_id, status, stripe) do update set n = task_status_counts.n + 3`,
+      );
+    }
+    expect(await rt.exec('get_status')).toMatchObject({
+      tasks: { total: 4, by_status: { READY: 4 } },
+      not_starting: [{ project_id: 'beta', ready: 4, code: 'no_daemon' }],
     });
   });
 
