@@ -5,6 +5,7 @@ import type { AnyCommand } from '../../src/commands/catalog';
 import { FakeSlack } from './fake-slack';
 import { makeTempDir } from './tmp';
 import { createTestDatabase, onPostgres } from './postgres-databases';
+import { copyMigratedSqlite } from './sqlite-template';
 
 export interface TestApp {
   slack: FakeSlack;
@@ -41,6 +42,8 @@ export async function startTestApp(
     ...(database && { DATABASE_URL: database.url }),
     ...env,
   });
+  // A copy of the run's migrated SQLite file, as makeTestRuntime starts from (sqlite-template.ts).
+  if (config.database.dialect === 'sqlite') await copyMigratedSqlite(config.database.path);
   const start = () =>
     startApp(config, {
       port: 0,
