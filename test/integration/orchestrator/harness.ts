@@ -123,7 +123,9 @@ export async function makeHarness(
       await rt.startDaemon({
         adapters: { claude: adapter },
         git: new GitManagerTaskGit(new GitManager()),
-        intervalMs: 100,
+        // The fallback poll only: every event and every run's end kick a pass at once. An idle pass
+        // every 100 ms cost a quarter of a core for as long as a test ran.
+        intervalMs: 500,
         progressIntervalMs: 20,
         log: () => undefined,
         ...extra,
