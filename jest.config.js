@@ -109,6 +109,13 @@ module.exports = {
   workerIdleMemoryLimit: '300MB',
   projects: [
     { ...shared, displayName: 'sqlite', testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', ...POSTGRES_ONLY] },
-    { ...shared, displayName: 'postgresql', testMatch: postgresSuites(), setupFiles: ['<rootDir>/test/support/postgres-env.ts'] },
+    {
+      ...shared,
+      displayName: 'postgresql',
+      testMatch: postgresSuites(),
+      // Jest runs a project's global setup only when the run has a suite of that project.
+      globalSetup: '<rootDir>/test/support/postgres-global-setup.ts',
+      setupFiles: ['<rootDir>/test/support/postgres-env.ts'],
+    },
   ],
 };

@@ -6,6 +6,7 @@ import type { ProcessController } from '../../src/orchestrator/port';
 import { makeTempDir } from './tmp';
 import { createTestDatabase, onPostgres } from './postgres-databases';
 import { copyMigratedSqlite } from './sqlite-template';
+import { wakeWaits } from './wake';
 
 /** Records what restart_daemon / update_and_restart asked of the process, instead of doing it. */
 export class RecordingProcessController implements ProcessController {
@@ -55,6 +56,7 @@ export async function makeTestRuntime(env: Record<string, string> = {}, options:
     },
     ...options,
   });
+  runtime.events.subscribe(() => wakeWaits());
   return {
     ...runtime,
     home: tmp.dir,

@@ -5,6 +5,8 @@ import type { AnyCommand } from '../../src/commands/catalog';
 import { FakeSlack } from './fake-slack';
 import { makeTempDir } from './tmp';
 import { createTestDatabase, onPostgres } from './postgres-databases';
+import { copyMigratedSqlite } from './sqlite-template';
+import { wakeWaits } from './wake';
 
 export interface TestApp {
   slack: FakeSlack;
@@ -41,8 +43,10 @@ export async function startTestApp(
     ...(database && { DATABASE_URL: database.url }),
     ...env,
   });
-  const start = () =>
-    startApp(config, {
+  // A copy of the run's migrated SQLite file, as makeTestRuntime starts from (sqlite-template.ts).
+  if (config.database.dialect === 'sqlite') await copyMigratedSqlite(config.database.path);
+  const start = async () => {
+    const started = await startApp(config, {
       port: 0,
       host: '127.0.0.1',
       logLevel: LogLevel.ERROR,
@@ -50,6 +54,9 @@ export async function startTestApp(
       daemon: options.daemon ?? false,
       ...(options.commands && { commands: options.commands }),
     });
+    started.runtime.events.subscribe(() => wakeWaits());
+    return started;
+  };
   const started = await start();
   const app: TestApp = {
     slack,

@@ -50,91 +50,83 @@ describe('orchestrator with the real Claude Code CLI (e2e)', () => {
     });
   }
 
-  it('READY → IN_PROGRESS → COMPLETED: the file is committed on the task branch, merged to origin, tokens recorded', async () => {
-    const file = path.join(h.workspace, 'hello.txt');
-    fake.enqueue(
-      {
-        toolUses: [{ name: 'Write', input: { file_path: file, content: 'hello from the agent\n' } }],
-        usage: { input_tokens: 200, output_tokens: 30, cache_read_input_tokens: 50, cache_creation_input_tokens: 20 },
-      },
-      {
-        text: 'Created hello.txt.',
-        usage: { input_tokens: 300, output_tokens: 12, cache_read_input_tokens: 60, cache_creation_input_tokens: 0 },
-      },
-    );
-    const started = Date.now();
-    await startWithClaude();
-    const id = await h.task('Say hello');
-    await h.waitStatus(id, 'IN_PROGRESS', 30_000);
-    await h.waitStatus(id, 'COMPLETED', 60_000);
-    timings.completed = Date.now() - started;
-
-    const task = await h.rt.db.tasks.get(id);
-    expect(task!.branchName).toBe(`${id}/say-hello`);
-    expect(await gitOut(h.origin, 'show', 'main:hello.txt')).toBe('hello from the agent');
-    expect(await gitOut(h.origin, 'log', '--format=%s', `main`, '-1', '--', 'hello.txt')).toBe('agent: Say hello');
-    // The commit was made on the task branch (merged by fast-forward or merge commit).
-    expect(
-      await gitOut(
-        h.workspace,
-        'branch',
-        '--contains',
-        await gitOut(h.origin, 'rev-list', '-1', 'main', '--', 'hello.txt'),
-        '--format=%(refname:short)',
-      ),
-    ).toContain(task!.branchName!);
-
-    const [usage] = await h.rt.db.em().getConnection().execute('select * from token_usage where task_id = ?', [id]);
-    expect(usage).toMatchObject({
-      source: 'agent',
-      input_tokens: 500,
-      output_tokens: 42,
-      cache_read_tokens: 110,
-      cache_creation_tokens: 20,
-      tokens: 672,
-    });
-    const result = await h.rt.db.taskResults.latest(id);
-    expect(result).toMatchObject({ result: 'COMPLETED', summary: 'Created hello.txt.', tokensUsed: 672 });
-    expect(result!.sessionId).toEqual(expect.any(String));
-
-    expect(h.eventsOf('task_started', id)[0].payload).toMatchObject({
-      title: 'Say hello',
-      agent_id: 'agent-0',
-      branch: task!.branchName,
-      workspace_path: h.workspace,
-    });
-    const completed = await waitFor(async () => h.eventsOf('task_completed', id)[0]);
-    expect(completed.payload).toMatchObject({
-      title: 'Say hello',
-      summary: 'Created hello.txt.',
-      tokens: 672,
-      branch: task!.branchName,
-      merged: true,
-    });
-    expect(Number(completed.payload.cost_usd)).toBeGreaterThan(0);
-    expect(
-      h
-        .eventsOf('task_progress', id)
-        .map((e) => String(e.payload.text))
-        .join('\n'),
-    ).toContain('Write · hello.txt');
-    // The CLI got our prompt, with the execution rules.
-    expect(JSON.stringify(fake.requests[0].body.messages)).toContain('Do NOT push');
-  });
-
-  it('reports the run in Slack: a message per task, then its progress and outcome in that thread', async () => {
+  it('READY → IN_PROGRESS → COMPLETED: the file is committed on the task branch, merged to origin, tokens recorded; Slack has a message for the task, then its progress and outcome in that thread', async () => {
+    // One CLI run serves both: what the orchestrator records, and what the notifier posts of it.
     const slack = await FakeSlack.start();
     const notifier = new SlackNotifier(h.rt, new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } }));
     const stop = notifier.start();
     try {
       await h.rt.exec('set_project_channel', { project_id: 'proj', channel_id: 'CPROJ' });
+      const file = path.join(h.workspace, 'hello.txt');
       fake.enqueue(
-        { toolUses: [{ name: 'Write', input: { file_path: path.join(h.workspace, 'notes.txt'), content: 'noted\n' } }] },
-        { text: 'Wrote **notes.txt**.' },
+        {
+          toolUses: [{ name: 'Write', input: { file_path: file, content: 'hello from the agent\n' } }],
+          usage: { input_tokens: 200, output_tokens: 30, cache_read_input_tokens: 50, cache_creation_input_tokens: 20 },
+        },
+        {
+          text: 'Created **hello.txt**.',
+          usage: { input_tokens: 300, output_tokens: 12, cache_read_input_tokens: 60, cache_creation_input_tokens: 0 },
+        },
       );
+      const started = Date.now();
       await startWithClaude();
-      const id = await h.task('Write notes');
+      const id = await h.task('Say hello');
+      await h.waitStatus(id, 'IN_PROGRESS', 30_000);
       await h.waitStatus(id, 'COMPLETED', 60_000);
+      timings.completed = Date.now() - started;
+
+      const task = await h.rt.db.tasks.get(id);
+      expect(task!.branchName).toBe(`${id}/say-hello`);
+      expect(await gitOut(h.origin, 'show', 'main:hello.txt')).toBe('hello from the agent');
+      expect(await gitOut(h.origin, 'log', '--format=%s', `main`, '-1', '--', 'hello.txt')).toBe('agent: Say hello');
+      // The commit was made on the task branch (merged by fast-forward or merge commit).
+      expect(
+        await gitOut(
+          h.workspace,
+          'branch',
+          '--contains',
+          await gitOut(h.origin, 'rev-list', '-1', 'main', '--', 'hello.txt'),
+          '--format=%(refname:short)',
+        ),
+      ).toContain(task!.branchName!);
+
+      const [usage] = await h.rt.db.em().getConnection().execute('select * from token_usage where task_id = ?', [id]);
+      expect(usage).toMatchObject({
+        source: 'agent',
+        input_tokens: 500,
+        output_tokens: 42,
+        cache_read_tokens: 110,
+        cache_creation_tokens: 20,
+        tokens: 672,
+      });
+      const result = await h.rt.db.taskResults.latest(id);
+      expect(result).toMatchObject({ result: 'COMPLETED', summary: 'Created **hello.txt**.', tokensUsed: 672 });
+      expect(result!.sessionId).toEqual(expect.any(String));
+
+      expect(h.eventsOf('task_started', id)[0].payload).toMatchObject({
+        title: 'Say hello',
+        agent_id: 'agent-0',
+        branch: task!.branchName,
+        workspace_path: h.workspace,
+      });
+      const completed = await waitFor(async () => h.eventsOf('task_completed', id)[0]);
+      expect(completed.payload).toMatchObject({
+        title: 'Say hello',
+        summary: 'Created **hello.txt**.',
+        tokens: 672,
+        branch: task!.branchName,
+        merged: true,
+      });
+      expect(Number(completed.payload.cost_usd)).toBeGreaterThan(0);
+      expect(
+        h
+          .eventsOf('task_progress', id)
+          .map((e) => String(e.payload.text))
+          .join('\n'),
+      ).toContain('Write · hello.txt');
+      // The CLI got our prompt, with the execution rules.
+      expect(JSON.stringify(fake.requests[0].body.messages)).toContain('Do NOT push');
+
       await slack.waitFor(
         () => slack.callsTo('chat.postMessage').some((c) => String(c.args.text).startsWith('✅')),
         'the completion reply',
@@ -143,12 +135,12 @@ describe('orchestrator with the real Claude Code CLI (e2e)', () => {
       await notifier.idle();
       const posts = slack.callsTo('chat.postMessage');
       const root = posts[0];
-      expect(root.args).toMatchObject({ channel: 'CPROJ', text: '🟡 Write notes — running' });
+      expect(root.args).toMatchObject({ channel: 'CPROJ', text: '🟡 Say hello — running' });
       const thread = await h.rt.db.taskThreads.get(id);
       expect(thread).toEqual({ channelId: 'CPROJ', threadTs: expect.any(String) });
       const completion = posts.find((c) => String(c.args.text).startsWith('✅'))!;
-      expect(completion.args).toMatchObject({ channel: 'CPROJ', thread_ts: thread!.threadTs, text: '✅ Completed: Write notes' });
-      expect(JSON.stringify(completion.args.blocks)).toContain('Wrote *notes.txt*.');
+      expect(completion.args).toMatchObject({ channel: 'CPROJ', thread_ts: thread!.threadTs, text: '✅ Completed: Say hello' });
+      expect(JSON.stringify(completion.args.blocks)).toContain('Created *hello.txt*.');
       // One root, progress before the outcome, and the root redrawn in place as completed.
       expect(posts.filter((c) => !c.args.thread_ts)).toHaveLength(1);
       const progress = posts.findIndex((c) => String(c.args.text).startsWith('💬'));
@@ -157,7 +149,7 @@ describe('orchestrator with the real Claude Code CLI (e2e)', () => {
       expect(slack.callsTo('chat.update').at(-1)!.args).toMatchObject({
         channel: 'CPROJ',
         ts: thread!.threadTs,
-        text: '🟢 Write notes — completed',
+        text: '🟢 Say hello — completed',
       });
     } finally {
       stop();

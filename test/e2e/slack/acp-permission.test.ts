@@ -36,7 +36,7 @@ describe('ACP permission requests in the task thread (scripted ACP agent, fake S
     await rt.startDaemon({
       adapters: { acp },
       git: new GitManagerTaskGit(new GitManager()),
-      intervalMs: 100,
+      intervalMs: 500,
       progressIntervalMs: 50,
       log: () => undefined,
     });

@@ -61,7 +61,7 @@ describe('agents ask in the task thread (real Claude Code CLI, fake Slack)', () 
     await rt().startDaemon({
       adapters: { claude },
       git: new GitManagerTaskGit(new GitManager()),
-      intervalMs: 100,
+      intervalMs: 500,
       progressIntervalMs: 50,
       log: () => undefined,
     });

@@ -76,7 +76,7 @@ describe('conflict radar warnings in task threads and on the Home (real app, fak
     await rt.startDaemon({
       adapters: { claude: adapter },
       git: new GitManagerTaskGit(new GitManager()),
-      intervalMs: 100,
+      intervalMs: 500,
       progressIntervalMs: 50,
     });
     const first = (await rt.db.tasks.create({ projectId: 'proj', title: 'Edit the parser', description: 'Do it' })).id;

@@ -57,7 +57,7 @@ describe('a task thread is a conversation with the real Claude Code CLI (e2e)', 
       messagePollMs: 50,
       env: { HOME: home, CLAUDE_CONFIG_DIR: path.join(home, 'config') },
     });
-    await rt.startDaemon({ adapters: { claude }, git: new GitManagerTaskGit(new GitManager()), intervalMs: 100, progressIntervalMs: 50 });
+    await rt.startDaemon({ adapters: { claude }, git: new GitManagerTaskGit(new GitManager()), intervalMs: 500, progressIntervalMs: 50 });
   });
   afterEach(async () => {
     await app.stop();

@@ -7,6 +7,7 @@ import type { OrchestratorOptions } from '../../../src/orchestrator/orchestrator
 import { GitManagerTaskGit } from '../../../src/orchestrator/task-git';
 import { cloneWorkspace, createOriginRepo } from '../../support/git-fixtures';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
+import { pauseUntilChange, wakeWaits } from '../../support/wake';
 
 export type Behaviour = (req: AgentRunRequest, attempt: number) => Promise<Partial<AgentRunOutcome>>;
 
@@ -28,6 +29,7 @@ export class ScriptedAdapter implements AgentAdapter {
 
   async run(req: AgentRunRequest): Promise<AgentRunOutcome> {
     this.calls.push(req);
+    wakeWaits();
     const attempt = (this.attempts.get(req.taskId) ?? 0) + 1;
     this.attempts.set(req.taskId, attempt);
     const partial = await (this.behaviours.get(req.taskId) ?? this.fallback)(req, attempt);
@@ -59,16 +61,18 @@ export function untilAborted(req: AgentRunRequest): Promise<void> {
 }
 
 /**
- * Polls `probe` until it answers. The deadline is generous on purpose: it only bounds a failing
- * test, and on a loaded shared machine a passing one can take many times its quiet duration.
+ * Probes until `probe` answers: again at once when a test runtime emits an event or a scripted
+ * run starts (support/wake.ts), else after a pause that grows from 10 ms to 200 ms. The deadline
+ * is generous on purpose: it only bounds a failing test, and on a loaded shared machine a passing
+ * one can take many times its quiet duration.
  */
 export async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 60_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  for (let pause = 10; ; pause = Math.min(pause * 2, 200)) {
     const value = await probe();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
+    await pauseUntilChange(pause);
   }
 }
 
@@ -119,7 +123,9 @@ export async function makeHarness(
       await rt.startDaemon({
         adapters: { claude: adapter },
         git: new GitManagerTaskGit(new GitManager()),
-        intervalMs: 100,
+        // The fallback poll only: every event and every run's end kick a pass at once. An idle pass
+        // every 100 ms cost a quarter of a core for as long as a test ran.
+        intervalMs: 500,
         progressIntervalMs: 20,
         log: () => undefined,
         ...extra,

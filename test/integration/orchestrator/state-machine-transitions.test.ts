@@ -24,6 +24,18 @@ import { makeHarness, untilAborted, waitFor, writeIn, type Harness } from './har
 
 type Scenario = (h: Harness) => Promise<string>;
 
+/**
+ * Scenarios that never start the daemon: each works on tasks of its own through commands or one
+ * piece of the orchestrator, so they share one harness (a runtime, an origin and a clone cost
+ * more than most of these scenarios). Its daemon refuses to start, so a scenario wrongly put
+ * here fails instead of racing the others.
+ */
+const withoutDaemon = new WeakSet<Scenario>();
+function noDaemon(scenario: Scenario): Scenario {
+  withoutDaemon.add(scenario);
+  return scenario;
+}
+
 /** Each status change of every task, in order, kept by a trigger on the real database. */
 async function recordMoves(h: Harness): Promise<void> {
   const conn = h.rt.db.em().getConnection();
@@ -80,7 +92,7 @@ const failForGood: Scenario = async (h) => {
 
 /** A task put in `status`, then restart_task. */
 function restartFrom(status: TaskStatus): Scenario {
-  return async (h) => {
+  return noDaemon(async (h) => {
     const id = await h.task(`Restart from ${status}`);
     await putTask(h.rt.db, id, status, { retryCount: 2, assignedAgent: 'agent-0' });
     expect(await h.rt.exec('restart_task', { task_id: id })).toEqual({
@@ -91,12 +103,12 @@ function restartFrom(status: TaskStatus): Scenario {
     expect(await h.rt.db.tasks.get(id)).toMatchObject({ status: 'READY', retryCount: 0, assignedAgent: null });
     expect(h.eventsOf('task_restarted', id)[0].payload).toMatchObject({ previous_status: status });
     return id;
-  };
+  });
 }
 
 /** A finished task gets a message (a reply in its thread): it goes back to the queue for a follow-up run. */
 function followUpFrom(status: TaskStatus): Scenario {
-  return async (h) => {
+  return noDaemon(async (h) => {
     const id = await h.task(`Follow up from ${status}`);
     await putTask(h.rt.db, id, status, { retryCount: 2, assignedAgent: 'agent-0' });
     expect(await h.rt.exec('message_task', { task_id: id, text: 'One more thing' })).toMatchObject({
@@ -109,12 +121,12 @@ function followUpFrom(status: TaskStatus): Scenario {
     expect(h.eventsOf('task_follow_up_queued', id)[0].payload).toMatchObject({ previous_status: status, text: 'One more thing' });
     expect(await h.rt.db.taskMessages.pending(id, 'follow_up')).toEqual([expect.objectContaining({ text: 'One more thing' })]);
     return id;
-  };
+  });
 }
 
 /** A BLOCKED or FAILED task, with a dependant waiting only on it, skipped. */
 function skipFrom(status: TaskStatus): Scenario {
-  return async (h) => {
+  return noDaemon(async (h) => {
     const id = await h.task('Stuck');
     await putTask(h.rt.db, id, status);
     const waiting = await h.task('Waits', {}, [id]);
@@ -125,11 +137,11 @@ function skipFrom(status: TaskStatus): Scenario {
     });
     expect(await h.rt.db.tasks.get(id)).toMatchObject({ status: 'COMPLETED', skipped: true });
     return id;
-  };
+  });
 }
 
 const scenarios: Record<string, Scenario> = {
-  'DEFINED DEPS_MET': async (h) => {
+  'DEFINED DEPS_MET': noDaemon(async (h) => {
     const upstream = await h.task('Upstream');
     await putTask(h.rt.db, upstream, 'BLOCKED');
     const id = await h.task('Downstream', {}, [upstream]);
@@ -137,9 +149,9 @@ const scenarios: Record<string, Scenario> = {
     expect(await h.status(id)).toBe('READY');
     expect(h.eventsOf('task_unblocked', id)[0].payload).toEqual({ title: 'Downstream', by: upstream });
     return id;
-  },
+  }),
   'READY ASSIGN': runToCompletion,
-  'READY DEPS_ADDED': async (h) => {
+  'READY DEPS_ADDED': noDaemon(async (h) => {
     const upstream = await h.task('Unfinished');
     const id = await h.task('Now waits');
     expect(await h.rt.exec('add_dependency', { task_id: id, depends_on: upstream })).toEqual({
@@ -148,9 +160,9 @@ const scenarios: Record<string, Scenario> = {
       status: 'DEFINED',
     });
     return id;
-  },
+  }),
   'ASSIGNED AGENT_STARTED': runToCompletion,
-  'ASSIGNED LAUNCH_FAILED': async (h) => {
+  'ASSIGNED LAUNCH_FAILED': noDaemon(async (h) => {
     // Its agent vanished between the claim and the launch.
     const id = await h.task('Orphaned launch');
     await putTask(h.rt.db, id, 'ASSIGNED', { assignedAgent: 'gone', workspaceId: 'ws0' });
@@ -177,7 +189,7 @@ const scenarios: Record<string, Scenario> = {
     expect(await h.rt.db.tasks.get(id)).toMatchObject({ status: 'READY', assignedAgent: null });
     expect(h.adapter.calls).toHaveLength(0);
     return id;
-  },
+  }),
   'ASSIGNED RECOVERY': async (h) => {
     const id = await h.task('Claimed by a dead daemon');
     await putTask(h.rt.db, id, 'ASSIGNED', { assignedAgent: 'agent-0', workspaceId: 'ws0' });
@@ -256,13 +268,13 @@ const scenarios: Record<string, Scenario> = {
     await waitFor(async () => h.eventsOf('task_resumed', id)[0]);
     return id;
   },
-  'AWAITING_APPROVAL ADMIN_APPROVE': async (h) => {
+  'AWAITING_APPROVAL ADMIN_APPROVE': noDaemon(async (h) => {
     const id = await h.task('Reviewed');
     await putTask(h.rt.db, id, 'AWAITING_APPROVAL');
     expect(await h.rt.exec('approve_task', { task_id: id })).toEqual({ approved: id, title: 'Reviewed' });
     expect(h.eventsOf('task_completed', id)[0].payload).toMatchObject({ approved: true });
     return id;
-  },
+  }),
   'AWAITING_APPROVAL PR_MERGED': followPr('MERGED'),
   'AWAITING_APPROVAL PR_CLOSED': followPr('CLOSED'),
   'FAILED RETRY': failThenRetry,
@@ -334,7 +346,7 @@ for (const status of statusesAccepting('FOLLOW_UP')) scenarios[`${status} FOLLOW
 
 /** A task whose PR the daemon's follower finds merged or closed on GitHub (a fake gh). */
 function followPr(state: 'MERGED' | 'CLOSED'): Scenario {
-  return async (h) => {
+  return noDaemon(async (h) => {
     const id = await h.task('Reviewed on GitHub');
     await putTask(h.rt.db, id, 'AWAITING_APPROVAL', { prUrl: 'https://github.com/acme/widget/pull/9' });
     const fake = await installFakeForges(h.rt.home);
@@ -347,14 +359,53 @@ function followPr(state: 'MERGED' | 'CLOSED'): Scenario {
     }).tick();
     expect(h.eventsOf(state === 'MERGED' ? 'task_completed' : 'task_blocked', id)).toHaveLength(1);
     return id;
-  };
+  });
 }
 
 const key = (row: { from: TaskStatus; event: TaskEvent }) => `${row.from} ${row.event}`;
 
 describe('state machine: every transition through a real path', () => {
-  let h: Harness;
-  afterEach(() => h?.cleanup());
+  let h: Harness | undefined;
+  let shared: Promise<Harness> | undefined;
+  /** A scenario's moves, by scenario: rows made by one scenario (a run to the end) share its run. */
+  const runs = new Map<Scenario, Promise<string[]>>();
+  afterEach(async () => {
+    await h?.cleanup();
+    h = undefined;
+  });
+  afterAll(async () => (await shared)?.cleanup());
+
+  function sharedHarness(): Promise<Harness> {
+    shared ??= (async () => {
+      const quiet = await makeHarness();
+      quiet.start = async () => {
+        throw new Error('A scenario marked noDaemon started the daemon: give it a harness of its own.');
+      };
+      await recordMoves(quiet);
+      return quiet;
+    })();
+    return shared;
+  }
+
+  async function movesFor(row: { from: TaskStatus; event: TaskEvent }): Promise<string[]> {
+    const scenario = scenarios[key(row)];
+    if (!scenario) throw new Error(`No scenario drives ${key(row)}; add one.`);
+    const env = ENV[key(row)];
+    if (withoutDaemon.has(scenario) && !env) {
+      const quiet = await sharedHarness();
+      return movesOf(quiet, await scenario(quiet));
+    }
+    const known = env ? undefined : runs.get(scenario);
+    if (known) return known;
+    const moves = (async () => {
+      h = await makeHarness({ env: env ?? {} });
+      await recordMoves(h);
+      const id = await scenario(h);
+      return movesOf(h, id);
+    })();
+    if (!env) runs.set(scenario, moves);
+    return moves;
+  }
 
   it('has a scenario for each row of the table and none for a row it lacks', () => {
     expect(Object.keys(scenarios).sort()).toEqual(transitions().map(key).sort());
@@ -362,12 +413,7 @@ describe('state machine: every transition through a real path', () => {
 
   for (const row of transitions()) {
     it(`${row.from} --${row.event}--> ${row.to}`, async () => {
-      const scenario = scenarios[key(row)];
-      if (!scenario) throw new Error(`No scenario drives ${key(row)}; add one.`);
-      h = await makeHarness({ env: ENV[key(row)] ?? {} });
-      await recordMoves(h);
-      const id = await scenario(h);
-      expect(await movesOf(h, id)).toContain(`${row.from} → ${row.to}`);
+      expect(await movesFor(row)).toContain(`${row.from} → ${row.to}`);
     });
   }
 });
