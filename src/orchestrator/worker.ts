@@ -34,6 +34,12 @@ export interface WorkerOptions {
   heartbeatMs?: number;
   /** How often it looks for work and watches its runs (default 1 s). */
   intervalMs?: number;
+  /**
+   * Also wake on new READY tasks through the database's notifications (PostgreSQL's
+   * LISTEN/NOTIFY; default true). Without it the worker finds work on its interval only, as
+   * behind a connection pooler that cannot pass notifications on.
+   */
+  wakeOnWork?: boolean;
   progressIntervalMs?: number;
   rateLimitBackoffMs?: number;
   windowMs?: number;
@@ -100,7 +106,7 @@ export class FleetWorker {
         mayLaunch: async () => !(await this.db.state.get(PAUSED_KEY, false)),
         // The merge trains land beside the loop; each pass asks them to look.
         afterPass: async () => this.trains.kick(),
-        wakeOnWork: true,
+        wakeOnWork: options.wakeOnWork ?? true,
       },
     );
   }

@@ -77,8 +77,10 @@ describe('workers on many machines (in-process workers, one connection each)', (
   it('a lapsed claim goes back to READY and runs elsewhere; the dead worker keeps its workspace, its run is fenced off', async () => {
     fleet = await makeFleet();
     const [id] = await createTasks(1);
-    // The ghost's clock never moves: no heartbeat and no timed pass (what kill -9 or a lost network leaves).
-    const ghost = await fleet.addWorker('ghost', { leaseMs: 1000, clock: new ManualClock() });
+    // The ghost's clock never moves: no heartbeat and no timed pass (what kill -9 or a lost network
+    // leaves). Nor does it hear PostgreSQL's notifications: woken by the task going back to READY,
+    // it would claim it again, with a lease its stopped clock dates in the past.
+    const ghost = await fleet.addWorker('ghost', { leaseMs: 1000, clock: new ManualClock(), wakeOnWork: false });
     ghost.adapter.on(id, (req) => untilAborted(req).then(() => ({ status: 'aborted' as const })));
     await waitFor(async () => (await fleet.rt.db.tasks.get(id))?.status === 'IN_PROGRESS', 30_000, 'the ghost to start the task');
     const [ghostRun] = await fleet.rt.db.runRecords.forTask(id);
