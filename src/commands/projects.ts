@@ -12,12 +12,12 @@ import { backendProblem } from '../agents/backends';
 import { isAdminHere } from './admin-check';
 import { requireSteerProject } from './steer-check';
 
-/** The project or a CommandError naming the id. */
 /** What a command answers when `projectId` names no project. */
 export function projectNotFound(projectId: string): string {
   return `Project '${projectId}' not found.`;
 }
 
+/** The project or a CommandError naming the id. */
 export async function requireProject(ctx: CommandContext, projectId: string): Promise<ProjectRecord> {
   const project = await ctx.db.projects.get(projectId);
   if (!project) throw new CommandError(projectNotFound(projectId));
