@@ -2,12 +2,12 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { FakeSlack } from '../test/support/fake-slack';
 import type { BenchRow } from './table';
+import { freePort } from '../test/support/free-port';
 
 // bench/ compiles to dist/bench, so the project root is two levels up.
 const ROOT = path.join(__dirname, '..', '..');
@@ -71,17 +71,6 @@ async function coldStart(label: string, aqCommand: string[], envFor: () => Promi
       `node -e 0: ${median(bare.map((r) => r.wallMs)).toFixed(0)} ms wall, ${median(bare.map((r) => r.cpuMs)).toFixed(0)} ms CPU; ` +
       `×${ratio('wallMs')} wall, ×${ratio('cpuMs')} CPU (medians of ${RUNS} pairs)`,
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**

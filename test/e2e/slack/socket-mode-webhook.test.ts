@@ -1,19 +1,10 @@
 import { createHmac } from 'node:crypto';
-import { createServer, type AddressInfo } from 'node:net';
 import { LogLevel } from '@slack/bolt';
 import { startApp, type StartedApp } from '../../../src/app';
 import { loadConfig } from '../../../src/config';
 import { FakeSlack } from '../../support/fake-slack';
 import { makeTempDir } from '../../support/tmp';
-
-/** A port nothing listens on right now (the OS picks it). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { freePort } from '../../support/free-port';
 
 describe('inbound webhooks when the app runs in Socket Mode', () => {
   it('serves the webhook route on AQ_WEBHOOK_PORT and creates a task from a signed delivery', async () => {

@@ -7,6 +7,7 @@ import { CONFIG_VARIABLES, configDigest } from '../../../src/config-digest';
 import { FakeSlack } from '../../support/fake-slack';
 import { startTestApp, type TestApp } from '../../support/slack-app';
 import { makeTempDir } from '../../support/tmp';
+import { freePort } from '../../support/free-port';
 
 const ROOT = path.join(__dirname, '..', '..', '..');
 /** `aq` as npm installs it: the shell script that asks the app's socket before anything else. */
@@ -56,17 +57,6 @@ function exchange(file: string, payload: string | Buffer): Promise<string> {
 /** The environment the test app was configured from, which a CLI on its AQ_HOME shares (.env in real use). */
 function sharedEnv(app: TestApp): Record<string, string> {
   return { AQ_HOME: app.home, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: app.signingSecret, SLACK_API_URL: app.slack.apiUrl };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 describe('aq exec through the running app (aq.sock)', () => {

@@ -1,10 +1,10 @@
-import net from 'node:net';
 import { main as startApp } from '../../../src/app';
 import { main as aq } from '../../../src/cli';
 import type { CliIo } from '../../../src/cli/io';
 import { Database } from '../../../src/db/database';
 import { onPostgres, SERVER_URL_VARIABLE } from '../../support/postgres-databases';
 import { makeTempDir } from '../../support/tmp';
+import { freePort } from '../../support/free-port';
 
 jest.setTimeout(60_000);
 
@@ -17,18 +17,6 @@ function captureIo() {
     async *readLines() {},
   };
   return { io, out, err };
-}
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**
@@ -115,7 +103,7 @@ describe('database errors say what is wrong', () => {
     });
   } else {
     it('a closed port', async () => {
-      const port = await closedPort();
+      const port = await freePort();
       const said = await allThree(`postgres://aq:s3cret@127.0.0.1:${port}/agent_queue`);
       expectOneLine(
         said,
