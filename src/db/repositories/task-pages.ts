@@ -1,0 +1,153 @@
+import type { SqlEntityManager } from '@mikro-orm/sqlite';
+import type { TaskStatus } from '../entities';
+import { dialectOf } from '../dialect';
+
+/** Pages of tasks in queue order: list_tasks, get_status's overviews. */
+
+type Connection = ReturnType<SqlEntityManager['getConnection']>;
+
+export interface TaskListFilter {
+  projectId?: string;
+  status?: TaskStatus;
+  statuses?: TaskStatus[];
+}
+
+/** Where a task stands in queue order: the key keyset paging continues after. */
+export interface TaskPlace {
+  priority: number;
+  createdAt: number;
+  seq: number;
+}
+
+export interface TaskSummaryRow {
+  id: string;
+  projectId: string;
+  title: string;
+  status: TaskStatus;
+  priority: number;
+  assignedAgent: string | null;
+  place: TaskPlace;
+}
+
+interface TaskListRow {
+  id: string;
+  project_id: string;
+  title: string;
+  status: TaskStatus;
+  priority: number;
+  assigned_agent: string | null;
+  created_at: number | string;
+  seq: number | string;
+}
+
+function toSummaryRow(r: TaskListRow): TaskSummaryRow {
+  return {
+    id: r.id,
+    projectId: r.project_id,
+    title: r.title,
+    status: r.status,
+    priority: Number(r.priority),
+    assignedAgent: r.assigned_agent ?? null,
+    place: { priority: Number(r.priority), createdAt: Number(r.created_at), seq: Number(r.seq) },
+  };
+}
+
+export interface TaskPageOptions {
+  count?: boolean;
+  offset?: number;
+  after?: TaskPlace;
+  checkProject?: boolean;
+}
+
+export interface TaskPage {
+  tasks: TaskSummaryRow[];
+  total: number;
+  more: boolean;
+  projectFound: boolean;
+}
+
+/** Queue order (priority, then age, then insertion order: unique) and the columns of a page row. */
+function queueOrder(conn: Connection): { order: string; columns: string; key: string } {
+  const { taskInsertionOrder: seq, taskRowKey: key } = dialectOf(conn);
+  return {
+    order: `priority, created_at, ${seq}`,
+    columns: `id, project_id, title, status, priority, assigned_agent, created_at, ${seq} as seq`,
+    key,
+  };
+}
+
+/**
+ * One page of tasks in queue order (priority, then age, then insertion order: unique), from
+ * `offset` matches in or after the task whose `placeOf` is `after` (keyset: through the order
+ * index however deep), the count of all matches, read from the trigger-kept task_status_counts
+ * (its keys are exactly the filter's columns), and whether more follow. With `checkProject`,
+ * also whether the filter's project exists. One statement: the page is left-joined to a row
+ * of the counts, as each statement is a round trip on PostgreSQL.
+ */
+export async function taskPage(conn: Connection, filter: TaskListFilter, limit: number, options: TaskPageOptions = {}): Promise<TaskPage> {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  if (filter.projectId) {
+    conditions.push('project_id = ?');
+    params.push(filter.projectId);
+  }
+  const statuses = filter.status ? [filter.status] : filter.statuses;
+  if (statuses && statuses.length > 0) {
+    conditions.push(`status in (${statuses.map(() => '?').join(', ')})`);
+    params.push(...statuses);
+  }
+  const where = conditions.length ? `where ${conditions.join(' and ')}` : '';
+  const { order, columns, key } = queueOrder(conn);
+  const page = options.after
+    ? {
+        sql: `select ${columns} from tasks ${where ? `${where} and` : 'where'} (${order}) > (?, ?, ?) order by ${order} limit ?`,
+        params: [...params, options.after.priority, options.after.createdAt, options.after.seq, limit + 1],
+      }
+    : {
+        // The page's rowids come from an index-only walk (each SQLite order index ends in the rowid),
+        // so a deep offset skips index entries instead of reading and discarding whole rows.
+        sql: `select ${columns} from tasks
+               where ${key} in (select ${key} from tasks ${where} order by ${order} limit ? offset ?)`,
+        params: [...params, limit + 1, options.offset ?? 0],
+      };
+  const counted = options.count !== false;
+  const checked = options.checkProject === true && filter.projectId !== undefined;
+  const rows = await conn.execute<Array<Partial<TaskListRow> & { total: number | string; project_found: number | string }>>(
+    `select c.total, c.project_found, p.* from
+       (select ${counted ? `(select coalesce(sum(n), 0) from task_status_counts ${where})` : '-1'} as total,
+               ${checked ? '(select count(*) from projects where id = ?)' : '1'} as project_found) c
+       left join (${page.sql}) p on 1 = 1
+      order by p.priority, p.created_at, p.seq`,
+    [...(counted ? params : []), ...(checked ? [filter.projectId] : []), ...page.params],
+  );
+  const found = rows.filter((r): r is TaskListRow & { total: number; project_found: number } => r.id != null);
+  return {
+    tasks: found.slice(0, limit).map(toSummaryRow),
+    total: Number(rows[0]?.total ?? 0),
+    more: found.length > limit,
+    projectFound: Number(rows[0]?.project_found ?? 0) > 0,
+  };
+}
+
+/**
+ * The first `limits[status]` tasks of each status in queue order, in one statement (a union of
+ * one index range per status), for overviews that show a few of several statuses.
+ */
+export async function firstTasksInStatuses(
+  conn: Connection,
+  limits: Partial<Record<TaskStatus, number>>,
+): Promise<Partial<Record<TaskStatus, TaskSummaryRow[]>>> {
+  const wanted = Object.entries(limits) as Array<[TaskStatus, number]>;
+  if (wanted.length === 0) return {};
+  const { order, columns } = queueOrder(conn);
+  const rows = await conn.execute<TaskListRow[]>(
+    `${wanted
+      .map((_, i) => `select * from (select ${columns} from tasks where status = ? order by ${order} limit ?) s${i}`)
+      .join(' union all ')}
+     order by priority, created_at, seq`,
+    wanted.flat(),
+  );
+  const result: Partial<Record<TaskStatus, TaskSummaryRow[]>> = Object.fromEntries(wanted.map(([status]) => [status, []]));
+  for (const row of rows) result[row.status]?.push(toSummaryRow(row));
+  return result;
+}
