@@ -38,9 +38,9 @@ export interface CommitSummary {
 }
 
 /**
- * The git layer: plain data in and out, no database, no Slack. Every command runs through
- * simple-git's async API (gh through execFile) with a timeout and no prompts, so nothing here
- * blocks the event loop or waits for a person; failures are a GitError with one short sentence.
+ * The git layer: plain data in and out, no database, no Slack. Every command (git, gh, glab) runs
+ * as its own process through the process launcher (util/process-launcher.ts) with a timeout and no
+ * prompts, so nothing here blocks the event loop or waits for a person; failures are a GitError with one short sentence.
  * Branch and ref names from users are validated before they reach git.
  */
 export class GitManager {

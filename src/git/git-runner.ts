@@ -1,10 +1,10 @@
-import { simpleGit, type SimpleGit } from 'simple-git';
+import { folderMissing, launch } from '../util/process-launcher';
 import { GitError, GitExitError, toGitError } from './git-errors';
 
 export interface GitRunResult {
   code: number;
   stdout: string;
-  /** Filled only for a non-zero exit (simple-git keeps it only then). */
+  /** Filled only for a non-zero exit. */
   stderr: string;
 }
 
@@ -31,10 +31,13 @@ export function gitEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv
   };
 }
 
+/** Settings for every git call: paths verbatim, no colour, no advice on a detached HEAD. */
+const CALL_CONFIG = ['-c', 'core.quotepath=false', '-c', 'color.ui=false', '-c', 'advice.detachedHead=false'];
+
 /**
- * Runs git through simple-git's async API, one process per call, with a "no output for N ms"
- * timeout. Any non-zero exit becomes a GitExitError carrying the exit code and both streams
- * (simple-git alone resolves a failing command that printed nothing to stderr).
+ * Runs git, one process per call (through the process launcher, util/process-launcher.ts), with a
+ * "no output for N ms" timeout. Any non-zero exit becomes a GitExitError carrying the exit code
+ * and both streams, turned into a one-line GitError for callers.
  */
 export class GitRunner {
   private readonly env: NodeJS.ProcessEnv;
@@ -50,45 +53,29 @@ export class GitRunner {
     return this.env;
   }
 
-  /** A one-call client; `exit` receives the code and streams of a failing process. */
-  private client(cwd: string, exit: (failure: GitExitError) => void): SimpleGit {
-    try {
-      return simpleGit({
-        baseDir: cwd,
-        timeout: { block: this.timeoutMs },
-        config: ['core.quotepath=false', 'color.ui=false', 'advice.detachedHead=false'],
-        errors: (error, result) => {
-          if (typeof result.exitCode !== 'number' || result.exitCode <= 0) return error;
-          const failure = new GitExitError(
-            result.exitCode,
-            Buffer.concat(result.stdOut).toString('utf8'),
-            Buffer.concat(result.stdErr).toString('utf8'),
-          );
-          exit(failure);
-          return error ?? Buffer.from(failure.message);
-        },
-      }).env(this.env);
-    } catch {
-      throw new GitError(`Directory not found: ${cwd}`);
-    }
-  }
-
   /**
    * Runs `git <args>` in `cwd`. Exit codes listed in `okCodes` are results, not errors (for
    * commands such as `merge-tree` or `diff --quiet` that answer through their exit code).
    */
   async exec(cwd: string, args: string[], options: { okCodes?: number[] } = {}): Promise<GitRunResult> {
-    // simple-git re-wraps errors as its own type, so the exit details come back via this closure.
-    let failure: GitExitError | undefined;
-    const git = this.client(cwd, (f) => (failure = f));
-    try {
-      return { code: 0, stdout: await git.raw(args), stderr: '' };
-    } catch (err) {
-      if (failure && (options.okCodes ?? []).includes(failure.exitCode)) {
-        return { code: failure.exitCode, stdout: failure.stdout, stderr: failure.stderr };
-      }
-      throw this.describe(failure ?? err, cwd, args);
+    const run = await launch('git', [...CALL_CONFIG, ...args], { cwd, env: this.env, silenceMs: this.timeoutMs });
+    if (run.startError) {
+      if (await folderMissing(cwd)) throw new GitError(`Directory not found: ${cwd}`);
+      throw new GitError(
+        run.startError.code === 'ENOENT' ? 'git is not installed (no git on PATH).' : `git could not start: ${run.startError.message}`,
+      );
     }
+    if (run.timedOut) {
+      const command = args.find((a) => !a.startsWith('-') && !a.includes('=')) ?? 'git';
+      throw new GitError(`git ${command} timed out (no progress for ${Math.round(this.timeoutMs / 1000)} s).`);
+    }
+    const stdout = run.stdout.toString('utf8');
+    if (run.code === 0) return { code: 0, stdout, stderr: '' };
+    const failure = new GitExitError(run.code ?? 128, stdout, run.stderr.toString('utf8'));
+    if (run.code !== null && (options.okCodes ?? []).includes(run.code)) {
+      return { code: run.code, stdout: failure.stdout, stderr: failure.stderr };
+    }
+    throw this.describe(failure, cwd);
   }
 
   /** Runs git and returns its standard output; any failure is a one-line GitError. */
@@ -118,13 +105,8 @@ export class GitRunner {
     ];
   }
 
-  private describe(err: unknown, cwd: string, args: string[]): GitError {
-    const text = err instanceof GitExitError ? `${err.stderr}\n${err.stdout}` : err instanceof Error ? err.message : String(err);
-    if (/not a git repository/i.test(text)) return new GitError(`Not a git repository: ${cwd}`);
-    if (/block timeout reached|timeout/i.test(text) && !(err instanceof GitExitError)) {
-      const command = args.find((a) => !a.startsWith('-') && !a.includes('=')) ?? 'git';
-      return new GitError(`git ${command} timed out (no progress for ${Math.round(this.timeoutMs / 1000)} s).`);
-    }
-    return toGitError(err);
+  private describe(failure: GitExitError, cwd: string): GitError {
+    if (/not a git repository/i.test(`${failure.stderr}\n${failure.stdout}`)) return new GitError(`Not a git repository: ${cwd}`);
+    return toGitError(failure);
   }
 }

@@ -1,22 +1,22 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { launch } from '../../src/util/process-launcher';
 import { RUN_DIR_VARIABLE } from './run-dir';
 
-const execFileAsync = promisify(execFile);
-
 /**
- * Test helpers over real git (execFile, local paths only, no network). Every repository made
+ * Test helpers over real git (local paths only, no network). Every repository made
  * here gets a local user.name/user.email, since CI runs as root with no git config at all.
  */
 
 /** Runs git in `cwd` and returns stdout (trimmed). Test repos set their own identity. */
 export async function gitOut(cwd: string, ...args: string[]): Promise<string> {
-  const { stdout } = await execFileAsync('git', args, { cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
-  return stdout.trim();
+  const run = await launch('git', args, { cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
+  if (run.code !== 0) {
+    throw new Error(`git ${args.join(' ')} failed in ${cwd}: ${run.startError?.message ?? run.stderr.toString().trim()}`);
+  }
+  return run.stdout.toString().trim();
 }
 
 const IDENTITY = { name: 'Test User', email: 'test@example.com' };

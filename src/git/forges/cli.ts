@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { launch } from '../../util/process-launcher';
 
 /** What a forge CLI (gh, glab) said; `missing` when the program could not be started at all. */
 export interface CliResult {
@@ -10,40 +10,31 @@ export interface CliResult {
 }
 
 /**
- * Runs a forge CLI off the event loop: arguments as an array (never a shell), prompts, pagers,
+ * Runs a forge CLI (util/process-launcher.ts): arguments as an array (never a shell), prompts, pagers,
  * colour and update checks off, a timeout. Never rejects; the result says what happened.
  */
-export function runCli(file: string, args: string[], cwd: string, timeoutMs: number, env: NodeJS.ProcessEnv): Promise<CliResult> {
-  return new Promise((resolve) => {
-    execFile(
-      file,
-      args,
-      {
-        cwd,
-        timeout: timeoutMs,
-        maxBuffer: 4 * 1024 * 1024,
-        env: {
-          ...env,
-          GH_PROMPT_DISABLED: '1',
-          GH_NO_UPDATE_NOTIFIER: '1',
-          GLAB_NO_PROMPT: '1',
-          GLAB_CHECK_UPDATE: 'false',
-          NO_COLOR: '1',
-          NO_PROMPT: '1',
-        },
-      },
-      (error, stdout, stderr) => {
-        const errno = (error as NodeJS.ErrnoException | null)?.code;
-        resolve({
-          code: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
-          stdout: String(stdout),
-          stderr: String(stderr),
-          missing: errno === 'ENOENT' || errno === 'EACCES',
-          timedOut: Boolean(error && (error as { killed?: boolean }).killed),
-        });
-      },
-    );
+export async function runCli(file: string, args: string[], cwd: string, timeoutMs: number, env: NodeJS.ProcessEnv): Promise<CliResult> {
+  const run = await launch(file, args, {
+    cwd,
+    timeoutMs,
+    maxOutput: 4 * 1024 * 1024,
+    env: {
+      ...env,
+      GH_PROMPT_DISABLED: '1',
+      GH_NO_UPDATE_NOTIFIER: '1',
+      GLAB_NO_PROMPT: '1',
+      GLAB_CHECK_UPDATE: 'false',
+      NO_COLOR: '1',
+      NO_PROMPT: '1',
+    },
   });
+  return {
+    code: run.code ?? 1,
+    stdout: run.stdout.toString('utf8'),
+    stderr: run.startError ? run.startError.message : run.stderr.toString('utf8'),
+    missing: run.startError?.code === 'ENOENT' || run.startError?.code === 'EACCES',
+    timedOut: run.timedOut,
+  };
 }
 
 /** The first non-empty line of a CLI's output, capped, for an error sentence. */

@@ -1,0 +1,82 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { folderMissing, launch, type Launched } from '../../../src/util/process-launcher';
+import { waitFor } from '../orchestrator/harness';
+
+const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+const sh = (script: string, options: Partial<Parameters<typeof launch>[2]> = {}, signal?: AbortSignal) =>
+  launch('/bin/sh', ['-c', script], { cwd: os.tmpdir(), env, ...options }, signal);
+
+/** The pid of the process that started the program: this one, or the launcher. */
+async function starter(): Promise<number> {
+  return Number((await sh('echo $PPID')).stdout.toString().trim());
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Both ways of starting a program must behave the same: each case runs before and after the switch. */
+async function behaves(): Promise<void> {
+  const echoed = await sh('printf out; printf err >&2; exit 3');
+  expect(echoed).toMatchObject({ code: 3, signal: null, timedOut: false });
+  expect([echoed.stdout.toString(), echoed.stderr.toString()]).toEqual(['out', 'err']);
+  expect((await sh('cat', { input: 'from stdin ✓' })).stdout.toString()).toBe('from stdin ✓');
+  const big = await sh('head -c 3000000 /dev/zero | tr "\\0" x');
+  expect(big.stdout.length).toBe(3_000_000);
+  expect(big.stdout.every((b) => b === 120)).toBe(true);
+  const capped = await sh('head -c 100000 /dev/zero; echo done >&2', { maxOutput: 1000 });
+  expect([capped.code, capped.stdout.length, capped.stderr.toString()]).toEqual([0, 1000, 'done\n']);
+  const silent = await sh('echo started; sleep 30', { silenceMs: 300 });
+  expect(silent).toMatchObject({ timedOut: true, signal: 'SIGKILL', code: null });
+  expect(silent.stdout.toString()).toBe('started\n');
+  const chatty = await sh('while true; do echo tick; sleep 0.05; done', { silenceMs: 10_000, timeoutMs: 400 });
+  expect(chatty).toMatchObject({ timedOut: true, code: null });
+  const missing = await launch('no-such-program-aq', [], { cwd: os.tmpdir(), env });
+  expect(missing).toMatchObject({ code: null, startError: { code: 'ENOENT' } });
+  const nowhere = path.join(os.tmpdir(), 'aq-no-such-folder', 'x');
+  expect((await launch('git', ['status'], { cwd: nowhere, env })).startError?.code).toBe('ENOENT');
+  expect(await folderMissing(nowhere)).toBe(true);
+  expect(await folderMissing(os.tmpdir())).toBe(false);
+  const controller = new AbortController();
+  const stopped = sh('sleep 30', {}, controller.signal);
+  setImmediate(() => controller.abort());
+  expect(await stopped).toMatchObject({ signal: 'SIGTERM', code: null });
+}
+
+describe('the process launcher', () => {
+  it('starts the first programs itself, then through a launcher process, with the same results; the launcher goes when idle', async () => {
+    // A fresh module: this process's first starts are direct.
+    expect(await starter()).toBe(process.pid);
+    await behaves();
+    // By now the switch has happened.
+    const launcherPid = await starter();
+    expect(launcherPid).not.toBe(process.pid);
+    expect(alive(launcherPid)).toBe(true);
+    await behaves();
+    expect(await starter()).toBe(launcherPid);
+
+    // Many at once: each answer is its own program's.
+    const many = await Promise.all(Array.from({ length: 40 }, (_, i) => sh(`printf ${i}; sleep 0.0${i % 10}`)));
+    expect(many.map((r: Launched) => r.stdout.toString())).toEqual(Array.from({ length: 40 }, (_, i) => String(i)));
+
+    // Left idle, the launcher is let go (it holds nothing open); the next program starts another.
+    await waitFor(async () => !alive(launcherPid), 30_000, 'the idle launcher to leave');
+    const next = await starter();
+    expect([next === process.pid, next === launcherPid]).toEqual([false, false]);
+  });
+
+  it('a program that cannot start in a folder someone deleted is told as such, not as a crash', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'aq-launch-'));
+    await rm(dir, { recursive: true });
+    const run = await launch('/bin/sh', ['-c', 'true'], { cwd: dir, env });
+    expect(run.startError?.code).toBe('ENOENT');
+    expect(await folderMissing(dir)).toBe(true);
+  });
+});
