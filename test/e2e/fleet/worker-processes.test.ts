@@ -166,8 +166,18 @@ describe('one app process and three aq worker processes (e2e)', () => {
 
     // Every task COMPLETED exactly once: one run ended COMPLETED, and no two runs of a task overlapped.
     const runs = await rt.db.runRecords.all();
-    for (const id of ids) {
-      expect(runs.filter((r) => r.taskId === id && r.outcome === 'COMPLETED')).toHaveLength(1);
+    const twice = ids.filter((id) => runs.filter((r) => r.taskId === id && r.outcome === 'COMPLETED').length !== 1);
+    if (twice.length > 0) {
+      // What happened to those tasks between their runs, for the failure's message.
+      const events = (await rt.db.events.recent(1000)).filter((e) => e.taskId && twice.includes(e.taskId)).reverse();
+      throw await story(
+        new Error(
+          [
+            `Not exactly one COMPLETED run: ${twice.join(', ')}`,
+            ...events.map((e) => `${e.createdAt.getTime()} ${e.origin} ${e.taskId} ${e.type} ${JSON.stringify(e.payload).slice(0, 600)}`),
+          ].join('\n'),
+        ),
+      );
     }
     expect(overlappingRuns(runs)).toEqual([]);
     // The held task's run on the killed worker lapsed, and the task ran again on another worker.
