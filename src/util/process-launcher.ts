@@ -155,6 +155,8 @@ class ProcessLauncher {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Set when a launcher died: from then on this process starts its programs itself. */
+  private launcherFailed = false;
 
   run(request: LaunchRequest, signal?: AbortSignal): Promise<Launched> {
     if (this.directStarts < DIRECT_STARTS || !this.ensureLauncher()) {
@@ -177,13 +179,13 @@ class ProcessLauncher {
 
   private ensureLauncher(): boolean {
     if (this.launcher?.connected) return true;
+    if (this.launcherFailed) return false;
     try {
-      const env = { ...process.env };
-      delete env.NODE_OPTIONS;
+      // Each request carries its program's environment: the launcher itself gets none of ours (no secrets).
       const launcher = spawn(process.execPath, ['-e', LAUNCHER_SOURCE], {
         stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
         serialization: 'advanced',
-        env,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
       });
       launcher.unref();
       launcher.channel?.unref();
@@ -222,10 +224,15 @@ class ProcessLauncher {
     this.idleTimer.unref();
   }
 
-  /** The launcher died (killed, out of memory): what it was running is reported as failed to start. */
+  /**
+   * The launcher died (killed, out of memory, or it could not start): what it was running is
+   * reported as failed to start (it may or may not have run, so it is not run again), and this
+   * process starts its programs itself from now on.
+   */
   private lost(launcher: ChildProcess): void {
     if (this.launcher !== launcher) return;
     this.launcher = null;
+    this.launcherFailed = true;
     for (const [id, waiting] of this.pending) {
       this.pending.delete(id);
       waiting.resolve({

@@ -72,6 +72,17 @@ describe('the process launcher', () => {
     expect([next === process.pid, next === launcherPid]).toEqual([false, false]);
   });
 
+  it('a launcher killed under a running program: that program is reported as not started, and later ones start directly', async () => {
+    // The earlier test let its launcher go; this one's starts through a new one.
+    const launcherPid = await starter();
+    expect(launcherPid).not.toBe(process.pid);
+    const running = sh('sleep 5');
+    process.kill(launcherPid, 'SIGKILL');
+    expect(await running).toMatchObject({ code: null, startError: { code: 'ELAUNCHER' } });
+    expect(await starter()).toBe(process.pid);
+    expect((await sh('printf still')).stdout.toString()).toBe('still');
+  });
+
   it('a program that cannot start in a folder someone deleted is told as such, not as a crash', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'aq-launch-'));
     await rm(dir, { recursive: true });
