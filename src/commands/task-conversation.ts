@@ -16,7 +16,7 @@ export const messageTask = defineCommand({
   group: 'tasks',
   kind: 'change',
   description:
-    "Send a message to a task's agent. A running task gets it in its live session (while its agent waits for an answer to a question, the message is the answer); a COMPLETED, FAILED, BLOCKED or AWAITING_APPROVAL task runs again as a follow-up that continues the same agent session on the same branch (an open PR is updated). Only the project's steerers (set_project_steerers) or admins may.",
+    "Send a message to a task's agent. A running task gets it in its live session (while its agent waits for an answer to a question, the message is the answer); a COMPLETED, FAILED, BLOCKED or AWAITING_APPROVAL task runs again as a follow-up that continues the same agent session on the same branch (an open PR is updated); a task approved and queued in its merge train lands first, then runs the follow-up. Only the project's steerers (set_project_steerers) or admins may.",
   input: z.object({
     task_id: taskId,
     text: requiredText('What to tell the agent').pipe(
@@ -52,6 +52,16 @@ export const messageTask = defineCommand({
         delivery: 'live' as const,
         message_id: sent.messageId,
         status: sent.task.status === 'WAITING_INPUT' ? ('WAITING_INPUT' as const) : ('IN_PROGRESS' as const),
+      };
+    }
+    if (sent.delivery === 'after_landing') {
+      return {
+        task_id,
+        title: sent.task.title,
+        delivery: 'after_landing' as const,
+        message_id: sent.messageId,
+        status: 'AWAITING_APPROVAL' as const,
+        landing: `It lands first (#${sent.place} in the merge train); your message then runs as its follow-up, on top of the landed work.`,
       };
     }
     return {

@@ -19,7 +19,9 @@ export type MessageDelivery =
   | { delivery: 'live'; messageId: number; task: TaskRecord }
   /** The agent was waiting for an answer to its question: the message is that answer. */
   | { delivery: 'answer'; requestId: number; task: TaskRecord; complete: boolean }
-  | { delivery: 'follow_up'; messageId: number; task: TaskRecord; previousStatus: TaskStatus; resumesSession: boolean };
+  | { delivery: 'follow_up'; messageId: number; task: TaskRecord; previousStatus: TaskStatus; resumesSession: boolean }
+  /** The task is queued to land (approved): the message runs as its follow-up once the landing ends. */
+  | { delivery: 'after_landing'; messageId: number; task: TaskRecord; place: number };
 
 /** The statuses a message turns into a follow-up run from (the table's FOLLOW_UP rows). */
 export const FOLLOW_UP_FROM: readonly TaskStatus[] = statusesAccepting('FOLLOW_UP');
@@ -63,6 +65,10 @@ export async function sendTaskMessage(
     const resumesSession = (await db.taskResults.lastSessionId(task.id)) !== null;
     return { delivery: 'follow_up', messageId: stored.id, task, previousStatus: task.status, resumesSession };
   }
+  if (task.status === 'AWAITING_APPROVAL') {
+    const queued = await messageAfterLanding(deps, task, input);
+    if (queued) return queued;
+  }
   if (!FOLLOW_UP_FROM.includes(task.status)) {
     throw new TaskOperationError(
       'wrong_status',
@@ -97,6 +103,25 @@ export async function sendTaskMessage(
   });
   await announceFollowUpWait(deps, task);
   return { delivery: 'follow_up', messageId: (stored as TaskMessageRecord).id, task, previousStatus: task.status, resumesSession };
+}
+
+/**
+ * A message to a task queued in its merge train (approved, waiting or landing) waits for the
+ * landing, as a run's leftover messages do: pulling the task back to READY would let its
+ * follow-up run in the workspace its landing is using. Stored first and the train looked at
+ * again after: the landing takes the task out of the train before it looks for messages, so
+ * whichever of the two comes second queues the follow-up. Null when the task is not queued.
+ */
+async function messageAfterLanding(
+  deps: Deps,
+  task: TaskRecord,
+  input: { text: string; author?: string | null },
+): Promise<MessageDelivery | null> {
+  const entry = await deps.db.mergeTrain.get(task.id);
+  if (!entry || entry.state === 'sent_back') return null;
+  const stored = await deps.db.taskMessages.add({ taskId: task.id, kind: 'follow_up', text: input.text, author: input.author });
+  if (!(await queuedToLand(deps.db, task.id))) await queuePendingFollowUp(deps, task.id);
+  return { delivery: 'after_landing', messageId: stored.id, task, place: entry.place };
 }
 
 /** Whether the task waits in its merge train (or is landing): a sent-back task waits for its follow-up instead. */

@@ -90,6 +90,14 @@ export function taskMessageCard(r: Result<'message_task'>): Rendered {
       lines: [[txt(r.status === 'WAITING_INPUT' ? 'Other questions are still open.' : 'The agent goes on with your answer.')]],
     });
   }
+  if (r.delivery === 'after_landing') {
+    return card({
+      icon: '🚂',
+      title: 'Queued for after the landing',
+      subject: r.title ?? r.task_id,
+      lines: [[txt(r.landing)]],
+    });
+  }
   const live = r.delivery === 'live';
   return card({
     icon: '💬',

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentRunRequest } from '../../../src/agents/adapter';
 import { commitFile, gitOut } from '../../support/git-fixtures';
@@ -168,5 +168,47 @@ describe('the merge train (agent double, real git origin)', () => {
     expect(h.adapter.attempts.get(id)).toBe(2);
     expect(await gitOut(h.origin, 'rev-parse', 'main')).toBe(before);
     expect(await h.rt.db.mergeTrain.list({ projectId: 'proj' })).toEqual([]);
+  });
+  it('a message to a task in the middle of its landing waits for it: the work lands, then the message runs as its follow-up', async () => {
+    // The check holds the landing until the test opens the gate.
+    await setUp({ check_command: 'while [ ! -f .git/aq-go ]; do sleep 0.05; done' });
+    const prompts: string[] = [];
+    h.adapter.fallback = async (req, attempt) => {
+      prompts.push(req.prompt);
+      await writeIn(req, attempt === 1 ? 'feature.txt' : 'follow-up.txt', `${req.taskId} ${attempt}\n`);
+      return { summary: `run ${attempt}` };
+    };
+    await h.start();
+    const id = await h.task('Land, then follow up');
+    await waitFor(async () => (await h.rt.db.mergeTrain.get(id))?.state === 'checking', 60_000, 'the landing to reach its check');
+
+    const sent = await h.rt.exec('message_task', { task_id: id, text: 'Also add a follow-up file.', author: 'Ada' });
+    expect(sent).toEqual({
+      task_id: id,
+      title: 'Land, then follow up',
+      delivery: 'after_landing',
+      message_id: expect.any(Number),
+      status: 'AWAITING_APPROVAL',
+      landing: 'It lands first (#1 in the merge train); your message then runs as its follow-up, on top of the landed work.',
+    });
+    // Still in its train, its landing untouched, no second run.
+    expect(await h.status(id)).toBe('AWAITING_APPROVAL');
+    expect((await h.rt.db.mergeTrain.get(id))?.state).toBe('checking');
+    expect(h.adapter.calls).toHaveLength(1);
+
+    const task = await h.rt.db.tasks.get(id);
+    const workspace = await h.rt.db.workspaces.get(task?.workspaceId as string);
+    await writeFile(path.join(workspace?.path as string, '.git', 'aq-go'), '');
+    await waitFor(async () => h.eventsOf('landed', id).length === 2, 120_000, 'the landing and then the follow-up’s landing');
+    await h.waitStatus(id, 'COMPLETED');
+
+    // The follow-up ran once, after the first landing, with the message as its instruction.
+    expect(prompts).toHaveLength(2);
+    expect(prompts[1]).toContain('Ada: Also add a follow-up file.');
+    const order = h.events.filter((e) => e.taskId === id && ['landed', 'task_follow_up_queued'].includes(e.type)).map((e) => e.type);
+    expect(order).toEqual(['landed', 'task_follow_up_queued', 'landed']);
+    expect(await gitOut(h.origin, 'show', 'main:feature.txt')).toBe(`${id} 1`);
+    expect(await gitOut(h.origin, 'show', 'main:follow-up.txt')).toBe(`${id} 2`);
+    expect(await commitsOnMain(h.origin, id)).toBe(2);
   });
 });

@@ -181,6 +181,17 @@ describe('designed cards', () => {
     expect(text).toContain('aq_restart_task');
   });
 
+  it('says where a message to an agent went: the live run, the next run, or after the landing', () => {
+    const base = { task_id: 't', title: 'T', message_id: 1 };
+    const said = (result: Record<string, unknown>) => JSON.stringify(renderResult('message_task', {}, { ...base, ...result }).blocks);
+    expect(said({ delivery: 'live', status: 'IN_PROGRESS' })).toContain('Sent to the running agent');
+    expect(said({ delivery: 'follow_up', status: 'READY', resumes_session: true })).toContain('resumes its session');
+    const landing = 'It lands first (#2 in the merge train); your message then runs as its follow-up, on top of the landed work.';
+    const after = said({ delivery: 'after_landing', status: 'AWAITING_APPROVAL', landing });
+    expect(after).toContain('Queued for after the landing');
+    expect(after).toContain('#2 in the merge train');
+  });
+
   it('formats token usage with separators and cost in dollars', () => {
     const rendered = renderResult(
       'get_token_usage',
