@@ -18,6 +18,7 @@ node -e "new (require('sqlite3').Database)(':memory:').get('select 1 as one', (e
 # The paths come first: --selectProjects takes every word after it as a project name.
 npx jest test/unit/docs.test.ts test/unit/plan \
   test/integration/commands/projects.test.ts test/integration/orchestrator/task-conversation.test.ts \
+  test/integration/runtime/process-launcher.test.ts \
   --selectProjects sqlite
 
 home=$(mktemp -d)
