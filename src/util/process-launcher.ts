@@ -117,7 +117,10 @@ function collect(
 /**
  * The launcher process: a bare Node that starts programs on request over its IPC channel. A
  * process that forks from a small parent costs a fraction of one forked from a large one (the
- * kernel copies the parent's page tables), and the fork blocks the caller's event loop.
+ * kernel copies the parent's page tables), and the fork blocks the caller's event loop. When
+ * its caller goes (let go, or died), it lets what it started finish, within their own timeouts,
+ * and then leaves: a git checkout or push cut half-way would leave a workspace the next lander
+ * has to repair.
  */
 const LAUNCHER_SOURCE = `
 const { spawn } = require('node:child_process');
@@ -127,13 +130,13 @@ process.on('message', (message) => {
   if (message.kill) return void running.get(message.id)?.kill(message.kill);
   const started = collect(spawn, message.request, (result) => {
     running.delete(message.id);
-    process.send({ id: message.id, result });
+    if (process.connected) process.send({ id: message.id, result });
+    else if (running.size === 0) process.exit(0);
   });
   if (started) running.set(message.id, started);
 });
 process.on('disconnect', () => {
-  for (const child of running.values()) child.kill('SIGTERM');
-  process.exit(0);
+  if (running.size === 0) process.exit(0);
 });
 `;
 

@@ -1,4 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { folderMissing, launch, type Launched } from '../../../src/util/process-launcher';
@@ -81,6 +83,40 @@ describe('the process launcher', () => {
     expect(await running).toMatchObject({ code: null, startError: { code: 'ELAUNCHER' } });
     expect(await starter()).toBe(process.pid);
     expect((await sh('printf still')).stdout.toString()).toBe('still');
+  });
+
+  it('a caller killed while its programs run through the launcher: they finish, then the launcher leaves', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'aq-launch-'));
+    // The built module (global setup builds dist/), in a caller of its own that starts nine
+    // programs: the ninth goes through the launcher, waits for the test's signal, then writes.
+    const built = path.join(__dirname, '..', '..', '..', 'dist', 'src', 'util', 'process-launcher.js');
+    const caller = `
+      const { launch } = require(${JSON.stringify(built)});
+      (async () => {
+        const env = { PATH: process.env.PATH };
+        for (let i = 0; i < 8; i++) await launch('/bin/true', [], { cwd: '/', env });
+        launch('/bin/sh', ['-c', 'echo $PPID > launcher; while [ ! -f go ]; do sleep 0.02; done; echo finished > done'], { cwd: ${JSON.stringify(dir)}, env });
+        setInterval(() => undefined, 1000);
+      })();`;
+    const child = spawn(process.execPath, ['-e', caller], { stdio: 'ignore' });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const launcherFile = path.join(dir, 'launcher');
+    const launcherPid = await waitFor(
+      async () => (existsSync(launcherFile) && Number((await readFile(launcherFile, 'utf8')).trim())) || null,
+      30_000,
+      'the program to start through the launcher',
+    );
+    expect(launcherPid).not.toBe(child.pid);
+    child.kill('SIGKILL');
+    await exited;
+    // The caller is gone; the launcher waits for its program, which goes on when told.
+    expect(alive(launcherPid)).toBe(true);
+    await rm(launcherFile);
+    await writeFile(path.join(dir, 'go'), '');
+    await waitFor(async () => existsSync(path.join(dir, 'done')), 30_000, 'the program to finish');
+    expect(await readFile(path.join(dir, 'done'), 'utf8')).toBe('finished\n');
+    await waitFor(async () => !alive(launcherPid), 30_000, 'the launcher to leave');
+    await rm(dir, { recursive: true, force: true });
   });
 
   it('a program that cannot start in a folder someone deleted is told as such, not as a crash', async () => {
