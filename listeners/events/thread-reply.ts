@@ -40,5 +40,9 @@ export async function steerFromThread(
     return true;
   }
   await client.reactions.add({ channel: reply.channel, timestamp: reply.ts, name: 'eyes' });
+  if (result.delivery === 'after_landing') {
+    // Nothing happens in the thread until the landing ends: say why to the one who wrote.
+    await client.chat.postEphemeral({ channel: reply.channel, user: reply.userId, thread_ts: reply.threadTs, text: esc(result.landing) });
+  }
   return true;
 }

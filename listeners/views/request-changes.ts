@@ -23,7 +23,9 @@ export function registerRequestChangesModal(app: App, { runtime }: ListenerDeps)
       origin,
       'error' in result
         ? `:warning: The changes were not sent: ${esc(result.error)} See \`/aq help message_task\`.`
-        : `:arrows_counterclockwise: Changes requested on \`${esc(taskId)}\`: the agent picks the task up again on its branch, and the pull request is updated.`,
+        : result.delivery === 'after_landing'
+          ? `:steam_locomotive: Changes requested on \`${esc(taskId)}\`: ${esc(result.landing)}`
+          : `:arrows_counterclockwise: Changes requested on \`${esc(taskId)}\`: the agent picks the task up again on its branch, and the pull request is updated.`,
     );
   });
 }

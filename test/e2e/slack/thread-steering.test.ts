@@ -78,6 +78,27 @@ describe('replies in a task thread steer its agent', () => {
     ]);
   });
 
+  it('a reply to a task queued in its merge train waits for the landing, and its author is told so', async () => {
+    const { id, threadTs } = await finishedTaskWithThread();
+    await exec('set_task_status', { task_id: id, status: 'AWAITING_APPROVAL' });
+    await rt().db.mergeTrain.enter({ taskId: id, projectId: 'web', train: 'project:web' }, Date.now());
+    const reply = slack.userSays({ channel: 'CWEB', user: 'U7', threadTs, text: 'One more thing after it lands' });
+    await deliver(reply, 'EvReplyTrain');
+    const told = await slack.waitForCall('chat.postEphemeral', (c) => c.args.user === 'U7');
+    expect(told.args).toMatchObject({
+      channel: 'CWEB',
+      thread_ts: threadTs,
+      text: 'It lands first (#1 in the merge train); your message then runs as its follow-up, on top of the landed work.',
+    });
+    expect(slack.callsTo('reactions.add').map((c) => c.args.timestamp)).toEqual([reply.ts]);
+    // Still in its train; the message waits for the landing.
+    expect((await exec('get_task', { task_id: id })).status).toBe('AWAITING_APPROVAL');
+    expect((await rt().db.mergeTrain.get(id))?.state).toBe('waiting');
+    expect((await rt().db.taskMessages.pending(id, 'follow_up')).map((m) => [m.text, m.author])).toEqual([
+      ['One more thing after it lands', 'Sam Steerer'],
+    ]);
+  });
+
   it('a reply in a private channel’s task thread steers like one in a public channel (message.groups)', async () => {
     const { id, threadTs } = await finishedTaskWithThread('GWEB');
     const reply = slack.userSays({ channel: 'GWEB', user: 'U7', threadTs, text: 'Also fix the footer' });
