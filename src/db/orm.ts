@@ -4,6 +4,7 @@ import type { MikroORM as CoreMikroORM } from '@mikro-orm/core';
 import { MikroORM, defineConfig, type AbstractSqlDriver, type Options, type SqlEntityManager } from '@mikro-orm/sqlite';
 import { ALL_ENTITIES } from './entities';
 import { StorableTextSqliteDriver } from './storable-text';
+import { initWithKnownMetadata } from './known-metadata';
 import { unreachableDatabase } from './connection-errors';
 
 /** Where the data lives: the embedded SQLite file (the default) or a PostgreSQL database. */
@@ -91,7 +92,7 @@ export function discoverOrmAhead(): void {
 async function initOrm(databasePath: string): Promise<MikroORM> {
   const orm = discovered;
   discovered = null;
-  if (!orm) return MikroORM.init(ormOptions(databasePath));
+  if (!orm) return (await initWithKnownMetadata(ormOptions(databasePath))) as unknown as MikroORM;
   // SQLite's connection reads the file name from the configuration when it connects.
   orm.config.set('dbName', databasePath);
   await orm.connect();

@@ -1,4 +1,5 @@
-import { MikroORM, type Options } from '@mikro-orm/core';
+import type { MikroORM, Options } from '@mikro-orm/core';
+import { initWithKnownMetadata } from './known-metadata';
 import { AppPostgreSqlDriver } from './postgres-driver';
 
 /** Connections a process may hold by default: the app and workers run queries side by side. */
@@ -10,7 +11,7 @@ export async function openPostgresOrm(
   options: Pick<Options, 'entities' | 'migrations'>,
   maxConnections = DEFAULT_MAX_CONNECTIONS,
 ): Promise<MikroORM> {
-  return MikroORM.init({
+  return initWithKnownMetadata({
     ...options,
     clientUrl: url,
     driver: AppPostgreSqlDriver,
