@@ -74,6 +74,8 @@ const TYPESCRIPT = { ...require('./scripts/swc-options'), sourceMaps: 'inline' }
 /** @type {import('jest').Config} */
 const shared = {
   testEnvironment: 'node',
+  // Switches off what the worker's earlier test files left switched on: see the file.
+  setupFiles: ['<rootDir>/test/support/release-async-storage.ts'],
   roots: ['<rootDir>/test'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   // The Agent SDK and the ACP SDK ship as ESM only; swc down-levels just those packages for Jest's CJS runtime.
@@ -115,7 +117,7 @@ module.exports = {
       testMatch: postgresSuites(),
       // Jest runs a project's global setup only when the run has a suite of that project.
       globalSetup: '<rootDir>/test/support/postgres-global-setup.ts',
-      setupFiles: ['<rootDir>/test/support/postgres-env.ts'],
+      setupFiles: [...shared.setupFiles, '<rootDir>/test/support/postgres-env.ts'],
     },
   ],
 };
