@@ -3,6 +3,7 @@ import { sandboxStatus } from '../agents/confinement';
 import { FORGE_READINESS_KEY, UNKNOWN_FORGE_READINESS, type StoredForgeReadiness } from '../orchestrator/forge-readiness';
 import { projectWaitingReasons } from '../orchestrator/waiting-reasons';
 import { readSlackFeatures, SLACK_FEATURES, slackFeatureKey } from '../db/slack-features';
+import { LEASE_KEY, leaseFrom, PAUSED_KEY, type DaemonLease } from '../db/repositories/scheduling';
 import { defineCommand, type CommandContext } from './catalog';
 import { workerView } from './workers';
 
@@ -18,15 +19,18 @@ export const getStatus = defineCommand({
   description: `Overview: agents and what they work on, task counts by status, running tasks (up to ${STATUS_IN_PROGRESS_LIMIT}) and the ${STATUS_READY_LIMIT} most urgent ready tasks, and whether scheduling is paused.`,
   input: z.object({}),
   async run(_args, ctx) {
-    const [summary, agents, pages, paused, workers] = await Promise.all([
-      // Counts and system_state rows in one statement: on PostgreSQL a round trip is what a small read costs.
-      ctx.db.statusSummary.read([FORGE_READINESS_KEY, ...SLACK_FEATURES.map(slackFeatureKey)]),
+    const [summary, agents, pages, workers] = await Promise.all([
+      // Counts and system_state rows in one statement: on PostgreSQL a round trip is what a small
+      // read costs. The pause flag and the daemon's lease are two of those rows.
+      ctx.db.statusSummary.read([FORGE_READINESS_KEY, PAUSED_KEY, LEASE_KEY, ...SLACK_FEATURES.map(slackFeatureKey)]),
       ctx.db.agents.listWithWork(),
       ctx.db.tasks.firstInStatuses({ IN_PROGRESS: STATUS_IN_PROGRESS_LIMIT, READY: STATUS_READY_LIMIT }),
-      ctx.orchestrator.isPaused(),
       ctx.db.workers.list(),
     ]);
     const { projects, byStatus, readyByProject, repairs } = summary;
+    // As the orchestrator's isPaused reads it (pause_orchestrator stores true, resume false).
+    const paused = summary.state.get(PAUSED_KEY) === true;
+    const lease = leaseFrom(summary.state.get(LEASE_KEY));
     // The daemon asks gh and glab off its cycle and stores the answer; reading it never waits.
     const forges = (summary.state.get(FORGE_READINESS_KEY) ?? UNKNOWN_FORGE_READINESS) as
       | StoredForgeReadiness
@@ -34,7 +38,7 @@ export const getStatus = defineCommand({
     const slackFeatures = await readSlackFeatures({ getMany: async <T>() => summary.state as Map<string, T> });
     const inProgress = pages.IN_PROGRESS ?? [];
     const ready = pages.READY ?? [];
-    const waiting = await notStarting(ctx, readyByProject, paused);
+    const waiting = await notStarting(ctx, readyByProject, paused, lease);
     return {
       projects,
       agents: agents.map((a) => ({
@@ -82,12 +86,12 @@ export const statusCommands = [getStatus];
  * Why READY work is not starting, per project (the projects with the most READY tasks first,
  * at most STATUS_READY_LIMIT of them): a few small-table reads, whatever the number of tasks.
  */
-async function notStarting(ctx: CommandContext, readyByProject: Record<string, number>, paused: boolean) {
+async function notStarting(ctx: CommandContext, readyByProject: Record<string, number>, paused: boolean, lease: DaemonLease | null) {
   const ids = Object.keys(readyByProject)
     .sort((a, b) => readyByProject[b] - readyByProject[a] || (a < b ? -1 : 1))
     .slice(0, STATUS_READY_LIMIT);
   if (ids.length === 0) return { byProject: new Map(), list: [] };
-  const state = { daemonRunning: await ctx.orchestrator.daemonRunning(), paused, now: new Date() };
+  const state = { daemonRunning: await ctx.orchestrator.daemonRunning({ lease }), paused, now: new Date() };
   const reasons = await projectWaitingReasons(ctx.db, state, ids);
   const byProject = new Map([...reasons].filter(([, r]) => r.code !== 'starting'));
   const list = [...byProject].map(([projectId, r]) => ({

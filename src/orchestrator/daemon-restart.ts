@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database';
 import type { RestartRequest } from '../db/repositories/restart-requests';
+import type { DaemonLease } from '../db/repositories/scheduling';
 
 export type { RestartRequest };
 
@@ -9,7 +10,11 @@ export const DEFAULT_LEASE_STALE_MS = 30_000;
 
 /** The daemon that holds a live scheduling lease, or null when none is running on this database. */
 export async function runningDaemon(db: Database, now = new Date(), staleMs = DEFAULT_LEASE_STALE_MS): Promise<string | null> {
-  const lease = await db.scheduling.lease();
+  return liveLeaseOwner(await db.scheduling.lease(), now, staleMs);
+}
+
+/** The owner of `lease` while its heartbeat is fresh; null for no lease or a dead daemon's. */
+export function liveLeaseOwner(lease: DaemonLease | null, now = new Date(), staleMs = DEFAULT_LEASE_STALE_MS): string | null {
   return lease && now.getTime() - lease.heartbeat <= staleMs ? lease.owner : null;
 }
 

@@ -1,4 +1,5 @@
 import type { TaskStatus } from '../db/entities';
+import type { DaemonLease } from '../db/repositories/scheduling';
 
 /**
  * The task controls every process shares. The database-only implementation (task-control.ts)
@@ -29,8 +30,11 @@ export interface TaskControlPort {
 export interface OrchestratorPort extends TaskControlPort {
   /** The hook engine, when hooks run in this process (the daemon's); null elsewhere. */
   readonly hookEngine: HookEnginePort | null;
-  /** Whether a daemon runs: this process, or another one holding the scheduling lease. */
-  daemonRunning(): Promise<boolean>;
+  /**
+   * Whether a daemon runs: this process, or another one holding the scheduling lease. A caller
+   * that has read the lease already (get_status, in its one summary statement) passes it.
+   */
+  daemonRunning(known?: { lease: DaemonLease | null }): Promise<boolean>;
   /**
    * Restarts the daemon: this process (SIGTERM once the caller has replied) when it is the
    * daemon, otherwise a request the running daemon takes through the database. False when no

@@ -1,6 +1,7 @@
 import type { Database } from '../db/database';
 import type { TaskStatus } from '../db/entities';
-import { askDaemonToRestart, runningDaemon } from './daemon-restart';
+import type { DaemonLease } from '../db/repositories/scheduling';
+import { askDaemonToRestart, liveLeaseOwner, runningDaemon } from './daemon-restart';
 import type { HookEnginePort, OrchestratorPort, TaskControlPort } from './port';
 
 /** What one process's orchestrator port is built from (createRuntime passes them, once). */
@@ -33,8 +34,9 @@ export class ProcessOrchestrator implements OrchestratorPort {
     return this.parts.daemon() ? this.parts.hooks : null;
   }
 
-  async daemonRunning(): Promise<boolean> {
-    return this.parts.daemon() !== null || (await runningDaemon(this.parts.db)) !== null;
+  async daemonRunning(known?: { lease: DaemonLease | null }): Promise<boolean> {
+    if (this.parts.daemon() !== null) return true;
+    return (known ? liveLeaseOwner(known.lease) : await runningDaemon(this.parts.db)) !== null;
   }
 
   async requestRestart(reason: string): Promise<boolean> {

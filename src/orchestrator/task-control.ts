@@ -1,4 +1,5 @@
 import type { Database } from '../db/database';
+import { PAUSED_KEY } from '../db/repositories/scheduling';
 import type { TaskStatus } from '../db/entities';
 import type { TaskRecord, TaskUpdate } from '../db/repositories/tasks';
 import type { EventLog } from './events';
@@ -6,8 +7,6 @@ import type { ForcedStatus, RestartResult, SkipResult, TaskControlPort } from '.
 import { TaskStateMachine, type TaskEvent, type TransitionOutcome } from './state-machine';
 import { TaskOperationError } from './task-errors';
 import { promoteWaiting } from './task-moves';
-
-const PAUSED_KEY = 'orchestrator_paused';
 
 /** The sentences for a refused operation: the status that did not allow it, and a race lost. */
 interface Refusals {

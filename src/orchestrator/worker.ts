@@ -1,6 +1,7 @@
 import type { AppConfig } from '../config';
 import type { AgentAdapter } from '../agents/adapter';
 import type { Database } from '../db/database';
+import { PAUSED_KEY } from '../db/repositories/scheduling';
 import type { ChatProvider } from '../model/provider';
 import { GitManager } from '../git/git-manager';
 import { refreshRunRadars } from './conflict-radar';
@@ -49,8 +50,6 @@ export interface WorkerOptions {
   now?: () => Date;
   log?: (message: string) => void;
 }
-
-const PAUSED_KEY = 'orchestrator_paused';
 
 /**
  * An `aq worker`: runs agents on this machine for the queue in the shared database. It

@@ -61,7 +61,22 @@ export interface DaemonLease {
   heartbeat: number;
 }
 
-const LEASE_KEY = 'daemon_lease';
+/** The system_state row of the daemon's lease (its value a JSON DaemonLease). */
+export const LEASE_KEY = 'daemon_lease';
+
+/** The system_state row that says scheduling is paused (`pause_orchestrator`): true when it is. */
+export const PAUSED_KEY = 'orchestrator_paused';
+
+/** The lease in a LEASE_KEY row's value (JSON text or already parsed); null when absent or unreadable. */
+export function leaseFrom(value: unknown): DaemonLease | null {
+  if (!value) return null;
+  try {
+    const parsed = typeof value === 'string' ? JSON.parse(value) : value;
+    return { owner: String(parsed.owner), heartbeat: Number(parsed.heartbeat) };
+  } catch {
+    return null;
+  }
+}
 
 /** How a pause for a usage limit with a named reset time starts its reason. */
 export const QUOTA_PAUSE_PREFIX = 'Usage limit until';
@@ -261,12 +276,6 @@ export class SchedulingRepository {
 
   async lease(): Promise<DaemonLease | null> {
     const rows = await this.query<{ value: string | null }>('select value from system_state where key = ?', [LEASE_KEY]);
-    if (!rows[0]?.value) return null;
-    try {
-      const parsed = typeof rows[0].value === 'string' ? JSON.parse(rows[0].value) : rows[0].value;
-      return { owner: String(parsed.owner), heartbeat: Number(parsed.heartbeat) };
-    } catch {
-      return null;
-    }
+    return leaseFrom(rows[0]?.value);
   }
 }

@@ -61,17 +61,27 @@ export class WorkerRepository {
 
   /** Every registered worker, by name, with the tasks it holds. */
   async list(): Promise<WorkerRecord[]> {
-    const connection = this.em().getConnection();
-    const [workers, claims] = await Promise.all([
-      connection.execute(
-        'select name, host, capacity, lease_ms, labels, started_at, heartbeat_at, stopped_at from workers order by name',
-      ) as Promise<Array<Record<string, unknown>>>,
-      connection.execute(
-        "select claimed_by, id from tasks where claimed_by is not null and status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT') order by id",
-      ) as Promise<Array<{ claimed_by: string; id: string }>>,
-    ]);
+    // The workers and the tasks they hold, as the rows of one union told apart by `kind`: on
+    // PostgreSQL each statement is a round trip, and get_status lists the workers on every call.
+    const rows = (await this.em()
+      .getConnection()
+      .execute(
+        `select 'worker' as kind, name, host, capacity, lease_ms, labels, started_at, heartbeat_at, stopped_at, null as task_id from workers
+         union all
+         select 'claim', claimed_by, null, null, null, null, null, null, null, id from tasks
+          where claimed_by is not null and status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT')
+         order by kind, name, task_id`,
+      )) as Array<Record<string, unknown>>;
     const held = new Map<string, string[]>();
-    for (const c of claims) held.set(c.claimed_by, [...(held.get(c.claimed_by) ?? []), c.id]);
+    const workers: Array<Record<string, unknown>> = [];
+    for (const r of rows) {
+      if (r.kind === 'worker') workers.push(r);
+      else {
+        const tasks = held.get(String(r.name)) ?? [];
+        tasks.push(String(r.task_id));
+        held.set(String(r.name), tasks);
+      }
+    }
     return workers.map((r) => ({
       name: String(r.name),
       host: String(r.host),

@@ -204,6 +204,40 @@ describe('status, channels and agents', () => {
     });
   });
 
+  it("tells a live daemon's lease from a dead one's, read with the counts, in as many statements whatever the queue", async () => {
+    await rt.exec('create_task', { project_id: 'alpha', title: 'Waiting', description: 'd' });
+    const connection = rt.db.orm.em.getConnection() as unknown as { execute: (...args: unknown[]) => Promise<unknown> };
+    const execute = connection.execute.bind(connection);
+    let statements = 0;
+    connection.execute = (...args: unknown[]) => {
+      statements++;
+      return execute(...args);
+    };
+    const readyCode = async () => {
+      statements = 0;
+      const status = (await rt.exec('get_status')) as { tasks: { ready_to_work: Array<{ waiting_code?: string }> } };
+      return { code: status.tasks.ready_to_work[0].waiting_code, statements };
+    };
+
+    // Another process holds the lease, with a fresh heartbeat: a daemon runs, only no agent is free.
+    expect(await rt.db.scheduling.acquireLease('daemon-elsewhere', new Date(), 30_000)).toBe(true);
+    const live = await readyCode();
+    expect(live.code).toBe('no_agent');
+    // The counts, flags and lease (one union), the agents, the two task pages (one union) and the
+    // workers with their claims (one union); then the waiting reasons read their small tables.
+    const { statements: base } = live;
+    expect(base).toBeLessThanOrEqual(11);
+    // Its heartbeat a minute old: that daemon is gone, and nothing schedules.
+    expect(await rt.db.scheduling.acquireLease('daemon-elsewhere', new Date(Date.now() - 60_000), 30_000)).toBe(true);
+    expect((await readyCode()).code).toBe('no_daemon');
+    // A worker holding a claim, and many more tasks: not one statement more.
+    await rt.db.workers.register({ name: 'w1', host: 'h', capacity: 1, labels: [], leaseMs: 10_000 }, Date.now());
+    for (let i = 0; i < 30; i++) await rt.exec('create_task', { project_id: 'alpha', title: `t${i}`, description: 'd' });
+    expect(await rt.db.scheduling.acquireLease('daemon-elsewhere', new Date(), 30_000)).toBe(true);
+    expect(await readyCode()).toEqual({ code: 'no_agent', statements: base });
+    connection.execute = execute;
+  });
+
   it('sums a status count spread over several rows (PostgreSQL keeps it in stripes per connection)', async () => {
     await rt.exec('orchestrator_control', { action: 'pause' });
     await rt.exec('create_project', { name: 'beta' });
