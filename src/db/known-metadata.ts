@@ -4,7 +4,7 @@ import { MikroORM, type MetadataStorage, type Options } from '@mikro-orm/core';
  * Entity metadata, discovered by the first ORM of each driver in this process and handed to the
  * ones opened after it.
  *
- * Discovery reads every entity definition and derives its columns, types and comparators: 30–90
+ * Discovery reads every entity definition and derives its columns, types and comparators: 20–90
  * ms of CPU per ORM, a third of opening a database. Its result depends only on the entities and
  * the driver's platform, and MikroORM does not change it once made (every ORM already decorates
  * the same entity prototypes). A process that opens one database pays it once either way; one
@@ -25,6 +25,8 @@ interface OrmInternals {
  * test/integration/db/known-metadata.test.ts fails if a new one stops matching).
  */
 export async function initWithKnownMetadata(options: Options): Promise<MikroORM> {
+  // The metadata is the driver's platform's: without a driver named, nothing to key it by.
+  if (!options.driver) return MikroORM.init(options);
   // ORMs opened side by side wait for the one discovering; if it fails (say, the database is
   // unreachable), each discovers for itself.
   const pending = knownMetadata.get(options.driver);
