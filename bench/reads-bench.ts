@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config';
 import { createRuntime, type Runtime } from '../src/runtime';
 import { startPostgres } from '../test/support/postgres-server';
+import { countStatements, type StatementCounter } from '../test/support/statement-counter';
 import { assertSeedCountsExact, seedDependencyChains, seedEvents, seedProjects, seedTasksInDatabase } from './seed';
 import { percentiles, type BenchRow } from './table';
 
@@ -54,28 +55,16 @@ function calls(tasks: number): Call[] {
   ];
 }
 
-/** Counts the statements the runtime's connection runs (the ORM's queries go through it too). */
-function statementCounter(rt: Runtime): () => number {
-  const connection = rt.db.orm.em.getConnection() as unknown as { execute: (...args: unknown[]) => Promise<unknown> };
-  const execute = connection.execute.bind(connection);
-  let statements = 0;
-  connection.execute = (...args: unknown[]) => {
-    statements++;
-    return execute(...args);
-  };
-  return () => statements;
-}
-
-async function timed(rt: Runtime, call: Call, iterations: number, statements: () => number) {
+async function timed(rt: Runtime, call: Call, iterations: number, statements: StatementCounter) {
   const once = async (i: number) => {
     const reply = await rt.handler.executeAny(call.command, call.args(i), { source: 'cli' });
     if ('error' in reply) throw new Error(`${call.name}: ${String(reply.error)}`);
   };
   for (let i = 0; i < 10; i++) await once(i);
   // The statements of one call: what a command costs in round trips, whatever the machine's load.
-  const before = statements();
+  const before = statements.count;
   await once(0);
-  const perCall = statements() - before;
+  const perCall = statements.count - before;
   const samples: number[] = [];
   for (let i = 0; i < iterations; i++) {
     const start = performance.now();
@@ -123,7 +112,7 @@ export async function runReadsBench(options: ReadsBenchOptions = {}): Promise<Be
         note: reused ? 'seeded by an earlier run' : 'generated in the database',
       },
     ];
-    const statements = statementCounter(rt);
+    const statements = countStatements(rt.db);
     for (const call of calls(tasks)) {
       const r = await timed(rt, call, iterations, statements);
       const note = `p99 ${r.p99.toFixed(2)} ms, ${r.statements} statement${r.statements === 1 ? '' : 's'}`;

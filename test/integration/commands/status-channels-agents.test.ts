@@ -4,6 +4,7 @@ import { putTask } from '../../support/task-fixtures';
 import { FORGE_READINESS_KEY } from '../../../src/orchestrator/forge-readiness';
 import { slackFeatureKey } from '../../../src/db/slack-features';
 import { onPostgres } from '../../support/postgres-databases';
+import { countStatements } from '../../support/statement-counter';
 
 describe('status, channels and agents', () => {
   let rt: TestRuntime;
@@ -206,17 +207,11 @@ describe('status, channels and agents', () => {
 
   it("tells a live daemon's lease from a dead one's, read with the counts, in as many statements whatever the queue", async () => {
     await rt.exec('create_task', { project_id: 'alpha', title: 'Waiting', description: 'd' });
-    const connection = rt.db.orm.em.getConnection() as unknown as { execute: (...args: unknown[]) => Promise<unknown> };
-    const execute = connection.execute.bind(connection);
-    let statements = 0;
-    connection.execute = (...args: unknown[]) => {
-      statements++;
-      return execute(...args);
-    };
+    const counter = countStatements(rt.db);
     const readyCode = async () => {
-      statements = 0;
+      const before = counter.count;
       const status = (await rt.exec('get_status')) as { tasks: { ready_to_work: Array<{ waiting_code?: string }> } };
-      return { code: status.tasks.ready_to_work[0].waiting_code, statements };
+      return { code: status.tasks.ready_to_work[0].waiting_code, statements: counter.count - before };
     };
 
     // Another process holds the lease, with a fresh heartbeat: a daemon runs, only no agent is free.
@@ -230,12 +225,12 @@ describe('status, channels and agents', () => {
     // Its heartbeat a minute old: that daemon is gone, and nothing schedules.
     expect(await rt.db.scheduling.acquireLease('daemon-elsewhere', new Date(Date.now() - 60_000), 30_000)).toBe(true);
     expect((await readyCode()).code).toBe('no_daemon');
-    // A worker holding a claim, and many more tasks: not one statement more.
+    // A worker registered, and many more tasks: not one statement more.
     await rt.db.workers.register({ name: 'w1', host: 'h', capacity: 1, labels: [], leaseMs: 10_000 }, Date.now());
     for (let i = 0; i < 30; i++) await rt.exec('create_task', { project_id: 'alpha', title: `t${i}`, description: 'd' });
     expect(await rt.db.scheduling.acquireLease('daemon-elsewhere', new Date(), 30_000)).toBe(true);
     expect(await readyCode()).toEqual({ code: 'no_agent', statements: base });
-    connection.execute = execute;
+    counter.stop();
   });
 
   it('sums a status count spread over several rows (PostgreSQL keeps it in stripes per connection)', async () => {
