@@ -1,5 +1,5 @@
 import type { Database } from '../db/database';
-import { GLOBAL_BUDGET_SCOPE, type BudgetRecord } from '../db/repositories/budgets';
+import { GLOBAL_BUDGET_SCOPE, type BudgetRecord, type WindowUsage } from '../db/repositories/budgets';
 import type { EventLog } from './events';
 
 /** Warning levels in percent of a budget; at 100 the project (or everything) takes no new tasks. */
@@ -27,11 +27,17 @@ export interface BudgetStatus {
 
 const HOUR_MS = 3600_000;
 
+const windowStartOf = (budget: BudgetRecord, now: Date) => new Date(now.getTime() - budget.windowHours * HOUR_MS);
+
 /** With `exact: false` a spent budget's resetsAt is left rough (the scheduling pass needs only `over`). */
 export async function budgetStatus(db: Database, budget: BudgetRecord, now: Date, exact = true): Promise<BudgetStatus> {
+  return statusOf(db, budget, now, await db.budgets.usageSince(budget.projectId, windowStartOf(budget, now)), exact);
+}
+
+/** A budget's status from its window's usage, already read. */
+async function statusOf(db: Database, budget: BudgetRecord, now: Date, usage: WindowUsage, exact = true): Promise<BudgetStatus> {
   const windowMs = budget.windowHours * HOUR_MS;
-  const windowStart = new Date(now.getTime() - windowMs);
-  const usage = await db.budgets.usageSince(budget.projectId, windowStart);
+  const windowStart = windowStartOf(budget, now);
   const shares = [
     budget.tokenLimit !== null ? usage.tokens / budget.tokenLimit : 0,
     budget.costLimitUsd !== null ? usage.costUsd / budget.costLimitUsd : 0,
@@ -73,13 +79,29 @@ export function overBudgetReason(s: BudgetStatus): string {
  * neither is spent. For "why is this task not starting".
  */
 export async function overBudget(db: Database, projectId: string, now: Date = new Date()): Promise<string | null> {
-  for (const scope of [projectId, null]) {
-    const budget = await db.budgets.get(scope);
-    if (!budget) continue;
-    const status = await budgetStatus(db, budget, now);
-    if (status.over) return overBudgetReason(status);
+  const budgets = (await Promise.all([db.budgets.get(projectId), db.budgets.get(null)])).filter((b) => b !== null);
+  return (await overBudgets(db, budgets, [projectId], now)).get(projectId) ?? null;
+}
+
+/**
+ * overBudget for several projects, given the budgets (a project's, the global one) already read:
+ * the usage of every window they need in one statement, whatever the number of projects.
+ */
+export async function overBudgets(db: Database, budgets: BudgetRecord[], projectIds: string[], now: Date): Promise<Map<string, string>> {
+  const byProject = new Map(budgets.map((b) => [b.projectId, b]));
+  // The project's own budget first, then the global one: the first spent is the reason.
+  const applying = (projectId: string) => [byProject.get(projectId), byProject.get(null)].filter((b) => b !== undefined);
+  const wanted = [...new Set(projectIds.flatMap(applying))];
+  const usage = await db.budgets.usageInWindows(wanted.map((b) => ({ projectId: b.projectId, since: windowStartOf(b, now) })));
+  const statuses = new Map(await Promise.all(wanted.map(async (b, i) => [b, await statusOf(db, b, now, usage[i])] as const)));
+  const reasons = new Map<string, string>();
+  for (const projectId of projectIds) {
+    const spent = applying(projectId)
+      .map((b) => statuses.get(b))
+      .find((s) => s?.over);
+    if (spent) reasons.set(projectId, overBudgetReason(spent));
   }
-  return null;
+  return reasons;
 }
 
 /** The budget_warning payload for a level just reached. */

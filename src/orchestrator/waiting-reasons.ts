@@ -6,7 +6,8 @@ import { backendKeyServes } from '../agents/backends';
 import { FOLLOW_UP_WORKSPACE_WAIT_MS } from './follow-up-workspace';
 import type { TaskRecord } from '../db/repositories/tasks';
 import { cloneSource, defaultRepo, provisioningFailures } from './workspace-provisioning';
-import { overBudget } from './budgets';
+import { overBudgets } from './budgets';
+import type { RepoRecord } from '../db/repositories/repos';
 import { overlapHold, overlapHoldReason } from './overlap-policy';
 
 /*
@@ -61,8 +62,10 @@ interface Context {
   holds: QuotaHold[];
   tokens: Record<string, number>;
   failures: Awaited<ReturnType<typeof provisioningFailures>>;
-  /** Projects with a set_budget budget (null: the global one), read once for every project. */
-  budgeted: Set<string | null>;
+  /** Why each project asked about is over a set_budget budget (its own or the global one), when it is. */
+  spent: Map<string, string>;
+  /** The repositories of the projects asked about, by project: read once, when a project needs them. */
+  repos: () => Promise<Map<string, RepoRecord[]>>;
 }
 
 async function loadContext(db: Database, state: SchedulingState, projectIds: string[]): Promise<Context> {
@@ -81,25 +84,24 @@ async function loadContext(db: Database, state: SchedulingState, projectIds: str
   const tokens = budgeted
     ? (await db.scheduling.tokensSince(new Date(state.now.getTime() - (state.windowMs ?? 24 * 3600_000)))).perProject
     : {};
-  return {
-    state,
-    projects: byId,
-    agents,
-    active,
-    workspaces,
-    holds,
-    tokens,
-    failures,
-    budgeted: new Set(budgets.map((b) => b.projectId)),
-  };
+  // set_budget's budgets of every project asked about: one statement for all of their windows.
+  const spent = budgets.length > 0 ? await overBudgets(db, budgets, projectIds, state.now) : new Map<string, string>();
+  let repos: Promise<Map<string, RepoRecord[]>> | undefined;
+  const reposOf = () =>
+    (repos ??= db.repos.listOfProjects(projectIds).then((all) => {
+      const byProject = new Map<string, RepoRecord[]>();
+      for (const r of all) byProject.set(r.projectId, [...(byProject.get(r.projectId) ?? []), r]);
+      return byProject;
+    }));
+  return { state, projects: byId, agents, active, workspaces, holds, tokens, failures, spent, repos: reposOf };
 }
 
 /**
  * How the daemon could make workspaces for the project (workspace-provisioning.ts): clones of its
  * repo (one per slot), its one checkout or folder linked (only while it has none), or not at all.
  */
-async function provisioning(db: Database, project: SchedulingProjectRow): Promise<'clone' | 'link' | null> {
-  const repo = defaultRepo(await db.repos.list(project.id));
+async function provisioning(c: Context, project: SchedulingProjectRow): Promise<'clone' | 'link' | null> {
+  const repo = defaultRepo((await c.repos()).get(project.id) ?? []);
   if (repo) return cloneSource(repo) !== null ? 'clone' : repo.checkoutBasePath !== null ? 'link' : null;
   return (await stat(path.join(project.workspace, '.git')).catch(() => null)) !== null ? 'link' : null;
 }
@@ -133,7 +135,7 @@ function backendsWanted(project: SchedulingProjectRow, taskBackend: string | nul
   return project.backends ? `the backends project '${project.id}' allows (${project.backends.join(', ')})` : '';
 }
 
-async function projectReason(db: Database, c: Context, projectId: string, taskBackend: string | null = null): Promise<WaitingReason> {
+async function projectReason(c: Context, projectId: string, taskBackend: string | null = null): Promise<WaitingReason> {
   const project = c.projects.get(projectId);
   if (!project) return { code: 'starting', reason: 'The project is gone.' };
   const serving = servingAgents(c, project, taskBackend);
@@ -158,8 +160,7 @@ async function projectReason(db: Database, c: Context, projectId: string, taskBa
       reason: `Project '${projectId}' used ${used} of its ${project.budgetLimit} token budget in the window; it starts tasks again as the window moves on or when the budget is raised.`,
     };
   }
-  // set_budget's budgets, the project's and the global one; most projects have none to read.
-  const spent = c.budgeted.has(projectId) || c.budgeted.has(null) ? await overBudget(db, projectId, c.state.now) : null;
+  const spent = c.spent.get(projectId);
   if (spent) return { code: 'over_budget', reason: spent };
   if (c.agents.length === 0) {
     return {
@@ -189,7 +190,7 @@ async function projectReason(db: Database, c: Context, projectId: string, taskBa
         code: 'workspace_failed',
         reason: `Preparing a workspace for project '${projectId}' failed: ${failure.error}. It is tried again shortly; fix the repository (or add one with add_workspace).`,
       };
-    const how = await provisioning(db, project);
+    const how = await provisioning(c, project);
     if (total === 0 && !how) {
       return {
         code: 'no_workspace',
@@ -222,7 +223,7 @@ export async function projectWaitingReasons(
   if (everywhere) return new Map(projectIds.map((id) => [id, everywhere]));
   const c = await loadContext(db, state, projectIds);
   const out = new Map<string, WaitingReason>();
-  for (const id of projectIds) out.set(id, await projectReason(db, c, id));
+  for (const id of projectIds) out.set(id, await projectReason(c, id));
   return out;
 }
 
@@ -230,7 +231,7 @@ export async function projectWaitingReasons(
 async function taskProjectReason(db: Database, state: SchedulingState, projectId: string, backend: string): Promise<WaitingReason> {
   const everywhere = processWideReason(state);
   if (everywhere) return everywhere;
-  return projectReason(db, await loadContext(db, state, [projectId]), projectId, backend);
+  return projectReason(await loadContext(db, state, [projectId]), projectId, backend);
 }
 
 /** Why this task waits; null when it is not waiting to start (running, done, blocked…). */

@@ -126,16 +126,35 @@ export class BudgetRepository {
 
   /** Tokens and cost of one project (null: of everything) since `since`. */
   async usageSince(projectId: string | null, since: Date): Promise<WindowUsage> {
-    const rows = await this.query<{ tokens: number | null; cost: number | null; oldest: number | null }>(
-      `select sum(tokens) as tokens, sum(cost_usd) as cost, min(created_at) as oldest from token_usage where ${windowFilter(projectId)}`,
-      windowParams(projectId, since),
-    );
-    const r = rows[0];
-    return {
-      tokens: Number(r?.tokens ?? 0),
-      costUsd: Number(r?.cost ?? 0),
-      oldest: r?.oldest === null || r?.oldest === undefined ? null : new Date(Number(r.oldest)),
-    };
+    const [usage] = await this.usageInWindows([{ projectId, since }]);
+    return usage;
+  }
+
+  /** usageSince of several windows, in the order given: one statement (a union of their sums) per 200 windows. */
+  async usageInWindows(windows: Array<{ projectId: string | null; since: Date }>): Promise<WindowUsage[]> {
+    const usage: WindowUsage[] = [];
+    for (let start = 0; start < windows.length; start += 200) {
+      const batch = windows.slice(start, start + 200);
+      const rows = await this.query<{ i: number | string; tokens: number | null; cost: number | null; oldest: number | null }>(
+        batch
+          .map(
+            (w, i) =>
+              `select ${i} as i, sum(tokens) as tokens, sum(cost_usd) as cost, min(created_at) as oldest from token_usage where ${windowFilter(w.projectId)}`,
+          )
+          .join(' union all '),
+        batch.flatMap((w) => windowParams(w.projectId, w.since)),
+      );
+      const byIndex = new Map(rows.map((r) => [Number(r.i), r]));
+      for (let i = 0; i < batch.length; i++) {
+        const r = byIndex.get(i);
+        usage.push({
+          tokens: Number(r?.tokens ?? 0),
+          costUsd: Number(r?.cost ?? 0),
+          oldest: r?.oldest === null || r?.oldest === undefined ? null : new Date(Number(r.oldest)),
+        });
+      }
+    }
+    return usage;
   }
 
   /**

@@ -39,6 +39,13 @@ export class RepoRepository {
     return rows.map(toRepoRecord);
   }
 
+  /** The repos of several projects in one statement, in the order `list` gives each project's. */
+  async listOfProjects(projectIds: string[]): Promise<RepoRecord[]> {
+    if (projectIds.length === 0) return [];
+    const rows = await this.em().find(Repo, { project: { $in: projectIds } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+    return rows.map(toRepoRecord);
+  }
+
   async count(projectId?: string): Promise<number> {
     return this.em().count(Repo, projectId ? { project: projectId } : {});
   }

@@ -1,6 +1,7 @@
 // @database-dependent: why a task waits is read from scheduling queries.
 import path from 'node:path';
 import { cloneWorkspace } from '../../support/git-fixtures';
+import { countStatements } from '../../support/statement-counter';
 import { makeHarness, untilAborted, type Harness } from './harness';
 
 jest.setTimeout(90_000);
@@ -147,5 +148,43 @@ describe('why a READY task is not starting', () => {
     await h.rt.exec('skip_task', { task_id: gate });
     await h.waitStatus(after, 'COMPLETED');
     expect((await task(after)).waiting_code).toBeUndefined();
+  });
+
+  it('tells each of many projects its reason in as many statements as for a few (budgets, their usage, repositories)', async () => {
+    h = await makeHarness();
+    // A daemon in another process holds the lease: the reasons are worked out, not "no daemon".
+    expect(await h.rt.db.scheduling.acquireLease('daemon-elsewhere', new Date(), 60_000)).toBe(true);
+    const addProjects = async (from: number, to: number) => {
+      for (let i = from; i < to; i++) {
+        await h.rt.exec('create_project', { name: `p${i}` });
+        await h.rt.exec('set_budget', { project_id: `p${i}`, tokens: 100 });
+        await h.rt.exec('create_task', { project_id: `p${i}`, title: `Task of p${i}`, description: 'd' });
+      }
+    };
+    await addProjects(0, 3);
+    await h.rt.db.tokenUsage.record({ projectId: 'p1', source: 'agent', inputTokens: 150, outputTokens: 0 });
+    const counter = countStatements(h.rt.db);
+    const reasons = async () => {
+      const before = counter.count;
+      const rows = await notStarting();
+      return { rows, statements: counter.count - before };
+    };
+
+    const few = await reasons();
+    expect(few.rows).toContainEqual(
+      expect.objectContaining({
+        project_id: 'p1',
+        code: 'over_budget',
+        reason: expect.stringMatching(/^Over budget: Project 'p1's budget is spent \(150 of 100 tokens/),
+      }),
+    );
+    expect(few.rows).toContainEqual(expect.objectContaining({ project_id: 'p0', code: 'no_workspace' }));
+
+    await addProjects(3, 12);
+    const many = await reasons();
+    counter.stop();
+    expect(many.rows.filter((r) => r.code === 'over_budget').map((r) => r.project_id)).toEqual(['p1']);
+    expect(many.rows.filter((r) => r.code === 'no_workspace')).toHaveLength(11);
+    expect(many.statements).toBe(few.statements);
   });
 });
