@@ -170,8 +170,18 @@ export const getTask = defineCommand({
   description: 'Show one task in full.',
   input: z.object({ task_id: taskId }),
   async run({ task_id }, ctx) {
-    const t = await requireTask(ctx, task_id);
-    const usage = await ctx.db.tokenUsage.forTask(t.id);
+    // What the id alone finds is read beside the task, and what the task leads to after it: two waits, not six.
+    const [t, usage, room, mergeQueue] = await Promise.all([
+      requireTask(ctx, task_id),
+      ctx.db.tokenUsage.forTask(task_id),
+      roomKeys(ctx, task_id),
+      mergeQueueKeys(ctx, task_id),
+    ]);
+    const [waiting, backend, checks] = await Promise.all([
+      waitingKeys(ctx, t),
+      backendKeys(ctx, t),
+      t.prUrl && t.status === 'AWAITING_APPROVAL' ? prChecksKeys(ctx, [t.id]).then((byTask) => byTask.get(t.id)) : undefined,
+    ]);
     return {
       id: t.id,
       project_id: t.projectId,
@@ -191,11 +201,11 @@ export const getTask = defineCommand({
       ...(t.sourceUrl && { source_url: t.sourceUrl }),
       ...(t.requestedBy && { requested_by: t.requestedBy }),
       ...(t.startedAt && { started_at: t.startedAt.toISOString() }),
-      ...(await waitingKeys(ctx, t)),
-      ...(await roomKeys(ctx, t.id)),
-      ...(await backendKeys(ctx, t)),
-      ...(await mergeQueueKeys(ctx, t.id)),
-      ...(t.prUrl && t.status === 'AWAITING_APPROVAL' && (await prChecksKeys(ctx, [t.id])).get(t.id)),
+      ...waiting,
+      ...room,
+      ...backend,
+      ...mergeQueue,
+      ...checks,
     };
   },
 });

@@ -16,8 +16,12 @@ export interface SqlDialect {
   jsonNumber(column: string, key: string): string;
   /** A tie-breaker that follows insertion order, for stable paging of `tasks`. */
   readonly taskInsertionOrder: string;
-  /** What identifies a `tasks` row most cheaply in an index (SQLite's rowid ends every index). */
-  readonly taskRowKey: string;
+  /**
+   * What ends every order index of `tasks` and identifies its row (SQLite's rowid), so an offset
+   * page can skip index entries alone and read only its own rows; null where the indexes end in
+   * no such key (PostgreSQL would fetch each row twice): the page reads its rows directly.
+   */
+  readonly taskIndexRowKey: string | null;
   /** `like` that ignores ASCII case, as SQLite's `like` does. */
   readonly likeIgnoringCase: string;
   /** Appended to an insert so the 'run' result carries the new row's `id` (insertId). */
@@ -29,7 +33,7 @@ const SQLITE: SqlDialect = {
   jsonText: (column, key) => `json_extract(${column}, '$.${key}')`,
   jsonNumber: (column, key) => `json_extract(${column}, '$.${key}')`,
   taskInsertionOrder: 'rowid',
-  taskRowKey: 'rowid',
+  taskIndexRowKey: 'rowid',
   likeIgnoringCase: 'like',
   returningId: '',
 };
@@ -40,7 +44,7 @@ const POSTGRESQL: SqlDialect = {
   jsonNumber: (column, key) => `(${column}->>'${key}')::double precision`,
   // The `seq` column (bigserial) exists on PostgreSQL only: it has no rowid.
   taskInsertionOrder: 'seq',
-  taskRowKey: 'id',
+  taskIndexRowKey: null,
   likeIgnoringCase: 'ilike',
   returningId: ' returning id',
 };

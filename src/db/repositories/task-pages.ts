@@ -67,8 +67,8 @@ export interface TaskPage {
 }
 
 /** Queue order (priority, then age, then insertion order: unique) and the columns of a page row. */
-function queueOrder(conn: Connection): { order: string; columns: string; key: string } {
-  const { taskInsertionOrder: seq, taskRowKey: key } = dialectOf(conn);
+function queueOrder(conn: Connection): { order: string; columns: string; key: string | null } {
+  const { taskInsertionOrder: seq, taskIndexRowKey: key } = dialectOf(conn);
   return {
     order: `priority, created_at, ${seq}`,
     columns: `id, project_id, title, status, priority, assigned_agent, created_at, ${seq} as seq`,
@@ -104,10 +104,11 @@ export async function taskPage(conn: Connection, filter: TaskListFilter, limit: 
         params: [...params, options.after.priority, options.after.createdAt, options.after.seq, limit + 1],
       }
     : {
-        // The page's rowids come from an index-only walk (each SQLite order index ends in the rowid),
-        // so a deep offset skips index entries instead of reading and discarding whole rows.
-        sql: `select ${columns} from tasks
-               where ${key} in (select ${key} from tasks ${where} order by ${order} limit ? offset ?)`,
+        // Where the order index ends in the row's key, the page's keys come from an index-only
+        // walk, so a deep offset skips index entries instead of reading and discarding whole rows.
+        sql: key
+          ? `select ${columns} from tasks where ${key} in (select ${key} from tasks ${where} order by ${order} limit ? offset ?)`
+          : `select ${columns} from tasks ${where} order by ${order} limit ? offset ?`,
         params: [...params, limit + 1, options.offset ?? 0],
       };
   const counted = options.count !== false;
