@@ -19,7 +19,20 @@ export interface ReadsBenchOptions {
   label?: string;
 }
 
-type Call = { name: string; command: string; args: (i: number) => Record<string, unknown> };
+type Call = {
+  name: string;
+  command: string;
+  args: (i: number) => Record<string, unknown>;
+  /** Sets up what the call should find, and returns how to undo it. */
+  around?: (rt: Runtime) => Promise<() => Promise<void>>;
+};
+
+/** Another process's daemon, as its lease says (fresh for a minute): get_status then gives READY tasks their waiting reasons. */
+async function daemonElsewhere(rt: Runtime): Promise<() => Promise<void>> {
+  const owner = 'bench-daemon-elsewhere';
+  if (!(await rt.db.scheduling.acquireLease(owner, new Date(), 60_000))) throw new Error('the daemon lease is held by a live process');
+  return () => rt.db.scheduling.releaseLease(owner);
+}
 
 const PROJECTS = 50;
 const CHAIN = 10;
@@ -32,6 +45,7 @@ function calls(tasks: number): Call[] {
   const blocked = (i: number) => `bench-task-${7 + 9 * ((i * 7919) % Math.floor(tasks / 9 - 1))}`;
   return [
     { name: 'get_status', command: 'get_status', args: () => ({}) },
+    { name: 'get_status (a daemon running)', command: 'get_status', args: () => ({}), around: daemonElsewhere },
     { name: 'list_tasks (all)', command: 'list_tasks', args: () => ({}) },
     { name: 'list_tasks (project)', command: 'list_tasks', args: (i) => ({ project_id: project(i) }) },
     { name: 'list_tasks (status)', command: 'list_tasks', args: () => ({ status: 'READY' }) },
@@ -114,7 +128,8 @@ export async function runReadsBench(options: ReadsBenchOptions = {}): Promise<Be
     ];
     const statements = countStatements(rt.db);
     for (const call of calls(tasks)) {
-      const r = await timed(rt, call, iterations, statements);
+      const undo = await call.around?.(rt);
+      const r = await timed(rt, call, iterations, statements).finally(() => undo?.());
       const note = `p99 ${r.p99.toFixed(2)} ms, ${r.statements} statement${r.statements === 1 ? '' : 's'}`;
       rows.push({ name: `${call.name} @ ${size}`, value: `${r.median.toFixed(2)} ms median`, note });
     }
