@@ -69,9 +69,13 @@ export function item(name: unknown, id?: unknown, rest: Array<[string, unknown]>
   ];
 }
 
-/** A whole list as a card, with a word when it is empty. */
-export function listCard(icon: string, title: string, items: Line[], empty: string, footer?: string): Rendered {
-  return card({ icon, title: `${title} · ${items.length}`, lines: items.length ? items : [[txt(empty)]], ...(footer && { footer }) });
+/**
+ * A list as a card, with a word when it is empty. `total` counts the whole list when the items
+ * are one page of it (renderResult says which page).
+ */
+export function listCard(icon: string, title: string, items: Line[], empty: string, total?: unknown): Rendered {
+  const count = typeof total === 'number' ? total : items.length;
+  return card({ icon, title: `${title} · ${count}`, lines: items.length ? items : [[txt(empty)]] });
 }
 
 export const yesNo = (v: unknown) => (v ? 'yes' : 'no');

@@ -48,7 +48,7 @@ export function agentRequestsCard(r: Result<'list_agent_requests'>): Rendered {
     );
   });
   if (lines.length === 0) lines.push([txt('Nothing here.')]);
-  return card({ icon: '🙋', title: `Agent requests · ${requests.length}`, lines });
+  return card({ icon: '🙋', title: `Agent requests · ${typeof r.total === 'number' ? r.total : requests.length}`, lines });
 }
 
 const DONE: Record<string, string> = {

@@ -23,7 +23,7 @@ export function projectsCard(r: Result<'list_projects'>): Rendered {
     ),
     ...(p.chat_channel_id ? [txt(' · '), channel(p.chat_channel_id)] : []),
   ]);
-  return listCard('📁', 'Projects', items, 'No projects yet: `/aq create_project name=…` or the Home tab.');
+  return listCard('📁', 'Projects', items, 'No projects yet: `/aq create_project name=…` or the Home tab.', r.total);
 }
 
 export function agentsCard(r: Result<'list_agents'>): Rendered {
@@ -38,7 +38,7 @@ export function agentsCard(r: Result<'list_agents'>): Rendered {
       a.state === 'BUSY' ? '🛠️' : '💤',
     ),
   );
-  return listCard('🤖', 'Agents', items, 'No agents yet: `/aq create_agent name=claude-1` adds one.');
+  return listCard('🤖', 'Agents', items, 'No agents yet: `/aq create_agent name=claude-1` adds one.', r.total);
 }
 
 export const PROJECT_ACTION_COMMANDS = [

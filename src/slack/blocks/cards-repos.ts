@@ -25,7 +25,7 @@ export function reposCard(r: Result<'list_repos'>): Rendered {
       ? [txt('\n    '), mono(repo.url ?? repo.source_path ?? repo.checkout_base_path)]
       : []),
   ]);
-  return listCard('📦', 'Repositories', items, 'No repositories yet: add one from the Home tab or `/aq add_repo`.');
+  return listCard('📦', 'Repositories', items, 'No repositories yet: add one from the Home tab or `/aq add_repo`.', r.total);
 }
 
 export function workspacesCard(r: Result<'list_workspaces'>): Rendered {
@@ -48,6 +48,7 @@ export function workspacesCard(r: Result<'list_workspaces'>): Rendered {
     `Workspaces${r.project_id ? ` of ${s(r.project_id)}` : ''}`,
     items,
     'No workspaces yet: `/aq add_workspace` adds one.',
+    r.total,
   );
 }
 
@@ -71,7 +72,7 @@ export function hooksCard(r: Result<'list_hooks'>): Rendered {
       h.enabled ? '🪝' : '⏸️',
     );
   });
-  return listCard('🪝', 'Hooks', items, 'No hooks yet: `/aq help create_hook` shows how to add one.');
+  return listCard('🪝', 'Hooks', items, 'No hooks yet: `/aq help create_hook` shows how to add one.', r.total);
 }
 
 export function hookRunsCard(r: Result<'list_hook_runs'>): Rendered {
@@ -85,7 +86,7 @@ export function hookRunsCard(r: Result<'list_hook_runs'>): Rendered {
     ].filter(Boolean);
     return [txt(`${icon} `), bold(s(run.started_at).replace('T', ' ').slice(0, 16)), txt(`  ${details.join(' · ')}`)];
   });
-  return listCard('🪝', `Runs of ${s(r.hook_name ?? r.hook_id)}`, items, 'It has not run yet.');
+  return listCard('🪝', `Runs of ${s(r.hook_name ?? r.hook_id)}`, items, 'It has not run yet.', r.total);
 }
 
 export function notesCard(r: R): Rendered {
@@ -98,7 +99,7 @@ export function notesCard(r: R): Rendered {
       lines: [
         [bold(`Specs · ${rows(r.specs).length}`)],
         ...rows(r.specs).map(line),
-        [bold(`Notes · ${rows(r.notes).length}`)],
+        [bold(`Notes · ${typeof r.notes_total === 'number' ? r.notes_total : rows(r.notes).length}`)],
         ...rows(r.notes).map(line),
       ],
     });
@@ -114,7 +115,7 @@ export function notesCard(r: R): Rendered {
       '📝',
     ),
   );
-  return listCard('📝', `Notes of ${s(r.project_id)}`, items, 'No notes yet: `/aq write_note` writes one.');
+  return listCard('📝', `Notes of ${s(r.project_id)}`, items, 'No notes yet: `/aq write_note` writes one.', r.total);
 }
 
 export const REPO_ACTION_COMMANDS = [

@@ -145,21 +145,22 @@ export function dependencyCard(command: DependencyCommands, r: AnyShape<Result<D
   if (command === 'get_chain_health') {
     if (Array.isArray(r.stuck_chains)) {
       const chains = r.stuck_chains as Array<{ blocked_task: { id: string; title: string }; stuck_count: number }>;
+      // The whole count, not the page's: renderResult says which page this is.
+      const total = Number(r.total_stuck_chains ?? chains.length);
       return card({
         icon: '⛓️',
-        title: chains.length ? `${plural(chains.length, 'stuck chain')}` : 'No stuck chains',
+        title: total ? `${plural(total, 'stuck chain')}` : 'No stuck chains',
         subject: r.project_id,
-        lines: chains
-          .slice(0, 30)
-          .map((c) => item(c.blocked_task.title, c.blocked_task.id, [['holds up', plural(c.stuck_count, 'task')]], '⛔')),
+        lines: chains.map((c) => item(c.blocked_task.title, c.blocked_task.id, [['holds up', plural(c.stuck_count, 'task')]], '⛔')),
       });
     }
     const stuck = tasksOf(r.stuck_downstream);
+    const total = Number(r.stuck_count ?? stuck.length);
     return card({
-      icon: stuck.length ? '⛓️' : '✅',
-      title: stuck.length ? `${plural(stuck.length, 'task')} stuck behind` : 'Nothing stuck behind',
+      icon: total ? '⛓️' : '✅',
+      title: total ? `${plural(total, 'task')} stuck behind` : 'Nothing stuck behind',
       subject: r.title ?? r.task_id,
-      lines: stuck.slice(0, 30).map((t) => item(t.title, t.id)),
+      lines: stuck.map((t) => item(t.title, t.id)),
     });
   }
   if (command === 'get_task_dependencies') {
@@ -170,10 +171,10 @@ export function dependencyCard(command: DependencyCommands, r: AnyShape<Result<D
       title: 'Dependencies',
       subject: r.task_id,
       lines: [
-        [bold(`Waits for ${up.length}`)],
-        ...up.slice(0, 20).map((t) => item(t.title, t.id, [['', statusWords(t.status)]])),
-        [bold(`Holds up ${down.length}`)],
-        ...down.slice(0, 20).map((t) => item(t.title, t.id, [['', statusWords(t.status)]])),
+        [bold(`Waits for ${Number(r.depends_on_total ?? up.length)}`)],
+        ...up.map((t) => item(t.title, t.id, [['', statusWords(t.status)]])),
+        [bold(`Holds up ${Number(r.dependents_total ?? down.length)}`)],
+        ...down.map((t) => item(t.title, t.id, [['', statusWords(t.status)]])),
       ],
     });
   }

@@ -30,5 +30,11 @@ export function workersCard(r: Result<'list_workers'>): Rendered {
       w.alive ? '🟢' : '⚪',
     ),
   );
-  return listCard('🖥️', 'Workers', items, 'No workers: the app runs its agents itself. `npx aq worker` on another machine adds one.');
+  return listCard(
+    '🖥️',
+    'Workers',
+    items,
+    'No workers: the app runs its agents itself. `npx aq worker` on another machine adds one.',
+    r.total,
+  );
 }

@@ -5,6 +5,8 @@ import { errorReply } from './errors';
 import { genericBlocks } from './generic';
 import { statusBlocks } from './status';
 import { taskDetailBlocks, taskListBlocks } from './tasks';
+import { ALL_COMMANDS } from '../../commands/index';
+import type { ListPaging } from '../../commands/paging';
 import { context, type Rendered } from './common';
 import { esc } from './text';
 
@@ -37,6 +39,25 @@ function renderSuccess(command: string, args: Record<string, unknown>, result: R
         typeof args.offset === 'number' ? args.offset : 0,
       );
     default:
-      return cardFor(command)?.(result, args) ?? genericBlocks(command, result);
+      return withMorePages(cardFor(command)?.(result, args) ?? genericBlocks(command, result), command, args, result);
   }
+}
+
+/** How each list command pages its reply, by name. */
+const PAGED: ReadonlyMap<string, ListPaging> = new Map(ALL_COMMANDS.flatMap((c) => (c.list ? [[c.name, c.list] as const] : [])));
+
+/**
+ * A reply that is one page of a longer list says which items it shows of how many, and the offset
+ * that asks for the next page, under any card that does not say so itself.
+ */
+function withMorePages(rendered: Rendered, command: string, args: Record<string, unknown>, result: Record<string, unknown>): Rendered {
+  const list = PAGED.get(command);
+  const next = result.next_offset;
+  if (!list || typeof next !== 'number' || JSON.stringify(rendered.blocks).includes(`offset=${next}`)) return rendered;
+  const from = typeof args.offset === 'number' ? args.offset : 0;
+  const page = result[list.key];
+  const shown = Array.isArray(page) ? page.length : 0;
+  const total = Number(result[list.totalKey ?? 'total']);
+  const more = context(`Showing ${from + 1}–${from + shown} of ${total}: ask again with \`offset=${next}\` for the next page.`);
+  return { ...rendered, blocks: [...rendered.blocks, more] };
 }

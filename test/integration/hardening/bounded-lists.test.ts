@@ -3,6 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AnyCommand } from '../../../src/commands/catalog';
 import { ALL_COMMANDS } from '../../../src/commands';
+import { renderResult } from '../../../src/slack/blocks/render';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 import { fieldsOf } from './catalog-inputs';
 
@@ -256,6 +257,19 @@ describe('every list-like reply is bounded', () => {
 
       expect(await rt.exec(name, { ...base, offset: total })).toMatchObject({ [key]: [], next_offset: null });
       expect(await rt.exec(name, { ...base, limit: maxLimit + 1 })).toEqual({ error: expect.stringContaining('limit') });
+    },
+  );
+
+  it.each(listCommands.map((c) => [c.name, c] as const))(
+    '%s: its Slack card counts the whole list, not the page, and says how to ask for the next',
+    async (name, command) => {
+      const base = args.get(name)!;
+      const first = await rt.exec(name, base);
+      const total = first[command.list.totalKey ?? 'total'] as number;
+      const shown = JSON.stringify(renderResult(name, base, first).blocks);
+      expect([String(total), total.toLocaleString('en-US')].some((written) => shown.includes(written))).toBe(true);
+      // list_tasks pages through its reply in Slack with Prev and Next buttons; every other card names the next offset.
+      expect(shown).toContain(name === 'list_tasks' ? 'aq_tasks_page_next' : `offset=${String(first.next_offset)}`);
     },
   );
 
