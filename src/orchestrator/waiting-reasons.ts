@@ -69,12 +69,8 @@ interface Context {
 }
 
 async function loadContext(db: Database, state: SchedulingState, projectIds: string[]): Promise<Context> {
-  const [projects, agents, active, workspaces, holds, failures, budgets] = await Promise.all([
-    db.scheduling.projects(),
-    db.scheduling.agentBackends(),
-    db.scheduling.activeCounts(),
-    db.scheduling.workspaces(),
-    db.scheduling.quotaHolds(state.now),
+  const [{ projects, agents, active, workspaces, holds }, failures, budgets] = await Promise.all([
+    db.scheduling.waitingContext(state.now),
     provisioningFailures(db),
     db.budgets.list(),
   ]);

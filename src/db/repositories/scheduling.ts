@@ -42,6 +42,72 @@ function jsonList(value: unknown): string[] | null {
   return Array.isArray(parsed) && parsed.length > 0 ? parsed.map(String) : null;
 }
 
+const PROJECTS_SQL = 'select id, status, credit_weight, max_concurrent_agents, budget_limit, workspace, backends from projects';
+
+function projectRow(r: Record<string, unknown>): SchedulingProjectRow {
+  return {
+    id: String(r.id),
+    status: r.status as 'ACTIVE' | 'PAUSED',
+    creditWeight: Number(r.credit_weight),
+    maxConcurrentAgents: Number(r.max_concurrent_agents),
+    budgetLimit: r.budget_limit === null || r.budget_limit === undefined ? null : Number(r.budget_limit),
+    workspace: String(r.workspace),
+    backends: jsonList(r.backends),
+  };
+}
+
+const ACTIVE_COUNTS_SQL =
+  "select project_id, sum(n) as n from task_status_counts where status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT') group by project_id having sum(n) > 0";
+
+const AGENT_BACKENDS_SQL = `select ${backendKeySql('a')} as "key", count(*) as total,
+        sum(case when a.state = 'IDLE' and a.current_task is null then 1 else 0 end) as idle
+   from agents a group by ${backendKeySql('a')}`;
+
+/** Workspaces with whether another workspace on the same path is locked (1/0 on both databases). */
+const workspacesSql = (ownerSql: string) => `select w.id, w.project_id, w.locked_by_task_id,
+        case when exists (select 1 from workspaces o where o.path = w.path and o.id <> w.id and o.locked_by_task_id is not null) then 1 else 0 end as path_locked
+   from workspaces w where 1 = 1${ownerSql}`;
+
+export interface SchedulingWorkspaces {
+  available: Record<string, string[]>;
+  locked: string[];
+  projectsWithAny: Set<string>;
+  total: Record<string, number>;
+}
+
+function workspaceSets(
+  rows: Array<{ id: string; project_id: string; locked_by_task_id: string | null; path_locked: number | string }>,
+): SchedulingWorkspaces {
+  const available: Record<string, string[]> = {};
+  const locked: string[] = [];
+  const projectsWithAny = new Set<string>();
+  const total: Record<string, number> = {};
+  for (const r of rows) {
+    projectsWithAny.add(r.project_id);
+    total[r.project_id] = (total[r.project_id] ?? 0) + 1;
+    if (r.locked_by_task_id || Number(r.path_locked)) locked.push(r.id);
+    else {
+      available[r.project_id] ??= [];
+      available[r.project_id].push(r.id);
+    }
+  }
+  return { available, locked, projectsWithAny, total };
+}
+
+/** Per backend, the latest reset named by a task waiting on its usage limit (params: now, prefix). */
+const QUOTA_HOLDS_SQL = `select ${taskBackendSql('t')} as backend, min(t.resume_after) as "until" from tasks t
+  where t.status = 'PAUSED' and t.resume_after > ? and t.pause_reason like ?
+  group by ${taskBackendSql('t')}`;
+
+/** What scheduling knows of the fleet, as the waiting reasons read it (waitingContext). */
+export interface WaitingContextRows {
+  projects: SchedulingProjectRow[];
+  agents: Array<{ key: string; total: number; idle: number }>;
+  active: Record<string, number>;
+  workspaces: SchedulingWorkspaces;
+  holds: QuotaHold[];
+}
+
 /**
  * Whose agents and workspaces a scheduling pass uses: the app's own (`workerId` null) or one
  * worker's. Absent: the whole fleet (status views).
@@ -93,18 +159,7 @@ export class SchedulingRepository {
   }
 
   async projects(): Promise<SchedulingProjectRow[]> {
-    const rows = await this.query<Record<string, unknown>>(
-      'select id, status, credit_weight, max_concurrent_agents, budget_limit, workspace, backends from projects order by id',
-    );
-    return rows.map((r) => ({
-      id: String(r.id),
-      status: r.status as 'ACTIVE' | 'PAUSED',
-      creditWeight: Number(r.credit_weight),
-      maxConcurrentAgents: Number(r.max_concurrent_agents),
-      budgetLimit: r.budget_limit === null || r.budget_limit === undefined ? null : Number(r.budget_limit),
-      workspace: String(r.workspace),
-      backends: jsonList(r.backends),
-    }));
+    return (await this.query<Record<string, unknown>>(`${PROJECTS_SQL} order by id`)).map(projectRow);
   }
 
   /**
@@ -153,9 +208,7 @@ export class SchedulingRepository {
    * holds its agent and workspace), from the trigger-maintained counts table.
    */
   async activeCounts(): Promise<Record<string, number>> {
-    const rows = await this.query<{ project_id: string; n: number }>(
-      "select project_id, sum(n) as n from task_status_counts where status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT') group by project_id having sum(n) > 0",
-    );
+    const rows = await this.query<{ project_id: string; n: number }>(ACTIVE_COUNTS_SQL);
     return Object.fromEntries(rows.map((r) => [r.project_id, Number(r.n)]));
   }
 
@@ -182,32 +235,9 @@ export class SchedulingRepository {
   }
 
   /** Unlocked workspaces per project (oldest first), the ids of locked ones, and counts per project. */
-  async workspaces(owner?: Owner): Promise<{
-    available: Record<string, string[]>;
-    locked: string[];
-    projectsWithAny: Set<string>;
-    total: Record<string, number>;
-  }> {
-    const rows = await this.query<{ id: string; project_id: string; locked_by_task_id: string | null; path_locked: number }>(
-      `select w.id, w.project_id, w.locked_by_task_id,
-              exists (select 1 from workspaces o where o.path = w.path and o.id <> w.id and o.locked_by_task_id is not null) as path_locked
-         from workspaces w where 1 = 1${ownerFilter(owner, 'w.worker_id').sql} order by w.created_at, w.id`,
-      ownerFilter(owner, 'w.worker_id').params,
-    );
-    const available: Record<string, string[]> = {};
-    const locked: string[] = [];
-    const projectsWithAny = new Set<string>();
-    const total: Record<string, number> = {};
-    for (const r of rows) {
-      projectsWithAny.add(r.project_id);
-      total[r.project_id] = (total[r.project_id] ?? 0) + 1;
-      if (r.locked_by_task_id || Number(r.path_locked)) locked.push(r.id);
-      else {
-        available[r.project_id] ??= [];
-        available[r.project_id].push(r.id);
-      }
-    }
-    return { available, locked, projectsWithAny, total };
+  async workspaces(owner?: Owner): Promise<SchedulingWorkspaces> {
+    const filter = ownerFilter(owner, 'w.worker_id');
+    return workspaceSets(await this.query(`${workspacesSql(filter.sql)} order by w.created_at, w.id`, filter.params));
   }
 
   /**
@@ -217,12 +247,10 @@ export class SchedulingRepository {
    * before backends existed ran on Claude Code. Plain 429 backoffs do not hold anything.
    */
   async quotaHolds(now: Date): Promise<QuotaHold[]> {
-    const rows = await this.query<{ backend: string; until: number }>(
-      `select ${taskBackendSql('t')} as backend, min(t.resume_after) as "until" from tasks t
-        where t.status = 'PAUSED' and t.resume_after > ? and t.pause_reason like ?
-        group by ${taskBackendSql('t')} order by 2, 1`,
-      [now.getTime(), `${QUOTA_PAUSE_PREFIX}%`],
-    );
+    const rows = await this.query<{ backend: string; until: number }>(`${QUOTA_HOLDS_SQL} order by 2, 1`, [
+      now.getTime(),
+      `${QUOTA_PAUSE_PREFIX}%`,
+    ]);
     return rows.map((r) => ({ backend: String(r.backend), until: new Date(Number(r.until)) }));
   }
 
@@ -237,12 +265,74 @@ export class SchedulingRepository {
 
   /** Agents per backend key, and how many of them are idle (agents are few: a whole-table group). */
   async agentBackends(): Promise<Array<{ key: string; total: number; idle: number }>> {
-    const rows = await this.query<{ key: string; total: number; idle: number }>(
-      `select ${backendKeySql('a')} as "key", count(*) as total,
-              sum(case when a.state = 'IDLE' and a.current_task is null then 1 else 0 end) as idle
-         from agents a group by ${backendKeySql('a')}`,
-    );
+    const rows = await this.query<{ key: string; total: number; idle: number }>(AGENT_BACKENDS_SQL);
     return rows.map((r) => ({ key: String(r.key), total: Number(r.total), idle: Number(r.idle) }));
+  }
+
+  /**
+   * projects, agentBackends, activeCounts, workspaces and quotaHolds in one statement, each a
+   * branch of a union tagged by `kind` (their order does not matter to the waiting reasons): on
+   * PostgreSQL every statement is a round trip, and get_status with a daemon made five here.
+   */
+  async waitingContext(now: Date): Promise<WaitingContextRows> {
+    const n = (column: string) => `cast(${column} as double precision)`;
+    const t = (column: string) => `cast(${column} as text)`;
+    const branch = (
+      kind: string,
+      c: { id?: string; project?: string; s1?: string; s2?: string; s3?: string; n1?: string; n2?: string; n3?: string },
+      from: string,
+    ) =>
+      `select '${kind}' as kind, ${t(c.id ?? 'null')} as id, ${t(c.project ?? 'null')} as project_id, ${t(c.s1 ?? 'null')} as s1, ${t(c.s2 ?? 'null')} as s2,
+              ${t(c.s3 ?? 'null')} as s3, ${n(c.n1 ?? 'null')} as n1, ${n(c.n2 ?? 'null')} as n2, ${n(c.n3 ?? 'null')} as n3 from (${from}) ${kind}_rows`;
+    const rows = await this.query<{
+      kind: string;
+      id: string | null;
+      project_id: string | null;
+      s1: string | null;
+      s2: string | null;
+      s3: string | null;
+      n1: number | null;
+      n2: number | null;
+      n3: number | null;
+    }>(
+      [
+        branch(
+          'project',
+          { id: 'id', s1: 'status', s2: 'workspace', s3: 'backends', n1: 'credit_weight', n2: 'max_concurrent_agents', n3: 'budget_limit' },
+          PROJECTS_SQL,
+        ),
+        branch('agents', { id: '"key"', n1: 'total', n2: 'idle' }, AGENT_BACKENDS_SQL),
+        branch('active', { project: 'project_id', n1: 'n' }, ACTIVE_COUNTS_SQL),
+        branch('workspace', { id: 'id', project: 'project_id', s1: 'locked_by_task_id', n1: 'path_locked' }, workspacesSql('')),
+        branch('hold', { id: 'backend', n1: '"until"' }, QUOTA_HOLDS_SQL),
+      ].join(' union all '),
+      [now.getTime(), `${QUOTA_PAUSE_PREFIX}%`],
+    );
+    const of = (kind: string) => rows.filter((r) => r.kind === kind);
+    return {
+      projects: of('project').map((r) =>
+        projectRow({
+          id: r.id,
+          status: r.s1,
+          workspace: r.s2,
+          backends: r.s3,
+          credit_weight: r.n1,
+          max_concurrent_agents: r.n2,
+          budget_limit: r.n3,
+        }),
+      ),
+      agents: of('agents').map((r) => ({ key: String(r.id), total: Number(r.n1), idle: Number(r.n2) })),
+      active: Object.fromEntries(of('active').map((r) => [String(r.project_id), Number(r.n1)])),
+      workspaces: workspaceSets(
+        of('workspace').map((r) => ({
+          id: String(r.id),
+          project_id: String(r.project_id),
+          locked_by_task_id: r.s1,
+          path_locked: Number(r.n1),
+        })),
+      ),
+      holds: of('hold').map((r) => ({ backend: String(r.id), until: new Date(Number(r.n1)) })),
+    };
   }
 
   // --- the daemon lease -----------------------------------------------------------------------
