@@ -130,31 +130,45 @@ export class BudgetRepository {
     return usage;
   }
 
-  /** usageSince of several windows, in the order given: one statement (a union of their sums) per 200 windows. */
+  /**
+   * usageSince of several windows, in the order given, in one statement: the projects' windows
+   * that start at the same moment (budgets mostly share a window length) are one grouped sum
+   * through (project_id, created_at), the whole one a sum of its own.
+   */
   async usageInWindows(windows: Array<{ projectId: string | null; since: Date }>): Promise<WindowUsage[]> {
-    const usage: WindowUsage[] = [];
-    for (let start = 0; start < windows.length; start += 200) {
-      const batch = windows.slice(start, start + 200);
-      const rows = await this.query<{ i: number | string; tokens: number | null; cost: number | null; oldest: number | null }>(
-        batch
-          .map(
-            (w, i) =>
-              `select ${i} as i, sum(tokens) as tokens, sum(cost_usd) as cost, min(created_at) as oldest from token_usage where ${windowFilter(w.projectId)}`,
-          )
-          .join(' union all '),
-        batch.flatMap((w) => windowParams(w.projectId, w.since)),
-      );
-      const byIndex = new Map(rows.map((r) => [Number(r.i), r]));
-      for (let i = 0; i < batch.length; i++) {
-        const r = byIndex.get(i);
-        usage.push({
-          tokens: Number(r?.tokens ?? 0),
-          costUsd: Number(r?.cost ?? 0),
-          oldest: r?.oldest === null || r?.oldest === undefined ? null : new Date(Number(r.oldest)),
-        });
-      }
+    if (windows.length === 0) return [];
+    // One branch per window start: the projects' windows from it together, the whole one alone.
+    const branches = new Map<string, { since: number; projectIds: Set<string> | null }>();
+    const keyOf = (w: { projectId: string | null; since: Date }) => `${w.projectId === null ? 'all' : 'projects'}@${w.since.getTime()}`;
+    for (const w of windows) {
+      const branch = branches.get(keyOf(w)) ?? { since: w.since.getTime(), projectIds: w.projectId === null ? null : new Set<string>() };
+      if (w.projectId !== null) branch.projectIds?.add(w.projectId);
+      branches.set(keyOf(w), branch);
     }
-    return usage;
+    const sums = 'sum(tokens) as tokens, sum(cost_usd) as cost, min(created_at) as oldest from token_usage';
+    const parts = [...branches.values()].map(({ projectIds }, i) =>
+      projectIds
+        ? `select ${i} as branch, project_id as scope, ${sums} where project_id in (${[...projectIds].map(() => '?').join(', ')}) and created_at >= ? group by project_id`
+        : `select ${i} as branch, null as scope, ${sums} where created_at >= ?`,
+    );
+    const params = [...branches.values()].flatMap(({ since, projectIds }) => [...(projectIds ?? []), since]);
+    const rows = await this.query<{
+      branch: number | string;
+      scope: string | null;
+      tokens: number | null;
+      cost: number | null;
+      oldest: number | null;
+    }>(parts.join(' union all '), params);
+    const index = new Map([...branches.keys()].map((key, i) => [key, i]));
+    const found = new Map(rows.map((r) => [`${Number(r.branch)}:${r.scope ?? ''}`, r]));
+    return windows.map((w) => {
+      const r = found.get(`${index.get(keyOf(w))}:${w.projectId ?? ''}`);
+      return {
+        tokens: Number(r?.tokens ?? 0),
+        costUsd: Number(r?.cost ?? 0),
+        oldest: r?.oldest === null || r?.oldest === undefined ? null : new Date(Number(r.oldest)),
+      };
+    });
   }
 
   /**

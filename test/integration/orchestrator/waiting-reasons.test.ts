@@ -162,7 +162,12 @@ describe('why a READY task is not starting', () => {
       }
     };
     await addProjects(0, 3);
+    // Windows of two lengths and the global budget: every sum is still one statement.
+    await h.rt.exec('set_budget', { project_id: 'p2', tokens: 100, window_hours: 6 });
+    await h.rt.exec('set_budget', { global: true, tokens: 1_000_000 });
     await h.rt.db.tokenUsage.record({ projectId: 'p1', source: 'agent', inputTokens: 150, outputTokens: 0 });
+    await h.rt.db.tokenUsage.record({ projectId: 'p2', source: 'agent', inputTokens: 120, outputTokens: 0 });
+    await h.rt.db.tokenUsage.record({ projectId: 'p0', source: 'agent', inputTokens: 60, outputTokens: 0 });
     const counter = countStatements(h.rt.db);
     const reasons = async () => {
       const before = counter.count;
@@ -178,13 +183,20 @@ describe('why a READY task is not starting', () => {
         reason: expect.stringMatching(/^Over budget: Project 'p1's budget is spent \(150 of 100 tokens/),
       }),
     );
+    expect(few.rows).toContainEqual(
+      expect.objectContaining({
+        project_id: 'p2',
+        code: 'over_budget',
+        reason: expect.stringMatching(/\(120 of 100 tokens in the last 6 h\)/),
+      }),
+    );
     expect(few.rows).toContainEqual(expect.objectContaining({ project_id: 'p0', code: 'no_workspace' }));
 
     await addProjects(3, 12);
     const many = await reasons();
     counter.stop();
-    expect(many.rows.filter((r) => r.code === 'over_budget').map((r) => r.project_id)).toEqual(['p1']);
-    expect(many.rows.filter((r) => r.code === 'no_workspace')).toHaveLength(11);
+    expect(many.rows.filter((r) => r.code === 'over_budget').map((r) => r.project_id)).toEqual(['p1', 'p2']);
+    expect(many.rows.filter((r) => r.code === 'no_workspace')).toHaveLength(10);
     expect(many.statements).toBe(few.statements);
   });
 });
