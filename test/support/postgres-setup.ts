@@ -1,6 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { SERVER_URL_VARIABLE, TEMPLATE_DATABASE, adminQuery } from './postgres-databases';
+import {
+  SERVER_URL_VARIABLE,
+  TEMPLATE_DATABASE,
+  TEMPLATE_FINGERPRINT_VARIABLE,
+  adminQuery,
+  forgetFreeLists,
+  templateFingerprint,
+} from './postgres-databases';
 import { startPostgres, type PostgresServer } from './postgres-server';
 
 const KEY = '__aqTestPostgres';
@@ -31,10 +38,12 @@ export async function startPostgresForTests(): Promise<void> {
     throw err;
   }
   process.env[SERVER_URL_VARIABLE] = base;
+  process.env[TEMPLATE_FINGERPRINT_VARIABLE] = await templateFingerprint(base);
 }
 
 export async function stopPostgresForTests(): Promise<void> {
   const server = (globalThis as Holder)[KEY];
   delete (globalThis as Holder)[KEY];
+  if (server) forgetFreeLists(server.url('').replace(/\/$/, ''));
   await server?.stop();
 }
