@@ -174,6 +174,12 @@ export function toolRulesForSdk(rules: readonly string[]): { allowedTools: strin
   return { allowedTools: [...rules.filter((rule) => !wholeTools.has(rule)), ...searchToolsOffered(wholeTools)], wholeTools };
 }
 
+/** Whether a run failed because the session it was to resume is not in this machine's session store. */
+function isMissingSession(errorMessage: string | null, sessionId: string): boolean {
+  const message = errorMessage ?? '';
+  return message.includes('No conversation found') && message.includes(sessionId);
+}
+
 /** Runs Claude Code through the Agent SDK's `query()` in the task's workspace, confined to it. */
 export class ClaudeCodeAdapter implements AgentAdapter {
   readonly type = 'claude';
@@ -181,6 +187,19 @@ export class ClaudeCodeAdapter implements AgentAdapter {
   constructor(private readonly options: ClaudeCodeOptions = {}) {}
 
   async run(request: AgentRunRequest): Promise<AgentRunOutcome> {
+    const outcome = await this.runOnce(request);
+    // A session is kept under the HOME of the machine that ran it: a follow-up that another
+    // worker picked up cannot resume it there, so it starts afresh with the whole task.
+    if (request.resumeSessionId && outcome.status === 'failed' && isMissingSession(outcome.errorMessage, request.resumeSessionId)) {
+      this.options.log?.(
+        `[claude ${request.taskId}] session ${request.resumeSessionId} is not on this machine: starting a new one with the whole task`,
+      );
+      return this.runOnce({ ...request, resumeSessionId: null, prompt: request.freshPrompt ?? request.prompt });
+    }
+    return outcome;
+  }
+
+  private async runOnce(request: AgentRunRequest): Promise<AgentRunOutcome> {
     // Loaded on first use: the SDK is ESM-only and `aq` processes never need it.
     const { query } = await import('@anthropic-ai/claude-agent-sdk');
     const controller = new AbortController();
