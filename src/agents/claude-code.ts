@@ -59,6 +59,8 @@ export function buildClaudeEnv(options: ClaudeCodeOptions, base: NodeJS.ProcessE
   env.DISABLE_TELEMETRY = '1';
   env.DISABLE_AUTOUPDATER = '1';
   env.DISABLE_ERROR_REPORTING = '1';
+  // The CLI's own git reads must not hold the workspace's index.lock while the run's commit needs it.
+  env.GIT_OPTIONAL_LOCKS = '0';
   env.CLAUDE_CODE_MAX_RETRIES = String(options.maxRetries ?? 2);
   return { ...env, ...(options.env ?? {}) };
 }

@@ -26,10 +26,19 @@ export function gitEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv
     PAGER: 'cat',
     GIT_EDITOR: 'true',
     GIT_MERGE_AUTOEDIT: 'no',
+    // Reads (status, diff) skip refreshing the index, so they never hold index.lock while a
+    // commit or merge in the same workspace needs it.
+    GIT_OPTIONAL_LOCKS: '0',
     LC_ALL: 'C',
     LANGUAGE: 'C',
   };
 }
+
+/** git's refusal when another process holds one of its lock files (index.lock, a ref's .lock). */
+const LOCK_HELD = /Unable to create '[^']*\.lock': File exists/;
+
+/** Waits between tries while a lock is held: about 3 s in all, far longer than any git step holds one. */
+const LOCK_RETRY_MS = [50, 100, 200, 400, 800, 1500];
 
 /** Settings for every git call: paths verbatim, no colour, no advice on a detached HEAD. */
 const CALL_CONFIG = ['-c', 'core.quotepath=false', '-c', 'color.ui=false', '-c', 'advice.detachedHead=false'];
@@ -58,6 +67,20 @@ export class GitRunner {
    * commands such as `merge-tree` or `diff --quiet` that answer through their exit code).
    */
   async exec(cwd: string, args: string[], options: { okCodes?: number[] } = {}): Promise<GitRunResult> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.execOnce(cwd, args, options);
+      } catch (err) {
+        // Another git process in the same repository (the agent's, a reader without
+        // GIT_OPTIONAL_LOCKS) holds a lock for a moment: wait for it rather than fail the step.
+        // A lock left by a crashed git stays, and the error comes out after the last try.
+        if (!(err instanceof GitError) || !LOCK_HELD.test(err.message) || attempt >= LOCK_RETRY_MS.length) throw err;
+        await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS[attempt]));
+      }
+    }
+  }
+
+  private async execOnce(cwd: string, args: string[], options: { okCodes?: number[] }): Promise<GitRunResult> {
     const run = await launch('git', [...CALL_CONFIG, ...args], { cwd, env: this.env, silenceMs: this.timeoutMs });
     if (run.startError) {
       if (await folderMissing(cwd)) throw new GitError(`Directory not found: ${cwd}`);

@@ -1,4 +1,4 @@
-import { mkdir, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { assertValidBranchName, branchNameForTask, isValidBranchName } from '../../../src/git/branch-names';
 import { GitError } from '../../../src/git/git-errors';
@@ -45,6 +45,25 @@ describe('GitManager: repositories, status, branches and commits', () => {
     await expect(git.assertRepo(ws)).resolves.toBeUndefined();
     expect(await oneLineError(git.currentBranch(missing))).toBe(`Directory not found: ${missing}`);
     expect(await oneLineError(git.statusText(path.join(dir, 'plain')))).toBe(`Not a git repository: ${path.join(dir, 'plain')}`);
+  });
+
+  it('waits for a lock another git process holds for a moment; a lock that stays is an error, not a hang', async () => {
+    const lock = path.join(ws, '.git', 'index.lock');
+    await writeFile(path.join(ws, 'new.txt'), 'new\n');
+    // Another git process holds the index for 300 ms, as the agent's own git calls can at the end of a run.
+    await writeFile(lock, '');
+    const heldUntil = Date.now() + 300;
+    const released = new Promise<void>((resolve) => setTimeout(() => rm(lock).then(() => resolve()), 300));
+    expect(await git.commitAll(ws, 'Add new.txt')).toMatchObject({ committed: true });
+    expect(Date.now()).toBeGreaterThanOrEqual(heldUntil);
+    await released;
+    expect(await gitOut(ws, 'log', '-1', '--format=%s')).toBe('Add new.txt');
+
+    // A lock left by a crashed git never goes: after the tries, the step fails and says why.
+    await writeFile(path.join(ws, 'more.txt'), 'more\n');
+    await writeFile(lock, '');
+    expect(await oneLineError(git.commitAll(ws, 'Add more.txt'))).toMatch(/^Unable to create '.*index\.lock': File exists/);
+    expect(await gitOut(ws, 'log', '-1', '--format=%s')).toBe('Add new.txt');
   });
 
   it('reads branches, status, log and commits; a detached HEAD has no branch', async () => {
