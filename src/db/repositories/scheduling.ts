@@ -94,7 +94,7 @@ function workspaceSets(
   return { available, locked, projectsWithAny, total };
 }
 
-/** Per backend, the latest reset named by a task waiting on its usage limit (params: now, prefix). */
+/** Per backend, the earliest reset named by a task waiting on its usage limit (params: now, prefix). */
 const QUOTA_HOLDS_SQL = `select ${taskBackendSql('t')} as backend, min(t.resume_after) as "until" from tasks t
   where t.status = 'PAUSED' and t.resume_after > ? and t.pause_reason like ?
   group by ${taskBackendSql('t')}`;
