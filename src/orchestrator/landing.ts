@@ -14,6 +14,7 @@ import type { TaskGit } from './completion';
 import { promoteAfter, reportBlocked } from './completion';
 import { mergeRetryingRaces } from './fleet-merge';
 import { queuePendingFollowUp, sendTaskMessage } from './task-conversation';
+import { runningDaemon } from './daemon-restart';
 
 /** This process, as the holder of a landing lock: a lock a killed process held lapses with its lease. */
 export const LANDING_HOLDER = `${os.hostname()}:${process.pid}`;
@@ -36,6 +37,12 @@ export interface LandingDeps {
   log: (message: string) => void;
   holder?: string;
   leaseMs?: number;
+  /**
+   * Whose workspaces this process holds: the worker's name, or null for the app's daemon. A
+   * workspace is on its owner's machine, so while its owner lives only the owner lands in it.
+   * Absent: any workspace (one machine).
+   */
+  workerId?: string | null;
 }
 
 /** The train a task lands through: its repository's, or its project's when it has none. */
@@ -136,6 +143,7 @@ async function landEntry(deps: LandingDeps, entry: TrainEntry, renew: () => Prom
     await complete(deps, task, { merged: false, note: 'The task has no branch in a workspace, so nothing was merged.' });
     return 'landed';
   }
+  if (!(await mayLandIn(deps, workspace))) return 'wait';
   // The task keeps its workspace while it waits to land (task-runs.ts finishRun).
   const ownLock = workspace.lockedByTaskId === task.id;
   if (!ownLock && !(await db.workspaces.acquire(workspace.id, task.id, null))) return 'wait';
@@ -153,6 +161,19 @@ async function landEntry(deps: LandingDeps, entry: TrainEntry, renew: () => Prom
     // Landed, sent back or blocked: the workspace is free (a sent-back task's follow-up takes it again).
     if (!ownLock || step !== 'wait') await db.workspaces.release(workspace.id, task.id);
   }
+}
+
+/**
+ * Whether this process may land in the workspace: its own, or one whose owner is gone (a worker
+ * stopped or past its lease, or no live daemon for the app's), which anyone reaching the path
+ * may try. A live owner lands its own on its next pass.
+ */
+export async function mayLandIn(deps: Pick<LandingDeps, 'db' | 'workerId'>, workspace: { workerId: string | null }): Promise<boolean> {
+  if (deps.workerId === undefined || workspace.workerId === deps.workerId) return true;
+  const now = Date.now();
+  if (workspace.workerId === null) return (await runningDaemon(deps.db, new Date(now))) === null;
+  const owner = await deps.db.workers.get(workspace.workerId);
+  return !owner || owner.stoppedAt !== null || now - owner.heartbeatAt > owner.leaseMs;
 }
 
 async function landSteps(

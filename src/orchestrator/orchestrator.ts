@@ -76,7 +76,7 @@ export class Orchestrator extends TaskControl {
     const clock = loopClock(options);
     this.now = () => clock.now();
     this.workspaceGit = options.workspaceGit ?? new GitManager();
-    this.trains = new TrainDriver({ db, events, machine: this.machine, git: options.git, config, log: this.log });
+    this.trains = new TrainDriver({ db, events, machine: this.machine, git: options.git, config, log: this.log, workerId: null });
     this.loop = new RunLoop(
       {
         db,

@@ -79,7 +79,16 @@ export class FleetWorker {
     this.machine = new TaskStateMachine(db, this.log);
     this.leaseMs = options.leaseMs ?? 30_000;
     // A landing lock lapses with its holder's lease, like the worker's claims: a killed worker's landing is taken over as soon.
-    this.trains = new TrainDriver({ db, events, machine: this.machine, git: options.git, config, log: this.log, leaseMs: this.leaseMs });
+    this.trains = new TrainDriver({
+      db,
+      events,
+      machine: this.machine,
+      git: options.git,
+      config,
+      log: this.log,
+      leaseMs: this.leaseMs,
+      workerId: options.name,
+    });
     // A third of the lease: two renewals can be missed before a live worker's claim lapses.
     this.heartbeatMs = options.heartbeatMs ?? Math.max(100, Math.floor(this.leaseMs / 3));
     const clock = loopClock(options);
