@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { WorkerRecord } from '../db/repositories/workers';
+import { workerAlive, type WorkerRecord } from '../db/repositories/workers';
 import { defineCommand } from './catalog';
 import { pageFields, pageOf, sliceOf, type ListPaging } from './paging';
 
@@ -10,7 +10,7 @@ export function workerView(w: WorkerRecord, now = Date.now()) {
   return {
     name: w.name,
     host: w.host,
-    alive: w.stoppedAt === null && now - w.heartbeatAt <= w.leaseMs,
+    alive: workerAlive(w, now),
     capacity: w.capacity,
     labels: w.labels,
     running: w.runningTaskIds.length,

@@ -15,6 +15,7 @@ import { promoteAfter, reportBlocked } from './completion';
 import { mergeRetryingRaces } from './fleet-merge';
 import { queuePendingFollowUp, sendTaskMessage } from './task-conversation';
 import { runningDaemon } from './daemon-restart';
+import { workerAlive } from '../db/repositories/workers';
 
 /** This process, as the holder of a landing lock: a lock a killed process held lapses with its lease. */
 export const LANDING_HOLDER = `${os.hostname()}:${process.pid}`;
@@ -173,7 +174,7 @@ export async function mayLandIn(deps: Pick<LandingDeps, 'db' | 'workerId'>, work
   const now = Date.now();
   if (workspace.workerId === null) return (await runningDaemon(deps.db, new Date(now))) === null;
   const owner = await deps.db.workers.get(workspace.workerId);
-  return !owner || owner.stoppedAt !== null || now - owner.heartbeatAt > owner.leaseMs;
+  return !owner || !workerAlive(owner, now);
 }
 
 async function landSteps(

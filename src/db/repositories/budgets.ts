@@ -138,18 +138,22 @@ export class BudgetRepository {
   async usageInWindows(windows: Array<{ projectId: string | null; since: Date }>): Promise<WindowUsage[]> {
     if (windows.length === 0) return [];
     // One branch per window start: the projects' windows from it together, the whole one alone.
-    const branches = new Map<string, { since: number; projectIds: Set<string> | null }>();
+    const branches = new Map<string, { index: number; since: number; projectIds: Set<string> | null }>();
     const keyOf = (w: { projectId: string | null; since: Date }) => `${w.projectId === null ? 'all' : 'projects'}@${w.since.getTime()}`;
     for (const w of windows) {
-      const branch = branches.get(keyOf(w)) ?? { since: w.since.getTime(), projectIds: w.projectId === null ? null : new Set<string>() };
+      const branch = branches.get(keyOf(w)) ?? {
+        index: branches.size,
+        since: w.since.getTime(),
+        projectIds: w.projectId === null ? null : new Set<string>(),
+      };
       if (w.projectId !== null) branch.projectIds?.add(w.projectId);
       branches.set(keyOf(w), branch);
     }
     const sums = 'sum(tokens) as tokens, sum(cost_usd) as cost, min(created_at) as oldest from token_usage';
-    const parts = [...branches.values()].map(({ projectIds }, i) =>
+    const parts = [...branches.values()].map(({ index, projectIds }) =>
       projectIds
-        ? `select ${i} as branch, project_id as scope, ${sums} where project_id in (${[...projectIds].map(() => '?').join(', ')}) and created_at >= ? group by project_id`
-        : `select ${i} as branch, null as scope, ${sums} where created_at >= ?`,
+        ? `select ${index} as branch, project_id as scope, ${sums} where project_id in (${[...projectIds].map(() => '?').join(', ')}) and created_at >= ? group by project_id`
+        : `select ${index} as branch, null as scope, ${sums} where created_at >= ?`,
     );
     const params = [...branches.values()].flatMap(({ since, projectIds }) => [...(projectIds ?? []), since]);
     const rows = await this.query<{
@@ -159,10 +163,9 @@ export class BudgetRepository {
       cost: number | null;
       oldest: number | null;
     }>(parts.join(' union all '), params);
-    const index = new Map([...branches.keys()].map((key, i) => [key, i]));
     const found = new Map(rows.map((r) => [`${Number(r.branch)}:${r.scope ?? ''}`, r]));
     return windows.map((w) => {
-      const r = found.get(`${index.get(keyOf(w))}:${w.projectId ?? ''}`);
+      const r = found.get(`${branches.get(keyOf(w))?.index}:${w.projectId ?? ''}`);
       return {
         tokens: Number(r?.tokens ?? 0),
         costUsd: Number(r?.cost ?? 0),

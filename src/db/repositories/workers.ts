@@ -18,6 +18,11 @@ export interface WorkerRecord {
   runningTaskIds: string[];
 }
 
+/** Whether the worker runs: not stopped, and its last heartbeat within its lease. */
+export function workerAlive(w: Pick<WorkerRecord, 'stoppedAt' | 'heartbeatAt' | 'leaseMs'>, now: number): boolean {
+  return w.stoppedAt === null && now - w.heartbeatAt <= w.leaseMs;
+}
+
 function parseLabels(raw: unknown): string[] {
   if (Array.isArray(raw)) return raw.map(String);
   try {
