@@ -69,13 +69,17 @@ export function item(name: unknown, id?: unknown, rest: Array<[string, unknown]>
   ];
 }
 
+/** How many a list holds in all: the reply's count of the whole list when it gives one (a page's reply does), else those shown. */
+export function countOf(total: unknown, shown: number): number {
+  return typeof total === 'number' ? total : shown;
+}
+
 /**
  * A list as a card, with a word when it is empty. `total` counts the whole list when the items
  * are one page of it (renderResult says which page).
  */
 export function listCard(icon: string, title: string, items: Line[], empty: string, total?: unknown): Rendered {
-  const count = typeof total === 'number' ? total : items.length;
-  return card({ icon, title: `${title} · ${count}`, lines: items.length ? items : [[txt(empty)]] });
+  return card({ icon, title: `${title} · ${countOf(total, items.length)}`, lines: items.length ? items : [[txt(empty)]] });
 }
 
 export const yesNo = (v: unknown) => (v ? 'yes' : 'no');

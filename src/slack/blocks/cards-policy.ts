@@ -1,4 +1,4 @@
-import { card, item } from './cards-kit';
+import { card, item, listCard } from './cards-kit';
 import { formatDuration } from './cards-format';
 import type { Rendered } from './common';
 import { italic, md, mdCode, mono, txt, type Line } from './text';
@@ -47,8 +47,7 @@ export function agentRequestsCard(r: Result<'list_agent_requests'>): Rendered {
       q.kind === 'question' ? '❓' : '🔐',
     );
   });
-  if (lines.length === 0) lines.push([txt('Nothing here.')]);
-  return card({ icon: '🙋', title: `Agent requests · ${typeof r.total === 'number' ? r.total : requests.length}`, lines });
+  return listCard('🙋', 'Agent requests', lines, 'Nothing here.', r.total);
 }
 
 const DONE: Record<string, string> = {

@@ -1,6 +1,6 @@
 import type { Rendered } from './common';
 import { formatNumber, plural, statusWords } from './cards-format';
-import { card, facts, item, listCard, updatedCard } from './cards-kit';
+import { card, countOf, facts, item, listCard, updatedCard } from './cards-kit';
 import { bold, mono, txt, type Line } from './text';
 import type { AnyShape, Result } from './result-types';
 
@@ -99,7 +99,7 @@ export function notesCard(r: R): Rendered {
       lines: [
         [bold(`Specs · ${rows(r.specs).length}`)],
         ...rows(r.specs).map(line),
-        [bold(`Notes · ${typeof r.notes_total === 'number' ? r.notes_total : rows(r.notes).length}`)],
+        [bold(`Notes · ${countOf(r.notes_total, rows(r.notes).length)}`)],
         ...rows(r.notes).map(line),
       ],
     });

@@ -1,7 +1,7 @@
 import type { Rendered } from './common';
 import { button } from './common';
 import { firstLine, formatDollars, formatNumber, plural, statusWords } from './cards-format';
-import { card, facts, item, updatedCard } from './cards-kit';
+import { card, countOf, facts, item, updatedCard } from './cards-kit';
 import { bold, italic, mono, txt, type Line } from './text';
 import { TASK_BUTTONS } from './action-ids';
 import type { AnyShape, Result } from './result-types';
@@ -146,7 +146,7 @@ export function dependencyCard(command: DependencyCommands, r: AnyShape<Result<D
     if (Array.isArray(r.stuck_chains)) {
       const chains = r.stuck_chains as Array<{ blocked_task: { id: string; title: string }; stuck_count: number }>;
       // The whole count, not the page's: renderResult says which page this is.
-      const total = Number(r.total_stuck_chains ?? chains.length);
+      const total = countOf(r.total_stuck_chains, chains.length);
       return card({
         icon: '⛓️',
         title: total ? `${plural(total, 'stuck chain')}` : 'No stuck chains',
@@ -155,7 +155,7 @@ export function dependencyCard(command: DependencyCommands, r: AnyShape<Result<D
       });
     }
     const stuck = tasksOf(r.stuck_downstream);
-    const total = Number(r.stuck_count ?? stuck.length);
+    const total = countOf(r.stuck_count, stuck.length);
     return card({
       icon: total ? '⛓️' : '✅',
       title: total ? `${plural(total, 'task')} stuck behind` : 'Nothing stuck behind',
@@ -171,11 +171,13 @@ export function dependencyCard(command: DependencyCommands, r: AnyShape<Result<D
       title: 'Dependencies',
       subject: r.task_id,
       lines: [
-        [bold(`Waits for ${Number(r.depends_on_total ?? up.length)}`)],
+        [bold(`Waits for ${countOf(r.depends_on_total, up.length)}`)],
         ...up.map((t) => item(t.title, t.id, [['', statusWords(t.status)]])),
-        [bold(`Holds up ${Number(r.dependents_total ?? down.length)}`)],
+        [bold(`Holds up ${countOf(r.dependents_total, down.length)}`)],
         ...down.map((t) => item(t.title, t.id, [['', statusWords(t.status)]])),
       ],
+      // One offset pages both lists, so the count of a page is the two headings' business.
+      ...(typeof r.next_offset === 'number' && { footer: `More on the next page: ask again with \`offset=${r.next_offset}\`.` }),
     });
   }
   const added = command === 'add_dependency';

@@ -56,8 +56,9 @@ function withMorePages(rendered: Rendered, command: string, args: Record<string,
   if (!list || typeof next !== 'number' || JSON.stringify(rendered.blocks).includes(`offset=${next}`)) return rendered;
   const from = typeof args.offset === 'number' ? args.offset : 0;
   const page = result[list.key];
-  const shown = Array.isArray(page) ? page.length : 0;
-  const total = Number(result[list.totalKey ?? 'total']);
-  const more = context(`Showing ${from + 1}–${from + shown} of ${total}: ask again with \`offset=${next}\` for the next page.`);
+  const total = result[list.totalKey ?? 'total'];
+  // A reply in another shape than the declared list (chain health for one task) is not counted here.
+  const shown = Array.isArray(page) && typeof total === 'number' ? `Showing ${from + 1}–${from + page.length} of ${total}` : 'More follow';
+  const more = context(`${shown}: ask again with \`offset=${next}\` for the next page.`);
   return { ...rendered, blocks: [...rendered.blocks, more] };
 }

@@ -238,4 +238,38 @@ describe('designed cards', () => {
     expect(blocks).toContain('Raise the timeout.');
     expect(blocks).toContain('aq_restart_task');
   });
+
+  it('says which page of a list it shows, counting only a list of the declared shape', () => {
+    const footer = (command: string, args: Record<string, unknown>, result: Record<string, unknown>) =>
+      JSON.stringify(renderResult(command, args, result).blocks.at(-1));
+    const chains = [{ blocked_task: { id: 't-1', title: H }, stuck_downstream: [], stuck_count: 2 }];
+    expect(
+      footer('get_chain_health', { offset: 50 }, { project_id: 'p', stuck_chains: chains, total_stuck_chains: 90, next_offset: 51 }),
+    ).toContain('Showing 51–51 of 90: ask again with `offset=51` for the next page.');
+    // One task's chain answers in another shape: no count from the project's keys.
+    const oneTask = {
+      task_id: 't-1',
+      title: H,
+      status: 'BLOCKED',
+      stuck_downstream: [{ id: 't-2', title: H }],
+      stuck_count: 3,
+      next_offset: 1,
+    };
+    expect(footer('get_chain_health', { task_id: 't-1', limit: 1 }, oneTask)).toContain(
+      'More follow: ask again with `offset=1` for the next page.',
+    );
+    // One offset pages both dependency lists: the card says so once, without a count of either.
+    const deps = {
+      task_id: 't-1',
+      depends_on: [{ id: 't-0', title: H, status: 'READY' }],
+      dependents: [],
+      depends_on_total: 3,
+      dependents_total: 0,
+      next_offset: 1,
+    };
+    const shown = JSON.stringify(renderResult('get_task_dependencies', { task_id: 't-1', limit: 1 }, deps).blocks);
+    expect(shown).toContain('More on the next page: ask again with `offset=1`.');
+    expect(shown).not.toContain('Showing');
+    expect(shown).toContain('Waits for 3');
+  });
 });
