@@ -1,4 +1,4 @@
-import { Entity, Index, Opt, PrimaryKey, Property } from '@mikro-orm/core';
+import { DateTimeType, Entity, Index, Opt, PrimaryKey, Property } from '@mikro-orm/core';
 
 export const AGENT_STATES = ['IDLE', 'BUSY', 'PAUSED'] as const;
 export type AgentState = (typeof AGENT_STATES)[number];
@@ -31,7 +31,7 @@ export class Agent {
   @Property({ type: 'string', nullable: true })
   workerId?: string | null;
 
-  @Property({ type: 'datetime', nullable: true })
+  @Property({ type: DateTimeType, nullable: true })
   lastHeartbeat?: Date | null;
 
   /** `claude-code`, or `acp` with the configured profile that starts the agent. */
@@ -41,6 +41,6 @@ export class Agent {
   @Property({ type: 'string', nullable: true })
   profile?: string | null;
 
-  @Property({ type: 'datetime' })
+  @Property({ type: DateTimeType })
   createdAt: Date & Opt = new Date();
 }

@@ -1,4 +1,4 @@
-import { Entity, Opt, PrimaryKey, Property } from '@mikro-orm/core';
+import { DateTimeType, Entity, Opt, PrimaryKey, Property } from '@mikro-orm/core';
 
 /** Persisted memory of one chat conversation (a Slack thread, a DM, or a CLI session). */
 @Entity({ tableName: 'chat_threads' })
@@ -19,6 +19,6 @@ export class ChatThread {
   @Property({ type: 'json', nullable: true })
   feedback?: unknown[] | null;
 
-  @Property({ type: 'datetime', onUpdate: () => new Date() })
+  @Property({ type: DateTimeType, onUpdate: () => new Date() })
   updatedAt: Date & Opt = new Date();
 }

@@ -1,4 +1,4 @@
-import { Entity, Index, Opt, PrimaryKey, Property } from '@mikro-orm/core';
+import { DateTimeType, Entity, Index, Opt, PrimaryKey, Property } from '@mikro-orm/core';
 
 /** The system event log. Rows outlive the tasks they mention on purpose: it is a log. */
 @Entity({ tableName: 'events' })
@@ -27,6 +27,6 @@ export class Event {
   @Property({ type: 'string', nullable: true })
   origin?: string | null;
 
-  @Property({ type: 'datetime' })
+  @Property({ type: DateTimeType })
   createdAt: Date & Opt = new Date();
 }

@@ -1,4 +1,4 @@
-import { Entity, Index, ManyToOne, Opt, PrimaryKey, Property } from '@mikro-orm/core';
+import { DateTimeType, Entity, Index, ManyToOne, Opt, PrimaryKey, Property } from '@mikro-orm/core';
 import { Hook } from './hook';
 
 export const HOOK_RUN_STATUSES = ['running', 'completed', 'failed', 'skipped'] as const;
@@ -40,9 +40,9 @@ export class HookRun {
   @Property({ type: 'integer', default: 0 })
   tokensUsed: number & Opt = 0;
 
-  @Property({ type: 'datetime' })
+  @Property({ type: DateTimeType })
   startedAt: Date & Opt = new Date();
 
-  @Property({ type: 'datetime', nullable: true })
+  @Property({ type: DateTimeType, nullable: true })
   completedAt?: Date | null;
 }

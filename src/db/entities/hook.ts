@@ -1,4 +1,4 @@
-import { Entity, ManyToOne, Opt, PrimaryKey, Property } from '@mikro-orm/core';
+import { DateTimeType, Entity, ManyToOne, Opt, PrimaryKey, Property } from '@mikro-orm/core';
 import { Project } from './project';
 
 export type HookTrigger = Record<string, unknown>;
@@ -34,12 +34,12 @@ export class Hook {
   llmConfig?: Record<string, unknown> | null;
 
   /** When the hook was last launched (cooldown counts from launch). */
-  @Property({ type: 'datetime', nullable: true })
+  @Property({ type: DateTimeType, nullable: true })
   lastRunAt?: Date | null;
 
-  @Property({ type: 'datetime' })
+  @Property({ type: DateTimeType })
   createdAt: Date & Opt = new Date();
 
-  @Property({ type: 'datetime', onUpdate: () => new Date() })
+  @Property({ type: DateTimeType, onUpdate: () => new Date() })
   updatedAt: Date & Opt = new Date();
 }

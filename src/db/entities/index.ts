@@ -1,3 +1,6 @@
+// Times are `type: DateTimeType` (the class). With the string 'datetime', MikroORM compared the
+// Date it read with the epoch milliseconds it writes, so every entity read looked changed and was
+// written back at the transaction's end (test/integration/db/clean-entities.test.ts).
 export * from './project';
 export * from './task';
 export * from './task-dependency';

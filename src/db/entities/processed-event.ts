@@ -1,4 +1,4 @@
-import { Entity, Opt, PrimaryKey, Property } from '@mikro-orm/core';
+import { DateTimeType, Entity, Opt, PrimaryKey, Property } from '@mikro-orm/core';
 
 /** Slack event ids already handled, so retried deliveries are dropped. */
 @Entity({ tableName: 'processed_slack_events' })
@@ -6,6 +6,6 @@ export class ProcessedSlackEvent {
   @PrimaryKey({ type: 'string' })
   eventId!: string;
 
-  @Property({ type: 'datetime' })
+  @Property({ type: DateTimeType })
   receivedAt: Date & Opt = new Date();
 }

@@ -1,4 +1,4 @@
-import { Entity, Index, Opt, PrimaryKey, Property } from '@mikro-orm/core';
+import { DateTimeType, Entity, Index, Opt, PrimaryKey, Property } from '@mikro-orm/core';
 
 /** How a task branch is brought up to date with the base before it lands. */
 export const LANDING_MODES = ['rebase', 'merge'] as const;
@@ -70,9 +70,9 @@ export class Project {
   @Property({ type: 'json', nullable: true })
   backends?: string[] | null;
 
-  @Property({ type: 'datetime' })
+  @Property({ type: DateTimeType })
   createdAt: Date & Opt = new Date();
 
-  @Property({ type: 'datetime', onUpdate: () => new Date() })
+  @Property({ type: DateTimeType, onUpdate: () => new Date() })
   updatedAt: Date & Opt = new Date();
 }

@@ -1,4 +1,4 @@
-import { Entity, ManyToOne, Opt, PrimaryKey, Property } from '@mikro-orm/core';
+import { DateTimeType, Entity, ManyToOne, Opt, PrimaryKey, Property } from '@mikro-orm/core';
 import { Project } from './project';
 
 export const REPO_SOURCE_TYPES = ['clone', 'link', 'init'] as const;
@@ -30,6 +30,6 @@ export class Repo {
   @Property({ type: 'string', nullable: true })
   checkoutBasePath?: string | null;
 
-  @Property({ type: 'datetime' })
+  @Property({ type: DateTimeType })
   createdAt: Date & Opt = new Date();
 }

@@ -1,4 +1,4 @@
-import { Entity, Opt, PrimaryKey, Property } from '@mikro-orm/core';
+import { DateTimeType, Entity, Opt, PrimaryKey, Property } from '@mikro-orm/core';
 
 /** Small shared flags (e.g. `orchestrator_paused`) that every process must see. */
 @Entity({ tableName: 'system_state' })
@@ -9,6 +9,6 @@ export class SystemState {
   @Property({ type: 'json', nullable: true })
   value?: unknown;
 
-  @Property({ type: 'datetime', onUpdate: () => new Date() })
+  @Property({ type: DateTimeType, onUpdate: () => new Date() })
   updatedAt: Date & Opt = new Date();
 }

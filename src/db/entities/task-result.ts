@@ -1,4 +1,4 @@
-import { Entity, ManyToOne, Opt, PrimaryKey, Property } from '@mikro-orm/core';
+import { DateTimeType, Entity, ManyToOne, Opt, PrimaryKey, Property } from '@mikro-orm/core';
 import { Task } from './task';
 
 /** What an agent run produced. The newest row per task is "the" result. */
@@ -43,6 +43,6 @@ export class TaskResult {
   @Property({ type: 'string', nullable: true })
   sessionId?: string | null;
 
-  @Property({ type: 'datetime' })
+  @Property({ type: DateTimeType })
   createdAt: Date & Opt = new Date();
 }

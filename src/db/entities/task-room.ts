@@ -1,4 +1,4 @@
-import { Entity, Index, ManyToOne, Opt, Property } from '@mikro-orm/core';
+import { DateTimeType, Entity, Index, ManyToOne, Opt, Property } from '@mikro-orm/core';
 import { Task } from './task';
 
 /**
@@ -33,9 +33,9 @@ export class TaskRoom {
   @Property({ type: 'text', nullable: true })
   diffStats?: string | null;
 
-  @Property({ type: 'datetime', nullable: true })
+  @Property({ type: DateTimeType, nullable: true })
   archivedAt?: Date | null;
 
-  @Property({ type: 'datetime' })
+  @Property({ type: DateTimeType })
   createdAt: Date & Opt = new Date();
 }

@@ -1,4 +1,4 @@
-import { Entity, Index, ManyToOne, Opt, Property } from '@mikro-orm/core';
+import { DateTimeType, Entity, Index, ManyToOne, Opt, Property } from '@mikro-orm/core';
 import { Task } from './task';
 
 /**
@@ -17,6 +17,6 @@ export class TaskSourceThread {
   @Property({ type: 'string' })
   threadTs!: string;
 
-  @Property({ type: 'datetime' })
+  @Property({ type: DateTimeType })
   createdAt: Date & Opt = new Date();
 }

@@ -1,4 +1,4 @@
-import { Entity, Index, ManyToOne, Opt, Property } from '@mikro-orm/core';
+import { DateTimeType, Entity, Index, ManyToOne, Opt, Property } from '@mikro-orm/core';
 import { Task } from './task';
 
 /** The chat thread where a task's progress is reported (one per task). */
@@ -14,6 +14,6 @@ export class TaskThread {
   @Property({ type: 'string' })
   threadTs!: string;
 
-  @Property({ type: 'datetime' })
+  @Property({ type: DateTimeType })
   createdAt: Date & Opt = new Date();
 }

@@ -1,4 +1,4 @@
-import { Entity, Index, ManyToOne, Opt, PrimaryKey, Property } from '@mikro-orm/core';
+import { DateTimeType, Entity, Index, ManyToOne, Opt, PrimaryKey, Property } from '@mikro-orm/core';
 import { Project } from './project';
 
 /**
@@ -93,7 +93,7 @@ export class Task {
   workspaceId?: string | null;
 
   /** For PAUSED tasks: when the scheduler may make them READY again. */
-  @Property({ type: 'datetime', nullable: true })
+  @Property({ type: DateTimeType, nullable: true })
   resumeAfter?: Date | null;
 
   @Property({ type: 'string', nullable: true })
@@ -122,15 +122,15 @@ export class Task {
   @Property({ type: 'string', nullable: true })
   currentRunId?: string | null;
 
-  @Property({ type: 'datetime' })
+  @Property({ type: DateTimeType })
   createdAt: Date & Opt = new Date();
 
-  @Property({ type: 'datetime', onUpdate: () => new Date() })
+  @Property({ type: DateTimeType, onUpdate: () => new Date() })
   updatedAt: Date & Opt = new Date();
 
-  @Property({ type: 'datetime', nullable: true })
+  @Property({ type: DateTimeType, nullable: true })
   startedAt?: Date | null;
 
-  @Property({ type: 'datetime', nullable: true })
+  @Property({ type: DateTimeType, nullable: true })
   completedAt?: Date | null;
 }

@@ -1,4 +1,4 @@
-import { Entity, Index, Opt, PrimaryKey, Property } from '@mikro-orm/core';
+import { DateTimeType, Entity, Index, Opt, PrimaryKey, Property } from '@mikro-orm/core';
 
 export const TOKEN_SOURCES = ['agent', 'chat', 'hook', 'plan_parser'] as const;
 export type TokenSource = (typeof TOKEN_SOURCES)[number];
@@ -42,6 +42,6 @@ export class TokenUsage {
   @Property({ type: 'double', default: 0 })
   costUsd: number & Opt = 0;
 
-  @Property({ type: 'datetime' })
+  @Property({ type: DateTimeType })
   createdAt: Date & Opt = new Date();
 }

@@ -1,4 +1,4 @@
-import { Entity, Index, ManyToOne, Opt, PrimaryKey, Property, Unique } from '@mikro-orm/core';
+import { DateTimeType, Entity, Index, ManyToOne, Opt, PrimaryKey, Property, Unique } from '@mikro-orm/core';
 import { Project } from './project';
 import type { RepoSourceType } from './repo';
 
@@ -35,9 +35,9 @@ export class Workspace {
   @Property({ type: 'string', nullable: true })
   lockedByAgentId?: string | null;
 
-  @Property({ type: 'datetime', nullable: true })
+  @Property({ type: DateTimeType, nullable: true })
   lockedAt?: Date | null;
 
-  @Property({ type: 'datetime' })
+  @Property({ type: DateTimeType })
   createdAt: Date & Opt = new Date();
 }
