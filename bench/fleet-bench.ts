@@ -43,6 +43,9 @@ async function seedTasks(rt: Runtime, count: number): Promise<void> {
       await em.execute(`insert into tasks (${columns}) values ${rows.join(', ')}`, params);
     }
   });
+  // Fresh statistics, as autovacuum leaves them within a minute of a load this big: without them
+  // PostgreSQL plans the queue's reads for an empty table (a sort of every READY task, ~10 ms).
+  if (rt.db.dialect.name === 'postgresql') await rt.db.em().getConnection().execute('vacuum (analyze)');
 }
 
 /** A worker's agents and one workspace per project for each of `workers`. */
@@ -82,10 +85,15 @@ export async function claimRate(): Promise<BenchRow[]> {
     const workers = Array.from({ length: CLAIMERS }, (_, i) => `c${i}`);
     await seedWorkers(rt, workers, 1, 0);
     const claimer = path.join(__dirname, 'claimer.js');
+    // BENCH_CLAIMER_PROFILE=<dir>: each claimer writes a V8 CPU profile there (NODE_OPTIONS refuses --cpu-prof).
+    const profile = process.env.BENCH_CLAIMER_PROFILE;
+    const nodeArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
     const started = performance.now();
     const outputs = await Promise.all(
       workers.map((w) =>
-        execFileAsync(process.execPath, [claimer, JSON.stringify(config.database), w, String(CLAIM_MS)], { timeout: CLAIM_MS + 60_000 }),
+        execFileAsync(process.execPath, [...nodeArgs, claimer, JSON.stringify(config.database), w, String(CLAIM_MS)], {
+          timeout: CLAIM_MS + 60_000,
+        }),
       ),
     );
     const seconds = (performance.now() - started) / 1000;
