@@ -22,8 +22,6 @@ export interface CycleDeps {
   now: () => Date;
   windowMs: number;
   log: (message: string) => void;
-  /** Completed-in-window counts, possibly cached (they only feed the min-task guarantee). */
-  completedSince?: (since: Date) => Promise<Record<string, number>>;
   /**
    * A worker's pass: only its agents and workspaces, new clones in its own folder, and (when
    * its labels name projects) only those projects' tasks. Absent: the app's own agents.
@@ -92,7 +90,7 @@ export async function buildSnapshot(
     idleAgents.length > 0 ? db.scheduling.readyTasks(perProject) : Promise.resolve({} as Record<string, ReadyTaskRow[]>),
     db.scheduling.activeCounts(),
     db.scheduling.tokensSince(since),
-    deps.completedSince ? deps.completedSince(since) : db.scheduling.completedSince(since),
+    db.scheduling.completedSince(since),
     db.scheduling.workspaces(owner),
   ]);
   const reachable = deps.worker?.projects;

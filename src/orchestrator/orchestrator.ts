@@ -107,9 +107,6 @@ export class Orchestrator extends TaskControl {
           this.trains.kick();
           await options.onTick?.();
         },
-        onEvent: (event) => {
-          if (event.type === 'task_completed') this.completedCache = null;
-        },
       },
     );
   }
@@ -153,23 +150,8 @@ export class Orchestrator extends TaskControl {
     return this.loop.runCycle();
   }
 
-  private completedCache: { at: number; value: Record<string, number> } | null = null;
-
-  /**
-   * Tasks completed per project in the window, cached for 30 s: the count scans completed tasks
-   * (no completed_at index) and only decides the min-task guarantee, where seconds do not matter.
-   */
-  private async completedSince(since: Date): Promise<Record<string, number>> {
-    const now = this.now().getTime();
-    if (!this.completedCache || now - this.completedCache.at > 30_000) {
-      this.completedCache = { at: now, value: await this.db.scheduling.completedSince(since) };
-    }
-    return this.completedCache.value;
-  }
-
   private cycleDeps(): CycleDeps {
     return {
-      completedSince: (since) => this.completedSince(since),
       db: this.db,
       events: this.events,
       machine: this.machine,

@@ -3,7 +3,6 @@ import type { Database } from '../db/database';
 import { systemClock, type Clock } from '../util/clock';
 import { abortOrphanedRuns, runClaimed, type ClaimedRunHandle } from './claimed-run';
 import { announceFailovers, buildSnapshot, promoteReady, resumePaused, type CycleDeps, type CycleReport } from './cycle';
-import type { EventRecord } from '../db/repositories/events';
 import type { EventLog } from './events';
 import { reapLapsedClaims } from './recovery';
 import { reconcile } from './reconciler';
@@ -88,8 +87,6 @@ export interface RunLoopRole {
    * (PostgreSQL's LISTEN/NOTIFY, on a connection of its own); the interval stays the fallback.
    */
   wakeOnWork?: boolean;
-  /** Every event this process sees, before it asks for a pass. */
-  onEvent?: (event: EventRecord) => void;
 }
 
 /**
@@ -138,7 +135,6 @@ export class RunLoop {
     if (!this.stopped) return;
     this.stopped = false;
     this.unsubscribe = this.deps.events.subscribe((event) => {
-      this.role.onEvent?.(event);
       if (event.type !== 'task_progress') this.kick();
     });
     const { clock } = this.deps;

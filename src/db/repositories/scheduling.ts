@@ -147,6 +147,10 @@ export function leaseFrom(value: unknown): DaemonLease | null {
 /** How a pause for a usage limit with a named reset time starts its reason. */
 export const QUOTA_PAUSE_PREFIX = 'Usage limit until';
 
+/** Tasks completed per project since `?`: one range of the index tasks_completed_window. */
+export const COMPLETED_SINCE_SQL =
+  "select project_id, count(*) as n from tasks where status = 'COMPLETED' and completed_at >= ? group by project_id";
+
 /**
  * The scheduler's snapshot, read with bounded SQL: every query either reads a few rows per
  * project through an index or groups a small table, so one pass stays fast at 10k READY tasks.
@@ -213,10 +217,7 @@ export class SchedulingRepository {
   }
 
   async completedSince(since: Date): Promise<Record<string, number>> {
-    const rows = await this.query<{ project_id: string; n: number }>(
-      "select project_id, count(*) as n from tasks where status = 'COMPLETED' and completed_at >= ? group by project_id",
-      [since.getTime()],
-    );
+    const rows = await this.query<{ project_id: string; n: number }>(COMPLETED_SINCE_SQL, [since.getTime()]);
     return Object.fromEntries(rows.map((r) => [r.project_id, Number(r.n)]));
   }
 
