@@ -98,7 +98,7 @@ export async function buildSnapshot(
   const idle = idleAgents.filter((a) => !options.excludeAgentIds?.has(a.id));
   // Spent budgets (project or global) hold back READY work; their warnings are posted here.
   holdBackSpent(readyTasks, await checkBudgets(db, deps.events, deps.now()));
-  await holdBackOverlapping(db, readyTasks);
+  await holdBackOverlapping(db, readyTasks, new Set(projects.filter((p) => p.serializesOverlaps).map((p) => p.id)));
   const byId = new Map<string, SchedulingProjectRow>(projects.map((p) => [p.id, p]));
   for (const [projectId, ready] of Object.entries(readyTasks)) {
     const project = byId.get(projectId);

@@ -22,6 +22,8 @@ export interface SchedulingProjectRow {
   workspace: string;
   /** Backends its tasks may run on, in order of preference; null allows any. */
   backends: string[] | null;
+  /** overlap_policy=serialize: a READY task waits for the live task that touched a file it names. */
+  serializesOverlaps: boolean;
 }
 
 /** An agent as scheduling sees it: `key` is its backend key (`claude-code` or `acp:<profile>`). */
@@ -42,7 +44,8 @@ function jsonList(value: unknown): string[] | null {
   return Array.isArray(parsed) && parsed.length > 0 ? parsed.map(String) : null;
 }
 
-const PROJECTS_SQL = 'select id, status, credit_weight, max_concurrent_agents, budget_limit, workspace, backends from projects';
+const PROJECTS_SQL =
+  'select id, status, credit_weight, max_concurrent_agents, budget_limit, workspace, backends, overlap_policy from projects';
 
 function projectRow(r: Record<string, unknown>): SchedulingProjectRow {
   return {
@@ -53,6 +56,7 @@ function projectRow(r: Record<string, unknown>): SchedulingProjectRow {
     budgetLimit: r.budget_limit === null || r.budget_limit === undefined ? null : Number(r.budget_limit),
     workspace: String(r.workspace),
     backends: jsonList(r.backends),
+    serializesOverlaps: r.overlap_policy === 'serialize',
   };
 }
 
@@ -280,11 +284,11 @@ export class SchedulingRepository {
     const t = (column: string) => `cast(${column} as text)`;
     const branch = (
       kind: string,
-      c: { id?: string; project?: string; s1?: string; s2?: string; s3?: string; n1?: string; n2?: string; n3?: string },
+      c: { id?: string; project?: string; s1?: string; s2?: string; s3?: string; s4?: string; n1?: string; n2?: string; n3?: string },
       from: string,
     ) =>
       `select '${kind}' as kind, ${t(c.id ?? 'null')} as id, ${t(c.project ?? 'null')} as project_id, ${t(c.s1 ?? 'null')} as s1, ${t(c.s2 ?? 'null')} as s2,
-              ${t(c.s3 ?? 'null')} as s3, ${n(c.n1 ?? 'null')} as n1, ${n(c.n2 ?? 'null')} as n2, ${n(c.n3 ?? 'null')} as n3 from (${from}) ${kind}_rows`;
+              ${t(c.s3 ?? 'null')} as s3, ${t(c.s4 ?? 'null')} as s4, ${n(c.n1 ?? 'null')} as n1, ${n(c.n2 ?? 'null')} as n2, ${n(c.n3 ?? 'null')} as n3 from (${from}) ${kind}_rows`;
     const rows = await this.query<{
       kind: string;
       id: string | null;
@@ -292,6 +296,7 @@ export class SchedulingRepository {
       s1: string | null;
       s2: string | null;
       s3: string | null;
+      s4: string | null;
       n1: number | null;
       n2: number | null;
       n3: number | null;
@@ -299,7 +304,16 @@ export class SchedulingRepository {
       [
         branch(
           'project',
-          { id: 'id', s1: 'status', s2: 'workspace', s3: 'backends', n1: 'credit_weight', n2: 'max_concurrent_agents', n3: 'budget_limit' },
+          {
+            id: 'id',
+            s1: 'status',
+            s2: 'workspace',
+            s3: 'backends',
+            s4: 'overlap_policy',
+            n1: 'credit_weight',
+            n2: 'max_concurrent_agents',
+            n3: 'budget_limit',
+          },
           PROJECTS_SQL,
         ),
         branch('agents', { id: '"key"', n1: 'total', n2: 'idle' }, AGENT_BACKENDS_SQL),
@@ -317,6 +331,7 @@ export class SchedulingRepository {
           status: r.s1,
           workspace: r.s2,
           backends: r.s3,
+          overlap_policy: r.s4,
           credit_weight: r.n1,
           max_concurrent_agents: r.n2,
           budget_limit: r.n3,

@@ -215,6 +215,21 @@ export class TaskRepository {
     return found;
   }
 
+  /** The title and description of each of the given tasks that exists (one query per 500). */
+  async textsOf(ids: string[]): Promise<Array<{ id: string; projectId: string; title: string; description: string }>> {
+    const conn = this.em().getConnection();
+    const found: Array<{ id: string; projectId: string; title: string; description: string }> = [];
+    for (let start = 0; start < ids.length; start += 500) {
+      const batch = ids.slice(start, start + 500);
+      const rows = await conn.execute<Array<{ id: string; project_id: string; title: string; description: string }>>(
+        `select id, project_id, title, description from tasks where id in (${batch.map(() => '?').join(', ')})`,
+        batch,
+      );
+      for (const r of rows) found.push({ id: r.id, projectId: r.project_id, title: r.title, description: r.description });
+    }
+    return found;
+  }
+
   /**
    * Offers each DEFINED task whose upstream tasks are all COMPLETED to `promote`, which makes
    * the move (the state machine, on the same transaction) and says whether it landed, and

@@ -78,23 +78,22 @@ export class TouchedFileRepository {
   }
 
   /**
-   * Live tasks of the project that touched any of `paths` in the workspace they run in, with those
-   * paths (for serialize: what a READY task would collide with).
+   * Live tasks of the projects that touched any of `paths` in the workspace they run in, one row
+   * per file, ordered by task and path (for serialize: what READY tasks would collide with).
    */
-  async touchingAny(projectId: string, paths: string[]): Promise<SharedFiles[]> {
-    if (paths.length === 0) return [];
+  async touchingAny(projectIds: string[], paths: string[]): Promise<Array<{ projectId: string; taskId: string; path: string }>> {
+    if (projectIds.length === 0 || paths.length === 0) return [];
+    const list = (values: string[]) => values.map(() => '?').join(', ');
     const rows = (await this.em()
       .getConnection()
       .execute(
-        `select f.task_id as task_id, f.path as path
+        `select f.project_id as project_id, f.task_id as task_id, f.path as path
            from task_touched_files f join tasks t on t.id = f.task_id
-          where f.project_id = ? and f.path in (${paths.map(() => '?').join(', ')}) and ${liveTaskSql('t')}
+          where f.project_id in (${list(projectIds)}) and f.path in (${list(paths)}) and ${liveTaskSql('t')}
           order by f.task_id, f.path`,
-        [projectId, ...paths],
-      )) as Array<{ task_id: string; path: string }>;
-    const byTask = new Map<string, string[]>();
-    for (const r of rows) byTask.set(String(r.task_id), [...(byTask.get(String(r.task_id)) ?? []), String(r.path)]);
-    return [...byTask].map(([id, files]) => ({ taskId: id, files }));
+        [...projectIds, ...paths],
+      )) as Array<{ project_id: string; task_id: string; path: string }>;
+    return rows.map((r) => ({ projectId: String(r.project_id), taskId: String(r.task_id), path: String(r.path) }));
   }
 
   /** Forgets the files of tasks that are no longer live (what they touched no longer matters). */
