@@ -12,8 +12,10 @@ import { percentiles, type BenchRow } from './table';
 const PROJECTS = 50;
 const AGENTS = 20;
 const READY = 10_000;
+/** Tasks finished before the scheduling window (a month and more ago). */
+const HISTORY = 100_000;
 
-/** 10k READY tasks (plus 10k finished ones) over 50 projects, a workspace each, 20 idle agents. */
+/** 10k READY tasks (plus 10k finished in the window and 100k before it) over 50 projects, a workspace each, 20 idle agents. */
 export async function seedSchedulerBench(rt: Runtime): Promise<void> {
   await rt.db.transaction(async (em) => {
     const now = Date.now();
@@ -50,6 +52,17 @@ export async function seedSchedulerBench(rt: Runtime): Promise<void> {
         rows.push('(?, ?, ?, ?, ?, ?, 0, 3, 0, 0, 0, 1, 0, ?, ?, ?)');
         const at = now - (READY * 2 - i) * 1000;
         params.push(`t-${i}`, `bench-${i % PROJECTS}`, `Task ${i}`, 'x', done ? 'COMPLETED' : 'READY', i % 200, at, at, done ? at : null);
+      }
+      await em.execute(`insert into tasks (${columns}) values ${rows.join(', ')}`, params);
+    }
+    // The history: tasks finished long before the scheduling window, which no pass should read.
+    for (let start = 0; start < HISTORY; start += 500) {
+      const rows: string[] = [];
+      const params: unknown[] = [];
+      for (let i = start; i < Math.min(HISTORY, start + 500); i++) {
+        rows.push("(?, ?, 'Old', 'x', 'COMPLETED', 100, 0, 3, 0, 0, 0, 1, 0, ?, ?, ?)");
+        const at = now - 40 * 24 * 3600_000 - i * 1000;
+        params.push(`old-${i}`, `bench-${i % PROJECTS}`, at, at, at);
       }
       await em.execute(`insert into tasks (${columns}) values ${rows.join(', ')}`, params);
     }
@@ -99,7 +112,7 @@ export async function runSchedulerBench(iterations = 100): Promise<BenchRow[]> {
       assigned = schedule(snapshot).length;
     });
     const passTime = await measure(iterations, async () => schedule(await snap()));
-    const note = `${PROJECTS} projects, ${READY / 1000}k READY + ${READY / 1000}k COMPLETED, ${AGENTS} idle agents`;
+    const note = `${PROJECTS} projects, ${READY / 1000}k READY + ${READY / 1000}k COMPLETED in the window + ${HISTORY / 1000}k before it, ${AGENTS} idle agents`;
     return [
       {
         name: 'scheduler snapshot (SQL)',
