@@ -1,3 +1,4 @@
+import { onPostgres } from '../../support/postgres-databases';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 
 /** The BLOCKED tasks holding something up, worked out from the tasks and their dependencies. */
@@ -73,5 +74,42 @@ describe('chain_blockers', () => {
       .getConnection()
       .execute<Array<{ n: number }>>("select count(*) as n from chain_blockers where project_id = 'a'");
     expect(Number(left[0].n)).toBe(0);
+  });
+
+  it('is worked out again only on the moves that can change it, and stays exact through a run', async () => {
+    const blocker = await task('a', 'blocker');
+    const waiting = await task('a', 'waiting', { depends_on: [blocker] });
+    // The blocker was BLOCKED once: it keeps a row, no longer holding anything up.
+    await force(blocker, 'BLOCKED');
+    await force(blocker, 'READY');
+    /** Moves the task as a run does and says how many refreshes PostgreSQL's triggers made (null on SQLite). */
+    const move = (id: string, status: string) =>
+      rt.db.transaction(async (tx) => {
+        if (onPostgres()) await tx.execute("set local track_functions = 'pl'");
+        await tx.execute('update tasks set status = ? where id = ?', [status, id]);
+        if (!onPostgres()) return null;
+        const rows = await tx.execute<Array<{ n: number }>>(
+          "select coalesce(sum(calls), 0) as n from pg_stat_xact_user_functions where funcname = 'chain_blockers_refresh'",
+        );
+        // The connection's counts are reported at commit, so the next transaction counts from zero.
+        await tx.execute('select pg_stat_force_next_flush()');
+        return Number(rows[0].n);
+      });
+    const refreshes: Array<number | null> = [];
+    for (const [id, status] of [
+      [blocker, 'ASSIGNED'],
+      [blocker, 'IN_PROGRESS'],
+      [blocker, 'BLOCKED'],
+      [blocker, 'IN_PROGRESS'],
+      [blocker, 'COMPLETED'],
+      [waiting, 'ASSIGNED'],
+      [waiting, 'IN_PROGRESS'],
+      [waiting, 'COMPLETED'],
+    ]) {
+      refreshes.push(await move(id, status));
+      await expectBlockersExact(rt, ['a']);
+    }
+    // Into and out of BLOCKED, and into COMPLETED: the others change no row.
+    if (onPostgres()) expect(refreshes).toEqual([0, 0, 1, 1, 1, 0, 0, 1]);
   });
 });
