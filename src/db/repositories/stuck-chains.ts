@@ -1,5 +1,6 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { TaskStatus } from '../entities';
+import { readInBatches } from './run-sql';
 
 /** Queries behind get_chain_health, paged so its reply stays small however long a chain is. */
 
@@ -44,20 +45,18 @@ export async function stuckDownstreamPages(
   page: { limit: number; offset: number },
 ): Promise<Map<string, StuckPage>> {
   const result = new Map<string, StuckPage>();
-  // Batches keep the bound-parameter list well under SQLite's limit.
-  for (let start = 0; start < rootIds.length; start += 500) {
-    const batch = rootIds.slice(start, start + 500);
-    // Row 1 of every root always comes back, so its count does too when the page is past the end.
-    const rows = await conn.execute<Array<{ root: string; id: string; title: string; status: TaskStatus; pos: number; n: number }>>(
-      `with recursive ${stuckWalk(batch.map(() => '?').join(', '))}
+  // Row 1 of every root always comes back, so its count does too when the page is past the end.
+  const rows = await readInBatches(rootIds, (batch, marks) =>
+    conn.execute<Array<{ root: string; id: string; title: string; status: TaskStatus; pos: number; n: number }>>(
+      `with recursive ${stuckWalk(marks)}
        select root, id, title, status, pos, n from stuck where pos = 1 or (pos > ? and pos <= ?) order by root, pos`,
       [...batch, page.offset, page.offset + page.limit],
-    );
-    for (const r of rows) {
-      const entry = result.get(r.root) ?? { tasks: [], count: Number(r.n) };
-      result.set(r.root, entry);
-      if (Number(r.pos) > page.offset) entry.tasks.push({ id: r.id, title: r.title, status: r.status });
-    }
+    ),
+  );
+  for (const r of rows) {
+    const entry = result.get(r.root) ?? { tasks: [], count: Number(r.n) };
+    result.set(r.root, entry);
+    if (Number(r.pos) > page.offset) entry.tasks.push({ id: r.id, title: r.title, status: r.status });
   }
   return result;
 }

@@ -14,6 +14,7 @@ import {
   type TaskSummaryRow,
 } from './task-pages';
 import { retrying, retryingTransaction } from '../retrying-transaction';
+import { readInBatches } from './run-sql';
 
 export { toTaskRecord, type NewTask, type TaskRecord, type TaskUpdate } from './task-record';
 export type { TaskListFilter, TaskPage, TaskPageOptions, TaskPlace, TaskSummaryRow } from './task-pages';
@@ -202,32 +203,23 @@ export class TaskRepository {
 
   /** The status of each of the given tasks that exists (one query; missing ids are absent). */
   async statusesOf(ids: string[]): Promise<Map<string, TaskStatus>> {
-    const found = new Map<string, TaskStatus>();
     const conn = this.em().getConnection();
-    for (let start = 0; start < ids.length; start += 500) {
-      const batch = ids.slice(start, start + 500);
-      const rows = await conn.execute<Array<{ id: string; status: TaskStatus }>>(
-        `select id, status from tasks where id in (${batch.map(() => '?').join(', ')})`,
-        batch,
-      );
-      for (const r of rows) found.set(r.id, r.status);
-    }
-    return found;
+    const rows = await readInBatches(ids, (batch, marks) =>
+      conn.execute<Array<{ id: string; status: TaskStatus }>>(`select id, status from tasks where id in (${marks})`, batch),
+    );
+    return new Map(rows.map((r) => [r.id, r.status]));
   }
 
-  /** The title and description of each of the given tasks that exists (one query per 500). */
+  /** The title and description of each of the given tasks that exists (one query; missing ids are absent). */
   async textsOf(ids: string[]): Promise<Array<{ id: string; projectId: string; title: string; description: string }>> {
     const conn = this.em().getConnection();
-    const found: Array<{ id: string; projectId: string; title: string; description: string }> = [];
-    for (let start = 0; start < ids.length; start += 500) {
-      const batch = ids.slice(start, start + 500);
-      const rows = await conn.execute<Array<{ id: string; project_id: string; title: string; description: string }>>(
-        `select id, project_id, title, description from tasks where id in (${batch.map(() => '?').join(', ')})`,
+    const rows = await readInBatches(ids, (batch, marks) =>
+      conn.execute<Array<{ id: string; project_id: string; title: string; description: string }>>(
+        `select id, project_id, title, description from tasks where id in (${marks})`,
         batch,
-      );
-      for (const r of rows) found.push({ id: r.id, projectId: r.project_id, title: r.title, description: r.description });
-    }
-    return found;
+      ),
+    );
+    return rows.map((r) => ({ id: r.id, projectId: r.project_id, title: r.title, description: r.description }));
   }
 
   /**
@@ -281,12 +273,10 @@ export class TaskRepository {
   async stuckDownstreamOf(rootIds: string[]): Promise<Map<string, Array<{ id: string; title: string; status: TaskStatus }>>> {
     const result = new Map<string, Array<{ id: string; title: string; status: TaskStatus }>>(rootIds.map((id) => [id, []]));
     const conn = this.em().getConnection();
-    // Batches keep the bound-parameter list well under SQLite's limit.
-    for (let start = 0; start < rootIds.length; start += 500) {
-      const batch = rootIds.slice(start, start + 500);
-      const rows = await conn.execute<Array<{ root: string; id: string; title: string; status: TaskStatus }>>(
+    const rows = await readInBatches(rootIds, (batch, marks) =>
+      conn.execute<Array<{ root: string; id: string; title: string; status: TaskStatus }>>(
         `with recursive down(root, id, depth) as (
-           select depends_on_id, task_id, 1 from task_dependencies where depends_on_id in (${batch.map(() => '?').join(', ')})
+           select depends_on_id, task_id, 1 from task_dependencies where depends_on_id in (${marks})
            union
            select down.root, d.task_id, down.depth + 1 from task_dependencies d join down on d.depends_on_id = down.id
            where down.depth < 1000
@@ -296,9 +286,9 @@ export class TaskRepository {
           where t.status <> 'COMPLETED' and t.id <> nearest.root
           order by nearest.root, nearest.depth, t.priority, t.created_at, t.id`,
         batch,
-      );
-      for (const r of rows) result.get(r.root)?.push({ id: r.id, title: r.title, status: r.status });
-    }
+      ),
+    );
+    for (const r of rows) result.get(r.root)?.push({ id: r.id, title: r.title, status: r.status });
     return result;
   }
 

@@ -1,5 +1,6 @@
 import type { EmFactory } from '../database';
 import { retryingTransaction } from '../retrying-transaction';
+import { readInBatches } from './run-sql';
 
 /**
  * Statuses of a task whose branch is still to land: claimed or running, waiting for a person,
@@ -82,24 +83,21 @@ export class TouchedFileRepository {
    * per file, ordered by task and path (for serialize: what READY tasks would collide with).
    */
   async touchingAny(projectIds: string[], paths: string[]): Promise<Array<{ projectId: string; taskId: string; path: string }>> {
-    const list = (values: string[]) => values.map(() => '?').join(', ');
-    const found: Array<{ projectId: string; taskId: string; path: string }> = [];
-    // Paths 500 at a time: one statement in practice, never past a driver's limit on parameters.
-    for (let start = 0; projectIds.length > 0 && start < paths.length; start += 500) {
-      const batch = paths.slice(start, start + 500);
-      const rows = (await this.em()
-        .getConnection()
-        .execute(
-          `select f.project_id as project_id, f.task_id as task_id, f.path as path
-             from task_touched_files f join tasks t on t.id = f.task_id
-            where f.project_id in (${list(projectIds)}) and f.path in (${list(batch)}) and ${liveTaskSql('t')}`,
-          [...projectIds, ...batch],
-        )) as Array<{ project_id: string; task_id: string; path: string }>;
-      for (const r of rows) found.push({ projectId: String(r.project_id), taskId: String(r.task_id), path: String(r.path) });
-    }
+    if (projectIds.length === 0) return [];
+    const conn = this.em().getConnection();
+    const projects = projectIds.map(() => '?').join(', ');
+    const rows = await readInBatches(paths, (batch, marks) =>
+      conn.execute<Array<{ project_id: string; task_id: string; path: string }>>(
+        `select f.project_id as project_id, f.task_id as task_id, f.path as path
+           from task_touched_files f join tasks t on t.id = f.task_id
+          where f.project_id in (${projects}) and f.path in (${marks}) and ${liveTaskSql('t')}`,
+        [...projectIds, ...batch],
+      ),
+    );
+    // Ordered by task and path here, the same on both databases, however many batches.
     const byKey = (a: { taskId: string; path: string }, b: { taskId: string; path: string }) =>
       a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
-    return found.sort(byKey);
+    return rows.map((r) => ({ projectId: String(r.project_id), taskId: String(r.task_id), path: String(r.path) })).sort(byKey);
   }
 
   /** Forgets the files of tasks that are no longer live (what they touched no longer matters). */
