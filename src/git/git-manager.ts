@@ -4,6 +4,7 @@ import { assertValidBranchName, assertValidRefName, assertValidRemoteName, branc
 import { changedFiles, diffAgainstDefault, workingDiff } from './diffs';
 import { readCloneSource, redactCredentials } from './clone-url';
 import { GitError, toGitError } from './git-errors';
+import type { Clock } from '../util/clock';
 import { GitRunner, type GitRunResult } from './git-runner';
 import { Forges } from './forges/choose';
 import type { Forge } from './forges/forge';
@@ -26,6 +27,8 @@ export interface GitManagerOptions {
   ghPath?: string;
   /** Path of the GitLab CLI used for merge requests (default `glab` on PATH). */
   glabPath?: string;
+  /** The time git's lock retries wait on (default: the system clock); tests pass one they drive. */
+  clock?: Clock;
 }
 
 export interface CommitSummary {
@@ -53,7 +56,7 @@ export class GitManager {
   constructor(options: GitManagerOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? 120_000;
     this.ghPath = options.ghPath ?? 'gh';
-    this.runner = new GitRunner(this.timeoutMs, options.env);
+    this.runner = new GitRunner(this.timeoutMs, options.env, options.clock);
     this.forges = new Forges({
       ghPath: this.ghPath,
       glabPath: options.glabPath ?? 'glab',

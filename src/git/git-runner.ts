@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../util/clock';
 import { folderMissing, launch } from '../util/process-launcher';
 import { GitError, GitExitError, toGitError } from './git-errors';
 
@@ -54,6 +55,7 @@ export class GitRunner {
   constructor(
     readonly timeoutMs: number,
     env?: NodeJS.ProcessEnv,
+    private readonly clock: Clock = systemClock,
   ) {
     this.env = gitEnv(env ?? process.env);
   }
@@ -75,7 +77,7 @@ export class GitRunner {
         // GIT_OPTIONAL_LOCKS) holds a lock for a moment: wait for it rather than fail the step.
         // A lock left by a crashed git stays, and the error comes out after the last try.
         if (!(err instanceof GitError) || !LOCK_HELD.test(err.message) || attempt >= LOCK_RETRY_MS.length) throw err;
-        await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS[attempt]));
+        await this.clock.sleep(LOCK_RETRY_MS[attempt]);
       }
     }
   }

@@ -4,6 +4,7 @@ import { assertValidBranchName, branchNameForTask, isValidBranchName } from '../
 import { GitError } from '../../../src/git/git-errors';
 import { GitManager } from '../../../src/git/git-manager';
 import { refsPresent } from '../../../src/git/repo-state';
+import { systemClock } from '../../../src/util/clock';
 import { bareGitEnv, cloneWorkspace, commitFile, createOriginRepo, gitOut } from '../../support/git-fixtures';
 import { makeTempDir } from '../../support/tmp';
 
@@ -49,20 +50,35 @@ describe('GitManager: repositories, status, branches and commits', () => {
 
   it('waits for a lock another git process holds for a moment; a lock that stays is an error, not a hang', async () => {
     const lock = path.join(ws, '.git', 'index.lock');
+    // The retries wait on this clock: each wait is recorded, and `duringWait` runs in it instead of time passing.
+    const waits: number[] = [];
+    let duringWait = async () => {};
+    const patient = new GitManager({
+      clock: {
+        ...systemClock,
+        async sleep(ms: number) {
+          waits.push(ms);
+          await duringWait();
+        },
+      },
+    });
+
+    // Another git process holds the index, as the agent's own git calls can at the end of a run,
+    // and lets go while the commit waits its first turn.
     await writeFile(path.join(ws, 'new.txt'), 'new\n');
-    // Another git process holds the index for 300 ms, as the agent's own git calls can at the end of a run.
     await writeFile(lock, '');
-    const heldUntil = Date.now() + 300;
-    const released = new Promise<void>((resolve) => setTimeout(() => rm(lock).then(() => resolve()), 300));
-    expect(await git.commitAll(ws, 'Add new.txt')).toMatchObject({ committed: true });
-    expect(Date.now()).toBeGreaterThanOrEqual(heldUntil);
-    await released;
+    duringWait = () => rm(lock);
+    expect(await patient.commitAll(ws, 'Add new.txt')).toMatchObject({ committed: true });
+    expect(waits).toEqual([50]);
     expect(await gitOut(ws, 'log', '-1', '--format=%s')).toBe('Add new.txt');
 
-    // A lock left by a crashed git never goes: after the tries, the step fails and says why.
+    // A lock left by a crashed git never goes: after every wait (about 3 s in all), the step fails and says why.
+    waits.length = 0;
+    duringWait = async () => {};
     await writeFile(path.join(ws, 'more.txt'), 'more\n');
     await writeFile(lock, '');
-    expect(await oneLineError(git.commitAll(ws, 'Add more.txt'))).toMatch(/^Unable to create '.*index\.lock': File exists/);
+    expect(await oneLineError(patient.commitAll(ws, 'Add more.txt'))).toMatch(/^Unable to create '.*index\.lock': File exists/);
+    expect(waits).toEqual([50, 100, 200, 400, 800, 1500]);
     expect(await gitOut(ws, 'log', '-1', '--format=%s')).toBe('Add new.txt');
   });
 
