@@ -38,8 +38,9 @@ class ScriptedAgent implements AgentAdapter {
 }
 
 /**
- * `node dist/bench/scripted-worker.js NAME CAPACITY LEASE_MS [POLL_MS]`: an `aq worker` (the same runtime
- * and FleetWorker) whose agent is ScriptedAgent, on DATABASE_URL, until SIGTERM.
+ * The body of `node dist/bench/scripted-worker.js NAME CAPACITY LEASE_MS [POLL_MS]` (started
+ * through scripted-worker.ts): an `aq worker` (the same runtime and FleetWorker) whose agent is
+ * ScriptedAgent, on DATABASE_URL, until SIGTERM.
  */
 async function main(): Promise<void> {
   const [name, capacity, leaseMs, intervalMs] = [
