@@ -106,9 +106,12 @@ module.exports = {
   // against about 745 s expected with two, for suites twice as slow each (nearer their
   // deadlines): the run is bound by CPU, not by waiting.
   maxWorkers: Math.max(1, os.availableParallelism()),
-  // A worker whose heap grew past this is replaced between suites: every child process (git, the
-  // agent CLIs, aq) is forked from it, and a fork costs in proportion to the parent's memory.
-  workerIdleMemoryLimit: '300MB',
+  // A worker whose heap grew past this is replaced between suites. At 300 MB (when every child
+  // process was forked from the worker, at a cost in proportion to its memory) workers were
+  // replaced every few suites, and each new one loaded, read and discovered again what the last
+  // had; most forks now go through a small launcher process (src/util/process-launcher.ts), and
+  // at 1 GB the same suites took 6-9% less time and CPU (bench/README.md, 2026-11-26, seventh).
+  workerIdleMemoryLimit: '1GB',
   projects: [
     { ...shared, displayName: 'sqlite', testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', ...POSTGRES_ONLY] },
     {
