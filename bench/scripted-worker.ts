@@ -8,5 +8,12 @@ import { installCompileCache } from '../src/cli/compile-cache';
  * uses (src/cli/compile-cache.ts), in a folder of its own, a start costs a fraction of the CPU.
  */
 const root = path.join(__dirname, '..', '..');
-installCompileCache(root, path.join(root, 'node_modules', '.cache', 'aq-scripted-worker'));
+// As bin/aq.js: AQ_NO_COMPILE_CACHE=1 starts without it, and a cache that fails only costs speed.
+if (!process.env.AQ_NO_COMPILE_CACHE) {
+  try {
+    installCompileCache(root, path.join(root, 'node_modules', '.cache', 'aq-scripted-worker'));
+  } catch {
+    // Starts as before, only slower.
+  }
+}
 require('./scripted-worker-main');
