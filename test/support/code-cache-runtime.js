@@ -17,8 +17,8 @@ const Runtime = require('jest-runtime').default;
  *
  * The code is kept after the first file that loaded the module has run, not when it was
  * compiled: V8 compiles most functions only when first called, and data made at compile time
- * left every later suite compiling them again (a fifth of the CPU of test/integration/commands,
- * 57 s against 45 s, 2026-11-26). Modules are compiled as a vm.Script (the code of a function
+ * left every later suite compiling them again (test/integration/commands in one process: 62 s of
+ * CPU against 53-56 s, alternated runs, 2026-11-26). Modules are compiled as a vm.Script (the code of a function
  * can not be kept after it ran), wrapped in a function of Jest's module parameters.
  *
  * This leans on one internal of jest-runtime (its module executor's `compile`); when that is not
