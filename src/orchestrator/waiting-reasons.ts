@@ -5,7 +5,7 @@ import type { QuotaHold, SchedulingProjectRow } from '../db/repositories/schedul
 import { backendKeyServes } from '../agents/backends';
 import { FOLLOW_UP_WORKSPACE_WAIT_MS } from './follow-up-workspace';
 import type { TaskRecord } from '../db/repositories/tasks';
-import { cloneSource, defaultRepo, provisioningFailures } from './workspace-provisioning';
+import { cloneSource, defaultRepo, PROVISIONING_FAILURES_KEY, type ProvisioningFailures } from './workspace-provisioning';
 import { overBudgets } from './budgets';
 import type { RepoRecord } from '../db/repositories/repos';
 import { overlapHold, overlapHoldReason } from './overlap-policy';
@@ -61,7 +61,7 @@ interface Context {
   workspaces: { available: Record<string, string[]>; total: Record<string, number> };
   holds: QuotaHold[];
   tokens: Record<string, number>;
-  failures: Awaited<ReturnType<typeof provisioningFailures>>;
+  failures: ProvisioningFailures;
   /** Why each project asked about is over a set_budget budget (its own or the global one), when it is. */
   spent: Map<string, string>;
   /** The repositories of the projects asked about, by project: read once, when a project needs them. */
@@ -69,11 +69,16 @@ interface Context {
 }
 
 async function loadContext(db: Database, state: SchedulingState, projectIds: string[]): Promise<Context> {
-  const [{ projects, agents, active, workspaces, holds }, failures, budgets] = await Promise.all([
-    db.scheduling.waitingContext(state.now),
-    provisioningFailures(db),
-    db.budgets.list(),
-  ]);
+  const {
+    projects,
+    agents,
+    active,
+    workspaces,
+    holds,
+    budgets,
+    state: rows,
+  } = await db.scheduling.waitingContext(state.now, [PROVISIONING_FAILURES_KEY]);
+  const failures = (rows.get(PROVISIONING_FAILURES_KEY) ?? {}) as ProvisioningFailures;
   const byId = new Map(projects.map((p) => [p.id, p]));
   // Token sums scan the window's usage rows: only when a project asked about has a budget.
   const budgeted = projectIds.some((id) => byId.get(id)?.budgetLimit != null);

@@ -56,10 +56,13 @@ export interface ProvisioningFailure {
   at: number;
 }
 
-const FAILURES_KEY = 'workspace_provisioning_failures';
+/** The system_state row that keeps the failures. */
+export const PROVISIONING_FAILURES_KEY = 'workspace_provisioning_failures';
 
-export async function provisioningFailures(db: Database): Promise<Record<string, ProvisioningFailure>> {
-  return db.state.get<Record<string, ProvisioningFailure>>(FAILURES_KEY, {});
+export type ProvisioningFailures = Record<string, ProvisioningFailure>;
+
+export async function provisioningFailures(db: Database): Promise<ProvisioningFailures> {
+  return db.state.get<ProvisioningFailures>(PROVISIONING_FAILURES_KEY, {});
 }
 
 async function recordFailure(db: Database, projectId: string, failure: ProvisioningFailure | null): Promise<void> {
@@ -67,7 +70,7 @@ async function recordFailure(db: Database, projectId: string, failure: Provision
   if (failure) all[projectId] = failure;
   else if (all[projectId]) delete all[projectId];
   else return;
-  await db.state.set(FAILURES_KEY, all);
+  await db.state.set(PROVISIONING_FAILURES_KEY, all);
 }
 
 export interface ProvisionDeps {

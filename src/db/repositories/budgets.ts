@@ -28,7 +28,8 @@ export interface WindowUsage {
   oldest: Date | null;
 }
 
-interface BudgetRow {
+/** A budgets row as both databases return it. */
+export interface BudgetRow {
   scope: string;
   project_id: string | null;
   token_limit: number | null;
@@ -47,7 +48,7 @@ function parseWarned(text: string): Record<string, number> {
   }
 }
 
-function toRecord(r: BudgetRow): BudgetRecord {
+export function budgetFromRow(r: BudgetRow): BudgetRecord {
   return {
     scope: r.scope,
     projectId: r.project_id ?? null,
@@ -87,13 +88,13 @@ export class BudgetRepository {
 
   async list(): Promise<BudgetRecord[]> {
     // The global budget ('*') sorts before every project id.
-    return (await this.query<BudgetRow>('select * from budgets order by scope')).map(toRecord);
+    return (await this.query<BudgetRow>('select * from budgets order by scope')).map(budgetFromRow);
   }
 
   /** A project's budget, or with null the global one. */
   async get(projectId: string | null): Promise<BudgetRecord | null> {
     const rows = await this.query<BudgetRow>('select * from budgets where scope = ?', [scopeOf(projectId)]);
-    return rows[0] ? toRecord(rows[0]) : null;
+    return rows[0] ? budgetFromRow(rows[0]) : null;
   }
 
   /** Creates or replaces a budget's limits; the remembered warnings start over with them. */

@@ -45,6 +45,53 @@ export function toProjectRecord(p: Project): ProjectRecord {
   };
 }
 
+/** A projects row as both databases return it (booleans 0/1 on SQLite, JSON as text there). */
+interface ProjectRow {
+  id: string;
+  name: string;
+  status: ProjectStatus;
+  credit_weight: number | string;
+  max_concurrent_agents: number | string;
+  workspace: string;
+  chat_channel_id: string | null;
+  budget_limit: number | string | null;
+  approvals_by_requester: boolean | number;
+  task_rooms: TaskRoomsSetting;
+  overlap_policy: OverlapPolicy;
+  check_command: string;
+  check_timeout_seconds: number | string;
+  landing: LandingMode;
+  landing_tries: number | string;
+  backends: string | string[] | null;
+  created_at: number | string;
+}
+
+const PROJECT_COLUMNS = `id, name, status, credit_weight, max_concurrent_agents, workspace, chat_channel_id, budget_limit,
+  approvals_by_requester, task_rooms, overlap_policy, check_command, check_timeout_seconds, landing, landing_tries, backends, created_at`;
+
+function fromRow(r: ProjectRow): ProjectRecord {
+  const backends = typeof r.backends === 'string' ? (JSON.parse(r.backends) as string[] | null) : r.backends;
+  return {
+    id: r.id,
+    name: r.name,
+    status: r.status,
+    creditWeight: Number(r.credit_weight),
+    maxConcurrentAgents: Number(r.max_concurrent_agents),
+    workspace: r.workspace,
+    chatChannelId: r.chat_channel_id ?? null,
+    budgetLimit: r.budget_limit === null ? null : Number(r.budget_limit),
+    approvalsByRequester: Boolean(Number(r.approvals_by_requester)),
+    taskRooms: r.task_rooms,
+    overlapPolicy: r.overlap_policy,
+    checkCommand: r.check_command,
+    checkTimeoutSeconds: Number(r.check_timeout_seconds),
+    landing: r.landing,
+    landingTries: Number(r.landing_tries),
+    backends: backends ?? null,
+    createdAt: new Date(Number(r.created_at)),
+  };
+}
+
 export type ProjectUpdate = Partial<
   Pick<
     ProjectRecord,
@@ -68,19 +115,32 @@ export type ProjectUpdate = Partial<
 export class ProjectRepository {
   constructor(private readonly em: EmFactory) {}
 
+  /**
+   * Reads are plain statements: through the ORM's find, hydrating entities cost about three
+   * times the statement (list_projects 5 ms for 50 projects at 1M tasks, 1.4 ms of it the read).
+   */
+  private async query(where: string, params: unknown[], page?: { limit: number; offset: number }): Promise<ProjectRecord[]> {
+    const rows = await this.em()
+      .getConnection()
+      .execute<ProjectRow[]>(
+        `select ${PROJECT_COLUMNS} from projects${where && ` where ${where}`} order by created_at, id${page ? ' limit ? offset ?' : ''}`,
+        page ? [...params, page.limit, page.offset] : params,
+      );
+    return rows.map(fromRow);
+  }
+
   async get(id: string): Promise<ProjectRecord | null> {
-    const p = await this.em().findOne(Project, { id });
-    return p ? toProjectRecord(p) : null;
+    return (await this.query('id = ?', [id]))[0] ?? null;
   }
 
   /** Projects, oldest first; with `page`, only that slice (see `count`). */
   async list(page?: { limit: number; offset: number }): Promise<ProjectRecord[]> {
-    const rows = await this.em().find(Project, {}, { orderBy: { createdAt: 'asc', id: 'asc' }, ...page });
-    return rows.map(toProjectRecord);
+    return this.query('', [], page);
   }
 
   async count(): Promise<number> {
-    return this.em().count(Project, {});
+    const [row] = await this.em().getConnection().execute<Array<{ n: number | string }>>('select count(*) as n from projects');
+    return Number(row?.n ?? 0);
   }
 
   async create(data: Pick<ProjectRecord, 'id' | 'name' | 'workspace'> & ProjectUpdate): Promise<ProjectRecord> {
@@ -117,8 +177,7 @@ export class ProjectRepository {
   }
 
   async findByChannel(channelId: string): Promise<ProjectRecord | null> {
-    const p = await this.em().findOne(Project, { chatChannelId: channelId }, { orderBy: { createdAt: 'asc' } });
-    return p ? toProjectRecord(p) : null;
+    return (await this.query('chat_channel_id = ?', [channelId], { limit: 1, offset: 0 }))[0] ?? null;
   }
 
   /** Deletes the project; foreign keys cascade to its tasks, repos, workspaces and hooks. */

@@ -1,6 +1,7 @@
 import type { EmFactory } from '../database';
 import { dialectOf } from '../dialect';
 import { backendKeySql, taskBackendSql } from './backend-key-sql';
+import { budgetFromRow, type BudgetRecord } from './budgets';
 
 /** One READY task as the scheduler sees it. */
 export interface ReadyTaskRow {
@@ -110,6 +111,10 @@ export interface WaitingContextRows {
   active: Record<string, number>;
   workspaces: SchedulingWorkspaces;
   holds: QuotaHold[];
+  /** Every set_budget budget, in no particular order. */
+  budgets: BudgetRecord[];
+  /** The asked-for `system_state` rows that exist, by key. */
+  state: Map<string, unknown>;
 }
 
 /**
@@ -279,16 +284,15 @@ export class SchedulingRepository {
    * branch of a union tagged by `kind` (their order does not matter to the waiting reasons): on
    * PostgreSQL every statement is a round trip, and get_status with a daemon made five here.
    */
-  async waitingContext(now: Date): Promise<WaitingContextRows> {
+  async waitingContext(now: Date, stateKeys: readonly string[] = []): Promise<WaitingContextRows> {
     const n = (column: string) => `cast(${column} as double precision)`;
     const t = (column: string) => `cast(${column} as text)`;
-    const branch = (
-      kind: string,
-      c: { id?: string; project?: string; s1?: string; s2?: string; s3?: string; s4?: string; n1?: string; n2?: string; n3?: string },
-      from: string,
-    ) =>
+    type Columns = Partial<Record<'id' | 'project' | 's1' | 's2' | 's3' | 's4' | 'n1' | 'n2' | 'n3' | 'n4', string>>;
+    const branch = (kind: string, c: Columns, from: string) =>
       `select '${kind}' as kind, ${t(c.id ?? 'null')} as id, ${t(c.project ?? 'null')} as project_id, ${t(c.s1 ?? 'null')} as s1, ${t(c.s2 ?? 'null')} as s2,
-              ${t(c.s3 ?? 'null')} as s3, ${t(c.s4 ?? 'null')} as s4, ${n(c.n1 ?? 'null')} as n1, ${n(c.n2 ?? 'null')} as n2, ${n(c.n3 ?? 'null')} as n3 from (${from}) ${kind}_rows`;
+              ${t(c.s3 ?? 'null')} as s3, ${t(c.s4 ?? 'null')} as s4, ${n(c.n1 ?? 'null')} as n1, ${n(c.n2 ?? 'null')} as n2, ${n(c.n3 ?? 'null')} as n3,
+              ${n(c.n4 ?? 'null')} as n4 from (${from}) ${kind}_rows`;
+    const keys = stateKeys.length > 0 ? [...stateKeys] : [''];
     const rows = await this.query<{
       kind: string;
       id: string | null;
@@ -300,6 +304,7 @@ export class SchedulingRepository {
       n1: number | null;
       n2: number | null;
       n3: number | null;
+      n4: number | null;
     }>(
       [
         branch(
@@ -320,8 +325,23 @@ export class SchedulingRepository {
         branch('active', { project: 'project_id', n1: 'n' }, ACTIVE_COUNTS_SQL),
         branch('workspace', { id: 'id', project: 'project_id', s1: 'locked_by_task_id', n1: 'path_locked' }, workspacesSql('')),
         branch('hold', { id: 'backend', n1: '"until"' }, QUOTA_HOLDS_SQL),
+        branch(
+          'budget',
+          {
+            id: 'scope',
+            project: 'project_id',
+            s1: 'warned',
+            n1: 'token_limit',
+            n2: 'cost_limit_usd',
+            n3: 'window_hours',
+            n4: 'updated_at',
+          },
+          'select * from budgets',
+        ),
+        // The JSON column read as its text on both databases, then parsed here.
+        branch('state', { id: 'key', s1: 'value' }, `select key, value from system_state where key in (${keys.map(() => '?').join(', ')})`),
       ].join(' union all '),
-      [now.getTime(), `${QUOTA_PAUSE_PREFIX}%`],
+      [now.getTime(), `${QUOTA_PAUSE_PREFIX}%`, ...keys],
     );
     const of = (kind: string) => rows.filter((r) => r.kind === kind);
     return {
@@ -348,6 +368,18 @@ export class SchedulingRepository {
         })),
       ),
       holds: of('hold').map((r) => ({ backend: String(r.id), until: new Date(Number(r.n1)) })),
+      budgets: of('budget').map((r) =>
+        budgetFromRow({
+          scope: String(r.id),
+          project_id: r.project_id,
+          warned: r.s1 ?? '{}',
+          token_limit: r.n1,
+          cost_limit_usd: r.n2,
+          window_hours: Number(r.n3),
+          updated_at: Number(r.n4),
+        }),
+      ),
+      state: new Map(of('state').map((r) => [String(r.id), r.s1 === null ? null : JSON.parse(r.s1)])),
     };
   }
 
