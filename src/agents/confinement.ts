@@ -1,4 +1,4 @@
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { HookCallback, HookJSONOutput, Options } from '@anthropic-ai/claude-agent-sdk';
@@ -50,8 +50,11 @@ export function missingSandboxPrograms(pathVariable = process.env.PATH ?? ''): s
   return SANDBOX_PROGRAMS.filter(
     (program) =>
       !dirs.some((dir) => {
+        const file = path.join(dir, program);
+        // Most folders on PATH lack the program: asking stat first spares a thrown error for each.
+        if (!statSync(file, { throwIfNoEntry: false })) return false;
         try {
-          accessSync(path.join(dir, program), constants.X_OK);
+          accessSync(file, constants.X_OK);
           return true;
         } catch {
           return false;
