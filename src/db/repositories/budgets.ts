@@ -1,4 +1,5 @@
 import type { EmFactory } from '../database';
+import { placeholders } from './run-sql';
 
 /** The scope of the budget over everything (chat and hooks included). */
 export const GLOBAL_BUDGET_SCOPE = '*';
@@ -153,7 +154,7 @@ export class BudgetRepository {
     const sums = 'sum(tokens) as tokens, sum(cost_usd) as cost, min(created_at) as oldest from token_usage';
     const parts = [...branches.values()].map(({ index, projectIds }) =>
       projectIds
-        ? `select ${index} as branch, project_id as scope, ${sums} where project_id in (${[...projectIds].map(() => '?').join(', ')}) and created_at >= ? group by project_id`
+        ? `select ${index} as branch, project_id as scope, ${sums} where project_id in (${placeholders([...projectIds])}) and created_at >= ? group by project_id`
         : `select ${index} as branch, null as scope, ${sums} where created_at >= ?`,
     );
     const params = [...branches.values()].flatMap(({ since, projectIds }) => [...(projectIds ?? []), since]);

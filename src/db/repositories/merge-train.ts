@@ -1,6 +1,6 @@
 import type { EmFactory } from '../database';
 import { retryingTransaction } from '../retrying-transaction';
-import { changes } from './run-sql';
+import { changes, placeholders } from './run-sql';
 
 export const TRAIN_STATES = ['waiting', 'updating', 'checking', 'merging', 'sent_back'] as const;
 export type TrainState = (typeof TRAIN_STATES)[number];
@@ -126,7 +126,7 @@ export class MergeTrainRepository {
    * lease has lapsed (killed mid-landing: nothing else would ever resume it).
    */
   async trainsWaiting(now: number): Promise<string[]> {
-    const marks = LANDING_STATES.map(() => '?').join(', ');
+    const marks = placeholders(LANDING_STATES);
     const rows = await this.rows(
       `select distinct train from merge_train m
         where state = 'waiting'
@@ -152,7 +152,7 @@ export class MergeTrainRepository {
     now: number,
     extra: { lastOutcome?: string | null; countTry?: boolean } = {},
   ): Promise<boolean> {
-    const marks = from.map(() => '?').join(', ');
+    const marks = placeholders(from);
     const sets = ['state = ?', 'since = ?'];
     const params: unknown[] = [to, now];
     if (extra.lastOutcome !== undefined) {
@@ -171,7 +171,7 @@ export class MergeTrainRepository {
 
   /** Puts back to waiting the entries of a train a lapsed holder left in the middle of a landing. */
   async resumeStranded(train: string, now: number): Promise<number> {
-    const marks = LANDING_STATES.map(() => '?').join(', ');
+    const marks = placeholders(LANDING_STATES);
     return changes(this.em(), `update merge_train set state = 'waiting', since = ? where train = ? and state in (${marks})`, [
       now,
       train,

@@ -2,6 +2,7 @@ import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { EmFactory } from '../database';
 import { generateTaskId } from '../ids';
 import { retryingTransaction } from '../retrying-transaction';
+import { placeholders } from './run-sql';
 
 export interface PlanChildInput {
   title: string;
@@ -121,7 +122,7 @@ export class PlanChainRepository {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
     const edges = await conn.execute<Array<{ task_id: string; depends_on_id: string }>>(
-      `select task_id, depends_on_id from task_dependencies where task_id in (${ids.map(() => '?').join(', ')})`,
+      `select task_id, depends_on_id from task_dependencies where task_id in (${placeholders(ids)})`,
       ids,
     );
     const next = new Map<string, string>();
@@ -181,14 +182,13 @@ export class PlanChainRepository {
       const template = children[0];
       const approval = children.some((c) => c.requires_approval === true || Number(c.requires_approval) === 1);
       const [parent] = await tx.execute<Array<{ priority: number }>>('select priority from tasks where id = ?', [parentId]);
-      const marks = (ids: string[]) => ids.map(() => '?').join(', ');
       const downstream = await tx.execute<Array<{ task_id: string }>>(
-        `select distinct task_id from task_dependencies where depends_on_id in (${marks(current)}) and task_id not in (${marks(current)})`,
+        `select distinct task_id from task_dependencies where depends_on_id in (${placeholders(current)}) and task_id not in (${placeholders(current)})`,
         [...current, ...current],
       );
-      await tx.execute(`delete from task_dependencies where task_id in (${marks(current)})`, current);
-      await tx.execute(`delete from task_dependencies where depends_on_id in (${marks(current)})`, current);
-      if (removed.length > 0) await tx.execute(`delete from tasks where id in (${marks(removed)})`, removed);
+      await tx.execute(`delete from task_dependencies where task_id in (${placeholders(current)})`, current);
+      await tx.execute(`delete from task_dependencies where depends_on_id in (${placeholders(current)})`, current);
+      if (removed.length > 0) await tx.execute(`delete from tasks where id in (${placeholders(removed)})`, removed);
 
       const now = Date.now();
       const last = revision.steps.length - 1;

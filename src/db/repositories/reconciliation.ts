@@ -1,6 +1,6 @@
 import type { EmFactory } from '../database';
 import { retryingTransaction } from '../retrying-transaction';
-import { changes } from './run-sql';
+import { changes, placeholders } from './run-sql';
 
 /** A FAILED task that nothing moved on: its run ended, and neither its retry nor its block landed. */
 export interface StrandedFailure {
@@ -58,7 +58,7 @@ export class ReconciliationRepository {
    */
   async ownerHasStrays(liveTaskIds: string[], workerId: string | null, updatedBefore: number): Promise<boolean> {
     const keep = liveTaskIds.length ? liveTaskIds : [''];
-    const marks = keep.map(() => '?').join(', ');
+    const marks = placeholders(keep);
     const owner = workerId === null ? 'is null' : '= ?';
     const who = workerId === null ? [] : [workerId];
     const rows = (await this.em()

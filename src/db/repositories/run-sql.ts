@@ -17,6 +17,11 @@ export async function changes(em: SqlEntityManager, sql: string, params: unknown
   return (await runSql(em, sql, params)).changes;
 }
 
+/** `?, ?, ?` with one mark per value: the bound parameters of an `in (…)` list. */
+export function placeholders(values: readonly unknown[]): string {
+  return values.map(() => '?').join(', ');
+}
+
 /**
  * Runs `read` on `values` 500 at a time, each batch with its `?, ?, …` for an `in (…)` list, and
  * joins their rows in order: the bound parameters stay well under SQLite's limit, and a short
@@ -26,7 +31,7 @@ export async function readInBatches<T, R>(values: T[], read: (batch: T[], placeh
   const rows: R[] = [];
   for (let start = 0; start < values.length; start += 500) {
     const batch = values.slice(start, start + 500);
-    rows.push(...(await read(batch, batch.map(() => '?').join(', '))));
+    rows.push(...(await read(batch, placeholders(batch))));
   }
   return rows;
 }

@@ -2,6 +2,7 @@ import type { EmFactory } from '../database';
 import { dialectOf } from '../dialect';
 import { backendKeySql, taskBackendSql } from './backend-key-sql';
 import { budgetFromRow, type BudgetRecord } from './budgets';
+import { placeholders } from './run-sql';
 
 /** One READY task as the scheduler sees it. */
 export interface ReadyTaskRow {
@@ -339,7 +340,7 @@ export class SchedulingRepository {
           'select * from budgets',
         ),
         // The JSON column read as its text on both databases, then parsed here.
-        branch('state', { id: 'key', s1: 'value' }, `select key, value from system_state where key in (${keys.map(() => '?').join(', ')})`),
+        branch('state', { id: 'key', s1: 'value' }, `select key, value from system_state where key in (${placeholders(keys)})`),
       ].join(' union all '),
       [now.getTime(), `${QUOTA_PAUSE_PREFIX}%`, ...keys],
     );

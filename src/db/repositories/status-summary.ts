@@ -1,5 +1,6 @@
 import type { EmFactory } from '../database';
 import { REPAIRS_KEY } from './reconciliation';
+import { placeholders } from './run-sql';
 
 /** The small-table reads behind get_status, as one statement. */
 export interface StatusSummary {
@@ -39,7 +40,7 @@ export class StatusSummaryRepository {
       .execute<SummaryRow[]>(
         // The JSON column is read as its text on both databases, then parsed here.
         `select 'state' as kind, key as name, cast(value as text) as value, 0 as n from system_state
-          where key in (${keys.map(() => '?').join(', ')})
+          where key in (${placeholders(keys)})
          union all
          select 'status', status, null, sum(n) from task_status_counts group by status having sum(n) > 0
          union all

@@ -1,5 +1,6 @@
 import { SystemState } from '../entities';
 import type { EmFactory } from '../database';
+import { placeholders } from './run-sql';
 
 /**
  * Shared flags every process must agree on, such as the orchestrator's global pause. Reads are
@@ -29,7 +30,7 @@ export class SystemStateRepository {
     const rows = await this.em()
       .getConnection()
       .execute<Array<{ key: string; value: string | null }>>(
-        `select key, cast(value as text) as value from system_state where key in (${keys.map(() => '?').join(', ')})`,
+        `select key, cast(value as text) as value from system_state where key in (${placeholders(keys)})`,
         [...keys],
       );
     return new Map(rows.map((r) => [r.key, r.value === null ? null : JSON.parse(r.value)]));

@@ -1,6 +1,7 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { TaskStatus } from '../entities';
 import { dialectOf } from '../dialect';
+import { placeholders } from './run-sql';
 
 /** Pages of tasks in queue order: list_tasks, get_status's overviews. */
 
@@ -93,7 +94,7 @@ export async function taskPage(conn: Connection, filter: TaskListFilter, limit: 
   }
   const statuses = filter.status ? [filter.status] : filter.statuses;
   if (statuses && statuses.length > 0) {
-    conditions.push(`status in (${statuses.map(() => '?').join(', ')})`);
+    conditions.push(`status in (${placeholders(statuses)})`);
     params.push(...statuses);
   }
   const where = conditions.length ? `where ${conditions.join(' and ')}` : '';

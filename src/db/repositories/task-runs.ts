@@ -1,7 +1,7 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { EmFactory } from '../database';
 import { fleetRefusal, isPostgres, type FleetRefusal } from './claim-checks';
-import { changes } from './run-sql';
+import { changes, placeholders } from './run-sql';
 import { retryingTransaction } from '../retrying-transaction';
 
 export type LaunchRefusal = 'workspace_busy' | 'task_not_ready' | 'agent_not_idle' | FleetRefusal;
@@ -215,7 +215,7 @@ export class TaskRunRepository {
     locks: number;
   }> {
     const keep = liveTaskIds.length ? liveTaskIds : [''];
-    const marks = keep.map(() => '?').join(', ');
+    const marks = placeholders(keep);
     const owner = workerId === null ? 'is null' : '= ?';
     const who = workerId === null ? [] : [workerId];
     return retryingTransaction(this.em, async (em) => {

@@ -14,7 +14,7 @@ import {
   type TaskSummaryRow,
 } from './task-pages';
 import { retrying, retryingTransaction } from '../retrying-transaction';
-import { readInBatches } from './run-sql';
+import { placeholders, readInBatches } from './run-sql';
 
 export { toTaskRecord, type NewTask, type TaskRecord, type TaskUpdate } from './task-record';
 export type { TaskListFilter, TaskPage, TaskPageOptions, TaskPlace, TaskSummaryRow } from './task-pages';
@@ -241,7 +241,7 @@ export class TaskRepository {
         filter = 'and t.id in (select task_id from task_dependencies where depends_on_id = ?)';
         params = [scope];
       } else if (scope) {
-        filter = `and t.id in (${scope.ids.map(() => '?').join(', ')})`;
+        filter = `and t.id in (${placeholders(scope.ids)})`;
         params = scope.ids;
       }
       const ready = await em.execute<Array<{ id: string; title: string; project_id: string }>>(

@@ -1,6 +1,6 @@
 import type { EmFactory } from '../database';
 import { retryingTransaction } from '../retrying-transaction';
-import { readInBatches } from './run-sql';
+import { placeholders, readInBatches } from './run-sql';
 
 /**
  * Statuses of a task whose branch is still to land: claimed or running, waiting for a person,
@@ -85,7 +85,7 @@ export class TouchedFileRepository {
   async touchingAny(projectIds: string[], paths: string[]): Promise<Array<{ projectId: string; taskId: string; path: string }>> {
     if (projectIds.length === 0) return [];
     const conn = this.em().getConnection();
-    const projects = projectIds.map(() => '?').join(', ');
+    const projects = placeholders(projectIds);
     const rows = await readInBatches(paths, (batch, marks) =>
       conn.execute<Array<{ project_id: string; task_id: string; path: string }>>(
         `select f.project_id as project_id, f.task_id as task_id, f.path as path

@@ -1,5 +1,5 @@
 import type { EmFactory } from '../database';
-import { changes } from './run-sql';
+import { changes, placeholders } from './run-sql';
 
 /** An `aq worker` process as registered in the database. Times are milliseconds since the epoch. */
 export interface WorkerRecord {
@@ -121,7 +121,7 @@ export class WorkerRepository {
       ]);
     }
     // Agents beyond a lowered capacity rest until it grows again.
-    const marks = ids.map(() => '?').join(', ');
+    const marks = placeholders(ids);
     await this.run(`update agents set state = 'PAUSED' where worker_id = ? and id not in (${marks}) and current_task is null`, [
       name,
       ...ids,
