@@ -81,4 +81,53 @@ describe('project commands', () => {
     expect(await rt.exec('edit_project', { project_id: 'p' })).toEqual({ error: expect.stringContaining('Nothing to update') });
     expect(await rt.exec('pause_project', { project_id: 'nope' })).toEqual({ error: "Project 'nope' not found." });
   });
+
+  it('reads back every field of a project and its repositories as the ORM wrote them', async () => {
+    // The reads are plain statements mapped by hand: booleans, JSON, a bigint and a double come
+    // back differently from each database, and must give the records the ORM's writes returned.
+    await rt.db.projects.create({ id: 'a', name: 'A', workspace: '/w/a' });
+    const written = await rt.db.projects.update('a', {
+      name: 'Alpha',
+      status: 'PAUSED',
+      creditWeight: 2.5,
+      maxConcurrentAgents: 7,
+      chatChannelId: 'CALPHA',
+      budgetLimit: 5_000_000_000,
+      approvalsByRequester: true,
+      taskRooms: 'all',
+      overlapPolicy: 'serialize',
+      checkCommand: 'npm test',
+      checkTimeoutSeconds: 90,
+      landing: 'merge',
+      landingTries: 5,
+      backends: ['acp:codex', 'claude-code'],
+    });
+    const plain = await rt.db.projects.create({ id: 'b', name: 'B', workspace: '/w/b' });
+    expect(written).toMatchObject({ approvalsByRequester: true, backends: ['acp:codex', 'claude-code'], budgetLimit: 5_000_000_000 });
+    expect(await rt.db.projects.get('a')).toEqual(written);
+    expect(await rt.db.projects.findByChannel('CALPHA')).toEqual(written);
+    expect(await rt.db.projects.list()).toEqual([written, plain]);
+    expect(await rt.db.projects.list({ limit: 1, offset: 1 })).toEqual([plain]);
+    expect(await rt.db.projects.count()).toBe(2);
+    expect(await rt.db.projects.get('nope')).toBeNull();
+
+    const base = { projectId: 'a', sourceType: 'clone' as const, sourcePath: null, defaultBranch: 'main' };
+    const first = await rt.db.repos.create({ ...base, id: 'r1', name: 'r1', url: 'https://example.com/r1.git', checkoutBasePath: '/w/a' });
+    const second = await rt.db.repos.create({
+      ...base,
+      id: 'r2',
+      name: 'r2',
+      url: null,
+      sourceType: 'link',
+      sourcePath: '/src/r2',
+      checkoutBasePath: null,
+    });
+    const other = await rt.db.repos.create({ ...base, projectId: 'b', id: 'r3', name: 'r3', url: null, checkoutBasePath: null });
+    expect(await rt.db.repos.get('r2')).toEqual(second);
+    expect(await rt.db.repos.list('a')).toEqual([first, second]);
+    expect(await rt.db.repos.list(undefined, { limit: 2, offset: 1 })).toEqual([second, other]);
+    expect(await rt.db.repos.listOfProjects(['b', 'a'])).toEqual([first, second, other]);
+    expect(await rt.db.repos.count('a')).toBe(2);
+    expect(await rt.db.repos.count()).toBe(3);
+  });
 });
