@@ -3,6 +3,7 @@ import path from 'node:path';
 import { cloneWorkspace } from '../../support/git-fixtures';
 import { countStatements } from '../../support/statement-counter';
 import { makeHarness, untilAborted, type Harness } from './harness';
+import { PROVISIONING_FAILURES_KEY } from '../../../src/orchestrator/workspace-provisioning';
 
 jest.setTimeout(90_000);
 
@@ -193,10 +194,15 @@ describe('why a READY task is not starting', () => {
     expect(few.rows).toContainEqual(expect.objectContaining({ project_id: 'p0', code: 'no_workspace' }));
 
     await addProjects(3, 12);
+    // A failed provisioning, as the daemon stores it: read in the same statement as the rest.
+    await h.rt.db.state.set(PROVISIONING_FAILURES_KEY, { p5: { error: 'Could not clone "x"', source: 'x', at: 1 } });
     const many = await reasons();
     counter.stop();
     expect(many.rows.filter((r) => r.code === 'over_budget').map((r) => r.project_id)).toEqual(['p1', 'p2']);
-    expect(many.rows.filter((r) => r.code === 'no_workspace')).toHaveLength(10);
+    expect(many.rows.filter((r) => r.code === 'workspace_failed')).toEqual([
+      expect.objectContaining({ project_id: 'p5', reason: expect.stringContaining('failed: Could not clone "x".') }),
+    ]);
+    expect(many.rows.filter((r) => r.code === 'no_workspace')).toHaveLength(9);
     expect(many.statements).toBe(few.statements);
   });
 });
