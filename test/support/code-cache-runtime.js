@@ -21,6 +21,12 @@ const Runtime = require('jest-runtime').default;
  * CPU against 53-56 s, alternated runs, 2026-11-26). Modules are compiled as a vm.Script (the code of a function
  * can not be kept after it ran), wrapped in a function of Jest's module parameters.
  *
+ * Within a worker the compiled script itself is kept too, and run in each later file's context:
+ * a vm.Script is not bound to a context, so the next file neither compiles the module nor reads
+ * its cached code, and the functions the earlier files called are compiled already. Only the
+ * compiling is shared: each file still runs the module's wrapper in its own context and gets its
+ * own module object, exports and state.
+ *
  * This leans on one internal of jest-runtime (its module executor's `compile`); when that is not
  * there, Jest's own compile runs unchanged.
  */
@@ -65,6 +71,15 @@ function keepCode(dir, key, data) {
  */
 const compiledWithoutCache = [];
 
+/** This worker's compiled module scripts, by key; each later test file runs them in its context. */
+const compiledScripts = new Map();
+
+/**
+ * The module executor of the test file this worker runs now. A kept script's dynamic `import()`
+ * is the file's that runs it, not the first one's, so the script asks here when it is called.
+ */
+let currentExecutor = null;
+
 /**
  * Keeps the code of the modules compiled since the last call. The data is made from the script
  * after a test file ran it, so it holds every function that file called, not only the ones V8
@@ -92,26 +107,29 @@ class CodeCacheRuntime extends Runtime {
     // The module's text inside a function of Jest's module parameters, all on its first line (as
     // Node wraps a CommonJS module), so line numbers and source maps are unchanged.
     const opening = `(function (${executor.injectedModuleParameters.join(', ')}) {`;
+    currentExecutor = executor;
     executor.compile = (source, filename) => {
       const context = executor.environment.getVmContext();
       if (context == null || executor.resolution.isCoreModule(filename)) return jestCompile(source, filename);
       const key = createHash('sha1').update(filename).update('\0').update(source).digest('hex');
-      const cachedData = cachedCode(dir, key);
-      let compiled;
       try {
-        const script = new vm.Script(`${opening}${source}\n})`, {
-          filename,
-          cachedData,
-          importModuleDynamically: (specifier, _script, attributes, ...rest) =>
-            executor.dynamicImport(specifier, filename, context, attributes, rest[0]),
-        });
-        compiled = script.runInContext(context);
-        if (cachedData === undefined || script.cachedDataRejected) compiledWithoutCache.push({ key, script });
+        let script = compiledScripts.get(key);
+        if (!script) {
+          const cachedData = cachedCode(dir, key);
+          script = new vm.Script(`${opening}${source}\n})`, {
+            filename,
+            cachedData,
+            importModuleDynamically: (specifier, _script, attributes, ...rest) =>
+              currentExecutor.dynamicImport(specifier, filename, currentExecutor.environment.getVmContext(), attributes, rest[0]),
+          });
+          if (cachedData === undefined || script.cachedDataRejected) compiledWithoutCache.push({ key, script });
+          compiledScripts.set(key, script);
+        }
+        return script.runInContext(context);
       } catch {
         // Jest's compile turns a syntax error into its own clear message.
         return jestCompile(source, filename);
       }
-      return compiled;
     };
   }
 }
