@@ -71,7 +71,7 @@ function keepCode(dir, key, data) {
  */
 const compiledWithoutCache = [];
 
-/** This worker's compiled module scripts, by key; each later test file runs them in its context. */
+/** This worker's compiled module scripts and their text, by file; each later test file runs them in its context. */
 const compiledScripts = new Map();
 
 /**
@@ -111,10 +111,12 @@ class CodeCacheRuntime extends Runtime {
     executor.compile = (source, filename) => {
       const context = executor.environment.getVmContext();
       if (context == null || executor.resolution.isCoreModule(filename)) return jestCompile(source, filename);
-      const key = createHash('sha1').update(filename).update('\0').update(source).digest('hex');
       try {
-        let script = compiledScripts.get(key);
+        // Compared as text: cheaper than hashing it again, and the text decides.
+        const kept = compiledScripts.get(filename);
+        let script = kept?.source === source ? kept.script : undefined;
         if (!script) {
+          const key = createHash('sha1').update(filename).update('\0').update(source).digest('hex');
           const cachedData = cachedCode(dir, key);
           script = new vm.Script(`${opening}${source}\n})`, {
             filename,
@@ -123,7 +125,7 @@ class CodeCacheRuntime extends Runtime {
               currentExecutor.dynamicImport(specifier, filename, currentExecutor.environment.getVmContext(), attributes, rest[0]),
           });
           if (cachedData === undefined || script.cachedDataRejected) compiledWithoutCache.push({ key, script });
-          compiledScripts.set(key, script);
+          compiledScripts.set(filename, { source, script });
         }
         return script.runInContext(context);
       } catch {
