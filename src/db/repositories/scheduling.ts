@@ -281,9 +281,10 @@ export class SchedulingRepository {
   }
 
   /**
-   * projects, agentBackends, activeCounts, workspaces and quotaHolds in one statement, each a
-   * branch of a union tagged by `kind` (their order does not matter to the waiting reasons): on
-   * PostgreSQL every statement is a round trip, and get_status with a daemon made five here.
+   * projects, agentBackends, activeCounts, workspaces and quotaHolds, every budget and the
+   * `system_state` rows of `stateKeys` in one statement, each a branch of a union tagged by `kind`
+   * (their order does not matter to the waiting reasons): on PostgreSQL every statement is a
+   * round trip, and get_status with a daemon made seven here.
    */
   async waitingContext(now: Date, stateKeys: readonly string[] = []): Promise<WaitingContextRows> {
     const n = (column: string) => `cast(${column} as double precision)`;
