@@ -61,12 +61,10 @@ export class RepoRepository {
   constructor(private readonly em: EmFactory) {}
 
   private async query(where: string, params: unknown[], page?: { limit: number; offset: number }): Promise<RepoRecord[]> {
-    const rows = await this.em()
-      .getConnection()
-      .execute<RepoRow[]>(
-        `select ${REPO_COLUMNS} from repos${where && ` where ${where}`} order by created_at, id${page ? ' limit ? offset ?' : ''}`,
-        page ? [...params, page.limit, page.offset] : params,
-      );
+    const rows = await this.em().execute<RepoRow[]>(
+      `select ${REPO_COLUMNS} from repos${where && ` where ${where}`} order by created_at, id${page ? ' limit ? offset ?' : ''}`,
+      page ? [...params, page.limit, page.offset] : params,
+    );
     return rows.map(fromRow);
   }
 
@@ -85,12 +83,10 @@ export class RepoRepository {
   }
 
   async count(projectId?: string): Promise<number> {
-    const [row] = await this.em()
-      .getConnection()
-      .execute<Array<{ n: number | string }>>(
-        `select count(*) as n from repos${projectId ? ' where project_id = ?' : ''}`,
-        projectId ? [projectId] : [],
-      );
+    const [row] = await this.em().execute<Array<{ n: number | string }>>(
+      `select count(*) as n from repos${projectId ? ' where project_id = ?' : ''}`,
+      projectId ? [projectId] : [],
+    );
     return Number(row?.n ?? 0);
   }
 
@@ -112,9 +108,9 @@ export class RepoRepository {
 
   /** Source paths of every repo that has one (path validation allows them). */
   async sourcePaths(): Promise<string[]> {
-    const rows = await this.em()
-      .getConnection()
-      .execute<Array<{ source_path: string }>>('select distinct source_path from repos where source_path is not null');
+    const rows = await this.em().execute<Array<{ source_path: string }>>(
+      'select distinct source_path from repos where source_path is not null',
+    );
     return rows.map((r) => r.source_path);
   }
 }

@@ -27,12 +27,10 @@ export class SystemStateRepository {
 
   private async read(keys: readonly string[]): Promise<Map<string, unknown>> {
     if (keys.length === 0) return new Map();
-    const rows = await this.em()
-      .getConnection()
-      .execute<Array<{ key: string; value: string | null }>>(
-        `select key, cast(value as text) as value from system_state where key in (${placeholders(keys)})`,
-        [...keys],
-      );
+    const rows = await this.em().execute<Array<{ key: string; value: string | null }>>(
+      `select key, cast(value as text) as value from system_state where key in (${placeholders(keys)})`,
+      [...keys],
+    );
     return new Map(rows.map((r) => [r.key, r.value === null ? null : JSON.parse(r.value)]));
   }
 }

@@ -66,3 +66,53 @@ export function toTaskRecord(t: Task): TaskRecord {
     completedAt: t.completedAt ?? null,
   };
 }
+
+/** The tasks columns of a TaskRecord, as a plain statement selects them (`t.` for a join). */
+export const TASK_COLUMNS = `id, project_id, title, description, status, priority, assigned_agent, retry_count, max_retries,
+  requires_approval, pr_url, repo_id, branch_name, parent_task_id, is_plan_subtask, plan_depth, plan_source, auto_tasks,
+  preferred_workspace_id, workspace_id, resume_after, pause_reason, source_url, requested_by, skipped, backend,
+  current_run_id, created_at, updated_at, started_at, completed_at`;
+
+/** A row of TASK_COLUMNS as either database returns it (booleans 0/1 and numbers as text on one or the other). */
+export type TaskRow = Record<string, unknown>;
+
+const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+const flag = (v: unknown): boolean => v === true || Number(v) === 1;
+const date = (v: unknown): Date | null => (v === null || v === undefined ? null : new Date(Number(v)));
+
+/** A TaskRecord from a row of TASK_COLUMNS: the same record toTaskRecord makes of the entity. */
+export function taskFromRow(r: TaskRow): TaskRecord {
+  return {
+    id: String(r.id),
+    projectId: String(r.project_id),
+    title: String(r.title),
+    description: String(r.description),
+    status: r.status as TaskStatus,
+    priority: Number(r.priority),
+    assignedAgent: text(r.assigned_agent),
+    retryCount: Number(r.retry_count),
+    maxRetries: Number(r.max_retries),
+    requiresApproval: flag(r.requires_approval),
+    prUrl: text(r.pr_url),
+    repoId: text(r.repo_id),
+    branchName: text(r.branch_name),
+    parentTaskId: text(r.parent_task_id),
+    isPlanSubtask: flag(r.is_plan_subtask),
+    planDepth: Number(r.plan_depth),
+    planSource: text(r.plan_source),
+    autoTasks: flag(r.auto_tasks),
+    preferredWorkspaceId: text(r.preferred_workspace_id),
+    workspaceId: text(r.workspace_id),
+    resumeAfter: date(r.resume_after),
+    pauseReason: text(r.pause_reason),
+    sourceUrl: text(r.source_url),
+    requestedBy: text(r.requested_by),
+    skipped: flag(r.skipped),
+    backend: text(r.backend),
+    currentRunId: text(r.current_run_id),
+    createdAt: new Date(Number(r.created_at)),
+    updatedAt: new Date(Number(r.updated_at)),
+    startedAt: date(r.started_at),
+    completedAt: date(r.completed_at),
+  };
+}

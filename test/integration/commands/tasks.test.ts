@@ -202,4 +202,50 @@ describe('task commands', () => {
     );
     expect((await rt.exec('get_task', { task_id: fromChat.created })).source_url).toBe(thread);
   });
+
+  it('reads back every field of a task as the ORM wrote it', async () => {
+    // get is a plain statement mapped by hand: booleans, dates and nulls come back differently
+    // from each database, and must give the record the ORM's write returned.
+    const plain = await rt.db.tasks.create({ projectId: 'alpha', title: 'Plain', description: 'Nothing set' });
+    expect(await rt.db.tasks.get(plain.id)).toEqual(plain);
+    const task = await rt.db.tasks.create({
+      projectId: 'alpha',
+      title: 'Everything',
+      description: 'Every field set',
+      priority: 7,
+      requiresApproval: true,
+      repoId: 'repo-1',
+      branchName: 'feature/x',
+      parentTaskId: plain.id,
+      isPlanSubtask: true,
+      planDepth: 2,
+      planSource: '/w/plan.md',
+      autoTasks: false,
+      preferredWorkspaceId: 'ws-1',
+      maxRetries: 5,
+      sourceUrl: 'https://tracker.example/BUG-7',
+      requestedBy: 'U1',
+      backend: 'acp:codex',
+    });
+    const edited = await rt.db.tasks.update(task.id, {
+      assignedAgent: 'agent-1',
+      retryCount: 2,
+      prUrl: 'https://github.com/o/r/pull/1',
+      workspaceId: 'ws-1',
+      resumeAfter: new Date(1_800_000_000_123),
+      pauseReason: 'usage limit',
+      skipped: true,
+      currentRunId: 'run-1',
+      startedAt: new Date(1_800_000_000_456),
+      completedAt: new Date(1_800_000_000_789),
+    });
+    expect(edited?.after).toMatchObject({
+      requiresApproval: true,
+      autoTasks: false,
+      skipped: true,
+      resumeAfter: new Date(1_800_000_000_123),
+    });
+    expect(await rt.db.tasks.get(task.id)).toEqual(edited?.after);
+    expect(await rt.db.tasks.get('nope')).toBeNull();
+  });
 });
