@@ -31,7 +31,6 @@ const Runtime = require('jest-runtime').default;
  * there, Jest's own compile runs unchanged.
  */
 const RUN_DIR_VARIABLE = 'AQ_TEST_RUN_DIR';
-const inMemory = new Map();
 
 function cacheDir() {
   const runDir = process.env[RUN_DIR_VARIABLE];
@@ -41,20 +40,16 @@ function cacheDir() {
   return dir;
 }
 
+/** The code another worker (or an earlier one) kept for `key`: read once per worker, as the script that uses it is kept. */
 function cachedCode(dir, key) {
-  const known = inMemory.get(key);
-  if (known) return known;
   try {
-    const data = fs.readFileSync(path.join(dir, key));
-    inMemory.set(key, data);
-    return data;
+    return fs.readFileSync(path.join(dir, key));
   } catch {
     return undefined;
   }
 }
 
 function keepCode(dir, key, data) {
-  inMemory.set(key, data);
   // Written aside and renamed, so another worker never reads half a file.
   const aside = path.join(dir, `${key}.${process.pid}`);
   try {
