@@ -1,5 +1,6 @@
 import { Project, type LandingMode, type OverlapPolicy, type ProjectStatus, type TaskRoomsSetting } from '../entities';
 import type { EmFactory } from '../database';
+import { oldestFirst } from './run-sql';
 import { retryingTransaction } from '../retrying-transaction';
 
 export interface ProjectRecord {
@@ -120,11 +121,7 @@ export class ProjectRepository {
    * times the statement (list_projects 5 ms for 50 projects at 1M tasks, 1.4 ms of it the read).
    */
   private async query(where: string, params: unknown[], page?: { limit: number; offset: number }): Promise<ProjectRecord[]> {
-    const rows = await this.em().execute<ProjectRow[]>(
-      `select ${PROJECT_COLUMNS} from projects${where && ` where ${where}`} order by created_at, id${page ? ' limit ? offset ?' : ''}`,
-      page ? [...params, page.limit, page.offset] : params,
-    );
-    return rows.map(fromRow);
+    return (await oldestFirst<ProjectRow>(this.em(), { table: 'projects', columns: PROJECT_COLUMNS }, where, params, page)).map(fromRow);
   }
 
   async get(id: string): Promise<ProjectRecord | null> {

@@ -1,6 +1,6 @@
 import { Repo, type RepoSourceType } from '../entities';
 import type { EmFactory } from '../database';
-import { readInBatches } from './run-sql';
+import { oldestFirst, readInBatches } from './run-sql';
 
 export interface RepoRecord {
   id: string;
@@ -61,11 +61,7 @@ export class RepoRepository {
   constructor(private readonly em: EmFactory) {}
 
   private async query(where: string, params: unknown[], page?: { limit: number; offset: number }): Promise<RepoRecord[]> {
-    const rows = await this.em().execute<RepoRow[]>(
-      `select ${REPO_COLUMNS} from repos${where && ` where ${where}`} order by created_at, id${page ? ' limit ? offset ?' : ''}`,
-      page ? [...params, page.limit, page.offset] : params,
-    );
-    return rows.map(fromRow);
+    return (await oldestFirst<RepoRow>(this.em(), { table: 'repos', columns: REPO_COLUMNS }, where, params, page)).map(fromRow);
   }
 
   async get(id: string): Promise<RepoRecord | null> {

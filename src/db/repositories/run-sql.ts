@@ -35,3 +35,21 @@ export async function readInBatches<T, R>(values: T[], read: (batch: T[], placeh
   }
   return rows;
 }
+
+/**
+ * `select <columns> from <table> [where <where>] order by created_at, id [limit ? offset ?]`: a
+ * small table's rows oldest first, as its list command pages them. Through `em`, so that a
+ * repository bound to a transaction reads inside it.
+ */
+export function oldestFirst<R>(
+  em: SqlEntityManager,
+  from: { table: string; columns: string },
+  where: string,
+  params: unknown[],
+  page?: { limit: number; offset: number },
+): Promise<R[]> {
+  return em.execute<R[]>(
+    `select ${from.columns} from ${from.table}${where && ` where ${where}`} order by created_at, id${page ? ' limit ? offset ?' : ''}`,
+    page ? [...params, page.limit, page.offset] : params,
+  );
+}
