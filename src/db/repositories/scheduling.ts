@@ -1,8 +1,18 @@
 import type { EmFactory } from '../database';
 import { dialectOf } from '../dialect';
-import { backendKeySql, taskBackendSql } from './backend-key-sql';
+import { backendKeySql } from './backend-key-sql';
 import { budgetFromRow, type BudgetRecord } from './budgets';
 import { placeholders } from './run-sql';
+import {
+  ACTIVE_COUNTS_SQL,
+  AGENT_BACKENDS_SQL,
+  PROJECTS_SQL,
+  projectRow,
+  QUOTA_HOLDS_SQL,
+  type SchedulingWorkspaces,
+  workspaceSets,
+  workspacesSql,
+} from './scheduling-sql';
 
 /** One READY task as the scheduler sees it. */
 export interface ReadyTaskRow {
@@ -40,70 +50,6 @@ export interface QuotaHold {
   backend: string;
   until: Date;
 }
-
-function jsonList(value: unknown): string[] | null {
-  const parsed = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
-  return Array.isArray(parsed) && parsed.length > 0 ? parsed.map(String) : null;
-}
-
-const PROJECTS_SQL =
-  'select id, status, credit_weight, max_concurrent_agents, budget_limit, workspace, backends, overlap_policy from projects';
-
-function projectRow(r: Record<string, unknown>): SchedulingProjectRow {
-  return {
-    id: String(r.id),
-    status: r.status as 'ACTIVE' | 'PAUSED',
-    creditWeight: Number(r.credit_weight),
-    maxConcurrentAgents: Number(r.max_concurrent_agents),
-    budgetLimit: r.budget_limit === null || r.budget_limit === undefined ? null : Number(r.budget_limit),
-    workspace: String(r.workspace),
-    backends: jsonList(r.backends),
-    serializesOverlaps: r.overlap_policy === 'serialize',
-  };
-}
-
-const ACTIVE_COUNTS_SQL =
-  "select project_id, sum(n) as n from task_status_counts where status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT') group by project_id having sum(n) > 0";
-
-const AGENT_BACKENDS_SQL = `select ${backendKeySql('a')} as "key", count(*) as total,
-        sum(case when a.state = 'IDLE' and a.current_task is null then 1 else 0 end) as idle
-   from agents a group by ${backendKeySql('a')}`;
-
-/** Workspaces with whether another workspace on the same path is locked (1/0 on both databases). */
-const workspacesSql = (ownerSql: string) => `select w.id, w.project_id, w.locked_by_task_id,
-        case when exists (select 1 from workspaces o where o.path = w.path and o.id <> w.id and o.locked_by_task_id is not null) then 1 else 0 end as path_locked
-   from workspaces w where 1 = 1${ownerSql}`;
-
-export interface SchedulingWorkspaces {
-  available: Record<string, string[]>;
-  locked: string[];
-  projectsWithAny: Set<string>;
-  total: Record<string, number>;
-}
-
-function workspaceSets(
-  rows: Array<{ id: string; project_id: string; locked_by_task_id: string | null; path_locked: number | string }>,
-): SchedulingWorkspaces {
-  const available: Record<string, string[]> = {};
-  const locked: string[] = [];
-  const projectsWithAny = new Set<string>();
-  const total: Record<string, number> = {};
-  for (const r of rows) {
-    projectsWithAny.add(r.project_id);
-    total[r.project_id] = (total[r.project_id] ?? 0) + 1;
-    if (r.locked_by_task_id || Number(r.path_locked)) locked.push(r.id);
-    else {
-      available[r.project_id] ??= [];
-      available[r.project_id].push(r.id);
-    }
-  }
-  return { available, locked, projectsWithAny, total };
-}
-
-/** Per backend, the earliest reset named by a task waiting on its usage limit (params: now, prefix). */
-const QUOTA_HOLDS_SQL = `select ${taskBackendSql('t')} as backend, min(t.resume_after) as "until" from tasks t
-  where t.status = 'PAUSED' and t.resume_after > ? and t.pause_reason like ?
-  group by ${taskBackendSql('t')}`;
 
 /** What scheduling knows of the fleet, as the waiting reasons read it (waitingContext). */
 export interface WaitingContextRows {
