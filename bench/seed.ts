@@ -56,8 +56,7 @@ export async function seedTasks(db: Database, projectIds: string[], count: numbe
       await em.execute(`insert into tasks (${columns}) values ${rows.join(', ')}`, params);
     }
   });
-  // As bulkLoad: the statistics autovacuum would keep on a database that grew this much.
-  if (db.dialect.name === 'postgresql') await db.em().getConnection().execute('vacuum (analyze) tasks');
+  await analyzeOnPostgres(db, 'tasks');
 }
 
 /**
@@ -215,8 +214,12 @@ async function bulkLoad(
     await em.execute(`alter table ${table} enable trigger user`);
     await rebuild(em);
   });
-  // Fresh statistics and visibility map, as autovacuum would leave them on a database grown this big.
-  if (postgres) await db.em().getConnection().execute(`vacuum (analyze) ${table}`);
+  await analyzeOnPostgres(db, table);
+}
+
+/** Fresh statistics and visibility map on PostgreSQL, as autovacuum would leave them on a table grown this big. */
+async function analyzeOnPostgres(db: Database, table: string): Promise<void> {
+  if (db.dialect.name === 'postgresql') await db.em().getConnection().execute(`vacuum (analyze) ${table}`);
 }
 
 /**

@@ -3,6 +3,7 @@ import { dialectOf } from '../dialect';
 import { backendKeySql } from './backend-key-sql';
 import { budgetFromRow, type BudgetRecord } from './budgets';
 import { placeholders } from './run-sql';
+import { stateValue } from './system-state';
 import {
   ACTIVE_COUNTS_SQL,
   AGENT_BACKENDS_SQL,
@@ -327,7 +328,7 @@ export class SchedulingRepository {
           updated_at: Number(r.n4),
         }),
       ),
-      state: new Map(of('state').map((r) => [String(r.id), r.s1 === null ? null : JSON.parse(r.s1)])),
+      state: new Map(of('state').map((r) => [String(r.id), stateValue(r.s1)])),
     };
   }
 

@@ -1,5 +1,6 @@
 import type { EmFactory } from '../database';
 import { REPAIRS_KEY } from './reconciliation';
+import { stateValue } from './system-state';
 import { placeholders } from './run-sql';
 
 /** The small-table reads behind get_status, as one statement. */
@@ -54,7 +55,7 @@ export class StatusSummaryRepository {
     const summary: StatusSummary = { projects: 0, byStatus: {}, readyByProject: {}, repairs: 0, state: new Map() };
     for (const row of rows) {
       const n = Number(row.n);
-      if (row.kind === 'state') summary.state.set(row.name, row.value === null ? null : JSON.parse(row.value));
+      if (row.kind === 'state') summary.state.set(row.name, stateValue(row.value));
       else if (row.kind === 'status') summary.byStatus[row.name] = n;
       else if (row.kind === 'ready') summary.readyByProject[row.name] = n;
       else if (row.kind === 'projects') summary.projects = n;

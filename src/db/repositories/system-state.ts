@@ -3,6 +3,14 @@ import type { EmFactory } from '../database';
 import { placeholders } from './run-sql';
 
 /**
+ * A `system_state` value read as `cast(value as text)`: the JSON column's text on both databases
+ * (PostgreSQL would return its JSON parsed, SQLite its text), parsed here.
+ */
+export function stateValue(text: string | null): unknown {
+  return text === null ? null : JSON.parse(text);
+}
+
+/**
  * Shared flags every process must agree on, such as the orchestrator's global pause. Reads are
  * plain statements (the JSON column read as its text on both databases, then parsed): through
  * the ORM's find a one-row read cost about four times as much, and status reads make several.
@@ -31,6 +39,6 @@ export class SystemStateRepository {
       `select key, cast(value as text) as value from system_state where key in (${placeholders(keys)})`,
       [...keys],
     );
-    return new Map(rows.map((r) => [r.key, r.value === null ? null : JSON.parse(r.value)]));
+    return new Map(rows.map((r) => [r.key, stateValue(r.value)]));
   }
 }
