@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { MikroORM as CoreMikroORM } from '@mikro-orm/core';
 import { MikroORM, defineConfig, type AbstractSqlDriver, type Options, type SqlEntityManager } from '@mikro-orm/sqlite';
 import { ALL_ENTITIES } from './entities';
-import { StorableTextSqliteDriver } from './storable-text';
+import { AppSqliteDriver } from './sqlite-driver';
 import { initWithKnownMetadata } from './known-metadata';
 import { unreachableDatabase } from './connection-errors';
 
@@ -38,7 +38,7 @@ const CONNECTION_PRAGMAS = 'PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;
 export function ormOptions(databasePath: string): Options {
   return defineConfig({
     dbName: databasePath,
-    driver: StorableTextSqliteDriver,
+    driver: AppSqliteDriver,
     entities: ALL_ENTITIES,
     allowGlobalContext: false,
     debug: false,

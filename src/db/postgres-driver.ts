@@ -1,5 +1,6 @@
 import { types } from 'node:util';
 import { AbstractSqlDriver, PostgreSqlConnection, PostgreSqlPlatform, type Configuration } from '@mikro-orm/postgresql';
+import { postgresStatement, withDirectStatements } from './direct-statements';
 import { storableValue } from './storable-text';
 
 /** pg's OIDs for the types read here as JavaScript numbers. */
@@ -32,7 +33,7 @@ export class AppPostgreSqlPlatform extends PostgreSqlPlatform {
 }
 
 /** Counts, sums and `bigint` columns (times, tokens) come back as numbers, as they do from SQLite. */
-export class AppPostgreSqlConnection extends PostgreSqlConnection {
+class NumericPostgreSqlConnection extends PostgreSqlConnection {
   override getConnectionOptions() {
     const options = super.getConnectionOptions();
     // MikroORM's PostgreSqlConnection sets pg's per-connection type parsers here; these join them.
@@ -42,6 +43,9 @@ export class AppPostgreSqlConnection extends PostgreSqlConnection {
     return options;
   }
 }
+
+/** The connection above, its raw statements run on pg's own client (direct-statements.ts). */
+export class AppPostgreSqlConnection extends withDirectStatements(NumericPostgreSqlConnection, postgresStatement) {}
 
 export class AppPostgreSqlDriver extends AbstractSqlDriver<AppPostgreSqlConnection, AppPostgreSqlPlatform> {
   constructor(config: Configuration) {

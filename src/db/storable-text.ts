@@ -1,5 +1,3 @@
-import { AbstractSqlDriver, SqliteConnection, SqlitePlatform, type Configuration } from '@mikro-orm/sqlite';
-
 /**
  * Characters SQLite cannot take in text: MikroORM writes values into the SQL it sends, and
  * SQLite's C API reads that SQL up to the first NUL, so a NUL in a value cuts the statement and
@@ -20,24 +18,4 @@ export function storableValue(value: unknown): unknown {
   if (typeof value === 'string') return storableText(value);
   if (Array.isArray(value)) return value.map(storableValue);
   return value;
-}
-
-/**
- * The one door every value passes on its way into SQL (writes, and the values of queries), so
- * text from agents, models, git and commands is stored whatever it holds. JSON columns need
- * nothing: JSON.stringify already escapes NUL and lone surrogates as `\u0000`, `\ud800`.
- */
-export class StorableTextSqlitePlatform extends SqlitePlatform {
-  readonly dialect = 'sqlite';
-
-  override escape(value: unknown): string {
-    return super.escape(storableValue(value));
-  }
-}
-
-/** MikroORM's SQLite driver with the platform above (the same as SqliteDriver otherwise). */
-export class StorableTextSqliteDriver extends AbstractSqlDriver<SqliteConnection, SqlitePlatform> {
-  constructor(config: Configuration) {
-    super(config, new StorableTextSqlitePlatform(), SqliteConnection, ['knex', 'sqlite3']);
-  }
 }

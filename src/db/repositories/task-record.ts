@@ -116,3 +116,44 @@ export function taskFromRow(r: TaskRow): TaskRecord {
     completedAt: date(r.completed_at),
   };
 }
+
+/** The column of each field a move may set: the names the entity maps them to (entities/task.ts). */
+const UPDATE_COLUMNS: { [K in keyof Required<TaskUpdate>]: string } = {
+  title: 'title',
+  description: 'description',
+  priority: 'priority',
+  assignedAgent: 'assigned_agent',
+  retryCount: 'retry_count',
+  maxRetries: 'max_retries',
+  requiresApproval: 'requires_approval',
+  prUrl: 'pr_url',
+  repoId: 'repo_id',
+  branchName: 'branch_name',
+  parentTaskId: 'parent_task_id',
+  isPlanSubtask: 'is_plan_subtask',
+  planDepth: 'plan_depth',
+  planSource: 'plan_source',
+  autoTasks: 'auto_tasks',
+  preferredWorkspaceId: 'preferred_workspace_id',
+  workspaceId: 'workspace_id',
+  resumeAfter: 'resume_after',
+  pauseReason: 'pause_reason',
+  sourceUrl: 'source_url',
+  requestedBy: 'requested_by',
+  skipped: 'skipped',
+  backend: 'backend',
+  currentRunId: 'current_run_id',
+  startedAt: 'started_at',
+  completedAt: 'completed_at',
+};
+
+/**
+ * `column = ?, …` for the fields of `changes`, and their values: a field given as undefined is
+ * set to null, as the ORM's update did; the platform writes dates as epoch milliseconds.
+ */
+export function taskAssignments(changes: TaskUpdate): { columns: string[]; params: unknown[] } {
+  const keys = Object.keys(changes) as Array<keyof TaskUpdate>;
+  const unknown = keys.find((k) => !Object.hasOwn(UPDATE_COLUMNS, k));
+  if (unknown) throw new Error(`A task update cannot set "${unknown}".`);
+  return { columns: keys.map((k) => `${UPDATE_COLUMNS[k]} = ?`), params: keys.map((k) => changes[k] ?? null) };
+}

@@ -4,7 +4,16 @@ import { Task, TaskDependency, type TaskStatus } from '../entities';
 import type { EmFactory } from '../database';
 import { generateTaskId } from '../ids';
 import { blockedHoldingUp, projectStuckChains, stuckDownstreamPages, type ProjectStuckChains, type StuckPage } from './stuck-chains';
-import { TASK_COLUMNS, taskFromRow, toTaskRecord, type NewTask, type TaskRecord, type TaskRow, type TaskUpdate } from './task-record';
+import {
+  TASK_COLUMNS,
+  taskAssignments,
+  taskFromRow,
+  toTaskRecord,
+  type NewTask,
+  type TaskRecord,
+  type TaskRow,
+  type TaskUpdate,
+} from './task-record';
 import {
   firstTasksInStatuses,
   taskPage,
@@ -13,8 +22,8 @@ import {
   type TaskPageOptions,
   type TaskSummaryRow,
 } from './task-pages';
-import { retrying, retryingTransaction } from '../retrying-transaction';
-import { placeholders, readInBatches } from './run-sql';
+import { retryingTransaction } from '../retrying-transaction';
+import { changes as changedRows, placeholders, readInBatches } from './run-sql';
 
 export { toTaskRecord, type NewTask, type TaskRecord, type TaskUpdate } from './task-record';
 export type { TaskListFilter, TaskPage, TaskPageOptions, TaskPlace, TaskSummaryRow } from './task-pages';
@@ -102,11 +111,11 @@ export class TaskRepository {
    */
   async transition(id: string, from: TaskStatus[], to: TaskStatus, changes: TaskUpdate = {}, fence?: TaskFence): Promise<boolean> {
     // A fenced move lands only while the task is still held by that run (run-records.ts).
-    const where = { id, status: { $in: from }, ...(fence && { currentRunId: fence.runId }) };
-    const em = this.em();
-    const write = () => em.nativeUpdate(Task, where, { ...changes, status: to, updatedAt: new Date() });
-    const updated = em.isInTransaction() ? await write() : await retrying(write);
-    return updated > 0;
+    const set = taskAssignments(changes);
+    const sql = `update tasks set ${[...set.columns, 'status = ?', 'updated_at = ?'].join(', ')}
+      where id = ? and status in (${placeholders(from)})${fence ? ' and current_run_id = ?' : ''}`;
+    const params = [...set.params, to, Date.now(), id, ...from, ...(fence ? [fence.runId] : [])];
+    return (await changedRows(this.em(), sql, params)) > 0;
   }
 
   async delete(id: string): Promise<boolean> {

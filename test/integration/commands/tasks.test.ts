@@ -248,4 +248,58 @@ describe('task commands', () => {
     expect(await rt.db.tasks.get(task.id)).toEqual(edited?.after);
     expect(await rt.db.tasks.get('nope')).toBeNull();
   });
+
+  it('moves a task with its fields as the ORM writes them, and only from the statuses and run given', async () => {
+    // transition is a plain statement with its own column list: each field it sets must read back
+    // as the same field set through the ORM's update.
+    const changes = {
+      title: 'Moved',
+      description: 'Every field a move can set',
+      priority: 3,
+      assignedAgent: 'agent-1',
+      retryCount: 2,
+      maxRetries: 6,
+      requiresApproval: true,
+      prUrl: 'https://github.com/o/r/pull/2',
+      repoId: 'repo-2',
+      branchName: 'feature/y',
+      parentTaskId: 'parent-1',
+      isPlanSubtask: true,
+      planDepth: 1,
+      planSource: '/w/plan.md',
+      autoTasks: false,
+      preferredWorkspaceId: 'ws-2',
+      workspaceId: 'ws-2',
+      resumeAfter: new Date(1_800_000_000_123),
+      pauseReason: "it's <late> & \u0000 done",
+      sourceUrl: 'https://tracker.example/BUG-8',
+      requestedBy: 'U2',
+      skipped: true,
+      backend: 'acp:codex',
+      currentRunId: 'run-2',
+      startedAt: new Date(1_800_000_000_456),
+      completedAt: null,
+    };
+    const viaOrm = await rt.db.tasks.create({ projectId: 'alpha', title: 'A', description: 'a' });
+    const moved = await rt.db.tasks.create({ projectId: 'alpha', title: 'B', description: 'b' });
+    await rt.db.tasks.update(viaOrm.id, changes);
+    const ormAfter = await rt.db.tasks.get(viaOrm.id);
+    expect(await rt.db.tasks.transition(moved.id, ['READY'], 'ASSIGNED', changes)).toBe(true);
+    const after = await rt.db.tasks.get(moved.id);
+    const { id: _a, status: _s, createdAt: _c, updatedAt: _u, ...fields } = after ?? ({} as never);
+    const { id: _b, status: _t, createdAt: _d, updatedAt: _v, ...ormFields } = ormAfter ?? ({} as never);
+    expect(fields).toEqual(ormFields);
+    expect(fields.pauseReason).toBe("it's <late> & \uFFFD done");
+    expect(after?.status).toBe('ASSIGNED');
+    expect(after?.updatedAt.getTime()).toBeGreaterThanOrEqual(moved.updatedAt.getTime());
+
+    // Not from a status it is not in, nor for another run than the one holding it.
+    expect(await rt.db.tasks.transition(moved.id, ['READY'], 'IN_PROGRESS')).toBe(false);
+    expect(await rt.db.tasks.transition(moved.id, ['ASSIGNED'], 'IN_PROGRESS', {}, { runId: 'run-other' })).toBe(false);
+    expect((await rt.db.tasks.get(moved.id))?.status).toBe('ASSIGNED');
+    expect(
+      await rt.db.tasks.transition(moved.id, ['ASSIGNED', 'PAUSED'], 'IN_PROGRESS', { pauseReason: undefined }, { runId: 'run-2' }),
+    ).toBe(true);
+    expect(await rt.db.tasks.get(moved.id)).toMatchObject({ status: 'IN_PROGRESS', pauseReason: null, startedAt: changes.startedAt });
+  });
 });

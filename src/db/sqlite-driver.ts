@@ -1,0 +1,26 @@
+import { AbstractSqlDriver, SqliteConnection, SqlitePlatform, type Configuration } from '@mikro-orm/sqlite';
+import { sqliteStatement, withDirectStatements } from './direct-statements';
+import { storableValue } from './storable-text';
+
+/**
+ * The one door every value passes on its way into SQL (writes, and the values of queries), so
+ * text from agents, models, git and commands is stored whatever it holds. JSON columns need
+ * nothing: JSON.stringify already escapes NUL and lone surrogates as `\u0000`, `\ud800`.
+ */
+export class StorableTextSqlitePlatform extends SqlitePlatform {
+  readonly dialect = 'sqlite';
+
+  override escape(value: unknown): string {
+    return super.escape(storableValue(value));
+  }
+}
+
+/** MikroORM's SQLite connection, its raw statements run on node-sqlite3's own connection (direct-statements.ts). */
+export class AppSqliteConnection extends withDirectStatements(SqliteConnection, sqliteStatement) {}
+
+/** MikroORM's SQLite driver with the platform and connection above (the same as SqliteDriver otherwise). */
+export class AppSqliteDriver extends AbstractSqlDriver<AppSqliteConnection, SqlitePlatform> {
+  constructor(config: Configuration) {
+    super(config, new StorableTextSqlitePlatform(), AppSqliteConnection, ['knex', 'sqlite3']);
+  }
+}
