@@ -122,4 +122,19 @@ describe('claiming launches across the fleet', () => {
     // The old worker's workspace keeps its lock: it is that worker's to clean up.
     expect((await rt.db.workspaces.get('w0-ws'))?.lockedByTaskId).toBe(id);
   });
+
+  it("frees a workspace only for the task that holds it, or all of a task's workspaces", async () => {
+    await setup(8, 2);
+    const [a, b] = [await task('A'), await task('B')];
+    expect(await claim(rt.db, a, 0)).toBeNull();
+    expect(await claim(rt.db, b, 1)).toBeNull();
+    const holder = async (id: string) => (await rt.db.workspaces.get(id))?.lockedByTaskId ?? null;
+    expect(await rt.db.workspaces.release('w0-ws', b)).toBe(false);
+    expect(await holder('w0-ws')).toBe(a);
+    expect(await rt.db.workspaces.release('w0-ws', a)).toBe(true);
+    expect(await rt.db.workspaces.get('w0-ws')).toMatchObject({ lockedByTaskId: null, lockedByAgentId: null, lockedAt: null });
+    expect(await rt.db.workspaces.releaseByTask(a)).toBe(0);
+    expect(await rt.db.workspaces.releaseByTask(b)).toBe(1);
+    expect(await holder('w1-ws')).toBeNull();
+  });
 });
