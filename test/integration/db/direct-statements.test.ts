@@ -70,6 +70,31 @@ describe("raw statements on the driver's connection", () => {
     expect(await names()).toEqual(['renamed']);
   });
 
+  it('nests a transaction as a savepoint: its rollback takes back its own writes only', async () => {
+    await db.transaction(async (em) => {
+      await em.execute("update projects set name = 'outer' where id = 'p1'", [], 'run');
+      await expect(
+        em.transactional(async (inner) => {
+          await inner.execute("update projects set name = 'inner' where id = 'p1'", [], 'run');
+          expect((await inner.execute<Array<{ name: string }>>("select name from projects where id = 'p1'"))[0].name).toBe('inner');
+          throw new Error('undo inner');
+        }),
+      ).rejects.toThrow('undo inner');
+      expect((await em.execute<Array<{ name: string }>>("select name from projects where id = 'p1'"))[0].name).toBe('outer');
+      await em.transactional(async (inner) => {
+        await inner.execute("update projects set status = 'PAUSED' where id = 'p1'", [], 'run');
+      });
+    });
+    expect(await db.projects.get('p1')).toMatchObject({ name: 'outer', status: 'PAUSED' });
+  });
+
+  it('runs the ORM inside a transaction: its reads and writes see and make the same transaction', async () => {
+    const task = await db.tasks.create({ projectId: 'p1', title: 'T', description: 'd' });
+    const updated = await db.tasks.update(task.id, { title: 'T2', priority: 5 });
+    expect(updated?.before.title).toBe('T');
+    expect(await db.tasks.get(task.id)).toMatchObject({ title: 'T2', priority: 5 });
+  });
+
   it('refuses a statement on a finished transaction, and reports a broken constraint as the ORM names it', async () => {
     let finished: SqlEntityManager | null = null;
     await db.transaction(async (em) => {
