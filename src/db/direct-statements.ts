@@ -136,8 +136,10 @@ type BeginOptions = {
 type ConnectionClass = abstract new (...args: any[]) => AbstractSqlConnection;
 
 /**
- * `Base` with raw statements run by `statement` on the driver's connection. What it does not take
- * (a knex builder, a query being logged) goes through `Base` as before.
+ * `Base` with raw statements run by `statement` on the driver's connection, and plain transactions
+ * (DirectTransaction) run by it too. What it does not take (a knex builder, a query being logged,
+ * a transaction with an isolation level or read-only, a savepoint in a knex transaction) goes
+ * through `Base` as before.
  */
 export function withDirectStatements<TBase extends ConnectionClass>(
   Base: TBase,
@@ -160,12 +162,13 @@ export function withDirectStatements<TBase extends ConnectionClass>(
 
     override async begin(options: BeginOptions = {}): Promise<Knex.Transaction> {
       const parent = options.ctx as unknown;
-      if (options.isolationLevel || options.readOnly || (parent && !(parent instanceof DirectTransaction))) return super.begin(options);
       if (parent instanceof DirectTransaction) {
         const savepoint = new DirectTransaction(parent.connection, this.getKnex(), parent);
         await statement(parent.connection, `savepoint ${savepoint.savepoint}`);
         return savepoint as unknown as Knex.Transaction;
       }
+      const plain = !options.isolationLevel && !options.readOnly && !this.logger.isEnabled('query', options.loggerContext);
+      if (parent || !plain) return super.begin(options);
       await options.eventBroadcaster?.dispatchEvent(EventType.beforeTransactionStart);
       const pool = this.getKnex().client as unknown as ConnectionSource;
       const connection = await pool.acquireConnection();

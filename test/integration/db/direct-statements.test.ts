@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { IsolationLevel, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { Database } from '../../../src/db/database';
 import { isSqliteRunStatement } from '../../../src/db/direct-statements';
@@ -86,6 +86,20 @@ describe("raw statements on the driver's connection", () => {
       });
     });
     expect(await db.projects.get('p1')).toMatchObject({ name: 'outer', status: 'PAUSED' });
+  });
+
+  it('leaves a transaction with an isolation level (PostgreSQL) to knex, with the same outcome', async () => {
+    await db.em().transactional(
+      async (em) => {
+        await em.execute("update projects set name = 'isolated' where id = 'p1'", [], 'run');
+        await em.transactional(async (inner) => {
+          await inner.execute("update projects set status = 'PAUSED' where id = 'p1'", [], 'run');
+        });
+      },
+      // SQLite's transactions are all serializable: knex ignores the level there, and says so on the console.
+      db.dialect.name === 'postgresql' ? { isolationLevel: IsolationLevel.SERIALIZABLE } : {},
+    );
+    expect(await db.projects.get('p1')).toMatchObject({ name: 'isolated', status: 'PAUSED' });
   });
 
   it('runs the ORM inside a transaction: its reads and writes see and make the same transaction', async () => {
