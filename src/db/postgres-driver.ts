@@ -44,7 +44,7 @@ class NumericPostgreSqlConnection extends PostgreSqlConnection {
   }
 }
 
-/** The connection above, its raw statements run on pg's own client (direct-statements.ts). */
+/** The connection above, its raw statements and plain transactions run on pg's own client (direct-statements.ts). */
 export class AppPostgreSqlConnection extends withDirectStatements(NumericPostgreSqlConnection, postgresStatement) {}
 
 export class AppPostgreSqlDriver extends AbstractSqlDriver<AppPostgreSqlConnection, AppPostgreSqlPlatform> {

@@ -15,7 +15,7 @@ export class StorableTextSqlitePlatform extends SqlitePlatform {
   }
 }
 
-/** MikroORM's SQLite connection, its raw statements run on node-sqlite3's own connection (direct-statements.ts). */
+/** MikroORM's SQLite connection, its raw statements and plain transactions run on node-sqlite3's own connection (direct-statements.ts). */
 export class AppSqliteConnection extends withDirectStatements(SqliteConnection, sqliteStatement) {}
 
 /** MikroORM's SQLite driver with the platform and connection above (the same as SqliteDriver otherwise). */

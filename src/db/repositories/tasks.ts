@@ -110,6 +110,7 @@ export class TaskRepository {
    * machine (src/orchestrator/state-machine.ts) calls this; everything else goes through it.
    */
   async transition(id: string, from: TaskStatus[], to: TaskStatus, changes: TaskUpdate = {}, fence?: TaskFence): Promise<boolean> {
+    if (from.length === 0) return false; // no status to move from: nothing can match
     // A fenced move lands only while the task is still held by that run (run-records.ts).
     const set = taskAssignments(changes);
     const sql = `update tasks set ${[...set.columns, 'status = ?', 'updated_at = ?'].join(', ')}

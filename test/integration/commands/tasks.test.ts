@@ -295,6 +295,7 @@ describe('task commands', () => {
 
     // Not from a status it is not in, nor for another run than the one holding it.
     expect(await rt.db.tasks.transition(moved.id, ['READY'], 'IN_PROGRESS')).toBe(false);
+    expect(await rt.db.tasks.transition(moved.id, [], 'IN_PROGRESS')).toBe(false);
     expect(await rt.db.tasks.transition(moved.id, ['ASSIGNED'], 'IN_PROGRESS', {}, { runId: 'run-other' })).toBe(false);
     expect((await rt.db.tasks.get(moved.id))?.status).toBe('ASSIGNED');
     expect(
