@@ -67,11 +67,51 @@ export function toTaskRecord(t: Task): TaskRecord {
   };
 }
 
-/** The tasks columns of a TaskRecord, as a plain statement selects them (`t.` for a join). */
-export const TASK_COLUMNS = `id, project_id, title, description, status, priority, assigned_agent, retry_count, max_retries,
-  requires_approval, pr_url, repo_id, branch_name, parent_task_id, is_plan_subtask, plan_depth, plan_source, auto_tasks,
-  preferred_workspace_id, workspace_id, resume_after, pause_reason, source_url, requested_by, skipped, backend,
-  current_run_id, created_at, updated_at, started_at, completed_at`;
+/**
+ * The column of each field of a TaskRecord: the names the entity maps them to (entities/task.ts).
+ * Typed on the record, so a field added there and missing here fails the type check.
+ */
+const TASK_COLUMN: { [K in keyof TaskRecord]: string } = {
+  id: 'id',
+  projectId: 'project_id',
+  title: 'title',
+  description: 'description',
+  status: 'status',
+  priority: 'priority',
+  assignedAgent: 'assigned_agent',
+  retryCount: 'retry_count',
+  maxRetries: 'max_retries',
+  requiresApproval: 'requires_approval',
+  prUrl: 'pr_url',
+  repoId: 'repo_id',
+  branchName: 'branch_name',
+  parentTaskId: 'parent_task_id',
+  isPlanSubtask: 'is_plan_subtask',
+  planDepth: 'plan_depth',
+  planSource: 'plan_source',
+  autoTasks: 'auto_tasks',
+  preferredWorkspaceId: 'preferred_workspace_id',
+  workspaceId: 'workspace_id',
+  resumeAfter: 'resume_after',
+  pauseReason: 'pause_reason',
+  sourceUrl: 'source_url',
+  requestedBy: 'requested_by',
+  skipped: 'skipped',
+  backend: 'backend',
+  currentRunId: 'current_run_id',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+  startedAt: 'started_at',
+  completedAt: 'completed_at',
+};
+
+/** The tasks columns of a TaskRecord, as a plain statement selects them. */
+export const TASK_COLUMNS = Object.values(TASK_COLUMN).join(', ');
+
+/** The fields a TaskUpdate leaves out: a move sets the status and the time itself. */
+const NOT_UPDATED: ReadonlySet<string> = new Set(['id', 'projectId', 'status', 'createdAt', 'updatedAt'] satisfies Array<
+  Exclude<keyof TaskRecord, keyof TaskUpdate>
+>);
 
 /** A row of TASK_COLUMNS as either database returns it (booleans 0/1 and numbers as text on one or the other). */
 export type TaskRow = Record<string, unknown>;
@@ -117,43 +157,13 @@ export function taskFromRow(r: TaskRow): TaskRecord {
   };
 }
 
-/** The column of each field a move may set: the names the entity maps them to (entities/task.ts). */
-const UPDATE_COLUMNS: { [K in keyof Required<TaskUpdate>]: string } = {
-  title: 'title',
-  description: 'description',
-  priority: 'priority',
-  assignedAgent: 'assigned_agent',
-  retryCount: 'retry_count',
-  maxRetries: 'max_retries',
-  requiresApproval: 'requires_approval',
-  prUrl: 'pr_url',
-  repoId: 'repo_id',
-  branchName: 'branch_name',
-  parentTaskId: 'parent_task_id',
-  isPlanSubtask: 'is_plan_subtask',
-  planDepth: 'plan_depth',
-  planSource: 'plan_source',
-  autoTasks: 'auto_tasks',
-  preferredWorkspaceId: 'preferred_workspace_id',
-  workspaceId: 'workspace_id',
-  resumeAfter: 'resume_after',
-  pauseReason: 'pause_reason',
-  sourceUrl: 'source_url',
-  requestedBy: 'requested_by',
-  skipped: 'skipped',
-  backend: 'backend',
-  currentRunId: 'current_run_id',
-  startedAt: 'started_at',
-  completedAt: 'completed_at',
-};
-
 /**
  * `column = ?, …` for the fields of `changes`, and their values: a field given as undefined is
  * set to null, as the ORM's update did; the platform writes dates as epoch milliseconds.
  */
 export function taskAssignments(changes: TaskUpdate): { columns: string[]; params: unknown[] } {
   const keys = Object.keys(changes) as Array<keyof TaskUpdate>;
-  const unknown = keys.find((k) => !Object.hasOwn(UPDATE_COLUMNS, k));
+  const unknown = keys.find((k) => !Object.hasOwn(TASK_COLUMN, k) || NOT_UPDATED.has(k));
   if (unknown) throw new Error(`A task update cannot set "${unknown}".`);
-  return { columns: keys.map((k) => `${UPDATE_COLUMNS[k]} = ?`), params: keys.map((k) => changes[k] ?? null) };
+  return { columns: keys.map((k) => `${TASK_COLUMN[k]} = ?`), params: keys.map((k) => changes[k] ?? null) };
 }
