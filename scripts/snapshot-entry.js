@@ -54,6 +54,26 @@ function sqliteStandIn() {
   const migrations = fs.readdirSync(path.join(path.dirname(bundle), 'src', 'db', 'migrations'));
   const applied = migrations.flatMap((f) => /^(Migration\d+_\w+)\.js$/.exec(f)?.[1] ?? []).map((name) => ({ name }));
   const rowsFor = (sql) => (/\bfrom\s+[`"]?mikro_orm_migrations\b/i.test(sql) ? applied : []);
+  class Statement {
+    constructor(sql) {
+      this.sql = sql;
+    }
+    on() {
+      return this;
+    }
+    all(_params, done) {
+      setImmediate(() => done.call(this, null, rowsFor(this.sql)));
+    }
+    run(_params, done) {
+      setImmediate(() => done.call({ lastID: 0, changes: 0 }, null));
+    }
+    reset(done) {
+      setImmediate(done, null);
+    }
+    finalize(done) {
+      setImmediate(done, null);
+    }
+  }
   class Database {
     constructor(_file, _flags, opened) {
       setImmediate(opened, null);
@@ -66,6 +86,10 @@ function sqliteStandIn() {
     }
     run(_sql, _params, done) {
       setImmediate(() => done.call({ lastID: 0, changes: 0 }, null));
+    }
+    prepare(sql, done) {
+      setImmediate(done, null);
+      return new Statement(sql);
     }
     close(done) {
       setImmediate(done, null);

@@ -5,10 +5,12 @@ import type { AbstractSqlConnection, AnyEntity, EntityData, Knex, LoggingOptions
  * A raw statement (`em.execute`, and the ORM's own queries, which reach the connection as SQL
  * text and values) run on the driver's own connection instead of through a knex `raw` builder
  * and its runner. MikroORM writes the values into the SQL before knex sees it, and with no
- * bindings left knex's part was only the connection and the call: this does the same with the
- * same SQL text, the same result handling, and the transaction's one connection when there is
- * one. It saves about 0.15 ms of CPU a statement (bench/README.md, "Statements on the driver's
- * connection"), and a claim with its run makes about 27 of them.
+ * bindings left knex's part was only the connection and the call: this does the same, with the
+ * same result handling and the transaction's one connection when there is one. Each dialect says
+ * how it runs a statement (`runOnDriver`): PostgreSQL with the values written in, as MikroORM
+ * writes them; SQLite prepares it once and binds them (sqlite-statements.ts). It saves about
+ * 0.15 ms of CPU a statement (bench/README.md, "Statements on the driver's connection"), and a
+ * claim with its run makes about 27 of them.
  *
  * Transactions too: a plain one (no isolation level, not read-only) is BEGIN … COMMIT on one
  * connection from the pool, and one inside it a savepoint, instead of a knex transaction (which
@@ -84,42 +86,11 @@ export class DirectTransaction {
   }
 }
 
-interface SqliteDatabase {
-  run(sql: string, params: unknown[], callback: (this: { lastID: number; changes: number }, err: Error | null) => void): unknown;
-  all(sql: string, params: unknown[], callback: (err: Error | null, rows: unknown[]) => void): unknown;
-}
-
-/**
- * Whether node-sqlite3 runs `sql` with `run` (its result is the statement's `lastID` and
- * `changes`) rather than `all` (the rows): MikroORM's SQLite dialect decides it by these words.
- */
-export function isSqliteRunStatement(sql: string): boolean {
-  const start = sql.trimStart().slice(0, 11).toLowerCase();
-  const insert = start === 'insert into';
-  if ((insert || start.startsWith('update ')) && / returning /i.test(sql)) return false;
-  return insert || start.startsWith('update') || start.startsWith('delete') || start.startsWith('truncate');
-}
-
-/** One statement on a node-sqlite3 connection, answered as knex's dialect answers a raw query. */
-export function sqliteStatement(connection: unknown, sql: string): Promise<unknown> {
-  const db = connection as SqliteDatabase;
-  return new Promise((resolve, reject) => {
-    if (isSqliteRunStatement(sql)) {
-      db.run(sql, [], function (err) {
-        if (err) reject(err);
-        else resolve({ lastID: this.lastID, changes: this.changes });
-      });
-    } else {
-      db.all(sql, [], (err, rows) => (err ? reject(err) : resolve(rows)));
-    }
-  });
-}
-
 interface PgClient {
   query(config: { text: string; values: unknown[] }): Promise<unknown>;
 }
 
-/** One statement on a pg client: its whole result, as knex hands a raw query's back. */
+/** One statement, its values already in its text, on a pg client: its whole result, as knex hands a raw query's back. */
 export function postgresStatement(connection: unknown, sql: string): Promise<unknown> {
   return (connection as PgClient).query({ text: sql, values: [] });
 }
@@ -136,16 +107,19 @@ type BeginOptions = {
 type ConnectionClass = abstract new (...args: any[]) => AbstractSqlConnection;
 
 /**
- * `Base` with raw statements run by `statement` on the driver's connection, and plain transactions
- * (DirectTransaction) run by it too. What it does not take (a knex builder, a query being logged,
- * a transaction with an isolation level or read-only, a savepoint in a knex transaction) goes
- * through `Base` as before.
+ * `Base` with raw statements run by `runOnDriver` on the driver's connection, and plain
+ * transactions (DirectTransaction) run by it too. What it does not take (a knex builder, a query
+ * being logged, a transaction with an isolation level or read-only, a savepoint in a knex
+ * transaction) goes through `Base` as before.
  */
-export function withDirectStatements<TBase extends ConnectionClass>(
-  Base: TBase,
-  statement: (connection: unknown, sql: string) => Promise<unknown>,
-) {
+export function withDirectStatements<TBase extends ConnectionClass>(Base: TBase) {
   abstract class DirectStatements extends Base {
+    /**
+     * Runs `sql` on the driver's `connection`, each `?` standing for the next of `params` as the
+     * platform's `formatQuery` would write it in, and answers what knex's dialect answers.
+     */
+    protected abstract runOnDriver(connection: unknown, sql: string, params: readonly unknown[]): Promise<unknown>;
+
     override async execute<T extends QueryResult | EntityData<AnyEntity> | EntityData<AnyEntity>[] = EntityData<AnyEntity>[]>(
       query: string | Knex.QueryBuilder | Knex.Raw,
       params: unknown[] = [],
@@ -156,15 +130,18 @@ export function withDirectStatements<TBase extends ConnectionClass>(
       if (typeof query !== 'string' || this.logger.isEnabled('query', loggerContext))
         return super.execute<T>(query, params, method, ctx, loggerContext);
       await this.ensureConnection();
-      const sql = this.platform.formatQuery(this.config.get('onQuery')(query, params), params);
-      return this.transformRawResult<T>(await onDriverConnection(this.getKnex(), ctx, (connection) => statement(connection, sql)), method);
+      const sql = this.config.get('onQuery')(query, params);
+      return this.transformRawResult<T>(
+        await onDriverConnection(this.getKnex(), ctx, (connection) => this.runOnDriver(connection, sql, params)),
+        method,
+      );
     }
 
     override async begin(options: BeginOptions = {}): Promise<Knex.Transaction> {
       const parent = options.ctx as unknown;
       if (parent instanceof DirectTransaction) {
         const savepoint = new DirectTransaction(parent.connection, this.getKnex(), parent);
-        await statement(parent.connection, `savepoint ${savepoint.savepoint}`);
+        await this.runOnDriver(parent.connection, `savepoint ${savepoint.savepoint}`, []);
         return savepoint as unknown as Knex.Transaction;
       }
       const plain = !options.isolationLevel && !options.readOnly && !this.logger.isEnabled('query', options.loggerContext);
@@ -174,7 +151,7 @@ export function withDirectStatements<TBase extends ConnectionClass>(
       const connection = await pool.acquireConnection();
       const trx = new DirectTransaction(connection, this.getKnex(), null);
       try {
-        await statement(connection, 'begin');
+        await this.runOnDriver(connection, 'begin', []);
       } catch (err) {
         await pool.releaseConnection(connection);
         throw err;
@@ -191,13 +168,13 @@ export function withDirectStatements<TBase extends ConnectionClass>(
       const trx = ctx as unknown;
       if (!(trx instanceof DirectTransaction)) return super.commit(ctx, eventBroadcaster, loggerContext);
       if (trx.savepoint) {
-        await statement(trx.connection, `release savepoint ${trx.savepoint}`);
+        await this.runOnDriver(trx.connection, `release savepoint ${trx.savepoint}`, []);
         trx.completed = true;
         return;
       }
       await eventBroadcaster?.dispatchEvent(EventType.beforeTransactionCommit, ctx);
       // A failed COMMIT leaves the transaction to the rollback the ORM makes next.
-      await statement(trx.connection, 'commit');
+      await this.runOnDriver(trx.connection, 'commit', []);
       trx.completed = true;
       await trx.release(this.getKnex());
       await eventBroadcaster?.dispatchEvent(EventType.afterTransactionCommit, ctx);
@@ -212,12 +189,12 @@ export function withDirectStatements<TBase extends ConnectionClass>(
       if (!(trx instanceof DirectTransaction)) return super.rollback(ctx, eventBroadcaster, loggerContext);
       if (trx.savepoint) {
         trx.completed = true;
-        await statement(trx.connection, `rollback to savepoint ${trx.savepoint}`);
+        await this.runOnDriver(trx.connection, `rollback to savepoint ${trx.savepoint}`, []);
         return;
       }
       await eventBroadcaster?.dispatchEvent(EventType.beforeTransactionRollback, ctx);
       try {
-        if (!trx.completed) await statement(trx.connection, 'rollback');
+        if (!trx.completed) await this.runOnDriver(trx.connection, 'rollback', []);
       } finally {
         trx.completed = true;
         await trx.release(this.getKnex());

@@ -45,7 +45,11 @@ class NumericPostgreSqlConnection extends PostgreSqlConnection {
 }
 
 /** The connection above, its raw statements and plain transactions run on pg's own client (direct-statements.ts). */
-export class AppPostgreSqlConnection extends withDirectStatements(NumericPostgreSqlConnection, postgresStatement) {}
+export class AppPostgreSqlConnection extends withDirectStatements(NumericPostgreSqlConnection) {
+  protected override runOnDriver(connection: unknown, sql: string, params: readonly unknown[]): Promise<unknown> {
+    return postgresStatement(connection, this.platform.formatQuery(sql, params as unknown[]));
+  }
+}
 
 export class AppPostgreSqlDriver extends AbstractSqlDriver<AppPostgreSqlConnection, AppPostgreSqlPlatform> {
   constructor(config: Configuration) {

@@ -1,5 +1,6 @@
 import { AbstractSqlDriver, SqliteConnection, SqlitePlatform, type Configuration } from '@mikro-orm/sqlite';
-import { sqliteStatement, withDirectStatements } from './direct-statements';
+import { withDirectStatements } from './direct-statements';
+import { SqliteStatementCache } from './sqlite-statements';
 import { storableValue } from './storable-text';
 
 /**
@@ -15,8 +16,22 @@ export class StorableTextSqlitePlatform extends SqlitePlatform {
   }
 }
 
-/** MikroORM's SQLite connection, its raw statements and plain transactions run on node-sqlite3's own connection (direct-statements.ts). */
-export class AppSqliteConnection extends withDirectStatements(SqliteConnection, sqliteStatement) {}
+/**
+ * MikroORM's SQLite connection, its raw statements and plain transactions run on node-sqlite3's
+ * own connection (direct-statements.ts), as statements prepared once (sqlite-statements.ts).
+ */
+export class AppSqliteConnection extends withDirectStatements(SqliteConnection) {
+  private readonly statements = new SqliteStatementCache();
+
+  protected override runOnDriver(connection: unknown, sql: string, params: readonly unknown[]): Promise<unknown> {
+    return this.statements.run(connection, sql, params, () => this.platform.formatQuery(sql, params as unknown[]));
+  }
+
+  override async close(force?: boolean): Promise<void> {
+    await this.statements.finalizeAll();
+    await super.close(force);
+  }
+}
 
 /** MikroORM's SQLite driver with the platform and connection above (the same as SqliteDriver otherwise). */
 export class AppSqliteDriver extends AbstractSqlDriver<AppSqliteConnection, SqlitePlatform> {

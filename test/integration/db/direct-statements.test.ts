@@ -2,7 +2,7 @@ import path from 'node:path';
 import { IsolationLevel, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { Database } from '../../../src/db/database';
-import { isSqliteRunStatement } from '../../../src/db/direct-statements';
+import { isSqliteRunStatement } from '../../../src/db/sqlite-statements';
 import { openTestDatabase } from '../../support/runtime';
 import { makeTempDir } from '../../support/tmp';
 
