@@ -31,8 +31,13 @@ export type AnyMikroORM = CoreMikroORM<AbstractSqlDriver, SqlEntityManager>;
 /** Serialises migrations between processes that start at once on one PostgreSQL database. */
 const MIGRATION_LOCK = 7_216_001;
 
-/** SQLite settings every connection gets: WAL so the daemon and `aq` can share the file. */
-const CONNECTION_PRAGMAS = 'PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000; PRAGMA synchronous = NORMAL;';
+/**
+ * SQLite settings every connection gets: WAL so the daemon and `aq` can share the file; reads
+ * through a memory map of the file's first GiB (a million tasks is about 700 MB), so a page that
+ * is in the system's file cache costs no read call and no copy.
+ */
+const CONNECTION_PRAGMAS =
+  'PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000; PRAGMA synchronous = NORMAL; PRAGMA mmap_size = 1073741824;';
 
 /** Without migrations: openOrm adds the list (and so loads them) only when something is pending. */
 export function ormOptions(databasePath: string): Options {
