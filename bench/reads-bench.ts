@@ -12,7 +12,7 @@ import { percentiles, type BenchRow } from './table';
 export interface ReadsBenchOptions {
   /** Tasks seeded (default BENCH_TASKS, else 1M, over 50 projects, in chains of 10 as plans make them). */
   tasks?: number;
-  /** Timed calls per command, after 10 warm-up calls (default 100). */
+  /** Timed calls per command, after as many warm-up calls (default 100). */
   iterations?: number;
   /** postgres://… of an empty database to run on instead of a fresh SQLite file. */
   databaseUrl?: string;
@@ -74,18 +74,24 @@ async function timed(rt: Runtime, call: Call, iterations: number, statements: St
     const reply = await rt.handler.executeAny(call.command, call.args(i), { source: 'cli' });
     if ('error' in reply) throw new Error(`${call.name}: ${String(reply.error)}`);
   };
-  for (let i = 0; i < 10; i++) await once(i);
+  // A running app's state: V8 has compiled the command's path (it takes some 100 calls; after 10,
+  // the median was up to twice as high) and every project's pages have been read once.
+  for (let i = 0; i < iterations; i++) await once(i);
   // The statements of one call: what a command costs in round trips, whatever the machine's load.
   const before = statements.count;
   await once(0);
   const perCall = statements.count - before;
   const samples: number[] = [];
+  // This process's CPU (its thread pool included, where SQLite runs): steadier than the wall
+  // time on a shared machine. On PostgreSQL the server's own CPU is not in it.
+  const cpuBefore = process.cpuUsage();
   for (let i = 0; i < iterations; i++) {
     const start = performance.now();
     await once(i);
     samples.push(performance.now() - start);
   }
-  return { ...percentiles(samples), statements: perCall };
+  const cpu = process.cpuUsage(cpuBefore);
+  return { ...percentiles(samples), statements: perCall, cpuMs: (cpu.user + cpu.system) / 1000 / iterations };
 }
 
 /**
@@ -130,7 +136,7 @@ export async function runReadsBench(options: ReadsBenchOptions = {}): Promise<Be
     for (const call of calls(tasks)) {
       const undo = await call.around?.(rt);
       const r = await timed(rt, call, iterations, statements).finally(() => undo?.());
-      const note = `p99 ${r.p99.toFixed(2)} ms, ${r.statements} statement${r.statements === 1 ? '' : 's'}`;
+      const note = `p99 ${r.p99.toFixed(2)} ms, ${r.statements} statement${r.statements === 1 ? '' : 's'}, ${r.cpuMs.toFixed(2)} ms CPU a call`;
       rows.push({ name: `${call.name} @ ${size}`, value: `${r.median.toFixed(2)} ms median`, note });
     }
     return options.label ? rows.map((r) => ({ ...r, name: `${options.label}: ${r.name}` })) : rows;
