@@ -70,14 +70,12 @@ export class AgentRepository {
 
   /** Agents with their current task, joined in one query (for status views). */
   async listWithWork(): Promise<Array<AgentRecord & { task: { id: string; title: string; projectId: string; status: string } | null }>> {
-    const rows = await this.em()
-      .getConnection()
-      .execute<Array<Record<string, string | null>>>(
-        `select a.id, a.name, a.type, a.state, a.current_task, a.checkout_path, a.repo_id, a.backend, a.profile,
+    const rows = await this.em().execute<Array<Record<string, string | null>>>(
+      `select a.id, a.name, a.type, a.state, a.current_task, a.checkout_path, a.repo_id, a.backend, a.profile,
                 t.id as task_id, t.title as task_title, t.project_id as task_project, t.status as task_status
            from agents a left join tasks t on t.id = a.current_task
           order by a.created_at, a.id`,
-      );
+    );
     return rows.map((r) => ({
       id: r.id as string,
       name: r.name as string,

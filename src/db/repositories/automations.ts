@@ -133,7 +133,7 @@ export class AutomationRepository {
   constructor(private readonly em: EmFactory) {}
 
   private rows(sql: string, params: unknown[] = []): Promise<Array<Record<string, unknown>>> {
-    return this.em().getConnection().execute(sql, params) as Promise<Array<Record<string, unknown>>>;
+    return this.em().execute(sql, params) as Promise<Array<Record<string, unknown>>>;
   }
 
   /** Stores a new automation; false when one with that id exists. */

@@ -79,11 +79,11 @@ export class BudgetRepository {
   constructor(private readonly em: EmFactory) {}
 
   private query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return this.em().getConnection().execute(sql, params) as Promise<T[]>;
+    return this.em().execute(sql, params) as Promise<T[]>;
   }
 
   private async run(sql: string, params: unknown[]): Promise<number> {
-    const result = (await this.em().getConnection().execute(sql, params, 'run')) as { affectedRows?: number };
+    const result = (await this.em().execute(sql, params, 'run')) as { affectedRows?: number };
     return Number(result.affectedRows ?? 0);
   }
 

@@ -47,9 +47,9 @@ export class EventRepository {
 
   /** How many events are stored: the sum of the trigger-kept stripes of history_counts (no table scan). */
   async count(): Promise<number> {
-    const rows: Array<{ n: number }> = await this.em()
-      .getConnection()
-      .execute("select coalesce(sum(n), 0) as n from history_counts where name >= 'events:' and name < 'events;'");
+    const rows: Array<{ n: number }> = await this.em().execute(
+      "select coalesce(sum(n), 0) as n from history_counts where name >= 'events:' and name < 'events;'",
+    );
     return Number(rows[0]?.n ?? 0);
   }
 
@@ -60,7 +60,7 @@ export class EventRepository {
   }
 
   async latestId(): Promise<number> {
-    const rows: Array<{ id: number | null }> = await this.em().getConnection().execute('select max(id) as id from events');
+    const rows: Array<{ id: number | null }> = await this.em().execute('select max(id) as id from events');
     return Number(rows[0]?.id ?? 0);
   }
 }

@@ -125,7 +125,7 @@ export class HookRunRepository {
     hookId: string,
     page: { limit: number; offset: number; after?: HookRunPlace },
   ): Promise<{ runs: HookRunRecord[]; total: number; more: boolean }> {
-    const conn = this.em().getConnection();
+    const conn = this.em();
     const columns = 'id, trigger_reason, status, tokens_used, skipped_reason, started_at, completed_at';
     const order = 'order by started_at desc, id desc limit ?';
     const [rows, counts] = await Promise.all([

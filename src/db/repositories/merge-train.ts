@@ -55,7 +55,7 @@ export class MergeTrainRepository {
   constructor(private readonly em: EmFactory) {}
 
   private async rows(sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
-    return (await this.em().getConnection().execute(sql, params)) as Array<Record<string, unknown>>;
+    return (await this.em().execute(sql, params)) as Array<Record<string, unknown>>;
   }
 
   /**
@@ -72,14 +72,7 @@ export class MergeTrainRepository {
       : `do update set train = excluded.train, place = excluded.place, state = 'waiting',
              since = excluded.since, entered_at = excluded.entered_at`;
     return retryingTransaction(this.em, async (em) => {
-      const last = (await em
-        .getConnection()
-        .execute(
-          'select coalesce(max(place), 0) as top from merge_train where train = ?',
-          [entry.train],
-          'all',
-          em.getTransactionContext(),
-        )) as Array<{
+      const last = (await em.execute('select coalesce(max(place), 0) as top from merge_train where train = ?', [entry.train])) as Array<{
         top: number | string;
       }>;
       const place = Number(last[0]?.top ?? 0) + 1;
@@ -189,14 +182,12 @@ export class MergeTrainRepository {
    */
   async moveTo(taskId: string, place: number): Promise<TrainEntry | null> {
     const moved = await retryingTransaction(this.em, async (em) => {
-      const connection = em.getConnection();
-      const context = em.getTransactionContext();
-      const [row] = (await connection.execute('select train from merge_train where task_id = ?', [taskId], 'all', context)) as Array<{
+      const [row] = (await em.execute('select train from merge_train where task_id = ?', [taskId])) as Array<{
         train: string;
       }>;
       if (!row) return false;
       const order = (
-        (await connection.execute(`select task_id from merge_train where train = ? ${ORDER}`, [row.train], 'all', context)) as Array<{
+        (await em.execute(`select task_id from merge_train where train = ? ${ORDER}`, [row.train])) as Array<{
           task_id: string;
         }>
       )

@@ -114,7 +114,7 @@ export class PlanChainRepository {
    * the first on the parent). Steps the chain no longer reaches follow in creation order.
    */
   async steps(parentId: string): Promise<PlanStepRecord[]> {
-    const conn = this.em().getConnection();
+    const conn = this.em();
     const rows = await conn.execute<Array<{ id: string; title: string; description: string; status: string; skipped: unknown }>>(
       'select id, title, description, status, skipped from tasks where parent_task_id = ? and is_plan_subtask = true order by created_at, id',
       [parentId],
@@ -245,7 +245,7 @@ export class PlanChainRepository {
   }
 
   private async exists(id: string): Promise<boolean> {
-    const rows = await this.em().getConnection().execute<Array<{ n: number }>>('select count(*) as n from tasks where id = ?', [id]);
+    const rows = await this.em().execute<Array<{ n: number }>>('select count(*) as n from tasks where id = ?', [id]);
     return Number(rows[0]?.n ?? 0) > 0;
   }
 }

@@ -7,12 +7,10 @@ export class ProcessedEventRepository {
   /** Records the id; false when it was already recorded (a duplicate delivery). */
   async claim(eventId: string): Promise<boolean> {
     // Raw inserts report no affected rows through this driver; RETURNING yields a row only when it inserted.
-    const rows = await this.em()
-      .getConnection()
-      .execute<Array<{ event_id: string }>>(
-        'insert into processed_slack_events (event_id, received_at) values (?, ?) on conflict do nothing returning event_id',
-        [eventId, new Date()],
-      );
+    const rows = await this.em().execute<Array<{ event_id: string }>>(
+      'insert into processed_slack_events (event_id, received_at) values (?, ?) on conflict do nothing returning event_id',
+      [eventId, new Date()],
+    );
     return rows.length > 0;
   }
 }

@@ -33,15 +33,13 @@ export class ReconciliationRepository {
 
   /** FAILED since before `before`, with no open run record. */
   async strandedFailures(before: number, limit = 100): Promise<StrandedFailure[]> {
-    const rows = (await this.em()
-      .getConnection()
-      .execute(
-        `select t.id, t.title, t.project_id, t.retry_count, t.max_retries from tasks t
+    const rows = (await this.em().execute(
+      `select t.id, t.title, t.project_id, t.retry_count, t.max_retries from tasks t
           where t.status = 'FAILED' and t.updated_at < ?
             and not exists (select 1 from task_runs r where r.task_id = t.id and r.ended_at is null)
           order by t.updated_at limit ?`,
-        [before, limit],
-      )) as Array<Record<string, unknown>>;
+      [before, limit],
+    )) as Array<Record<string, unknown>>;
     return rows.map((r) => ({
       id: String(r.id),
       title: String(r.title),
@@ -61,32 +59,28 @@ export class ReconciliationRepository {
     const marks = placeholders(keep);
     const owner = workerId === null ? 'is null' : '= ?';
     const who = workerId === null ? [] : [workerId];
-    const rows = (await this.em()
-      .getConnection()
-      .execute(
-        `select
+    const rows = (await this.em().execute(
+      `select
            (select count(*) from tasks where status in ${RUNNING} and claimed_by ${owner} and id not in (${marks})
               and updated_at < ?) as tasks,
            (select count(*) from agents where worker_id ${owner} and (state = 'BUSY' or current_task is not null)
               and (current_task is null or current_task not in (${marks}))) as agents,
            (select count(*) from workspaces where worker_id ${owner} and locked_by_task_id is not null
               and locked_by_task_id not in (${marks})) as locks`,
-        [...who, ...keep, updatedBefore, ...who, ...keep, ...who, ...keep],
-      )) as Array<{ tasks: number; agents: number; locks: number }>;
+      [...who, ...keep, updatedBefore, ...who, ...keep, ...who, ...keep],
+    )) as Array<{ tasks: number; agents: number; locks: number }>;
     const r = rows[0];
     return Number(r?.tasks ?? 0) + Number(r?.agents ?? 0) + Number(r?.locks ?? 0) > 0;
   }
 
   /** Run records still open, claimed before `before`, whose task is no longer held by them (it moved on, or another run holds it). */
   async openRunsWithoutHolder(before: number, limit = 100): Promise<OpenRunWithoutHolder[]> {
-    const rows = (await this.em()
-      .getConnection()
-      .execute(
-        `select r.id, r.task_id, r.worker_id, t.project_id, t.title, t.status from task_runs r join tasks t on t.id = r.task_id
+    const rows = (await this.em().execute(
+      `select r.id, r.task_id, r.worker_id, t.project_id, t.title, t.status from task_runs r join tasks t on t.id = r.task_id
           where r.ended_at is null and r.claimed_at < ? and not (coalesce(t.current_run_id, '') = r.id and t.status in ${RUNNING})
           order by r.claimed_at limit ?`,
-        [before, limit],
-      )) as Array<Record<string, unknown>>;
+      [before, limit],
+    )) as Array<Record<string, unknown>>;
     return rows.map((r) => ({
       id: String(r.id),
       taskId: String(r.task_id),
@@ -122,7 +116,7 @@ export class ReconciliationRepository {
   }
 
   async repairs(): Promise<number> {
-    const rows = (await this.em().getConnection().execute('select n from history_counts where name = ?', [REPAIRS_KEY])) as Array<{
+    const rows = (await this.em().execute('select n from history_counts where name = ?', [REPAIRS_KEY])) as Array<{
       n: number;
     }>;
     return Number(rows[0]?.n ?? 0);

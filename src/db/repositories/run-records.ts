@@ -113,12 +113,10 @@ export class RunRecordRepository {
   }
 
   private async select(tail: string, params: unknown[]): Promise<RunRecord[]> {
-    const rows = (await this.em()
-      .getConnection()
-      .execute(
-        `select id, task_id, worker_id, agent_id, workspace_id, claimed_at, ended_at, outcome from task_runs ${tail}`,
-        params,
-      )) as Array<Record<string, unknown>>;
+    const rows = (await this.em().execute(
+      `select id, task_id, worker_id, agent_id, workspace_id, claimed_at, ended_at, outcome from task_runs ${tail}`,
+      params,
+    )) as Array<Record<string, unknown>>;
     return rows.map((r) => ({
       id: String(r.id),
       taskId: String(r.task_id),
@@ -143,35 +141,30 @@ export class RunRecordRepository {
         where claimed_by = ? and status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT') and lease_expires_at >= ?`,
       [until, workerId, now],
     );
-    const lapsed = (await this.em()
-      .getConnection()
-      .execute(
-        "select id from tasks where claimed_by = ? and status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT') and lease_expires_at < ?",
-        [workerId, now],
-      )) as Array<{ id: string }>;
+    const lapsed = (await this.em().execute(
+      "select id from tasks where claimed_by = ? and status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT') and lease_expires_at < ?",
+      [workerId, now],
+    )) as Array<{ id: string }>;
     return { renewed, lapsed: lapsed.map((r) => r.id) };
   }
 
   /** Tasks a worker still holds that are not the runs it knows (its own recovery at start). */
   async claimsOf(workerId: string): Promise<Array<{ id: string; runId: string | null }>> {
-    const rows = (await this.em()
-      .getConnection()
-      .execute("select id, current_run_id from tasks where claimed_by = ? and status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT')", [
-        workerId,
-      ])) as Array<{ id: string; current_run_id: string | null }>;
+    const rows = (await this.em().execute(
+      "select id, current_run_id from tasks where claimed_by = ? and status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT')",
+      [workerId],
+    )) as Array<{ id: string; current_run_id: string | null }>;
     return rows.map((r) => ({ id: r.id, runId: r.current_run_id }));
   }
 
   /** Claims whose lease ran out (their worker stopped heartbeating), oldest first. */
   async expiredClaims(now: number, limit = 100): Promise<ExpiredClaim[]> {
-    const rows = (await this.em()
-      .getConnection()
-      .execute(
-        `select id, title, project_id, status, claimed_by, current_run_id from tasks
+    const rows = (await this.em().execute(
+      `select id, title, project_id, status, claimed_by, current_run_id from tasks
           where claimed_by is not null and lease_expires_at < ? and status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT')
           order by lease_expires_at limit ?`,
-        [now, limit],
-      )) as Array<Record<string, string | null>>;
+      [now, limit],
+    )) as Array<Record<string, string | null>>;
     return rows.map((r) => ({
       id: String(r.id),
       title: String(r.title),

@@ -116,7 +116,7 @@ export class SchedulingRepository {
   constructor(private readonly em: EmFactory) {}
 
   private query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return this.em().getConnection().execute(sql, params) as Promise<T[]>;
+    return this.em().execute(sql, params) as Promise<T[]>;
   }
 
   async projects(): Promise<SchedulingProjectRow[]> {
@@ -340,7 +340,7 @@ export class SchedulingRepository {
    */
   async acquireLease(owner: string, now: Date, staleMs: number): Promise<boolean> {
     const value = JSON.stringify({ owner, heartbeat: now.getTime() });
-    const connection = this.em().getConnection();
+    const connection = this.em();
     const sql = dialectOf(connection);
     const result = (await connection.execute(
       `insert into system_state (key, value, updated_at) values (?, ?, ?)
@@ -354,7 +354,7 @@ export class SchedulingRepository {
   }
 
   async releaseLease(owner: string): Promise<void> {
-    const connection = this.em().getConnection();
+    const connection = this.em();
     await connection.execute(`delete from system_state where key = ? and ${dialectOf(connection).jsonText('value', 'owner')} = ?`, [
       LEASE_KEY,
       owner,

@@ -36,11 +36,9 @@ export class StatusSummaryRepository {
 
   async read(stateKeys: readonly string[]): Promise<StatusSummary> {
     const keys = stateKeys.length > 0 ? [...stateKeys] : [''];
-    const rows = await this.em()
-      .getConnection()
-      .execute<SummaryRow[]>(
-        // The JSON column is read as its text on both databases, then parsed here.
-        `select 'state' as kind, key as name, cast(value as text) as value, 0 as n from system_state
+    const rows = await this.em().execute<SummaryRow[]>(
+      // The JSON column is read as its text on both databases, then parsed here.
+      `select 'state' as kind, key as name, cast(value as text) as value, 0 as n from system_state
           where key in (${placeholders(keys)})
          union all
          select 'status', status, null, sum(n) from task_status_counts group by status having sum(n) > 0
@@ -50,8 +48,8 @@ export class StatusSummaryRepository {
          select 'projects', '', null, count(*) from projects
          union all
          select 'repairs', name, null, n from history_counts where name = ?`,
-        [...keys, REPAIRS_KEY],
-      );
+      [...keys, REPAIRS_KEY],
+    );
     const summary: StatusSummary = { projects: 0, byStatus: {}, readyByProject: {}, repairs: 0, state: new Map() };
     for (const row of rows) {
       const n = Number(row.n);

@@ -4,7 +4,8 @@ import { readInBatches } from './run-sql';
 
 /** Queries behind get_chain_health, paged so its reply stays small however long a chain is. */
 
-type Connection = ReturnType<SqlEntityManager['getConnection']>;
+/** What the queries are read through: the repository's EntityManager, so a transaction's reads are its own. */
+type Connection = Pick<SqlEntityManager, 'execute'>;
 
 export interface StuckPage {
   tasks: Array<{ id: string; title: string; status: TaskStatus }>;

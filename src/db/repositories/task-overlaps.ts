@@ -103,23 +103,20 @@ export class TaskOverlapRepository {
 
   /** Every stored overlap the task is part of. */
   async ofTask(taskId: string): Promise<OverlapRecord[]> {
-    const rows = (await this.em()
-      .getConnection()
-      .execute(`select ${COLUMNS} from task_overlaps where task_a = ? or task_b = ? order by task_a, task_b`, [taskId, taskId])) as Array<
-      Record<string, unknown>
-    >;
+    const rows = (await this.em().execute(`select ${COLUMNS} from task_overlaps where task_a = ? or task_b = ? order by task_a, task_b`, [
+      taskId,
+      taskId,
+    ])) as Array<Record<string, unknown>>;
     return rows.map(toRecord);
   }
 
   /** Overlaps one of whose tasks is no longer live: they ended with it. */
   async settled(): Promise<OverlapRecord[]> {
-    const rows = (await this.em()
-      .getConnection()
-      .execute(
-        `select ${COLUMNS} from task_overlaps o
+    const rows = (await this.em().execute(
+      `select ${COLUMNS} from task_overlaps o
           where exists (select 1 from tasks t where t.id in (o.task_a, o.task_b) and not ${liveTaskSql('t')})
           order by task_a, task_b`,
-      )) as Array<Record<string, unknown>>;
+    )) as Array<Record<string, unknown>>;
     return rows.map(toRecord);
   }
 
@@ -135,12 +132,10 @@ export class TaskOverlapRepository {
       where.push('repo_key = ?');
       params.push(filter.repoKey);
     }
-    const rows = (await this.em()
-      .getConnection()
-      .execute(
-        `select ${COLUMNS} from task_overlaps ${where.length ? `where ${where.join(' and ')}` : ''} order by detected_at, task_a, task_b`,
-        params,
-      )) as Array<Record<string, unknown>>;
+    const rows = (await this.em().execute(
+      `select ${COLUMNS} from task_overlaps ${where.length ? `where ${where.join(' and ')}` : ''} order by detected_at, task_a, task_b`,
+      params,
+    )) as Array<Record<string, unknown>>;
     return rows.map(toRecord);
   }
 }

@@ -5,7 +5,8 @@ import { placeholders } from './run-sql';
 
 /** Pages of tasks in queue order: list_tasks, get_status's overviews. */
 
-type Connection = ReturnType<SqlEntityManager['getConnection']>;
+/** What a page is read through: the repository's EntityManager, so a transaction's reads are its own. */
+type Connection = Pick<SqlEntityManager, 'execute' | 'getPlatform'>;
 
 export interface TaskListFilter {
   projectId?: string;

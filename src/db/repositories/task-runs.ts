@@ -259,31 +259,28 @@ export class TaskRunRepository {
 
   /** PAUSED tasks whose resume time has come (oldest first). */
   async dueToResume(now: Date, limit = 200): Promise<Array<{ id: string; title: string; projectId: string }>> {
-    const rows = await this.em()
-      .getConnection()
-      .execute<Array<{ id: string; title: string; project_id: string }>>(
-        "select id, title, project_id from tasks where status = 'PAUSED' and (resume_after is null or resume_after <= ?) order by resume_after limit ?",
-        [now.getTime(), limit],
-      );
+    const rows = await this.em().execute<Array<{ id: string; title: string; project_id: string }>>(
+      "select id, title, project_id from tasks where status = 'PAUSED' and (resume_after is null or resume_after <= ?) order by resume_after limit ?",
+      [now.getTime(), limit],
+    );
     return rows.map((r) => ({ id: r.id, title: r.title, projectId: r.project_id }));
   }
 
   /** The plan subtask that runs after `taskId` in the same chain, if any. */
   async nextInChain(taskId: string, parentTaskId: string): Promise<string | null> {
-    const rows = await this.em()
-      .getConnection()
-      .execute<Array<{ id: string }>>(
-        'select t.id from task_dependencies d join tasks t on t.id = d.task_id where d.depends_on_id = ? and t.parent_task_id = ? and t.is_plan_subtask = true limit 1',
-        [taskId, parentTaskId],
-      );
+    const rows = await this.em().execute<Array<{ id: string }>>(
+      'select t.id from task_dependencies d join tasks t on t.id = d.task_id where d.depends_on_id = ? and t.parent_task_id = ? and t.is_plan_subtask = true limit 1',
+      [taskId, parentTaskId],
+    );
     return rows[0]?.id ?? null;
   }
 
   /** Consecutive rate-limit pauses of a task's latest results (for the backoff). */
   async recentRateLimitPauses(taskId: string, window = 8): Promise<number> {
-    const rows = await this.em()
-      .getConnection()
-      .execute<Array<{ result: string }>>('select result from task_results where task_id = ? order by id desc limit ?', [taskId, window]);
+    const rows = await this.em().execute<Array<{ result: string }>>(
+      'select result from task_results where task_id = ? order by id desc limit ?',
+      [taskId, window],
+    );
     let n = 0;
     for (const r of rows) {
       if (r.result !== 'PAUSED_RATE_LIMIT') break;

@@ -125,17 +125,17 @@ export class TaskRepository {
 
   /** One page of tasks in queue order, its total and more (task-pages.ts taskPage). */
   async list(filter: TaskListFilter, limit: number, options: TaskPageOptions = {}): Promise<TaskPage> {
-    return taskPage(this.em().getConnection(), filter, limit, options);
+    return taskPage(this.em(), filter, limit, options);
   }
 
   /** The first `limits[status]` tasks of each status in queue order (task-pages.ts). */
   async firstInStatuses(limits: Partial<Record<TaskStatus, number>>): Promise<Partial<Record<TaskStatus, TaskSummaryRow[]>>> {
-    return firstTasksInStatuses(this.em().getConnection(), limits);
+    return firstTasksInStatuses(this.em(), limits);
   }
 
   /** Task counts per status, from the trigger-maintained task_status_counts table. */
   async countByStatus(projectId?: string): Promise<Record<string, number>> {
-    const conn = this.em().getConnection();
+    const conn = this.em();
     const rows: Array<{ status: string; n: number }> = projectId
       ? await conn.execute('select status, sum(n) as n from task_status_counts where project_id = ? group by status having sum(n) > 0', [
           projectId,
@@ -155,12 +155,10 @@ export class TaskRepository {
     taskId: string,
     page?: { limit: number; offset: number },
   ): Promise<Array<{ id: string; title: string; status: TaskStatus }>> {
-    return this.em()
-      .getConnection()
-      .execute(
-        'select t.id, t.title, t.status from task_dependencies d join tasks t on t.id = d.depends_on_id where d.task_id = ? order by t.priority, t.created_at, t.id limit ? offset ?',
-        [taskId, page?.limit ?? Number.MAX_SAFE_INTEGER, page?.offset ?? 0],
-      );
+    return this.em().execute(
+      'select t.id, t.title, t.status from task_dependencies d join tasks t on t.id = d.depends_on_id where d.task_id = ? order by t.priority, t.created_at, t.id limit ? offset ?',
+      [taskId, page?.limit ?? Number.MAX_SAFE_INTEGER, page?.offset ?? 0],
+    );
   }
 
   /** Tasks that wait on `taskId`, with their status; with `page`, only that slice (see `dependencyCounts`). */
@@ -168,23 +166,19 @@ export class TaskRepository {
     taskId: string,
     page?: { limit: number; offset: number },
   ): Promise<Array<{ id: string; title: string; status: TaskStatus }>> {
-    return this.em()
-      .getConnection()
-      .execute(
-        'select t.id, t.title, t.status from task_dependencies d join tasks t on t.id = d.task_id where d.depends_on_id = ? order by t.priority, t.created_at, t.id limit ? offset ?',
-        [taskId, page?.limit ?? Number.MAX_SAFE_INTEGER, page?.offset ?? 0],
-      );
+    return this.em().execute(
+      'select t.id, t.title, t.status from task_dependencies d join tasks t on t.id = d.task_id where d.depends_on_id = ? order by t.priority, t.created_at, t.id limit ? offset ?',
+      [taskId, page?.limit ?? Number.MAX_SAFE_INTEGER, page?.offset ?? 0],
+    );
   }
 
   /** How many tasks `taskId` waits on, and how many wait on it (from the edge indexes). */
   async dependencyCounts(taskId: string): Promise<{ upstream: number; downstream: number }> {
-    const rows = await this.em()
-      .getConnection()
-      .execute<Array<{ up: number; down: number }>>(
-        `select (select count(*) from task_dependencies where task_id = ?) as up,
+    const rows = await this.em().execute<Array<{ up: number; down: number }>>(
+      `select (select count(*) from task_dependencies where task_id = ?) as up,
                 (select count(*) from task_dependencies where depends_on_id = ?) as down`,
-        [taskId, taskId],
-      );
+      [taskId, taskId],
+    );
     return { upstream: Number(rows[0]?.up ?? 0), downstream: Number(rows[0]?.down ?? 0) };
   }
 
@@ -204,22 +198,20 @@ export class TaskRepository {
 
   /** Whether `upstream` already (transitively) depends on `taskId`, so a new edge would close a cycle. */
   async dependsTransitively(upstream: string, taskId: string): Promise<boolean> {
-    const rows = await this.em()
-      .getConnection()
-      .execute<Array<{ found: number }>>(
-        `with recursive reach(id) as (
+    const rows = await this.em().execute<Array<{ found: number }>>(
+      `with recursive reach(id) as (
            select depends_on_id from task_dependencies where task_id = ?
            union
            select d.depends_on_id from task_dependencies d join reach r on d.task_id = r.id
          ) select count(*) as found from reach where id = ?`,
-        [upstream, taskId],
-      );
+      [upstream, taskId],
+    );
     return Number(rows[0]?.found ?? 0) > 0;
   }
 
   /** The status of each of the given tasks that exists (one query; missing ids are absent). */
   async statusesOf(ids: string[]): Promise<Map<string, TaskStatus>> {
-    const conn = this.em().getConnection();
+    const conn = this.em();
     const rows = await readInBatches(ids, (batch, marks) =>
       conn.execute<Array<{ id: string; status: TaskStatus }>>(`select id, status from tasks where id in (${marks})`, batch),
     );
@@ -228,7 +220,7 @@ export class TaskRepository {
 
   /** The title and description of each of the given tasks that exists (one query; missing ids are absent). */
   async textsOf(ids: string[]): Promise<Array<{ id: string; projectId: string; title: string; description: string }>> {
-    const conn = this.em().getConnection();
+    const conn = this.em();
     const rows = await readInBatches(ids, (batch, marks) =>
       conn.execute<Array<{ id: string; project_id: string; title: string; description: string }>>(
         `select id, project_id, title, description from tasks where id in (${marks})`,
@@ -288,7 +280,7 @@ export class TaskRepository {
    */
   async stuckDownstreamOf(rootIds: string[]): Promise<Map<string, Array<{ id: string; title: string; status: TaskStatus }>>> {
     const result = new Map<string, Array<{ id: string; title: string; status: TaskStatus }>>(rootIds.map((id) => [id, []]));
-    const conn = this.em().getConnection();
+    const conn = this.em();
     const rows = await readInBatches(rootIds, (batch, marks) =>
       conn.execute<Array<{ root: string; id: string; title: string; status: TaskStatus }>>(
         `with recursive down(root, id, depth) as (
@@ -310,7 +302,7 @@ export class TaskRepository {
 
   /** `stuckDownstream` a page at a time per root, with counts (see stuck-chains.ts). */
   async stuckDownstreamPages(rootIds: string[], page: { limit: number; offset: number }): Promise<Map<string, StuckPage>> {
-    return stuckDownstreamPages(this.em().getConnection(), rootIds, page);
+    return stuckDownstreamPages(this.em(), rootIds, page);
   }
 
   /** A page of a project's BLOCKED tasks that hold something up, and their count (see stuck-chains.ts). */
@@ -318,22 +310,20 @@ export class TaskRepository {
     projectId: string,
     page: { limit: number; offset: number },
   ): Promise<{ tasks: Array<{ id: string; title: string }>; total: number }> {
-    return blockedHoldingUp(this.em().getConnection(), projectId, page);
+    return blockedHoldingUp(this.em(), projectId, page);
   }
 
   /** A project's page of chains, each with its `shown` nearest stuck tasks, in one statement (see stuck-chains.ts). */
   async projectStuckChains(projectId: string, page: { limit: number; offset: number }, shown: number): Promise<ProjectStuckChains> {
-    return projectStuckChains(this.em().getConnection(), projectId, page, shown);
+    return projectStuckChains(this.em(), projectId, page, shown);
   }
 
   /** The task working on `branch` in a project, if any (newest first). */
   async idForBranch(projectId: string, branch: string): Promise<string | null> {
-    const rows = await this.em()
-      .getConnection()
-      .execute<Array<{ id: string }>>('select id from tasks where project_id = ? and branch_name = ? order by created_at desc limit 1', [
-        projectId,
-        branch,
-      ]);
+    const rows = await this.em().execute<Array<{ id: string }>>(
+      'select id from tasks where project_id = ? and branch_name = ? order by created_at desc limit 1',
+      [projectId, branch],
+    );
     return rows[0]?.id ?? null;
   }
 }

@@ -70,7 +70,7 @@ export class TokenUsageRepository {
   }
 
   private query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return this.em().getConnection().execute(sql, params) as Promise<T[]>;
+    return this.em().execute(sql, params) as Promise<T[]>;
   }
 
   /** For one task: one page of tokens per agent, largest first, with the task's totals. */

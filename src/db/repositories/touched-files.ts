@@ -52,18 +52,16 @@ export class TouchedFileRepository {
   }
 
   async list(taskId: string): Promise<string[]> {
-    const rows = (await this.em()
-      .getConnection()
-      .execute('select path from task_touched_files where task_id = ? order by path', [taskId])) as Array<{ path: string }>;
+    const rows = (await this.em().execute('select path from task_touched_files where task_id = ? order by path', [taskId])) as Array<{
+      path: string;
+    }>;
     return rows.map((r) => String(r.path));
   }
 
   /** The other live tasks of the task's repository that touched any of its files, with the shared files. */
   async sharedWith(taskId: string): Promise<SharedFiles[]> {
-    const rows = (await this.em()
-      .getConnection()
-      .execute(
-        `select other.task_id as task_id, other.path as path
+    const rows = (await this.em().execute(
+      `select other.task_id as task_id, other.path as path
            from task_touched_files mine
            join task_touched_files other
              on other.project_id = mine.project_id and other.repo_key = mine.repo_key and other.path = mine.path
@@ -71,8 +69,8 @@ export class TouchedFileRepository {
            join tasks t on t.id = other.task_id
           where mine.task_id = ? and ${liveTaskSql('t')}
           order by other.task_id, other.path`,
-        [taskId],
-      )) as Array<{ task_id: string; path: string }>;
+      [taskId],
+    )) as Array<{ task_id: string; path: string }>;
     const byTask = new Map<string, string[]>();
     for (const r of rows) byTask.set(String(r.task_id), [...(byTask.get(String(r.task_id)) ?? []), String(r.path)]);
     return [...byTask].map(([id, files]) => ({ taskId: id, files }));
@@ -84,7 +82,7 @@ export class TouchedFileRepository {
    */
   async touchingAny(projectIds: string[], paths: string[]): Promise<Array<{ projectId: string; taskId: string; path: string }>> {
     if (projectIds.length === 0) return [];
-    const conn = this.em().getConnection();
+    const conn = this.em();
     const projects = placeholders(projectIds);
     const rows = await readInBatches(paths, (batch, marks) =>
       conn.execute<Array<{ project_id: string; task_id: string; path: string }>>(
@@ -102,15 +100,13 @@ export class TouchedFileRepository {
 
   /** Forgets the files of tasks that are no longer live (what they touched no longer matters). */
   async pruneSettled(): Promise<number> {
-    const result = (await this.em()
-      .getConnection()
-      .execute(
-        // From the few touched-file rows to their tasks by key: never a scan of tasks.
-        `delete from task_touched_files
+    const result = (await this.em().execute(
+      // From the few touched-file rows to their tasks by key: never a scan of tasks.
+      `delete from task_touched_files
           where exists (select 1 from tasks t where t.id = task_touched_files.task_id and not ${liveTaskSql('t')})`,
-        [],
-        'run',
-      )) as { affectedRows?: number };
+      [],
+      'run',
+    )) as { affectedRows?: number };
     return Number(result.affectedRows ?? 0);
   }
 }

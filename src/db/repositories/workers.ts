@@ -68,15 +68,13 @@ export class WorkerRepository {
   async list(): Promise<WorkerRecord[]> {
     // The workers and the tasks they hold, as the rows of one union told apart by `kind`: on
     // PostgreSQL each statement is a round trip, and get_status lists the workers on every call.
-    const rows = (await this.em()
-      .getConnection()
-      .execute(
-        `select 'worker' as kind, name, host, capacity, lease_ms, labels, started_at, heartbeat_at, stopped_at, null as task_id from workers
+    const rows = (await this.em().execute(
+      `select 'worker' as kind, name, host, capacity, lease_ms, labels, started_at, heartbeat_at, stopped_at, null as task_id from workers
          union all
          select 'claim', claimed_by, null, null, null, null, null, null, null, id from tasks
           where claimed_by is not null and status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT')
          order by kind, name, task_id`,
-      )) as Array<Record<string, unknown>>;
+    )) as Array<Record<string, unknown>>;
     const held = new Map<string, string[]>();
     const workers: Array<Record<string, unknown>> = [];
     for (const r of rows) {
@@ -101,7 +99,7 @@ export class WorkerRepository {
   }
 
   async count(): Promise<number> {
-    const rows = (await this.em().getConnection().execute('select count(*) as n from workers')) as Array<{ n: number }>;
+    const rows = (await this.em().execute('select count(*) as n from workers')) as Array<{ n: number }>;
     return Number(rows[0]?.n ?? 0);
   }
 

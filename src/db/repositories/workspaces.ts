@@ -90,17 +90,15 @@ export class WorkspaceRepository {
    * path is locked (compare-and-set, so two processes cannot both win).
    */
   async acquire(id: string, taskId: string, agentId: string | null): Promise<boolean> {
-    const changed = await this.em()
-      .getConnection()
-      .execute(
-        `update workspaces set locked_by_task_id = ?, locked_by_agent_id = ?, locked_at = ?
+    const changed = await this.em().execute(
+      `update workspaces set locked_by_task_id = ?, locked_by_agent_id = ?, locked_at = ?
           where id = ? and locked_by_task_id is null
             and not exists (select 1 from workspaces other
                              where other.path = workspaces.path and other.id <> workspaces.id
                                and other.locked_by_task_id is not null)`,
-        [taskId, agentId, new Date(), id],
-        'run',
-      );
+      [taskId, agentId, new Date(), id],
+      'run',
+    );
     return Number((changed as { affectedRows?: number }).affectedRows ?? 0) > 0;
   }
 
