@@ -1,6 +1,8 @@
+import path from 'node:path';
 import sqlite3 from 'sqlite3';
 import { SqlitePlatform } from '@mikro-orm/sqlite';
 import { bindForSqlite, placeholderOffsets, SqliteStatementCache } from '../../../src/db/sqlite-statements';
+import { makeTempDir } from '../../support/tmp';
 
 /**
  * Statements prepared once and run with bound values (src/db/sqlite-statements.ts), on a real
@@ -137,5 +139,31 @@ describe('prepared SQLite statements', () => {
     await run('insert into u (id) values (?)', [1]);
     await expect(run('insert into u (id) values (?)', [1])).rejects.toThrow(/UNIQUE constraint failed/);
     expect(await run('insert into u (id) values (?)', [2])).toEqual({ lastID: 2, changes: 1 });
+  });
+
+  it('keeps statements that hold no lock: another connection writes and checkpoints the whole log', async () => {
+    const tmp = await makeTempDir('aq-statements-');
+    const file = path.join(tmp.dir, 'wal.db');
+    const mine = new sqlite3.Database(file);
+    const other = new sqlite3.Database(file);
+    const on = (conn: sqlite3.Database, sql: string) =>
+      new Promise<unknown[]>((resolve, reject) => conn.all(sql, [], (err, rows) => (err ? reject(err) : resolve(rows))));
+    const kept = new SqliteStatementCache();
+    const mineRun = (sql: string, params: unknown[] = []) => kept.run(mine, sql, params, written(sql, params));
+    try {
+      await on(mine, 'pragma journal_mode = wal');
+      await mineRun('create table w (id integer primary key, v text)');
+      for (let i = 0; i < 20; i++) await mineRun('insert into w (v) values (?)', [`v${i}`]);
+      expect(await mineRun('select count(*) as n from w where v like ?', ['v%'])).toEqual([{ n: 20 }]);
+      await expect(mineRun('insert into w (id, v) values (?, ?)', [1, 'again'])).rejects.toThrow(/UNIQUE/);
+      // No busy wait is set on `other`: a lock still held by a kept statement would fail it at once.
+      await on(other, "insert into w (v) values ('from the other connection')");
+      expect(await on(other, 'pragma wal_checkpoint(TRUNCATE)')).toEqual([{ busy: 0, log: 0, checkpointed: 0 }]);
+      expect(await mineRun('select count(*) as n from w where v like ?', ['%'])).toEqual([{ n: 21 }]);
+    } finally {
+      await kept.finalizeAll();
+      for (const conn of [mine, other]) await new Promise<void>((resolve, reject) => conn.close((err) => (err ? reject(err) : resolve())));
+      await tmp.cleanup();
+    }
   });
 });
