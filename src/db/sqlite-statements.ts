@@ -6,10 +6,10 @@ import { storableText } from './storable-text';
  * MikroORM writes a statement's values into its SQL text. Run that way, every call prepares its
  * statement anew, and node-sqlite3 takes three trips through its thread pool for it (prepare,
  * run, finalize). Here the values are bound instead, when binding gives SQLite the very values
- * the written-in text would: text, booleans, null, blobs and numbers. Then the SQL text is the
- * same on every call, and its prepared statement is kept and run in one trip. A statement
- * whose values cannot be bound that way (dates, arrays, objects, a number that is not finite) is
- * written out and run as before.
+ * the written-in text would: text, booleans, null, blobs, numbers and dates (as their
+ * milliseconds). Then the SQL text is the same on every call, and its prepared statement is kept
+ * and run in one trip. A statement whose values cannot be bound that way (arrays, objects, a
+ * number that is not finite, an invalid date) is written out and run as before.
  */
 
 interface SqliteStatement {
@@ -101,6 +101,8 @@ function boundValue(value: unknown): unknown {
   if (typeof value === 'boolean') return value;
   if (typeof value === 'number')
     return Number.isFinite(value) && (Number.isInteger(value) ? Number.isSafeInteger(value) : true) ? value : undefined;
+  // MikroORM's SQLite platform writes a Date as its milliseconds (checked the same way).
+  if (value instanceof Date) return Number.isSafeInteger(value.getTime()) ? value.getTime() : undefined;
   if (Buffer.isBuffer(value)) return value;
   return undefined;
 }

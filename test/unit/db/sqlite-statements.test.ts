@@ -52,21 +52,8 @@ describe('prepared SQLite statements', () => {
 
   it('gives SQLite the same value a written-in literal gives: type, division, text and comparisons', async () => {
     const values = [
-      0,
-      -7,
-      2147483647,
-      -2147483648,
-      2147483648,
-      1_700_000_000_123,
-      -1_700_000_000_123,
-      1.5,
-      0.1 + 0.2,
-      -0,
-      true,
-      false,
-      null,
-      'x',
-      "it's",
+      ...[0, -7, 2147483647, -2147483648, 2147483648, 1_700_000_000_123, -1_700_000_000_123, 1.5, 0.1 + 0.2, -0],
+      ...[true, false, null, 'x', "it's", new Date(0), new Date(1_700_000_000_123), new Date(-86_400_000)],
     ];
     for (const value of values) {
       const sql = "select typeof(?) as ty, ? / 1000 as d, ? || '' as tx, quote(?) as q, (? = '1700000000123') as eq";
@@ -88,8 +75,12 @@ describe('prepared SQLite statements', () => {
     expect(stored[0]).toMatchObject({ a: 'text', tx: '1700000000123', f: 'integer' });
   });
 
-  it('writes the values in where binding could not give the same: dates, lists, objects', async () => {
-    expect(bindForSqlite('select ?', [7], [new Date(0)])).toBeNull();
+  it('writes the values in where binding could not give the same: lists, objects, invalid dates', async () => {
+    expect(bindForSqlite('select ?', [7], [new Date(Number.NaN)])).toBeNull();
+    expect(bindForSqlite('select ?', [7], [new Date(1_700_000_000_123)])).toEqual({
+      sql: 'select +cast(? as integer)',
+      values: [1_700_000_000_123],
+    });
     expect(bindForSqlite('select ?', [7], [[1, 2]])).toBeNull();
     expect(bindForSqlite('select ?', [7], [{ a: 1 }])).toBeNull();
     expect(bindForSqlite('select ?', [7], [Number.NaN])).toBeNull();
