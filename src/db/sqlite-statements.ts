@@ -42,7 +42,7 @@ const BACKTICK = 0x60;
 const OPEN_BRACKET = 0x5b;
 const QUESTION_MARK = 0x3f;
 
-/** Where each quoted part or comment that starts with `code` (at `sql[i]`, `sql[i + 1]`) ends, or -1. */
+/** Where the quoted part or comment that starts at `sql[i]` ends (its last character), `i` when none starts there, -1 when one never ends. */
 function skipQuotedOrComment(sql: string, i: number): number {
   const code = sql.charCodeAt(i);
   if (code === QUOTE || code === DOUBLE_QUOTE || code === BACKTICK) return sql.indexOf(sql[i], i + 1);
