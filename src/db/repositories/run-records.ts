@@ -80,6 +80,8 @@ export class FencedTaskRepository extends TaskRepository {
     changes: Parameters<TaskRepository['transition']>[3] = {},
   ): Promise<boolean> {
     if (id !== this.taskId) return super.transition(id, from, to, changes);
+    // A move that keeps the run going is one fenced statement: no transaction around it.
+    if (STILL_RUNNING.includes(to)) return super.transition(id, from, to, changes, { runId: this.runId });
     return retryingTransaction(this.factory, async (em) => {
       const tx = em as SqlEntityManager;
       const moved = await new TaskRepository(() => tx).transition(id, from, to, changes, { runId: this.runId });
