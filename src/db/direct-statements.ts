@@ -10,7 +10,7 @@ import type { AbstractSqlConnection, AnyEntity, EntityData, Knex, LoggingOptions
  * how it runs a statement (`runOnDriver`): PostgreSQL with the values written in, as MikroORM
  * writes them; SQLite prepares it once and binds them (sqlite-statements.ts). It saves about
  * 0.15 ms of CPU a statement (bench/README.md, "Statements on the driver's connection"), and a
- * claim with its run makes about 27 of them.
+ * claim with its run makes about 25 of them.
  *
  * Transactions too: a plain one (no isolation level, not read-only) is BEGIN … COMMIT on one
  * connection from the pool, and one inside it a savepoint, instead of a knex transaction (which
