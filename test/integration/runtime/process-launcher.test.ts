@@ -88,14 +88,15 @@ describe('the process launcher', () => {
   it('a caller killed while its programs run through the launcher: they finish, then the launcher leaves', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'aq-launch-'));
     // The built module (global setup builds dist/), in a caller of its own that starts nine
-    // programs: the ninth goes through the launcher, waits for the test's signal, then writes.
+    // programs: the ninth goes through the launcher, waits for the test's signal, then writes
+    // (by a rename, so that the file the test waits for is whole when it appears).
     const built = path.join(__dirname, '..', '..', '..', 'dist', 'src', 'util', 'process-launcher.js');
     const caller = `
       const { launch } = require(${JSON.stringify(built)});
       (async () => {
         const env = { PATH: process.env.PATH };
         for (let i = 0; i < 8; i++) await launch('/bin/true', [], { cwd: '/', env });
-        launch('/bin/sh', ['-c', 'echo $PPID > launcher; while [ ! -f go ]; do sleep 0.02; done; echo finished > done'], { cwd: ${JSON.stringify(dir)}, env });
+        launch('/bin/sh', ['-c', 'echo $PPID > launcher; while [ ! -f go ]; do sleep 0.02; done; echo finished > done.part && mv done.part done'], { cwd: ${JSON.stringify(dir)}, env });
         setInterval(() => undefined, 1000);
       })();`;
     const child = spawn(process.execPath, ['-e', caller], { stdio: 'ignore' });
