@@ -125,23 +125,23 @@ export class HookRunRepository {
     hookId: string,
     page: { limit: number; offset: number; after?: HookRunPlace },
   ): Promise<{ runs: HookRunRecord[]; total: number; more: boolean }> {
-    const conn = this.em();
+    const em = this.em();
     const columns = 'id, trigger_reason, status, tokens_used, skipped_reason, started_at, completed_at';
     const order = 'order by started_at desc, id desc limit ?';
     const [rows, counts] = await Promise.all([
       page.after
-        ? conn.execute<HookRunRow[]>(`select ${columns} from hook_runs where hook_id = ? and (started_at, id) < (?, ?) ${order}`, [
+        ? em.execute<HookRunRow[]>(`select ${columns} from hook_runs where hook_id = ? and (started_at, id) < (?, ?) ${order}`, [
             hookId,
             page.after.startedAt,
             page.after.id,
             page.limit + 1,
           ])
-        : conn.execute<HookRunRow[]>(`select ${columns} from hook_runs where hook_id = ? ${order} offset ?`, [
+        : em.execute<HookRunRow[]>(`select ${columns} from hook_runs where hook_id = ? ${order} offset ?`, [
             hookId,
             page.limit + 1,
             page.offset,
           ]),
-      conn.execute<Array<{ n: number }>>('select n from history_counts where name = ?', [`hook_runs:${hookId}`]),
+      em.execute<Array<{ n: number }>>('select n from history_counts where name = ?', [`hook_runs:${hookId}`]),
     ]);
     return {
       runs: rows.slice(0, page.limit).map((r) => ({

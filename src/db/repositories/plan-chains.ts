@@ -114,14 +114,14 @@ export class PlanChainRepository {
    * the first on the parent). Steps the chain no longer reaches follow in creation order.
    */
   async steps(parentId: string): Promise<PlanStepRecord[]> {
-    const conn = this.em();
-    const rows = await conn.execute<Array<{ id: string; title: string; description: string; status: string; skipped: unknown }>>(
+    const em = this.em();
+    const rows = await em.execute<Array<{ id: string; title: string; description: string; status: string; skipped: unknown }>>(
       'select id, title, description, status, skipped from tasks where parent_task_id = ? and is_plan_subtask = true order by created_at, id',
       [parentId],
     );
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
-    const edges = await conn.execute<Array<{ task_id: string; depends_on_id: string }>>(
+    const edges = await em.execute<Array<{ task_id: string; depends_on_id: string }>>(
       `select task_id, depends_on_id from task_dependencies where task_id in (${placeholders(ids)})`,
       ids,
     );

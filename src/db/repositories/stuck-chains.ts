@@ -5,7 +5,7 @@ import { readInBatches } from './run-sql';
 /** Queries behind get_chain_health, paged so its reply stays small however long a chain is. */
 
 /** What the queries are read through: the repository's EntityManager, so a transaction's reads are its own. */
-type Connection = Pick<SqlEntityManager, 'execute'>;
+type Reader = Pick<SqlEntityManager, 'execute'>;
 
 export interface StuckPage {
   tasks: Array<{ id: string; title: string; status: TaskStatus }>;
@@ -41,14 +41,14 @@ function stuckWalk(roots: string): string {
  * behind them are absent. One recursive query per 500 roots.
  */
 export async function stuckDownstreamPages(
-  conn: Connection,
+  em: Reader,
   rootIds: string[],
   page: { limit: number; offset: number },
 ): Promise<Map<string, StuckPage>> {
   const result = new Map<string, StuckPage>();
   // Row 1 of every root always comes back, so its count does too when the page is past the end.
   const rows = await readInBatches(rootIds, (batch, marks) =>
-    conn.execute<Array<{ root: string; id: string; title: string; status: TaskStatus; pos: number; n: number }>>(
+    em.execute<Array<{ root: string; id: string; title: string; status: TaskStatus; pos: number; n: number }>>(
       `with recursive ${stuckWalk(marks)}
        select root, id, title, status, pos, n from stuck where pos = 1 or (pos > ? and pos <= ?) order by root, pos`,
       [...batch, page.offset, page.offset + page.limit],
@@ -68,18 +68,18 @@ export async function stuckDownstreamPages(
  * chain_blockers (migration …_chain_blockers): one index range, whatever the project's history.
  */
 export async function blockedHoldingUp(
-  conn: Connection,
+  em: Reader,
   projectId: string,
   page: { limit: number; offset: number },
 ): Promise<{ tasks: Array<{ id: string; title: string }>; total: number }> {
   const [tasks, counts] = await Promise.all([
-    conn.execute<Array<{ id: string; title: string }>>(
+    em.execute<Array<{ id: string; title: string }>>(
       `select t.id, t.title from chain_blockers c join tasks t on t.id = c.task_id
         where c.project_id = ? and c.holds_up = true
         order by c.priority, c.created_at, c.task_id limit ? offset ?`,
       [projectId, page.limit, page.offset],
     ),
-    conn.execute<Array<{ n: number }>>('select count(*) as n from chain_blockers where project_id = ? and holds_up = true', [projectId]),
+    em.execute<Array<{ n: number }>>('select count(*) as n from chain_blockers where project_id = ? and holds_up = true', [projectId]),
   ]);
   return { tasks: tasks.map((t) => ({ id: t.id, title: t.title })), total: Number(counts[0]?.n ?? 0) };
 }
@@ -109,12 +109,12 @@ interface ChainRow {
  * their count from one walk. On PostgreSQL each statement is a round trip, which was most of it.
  */
 export async function projectStuckChains(
-  conn: Connection,
+  em: Reader,
   projectId: string,
   page: { limit: number; offset: number },
   shown: number,
 ): Promise<ProjectStuckChains> {
-  const rows = await conn.execute<ChainRow[]>(
+  const rows = await em.execute<ChainRow[]>(
     `with recursive roots as (
        select c.task_id as id, row_number() over (order by c.priority, c.created_at, c.task_id) as pos
          from (select task_id, priority, created_at from chain_blockers where project_id = ? and holds_up = true

@@ -6,7 +6,7 @@ import { placeholders } from './run-sql';
 /** Pages of tasks in queue order: list_tasks, get_status's overviews. */
 
 /** What a page is read through: the repository's EntityManager, so a transaction's reads are its own. */
-type Connection = Pick<SqlEntityManager, 'execute' | 'getPlatform'>;
+type Reader = Pick<SqlEntityManager, 'execute' | 'getPlatform'>;
 
 export interface TaskListFilter {
   projectId?: string;
@@ -69,8 +69,8 @@ export interface TaskPage {
 }
 
 /** Queue order (priority, then age, then insertion order: unique) and the columns of a page row. */
-function queueOrder(conn: Connection): { order: string; columns: string; key: string | null } {
-  const { taskInsertionOrder: seq, taskIndexRowKey: key } = dialectOf(conn);
+function queueOrder(em: Reader): { order: string; columns: string; key: string | null } {
+  const { taskInsertionOrder: seq, taskIndexRowKey: key } = dialectOf(em);
   return {
     order: `priority, created_at, ${seq}`,
     columns: `id, project_id, title, status, priority, assigned_agent, created_at, ${seq} as seq`,
@@ -86,7 +86,7 @@ function queueOrder(conn: Connection): { order: string; columns: string; key: st
  * also whether the filter's project exists. One statement: the page is left-joined to a row
  * of the counts, as each statement is a round trip on PostgreSQL.
  */
-export async function taskPage(conn: Connection, filter: TaskListFilter, limit: number, options: TaskPageOptions = {}): Promise<TaskPage> {
+export async function taskPage(em: Reader, filter: TaskListFilter, limit: number, options: TaskPageOptions = {}): Promise<TaskPage> {
   const conditions: string[] = [];
   const params: unknown[] = [];
   if (filter.projectId) {
@@ -99,7 +99,7 @@ export async function taskPage(conn: Connection, filter: TaskListFilter, limit: 
     params.push(...statuses);
   }
   const where = conditions.length ? `where ${conditions.join(' and ')}` : '';
-  const { order, columns, key } = queueOrder(conn);
+  const { order, columns, key } = queueOrder(em);
   const page = options.after
     ? {
         sql: `select ${columns} from tasks ${where ? `${where} and` : 'where'} (${order}) > (?, ?, ?) order by ${order} limit ?`,
@@ -115,7 +115,7 @@ export async function taskPage(conn: Connection, filter: TaskListFilter, limit: 
       };
   const counted = options.count !== false;
   const checked = options.checkProject === true && filter.projectId !== undefined;
-  const rows = await conn.execute<Array<Partial<TaskListRow> & { total: number | string; project_found: number | string }>>(
+  const rows = await em.execute<Array<Partial<TaskListRow> & { total: number | string; project_found: number | string }>>(
     `select c.total, c.project_found, p.* from
        (select ${counted ? `(select coalesce(sum(n), 0) from task_status_counts ${where})` : '-1'} as total,
                ${checked ? '(select count(*) from projects where id = ?)' : '1'} as project_found) c
@@ -137,13 +137,13 @@ export async function taskPage(conn: Connection, filter: TaskListFilter, limit: 
  * one index range per status), for overviews that show a few of several statuses.
  */
 export async function firstTasksInStatuses(
-  conn: Connection,
+  em: Reader,
   limits: Partial<Record<TaskStatus, number>>,
 ): Promise<Partial<Record<TaskStatus, TaskSummaryRow[]>>> {
   const wanted = Object.entries(limits) as Array<[TaskStatus, number]>;
   if (wanted.length === 0) return {};
-  const { order, columns } = queueOrder(conn);
-  const rows = await conn.execute<TaskListRow[]>(
+  const { order, columns } = queueOrder(em);
+  const rows = await em.execute<TaskListRow[]>(
     `${wanted
       .map((_, i) => `select * from (select ${columns} from tasks where status = ? order by ${order} limit ?) s${i}`)
       .join(' union all ')}

@@ -135,12 +135,12 @@ export class TaskRepository {
 
   /** Task counts per status, from the trigger-maintained task_status_counts table. */
   async countByStatus(projectId?: string): Promise<Record<string, number>> {
-    const conn = this.em();
+    const em = this.em();
     const rows: Array<{ status: string; n: number }> = projectId
-      ? await conn.execute('select status, sum(n) as n from task_status_counts where project_id = ? group by status having sum(n) > 0', [
+      ? await em.execute('select status, sum(n) as n from task_status_counts where project_id = ? group by status having sum(n) > 0', [
           projectId,
         ])
-      : await conn.execute('select status, sum(n) as n from task_status_counts group by status having sum(n) > 0');
+      : await em.execute('select status, sum(n) as n from task_status_counts group by status having sum(n) > 0');
     return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
   }
 
@@ -211,18 +211,18 @@ export class TaskRepository {
 
   /** The status of each of the given tasks that exists (one query; missing ids are absent). */
   async statusesOf(ids: string[]): Promise<Map<string, TaskStatus>> {
-    const conn = this.em();
+    const em = this.em();
     const rows = await readInBatches(ids, (batch, marks) =>
-      conn.execute<Array<{ id: string; status: TaskStatus }>>(`select id, status from tasks where id in (${marks})`, batch),
+      em.execute<Array<{ id: string; status: TaskStatus }>>(`select id, status from tasks where id in (${marks})`, batch),
     );
     return new Map(rows.map((r) => [r.id, r.status]));
   }
 
   /** The title and description of each of the given tasks that exists (one query; missing ids are absent). */
   async textsOf(ids: string[]): Promise<Array<{ id: string; projectId: string; title: string; description: string }>> {
-    const conn = this.em();
+    const em = this.em();
     const rows = await readInBatches(ids, (batch, marks) =>
-      conn.execute<Array<{ id: string; project_id: string; title: string; description: string }>>(
+      em.execute<Array<{ id: string; project_id: string; title: string; description: string }>>(
         `select id, project_id, title, description from tasks where id in (${marks})`,
         batch,
       ),
@@ -280,9 +280,9 @@ export class TaskRepository {
    */
   async stuckDownstreamOf(rootIds: string[]): Promise<Map<string, Array<{ id: string; title: string; status: TaskStatus }>>> {
     const result = new Map<string, Array<{ id: string; title: string; status: TaskStatus }>>(rootIds.map((id) => [id, []]));
-    const conn = this.em();
+    const em = this.em();
     const rows = await readInBatches(rootIds, (batch, marks) =>
-      conn.execute<Array<{ root: string; id: string; title: string; status: TaskStatus }>>(
+      em.execute<Array<{ root: string; id: string; title: string; status: TaskStatus }>>(
         `with recursive down(root, id, depth) as (
            select depends_on_id, task_id, 1 from task_dependencies where depends_on_id in (${marks})
            union

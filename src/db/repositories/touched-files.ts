@@ -82,10 +82,10 @@ export class TouchedFileRepository {
    */
   async touchingAny(projectIds: string[], paths: string[]): Promise<Array<{ projectId: string; taskId: string; path: string }>> {
     if (projectIds.length === 0) return [];
-    const conn = this.em();
+    const em = this.em();
     const projects = placeholders(projectIds);
     const rows = await readInBatches(paths, (batch, marks) =>
-      conn.execute<Array<{ project_id: string; task_id: string; path: string }>>(
+      em.execute<Array<{ project_id: string; task_id: string; path: string }>>(
         `select f.project_id as project_id, f.task_id as task_id, f.path as path
            from task_touched_files f join tasks t on t.id = f.task_id
           where f.project_id in (${projects}) and f.path in (${marks}) and ${liveTaskSql('t')}`,
