@@ -144,6 +144,16 @@ interface CachedStatement {
   finalized: boolean;
 }
 
+/** What a statement's SQL text says, whatever its values: binding changes neither its first words nor a `returning`. */
+interface StatementShape {
+  /** Its placeholders (placeholderOffsets), or null when its values are written in. */
+  offsets: number[] | null;
+  /** Run with node-sqlite3's `run` (isSqliteRunStatement). */
+  run: boolean;
+  /** Whether its prepared statement may be kept and run again. */
+  keepable: boolean;
+}
+
 /** Statements longer than this (bulk inserts) are bound but not kept. */
 const MAX_KEPT_SQL_LENGTH = 16_384;
 /** SQLite's default limit on bound values is 32,766; `formatQuery`'s text has none. */
@@ -192,7 +202,8 @@ function finalize(entry: CachedStatement): Promise<void> {
  */
 export class SqliteStatementCache {
   private readonly byConnection = new Map<SqliteDatabase, Map<string, CachedStatement>>();
-  private readonly offsetsBySql = new Map<string, number[] | null>();
+  /** What each SQL text's words say, read once per text (binding keeps both). */
+  private readonly shapes = new Map<string, StatementShape>();
 
   constructor(private readonly capacity = 200) {}
 
@@ -203,12 +214,10 @@ export class SqliteStatementCache {
    */
   async run(connection: unknown, sql: string, params: readonly unknown[], written: () => string): Promise<unknown> {
     const db = connection as SqliteDatabase;
-    const offsets = this.offsetsOf(sql);
+    const { offsets, run, keepable } = this.shapeOf(sql);
     const bound = offsets && params.length <= MAX_BOUND_VALUES ? bindForSqlite(sql, offsets, params) : null;
     if (!bound) return runOnce(db, written(), []);
-    const run = isSqliteRunStatement(bound.sql);
-    // `run` steps once: a statement that returns rows would stay open after its first one.
-    if (bound.sql.length > MAX_KEPT_SQL_LENGTH || (run && /\breturning\b/i.test(bound.sql))) return runOnce(db, bound.sql, bound.values);
+    if (!keepable || bound.sql.length > MAX_KEPT_SQL_LENGTH) return runOnce(db, bound.sql, bound.values);
     const entry = this.entry(db, bound.sql);
     entry.users++;
     try {
@@ -236,14 +245,16 @@ export class SqliteStatementCache {
     );
   }
 
-  private offsetsOf(sql: string): number[] | null {
-    let offsets = this.offsetsBySql.get(sql);
-    if (offsets === undefined) {
-      offsets = placeholderOffsets(sql);
-      if (this.offsetsBySql.size >= this.capacity * 4) this.offsetsBySql.clear();
-      this.offsetsBySql.set(sql, offsets);
+  private shapeOf(sql: string): StatementShape {
+    let shape = this.shapes.get(sql);
+    if (shape === undefined) {
+      const run = isSqliteRunStatement(sql);
+      // `run` steps once: a statement that returns rows would stay open after its first one.
+      shape = { offsets: placeholderOffsets(sql), run, keepable: !(run && /\breturning\b/i.test(sql)) };
+      if (this.shapes.size >= this.capacity * 4) this.shapes.clear();
+      this.shapes.set(sql, shape);
     }
-    return offsets;
+    return shape;
   }
 
   private entry(db: SqliteDatabase, sql: string): CachedStatement {
