@@ -3,7 +3,7 @@ import { Task } from './task';
 
 /** `task` may start only when `dependsOn` is COMPLETED. */
 @Entity({ tableName: 'task_dependencies' })
-@Index({ name: 'task_dependencies_upstream', properties: ['dependsOn'] })
+@Index({ name: 'task_dependencies_downstream', properties: ['dependsOn', 'task'] })
 export class TaskDependency {
   @ManyToOne(() => Task, { primary: true, deleteRule: 'cascade', fieldName: 'task_id' })
   task!: Task;

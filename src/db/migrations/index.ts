@@ -28,6 +28,7 @@ import { Migration20261126070000 } from './Migration20261126070000_claim_slots';
 import { Migration20261126070100 } from './Migration20261126070100_claim_slots_count_stripes';
 import { Migration20261126190000 } from './Migration20261126190000_completed_window';
 import { Migration20261126193000 } from './Migration20261126193000_chain_blocker_moves';
+import { Migration20261127080000 } from './Migration20261127080000_dependency_walk_index';
 
 /** Every migration, oldest first. Add a new file and list it here; never edit a shipped one. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -60,4 +61,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261126070100_claim_slots_count_stripes', class: Migration20261126070100 },
   { name: 'Migration20261126190000_completed_window', class: Migration20261126190000 },
   { name: 'Migration20261126193000_chain_blocker_moves', class: Migration20261126193000 },
+  { name: 'Migration20261127080000_dependency_walk_index', class: Migration20261127080000 },
 ];
