@@ -1,11 +1,12 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { TaskStatus } from '../entities';
+import { dialectOf, rowsFromJson } from '../dialect';
 import { readInBatches } from './run-sql';
 
 /** Queries behind get_chain_health, paged so its reply stays small however long a chain is. */
 
 /** What the queries are read through: the repository's EntityManager, so a transaction's reads are its own. */
-type Reader = Pick<SqlEntityManager, 'execute'>;
+type Reader = Pick<SqlEntityManager, 'execute' | 'getPlatform'>;
 
 export interface StuckPage {
   tasks: Array<{ id: string; title: string; status: TaskStatus }>;
@@ -16,7 +17,7 @@ export interface StuckPage {
 /**
  * The CTEs `down` (every task downstream of a root in `roots`, a list of ids or a subquery, with
  * its depth) and `stuck` (those not COMPLETED, numbered per root nearest first as `pos`, with
- * their count per root as `n`).
+ * their count per root as `n`). Both numbers come from one window, so the rows are sorted once.
  */
 function stuckWalk(roots: string): string {
   return `down(root, id, depth) as (
@@ -27,11 +28,12 @@ function stuckWalk(roots: string): string {
        ),
        stuck as (
          select nearest.root, t.id, t.title, t.status,
-                row_number() over (partition by nearest.root order by nearest.depth, t.priority, t.created_at, t.id) as pos,
-                count(*) over (partition by nearest.root) as n
+                row_number() over nearest_first as pos,
+                count(*) over (nearest_first rows between unbounded preceding and unbounded following) as n
            from tasks t
            join (select root, id, min(depth) as depth from down group by root, id) nearest on nearest.id = t.id
           where t.status <> 'COMPLETED' and t.id <> nearest.root
+         window nearest_first as (partition by nearest.root order by nearest.depth, t.priority, t.created_at, t.id)
        )`;
 }
 
@@ -93,20 +95,22 @@ export interface ProjectStuckChains {
   total: number;
 }
 
-interface ChainRow {
-  kind: 'head' | 'root' | 'stuck';
-  root: string | null;
-  id: string | null;
-  title: string | null;
-  status: TaskStatus | null;
-  pos: number | string;
-  n: number | string;
-}
+/** A row of projectStuckChains' statement: what it is, and its values (absent ones are null). */
+type ChainRow = [
+  kind: 'head' | 'root' | 'stuck',
+  root: string | null,
+  id: string | null,
+  title: string | null,
+  status: TaskStatus | null,
+  pos: number | string,
+  n: number | string,
+];
 
 /**
  * get_chain_health for a project in one statement: whether the project exists, the count of its
  * blockers, a page of them from chain_blockers and, for each, its `shown` nearest stuck tasks and
  * their count from one walk. On PostgreSQL each statement is a round trip, which was most of it.
+ * Its few hundred rows come back as one JSON value (`jsonRows`).
  */
 export async function projectStuckChains(
   em: Reader,
@@ -114,38 +118,38 @@ export async function projectStuckChains(
   page: { limit: number; offset: number },
   shown: number,
 ): Promise<ProjectStuckChains> {
-  const rows = await em.execute<ChainRow[]>(
+  const [{ chain_json: json }] = await em.execute<Array<{ chain_json: unknown }>>(
     `with recursive roots as (
        select c.task_id as id, row_number() over (order by c.priority, c.created_at, c.task_id) as pos
          from (select task_id, priority, created_at from chain_blockers where project_id = ? and holds_up = true
                 order by priority, created_at, task_id limit ? offset ?) c
      ),
      ${stuckWalk('select id from roots')}
+     select ${dialectOf(em).jsonRows(['kind', 'root', 'id', 'title', 'status', 'pos', 'n'])} as chain_json from (
      select 'head' as kind, null as root, null as id, null as title, null as status,
             (select count(*) from projects where id = ?) as pos,
             (select count(*) from chain_blockers where project_id = ? and holds_up = true) as n
      union all
      select 'root', r.id, r.id, t.title, null, r.pos, 0 from roots r join tasks t on t.id = r.id
      union all
-     select 'stuck', root, id, title, status, pos, n from stuck where pos <= ?`,
+     select 'stuck', root, id, title, status, pos, n from stuck where pos <= ?) chain_rows`,
     [projectId, page.limit, page.offset, projectId, projectId, shown],
   );
   const result: ProjectStuckChains = { projectFound: false, chains: [], total: 0 };
   const roots: Array<{ pos: number; chain: ProjectStuckChains['chains'][number] }> = [];
   const stuck = new Map<string, Array<{ pos: number; id: string; title: string; status: TaskStatus }>>();
   const counts = new Map<string, number>();
-  for (const r of rows) {
-    if (r.kind === 'head') {
-      result.projectFound = Number(r.pos) > 0;
-      result.total = Number(r.n);
-    } else if (r.kind === 'root') {
-      roots.push({ pos: Number(r.pos), chain: { id: r.id as string, title: r.title as string, stuck: { tasks: [], count: 0 } } });
+  for (const [kind, root, id, title, status, pos, n] of rowsFromJson<ChainRow>(json)) {
+    if (kind === 'head') {
+      result.projectFound = Number(pos) > 0;
+      result.total = Number(n);
+    } else if (kind === 'root') {
+      roots.push({ pos: Number(pos), chain: { id: id as string, title: title as string, stuck: { tasks: [], count: 0 } } });
     } else {
-      const root = r.root as string;
-      const list = stuck.get(root) ?? [];
-      stuck.set(root, list);
-      list.push({ pos: Number(r.pos), id: r.id as string, title: r.title as string, status: r.status as TaskStatus });
-      counts.set(root, Number(r.n));
+      const list = stuck.get(root as string) ?? [];
+      stuck.set(root as string, list);
+      list.push({ pos: Number(pos), id: id as string, title: title as string, status: status as TaskStatus });
+      counts.set(root as string, Number(n));
     }
   }
   for (const { chain } of roots.sort((a, b) => a.pos - b.pos)) {

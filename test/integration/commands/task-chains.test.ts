@@ -312,6 +312,26 @@ describe('dependencies, skip, stop and chain health', () => {
     });
   });
 
+  it("gives a project's chains with their titles exactly as stored, whatever characters they hold", async () => {
+    // The project's chains come back from the database as one JSON value (dialect.ts, jsonRows).
+    const titles = ['"quoted" \\ back\\slash', 'line\nbreak\ttab', '[1, "x", null]', 'ünïcödé 🚀 \u2028', 'null', '12'];
+    const root = await rt.db.tasks.create({ projectId: 'alpha', title: titles[0], description: 'd', status: 'BLOCKED' });
+    let upstream = root.id;
+    const downstream: Array<{ id: string; title: string }> = [];
+    for (const title of titles.slice(1)) {
+      upstream = (await rt.db.tasks.create({ projectId: 'alpha', title, description: 'd', status: 'DEFINED' }, [upstream])).id;
+      downstream.push({ id: upstream, title });
+    }
+    expect(await rt.exec('get_chain_health', { project_id: 'alpha' })).toEqual({
+      project_id: 'alpha',
+      stuck_chains: [
+        { blocked_task: { id: root.id, title: titles[0] }, stuck_downstream: downstream.slice(0, CHAIN_DOWNSTREAM_SHOWN), stuck_count: 5 },
+      ],
+      total_stuck_chains: 1,
+      next_offset: null,
+    });
+  });
+
   it('returns the newest task result with snake_case keys', async () => {
     const a = await task('A');
     const base = {
