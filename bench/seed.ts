@@ -124,6 +124,7 @@ export async function seedTasksInDatabase(db: Database, projects: number, from: 
         'insert into task_status_counts (project_id, status, n) select project_id, status, count(*) from tasks group by project_id, status',
       );
     },
+    ['task_status_counts'],
   );
 }
 
@@ -162,6 +163,7 @@ export async function seedDependencyChains(db: Database, projects: number, lengt
          created_at = excluded.created_at, holds_up = excluded.holds_up`,
       );
     },
+    ['chain_blockers'],
   );
 }
 
@@ -191,6 +193,7 @@ export async function seedEvents(db: Database, projects: number, tasks: number, 
         [before],
       );
     },
+    ['history_counts'],
   );
 }
 
@@ -198,13 +201,15 @@ export async function seedEvents(db: Database, projects: number, tasks: number, 
  * Runs `load` in one transaction. On PostgreSQL the table's own row triggers (the kept counts,
  * chain_blockers, the workers' wake-up notice) are set aside for it, since a million trigger runs
  * in one transaction took over ten minutes, and `rebuild` then sets what they keep, one statement
- * each; foreign keys are still checked. SQLite runs the triggers, which are cheap there.
+ * each, into the tables named in `rebuilt`; foreign keys are still checked. SQLite runs the
+ * triggers, which are cheap there.
  */
 async function bulkLoad(
   db: Database,
   table: string,
   load: (em: SqlEntityManager) => Promise<void>,
   rebuild: (em: SqlEntityManager) => Promise<void>,
+  rebuilt: string[],
 ): Promise<void> {
   const postgres = db.dialect.name === 'postgresql';
   await db.transaction(async (em) => {
@@ -214,7 +219,8 @@ async function bulkLoad(
     await em.execute(`alter table ${table} enable trigger user`);
     await rebuild(em);
   });
-  await analyzeOnPostgres(db, table);
+  // What `rebuild` wrote grew as much: autovacuum would visit it as well.
+  for (const written of [table, ...(postgres ? rebuilt : [])]) await analyzeOnPostgres(db, written);
 }
 
 /** Fresh statistics and visibility map on PostgreSQL, as autovacuum would leave them on a table grown this big. */
