@@ -1,5 +1,5 @@
 import type { EmFactory } from '../database';
-import { placeholders } from './run-sql';
+import { changes, placeholders } from './run-sql';
 
 /** The scope of the budget over everything (chat and hooks included). */
 export const GLOBAL_BUDGET_SCOPE = '*';
@@ -82,9 +82,8 @@ export class BudgetRepository {
     return this.em().execute(sql, params) as Promise<T[]>;
   }
 
-  private async run(sql: string, params: unknown[]): Promise<number> {
-    const result = (await this.em().execute(sql, params, 'run')) as { affectedRows?: number };
-    return Number(result.affectedRows ?? 0);
+  private run(sql: string, params: unknown[]): Promise<number> {
+    return changes(this.em(), sql, params);
   }
 
   async list(): Promise<BudgetRecord[]> {

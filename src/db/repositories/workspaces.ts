@@ -90,16 +90,16 @@ export class WorkspaceRepository {
    * path is locked (compare-and-set, so two processes cannot both win).
    */
   async acquire(id: string, taskId: string, agentId: string | null): Promise<boolean> {
-    const changed = await this.em().execute(
+    const changed = await changes(
+      this.em(),
       `update workspaces set locked_by_task_id = ?, locked_by_agent_id = ?, locked_at = ?
           where id = ? and locked_by_task_id is null
             and not exists (select 1 from workspaces other
                              where other.path = workspaces.path and other.id <> workspaces.id
                                and other.locked_by_task_id is not null)`,
       [taskId, agentId, new Date(), id],
-      'run',
     );
-    return Number((changed as { affectedRows?: number }).affectedRows ?? 0) > 0;
+    return changed > 0;
   }
 
   /** Releases the lock a task holds (or any lock on `id` when taskId is null). */
