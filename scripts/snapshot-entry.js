@@ -11,6 +11,8 @@ const v8 = require('node:v8');
 const vm = require('node:vm');
 
 const bundle = process.env.AQ_SNAPSHOT_BUNDLE;
+// 'postgresql' for the snapshot `aq` starts from when DATABASE_URL names a PostgreSQL server.
+const dialect = process.env.AQ_SNAPSHOT_DIALECT || 'sqlite';
 // Node empties the stack trace limit while building; MikroORM reads its callers from a stack.
 // Node installs the usual limit again in every process started from the snapshot.
 Error.stackTraceLimit = 10;
@@ -145,11 +147,11 @@ async function warmUp() {
     warmingUp = false;
     fs.rmSync(home, { recursive: true, force: true });
   }
-  await cli.prepareSnapshot();
+  await cli.prepareSnapshot(dialect);
 }
 
 cli
-  .prepareSnapshot()
+  .prepareSnapshot(dialect)
   .then(process.env.AQ_SNAPSHOT_NO_WARM_UP ? undefined : warmUp)
   .catch((err) => {
     process.stderr.write(`Preparing the startup snapshot failed: ${err?.stack ?? err}\n`);

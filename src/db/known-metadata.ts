@@ -52,3 +52,11 @@ export async function initWithKnownMetadata(options: Options): Promise<MikroORM>
   for (const extension of orm.config.get('extensions')) extension.register(orm);
   return orm;
 }
+
+/**
+ * Takes `metadata`, discovered ahead for `driver` (the CLI's startup snapshot for PostgreSQL), as
+ * what the next ORM of that driver in this process starts from.
+ */
+export function rememberMetadata(driver: unknown, metadata: MetadataStorage): void {
+  knownMetadata.set(driver, Promise.resolve(metadata));
+}

@@ -93,6 +93,12 @@ export function discoverOrmAhead(): void {
   discovered = MikroORM.initSync({ ...ormOptions(':memory:'), connect: false });
 }
 
+/** discoverOrmAhead for PostgreSQL: loads its driver and discovers the entities for its platform. */
+export async function discoverPostgresAhead(): Promise<void> {
+  const postgres = await import('./postgres-orm');
+  postgres.discoverPostgresAhead({ entities: ALL_ENTITIES, migrations: ormOptions('').migrations ?? {} });
+}
+
 /** The ORM discovered ahead for this file, or a new one (discovers and connects). */
 async function initOrm(databasePath: string): Promise<MikroORM> {
   const orm = discovered;

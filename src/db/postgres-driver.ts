@@ -40,6 +40,10 @@ class NumericPostgreSqlConnection extends PostgreSqlConnection {
     const { types } = options as unknown as { types: { setTypeParser(oid: number, parse: (text: string) => unknown): void } };
     types.setTypeParser(INT8, (text: string) => Number(text));
     types.setTypeParser(NUMERIC, (text: string) => Number(text));
+    // pg's last resort for a URL without a user is the login name it read from USER when it was
+    // loaded, which in the CLI's startup snapshot was the builder's: it is read now instead.
+    const named = options as { user?: string };
+    named.user ||= process.env.PGUSER || process.env.USER || undefined;
     return options;
   }
 }
