@@ -1,58 +1,25 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
-import { copyFile, mkdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { MikroORM } from '@mikro-orm/sqlite';
 import { MIGRATIONS } from '../../../src/db/migrations';
 import { ormOptions, shippedMigrationNames } from '../../../src/db/orm';
 import { makeTempDir } from '../../support/tmp';
+import { AQ, type AqRun, runAq, snapshotOf } from '../../support/aq-process';
 
 const execFileAsync = promisify(execFile);
 const ROOT = path.join(__dirname, '..', '..', '..');
-/** `aq` as npm installs it (package.json bin): the shell script that starts from the snapshot. */
-const AQ = path.join(ROOT, 'bin', 'aq');
 const BLOB = path.join(ROOT, 'dist', 'aq.blob');
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-  /** Node's own options, as the process reported them at exit: shows whether it started from the snapshot. */
-  execArgv: string[];
-}
+type Run = AqRun;
 
 /** The real `aq` as its own process, through bin/aq; `fallback` makes it run bin/aq.js unbundled. */
-function aq(dir: string, args: string[], options: { fallback?: boolean; stdin?: string; cwd?: string } = {}): Promise<Run> {
-  const report = path.join(dir, `exec-argv-${Math.random().toString(36).slice(2)}.json`);
-  const reporter = path.join(dir, 'report-exec-argv.js');
-  return new Promise((resolve, reject) => {
-    const env = {
-      PATH: process.env.PATH,
-      AQ_HOME: dir,
-      NODE_OPTIONS: `--require ${reporter}`,
-      REPORT_FILE: report,
-      ...(options.fallback ? { AQ_NO_BUNDLE: '1' } : {}),
-    };
-    writeFile(reporter, "process.on('exit', () => require('fs').writeFileSync(process.env.REPORT_FILE, JSON.stringify(process.execArgv)));")
-      .then(() => {
-        const child = spawn(AQ, args, { env, cwd: options.cwd ?? ROOT });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (chunk) => (stdout += chunk));
-        child.stderr.on('data', (chunk) => (stderr += chunk));
-        child.on('error', reject);
-        child.on('close', async (code) => {
-          const execArgv = JSON.parse(await readFile(report, 'utf8')) as string[];
-          resolve({ code: code ?? -1, stdout, stderr, execArgv });
-        });
-        child.stdin.end(options.stdin ?? '');
-      })
-      .catch(reject);
-  });
-}
+const aq = (dir: string, args: string[], options: { fallback?: boolean; stdin?: string; cwd?: string } = {}) =>
+  runAq(dir, args, { ...options, cwd: options.cwd ?? ROOT });
 
-const fromSnapshot = (run: Run) => run.execArgv.includes('--snapshot-blob');
+const fromSnapshot = (run: Run) => snapshotOf(run) !== null;
 
 /** A session that writes, reads, fails validation and names unknown things, as people use aq. */
 const SESSION = [
