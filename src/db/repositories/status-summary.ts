@@ -1,4 +1,5 @@
 import type { EmFactory } from '../database';
+import { dialectOf, rowsFromJson } from '../dialect';
 import { REPAIRS_KEY } from './reconciliation';
 import { stateValue } from './system-state';
 import { placeholders } from './run-sql';
@@ -16,12 +17,8 @@ export interface StatusSummary {
   state: Map<string, unknown>;
 }
 
-interface SummaryRow {
-  kind: 'state' | 'status' | 'ready' | 'projects' | 'repairs';
-  name: string;
-  value: string | null;
-  n: number | string;
-}
+/** A row of the union as `rowsFromJson` gives it. */
+type SummaryTuple = [kind: 'state' | 'status' | 'ready' | 'projects' | 'repairs', name: string, value: string | null, n: number | string];
 
 /**
  * (On PostgreSQL a status's count is spread over several rows, so it is always summed.)
@@ -36,9 +33,12 @@ export class StatusSummaryRepository {
 
   async read(stateKeys: readonly string[]): Promise<StatusSummary> {
     const keys = stateKeys.length > 0 ? [...stateKeys] : [''];
-    const rows = await this.em().execute<SummaryRow[]>(
+    const em = this.em();
+    // Some fifty rows (a READY count per project): handed over as one JSON value.
+    const [result] = await em.execute<Array<{ summary_json: unknown }>>(
       // The JSON column is read as its text on both databases, then parsed here.
-      `select 'state' as kind, key as name, cast(value as text) as value, 0 as n from system_state
+      `select ${dialectOf(em).jsonRows(['kind', 'name', 'value', 'n'])} as summary_json from (
+         select 'state' as kind, key as name, cast(value as text) as value, 0 as n from system_state
           where key in (${placeholders(keys)})
          union all
          select 'status', status, null, sum(n) from task_status_counts group by status having sum(n) > 0
@@ -47,16 +47,16 @@ export class StatusSummaryRepository {
          union all
          select 'projects', '', null, count(*) from projects
          union all
-         select 'repairs', name, null, n from history_counts where name = ?`,
+         select 'repairs', name, null, n from history_counts where name = ?) summary_rows`,
       [...keys, REPAIRS_KEY],
     );
     const summary: StatusSummary = { projects: 0, byStatus: {}, readyByProject: {}, repairs: 0, state: new Map() };
-    for (const row of rows) {
-      const n = Number(row.n);
-      if (row.kind === 'state') summary.state.set(row.name, stateValue(row.value));
-      else if (row.kind === 'status') summary.byStatus[row.name] = n;
-      else if (row.kind === 'ready') summary.readyByProject[row.name] = n;
-      else if (row.kind === 'projects') summary.projects = n;
+    for (const [kind, name, value, count] of rowsFromJson<SummaryTuple>(result?.summary_json)) {
+      const n = Number(count);
+      if (kind === 'state') summary.state.set(name, stateValue(value));
+      else if (kind === 'status') summary.byStatus[name] = n;
+      else if (kind === 'ready') summary.readyByProject[name] = n;
+      else if (kind === 'projects') summary.projects = n;
       else summary.repairs = n;
     }
     return summary;
