@@ -1,5 +1,6 @@
 import { Event } from '../entities';
 import type { EmFactory } from '../database';
+import { selectAsJson } from './run-sql';
 
 export interface EventRecord {
   id: number;
@@ -10,6 +11,45 @@ export interface EventRecord {
   payload: Record<string, unknown>;
   origin: string | null;
   createdAt: Date;
+}
+
+/** An event as selectAsJson gives it: the values of EVENT_COLUMNS, in that order. */
+type EventTuple = [
+  id: number | string,
+  type: string,
+  projectId: string | null,
+  taskId: string | null,
+  agentId: string | null,
+  payload: string | null,
+  origin: string | null,
+  createdAt: number | string,
+];
+
+const EVENT_COLUMNS = ['id', 'type', 'project_id', 'task_id', 'agent_id', 'payload', 'origin', 'created_at'];
+/** The payload, a JSON column, as its text on both databases: parsed here, as MikroORM would. */
+const EVENT_SELECT = 'id, type, project_id, task_id, agent_id, cast(payload as text) as payload, origin, created_at';
+
+/** A stored payload: `{}` where there is none (or, written by hand, it is not JSON). */
+function parsedPayload(text: string | null): Record<string, unknown> {
+  if (text == null) return {};
+  try {
+    return (JSON.parse(text) as Record<string, unknown> | null) ?? {};
+  } catch {
+    return {};
+  }
+}
+
+function fromTuple([id, type, projectId, taskId, agentId, payload, origin, createdAt]: EventTuple): EventRecord {
+  return {
+    id: Number(id),
+    type,
+    projectId,
+    taskId,
+    agentId,
+    payload: parsedPayload(payload),
+    origin,
+    createdAt: new Date(Number(createdAt)),
+  };
 }
 
 function toEventRecord(e: Event): EventRecord {
@@ -40,9 +80,13 @@ export class EventRepository {
    * the event `before` (keyset: a range of the primary key, however deep).
    */
   async recent(limit: number, from: { offset?: number; before?: number } = {}): Promise<EventRecord[]> {
-    const where = from.before === undefined ? {} : { id: { $lt: from.before } };
-    const rows = await this.em().find(Event, where, { orderBy: { id: 'desc' }, limit, offset: from.offset ?? 0 });
-    return rows.map(toEventRecord);
+    const before = from.before === undefined ? '' : 'where id < ?';
+    const rows = await this.page(`${before} order by id desc limit ? offset ?`, [
+      ...(from.before === undefined ? [] : [from.before]),
+      limit,
+      from.offset ?? 0,
+    ]);
+    return rows.sort((a, b) => b.id - a.id);
   }
 
   /** How many events are stored: the sum of the trigger-kept stripes of history_counts (no table scan). */
@@ -55,8 +99,14 @@ export class EventRepository {
 
   /** Events after `afterId`, oldest first: how the daemon picks up events other processes wrote. */
   async since(afterId: number, limit = 200): Promise<EventRecord[]> {
-    const rows = await this.em().find(Event, { id: { $gt: afterId } }, { orderBy: { id: 'asc' }, limit });
-    return rows.map(toEventRecord);
+    const rows = await this.page('where id > ? order by id limit ?', [afterId, limit]);
+    return rows.sort((a, b) => a.id - b.id);
+  }
+
+  /** Events of `select … from events <rest>`, read as one JSON value (selectAsJson), in no order. */
+  private async page(rest: string, params: unknown[]): Promise<EventRecord[]> {
+    const tuples = await selectAsJson<EventTuple>(this.em(), EVENT_COLUMNS, `select ${EVENT_SELECT} from events ${rest}`, params);
+    return tuples.map(fromTuple);
   }
 
   async latestId(): Promise<number> {

@@ -1,8 +1,8 @@
 import type { EmFactory } from '../database';
-import { dialectOf, rowsFromJson } from '../dialect';
+import { dialectOf } from '../dialect';
 import { backendKeySql } from './backend-key-sql';
 import { budgetFromRow, type BudgetRecord } from './budgets';
-import { placeholders } from './run-sql';
+import { placeholders, selectAsJson } from './run-sql';
 import { stateValue } from './system-state';
 import {
   ACTIVE_COUNTS_SQL,
@@ -294,11 +294,8 @@ export class SchedulingRepository {
       branch('state', { id: 'key', s1: 'value' }, `select key, value from system_state where key in (${placeholders(keys)})`),
     ].join(' union all ');
     // About a hundred rows: one JSON value is handed over faster than a row object per row.
-    const [result] = await this.query<{ context_json: unknown }>(
-      `select ${dialectOf(this.em()).jsonRows(CONTEXT_COLUMNS)} as context_json from (${union}) context_rows`,
-      [now.getTime(), `${QUOTA_PAUSE_PREFIX}%`, ...keys],
-    );
-    const rows = rowsFromJson<ContextTuple>(result?.context_json).map(([kind, id, project_id, s1, s2, s3, s4, n1, n2, n3, n4]) => ({
+    const tuples = await selectAsJson<ContextTuple>(this.em(), CONTEXT_COLUMNS, union, [now.getTime(), `${QUOTA_PAUSE_PREFIX}%`, ...keys]);
+    const rows = tuples.map(([kind, id, project_id, s1, s2, s3, s4, n1, n2, n3, n4]) => ({
       kind,
       id,
       project_id,

@@ -1,8 +1,7 @@
 import type { EmFactory } from '../database';
-import { dialectOf, rowsFromJson } from '../dialect';
 import { REPAIRS_KEY } from './reconciliation';
 import { stateValue } from './system-state';
-import { placeholders } from './run-sql';
+import { placeholders, selectAsJson } from './run-sql';
 
 /** The small-table reads behind get_status, as one statement. */
 export interface StatusSummary {
@@ -33,12 +32,12 @@ export class StatusSummaryRepository {
 
   async read(stateKeys: readonly string[]): Promise<StatusSummary> {
     const keys = stateKeys.length > 0 ? [...stateKeys] : [''];
-    const em = this.em();
     // Some fifty rows (a READY count per project): handed over as one JSON value.
-    const [result] = await em.execute<Array<{ summary_json: unknown }>>(
+    const rows = await selectAsJson<SummaryTuple>(
+      this.em(),
+      ['kind', 'name', 'value', 'n'],
       // The JSON column is read as its text on both databases, then parsed here.
-      `select ${dialectOf(em).jsonRows(['kind', 'name', 'value', 'n'])} as summary_json from (
-         select 'state' as kind, key as name, cast(value as text) as value, 0 as n from system_state
+      `select 'state' as kind, key as name, cast(value as text) as value, 0 as n from system_state
           where key in (${placeholders(keys)})
          union all
          select 'status', status, null, sum(n) from task_status_counts group by status having sum(n) > 0
@@ -47,11 +46,11 @@ export class StatusSummaryRepository {
          union all
          select 'projects', '', null, count(*) from projects
          union all
-         select 'repairs', name, null, n from history_counts where name = ?) summary_rows`,
+         select 'repairs', name, null, n from history_counts where name = ?`,
       [...keys, REPAIRS_KEY],
     );
     const summary: StatusSummary = { projects: 0, byStatus: {}, readyByProject: {}, repairs: 0, state: new Map() };
-    for (const [kind, name, value, count] of rowsFromJson<SummaryTuple>(result?.summary_json)) {
+    for (const [kind, name, value, count] of rows) {
       const n = Number(count);
       if (kind === 'state') summary.state.set(name, stateValue(value));
       else if (kind === 'status') summary.byStatus[name] = n;

@@ -1,7 +1,6 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { TaskStatus } from '../entities';
-import { dialectOf, rowsFromJson } from '../dialect';
-import { readInBatches } from './run-sql';
+import { readInBatches, selectAsJson } from './run-sql';
 
 /** Queries behind get_chain_health, paged so its reply stays small however long a chain is. */
 
@@ -118,28 +117,29 @@ export async function projectStuckChains(
   page: { limit: number; offset: number },
   shown: number,
 ): Promise<ProjectStuckChains> {
-  const [{ chain_json: json }] = await em.execute<Array<{ chain_json: unknown }>>(
+  const rows = await selectAsJson<ChainRow>(
+    em,
+    ['kind', 'root', 'id', 'title', 'status', 'pos', 'n'],
     `with recursive roots as (
        select c.task_id as id, row_number() over (order by c.priority, c.created_at, c.task_id) as pos
          from (select task_id, priority, created_at from chain_blockers where project_id = ? and holds_up = true
                 order by priority, created_at, task_id limit ? offset ?) c
      ),
      ${stuckWalk('select id from roots')}
-     select ${dialectOf(em).jsonRows(['kind', 'root', 'id', 'title', 'status', 'pos', 'n'])} as chain_json from (
      select 'head' as kind, null as root, null as id, null as title, null as status,
             (select count(*) from projects where id = ?) as pos,
             (select count(*) from chain_blockers where project_id = ? and holds_up = true) as n
      union all
      select 'root', r.id, r.id, t.title, null, r.pos, 0 from roots r join tasks t on t.id = r.id
      union all
-     select 'stuck', root, id, title, status, pos, n from stuck where pos <= ?) chain_rows`,
+     select 'stuck', root, id, title, status, pos, n from stuck where pos <= ?`,
     [projectId, page.limit, page.offset, projectId, projectId, shown],
   );
   const result: ProjectStuckChains = { projectFound: false, chains: [], total: 0 };
   const roots: Array<{ pos: number; chain: ProjectStuckChains['chains'][number] }> = [];
   const stuck = new Map<string, Array<{ pos: number; id: string; title: string; status: TaskStatus }>>();
   const counts = new Map<string, number>();
-  for (const [kind, root, id, title, status, pos, n] of rowsFromJson<ChainRow>(json)) {
+  for (const [kind, root, id, title, status, pos, n] of rows) {
     if (kind === 'head') {
       result.projectFound = Number(pos) > 0;
       result.total = Number(n);

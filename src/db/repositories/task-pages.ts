@@ -1,7 +1,7 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { TaskStatus } from '../entities';
 import { dialectOf, rowsFromJson } from '../dialect';
-import { placeholders } from './run-sql';
+import { placeholders, selectAsJson } from './run-sql';
 
 /** Pages of tasks in queue order: list_tasks, get_status's overviews. */
 
@@ -63,8 +63,8 @@ function toSummaryRow([id, projectId, title, status, priority, assignedAgent, cr
  * handing over a row object per row was about half of reading a page of 200 tasks. The aggregate
  * does not promise its input's order, so they are put in order here.
  */
-function inQueueOrder(json: unknown): TaskSummaryRow[] {
-  return rowsFromJson<TaskListTuple>(json)
+function inQueueOrder(tuples: TaskListTuple[]): TaskSummaryRow[] {
+  return tuples
     .map(toSummaryRow)
     .sort((a, b) => a.place.priority - b.place.priority || a.place.createdAt - b.place.createdAt || a.place.seq - b.place.seq);
 }
@@ -136,7 +136,7 @@ export async function taskPage(em: Reader, filter: TaskListFilter, limit: number
             (select ${dialectOf(em).jsonRows(LIST_COLUMNS)} from (${page.sql}) page_rows) as page_json`,
     [...(counted ? params : []), ...(checked ? [filter.projectId] : []), ...page.params],
   );
-  const found = inQueueOrder(row?.page_json);
+  const found = inQueueOrder(rowsFromJson<TaskListTuple>(row?.page_json));
   return {
     tasks: found.slice(0, limit),
     total: Number(row?.total ?? 0),
@@ -156,13 +156,15 @@ export async function firstTasksInStatuses(
   const wanted = Object.entries(limits) as Array<[TaskStatus, number]>;
   if (wanted.length === 0) return {};
   const { order, columns } = queueOrder(em);
-  const [row] = await em.execute<Array<{ page_json: unknown }>>(
-    `select ${dialectOf(em).jsonRows(LIST_COLUMNS)} as page_json from (${wanted
+  const tuples = await selectAsJson<TaskListTuple>(
+    em,
+    LIST_COLUMNS,
+    wanted
       .map((_, i) => `select * from (select ${columns} from tasks where status = ? order by ${order} limit ?) s${i}`)
-      .join(' union all ')}) page_rows`,
+      .join(' union all '),
     wanted.flat(),
   );
   const result: Partial<Record<TaskStatus, TaskSummaryRow[]>> = Object.fromEntries(wanted.map(([status]) => [status, []]));
-  for (const task of inQueueOrder(row?.page_json)) result[task.status]?.push(task);
+  for (const task of inQueueOrder(tuples)) result[task.status]?.push(task);
   return result;
 }
