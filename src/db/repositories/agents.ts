@@ -1,5 +1,6 @@
 import { Agent, type AgentState } from '../entities';
 import type { EmFactory } from '../database';
+import { selectAsJson } from './run-sql';
 
 export interface AgentRecord {
   id: string;
@@ -27,6 +28,21 @@ function toAgentRecord(a: Agent): AgentRecord {
   };
 }
 
+/** An agent as selectAsJson gives it: the values of AGENT_COLUMNS, in that order, and its place in the list. */
+type AgentTuple = [
+  id: string,
+  name: string,
+  type: string,
+  state: AgentState,
+  currentTask: string | null,
+  checkoutPath: string | null,
+  repoId: string | null,
+  backend: string,
+  profile: string | null,
+  place: number | string,
+];
+const AGENT_COLUMNS = ['id', 'name', 'type', 'state', 'current_task', 'checkout_path', 'repo_id', 'backend', 'profile'];
+
 export class AgentRepository {
   constructor(private readonly em: EmFactory) {}
 
@@ -37,8 +53,27 @@ export class AgentRepository {
 
   /** Agents, oldest first; with `page`, only that slice (see `count`). */
   async list(page?: { limit: number; offset: number }): Promise<AgentRecord[]> {
-    const rows = await this.em().find(Agent, {}, { orderBy: { createdAt: 'asc', id: 'asc' }, ...page });
-    return rows.map(toAgentRecord);
+    const slice = page ? 'limit ? offset ?' : '';
+    const rows = await selectAsJson<AgentTuple>(
+      this.em(),
+      [...AGENT_COLUMNS, 'place'],
+      `select ${AGENT_COLUMNS.join(', ')}, row_number() over (order by created_at, id) as place
+         from agents order by created_at, id ${slice}`,
+      page ? [page.limit, page.offset] : [],
+    );
+    // The aggregate keeps no order: oldest first again, by the database's own numbering.
+    rows.sort((a, b) => Number(a[9]) - Number(b[9]));
+    return rows.map(([id, name, type, state, currentTask, checkoutPath, repoId, backend, profile]) => ({
+      id,
+      name,
+      type,
+      state,
+      currentTask,
+      checkoutPath,
+      repoId,
+      backend,
+      profile,
+    }));
   }
 
   async count(): Promise<number> {
