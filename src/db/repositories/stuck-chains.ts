@@ -109,7 +109,7 @@ type ChainRow = [
  * get_chain_health for a project in one statement: whether the project exists, the count of its
  * blockers, a page of them from chain_blockers and, for each, its `shown` nearest stuck tasks and
  * their count from one walk. On PostgreSQL each statement is a round trip, which was most of it.
- * Its few hundred rows come back as one JSON value (`jsonRows`).
+ * Its few hundred rows come back as one JSON value (`selectAsJson`).
  */
 export async function projectStuckChains(
   em: Reader,

@@ -31,7 +31,7 @@ export interface TaskSummaryRow {
   place: TaskPlace;
 }
 
-/** A page row as `rowsFromJson` gives it: the values of `LIST_COLUMNS`, in that order. */
+/** A page row as it comes back in JSON: the values of `LIST_COLUMNS`, in that order. */
 type TaskListTuple = [
   id: string,
   projectId: string,
@@ -59,9 +59,8 @@ function toSummaryRow([id, projectId, title, status, priority, assignedAgent, cr
 }
 
 /**
- * The rows of `select <queue order's columns> …` in queue order, read back as one JSON value:
- * handing over a row object per row was about half of reading a page of 200 tasks. The aggregate
- * does not promise its input's order, so they are put in order here.
+ * Page rows, which come back as one JSON value (a row object per row was about two thirds of
+ * reading a page of 200 tasks), put in queue order: the aggregate does not promise its input's.
  */
 function inQueueOrder(tuples: TaskListTuple[]): TaskSummaryRow[] {
   return tuples
