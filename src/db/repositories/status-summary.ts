@@ -16,7 +16,7 @@ export interface StatusSummary {
   state: Map<string, unknown>;
 }
 
-/** A row of the union as `rowsFromJson` gives it. */
+/** A row of the union as `selectAsJson` gives it. */
 type SummaryTuple = [kind: 'state' | 'status' | 'ready' | 'projects' | 'repairs', name: string, value: string | null, n: number | string];
 
 /**
