@@ -37,6 +37,25 @@ function stuckWalk(roots: string): string {
 }
 
 /**
+ * Every unfinished task downstream of each root (transitively), nearest first, in one recursive
+ * query per 500 roots. Every root is in the map, with an empty list when nothing waits on it.
+ */
+export async function everyStuckDownstream(
+  em: Reader,
+  rootIds: string[],
+): Promise<Map<string, Array<{ id: string; title: string; status: TaskStatus }>>> {
+  const result = new Map<string, Array<{ id: string; title: string; status: TaskStatus }>>(rootIds.map((id) => [id, []]));
+  const rows = await readInBatches(rootIds, (batch, marks) =>
+    em.execute<Array<{ root: string; id: string; title: string; status: TaskStatus }>>(
+      `with recursive ${stuckWalk(marks)} select root, id, title, status from stuck order by root, pos`,
+      batch,
+    ),
+  );
+  for (const r of rows) result.get(r.root)?.push({ id: r.id, title: r.title, status: r.status });
+  return result;
+}
+
+/**
  * For each root, at most `page.limit` of the unfinished tasks downstream of it (transitively),
  * from `page.offset`, nearest first, and how many there are in all. Roots with nothing stuck
  * behind them are absent. One recursive query per 500 roots.

@@ -3,7 +3,14 @@ import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import { Task, TaskDependency, type TaskStatus } from '../entities';
 import type { EmFactory } from '../database';
 import { generateTaskId } from '../ids';
-import { blockedHoldingUp, projectStuckChains, stuckDownstreamPages, type ProjectStuckChains, type StuckPage } from './stuck-chains';
+import {
+  blockedHoldingUp,
+  everyStuckDownstream,
+  projectStuckChains,
+  stuckDownstreamPages,
+  type ProjectStuckChains,
+  type StuckPage,
+} from './stuck-chains';
 import {
   TASK_COLUMNS,
   taskAssignments,
@@ -275,29 +282,11 @@ export class TaskRepository {
 
   /**
    * `stuckDownstream` for many roots in one recursive query (a breadth-first walk over the
-   * dependency edges done by SQLite), so a project's chain health is one round trip, not one
-   * per blocked task. Every root is in the map, with an empty list when nothing waits on it.
+   * dependency edges; see stuck-chains.ts). Every root is in the map, with an empty list when
+   * nothing waits on it.
    */
   async stuckDownstreamOf(rootIds: string[]): Promise<Map<string, Array<{ id: string; title: string; status: TaskStatus }>>> {
-    const result = new Map<string, Array<{ id: string; title: string; status: TaskStatus }>>(rootIds.map((id) => [id, []]));
-    const em = this.em();
-    const rows = await readInBatches(rootIds, (batch, marks) =>
-      em.execute<Array<{ root: string; id: string; title: string; status: TaskStatus }>>(
-        `with recursive down(root, id, depth) as (
-           select depends_on_id, task_id, 1 from task_dependencies where depends_on_id in (${marks})
-           union
-           select down.root, d.task_id, down.depth + 1 from task_dependencies d join down on d.depends_on_id = down.id
-           where down.depth < 1000
-         )
-         select nearest.root, t.id, t.title, t.status from tasks t
-           join (select root, id, min(depth) as depth from down group by root, id) nearest on nearest.id = t.id
-          where t.status <> 'COMPLETED' and t.id <> nearest.root
-          order by nearest.root, nearest.depth, t.priority, t.created_at, t.id`,
-        batch,
-      ),
-    );
-    for (const r of rows) result.get(r.root)?.push({ id: r.id, title: r.title, status: r.status });
-    return result;
+    return everyStuckDownstream(this.em(), rootIds);
   }
 
   /** `stuckDownstream` a page at a time per root, with counts (see stuck-chains.ts). */
