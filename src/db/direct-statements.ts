@@ -7,8 +7,8 @@ import type { AbstractSqlConnection, AnyEntity, EntityData, Knex, LoggingOptions
  * and its runner. MikroORM writes the values into the SQL before knex sees it, and with no
  * bindings left knex's part was only the connection and the call: this does the same, with the
  * same result handling and the transaction's one connection when there is one. Each dialect says
- * how it runs a statement (`runOnDriver`): PostgreSQL with the values written in, as MikroORM
- * writes them; SQLite prepares it once and binds them (sqlite-statements.ts). It saves about
+ * how it runs a statement (`runOnDriver`): each prepares it once and binds its values where that
+ * reads the same as MikroORM's written-in text (sqlite-statements.ts, postgres-statements.ts). It saves about
  * 0.15 ms of CPU a statement (bench/README.md, "Statements on the driver's connection"), and a
  * claim with its run makes about 25 of them.
  *
@@ -86,15 +86,6 @@ export class DirectTransaction {
   }
 }
 
-interface PgClient {
-  query(config: { text: string; values: unknown[] }): Promise<unknown>;
-}
-
-/** One statement, its values already in its text, on a pg client: its whole result, as knex hands a raw query's back. */
-export function postgresStatement(connection: unknown, sql: string): Promise<unknown> {
-  return (connection as PgClient).query({ text: sql, values: [] });
-}
-
 type Method = 'all' | 'get' | 'run';
 type BeginOptions = {
   isolationLevel?: IsolationLevel;
@@ -117,8 +108,9 @@ export function withDirectStatements<TBase extends ConnectionClass>(Base: TBase)
     /**
      * Runs `sql` on the driver's `connection`, each `?` standing for the next of `params` as the
      * platform's `formatQuery` would write it in, and answers what knex's dialect answers.
+     * `inTransaction`: the connection is a transaction's, which a failed statement would abort.
      */
-    protected abstract runOnDriver(connection: unknown, sql: string, params: readonly unknown[]): Promise<unknown>;
+    protected abstract runOnDriver(connection: unknown, sql: string, params: readonly unknown[], inTransaction: boolean): Promise<unknown>;
 
     override async execute<T extends QueryResult | EntityData<AnyEntity> | EntityData<AnyEntity>[] = EntityData<AnyEntity>[]>(
       query: string | Knex.QueryBuilder | Knex.Raw,
@@ -132,7 +124,7 @@ export function withDirectStatements<TBase extends ConnectionClass>(Base: TBase)
       await this.ensureConnection();
       const sql = this.config.get('onQuery')(query, params);
       return this.transformRawResult<T>(
-        await onDriverConnection(this.getKnex(), ctx, (connection) => this.runOnDriver(connection, sql, params)),
+        await onDriverConnection(this.getKnex(), ctx, (connection) => this.runOnDriver(connection, sql, params, ctx != null)),
         method,
       );
     }
@@ -141,7 +133,7 @@ export function withDirectStatements<TBase extends ConnectionClass>(Base: TBase)
       const parent = options.ctx as unknown;
       if (parent instanceof DirectTransaction) {
         const savepoint = new DirectTransaction(parent.connection, this.getKnex(), parent);
-        await this.runOnDriver(parent.connection, `savepoint ${savepoint.savepoint}`, []);
+        await this.runOnDriver(parent.connection, `savepoint ${savepoint.savepoint}`, [], true);
         return savepoint as unknown as Knex.Transaction;
       }
       const plain = !options.isolationLevel && !options.readOnly && !this.logger.isEnabled('query', options.loggerContext);
@@ -151,7 +143,7 @@ export function withDirectStatements<TBase extends ConnectionClass>(Base: TBase)
       const connection = await pool.acquireConnection();
       const trx = new DirectTransaction(connection, this.getKnex(), null);
       try {
-        await this.runOnDriver(connection, 'begin', []);
+        await this.runOnDriver(connection, 'begin', [], true);
       } catch (err) {
         await pool.releaseConnection(connection);
         throw err;
@@ -168,13 +160,13 @@ export function withDirectStatements<TBase extends ConnectionClass>(Base: TBase)
       const trx = ctx as unknown;
       if (!(trx instanceof DirectTransaction)) return super.commit(ctx, eventBroadcaster, loggerContext);
       if (trx.savepoint) {
-        await this.runOnDriver(trx.connection, `release savepoint ${trx.savepoint}`, []);
+        await this.runOnDriver(trx.connection, `release savepoint ${trx.savepoint}`, [], true);
         trx.completed = true;
         return;
       }
       await eventBroadcaster?.dispatchEvent(EventType.beforeTransactionCommit, ctx);
       // A failed COMMIT leaves the transaction to the rollback the ORM makes next.
-      await this.runOnDriver(trx.connection, 'commit', []);
+      await this.runOnDriver(trx.connection, 'commit', [], true);
       trx.completed = true;
       await trx.release(this.getKnex());
       await eventBroadcaster?.dispatchEvent(EventType.afterTransactionCommit, ctx);
@@ -189,12 +181,12 @@ export function withDirectStatements<TBase extends ConnectionClass>(Base: TBase)
       if (!(trx instanceof DirectTransaction)) return super.rollback(ctx, eventBroadcaster, loggerContext);
       if (trx.savepoint) {
         trx.completed = true;
-        await this.runOnDriver(trx.connection, `rollback to savepoint ${trx.savepoint}`, []);
+        await this.runOnDriver(trx.connection, `rollback to savepoint ${trx.savepoint}`, [], true);
         return;
       }
       await eventBroadcaster?.dispatchEvent(EventType.beforeTransactionRollback, ctx);
       try {
-        if (!trx.completed) await this.runOnDriver(trx.connection, 'rollback', []);
+        if (!trx.completed) await this.runOnDriver(trx.connection, 'rollback', [], true);
       } finally {
         trx.completed = true;
         await trx.release(this.getKnex());

@@ -1,6 +1,7 @@
 import { types } from 'node:util';
 import { AbstractSqlDriver, PostgreSqlConnection, PostgreSqlPlatform, type Configuration } from '@mikro-orm/postgresql';
-import { postgresStatement, withDirectStatements } from './direct-statements';
+import { withDirectStatements } from './direct-statements';
+import { PostgresStatements } from './postgres-statements';
 import { storableValue } from './storable-text';
 
 /** pg's OIDs for the types read here as JavaScript numbers. */
@@ -48,10 +49,15 @@ class NumericPostgreSqlConnection extends PostgreSqlConnection {
   }
 }
 
-/** The connection above, its raw statements and plain transactions run on pg's own client (direct-statements.ts). */
+/**
+ * The connection above, its raw statements and plain transactions run on pg's own client
+ * (direct-statements.ts), as named prepared statements where they can be (postgres-statements.ts).
+ */
 export class AppPostgreSqlConnection extends withDirectStatements(NumericPostgreSqlConnection) {
-  protected override runOnDriver(connection: unknown, sql: string, params: readonly unknown[]): Promise<unknown> {
-    return postgresStatement(connection, this.platform.formatQuery(sql, params as unknown[]));
+  private readonly statements = new PostgresStatements();
+
+  protected override runOnDriver(connection: unknown, sql: string, params: readonly unknown[], inTransaction: boolean): Promise<unknown> {
+    return this.statements.run(connection, sql, params, inTransaction, () => this.platform.formatQuery(sql, params as unknown[]));
   }
 }
 

@@ -1,3 +1,4 @@
+import { skipQuotedOrComment } from './sql-text';
 import { storableText } from './storable-text';
 
 /**
@@ -36,27 +37,7 @@ export function isSqliteRunStatement(sql: string): boolean {
   return insert || start.startsWith('update') || start.startsWith('delete') || start.startsWith('truncate');
 }
 
-const QUOTE = 0x27;
-const DOUBLE_QUOTE = 0x22;
-const BACKTICK = 0x60;
-const OPEN_BRACKET = 0x5b;
 const QUESTION_MARK = 0x3f;
-
-/** Where the quoted part or comment that starts at `sql[i]` ends (its last character), `i` when none starts there, -1 when one never ends. */
-function skipQuotedOrComment(sql: string, i: number): number {
-  const code = sql.charCodeAt(i);
-  if (code === QUOTE || code === DOUBLE_QUOTE || code === BACKTICK) return sql.indexOf(sql[i], i + 1);
-  if (code === OPEN_BRACKET) return sql.indexOf(']', i + 1);
-  if (sql.startsWith('--', i)) {
-    const end = sql.indexOf('\n', i);
-    return end === -1 ? sql.length : end;
-  }
-  if (sql.startsWith('/*', i)) {
-    const end = sql.indexOf('*/', i + 2);
-    return end === -1 ? -1 : end + 1;
-  }
-  return i;
-}
 
 /**
  * The offsets of the `?` that MikroORM's `formatQuery` and SQLite would both read as the next
