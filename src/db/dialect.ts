@@ -29,10 +29,14 @@ export interface SqlDialect {
   /**
    * An aggregate of a query's rows as one JSON array of `[value, …]` arrays (see
    * `rowsFromJson`): one value to hand over instead of a row object per row, which was most of
-   * the cost of a read that returns a few hundred small rows.
+   * the cost of a read that returns a few hundred small rows. The array follows `order` when
+   * one is given (the aggregate's own ORDER BY), and no promised order otherwise.
    */
-  jsonRows(values: readonly string[]): string;
+  jsonRows(values: readonly string[], order?: readonly string[]): string;
 }
+
+/** An aggregate's ORDER BY (SQLite 3.44 and PostgreSQL read it alike), or nothing. */
+const orderClause = (order: readonly string[] | undefined) => (order?.length ? ` order by ${order.join(', ')}` : '');
 
 const SQLITE: SqlDialect = {
   name: 'sqlite',
@@ -42,7 +46,12 @@ const SQLITE: SqlDialect = {
   taskIndexRowKey: 'rowid',
   likeIgnoringCase: 'like',
   returningId: '',
-  jsonRows: (values) => `json_group_array(json_array(${values.join(', ')}))`,
+  // A value that goes through the aggregate's sorter loses its JSON subtype, so json_group_array
+  // would take each sorted row for a string: sorted rows are joined as text instead.
+  jsonRows: (values, order) =>
+    order?.length
+      ? `'[' || group_concat(json_array(${values.join(', ')}), ','${orderClause(order)}) || ']'`
+      : `json_group_array(json_array(${values.join(', ')}))`,
 };
 
 const POSTGRESQL: SqlDialect = {
@@ -54,7 +63,7 @@ const POSTGRESQL: SqlDialect = {
   taskIndexRowKey: null,
   likeIgnoringCase: 'ilike',
   returningId: ' returning id',
-  jsonRows: (values) => `json_agg(json_build_array(${values.join(', ')}))`,
+  jsonRows: (values, order) => `json_agg(json_build_array(${values.join(', ')})${orderClause(order)})`,
 };
 
 export const DIALECTS: Record<DialectName, SqlDialect> = { sqlite: SQLITE, postgresql: POSTGRESQL };

@@ -59,16 +59,18 @@ export function oldestFirst<R>(
  * The rows of `sql` (a select of `columns`, in that order) as tuples, read back as one JSON value
  * (`dialect.jsonRows`): a row object per row was most of the cost of reads that return tens to
  * hundreds of small rows. The aggregate does not promise the select's order: callers that need
- * one sort the tuples.
+ * one give `order` (columns of the select, the database sorting as an ORDER BY would), or sort
+ * the tuples themselves.
  */
 export async function selectAsJson<Row extends unknown[]>(
   em: Pick<SqlEntityManager, 'execute' | 'getPlatform'>,
   columns: readonly string[],
   sql: string,
   params: unknown[] = [],
+  order?: readonly string[],
 ): Promise<Row[]> {
   const [result] = await em.execute<Array<{ rows_json: unknown }>>(
-    `select ${dialectOf(em).jsonRows(columns)} as rows_json from (${sql}) json_rows`,
+    `select ${dialectOf(em).jsonRows(columns, order)} as rows_json from (${sql}) json_rows`,
     params,
   );
   return rowsFromJson<Row>(result?.rows_json);

@@ -13,26 +13,38 @@ export interface StuckPage {
   count: number;
 }
 
-/**
- * The CTEs `down` (every task downstream of a root in `roots`, a list of ids or a subquery, with
- * its depth) and `stuck` (those not COMPLETED, numbered per root nearest first as `pos`, with
- * their count per root as `n`). Both numbers come from one window, so the rows are sorted once.
- */
-function stuckWalk(roots: string): string {
+/** The CTE `down`: every task downstream of a root in `roots` (a list of ids or a subquery), with its depth. */
+function downstreamWalk(roots: string): string {
   return `down(root, id, depth) as (
          select depends_on_id, task_id, 1 from task_dependencies where depends_on_id in (${roots})
          union
          select down.root, d.task_id, down.depth + 1 from task_dependencies d join down on d.depends_on_id = down.id
          where down.depth < 1000
-       ),
-       stuck as (
-         select nearest.root, t.id, t.title, t.status,
-                row_number() over nearest_first as pos,
-                count(*) over (nearest_first rows between unbounded preceding and unbounded following) as n
+       )`;
+}
+
+/** The unfinished tasks of `down` (each at its nearest depth), the roots themselves left out. */
+const STUCK_ROWS = `select nearest.root, t.id, t.title, t.status, nearest.depth, t.priority, t.created_at
            from tasks t
            join (select root, id, min(depth) as depth from down group by root, id) nearest on nearest.id = t.id
-          where t.status <> 'COMPLETED' and t.id <> nearest.root
-         window nearest_first as (partition by nearest.root order by nearest.depth, t.priority, t.created_at, t.id)
+          where t.status <> 'COMPLETED' and t.id <> nearest.root`;
+
+/** The order of a root's stuck tasks: nearest first, then as the queue takes them. */
+const NEAREST_FIRST = ['depth', 'priority', 'created_at', 'id'];
+
+/**
+ * The CTEs `down` and `stuck` (those of `down` not COMPLETED, numbered per root nearest first as
+ * `pos`, with their count per root as `n`). Both numbers come from one window, so the rows are
+ * sorted once.
+ */
+function stuckWalk(roots: string): string {
+  return `${downstreamWalk(roots)},
+       stuck as (
+         select root, id, title, status,
+                row_number() over nearest_first as pos,
+                count(*) over (nearest_first rows between unbounded preceding and unbounded following) as n
+           from (${STUCK_ROWS}) stuck_rows
+         window nearest_first as (partition by root order by ${NEAREST_FIRST.join(', ')})
        )`;
 }
 
@@ -113,22 +125,29 @@ export interface ProjectStuckChains {
   total: number;
 }
 
-/** A row of projectStuckChains' statement: what it is, and its values (absent ones are null). */
+/**
+ * A row of projectStuckChains' statement: what it is, and its values (absent ones are null). `a`,
+ * `b` and `c` are, for the head, whether the project exists and how many blockers it has; for a
+ * root, its place on the page; for a stuck task, its depth, priority and created_at.
+ */
 type ChainRow = [
   kind: 'head' | 'root' | 'stuck',
   root: string | null,
   id: string | null,
   title: string | null,
   status: TaskStatus | null,
-  pos: number | string,
-  n: number | string,
+  a: number | string,
+  b: number | string | null,
+  c: number | string | null,
 ];
 
 /**
  * get_chain_health for a project in one statement: whether the project exists, the count of its
  * blockers, a page of them from chain_blockers and, for each, its `shown` nearest stuck tasks and
  * their count from one walk. On PostgreSQL each statement is a round trip, which was most of it.
- * Its few hundred rows come back as one JSON value (`selectAsJson`).
+ * Its few hundred rows come back as one JSON value (`selectAsJson`), sorted by the database, and
+ * each root's stuck tasks are counted and cut to `shown` here: numbering them in a window cost
+ * SQLite more than handing them all over.
  */
 export async function projectStuckChains(
   em: Reader,
@@ -138,43 +157,41 @@ export async function projectStuckChains(
 ): Promise<ProjectStuckChains> {
   const rows = await selectAsJson<ChainRow>(
     em,
-    ['kind', 'root', 'id', 'title', 'status', 'pos', 'n'],
+    ['kind', 'root', 'id', 'title', 'status', 'a', 'b', 'c'],
     `with recursive roots as (
        select c.task_id as id, row_number() over (order by c.priority, c.created_at, c.task_id) as pos
          from (select task_id, priority, created_at from chain_blockers where project_id = ? and holds_up = true
                 order by priority, created_at, task_id limit ? offset ?) c
      ),
-     ${stuckWalk('select id from roots')}
+     ${downstreamWalk('select id from roots')}
      select 'head' as kind, null as root, null as id, null as title, null as status,
-            (select count(*) from projects where id = ?) as pos,
-            (select count(*) from chain_blockers where project_id = ? and holds_up = true) as n
+            (select count(*) from projects where id = ?) as a,
+            (select count(*) from chain_blockers where project_id = ? and holds_up = true) as b,
+            cast(null as bigint) as c
      union all
-     select 'root', r.id, r.id, t.title, null, r.pos, 0 from roots r join tasks t on t.id = r.id
+     select 'root', null, r.id, t.title, null, r.pos, null, null from roots r join tasks t on t.id = r.id
      union all
-     select 'stuck', root, id, title, status, pos, n from stuck where pos <= ?`,
-    [projectId, page.limit, page.offset, projectId, projectId, shown],
+     select 'stuck', root, id, title, status, depth, priority, created_at from (${STUCK_ROWS}) stuck_rows`,
+    [projectId, page.limit, page.offset, projectId, projectId],
+    // Roots by their place; each root's stuck tasks nearest first, the id compared as the database does.
+    ['kind', 'root', 'a', 'b', 'c', 'id'],
   );
   const result: ProjectStuckChains = { projectFound: false, chains: [], total: 0 };
-  const roots: Array<{ pos: number; chain: ProjectStuckChains['chains'][number] }> = [];
-  const stuck = new Map<string, Array<{ pos: number; id: string; title: string; status: TaskStatus }>>();
-  const counts = new Map<string, number>();
-  for (const [kind, root, id, title, status, pos, n] of rows) {
+  const roots: ProjectStuckChains['chains'] = [];
+  const stuck = new Map<string, StuckPage>();
+  for (const [kind, root, id, title, status, a, b] of rows) {
     if (kind === 'head') {
-      result.projectFound = Number(pos) > 0;
-      result.total = Number(n);
+      result.projectFound = Number(a) > 0;
+      result.total = Number(b);
     } else if (kind === 'root') {
-      roots.push({ pos: Number(pos), chain: { id: id as string, title: title as string, stuck: { tasks: [], count: 0 } } });
+      roots.push({ id: id as string, title: title as string, stuck: { tasks: [], count: 0 } });
     } else {
-      const list = stuck.get(root as string) ?? [];
-      stuck.set(root as string, list);
-      list.push({ pos: Number(pos), id: id as string, title: title as string, status: status as TaskStatus });
-      counts.set(root as string, Number(n));
+      const entry = stuck.get(root as string) ?? { tasks: [], count: 0 };
+      stuck.set(root as string, entry);
+      entry.count++;
+      if (entry.tasks.length < shown) entry.tasks.push({ id: id as string, title: title as string, status: status as TaskStatus });
     }
   }
-  for (const { chain } of roots.sort((a, b) => a.pos - b.pos)) {
-    const tasks = (stuck.get(chain.id) ?? []).sort((a, b) => a.pos - b.pos);
-    chain.stuck = { tasks: tasks.map(({ id, title, status }) => ({ id, title, status })), count: counts.get(chain.id) ?? 0 };
-    result.chains.push(chain);
-  }
+  for (const chain of roots) result.chains.push({ ...chain, stuck: stuck.get(chain.id) ?? chain.stuck });
   return result;
 }
