@@ -80,13 +80,6 @@ async function loadContext(db: Database, state: SchedulingState, projectIds: str
   } = await db.scheduling.waitingContext(state.now, [PROVISIONING_FAILURES_KEY]);
   const failures = (rows.get(PROVISIONING_FAILURES_KEY) ?? {}) as ProvisioningFailures;
   const byId = new Map(projects.map((p) => [p.id, p]));
-  // Token sums scan the window's usage rows: only when a project asked about has a budget.
-  const budgeted = projectIds.some((id) => byId.get(id)?.budgetLimit != null);
-  const tokens = budgeted
-    ? (await db.scheduling.tokensSince(new Date(state.now.getTime() - (state.windowMs ?? 24 * 3600_000)))).perProject
-    : {};
-  // set_budget's budgets of every project asked about: one statement for all of their windows.
-  const spent = budgets.length > 0 ? await overBudgets(db, budgets, projectIds, state.now) : new Map<string, string>();
   let repos: Promise<Map<string, RepoRecord[]>> | undefined;
   const reposOf = () =>
     (repos ??= db.repos.listOfProjects(projectIds).then((all) => {
@@ -94,6 +87,18 @@ async function loadContext(db: Database, state: SchedulingState, projectIds: str
       for (const r of all) byProject.set(r.projectId, [...(byProject.get(r.projectId) ?? []), r]);
       return byProject;
     }));
+  // A project with no free workspace asks how one could be made (`provisioning`): its
+  // repositories are read beside the budgets then, not after them (on PostgreSQL, a round trip).
+  if (projectIds.some((id) => !workspaces.available[id]?.length && !failures[id])) void reposOf().catch(() => undefined);
+  // Token sums scan the window's usage rows: only when a project asked about has a budget.
+  const budgeted = projectIds.some((id) => byId.get(id)?.budgetLimit != null);
+  const [tokens, spent] = await Promise.all([
+    budgeted
+      ? db.scheduling.tokensSince(new Date(state.now.getTime() - (state.windowMs ?? 24 * 3600_000))).then((t) => t.perProject)
+      : ({} as Record<string, number>),
+    // set_budget's budgets of every project asked about: one statement for all of their windows.
+    budgets.length > 0 ? overBudgets(db, budgets, projectIds, state.now) : new Map<string, string>(),
+  ]);
   return { state, projects: byId, agents, active, workspaces, holds, tokens, failures, spent, repos: reposOf };
 }
 
