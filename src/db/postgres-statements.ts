@@ -147,6 +147,8 @@ export class PostgresStatements {
   private readonly refused = new Set<string>();
   private readonly offsets = new Map<string, number[] | null>();
   private readonly kept = new WeakMap<PgClient, Map<string, true>>();
+  /** Per connection in a transaction, the last statement sent there: the next one waits for it. */
+  private readonly transactionTail = new WeakMap<PgClient, Promise<void>>();
   private nextName = 0;
   private nextSavepoint = 0;
   private off = false;
@@ -158,8 +160,30 @@ export class PostgresStatements {
    * else with its values written in (`written`). `inTransaction` says whether a failure would
    * abort a transaction the connection is in.
    */
-  async run(connection: unknown, sql: string, params: readonly unknown[], inTransaction: boolean, written: () => string): Promise<unknown> {
+  run(connection: unknown, sql: string, params: readonly unknown[], inTransaction: boolean, written: () => string): Promise<unknown> {
     const client = connection as PgClient;
+    if (!inTransaction) return this.runNow(client, sql, params, false, written);
+    // A transaction's statements run one at a time here, as the server runs them anyway: a first
+    // run's savepoint must not take in a statement sent beside it, which its rollback would undo.
+    const previous = this.transactionTail.get(client) ?? Promise.resolve();
+    const result = previous.then(() => this.runNow(client, sql, params, true, written));
+    this.transactionTail.set(
+      client,
+      result.then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
+    return result;
+  }
+
+  private async runNow(
+    client: PgClient,
+    sql: string,
+    params: readonly unknown[],
+    inTransaction: boolean,
+    written: () => string,
+  ): Promise<unknown> {
     const bound = this.off || !PREPARABLE.test(sql) ? null : this.bind(sql, params);
     if (!bound || this.refused.has(bound.text)) return client.query({ text: written(), values: [] });
     const name = await this.keep(client, bound.text);

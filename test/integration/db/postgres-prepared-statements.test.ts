@@ -105,6 +105,28 @@ describe('named prepared statements on PostgreSQL', () => {
     expect((await client.query('select body from notes order by body')).rows).toEqual([{ body: 'after' }, { body: 'before' }]);
   });
 
+  it('inside a transaction, statements sent together keep their writes when a first run falls back', async () => {
+    const statements = new PostgresStatements();
+    await client.query('create table notes (body text)');
+    await run(statements, 'insert into notes (body) values (?)', ['proven']);
+    await client.query('begin');
+    const answers = await Promise.all([
+      run(statements, 'insert into notes (body) values (?)', ['one'], true),
+      run(statements, 'select json_build_array(?) as j', ['x'], true),
+      run(statements, 'insert into notes (body) select ?', ['two'], true),
+      run(statements, 'select json_build_array(?, ?) as j', ['y', 'z'], true),
+      run(statements, 'insert into notes (body) values (?)', ['three'], true),
+    ]);
+    expect(answers.map((a) => a.rows)).toEqual([[], [{ j: ['x'] }], [], [{ j: ['y', 'z'] }], []]);
+    await client.query('commit');
+    expect((await client.query<{ body: string }>('select body from notes order by body')).rows.map((r) => r.body)).toEqual([
+      'one',
+      'proven',
+      'three',
+      'two',
+    ]);
+  });
+
   it('keeps the most recently used statements of a connection, deallocating the oldest', async () => {
     const statements = new PostgresStatements(3);
     for (let n = 1; n <= 5; n++) expect((await run(statements, `select ? + ${n} as v`, [1])).rows).toEqual([{ v: 1 + n }]);
