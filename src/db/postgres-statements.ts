@@ -7,7 +7,7 @@ import { storableText } from './storable-text';
  *
  * MikroORM writes a statement's values into its SQL text, so PostgreSQL parsed, analysed and
  * planned every call anew: for get_status's larger reads that was more than their execution
- * (bench/README.md, "Prepared statements on PostgreSQL"). Here each `?` becomes `$n` and its
+ * (bench/README.md, the ninth reading under "Reads at 1M tasks"). Here each `?` becomes `$n` and its
  * value is sent beside the text, typed as the written-in literal would be: a whole number as
  * `int4` or `int8`, another number as `numeric`, a date as its milliseconds (`int8`), text
  * untyped (as a quoted literal is), and null and booleans still written in. The text is then the
@@ -20,7 +20,8 @@ import { storableText } from './storable-text';
  * or a statement other than a query or a write. A text the server cannot prepare with its values
  * untyped (a value inside `json_build_array(?)`, say) fails once with a type error, and from then
  * on it is written in; inside a transaction that first try runs under a savepoint, so the
- * transaction goes on. A pooler that loses prepared statements between transactions (PgBouncer
+ * transaction goes on (a transaction's statements run one at a time, so that no other statement
+ * falls inside that savepoint). A pooler that loses prepared statements between transactions (PgBouncer
  * in transaction mode before 1.21) turns the named statements off for the process.
  */
 
