@@ -59,7 +59,8 @@ export async function everyStuckDownstream(
   const result = new Map<string, Array<{ id: string; title: string; status: TaskStatus }>>(rootIds.map((id) => [id, []]));
   const rows = await readInBatches(rootIds, (batch, marks) =>
     em.execute<Array<{ root: string; id: string; title: string; status: TaskStatus }>>(
-      `with recursive ${stuckWalk(marks)} select root, id, title, status from stuck order by root, pos`,
+      `with recursive ${downstreamWalk(marks)}
+       select root, id, title, status from (${STUCK_ROWS}) stuck_rows order by root, ${NEAREST_FIRST.join(', ')}`,
       batch,
     ),
   );
