@@ -28,7 +28,7 @@ function toAgentRecord(a: Agent): AgentRecord {
   };
 }
 
-/** An agent as selectAsJson gives it: the values of AGENT_COLUMNS, in that order, and its place in the list. */
+/** An agent as selectAsJson gives it: the values of AGENT_COLUMNS, in that order. */
 type AgentTuple = [
   id: string,
   name: string,
@@ -39,7 +39,6 @@ type AgentTuple = [
   repoId: string | null,
   backend: string,
   profile: string | null,
-  place: number | string,
 ];
 const AGENT_COLUMNS = ['id', 'name', 'type', 'state', 'current_task', 'checkout_path', 'repo_id', 'backend', 'profile'];
 
@@ -56,13 +55,12 @@ export class AgentRepository {
     const slice = page ? 'limit ? offset ?' : '';
     const rows = await selectAsJson<AgentTuple>(
       this.em(),
-      [...AGENT_COLUMNS, 'place'],
-      `select ${AGENT_COLUMNS.join(', ')}, row_number() over (order by created_at, id) as place
-         from agents order by created_at, id ${slice}`,
+      AGENT_COLUMNS,
+      `select ${AGENT_COLUMNS.join(', ')}, created_at from agents order by created_at, id ${slice}`,
       page ? [page.limit, page.offset] : [],
+      // Oldest first, the id compared as the database compares it.
+      ['created_at', 'id'],
     );
-    // The aggregate keeps no order: oldest first again, by the database's own numbering.
-    rows.sort((a, b) => Number(a[9]) - Number(b[9]));
     return rows.map(([id, name, type, state, currentTask, checkoutPath, repoId, backend, profile]) => ({
       id,
       name,
