@@ -8,9 +8,9 @@ import type { AbstractSqlConnection, AnyEntity, EntityData, Knex, LoggingOptions
  * bindings left knex's part was only the connection and the call: this does the same, with the
  * same result handling and the transaction's one connection when there is one. Each dialect says
  * how it runs a statement (`runOnDriver`): each prepares it once and binds its values where that
- * reads the same as MikroORM's written-in text (sqlite-statements.ts, postgres-statements.ts). It saves about
- * 0.15 ms of CPU a statement (bench/README.md, "Statements on the driver's connection"), and a
- * claim with its run makes about 25 of them.
+ * reads the same as MikroORM's written-in text (sqlite-statements.ts, postgres-statements.ts).
+ * It saves about 0.15 ms of CPU a statement (bench/README.md, "Statements on the driver's
+ * connection"), and a claim with its run makes about 25 of them.
  *
  * Transactions too: a plain one (no isolation level, not read-only) is BEGIN … COMMIT on one
  * connection from the pool, and one inside it a savepoint, instead of a knex transaction (which

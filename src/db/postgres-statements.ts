@@ -7,12 +7,12 @@ import { storableText } from './storable-text';
  *
  * MikroORM writes a statement's values into its SQL text, so PostgreSQL parsed, analysed and
  * planned every call anew: for get_status's larger reads that was more than their execution
- * (bench/README.md, the ninth reading under "Reads at 1M tasks"). Here each `?` becomes `$n` and its
- * value is sent beside the text, typed as the written-in literal would be: a whole number as
- * `int4` or `int8`, another number as `numeric`, a date as its milliseconds (`int8`), text
- * untyped (as a quoted literal is), and null and booleans still written in. The text is then the
- * same on every call, so the server parses it once per connection and, after a few runs, keeps
- * a plan for it.
+ * (bench/README.md, the ninth reading under "Reads at 1M tasks"). Here each `?` becomes `$n`
+ * and its value is sent beside the text, typed as the written-in literal would be: a whole
+ * number as `int4` or `int8`, another number as `numeric`, a date as its milliseconds (`int8`),
+ * text untyped (as a quoted literal is), and null and booleans still written in. The text is
+ * then the same on every call, so the server parses it once per connection and, after a few
+ * runs, keeps a plan for it.
  *
  * A statement is run as it was before (values written in) when binding could read differently:
  * values of another kind (arrays, objects, buffers, numbers that are not finite or not exact), a
@@ -21,8 +21,8 @@ import { storableText } from './storable-text';
  * untyped (a value inside `json_build_array(?)`, say) fails once with a type error, and from then
  * on it is written in; inside a transaction that first try runs under a savepoint, so the
  * transaction goes on (a transaction's statements run one at a time, so that no other statement
- * falls inside that savepoint). A pooler that loses prepared statements between transactions (PgBouncer
- * in transaction mode before 1.21) turns the named statements off for the process.
+ * falls inside that savepoint). A pooler that loses prepared statements between transactions
+ * (PgBouncer in transaction mode before 1.21) turns the named statements off for the process.
  */
 
 /** The pg client, as used here: a query by config, and what its connection has parsed. */
