@@ -49,12 +49,16 @@ export function homeFrom(env: Readonly<Record<string, string | undefined>>): str
   return path.resolve(expandHome(env.AQ_HOME?.trim() || path.join(os.homedir(), '.agent-queue')));
 }
 
-/** The agent profiles file the configuration loads (AQ_AGENT_PROFILES, else the one in AQ_HOME), or empty. */
-function profilesFile(env: Readonly<Record<string, string | undefined>>): Buffer {
+/** The agent profiles file the configuration loads: the one AQ_AGENT_PROFILES names, else the one in AQ_HOME. */
+export function agentProfilesPath(env: Readonly<Record<string, string | undefined>>): string {
   const named = env.AQ_AGENT_PROFILES?.trim();
-  const file = named ? path.resolve(expandHome(named)) : path.join(homeFrom(env), 'agent-profiles.json');
+  return named ? path.resolve(expandHome(named)) : path.join(homeFrom(env), 'agent-profiles.json');
+}
+
+/** The agent profiles file's bytes, or none. */
+function profilesFile(env: Readonly<Record<string, string | undefined>>): Buffer {
   try {
-    return readFileSync(file);
+    return readFileSync(agentProfilesPath(env));
   } catch {
     return Buffer.alloc(0);
   }

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import dotenv from 'dotenv';
 import { z } from 'zod';
 import { AgentProfilesError, loadAgentProfiles, type AgentProfile } from './agents/profiles';
-import { configDigest } from './config-digest';
+import { agentProfilesPath, configDigest } from './config-digest';
 
 /** The model used for chat, the LLM plan parser and hooks unless AQ_CHAT_MODEL says otherwise. */
 export const DEFAULT_CHAT_MODEL = 'claude-sonnet-4-6';
@@ -71,6 +71,8 @@ export interface AppConfig {
     local: boolean;
     /** ACP agents create_agent may name (`AQ_AGENT_PROFILES`, default `<AQ_HOME>/agent-profiles.json` when it exists). */
     profiles: AgentProfile[];
+    /** Where they are read from, whether or not the file exists (it is hidden from agents). */
+    profilesFile: string;
   };
   /** Root of this app's own checkout, used by update_and_restart. */
   appRoot: string;
@@ -225,6 +227,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const databaseUrl = read(env, 'DATABASE_URL') ?? `sqlite:${path.join(home, 'agent-queue.db')}`;
   const postgres = isPostgresUrl(databaseUrl);
   const databasePath = postgres ? path.join(home, 'agent-queue.db') : sqlitePathFromUrl(databaseUrl, home);
+  const profilesFile = agentProfilesPath(env);
   const database: AppConfig['database'] = postgres
     ? { dialect: 'postgresql', url: databaseUrl }
     : { dialect: 'sqlite', path: databasePath };
@@ -280,18 +283,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
         onTimeout: parseVar(env, 'AQ_ASK_TIMEOUT_ACTION', timeoutActionText, 'skip'),
       },
       local: parseVar(env, 'AQ_LOCAL_AGENTS', booleanText, true),
-      profiles: agentProfiles(read(env, 'AQ_AGENT_PROFILES'), home),
+      profiles: agentProfiles(profilesFile, read(env, 'AQ_AGENT_PROFILES') !== undefined),
+      profilesFile,
     },
     appRoot: appRootDir(),
   };
 }
 
-/** The profiles file AQ_AGENT_PROFILES names, else the one in AQ_HOME if there is one. */
-function agentProfiles(file: string | undefined, home: string): AgentProfile[] {
-  const chosen = file ? path.resolve(expandHome(file)) : path.join(home, 'agent-profiles.json');
-  if (!file && !existsSync(chosen)) return [];
+/** The profiles in `file`; none when it is the default one and absent (a file named by AQ_AGENT_PROFILES must exist). */
+function agentProfiles(file: string, named: boolean): AgentProfile[] {
+  if (!named && !existsSync(file)) return [];
   try {
-    return loadAgentProfiles(chosen);
+    return loadAgentProfiles(file);
   } catch (err) {
     if (err instanceof AgentProfilesError) throw new ConfigError(err.message);
     throw err;

@@ -18,7 +18,7 @@ export interface AcpOptions {
   profiles: AgentProfile[];
   /** Where agents may go besides their workspace, and whether they may run unsandboxed. */
   confinement?: ConfinementPolicy;
-  /** Files the agent must not read (the app's database, its .env). */
+  /** Files and folders the agent must not read (the app's own: appPrivatePaths). */
   hiddenPaths?: string[];
   log?: (message: string) => void;
   /** How long a cancelled turn may take to end before the agent's process is killed (default 10 s). */

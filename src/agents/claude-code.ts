@@ -23,7 +23,7 @@ export interface ClaudeCodeOptions {
   pathToClaudeCodeExecutable?: string;
   /** Where agents may go besides their workspace, and whether they may run unsandboxed. */
   confinement?: ConfinementPolicy;
-  /** Files sandboxed commands must not read (the app's database, its .env). */
+  /** Files and folders sandboxed commands must not read (the app's own: appPrivatePaths). */
   hiddenPaths?: string[];
   log?: (message: string) => void;
   /** How often a run looks for messages sent to it (default 500 ms). */

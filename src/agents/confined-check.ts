@@ -7,7 +7,7 @@ import { maskArgs } from './process-sandbox';
 export interface CheckConfinement {
   /** Run without bubblewrap when it is missing (the agents' own AQ_ALLOW_UNSANDBOXED). */
   allowUnsandboxed: boolean;
-  /** Files and folders the command must not read (the queue's database, its .env). */
+  /** Files and folders the command must not read (the app's own: appPrivatePaths). */
   hiddenPaths: string[];
 }
 

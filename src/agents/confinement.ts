@@ -2,6 +2,8 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { HookCallback, HookJSONOutput, Options } from '@anthropic-ai/claude-agent-sdk';
+import type { AppConfig } from '../config';
+import { APP_SOCKET_NAME, logsDir } from '../util/app-home-files';
 
 /** What a project allows its agents beyond their own workspace. */
 export interface ConfinementPolicy {
@@ -43,6 +45,25 @@ export const HOME_SECRETS = [
   '.npmrc',
   '.pypirc',
 ];
+
+/**
+ * The app's own files, hidden from everything it runs for an agent (the agent's sandboxed shell,
+ * a whole ACP agent, a project's check command), since what an agent reads reaches its model: the
+ * database, the `.env` beside the app, the agent profiles (their `env` may hold another vendor's
+ * key), aq's log, and the socket through which `aq` has the running app run commands.
+ */
+export function appPrivatePaths(config: AppConfig): string[] {
+  const database = config.databasePath;
+  return [
+    database,
+    `${database}-wal`,
+    `${database}-shm`,
+    path.join(config.appRoot, '.env'),
+    config.agents.profilesFile,
+    logsDir(config.home),
+    path.join(config.home, APP_SOCKET_NAME),
+  ];
+}
 
 /** The sandbox programs missing from PATH (empty when the sandbox can run). */
 export function missingSandboxPrograms(pathVariable = process.env.PATH ?? ''): string[] {

@@ -7,7 +7,7 @@ export interface ProcessSandbox {
   home: string;
   /** The workspace first, then the project's extra folders, the agent's own state, its temp folder. */
   writable: string[];
-  /** Files and folders hidden from the agent (the app's database and .env). */
+  /** Files and folders hidden from the agent (the app's own: appPrivatePaths). */
   hidden: string[];
 }
 

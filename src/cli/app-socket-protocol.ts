@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { APP_SOCKET_NAME } from '../util/app-home-files';
 
 /**
  * What `aq` and a running app on the same AQ_HOME say to each other over `$AQ_HOME/aq.sock`
@@ -6,9 +7,6 @@ import path from 'node:path';
  * request, then either a refusal or an acceptance followed by the answer. The client loads this
  * file on every fast `aq`, so it imports only Node's own modules.
  */
-
-/** The file name of the socket inside AQ_HOME. */
-export const APP_SOCKET_NAME = 'aq.sock';
 
 /**
  * The longest socket path in bytes that every platform takes: sun_path is 108 bytes on Linux and

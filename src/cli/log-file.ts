@@ -1,12 +1,13 @@
 import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { logsDir } from '../util/app-home-files';
 
 /** Past this size the log is moved to `aq.log.1` (replacing the older one) and a new one begun. */
 export const LOG_FILE_MAX_BYTES = 1024 * 1024;
 
 /** Where `aq` writes what people do not read: the details behind "Something went wrong". */
 export function cliLogPath(home: string): string {
-  return path.join(home, 'logs', 'aq.log');
+  return path.join(logsDir(home), 'aq.log');
 }
 
 /**

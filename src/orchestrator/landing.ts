@@ -6,6 +6,7 @@ import type { ProjectRecord } from '../db/repositories/projects';
 import type { TrainEntry } from '../db/repositories/merge-train';
 import type { TaskRecord } from '../db/repositories/tasks';
 import { runConfinedCheck } from '../agents/confined-check';
+import { appPrivatePaths } from '../agents/confinement';
 import { secretRedactor } from '../agents/secret-redaction';
 import { GitError } from '../git/git-errors';
 import type { EventLog } from './events';
@@ -218,7 +219,7 @@ async function landSteps(
       maxOutput: 200_000,
       confinement: {
         allowUnsandboxed: deps.config.agents.allowUnsandboxed,
-        hiddenPaths: [deps.config.databasePath, `${deps.config.databasePath}-wal`, `${deps.config.databasePath}-shm`],
+        hiddenPaths: appPrivatePaths(deps.config),
       },
     }).finally(() => clearInterval(keepAlive));
     if (run.exitCode !== 0) {

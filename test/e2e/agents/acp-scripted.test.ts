@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import { AcpAdapter } from '../../../src/agents/acp';
+import { acpOptions } from '../../../src/agents/acp-options';
 import { GitManager } from '../../../src/git/git-manager';
 import { GitManagerTaskGit } from '../../../src/orchestrator/task-git';
 import { scriptedProfile } from '../../support/acp/scripted-profile';
@@ -18,11 +20,15 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
   let h: Harness;
   let state: string;
 
-  async function start(env: Record<string, string> = {}): Promise<void> {
+  /** `wired`: the adapter's options as the app makes them from its configuration (acpOptions). */
+  async function start(env: Record<string, string> = {}, wired = false): Promise<void> {
     h = await makeHarness({ agents: 0 });
     state = path.join(h.rt.home, 'acp-state');
     await h.rt.db.agents.create({ id: 'acp-1', name: 'ACP 1', type: 'acp', backend: 'acp', profile: 'scripted' });
-    const acp = new AcpAdapter({ profiles: [scriptedProfile(state, 'scripted', env)], hiddenPaths: [h.rt.config.databasePath] });
+    const profiles = [scriptedProfile(state, 'scripted', env)];
+    const acp = new AcpAdapter(
+      wired ? { ...acpOptions(h.rt.config, () => undefined), profiles } : { profiles, hiddenPaths: [h.rt.config.databasePath] },
+    );
     await h.start({ adapters: { acp }, git: new GitManagerTaskGit(new GitManager()), progressIntervalMs: 20 });
   }
   afterEach(async () => {
@@ -113,5 +119,36 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
     const cancels = (await readFile(path.join(state, 'cancels.log'), 'utf8')).trim().split('\n');
     expect(cancels).toEqual([(await prompts())[0].sessionId]);
     expect(await h.rt.db.taskResults.latest(id)).toMatchObject({ errorMessage: 'Agent was stopped.', tokensUsed: null, costUsd: null });
+  });
+
+  it("the whole agent process cannot read the app's own files in AQ_HOME, and reads the rest of it", async () => {
+    await start({}, true);
+    const home = h.rt.config.home;
+    await writeFile(h.rt.config.agents.profilesFile, JSON.stringify({ profiles: [{ env: { OPENAI_API_KEY: 'profile-key' } }] }));
+    await mkdir(path.join(home, 'logs'), { recursive: true });
+    await writeFile(path.join(home, 'logs', 'aq.log'), 'a failure detail\n');
+    await writeFile(path.join(home, 'notes.txt'), 'an ordinary file\n');
+    const socket = net.createServer((c) => c.end());
+    await new Promise<void>((resolve) => socket.listen(path.join(home, 'aq.sock'), resolve));
+    try {
+      const files = [
+        path.join(home, 'notes.txt'),
+        h.rt.config.agents.profilesFile,
+        path.join(home, 'logs', 'aq.log'),
+        h.rt.config.databasePath,
+        path.join(home, 'aq.sock'),
+      ];
+      const id = await h.task('Peek', { description: files.map((file) => `acp:peek ${file}`).join('\n') });
+      await h.waitStatus(id, 'COMPLETED', 90_000);
+      const summary = (await h.rt.db.taskResults.latest(id))?.summary ?? '';
+      expect(summary).toContain(`peeked ${files[0]}: an ordinary file`);
+      // A hidden file is a device node the agent may not open; the log's folder is an empty one.
+      expect(summary).toContain(`peeked ${files[1]}: unreadable (EACCES)`);
+      expect(summary).toContain(`peeked ${files[2]}: unreadable (ENOENT)`);
+      expect(summary).toContain(`peeked ${files[3]}: unreadable (EACCES)`);
+      expect(summary).toContain(`peeked ${files[4]}: unreadable (EACCES)`);
+    } finally {
+      await new Promise((resolve) => socket.close(resolve));
+    }
   });
 });

@@ -1,4 +1,5 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import { WebClient } from '@slack/web-api';
 import { ClaudeCodeAdapter } from '../../../src/agents/claude-code';
@@ -169,5 +170,43 @@ describe("the app's secrets stay out of the agent's shell and what it reports (r
       'the answer in Slack',
     );
     expect(leaksIn(await everythingAbout(id))).toEqual([]);
+  });
+
+  it("the app's own files in AQ_HOME are hidden from the agent's shell, the rest of it is not", async () => {
+    const home = h.rt.config.home;
+    // What the running app and aq keep there: the profiles of other agents, aq's log, the socket.
+    await writeFile(
+      h.rt.config.agents.profilesFile,
+      JSON.stringify({ profiles: [{ env: { OPENAI_API_KEY: 'sk-profile-key-must-not-leak' } }] }),
+    );
+    await mkdir(path.join(home, 'logs'), { recursive: true });
+    await writeFile(path.join(home, 'logs', 'aq.log'), 'a failure detail: log-line-must-not-leak\n');
+    const socket = net.createServer((c) => c.end('socket-answer-must-not-leak\n'));
+    await new Promise<void>((resolve) => socket.listen(path.join(home, 'aq.sock'), resolve));
+    await writeFile(path.join(home, 'notes.txt'), 'an ordinary file stays readable\n');
+    // The whole shell allowed: what holds here is the sandbox, the layer below the tool policy.
+    await h.rt.exec('set_tool_policy', { project_id: 'proj', add: ['Bash'] });
+    try {
+      const files = [
+        path.join(home, 'notes.txt'),
+        h.rt.config.agents.profilesFile,
+        path.join(home, 'logs', 'aq.log'),
+        h.rt.config.databasePath,
+      ];
+      fake.enqueue(
+        { toolUses: [{ name: 'Bash', input: { command: `cat ${files.join(' ')} ${path.join(home, 'aq.sock')}` } }] },
+        { text: 'Read them.' },
+      );
+      const id = await h.task('Read the app files');
+      await h.waitStatus(id, 'COMPLETED', 90_000);
+      const shell = toolResults(fake).join('\n');
+      expect(shell).toContain('an ordinary file stays readable');
+      expect(shell).not.toContain('sk-profile-key-must-not-leak');
+      expect(shell).not.toContain('log-line-must-not-leak');
+      expect(shell).not.toContain('socket-answer-must-not-leak');
+      expect(shell).not.toContain('SQLite format 3');
+    } finally {
+      await new Promise((resolve) => socket.close(resolve));
+    }
   });
 });

@@ -1,7 +1,8 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentRunRequest } from '../../../src/agents/adapter';
 import { commitFile, gitOut } from '../../support/git-fixtures';
+import { makeTempDirOutsideTmp } from '../../support/tmp';
 import { makeHarness, waitFor, writeIn, type Harness } from './harness';
 
 jest.setTimeout(240_000);
@@ -23,7 +24,12 @@ async function commitsOnMain(origin: string, taskId: string): Promise<number> {
 
 describe('the merge train (agent double, real git origin)', () => {
   let h: Harness;
-  afterEach(() => h.cleanup());
+  let cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    await h.cleanup();
+    for (const cleanup of cleanups) await cleanup();
+    cleanups = [];
+  });
 
   async function setUp(settings: Record<string, unknown>): Promise<void> {
     h = await makeHarness({ agents: 3, workspaces: 3 });
@@ -210,5 +216,39 @@ describe('the merge train (agent double, real git origin)', () => {
     expect(await gitOut(h.origin, 'show', 'main:feature.txt')).toBe(`${id} 1`);
     expect(await gitOut(h.origin, 'show', 'main:follow-up.txt')).toBe(`${id} 2`);
     expect(await commitsOnMain(h.origin, id)).toBe(2);
+  });
+
+  it("the check command cannot read the app's own files in AQ_HOME, and reads the rest of it", async () => {
+    // The check has a /tmp of its own, so this AQ_HOME is elsewhere, as the default one is.
+    const outside = await makeTempDirOutsideTmp('aq-home-');
+    cleanups.push(outside.cleanup);
+    h = await makeHarness({ env: { AQ_HOME: outside.dir } });
+    const home = h.rt.config.home;
+    await writeFile(h.rt.config.agents.profilesFile, JSON.stringify({ profiles: [{ env: { OPENAI_API_KEY: 'profile-key' } }] }));
+    await mkdir(path.join(home, 'logs'), { recursive: true });
+    await writeFile(path.join(home, 'logs', 'aq.log'), 'a failure detail\n');
+    await writeFile(path.join(home, 'notes.txt'), 'an ordinary file\n');
+    const files = [
+      path.join(home, 'notes.txt'),
+      h.rt.config.agents.profilesFile,
+      path.join(home, 'logs', 'aq.log'),
+      h.rt.config.databasePath,
+    ];
+    // What the check read is left in the workspace it ran in; the check itself stays green.
+    const check = `for f in ${files.join(' ')}; do echo "== $f"; cat "$f" 2>&1; done > .git/aq-peek; true`;
+    expect(await h.rt.exec('edit_project', { project_id: 'proj', check_command: check })).toMatchObject({ updated: 'proj' });
+    h.adapter.fallback = async (req) => {
+      await writeIn(req, 'peek.txt', 'peek\n');
+      return { summary: 'wrote peek.txt' };
+    };
+    await h.start();
+    const id = await h.task('Peek');
+    await h.waitStatus(id, 'COMPLETED');
+    const peeked = await readFile(path.join(h.workspace, '.git', 'aq-peek'), 'utf8');
+    expect(peeked).toContain(`== ${files[0]}\nan ordinary file`);
+    for (const hidden of files.slice(1)) expect(peeked).toContain(`== ${hidden}\ncat: ${hidden}:`);
+    expect(peeked).not.toContain('profile-key');
+    expect(peeked).not.toContain('a failure detail');
+    expect(peeked).not.toContain('SQLite format 3');
   });
 });

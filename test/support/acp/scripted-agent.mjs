@@ -10,6 +10,8 @@
  *   acp:wait                     works until the client cancels the turn
  *   acp:limit <ISO time>         refuses the turn with a usage limit that resets then
  *   acp:no-usage                 reports no token usage and no cost
+ *   acp:peek <file>              reads the file from its own process (as a shell command it ran
+ *                                would) and reports what it read, "(empty)", or why it could not
  *
  * ACP_SCRIPTED_NO_LOAD=1 makes it an agent that cannot load sessions.
  * Every turn reports a message, a tool call, token usage (unless told not to) and a cost, and
@@ -144,6 +146,15 @@ const app = agent({ name: 'scripted-acp-agent' })
         });
         const chosen = answer.outcome.outcome === 'selected' ? answer.outcome.optionId : 'cancelled';
         done.push(`permission for ${rest}: ${chosen}`);
+      }
+      if (verb === 'peek') {
+        let seen;
+        try {
+          seen = readFileSync(rest, 'utf8').trim() || '(empty)';
+        } catch (err) {
+          seen = `unreadable (${err.code})`;
+        }
+        done.push(`peeked ${rest}: ${seen}`);
       }
       if (verb === 'wait') {
         await say(client, sessionId, 'Waiting until I am cancelled. ');
