@@ -163,7 +163,7 @@ export class AcpAdapter implements AgentAdapter {
       ? [
           'bwrap',
           bubblewrapArgs(
-            { home, writable: [...roots, ...own, tmp], hidden: this.options.hiddenPaths ?? [] },
+            { home, writable: [...roots, ...own, tmp], own, hidden: this.options.hiddenPaths ?? [] },
             request.cwd,
             profile.command,
             profile.args,

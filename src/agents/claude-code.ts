@@ -4,7 +4,15 @@ import type { Options, SDKMessage, SDKResultMessage } from '@anthropic-ai/claude
 import { isRateLimitMessage, parseResetTime } from './rate-limits';
 import { DEFAULT_ANTHROPIC_URL, observeLimits } from './limit-observer';
 import { withoutSecrets } from '../util/safe-env';
-import { missingSandboxPrograms, pathGuard, sandboxSettings, WRITE_TOOLS, type ConfinementPolicy, type Refusal } from './confinement';
+import {
+  claudeConfigSecrets,
+  missingSandboxPrograms,
+  pathGuard,
+  sandboxSettings,
+  WRITE_TOOLS,
+  type ConfinementPolicy,
+  type Refusal,
+} from './confinement';
 import { StreamingPrompt } from './streaming-input';
 import { DEFAULT_TOOL_POLICY } from './agent-requests';
 import { permissionCallback } from './permission-callback';
@@ -247,7 +255,13 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       env,
       hooks: { PreToolUse: [{ hooks: [guard], onFailure: 'block' }] },
       ...(missing.length === 0 && {
-        sandbox: sandboxFor(sandboxSettings(env.HOME ?? os.homedir(), roots, policy, this.options.hiddenPaths), rules),
+        sandbox: sandboxFor(
+          sandboxSettings(env.HOME ?? os.homedir(), roots, policy, [
+            ...(this.options.hiddenPaths ?? []),
+            ...claudeConfigSecrets(env.CLAUDE_CONFIG_DIR),
+          ]),
+          rules,
+        ),
       }),
       settingSources: [],
       permissionMode: 'acceptEdits',

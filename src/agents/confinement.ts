@@ -29,8 +29,17 @@ export const DEFAULT_ALLOWED_DOMAINS = [
 /** Programs Claude Code's sandbox needs on Linux (Debian packages bubblewrap and socat). */
 export const SANDBOX_PROGRAMS = ['bwrap', 'socat'];
 
-/** Secrets in a home folder that sandboxed commands must not read. */
+/**
+ * Secrets in a home folder that sandboxed commands must not read: credentials of the machine's
+ * tools, and the logins of the agent CLIs (a whole ACP agent keeps its own: see bubblewrapArgs).
+ */
 export const HOME_SECRETS = [
+  '.claude/.credentials.json',
+  '.claude.json',
+  '.codex/auth.json',
+  '.gemini/oauth_creds.json',
+  '.config/github-copilot',
+  '.local/share/opencode/auth.json',
   '.ssh',
   '.aws',
   '.azure',
@@ -63,6 +72,11 @@ export function appPrivatePaths(config: AppConfig): string[] {
     logsDir(config.home),
     path.join(config.home, APP_SOCKET_NAME),
   ];
+}
+
+/** Claude Code's login where CLAUDE_CONFIG_DIR moves it out of the home folder. */
+export function claudeConfigSecrets(configDir: string | undefined): string[] {
+  return configDir ? [path.join(configDir, '.credentials.json'), path.join(configDir, '.claude.json')] : [];
 }
 
 /** The sandbox programs missing from PATH (empty when the sandbox can run). */

@@ -1,12 +1,14 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { HOME_SECRETS } from './confinement';
+import { HOME_SECRETS, isInside } from './confinement';
 
 /** Where a whole agent process may write, and what it must not read. */
 export interface ProcessSandbox {
   home: string;
   /** The workspace first, then the project's extra folders, the agent's own state, its temp folder. */
   writable: string[];
+  /** Of those, the agent's own state (its profile's `writable`): its login there stays readable. */
+  own: string[];
   /** Files and folders hidden from the agent (the app's own: appPrivatePaths). */
   hidden: string[];
 }
@@ -24,7 +26,10 @@ export function maskArgs(paths: string[]): string[] {
  */
 export function bubblewrapArgs(sandbox: ProcessSandbox, cwd: string, command: string, args: string[]): string[] {
   const binds = sandbox.writable.flatMap((dir) => ['--bind', dir, dir]);
-  const hidden = maskArgs([...HOME_SECRETS.map((secret) => path.join(sandbox.home, secret)), ...sandbox.hidden]);
+  const homeSecrets = HOME_SECRETS.map((secret) => path.join(sandbox.home, secret)).filter(
+    (secret) => !sandbox.own.some((dir) => isInside(secret, dir)),
+  );
+  const hidden = maskArgs([...homeSecrets, ...sandbox.hidden]);
   return [
     '--ro-bind',
     '/',

@@ -8,6 +8,7 @@ import { GitManager } from '../../../src/git/git-manager';
 import { GitManagerTaskGit } from '../../../src/orchestrator/task-git';
 import { scriptedProfile } from '../../support/acp/scripted-profile';
 import { gitOut } from '../../support/git-fixtures';
+import { makeTempDir } from '../../support/tmp';
 import { makeHarness, waitFor, type Harness } from '../../integration/orchestrator/harness';
 
 jest.setTimeout(120_000);
@@ -21,18 +22,22 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
   let state: string;
 
   /** `wired`: the adapter's options as the app makes them from its configuration (acpOptions). */
-  async function start(env: Record<string, string> = {}, wired = false): Promise<void> {
+  async function start(env: Record<string, string> = {}, wired = false, ownFolders: string[] = []): Promise<void> {
     h = await makeHarness({ agents: 0 });
     state = path.join(h.rt.home, 'acp-state');
     await h.rt.db.agents.create({ id: 'acp-1', name: 'ACP 1', type: 'acp', backend: 'acp', profile: 'scripted' });
-    const profiles = [scriptedProfile(state, 'scripted', env)];
+    const profile = scriptedProfile(state, 'scripted', env);
+    const profiles = [{ ...profile, writable: [...profile.writable, ...ownFolders] }];
     const acp = new AcpAdapter(
       wired ? { ...acpOptions(h.rt.config, () => undefined), profiles } : { profiles, hiddenPaths: [h.rt.config.databasePath] },
     );
     await h.start({ adapters: { acp }, git: new GitManagerTaskGit(new GitManager()), progressIntervalMs: 20 });
   }
+  let cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
     await h.cleanup();
+    for (const cleanup of cleanups) await cleanup();
+    cleanups = [];
   });
 
   const prompts = async () =>
@@ -121,8 +126,17 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
     expect(await h.rt.db.taskResults.latest(id)).toMatchObject({ errorMessage: 'Agent was stopped.', tokensUsed: null, costUsd: null });
   });
 
-  it("the whole agent process cannot read the app's own files in AQ_HOME, and reads the rest of it", async () => {
-    await start({}, true);
+  it("the whole agent process cannot read the app's own files nor other agents' logins, and reads the rest and its own login", async () => {
+    // The agent's home holds its own login (in a folder its profile makes writable) and Claude Code's.
+    const agentHome = await makeTempDir('aq-agent-home-');
+    cleanups.push(agentHome.cleanup);
+    const ownLogin = path.join(agentHome.dir, '.codex', 'auth.json');
+    const otherLogin = path.join(agentHome.dir, '.claude', '.credentials.json');
+    for (const file of [ownLogin, otherLogin]) {
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, 'a login\n');
+    }
+    await start({ HOME: agentHome.dir }, true, ['~/.codex']);
     const home = h.rt.config.home;
     await writeFile(h.rt.config.agents.profilesFile, JSON.stringify({ profiles: [{ env: { OPENAI_API_KEY: 'profile-key' } }] }));
     await mkdir(path.join(home, 'logs'), { recursive: true });
@@ -137,6 +151,8 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
         path.join(home, 'logs', 'aq.log'),
         h.rt.config.databasePath,
         path.join(home, 'aq.sock'),
+        ownLogin,
+        otherLogin,
       ];
       const id = await h.task('Peek', { description: files.map((file) => `acp:peek ${file}`).join('\n') });
       await h.waitStatus(id, 'COMPLETED', 90_000);
@@ -147,6 +163,8 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
       expect(summary).toContain(`peeked ${files[2]}: unreadable (ENOENT)`);
       expect(summary).toContain(`peeked ${files[3]}: unreadable (EACCES)`);
       expect(summary).toContain(`peeked ${files[4]}: unreadable (EACCES)`);
+      expect(summary).toContain(`peeked ${ownLogin}: a login`);
+      expect(summary).toContain(`peeked ${otherLogin}: unreadable (EACCES)`);
     } finally {
       await new Promise((resolve) => socket.close(resolve));
     }

@@ -172,8 +172,19 @@ describe("the app's secrets stay out of the agent's shell and what it reports (r
     expect(leaksIn(await everythingAbout(id))).toEqual([]);
   });
 
-  it("the app's own files in AQ_HOME are hidden from the agent's shell, the rest of it is not", async () => {
+  it("the app's own files and the agent CLIs' logins are hidden from the agent's shell, the rest of AQ_HOME is not", async () => {
     const home = h.rt.config.home;
+    // The logins of Claude Code (in the home folder, and in CLAUDE_CONFIG_DIR) and of another agent CLI.
+    const claudeHome = path.join(h.rt.home, 'claude-home');
+    const logins = {
+      [path.join(claudeHome, '.claude', '.credentials.json')]: 'claude-login-must-not-leak',
+      [path.join(claudeHome, 'config', '.credentials.json')]: 'config-login-must-not-leak',
+      [path.join(claudeHome, '.codex', 'auth.json')]: 'codex-login-must-not-leak',
+    };
+    for (const [file, note] of Object.entries(logins)) {
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, JSON.stringify({ note }));
+    }
     // What the running app and aq keep there: the profiles of other agents, aq's log, the socket.
     await writeFile(
       h.rt.config.agents.profilesFile,
@@ -192,6 +203,7 @@ describe("the app's secrets stay out of the agent's shell and what it reports (r
         h.rt.config.agents.profilesFile,
         path.join(home, 'logs', 'aq.log'),
         h.rt.config.databasePath,
+        ...Object.keys(logins),
       ];
       fake.enqueue(
         { toolUses: [{ name: 'Bash', input: { command: `cat ${files.join(' ')} ${path.join(home, 'aq.sock')}` } }] },
@@ -203,6 +215,7 @@ describe("the app's secrets stay out of the agent's shell and what it reports (r
       expect(shell).toContain('an ordinary file stays readable');
       expect(shell).not.toContain('sk-profile-key-must-not-leak');
       expect(shell).not.toContain('log-line-must-not-leak');
+      for (const note of Object.values(logins)) expect(shell).not.toContain(note);
       expect(shell).not.toContain('socket-answer-must-not-leak');
       expect(shell).not.toContain('SQLite format 3');
     } finally {
