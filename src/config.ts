@@ -76,6 +76,8 @@ export interface AppConfig {
   };
   /** Root of this app's own checkout, used by update_and_restart. */
   appRoot: string;
+  /** The `.env` files this process may have read (loadDotEnv): the one found from where it started, and its checkout's. */
+  dotEnvFiles: string[];
 }
 
 export interface AskConfig {
@@ -287,6 +289,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       profilesFile,
     },
     appRoot: appRootDir(),
+    dotEnvFiles: [...new Set([dotEnvFile(process.cwd()), path.join(appRootDir(), '.env')].filter((file) => file !== null))],
   };
 }
 

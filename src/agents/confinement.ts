@@ -53,12 +53,18 @@ export const HOME_SECRETS = [
   '.git-credentials',
   '.npmrc',
   '.pypirc',
+  '.pgpass',
+  '.cargo/credentials',
+  '.cargo/credentials.toml',
+  '.gem/credentials',
+  '.terraform.d/credentials.tfrc.json',
+  '.config/hub',
 ];
 
 /**
  * The app's own files, hidden from everything it runs for an agent (the agent's sandboxed shell,
  * a whole ACP agent, a project's check command), since what an agent reads reaches its model: the
- * database, the `.env` beside the app, the agent profiles (their `env` may hold another vendor's
+ * database, the `.env` it read, the agent profiles (their `env` may hold another vendor's
  * key), aq's log, and the socket through which `aq` has the running app run commands.
  */
 export function appPrivatePaths(config: AppConfig): string[] {
@@ -67,7 +73,7 @@ export function appPrivatePaths(config: AppConfig): string[] {
     database,
     `${database}-wal`,
     `${database}-shm`,
-    path.join(config.appRoot, '.env'),
+    ...config.dotEnvFiles,
     config.agents.profilesFile,
     logsDir(config.home),
     path.join(config.home, APP_SOCKET_NAME),

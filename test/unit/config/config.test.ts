@@ -1,6 +1,9 @@
+import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError, DEFAULT_CHAT_MODEL, loadConfig } from '../../../src/config';
+import { appPrivatePaths } from '../../../src/agents/confinement';
+import { ConfigError, DEFAULT_CHAT_MODEL, loadConfig, loadDotEnv } from '../../../src/config';
+import { makeTempDir } from '../../support/tmp';
 
 describe('loadConfig', () => {
   it('uses the documented defaults with an empty environment', () => {
@@ -77,6 +80,23 @@ describe('loadConfig', () => {
       loadConfig(env as NodeJS.ProcessEnv);
     } catch (err) {
       expect((err as Error).message).toEqual(message);
+    }
+  });
+
+  it("hides from agents the .env the process read from where it started, and its checkout's", async () => {
+    const started = await makeTempDir('aq-started-');
+    const before = process.cwd();
+    try {
+      await writeFile(path.join(started.dir, '.env'), 'AQ_CONFIG_TEST_ONLY=1\n');
+      process.chdir(started.dir);
+      expect(loadDotEnv()).toBe(path.join(started.dir, '.env'));
+      const hidden = appPrivatePaths(loadConfig({ AQ_HOME: '/data/aq' }));
+      expect(hidden).toContain(path.join(started.dir, '.env'));
+      expect(hidden).toContain(path.join(path.resolve(__dirname, '..', '..', '..'), '.env'));
+    } finally {
+      process.chdir(before);
+      delete process.env.AQ_CONFIG_TEST_ONLY;
+      await started.cleanup();
     }
   });
 });
