@@ -7,7 +7,11 @@ export interface ProcessSandbox {
   home: string;
   /** The workspace first, then the project's extra folders, the agent's own state, its temp folder. */
   writable: string[];
-  /** Of those, the agent's own state (its profile's `writable`): its login there stays readable. */
+  /**
+   * Of those, the agent's own state (its profile's `writable`): a home secret in one of these
+   * folders below the home folder (its login, such as ~/.codex) stays readable; the home folder
+   * itself made writable hides them all still.
+   */
   own: string[];
   /** Files and folders hidden from the agent (the app's own: appPrivatePaths). */
   hidden: string[];
@@ -26,8 +30,9 @@ export function maskArgs(paths: string[]): string[] {
  */
 export function bubblewrapArgs(sandbox: ProcessSandbox, cwd: string, command: string, args: string[]): string[] {
   const binds = sandbox.writable.flatMap((dir) => ['--bind', dir, dir]);
+  const ownLogins = sandbox.own.filter((dir) => dir !== sandbox.home && isInside(dir, sandbox.home));
   const homeSecrets = HOME_SECRETS.map((secret) => path.join(sandbox.home, secret)).filter(
-    (secret) => !sandbox.own.some((dir) => isInside(secret, dir)),
+    (secret) => !ownLogins.some((dir) => isInside(secret, dir)),
   );
   const hidden = maskArgs([...homeSecrets, ...sandbox.hidden]);
   return [

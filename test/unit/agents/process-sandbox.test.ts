@@ -1,0 +1,51 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { bubblewrapArgs } from '../../../src/agents/process-sandbox';
+import { makeTempDir } from '../../support/tmp';
+
+/** The paths bubblewrapArgs hides (an empty folder or /dev/null over each). */
+function masked(args: string[]): string[] {
+  const hidden: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--tmpfs') hidden.push(args[i + 1]);
+    if (args[i] === '--ro-bind' && args[i + 1] === '/dev/null') hidden.push(args[i + 2]);
+  }
+  return hidden;
+}
+
+describe('bubblewrapArgs: which home secrets a whole agent keeps', () => {
+  let tmp: { dir: string; cleanup: () => Promise<void> };
+  let home: string;
+  const secrets = ['.codex/auth.json', '.claude/.credentials.json', '.ssh'];
+
+  beforeEach(async () => {
+    tmp = await makeTempDir('aq-bwrap-args-');
+    home = path.join(tmp.dir, 'home');
+    for (const secret of secrets) {
+      const file = path.join(home, secret);
+      await mkdir(path.dirname(file), { recursive: true });
+      if (secret === '.ssh') await mkdir(file, { recursive: true });
+      else await writeFile(file, 'a login\n');
+    }
+  });
+  afterEach(() => tmp.cleanup());
+
+  const hiddenWith = (own: string[]) =>
+    masked(bubblewrapArgs({ home, writable: [path.join(tmp.dir, 'ws'), ...own], own, hidden: [] }, path.join(tmp.dir, 'ws'), 'agent', []));
+
+  it('hides every home secret from an agent with no folder of its own', () => {
+    expect(hiddenWith([])).toEqual(expect.arrayContaining(secrets.map((s) => path.join(home, s))));
+  });
+
+  it('leaves the login in a folder its profile makes writable, and hides the others', () => {
+    const hidden = hiddenWith([path.join(home, '.codex')]);
+    expect(hidden).not.toContain(path.join(home, '.codex/auth.json'));
+    expect(hidden).toEqual(expect.arrayContaining([path.join(home, '.claude/.credentials.json'), path.join(home, '.ssh')]));
+  });
+
+  it('hides them all when the profile makes the whole home folder, or a folder above it, writable', () => {
+    for (const own of [home, tmp.dir, '/']) {
+      expect(hiddenWith([own])).toEqual(expect.arrayContaining(secrets.map((s) => path.join(home, s))));
+    }
+  });
+});
