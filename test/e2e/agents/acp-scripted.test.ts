@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import { AcpAdapter } from '../../../src/agents/acp';
 import { acpOptions } from '../../../src/agents/acp-options';
 import { GitManager } from '../../../src/git/git-manager';
 import { GitManagerTaskGit } from '../../../src/orchestrator/task-git';
+import { ORDINARY_TEXT, writeAppFiles } from '../../support/app-files';
 import { scriptedProfile } from '../../support/acp/scripted-profile';
 import { gitOut } from '../../support/git-fixtures';
 import { makeTempDir } from '../../support/tmp';
@@ -36,7 +36,7 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
   let cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
     await h.cleanup();
-    for (const cleanup of cleanups) await cleanup();
+    for (const cleanup of cleanups.reverse()) await cleanup();
     cleanups = [];
   });
 
@@ -137,36 +137,26 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
       await writeFile(file, 'a login\n');
     }
     await start({ HOME: agentHome.dir }, true, ['~/.codex']);
-    const home = h.rt.config.home;
-    await writeFile(h.rt.config.agents.profilesFile, JSON.stringify({ profiles: [{ env: { OPENAI_API_KEY: 'profile-key' } }] }));
-    await mkdir(path.join(home, 'logs'), { recursive: true });
-    await writeFile(path.join(home, 'logs', 'aq.log'), 'a failure detail\n');
-    await writeFile(path.join(home, 'notes.txt'), 'an ordinary file\n');
-    const socket = net.createServer((c) => c.end());
-    await new Promise<void>((resolve) => socket.listen(path.join(home, 'aq.sock'), resolve));
+    const appFiles = await writeAppFiles(h.rt.config, 'app-file-secret');
     try {
-      const files = [
-        path.join(home, 'notes.txt'),
-        h.rt.config.agents.profilesFile,
-        path.join(home, 'logs', 'aq.log'),
-        h.rt.config.databasePath,
-        path.join(home, 'aq.sock'),
-        ownLogin,
-        otherLogin,
-      ];
-      const id = await h.task('Peek', { description: files.map((file) => `acp:peek ${file}`).join('\n') });
+      const id = await h.task('Peek', {
+        description: [appFiles.ordinary, ...appFiles.hidden, appFiles.socket, ownLogin, otherLogin]
+          .map((file) => `acp:peek ${file}`)
+          .join('\n'),
+      });
       await h.waitStatus(id, 'COMPLETED', 90_000);
       const summary = (await h.rt.db.taskResults.latest(id))?.summary ?? '';
-      expect(summary).toContain(`peeked ${files[0]}: an ordinary file`);
+      expect(summary).toContain(`peeked ${appFiles.ordinary}: ${ORDINARY_TEXT}`);
       // A hidden file is a device node the agent may not open; the log's folder is an empty one.
-      expect(summary).toContain(`peeked ${files[1]}: unreadable (EACCES)`);
-      expect(summary).toContain(`peeked ${files[2]}: unreadable (ENOENT)`);
-      expect(summary).toContain(`peeked ${files[3]}: unreadable (EACCES)`);
-      expect(summary).toContain(`peeked ${files[4]}: unreadable (EACCES)`);
+      const [profiles, log, database] = appFiles.hidden;
+      expect(summary).toContain(`peeked ${profiles}: unreadable (EACCES)`);
+      expect(summary).toContain(`peeked ${log}: unreadable (ENOENT)`);
+      expect(summary).toContain(`peeked ${database}: unreadable (EACCES)`);
+      expect(summary).toContain(`peeked ${appFiles.socket}: unreadable (EACCES)`);
       expect(summary).toContain(`peeked ${ownLogin}: a login`);
       expect(summary).toContain(`peeked ${otherLogin}: unreadable (EACCES)`);
     } finally {
-      await new Promise((resolve) => socket.close(resolve));
+      await appFiles.close();
     }
   });
 });

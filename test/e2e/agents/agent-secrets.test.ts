@@ -1,5 +1,4 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import { WebClient } from '@slack/web-api';
 import { ClaudeCodeAdapter } from '../../../src/agents/claude-code';
@@ -7,6 +6,7 @@ import { claudeCodeOptions } from '../../../src/agents/claude-options';
 import { GitManager } from '../../../src/git/git-manager';
 import { GitManagerTaskGit } from '../../../src/orchestrator/task-git';
 import { SlackNotifier } from '../../../src/slack/notifier';
+import { ORDINARY_TEXT, writeAppFiles } from '../../support/app-files';
 import { FakeAnthropic, type RecordedRequest, type ToolResultBlock } from '../../support/fake-anthropic';
 import { FakeSlack } from '../../support/fake-slack';
 import { makeHarness, waitFor, type Harness } from '../../integration/orchestrator/harness';
@@ -173,7 +173,6 @@ describe("the app's secrets stay out of the agent's shell and what it reports (r
   });
 
   it("the app's own files and the agent CLIs' logins are hidden from the agent's shell, the rest of AQ_HOME is not", async () => {
-    const home = h.rt.config.home;
     // The logins of Claude Code (in the home folder, and in CLAUDE_CONFIG_DIR) and of another agent CLI.
     const claudeHome = path.join(h.rt.home, 'claude-home');
     const logins = {
@@ -186,40 +185,21 @@ describe("the app's secrets stay out of the agent's shell and what it reports (r
       await writeFile(file, JSON.stringify({ note }));
     }
     // What the running app and aq keep there: the profiles of other agents, aq's log, the socket.
-    await writeFile(
-      h.rt.config.agents.profilesFile,
-      JSON.stringify({ profiles: [{ env: { OPENAI_API_KEY: 'sk-profile-key-must-not-leak' } }] }),
-    );
-    await mkdir(path.join(home, 'logs'), { recursive: true });
-    await writeFile(path.join(home, 'logs', 'aq.log'), 'a failure detail: log-line-must-not-leak\n');
-    const socket = net.createServer((c) => c.end('socket-answer-must-not-leak\n'));
-    await new Promise<void>((resolve) => socket.listen(path.join(home, 'aq.sock'), resolve));
-    await writeFile(path.join(home, 'notes.txt'), 'an ordinary file stays readable\n');
+    const appFiles = await writeAppFiles(h.rt.config, 'app-file-must-not-leak');
     // The whole shell allowed: what holds here is the sandbox, the layer below the tool policy.
     await h.rt.exec('set_tool_policy', { project_id: 'proj', add: ['Bash'] });
     try {
-      const files = [
-        path.join(home, 'notes.txt'),
-        h.rt.config.agents.profilesFile,
-        path.join(home, 'logs', 'aq.log'),
-        h.rt.config.databasePath,
-        ...Object.keys(logins),
-      ];
-      fake.enqueue(
-        { toolUses: [{ name: 'Bash', input: { command: `cat ${files.join(' ')} ${path.join(home, 'aq.sock')}` } }] },
-        { text: 'Read them.' },
-      );
+      const files = [appFiles.ordinary, ...appFiles.hidden, appFiles.socket, ...Object.keys(logins)];
+      fake.enqueue({ toolUses: [{ name: 'Bash', input: { command: `cat ${files.join(' ')}` } }] }, { text: 'Read them.' });
       const id = await h.task('Read the app files');
       await h.waitStatus(id, 'COMPLETED', 90_000);
       const shell = toolResults(fake).join('\n');
-      expect(shell).toContain('an ordinary file stays readable');
-      expect(shell).not.toContain('sk-profile-key-must-not-leak');
-      expect(shell).not.toContain('log-line-must-not-leak');
+      expect(shell).toContain(ORDINARY_TEXT);
+      expect(shell).not.toContain('app-file-must-not-leak');
       for (const note of Object.values(logins)) expect(shell).not.toContain(note);
-      expect(shell).not.toContain('socket-answer-must-not-leak');
       expect(shell).not.toContain('SQLite format 3');
     } finally {
-      await new Promise((resolve) => socket.close(resolve));
+      await appFiles.close();
     }
   });
 });

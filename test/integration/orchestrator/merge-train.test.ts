@@ -1,6 +1,7 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentRunRequest } from '../../../src/agents/adapter';
+import { ORDINARY_TEXT, writeAppFiles } from '../../support/app-files';
 import { commitFile, gitOut } from '../../support/git-fixtures';
 import { makeTempDirOutsideTmp } from '../../support/tmp';
 import { makeHarness, waitFor, writeIn, type Harness } from './harness';
@@ -27,7 +28,7 @@ describe('the merge train (agent double, real git origin)', () => {
   let cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
     await h.cleanup();
-    for (const cleanup of cleanups) await cleanup();
+    for (const cleanup of cleanups.reverse()) await cleanup();
     cleanups = [];
   });
 
@@ -223,17 +224,10 @@ describe('the merge train (agent double, real git origin)', () => {
     const outside = await makeTempDirOutsideTmp('aq-home-');
     cleanups.push(outside.cleanup);
     h = await makeHarness({ env: { AQ_HOME: outside.dir } });
-    const home = h.rt.config.home;
-    await writeFile(h.rt.config.agents.profilesFile, JSON.stringify({ profiles: [{ env: { OPENAI_API_KEY: 'profile-key' } }] }));
-    await mkdir(path.join(home, 'logs'), { recursive: true });
-    await writeFile(path.join(home, 'logs', 'aq.log'), 'a failure detail\n');
-    await writeFile(path.join(home, 'notes.txt'), 'an ordinary file\n');
-    const files = [
-      path.join(home, 'notes.txt'),
-      h.rt.config.agents.profilesFile,
-      path.join(home, 'logs', 'aq.log'),
-      h.rt.config.databasePath,
-    ];
+    const appFiles = await writeAppFiles(h.rt.config, 'app-file-secret');
+    cleanups.push(appFiles.close);
+    // The socket is left out: cat fails on one that is not hidden too.
+    const files = [appFiles.ordinary, ...appFiles.hidden];
     // What the check read is left in the workspace it ran in; the check itself stays green.
     const check = `for f in ${files.join(' ')}; do echo "== $f"; cat "$f" 2>&1; done > .git/aq-peek; true`;
     expect(await h.rt.exec('edit_project', { project_id: 'proj', check_command: check })).toMatchObject({ updated: 'proj' });
@@ -245,10 +239,9 @@ describe('the merge train (agent double, real git origin)', () => {
     const id = await h.task('Peek');
     await h.waitStatus(id, 'COMPLETED');
     const peeked = await readFile(path.join(h.workspace, '.git', 'aq-peek'), 'utf8');
-    expect(peeked).toContain(`== ${files[0]}\nan ordinary file`);
+    expect(peeked).toContain(`== ${files[0]}\n${ORDINARY_TEXT}`);
     for (const hidden of files.slice(1)) expect(peeked).toContain(`== ${hidden}\ncat: ${hidden}:`);
-    expect(peeked).not.toContain('profile-key');
-    expect(peeked).not.toContain('a failure detail');
+    expect(peeked).not.toContain('app-file-secret');
     expect(peeked).not.toContain('SQLite format 3');
   });
 });

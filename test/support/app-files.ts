@@ -1,0 +1,41 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { cliLogPath } from '../../src/cli/log-file';
+import type { AppConfig } from '../../src/config';
+import { APP_SOCKET_NAME } from '../../src/util/app-home-files';
+
+/** What the ordinary file beside the app's own files holds. */
+export const ORDINARY_TEXT = 'an ordinary file stays readable';
+
+export interface AppFilesInHome {
+  /** A file of AQ_HOME that is not the app's: confinement leaves it readable. */
+  ordinary: string;
+  /** The app's own files (the agent profiles, aq's log, the database), each with the secret but the database. */
+  hidden: string[];
+  /** The app's socket, listening, answering the secret. */
+  socket: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The files a running app and `aq` keep in AQ_HOME, written with `secret` in them, and an
+ * ordinary file beside them: what a test of confinement has an agent try to read.
+ */
+export async function writeAppFiles(config: AppConfig, secret: string): Promise<AppFilesInHome> {
+  const log = cliLogPath(config.home);
+  await writeFile(config.agents.profilesFile, JSON.stringify({ profiles: [{ env: { OPENAI_API_KEY: secret } }] }));
+  await mkdir(path.dirname(log), { recursive: true });
+  await writeFile(log, `a failure detail: ${secret}\n`);
+  const ordinary = path.join(config.home, 'notes.txt');
+  await writeFile(ordinary, `${ORDINARY_TEXT}\n`);
+  const socket = path.join(config.home, APP_SOCKET_NAME);
+  const server = net.createServer((c) => c.end(`${secret}\n`));
+  await new Promise<void>((resolve) => server.listen(socket, resolve));
+  return {
+    ordinary,
+    hidden: [config.agents.profilesFile, log, config.databasePath],
+    socket,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
