@@ -8,8 +8,9 @@ const redactors = new WeakMap<AppConfig, Redact>();
 
 /**
  * The redactor for the app's own secrets: the values of its configuration's tokens, keys and
- * credentialed URLs and of any variable of its environment named or shaped like a secret
- * (src/util/safe-env.ts), collected once per configuration.
+ * credentialed URLs, of any variable of its environment named or shaped like a secret
+ * (src/util/safe-env.ts), and of such variables in the agent profiles' `env` (an ACP agent holds
+ * its own key, and prints it if told to), collected once per configuration.
  */
 export function secretRedactor(config: AppConfig, env: NodeJS.ProcessEnv = process.env): Redact {
   const known = redactors.get(config);
@@ -24,6 +25,7 @@ export function secretRedactor(config: AppConfig, env: NodeJS.ProcessEnv = proce
         ANTHROPIC_API_KEY: config.anthropic.apiKey,
         DATABASE_URL: config.databaseUrl,
       }),
+      ...config.agents.profiles.flatMap((profile) => secretValuesOf(profile.env)),
     ]),
   ];
   const redact: Redact = secrets.length === 0 ? (text) => text : (text) => redactValues(text, secrets);

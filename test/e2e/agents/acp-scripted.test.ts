@@ -159,4 +159,30 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
       await appFiles.close();
     }
   });
+
+  it("a key in an agent profile's env is redacted from what the agent reports", async () => {
+    // The profile as an admin writes it, read by the app's configuration.
+    const dir = await makeTempDir('aq-profiles-');
+    cleanups.push(dir.cleanup);
+    state = path.join(dir.dir, 'acp-state');
+    const file = path.join(dir.dir, 'agent-profiles.json');
+    await writeFile(
+      file,
+      JSON.stringify({ profiles: [scriptedProfile(state, 'scripted', { VENDOR_API_KEY: 'vendor-key-must-not-leak-0001' })] }),
+    );
+    h = await makeHarness({ agents: 0, env: { AQ_AGENT_PROFILES: file } });
+    await h.rt.db.agents.create({ id: 'acp-1', name: 'ACP 1', type: 'acp', backend: 'acp', profile: 'scripted' });
+    await h.start({
+      adapters: { acp: new AcpAdapter(acpOptions(h.rt.config, () => undefined)) },
+      git: new GitManagerTaskGit(new GitManager()),
+      progressIntervalMs: 20,
+    });
+    // Told to show its environment, the agent reads it and reports it.
+    const id = await h.task('Show your environment', { description: 'acp:peek /proc/self/environ' });
+    await h.waitStatus(id, 'COMPLETED', 90_000);
+    const summary = (await h.rt.db.taskResults.latest(id))?.summary ?? '';
+    expect(summary).toContain('VENDOR_API_KEY=[redacted]');
+    expect(summary).not.toContain('vendor-key-must-not-leak-0001');
+    expect(JSON.stringify(h.events.filter((e) => e.taskId === id))).not.toContain('vendor-key-must-not-leak-0001');
+  });
 });
