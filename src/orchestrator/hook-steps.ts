@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { runShell } from '../util/run-shell';
-import { renderHookPrompt, type StepResult } from './hook-template';
+import { withoutSecrets } from '../util/safe-env';
+import { renderHookPrompt, renderShellCommand, type StepResult } from './hook-template';
 
 const execFileAsync = promisify(execFile);
 
@@ -54,11 +55,14 @@ export async function runHookStep(rawStep: HookStep, env: StepEnvironment): Prom
   const step = resolveArgs(rawStep, env);
   switch (step.type) {
     case 'shell': {
-      const run = await runShell(text(step.command), {
+      // The command's placeholders become variables of its environment, not text of it (renderShellCommand).
+      const { command, values } = renderShellCommand(text(rawStep.command), env.previous, env.event);
+      const run = await runShell(command, {
         cwd: env.workspacePath,
         timeoutMs: seconds(step.timeout, 60) * 1000,
         maxStdout: LIMITS.shellStdout,
         maxStderr: LIMITS.shellStderr,
+        env: { ...withoutSecrets(process.env), ...values },
       });
       return { stdout: run.stdout, stderr: run.stderr, exit_code: run.exitCode, ...(run.timedOut && { timed_out: true }) };
     }

@@ -36,19 +36,66 @@ export function pathValue(root: unknown, path: string[]): unknown {
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][\w.]*)\s*\}\}/g;
 
+/** The text a placeholder's expression stands for, or null when it is not one of ours. */
+function placeholderValue(expression: string, steps: StepResult[], event: Record<string, unknown> | null): string | null {
+  const [head, ...rest] = expression.split('.');
+  const stepMatch = /^step_(\d+)$/.exec(head);
+  if (stepMatch) {
+    const step = steps[Number(stepMatch[1])];
+    if (!step) return '';
+    return rest.length === 0 ? mainText(step) : asText(pathValue(step, rest));
+  }
+  if (head === 'event') {
+    if (!event) return '';
+    return rest.length === 0 ? JSON.stringify(event) : asText(pathValue(event, rest));
+  }
+  return null;
+}
+
 export function renderHookPrompt(template: string, steps: StepResult[], event: Record<string, unknown> | null = null): string {
-  return template.replace(PLACEHOLDER, (whole, expression: string) => {
-    const [head, ...rest] = expression.split('.');
-    const stepMatch = /^step_(\d+)$/.exec(head);
-    if (stepMatch) {
-      const step = steps[Number(stepMatch[1])];
-      if (!step) return '';
-      return rest.length === 0 ? mainText(step) : asText(pathValue(step, rest));
+  return template.replace(PLACEHOLDER, (whole, expression: string) => placeholderValue(expression, steps, event) ?? whole);
+}
+
+/** The prefix of the environment variables a shell step's placeholders become. */
+export const SHELL_VALUE_PREFIX = 'AQ_HOOK_VALUE_';
+
+/**
+ * A shell step's command with each placeholder replaced by a reference to an environment
+ * variable (`values`) that holds its text, never by the text itself: an event's fields (a task's
+ * title, a webhook's body) and an earlier step's output come from people, agents and other
+ * sites, and written into the command they would run as shell code. The reference suits where
+ * the placeholder stands, so the value is one word as written: `"${V}"` outside quotes, `${V}` in
+ * double quotes, and in single quotes, which expand nothing, the quotes closed around `"${V}"`.
+ * Should a command's quoting be misread, a reference is still only expanded, never run.
+ */
+export function renderShellCommand(
+  template: string,
+  steps: StepResult[],
+  event: Record<string, unknown> | null = null,
+): { command: string; values: Record<string, string> } {
+  const values: Record<string, string> = {};
+  let command = '';
+  let quote: '' | "'" | '"' = '';
+  for (let i = 0; i < template.length; ) {
+    PLACEHOLDER.lastIndex = i;
+    const found = template.startsWith('{{', i) ? PLACEHOLDER.exec(template) : null;
+    const value = found?.index === i ? placeholderValue(found[1], steps, event) : null;
+    if (found && value !== null) {
+      const name = `${SHELL_VALUE_PREFIX}${Object.keys(values).length + 1}`;
+      values[name] = value;
+      command += quote === '"' ? `\${${name}}` : quote === "'" ? `'"\${${name}}"'` : `"\${${name}}"`;
+      i += found[0].length;
+      continue;
     }
-    if (head === 'event') {
-      if (!event) return '';
-      return rest.length === 0 ? JSON.stringify(event) : asText(pathValue(event, rest));
+    const char = template[i];
+    if (char === '\\' && quote !== "'") {
+      command += template.slice(i, i + 2);
+      i += 2;
+      continue;
     }
-    return whole;
-  });
+    if ((char === "'" || char === '"') && (quote === '' || quote === char)) quote = quote ? '' : char;
+    command += char;
+    i++;
+  }
+  return { command, values };
 }

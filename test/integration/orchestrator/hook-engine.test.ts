@@ -1,4 +1,5 @@
 // @database-dependent: due hooks, cooldowns and the cap are read from hook runs in SQL.
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -231,5 +232,26 @@ describe('HookEngine', () => {
     } finally {
       server.close();
     }
+  });
+
+  it("passes an event's text and an earlier step's output to a shell step as words, never as shell code", async () => {
+    const marker = path.join(rt.home, 'injected');
+    const title = `it's "quoted" $(touch ${marker}) \`touch ${marker}\`; touch ${marker}`;
+    await addHook(rt, {
+      id: 'on-create',
+      trigger: { type: 'event', event_type: 'task_created' },
+      contextSteps: [
+        // The admin's command, quoted as people write it, and unquoted.
+        { type: 'shell', command: 'printf "%s|" "{{event.title}}" {{event.title}}' },
+        { type: 'shell', command: `echo '$(touch ${marker})'` },
+        { type: 'shell', command: 'printf "%s" {{step_1}}' },
+      ],
+      promptTemplate: '{{step_0}}//{{step_2}}',
+    });
+    await rt.exec('create_task', { project_id: 'p', title, description: 'd' });
+    await engine.idle();
+    expect(existsSync(marker)).toBe(false);
+    // Quoted or not, the title arrives whole, as one argument; the step's output too (echo's line break included).
+    expect(prompts).toEqual([`${title}|${title}|//$(touch ${marker})\n`]);
   });
 });

@@ -1,4 +1,5 @@
-import { mainText, renderHookPrompt } from '../../../src/orchestrator/hook-template';
+import { execFileSync } from 'node:child_process';
+import { mainText, renderHookPrompt, renderShellCommand } from '../../../src/orchestrator/hook-template';
 import { shortCircuitReason } from '../../../src/orchestrator/hook-steps';
 
 describe('renderHookPrompt', () => {
@@ -37,5 +38,28 @@ describe('shortCircuitReason', () => {
     expect(shortCircuitReason({ skip_llm_if_status_ok: true }, { status_code: 204 })).toBe('HTTP 204');
     expect(shortCircuitReason({ skip_llm_if_status_ok: true }, { status_code: 500 })).toBeNull();
     expect(shortCircuitReason({}, { exit_code: 0 })).toBeNull();
+  });
+});
+
+describe('renderShellCommand', () => {
+  const hostile = `a'b"c $(id) \`id\` \\ ; | * x`;
+  /** What /bin/sh prints for the rendered command. */
+  const run = (template: string) => {
+    const { command, values } = renderShellCommand(template, [{ stdout: 'out put' }], { title: hostile });
+    return execFileSync('/bin/sh', ['-c', command], { env: { PATH: process.env.PATH, ...values }, encoding: 'utf8' });
+  };
+
+  it('puts no value into the command, only a reference to it', () => {
+    const { command, values } = renderShellCommand('echo {{event.title}} {{step_0}} {{nope}}', [{ stdout: 'x' }], { title: hostile });
+    expect(command).toBe(`echo "\${AQ_HOOK_VALUE_1}" "\${AQ_HOOK_VALUE_2}" {{nope}}`);
+    expect(values).toEqual({ AQ_HOOK_VALUE_1: hostile, AQ_HOOK_VALUE_2: 'x' });
+  });
+
+  it('gives each value as one word as written, whatever quotes the placeholder stands in', () => {
+    expect(run('printf "[%s]" {{event.title}}')).toBe(`[${hostile}]`);
+    expect(run('printf "[%s]" "<{{event.title}}>"')).toBe(`[<${hostile}>]`);
+    expect(run('printf "[%s]" \'<{{event.title}}>\'')).toBe(`[<${hostile}>]`);
+    expect(run('printf "[%s]" "\\"{{step_0}}\\"" {{step_0}}')).toBe('["out put"][out put]');
+    expect(run('printf "[%s]" it\\\'s{{step_0}}')).toBe("[it'sout put]");
   });
 });
