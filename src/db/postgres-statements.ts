@@ -1,5 +1,5 @@
 import { types } from 'node:util';
-import { skipQuotedOrComment } from './sql-text';
+import { questionMarkOffsets } from './sql-text';
 import { storableText } from './storable-text';
 
 /**
@@ -40,7 +40,6 @@ export interface PostgresBound {
 const QUESTION_MARK = 0x3f;
 const DOLLAR = 0x24;
 const SEMICOLON = 0x3b;
-const BACKSLASH = 0x5c;
 
 const INT4_MIN = -2_147_483_648;
 const INT4_MAX = 2_147_483_647;
@@ -54,31 +53,19 @@ const PREPARABLE = /^\s*(select|with|insert|update|delete|values)\b/i;
 
 /**
  * The offsets of the `?` that MikroORM's `formatQuery` fills in and PostgreSQL would read as a
- * parameter once it is `$n`, or null when the text could read differently (see above).
+ * parameter once it is `$n`, or null when the text could read differently (`questionMarkOffsets`),
+ * here also for `?|` and `?&` (jsonb operators `formatQuery` would fill in anyway), `$` (dollar
+ * quoting, or a parameter of its own) and a second statement.
  */
 export function postgresPlaceholderOffsets(sql: string): number[] | null {
-  const offsets: number[] = [];
-  for (let i = 0; i < sql.length; i++) {
-    const end = skipQuotedOrComment(sql, i);
-    if (end === -1) return null;
-    if (end !== i) {
-      if (sql.slice(i, end).includes('?')) return null;
-      i = end;
-      continue;
-    }
-    const code = sql.charCodeAt(i);
+  return questionMarkOffsets(sql, (text, i) => {
+    const code = text.charCodeAt(i);
     if (code === QUESTION_MARK) {
-      const next = sql.charCodeAt(i + 1);
-      // `??` is an identifier to formatQuery; `?|` and `?&` are jsonb operators it would fill in anyway.
-      if (next === QUESTION_MARK || next === 0x7c || next === 0x26 || sql.charCodeAt(i - 1) === BACKSLASH) return null;
-      offsets.push(i);
-    } else if (code === DOLLAR) {
-      return null;
-    } else if (code === SEMICOLON && sql.slice(i + 1).trim() !== '') {
-      return null;
+      const next = text.charCodeAt(i + 1);
+      return next === 0x7c || next === 0x26;
     }
-  }
-  return offsets;
+    return code === DOLLAR || (code === SEMICOLON && text.slice(i + 1).trim() !== '');
+  });
 }
 
 /** The placeholder for `value` (pushing what pg sends for it onto `values`), or undefined when it cannot be bound exactly. */

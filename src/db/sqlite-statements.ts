@@ -1,4 +1,4 @@
-import { skipQuotedOrComment } from './sql-text';
+import { questionMarkOffsets } from './sql-text';
 import { storableText } from './storable-text';
 
 /**
@@ -41,28 +41,18 @@ const QUESTION_MARK = 0x3f;
 
 /**
  * The offsets of the `?` that MikroORM's `formatQuery` and SQLite would both read as the next
- * value, or null when they could read `sql` differently: a `?` in quotes or a comment (which
- * `formatQuery` fills in and SQLite does not), `??` and `\?` (which `formatQuery` reads
- * otherwise), `?NNN` and `:name`, `@name`, `$name` (which SQLite reads as parameters of their own).
+ * value, or null when they could read `sql` differently (`questionMarkOffsets`), here also for
+ * `?NNN` and `:name`, `@name`, `$name` (which SQLite reads as parameters of their own).
  */
 export function placeholderOffsets(sql: string): number[] | null {
-  const offsets: number[] = [];
-  for (let i = 0; i < sql.length; i++) {
-    const code = sql.charCodeAt(i);
-    const end = skipQuotedOrComment(sql, i);
-    if (end === -1) return null;
-    if (end !== i) {
-      if (sql.slice(i, end).includes('?')) return null;
-      i = end;
-    } else if (code === QUESTION_MARK) {
-      const next = sql.charCodeAt(i + 1);
-      if (next === QUESTION_MARK || (next >= 0x30 && next <= 0x39) || sql.charCodeAt(i - 1) === 0x5c) return null;
-      offsets.push(i);
-    } else if ((code === 0x3a || code === 0x40 || code === 0x24) && /[\w$]/.test(sql[i + 1] ?? '')) {
-      return null;
+  return questionMarkOffsets(sql, (text, i) => {
+    const code = text.charCodeAt(i);
+    if (code === QUESTION_MARK) {
+      const next = text.charCodeAt(i + 1);
+      return next >= 0x30 && next <= 0x39;
     }
-  }
-  return offsets;
+    return (code === 0x3a || code === 0x40 || code === 0x24) && /[\w$]/.test(text[i + 1] ?? '');
+  });
 }
 
 /**
