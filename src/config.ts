@@ -230,6 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const postgres = isPostgresUrl(databaseUrl);
   const databasePath = postgres ? path.join(home, 'agent-queue.db') : sqlitePathFromUrl(databaseUrl, home);
   const profilesFile = agentProfilesPath(env);
+  const appRoot = appRootDir();
   const database: AppConfig['database'] = postgres
     ? { dialect: 'postgresql', url: databaseUrl }
     : { dialect: 'sqlite', path: databasePath };
@@ -288,8 +289,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       profiles: agentProfiles(profilesFile, read(env, 'AQ_AGENT_PROFILES') !== undefined),
       profilesFile,
     },
-    appRoot: appRootDir(),
-    dotEnvFiles: [...new Set([dotEnvFile(process.cwd()), path.join(appRootDir(), '.env')].filter((file) => file !== null))],
+    appRoot,
+    dotEnvFiles: [...new Set([dotEnvFile(process.cwd()), path.join(appRoot, '.env')].filter((file) => file !== null))],
   };
 }
 

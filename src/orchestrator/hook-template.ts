@@ -35,6 +35,8 @@ export function pathValue(root: unknown, path: string[]): unknown {
 }
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][\w.]*)\s*\}\}/g;
+/** A placeholder right where `lastIndex` stands. */
+const PLACEHOLDER_HERE = new RegExp(PLACEHOLDER.source, 'y');
 
 /** The text a placeholder's expression stands for, or null when it is not one of ours. */
 function placeholderValue(expression: string, steps: StepResult[], event: Record<string, unknown> | null): string | null {
@@ -77,9 +79,9 @@ export function renderShellCommand(
   let command = '';
   let quote: '' | "'" | '"' = '';
   for (let i = 0; i < template.length; ) {
-    PLACEHOLDER.lastIndex = i;
-    const found = template.startsWith('{{', i) ? PLACEHOLDER.exec(template) : null;
-    const value = found?.index === i ? placeholderValue(found[1], steps, event) : null;
+    PLACEHOLDER_HERE.lastIndex = i;
+    const found = template.startsWith('{{', i) ? PLACEHOLDER_HERE.exec(template) : null;
+    const value = found ? placeholderValue(found[1], steps, event) : null;
     if (found && value !== null) {
       const name = `${SHELL_VALUE_PREFIX}${Object.keys(values).length + 1}`;
       values[name] = value;
