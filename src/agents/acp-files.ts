@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ReadTextFileRequest, ReadTextFileResponse, WriteTextFileRequest } from '@agentclientprotocol/sdk';
-import { insideRoots, type Refusal } from './confinement';
+import { fileToolRefusal, outsideRefusal, type Refusal } from './confinement';
 
 /**
  * The ACP client's file methods (`fs/read_text_file`, `fs/write_text_file`), which an agent
@@ -22,10 +22,12 @@ export class GuardedFiles {
 
   /** Null when the path may be used, else why not (the agent is told, and the run records it). */
   async refusal(tool: string, target: string): Promise<string | null> {
-    if (path.isAbsolute(target) && (await insideRoots(target, await this.realRoots))) return null;
-    const reason = `${target} is outside this task's workspace; agents may only read and write inside ${this.roots[0]}.`;
-    this.onRefused({ tool, path: target, reason });
-    return reason;
+    const refused = path.isAbsolute(target)
+      ? await fileToolRefusal(target, this.roots, await this.realRoots, tool === 'Write')
+      : outsideRefusal(target, this.roots);
+    if (!refused) return null;
+    this.onRefused({ tool, path: target, ...refused });
+    return refused.reason;
   }
 
   async read(params: ReadTextFileRequest): Promise<ReadTextFileResponse | { refused: string }> {

@@ -8,7 +8,7 @@ import { DEFAULT_TOOL_POLICY } from './agent-requests';
 import { permissionJudge, REJECT } from './acp-permissions';
 import { GuardedFiles } from './acp-files';
 import type { AgentAdapter, AgentRunOutcome, AgentRunRequest, AgentUsage } from './adapter';
-import { missingSandboxPrograms, realPathOf, type ConfinementPolicy, type Refusal } from './confinement';
+import { everyWriteRefused, missingSandboxPrograms, realPathOf, type ConfinementPolicy, type Refusal } from './confinement';
 import type { AgentProfile } from './profiles';
 import { bubblewrapArgs } from './process-sandbox';
 import { isRateLimitMessage, parseResetTime } from './rate-limits';
@@ -209,7 +209,7 @@ export class AcpAdapter implements AgentAdapter {
     const refusals: Refusal[] = [];
     const files = new GuardedFiles(roots, Promise.all(roots.map(realPathOf)), (refusal) => {
       refusals.push(refusal);
-      request.onProgress?.(`Refused · ${refusal.tool} · ${refusal.path} (outside the workspace)`);
+      request.onProgress?.(`Refused · ${refusal.tool} · ${refusal.path} (${refusal.place})`);
     });
     const requests = request.agentRequests;
     const judge = permissionJudge(requests, requests ? await requests.allowRules() : DEFAULT_TOOL_POLICY);
@@ -313,12 +313,9 @@ export class AcpAdapter implements AgentAdapter {
         };
       }
       const outcome: AgentRunOutcome = { ...base, status: 'completed', errorMessage: null };
-      if (refusals.length > 0 && files.writes === 0 && refusals.some((r) => r.tool === 'Write')) {
-        return {
-          ...outcome,
-          status: 'failed',
-          errorMessage: `Every file write of this run was refused because it was outside the workspace, so nothing was changed. The agent works in ${request.cwd}.`,
-        };
+      const refusedWrites = refusals.filter((r) => r.tool === 'Write');
+      if (refusedWrites.length > 0 && files.writes === 0) {
+        return { ...outcome, status: 'failed', errorMessage: everyWriteRefused(refusedWrites, request.cwd) };
       }
       return outcome;
     } catch (err) {

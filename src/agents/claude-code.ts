@@ -5,9 +5,11 @@ import { isRateLimitMessage, parseResetTime } from './rate-limits';
 import { DEFAULT_ANTHROPIC_URL, observeLimits } from './limit-observer';
 import { withoutSecrets } from '../util/safe-env';
 import {
+  everyWriteRefused,
   claudeConfigSecrets,
   missingSandboxPrograms,
   pathGuard,
+  placesOf,
   sandboxSettings,
   WRITE_TOOLS,
   type ConfinementPolicy,
@@ -148,21 +150,15 @@ export function unsandboxedRefusal(missing: string[]): string {
   return `Agents run shell commands in a sandbox, and this machine lacks ${missing.join(' and ')}: install the Debian packages bubblewrap and socat (apt-get install bubblewrap socat), or set AQ_ALLOW_UNSANDBOXED=true to let agents run unconfined shell commands.`;
 }
 
-/** The agent's answer, followed by what it tried outside its workspace. */
+/** The agent's answer, followed by what it tried outside its workspace or in a git folder. */
 function withRefusals(summary: string, refusals: Refusal[]): string {
   const lines = refusals.map((r) => `- ${r.tool}${r.path ? ` ${r.path}` : ''}`);
-  const note = `Refused ${refusals.length} attempt${refusals.length === 1 ? '' : 's'} outside the workspace:\n${lines.join('\n')}`;
+  const note = `Refused ${refusals.length} attempt${refusals.length === 1 ? '' : 's'} ${placesOf(refusals)}:\n${lines.join('\n')}`;
   return summary.trim() ? `${summary.trimEnd()}\n\n${note}` : note;
 }
 
 function usesHttpProxy(env: Record<string, string | undefined>): boolean {
   return ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy'].some((name) => !!env[name]);
-}
-
-/** Why a run that changed nothing, because every write went outside the workspace, is a failure. */
-export function everyWriteRefused(refused: Refusal[], cwd: string): string {
-  const paths = [...new Set(refused.map((r) => r.path))].slice(0, 3).join(', ');
-  return `Every file write of this run was refused because it was outside the workspace (${paths}), so nothing was changed. The agent works in ${cwd}: send a follow-up naming that folder, or restart the task.`;
 }
 
 /**
@@ -236,7 +232,7 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       roots,
       (refusal) => {
         refusals.push(refusal);
-        request.onProgress?.(`Refused · ${refusal.tool}${refusal.path ? ` · ${refusal.path}` : ''} (outside the workspace)`);
+        request.onProgress?.(`Refused · ${refusal.tool}${refusal.path ? ` · ${refusal.path}` : ''} (${refusal.place})`);
       },
       (tool) => {
         if (WRITE_TOOLS.has(tool)) writesAllowed += 1;

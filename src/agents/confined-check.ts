@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runShell, type ShellRun } from '../util/run-shell';
 import { HOME_SECRETS, missingSandboxPrograms } from './confinement';
-import { maskArgs } from './process-sandbox';
+import { gitControlArgs, maskArgs } from './process-sandbox';
 
 export interface CheckConfinement {
   /** Run without bubblewrap when it is missing (the agents' own AQ_ALLOW_UNSANDBOXED). */
@@ -14,7 +14,7 @@ export interface CheckConfinement {
 /**
  * Runs a project's check command in a task's workspace confined like the agent's shell: the
  * environment without the app's secrets, and under bubblewrap a read-only system with only the
- * workspace (and a private /tmp) writable and the home folder's credentials and the queue's own
+ * workspace (and a private /tmp) writable, not its git settings and hooks, and the home folder's credentials and the queue's own
  * files hidden. Refuses, in a sentence, when bubblewrap is missing and the app may not run
  * commands without it.
  */
@@ -49,6 +49,7 @@ export async function runConfinedCheck(
     '--bind',
     workspace,
     workspace,
+    ...gitControlArgs([workspace]),
     ...maskArgs([...HOME_SECRETS.map((s) => path.join(home, s)), ...options.confinement.hiddenPaths]),
     '--die-with-parent',
     '--chdir',

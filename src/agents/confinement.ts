@@ -3,6 +3,7 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { HookCallback, HookJSONOutput, Options } from '@anthropic-ai/claude-agent-sdk';
 import type { AppConfig } from '../config';
+import { isInsideGitFolder } from '../git/git-control-files';
 import { APP_SOCKET_NAME, logsDir } from '../util/app-home-files';
 
 /** What a project allows its agents beyond their own workspace. */
@@ -129,10 +130,44 @@ export function isInside(candidate: string, root: string): boolean {
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
-/** The path guard's one test, for every backend: `target`, symlinks followed, lies inside a real root. */
-export async function insideRoots(target: string, realRoots: string[]): Promise<boolean> {
+/**
+ * The path guard's one test, for every backend: where `target` really lies (symlinks followed),
+ * relative to the real root it is in; null outside them all.
+ */
+async function whereInRoots(target: string, realRoots: string[]): Promise<string | null> {
   const real = await realPathOf(target);
-  return realRoots.some((root) => isInside(real, root));
+  const root = realRoots.find((r) => isInside(real, r));
+  return root === undefined ? null : path.relative(root, real);
+}
+
+/**
+ * Why an agent may not use `target` with a file tool (`writes`: one that changes files), or null:
+ * outside the roots (symlinks followed), or a write into a repository's git folder, which holds
+ * the settings and hooks of the git the app runs there outside any sandbox (git/git-control-files.ts).
+ */
+export async function fileToolRefusal(
+  target: string,
+  roots: string[],
+  realRoots: string[],
+  writes: boolean,
+): Promise<FileToolRefusal | null> {
+  const relative = await whereInRoots(target, realRoots);
+  if (relative === null) return outsideRefusal(target, roots);
+  if (writes && isInsideGitFolder(relative)) {
+    return {
+      reason: `${target} is in a repository's git folder, which holds git's settings and hooks: change what git keeps by running git (git add, git commit), not by writing its files.`,
+      place: 'in a git folder',
+    };
+  }
+  return null;
+}
+
+/** The refusal of a path outside the roots (or not a path at all). */
+export function outsideRefusal(target: string, roots: string[]): FileToolRefusal {
+  return {
+    reason: `${target} is outside this task's workspace; agents may only read and write inside ${roots[0]}.`,
+    place: 'outside the workspace',
+  };
 }
 
 /** The file tools that change files: a run whose every call of these was refused changed nothing. */
@@ -174,6 +209,27 @@ export interface Refusal {
   tool: string;
   path: string;
   reason: string;
+  /** Where the call tried to go, as progress lines and the run's summary say it. */
+  place: RefusedPlace;
+}
+
+export type RefusedPlace = 'outside the workspace' | 'in a git folder';
+
+/** Where refused calls tried to go, as one phrase: "outside the workspace or in a git folder". */
+export function placesOf(refusals: Refusal[]): string {
+  return [...new Set(refusals.map((r) => r.place))].join(' or ');
+}
+
+/** Why a run that changed nothing, because every write was refused, is a failure (every backend). */
+export function everyWriteRefused(refused: Refusal[], cwd: string): string {
+  const paths = [...new Set(refused.map((r) => r.path))].slice(0, 3).join(', ');
+  return `Every file write of this run was refused because it was ${placesOf(refused)} (${paths}), so nothing was changed. The agent works in ${cwd}: send a follow-up naming that folder, or restart the task.`;
+}
+
+/** Why a file tool call is refused, for the agent, and where it tried to go. */
+export interface FileToolRefusal {
+  reason: string;
+  place: RefusedPlace;
 }
 
 function deny(reason: string): HookJSONOutput {
@@ -181,8 +237,8 @@ function deny(reason: string): HookJSONOutput {
 }
 
 /**
- * A PreToolUse hook that refuses any file tool call whose real path leaves the allowed roots,
- * and any shell command that asks to leave the sandbox. It sees every call, including those
+ * A PreToolUse hook that refuses any file tool call whose real path leaves the allowed roots or
+ * writes into a git folder, and any shell command that asks to leave the sandbox. It sees every call, including those
  * `allowedTools` approves before the permission callback would be asked.
  */
 export function pathGuard(
@@ -197,15 +253,15 @@ export function pathGuard(
     const toolInput = (input.tool_input ?? {}) as Record<string, unknown>;
     if (tool === 'Bash' && toolInput.dangerouslyDisableSandbox) {
       const reason = 'Shell commands always run in the sandbox here; run it without dangerouslyDisableSandbox.';
-      onRefused({ tool, path: '', reason });
+      onRefused({ tool, path: '', reason, place: 'outside the workspace' });
       return deny(reason);
     }
     const allowed = await realRoots;
     for (const candidate of pathsOfToolCall(tool, toolInput, input.cwd)) {
-      if (!(await insideRoots(candidate, allowed))) {
-        const reason = `${candidate} is outside this task's workspace; agents may only read and write inside ${roots[0]}.`;
-        onRefused({ tool, path: candidate, reason });
-        return deny(reason);
+      const refused = await fileToolRefusal(candidate, roots, allowed, WRITE_TOOLS.has(tool));
+      if (refused) {
+        onRefused({ tool, path: candidate, ...refused });
+        return deny(refused.reason);
       }
     }
     onAllowed(tool);

@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { gitControlPaths } from '../git/git-control-files';
 import { HOME_SECRETS, isInside } from './confinement';
 
 /** Where a whole agent process may write, and what it must not read. */
@@ -23,8 +24,16 @@ export function maskArgs(paths: string[]): string[] {
 }
 
 /**
+ * bubblewrap arguments holding read-only the git settings and hooks of each repository among
+ * `writable` folders (after their binds): the app runs git there outside any sandbox.
+ */
+export function gitControlArgs(writable: string[]): string[] {
+  return writable.flatMap(gitControlPaths).flatMap((p) => ['--ro-bind', p, p]);
+}
+
+/**
  * The bubblewrap command line that runs `command` confined: the machine read-only, writes only in
- * the writable folders, home secrets and the app's own files replaced by empty ones, its own
+ * the writable folders (but not in their git settings and hooks), home secrets and the app's own files replaced by empty ones, its own
  * process and IPC namespaces. The network stays shared: the agent must reach its model's API
  * (shell commands it runs go through the same confinement).
  */
@@ -44,6 +53,7 @@ export function bubblewrapArgs(sandbox: ProcessSandbox, cwd: string, command: st
     '--proc',
     '/proc',
     ...binds,
+    ...gitControlArgs(sandbox.writable),
     ...hidden,
     '--unshare-pid',
     '--unshare-ipc',

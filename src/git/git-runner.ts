@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from '../util/clock';
 import { folderMissing, launch } from '../util/process-launcher';
+import { plantedCommonDir } from './git-control-files';
 import { GitError, GitExitError, toGitError } from './git-errors';
 
 export interface GitRunResult {
@@ -41,8 +42,12 @@ const LOCK_HELD = /Unable to create '[^']*\.lock': File exists/;
 /** Waits between tries while a lock is held: about 3 s in all, far longer than any git step holds one. */
 const LOCK_RETRY_MS = [50, 100, 200, 400, 800, 1500];
 
-/** Settings for every git call: paths verbatim, no colour, no advice on a detached HEAD. */
-const CALL_CONFIG = ['-c', 'core.quotepath=false', '-c', 'color.ui=false', '-c', 'advice.detachedHead=false'];
+/**
+ * Settings for every git call: paths verbatim, no colour, no advice on a detached HEAD, and no
+ * file-system monitor (a program git would start on every status; the app's calls are too short
+ * to gain from one, and a workspace's settings must not choose what the app runs).
+ */
+const CALL_CONFIG = ['-c', 'core.quotepath=false', '-c', 'color.ui=false', '-c', 'advice.detachedHead=false', '-c', 'core.fsmonitor=false'];
 
 /**
  * Runs git, one process per call (through the process launcher, util/process-launcher.ts), with a
@@ -69,6 +74,12 @@ export class GitRunner {
    * commands such as `merge-tree` or `diff --quiet` that answer through their exit code).
    */
   async exec(cwd: string, args: string[], options: { okCodes?: number[] } = {}): Promise<GitRunResult> {
+    const planted = plantedCommonDir(cwd);
+    if (planted) {
+      throw new GitError(
+        `git will not run in ${cwd}: ${planted} would make it read its settings from another folder, and only a linked worktree has one. Look at it and remove it.`,
+      );
+    }
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.execOnce(cwd, args, options);

@@ -1,10 +1,7 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { GitRunner } from '../git/git-runner';
 import { runShell } from '../util/run-shell';
 import { withoutSecrets } from '../util/safe-env';
 import { renderHookPrompt, renderShellCommand, type StepResult } from './hook-template';
-
-const execFileAsync = promisify(execFile);
 
 /** What a context step may use: the command layer (as the hook) and the project's folder. */
 export interface StepEnvironment {
@@ -80,11 +77,8 @@ export async function runHookStep(rawStep: HookStep, env: StepEnvironment): Prom
     case 'git_diff': {
       const base = text(step.base_branch, 'main');
       if (!/^[\w./-]+$/.test(base) || base.startsWith('-')) return { error: `Invalid base_branch ${JSON.stringify(base)}.` };
-      const { stdout } = await execFileAsync('git', ['diff', `${base}...HEAD`], {
-        cwd: env.workspacePath,
-        timeout: 60_000,
-        maxBuffer: 10 * 1024 * 1024,
-      });
+      // Through the git runner, as every git call of the app: no prompts, no programs chosen by the workspace.
+      const stdout = await new GitRunner(60_000).run(env.workspacePath, ['diff', '--no-ext-diff', `${base}...HEAD`]);
       return { diff: stdout.slice(0, LIMITS.shellStdout) };
     }
     case 'db_query': {

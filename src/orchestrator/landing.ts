@@ -157,12 +157,25 @@ async function landEntry(deps: LandingDeps, entry: TrainEntry, renew: () => Prom
       taskId: task.id,
       payload: { title: task.title, branch: task.branchName, place: entry.place, tries: entry.tries },
     });
-    step = await landSteps(deps, task, project, workspace.path, task.branchName, renew);
+    step = await landSteps(deps, task, project, workspace.path, task.branchName, renew).catch((err: unknown) =>
+      sendBackOnGitError(deps, task, project, err),
+    );
     return step;
   } finally {
     // Landed, sent back or blocked: the workspace is free (a sent-back task's follow-up takes it again).
     if (!ownLock || step !== 'wait') await db.workspaces.release(workspace.id, task.id);
   }
+}
+
+/**
+ * A git step no landing step expected to fail (reading the default branch, a refused workspace):
+ * the task goes back from where it stopped, with git's sentence, rather than wait in the train
+ * forever. Anything else is thrown on.
+ */
+async function sendBackOnGitError(deps: LandingDeps, task: TaskRecord, project: ProjectRecord, err: unknown): Promise<Step> {
+  const state = (await deps.db.mergeTrain.get(task.id))?.state;
+  if (!(err instanceof GitError) || (state !== 'updating' && state !== 'checking' && state !== 'merging')) throw err;
+  return sendBack(deps, task, project, state, `Landing stopped: ${err.message}`);
 }
 
 /**

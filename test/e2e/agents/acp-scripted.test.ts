@@ -126,6 +126,43 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
     expect(await h.rt.db.taskResults.latest(id)).toMatchObject({ errorMessage: 'Agent was stopped.', tokensUsed: null, costUsd: null });
   });
 
+  it("cannot change git's settings or hooks, through the client's file methods nor from its own process", async () => {
+    await start();
+    const gitDir = path.join(h.workspace, '.git');
+    const before = await readFile(path.join(gitDir, 'config'), 'utf8');
+    const id = await h.task('Tamper', {
+      description: [
+        'acp:write .git/hooks/post-commit touch planted',
+        'acp:put .git/config [core]',
+        'acp:put .git/hooks/post-merge touch planted',
+        'acp:write hello.txt Hello',
+      ].join('\n'),
+    });
+    await h
+      .waitStatus(id, 'COMPLETED', 10_000)
+      .catch(() => console.log(JSON.stringify(h.events.map((e) => [e.type, e.payload])).slice(0, 4000)));
+    const summary = (await h.rt.db.taskResults.latest(id))?.summary ?? '';
+    expect(summary).toMatch(/could not write \.git\/hooks\/post-commit: .*in a repository's git folder/);
+    expect(summary).toContain('could not put .git/config (EROFS)');
+    expect(summary).toContain('could not put .git/hooks/post-merge (EROFS)');
+    expect(summary).toContain('wrote hello.txt');
+    expect(progress(id)).toContain(`Refused · Write · ${path.join(h.workspace, '.git', 'hooks', 'post-commit')} (in a git folder)`);
+    expect(await readFile(path.join(gitDir, 'config'), 'utf8')).toBe(before);
+    for (const hook of ['post-commit', 'post-merge']) expect(existsSync(path.join(gitDir, 'hooks', hook))).toBe(false);
+    expect(await gitOut(h.origin, 'show', 'main:hello.txt')).toBe('Hello');
+  });
+
+  it("a commondir planted in the git folder stops the app's git there: the landing goes back saying what to remove", async () => {
+    await start();
+    const elsewhere = path.join(h.rt.home, 'elsewhere');
+    const id = await h.task('Plant', { description: `acp:put .git/commondir ${elsewhere}\nacp:write hello.txt Hello` });
+    const sentBack = await waitFor(async () => h.eventsOf('landing_sent_back', id)[0], 60_000, 'the landing sent back');
+    expect(String(sentBack.payload.reason)).toBe(
+      `Landing stopped: git will not run in ${h.workspace}: ${path.join(h.workspace, '.git', 'commondir')} would make it read its settings from another folder, and only a linked worktree has one. Look at it and remove it.`,
+    );
+    expect(await gitOut(h.origin, 'ls-tree', '--name-only', 'main')).not.toContain('hello.txt');
+  });
+
   it("the whole agent process cannot read the app's own files nor other agents' logins, and reads the rest and its own login", async () => {
     // The agent's home holds its own login (in a folder its profile makes writable) and Claude Code's.
     const agentHome = await makeTempDir('aq-agent-home-');

@@ -1,12 +1,16 @@
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ClaudeCodeAdapter, everyWriteRefused, unsandboxedRefusal, type ClaudeCodeOptions } from '../../../src/agents/claude-code';
-import { missingSandboxPrograms } from '../../../src/agents/confinement';
+import { promisify } from 'node:util';
+import { ClaudeCodeAdapter, unsandboxedRefusal, type ClaudeCodeOptions } from '../../../src/agents/claude-code';
+import { everyWriteRefused, missingSandboxPrograms } from '../../../src/agents/confinement';
 import { FakeAnthropic, type ToolResultBlock } from '../../support/fake-anthropic';
 import { makeTempDir } from '../../support/tmp';
 
 jest.setTimeout(90_000);
+
+const execFileAsync = promisify(execFile);
 
 const SECRET = 'BEGIN FAKE PRIVATE KEY do-not-leak';
 
@@ -138,6 +142,63 @@ describe('agents are confined to their workspace (real Claude Code CLI)', () => 
     expect(progress.filter((line) => line.startsWith('Refused'))).toHaveLength(6);
   });
 
+  it("cannot change git's settings or hooks: file tools (also through a symlink) and the shell are refused", async () => {
+    await execFileAsync('git', ['init', '-q', workspace]);
+    const config = path.join(workspace, '.git', 'config');
+    const before = await readFile(config, 'utf8');
+    const planted = path.join(tmp.dir, 'planted');
+    await symlink('.git/config', path.join(workspace, 'settings.cfg'));
+    // The shell tries through a command the default policy allows.
+    await writeFile(
+      path.join(workspace, 'Makefile'),
+      `test:\n\t-echo ${tmp.dir} > .git/commondir\n\t-printf '[core]\\n' >> .git/config\n\t-touch .git/hooks/post-merge\n`,
+    );
+    fake.enqueue(
+      {
+        toolUses: [
+          { name: 'Write', input: { file_path: path.join(workspace, '.git', 'hooks', 'post-commit'), content: `touch ${planted}\n` } },
+        ],
+      },
+      {
+        toolUses: [
+          {
+            name: 'Edit',
+            input: {
+              file_path: path.join(workspace, 'settings.cfg'),
+              old_string: '[core]',
+              new_string: `[core]\n\tfsmonitor = touch ${planted}`,
+            },
+          },
+        ],
+      },
+      { toolUses: [{ name: 'Bash', input: { command: 'make test' } }] },
+      { toolUses: [{ name: 'Write', input: { file_path: path.join(workspace, 'inside.txt'), content: 'inside\n' } }] },
+      { text: 'Wrote inside.txt.' },
+    );
+    const outcome = await adapter().run(request());
+
+    expect(outcome.status).toBe('completed');
+    expect(await readFile(config, 'utf8')).toBe(before);
+    for (const hook of ['post-commit', 'post-merge']) expect(existsSync(path.join(workspace, '.git', 'hooks', hook))).toBe(false);
+    // Claude Code may leave a commondir that names the folder itself; none points elsewhere.
+    const common = await execFileAsync('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: workspace });
+    expect(common.stdout.trim()).toBe(path.join(await realpath(workspace), '.git'));
+    expect(await readFile(path.join(workspace, 'inside.txt'), 'utf8')).toBe('inside\n');
+    const results = fake.requests
+      .map((r) => fake.toolResultsIn(r))
+      .filter((r) => r.length > 0)
+      .map((r) => r[0]);
+    expect(results).toHaveLength(4);
+    for (const refused of [results[0], results[1]]) {
+      expect(refused.is_error).toBe(true);
+      expect(textOf(refused)).toContain("in a repository's git folder");
+    }
+    // The shell's sandbox holds the same files read-only.
+    expect(textOf(results[2]).match(/Read-only file system|Operation not permitted/g)).toHaveLength(3);
+    expect(outcome.summary).toMatch(/Refused 2 attempts in a git folder:/);
+    expect(outcome.summary).toContain(`Edit ${path.join(workspace, 'settings.cfg')}`);
+  });
+
   it('without bubblewrap and socat, refuses to run unless the policy allows unsandboxed shells', async () => {
     const PATH = await pathWithoutSandbox();
     expect(missingSandboxPrograms(PATH)).toEqual(['bwrap', 'socat']);
@@ -156,7 +217,7 @@ describe('agents are confined to their workspace (real Claude Code CLI)', () => 
     // Its only write was refused: the run changed nothing, and says so as a failure.
     expect(unsandboxed.status).toBe('failed');
     expect(unsandboxed.errorMessage).toBe(
-      everyWriteRefused([{ tool: 'Write', path: path.join(outside, 'escape.txt'), reason: '' }], workspace),
+      everyWriteRefused([{ tool: 'Write', path: path.join(outside, 'escape.txt'), reason: '', place: 'outside the workspace' }], workspace),
     );
   });
 });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentRunRequest } from '../../../src/agents/adapter';
@@ -243,5 +244,24 @@ describe('the merge train (agent double, real git origin)', () => {
     for (const hidden of files.slice(1)) expect(peeked).toContain(`== ${hidden}\ncat: ${hidden}:`);
     expect(peeked).not.toContain('app-file-secret');
     expect(peeked).not.toContain('SQLite format 3');
+  });
+
+  it("a check cannot change git's settings or hooks in the workspace the app lands from", async () => {
+    h = await makeHarness();
+    const gitDir = path.join(h.workspace, '.git');
+    const before = await readFile(path.join(gitDir, 'config'), 'utf8');
+    const check = `{ printf '[core]\\n\\tfsmonitor = true\\n' >> .git/config; touch .git/hooks/post-merge; } 2> .git/aq-tried; true`;
+    expect(await h.rt.exec('edit_project', { project_id: 'proj', check_command: check })).toMatchObject({ updated: 'proj' });
+    h.adapter.fallback = async (req) => {
+      await writeIn(req, 'fine.txt', 'fine\n');
+      return { summary: 'wrote fine.txt' };
+    };
+    await h.start();
+    const id = await h.task('Land');
+    await h.waitStatus(id, 'COMPLETED');
+    expect(await readFile(path.join(gitDir, 'aq-tried'), 'utf8')).toMatch(/Read-only file system[\s\S]*Read-only file system/);
+    expect(await readFile(path.join(gitDir, 'config'), 'utf8')).toBe(before);
+    expect(existsSync(path.join(gitDir, 'hooks', 'post-merge'))).toBe(false);
+    expect(await gitOut(h.origin, 'show', 'main:fine.txt')).toBe('fine');
   });
 });

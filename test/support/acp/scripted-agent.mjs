@@ -12,6 +12,8 @@
  *   acp:no-usage                 reports no token usage and no cost
  *   acp:peek <file>              reads the file from its own process (as a shell command it ran
  *                                would) and reports what it read, "(empty)", or why it could not
+ *   acp:put <file> <content>     writes the file (relative to the workspace) from its own process
+ *                                and reports "put <file>" or why it could not
  *
  * ACP_SCRIPTED_NO_LOAD=1 makes it an agent that cannot load sessions.
  * Every turn reports a message, a tool call, token usage (unless told not to) and a cost, and
@@ -155,6 +157,15 @@ const app = agent({ name: 'scripted-acp-agent' })
           seen = `unreadable (${err.code})`;
         }
         done.push(`peeked ${rest}: ${seen}`);
+      }
+      if (verb === 'put') {
+        const [file, ...content] = rest.split(' ');
+        try {
+          writeFileSync(path.resolve(session.cwd, file), `${content.join(' ')}\n`);
+          done.push(`put ${file}`);
+        } catch (err) {
+          done.push(`could not put ${file} (${err.code})`);
+        }
       }
       if (verb === 'wait') {
         await say(client, sessionId, 'Waiting until I am cancelled. ');

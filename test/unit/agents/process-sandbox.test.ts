@@ -49,3 +49,23 @@ describe('bubblewrapArgs: which home secrets a whole agent keeps', () => {
     }
   });
 });
+
+describe("bubblewrapArgs: a writable repository's git settings and hooks", () => {
+  it('are bound read-only after the writable folders, so the bind does not open them again', async () => {
+    const tmp = await makeTempDir('aq-bwrap-git-');
+    try {
+      const ws = path.join(tmp.dir, 'ws');
+      await mkdir(path.join(ws, '.git', 'hooks'), { recursive: true });
+      await writeFile(path.join(ws, '.git', 'config'), '[core]\n');
+      const args = bubblewrapArgs({ home: path.join(tmp.dir, 'home'), writable: [ws], own: [], hidden: [] }, ws, 'agent', []);
+      const bind = args.indexOf('--bind');
+      for (const control of [path.join(ws, '.git', 'config'), path.join(ws, '.git', 'hooks')]) {
+        const at = args.indexOf(control);
+        expect(args.slice(at - 1, at + 2)).toEqual(['--ro-bind', control, control]);
+        expect(at).toBeGreaterThan(bind);
+      }
+    } finally {
+      await tmp.cleanup();
+    }
+  });
+});

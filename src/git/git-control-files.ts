@@ -1,0 +1,62 @@
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+/*
+ * The files of a repository's git folder that decide which programs git runs: its settings
+ * (`core.fsmonitor`, filters, diff and merge drivers, credential helpers, `include.path`), its
+ * hooks, and the pointers that send git to another folder's settings (`commondir`, a `.git` file).
+ * The app runs git in agents' workspaces outside any sandbox, with its own secrets in reach, so an
+ * agent must change git's state only by running git, never by writing these. Claude Code's shell
+ * sandbox holds the same files read-only; the file tools and a whole ACP agent are held here.
+ */
+
+/** Entries of a `.git` folder an agent may not write: settings, hooks, and what points elsewhere. */
+export const GIT_FOLDER_CONTROL_ENTRIES = [
+  'config',
+  'config.lock',
+  'config.worktree',
+  'config.worktree.lock',
+  'commondir',
+  'hooks',
+  'info',
+  'modules',
+  'worktrees',
+];
+
+/** True when `relative` (a path below a workspace) names a `.git` folder or file, or lies inside one. */
+export function isInsideGitFolder(relative: string): boolean {
+  return relative.split(/[\\/]/).includes('.git');
+}
+
+/**
+ * The existing control files and folders of the repository at `top` (none when it is not one):
+ * the `.git` file of a linked worktree, else the control entries of its `.git` folder. Missing
+ * ones cannot be held read-only without creating them; `commondir` is refused by the git runner
+ * instead (plantedCommonDir).
+ */
+export function gitControlPaths(top: string): string[] {
+  const dotGit = path.join(top, '.git');
+  const info = statSync(dotGit, { throwIfNoEntry: false });
+  if (!info) return [];
+  if (!info.isDirectory()) return [dotGit];
+  return GIT_FOLDER_CONTROL_ENTRIES.map((entry) => path.join(dotGit, entry)).filter((entry) => statSync(entry, { throwIfNoEntry: false }));
+}
+
+/**
+ * The `commondir` file in the `.git` folder of `cwd` when it points anywhere but that folder.
+ * Git writes one only in a linked worktree's own folder (under `.git/worktrees/`); in a
+ * repository's `.git` it would make git read its settings (and so run programs) from wherever it
+ * points. Claude Code leaves one there that points to the folder itself (".", held read-only for
+ * its sandbox): that one changes nothing.
+ */
+export function plantedCommonDir(cwd: string): string | null {
+  const dotGit = path.join(cwd, '.git');
+  const file = path.join(dotGit, 'commondir');
+  let target: string;
+  try {
+    target = readFileSync(file, 'utf8').trim();
+  } catch {
+    return null;
+  }
+  return path.resolve(dotGit, target) === dotGit ? null : file;
+}

@@ -1,0 +1,47 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { gitControlPaths, isInsideGitFolder, plantedCommonDir } from '../../../src/git/git-control-files';
+import { makeTempDir } from '../../support/tmp';
+
+describe("git's control files in a workspace", () => {
+  let tmp: { dir: string; cleanup: () => Promise<void> };
+  let repo: string;
+  beforeEach(async () => {
+    tmp = await makeTempDir('aq-git-control-');
+    repo = path.join(tmp.dir, 'repo');
+    await mkdir(path.join(repo, '.git', 'hooks'), { recursive: true });
+    await writeFile(path.join(repo, '.git', 'config'), '[core]\n');
+  });
+  afterEach(() => tmp.cleanup());
+
+  it('names any path in a .git folder, or the .git file, and nothing else', () => {
+    for (const inside of ['.git', '.git/config', '.git/hooks/post-commit', 'vendor/lib/.git/config'])
+      expect(isInsideGitFolder(inside)).toBe(true);
+    for (const outside of ['.gitignore', '.github/workflows/ci.yml', 'src/git/config', 'a.git/config', '']) {
+      expect(isInsideGitFolder(outside)).toBe(false);
+    }
+  });
+
+  it('lists the existing settings and hooks of a .git folder, the .git file of a linked worktree, and none outside a repository', async () => {
+    expect(gitControlPaths(repo)).toEqual([path.join(repo, '.git', 'config'), path.join(repo, '.git', 'hooks')]);
+    const worktree = path.join(tmp.dir, 'worktree');
+    await mkdir(worktree);
+    await writeFile(path.join(worktree, '.git'), `gitdir: ${path.join(repo, '.git', 'worktrees', 'w')}\n`);
+    expect(gitControlPaths(worktree)).toEqual([path.join(worktree, '.git')]);
+    expect(gitControlPaths(tmp.dir)).toEqual([]);
+  });
+
+  it('finds a commondir pointing elsewhere, and accepts none or one naming the folder itself', async () => {
+    const file = path.join(repo, '.git', 'commondir');
+    expect(plantedCommonDir(repo)).toBeNull();
+    for (const itself of ['.', './', path.join(repo, '.git')]) {
+      await writeFile(file, `${itself}\n`);
+      expect(plantedCommonDir(repo)).toBeNull();
+    }
+    for (const elsewhere of ['..', tmp.dir, '../../other/.git']) {
+      await writeFile(file, `${elsewhere}\n`);
+      expect(plantedCommonDir(repo)).toBe(file);
+    }
+    expect(plantedCommonDir(tmp.dir)).toBeNull();
+  });
+});
