@@ -24,6 +24,7 @@ import { PrFollower } from './orchestrator/pr-follower';
 import { ForgeReadinessRecorder } from './orchestrator/forge-readiness';
 import { FleetWorker, type WorkerOptions } from './orchestrator/worker';
 import { AutomationEngine } from './orchestrator/automation-engine';
+import { gitCredentialsDir } from './util/app-home-files';
 
 export interface Runtime {
   config: AppConfig;
@@ -107,7 +108,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     options.maxDatabaseConnections === undefined ? {} : { maxConnections: options.maxDatabaseConnections },
   );
   const events = new EventLog(db, log);
-  const git = options.git ?? new GitManager();
+  const git = options.git ?? new GitManager({ credentialsDir: gitCredentialsDir(config.home) });
   const chatProvider = chatProviderFor(config, options);
   let daemon: Orchestrator | null = null;
   let worker: FleetWorker | null = null;

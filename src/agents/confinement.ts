@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { HookCallback, HookJSONOutput, Options } from '@anthropic-ai/claude-agent-sdk';
 import type { AppConfig } from '../config';
 import { isInsideGitFolder } from '../git/git-control-files';
-import { APP_SOCKET_NAME, logsDir } from '../util/app-home-files';
+import { APP_SOCKET_NAME, gitCredentialsDir, logsDir } from '../util/app-home-files';
 
 /** What a project allows its agents beyond their own workspace. */
 export interface ConfinementPolicy {
@@ -66,7 +66,8 @@ export const HOME_SECRETS = [
  * The app's own files, hidden from everything it runs for an agent (the agent's sandboxed shell,
  * a whole ACP agent, a project's check command), since what an agent reads reaches its model: the
  * database, the `.env` it read, the agent profiles (their `env` may hold another vendor's
- * key), aq's log, and the socket through which `aq` has the running app run commands.
+ * key), aq's log, the socket through which `aq` has the running app run commands, and the
+ * credentials taken out of clone URLs.
  */
 export function appPrivatePaths(config: AppConfig): string[] {
   const database = config.databasePath;
@@ -78,6 +79,7 @@ export function appPrivatePaths(config: AppConfig): string[] {
     config.agents.profilesFile,
     logsDir(config.home),
     path.join(config.home, APP_SOCKET_NAME),
+    gitCredentialsDir(config.home),
   ];
 }
 

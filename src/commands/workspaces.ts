@@ -14,6 +14,7 @@ import {
 import { isAdminHere } from './admin-check';
 import { allowedCloneSource } from './clone-source';
 import { redactCredentials } from '../git/clone-url';
+import { withoutCredentials } from '../git/remote-credentials';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { isWithin, linkTargetCheck, resolveReal, validatePath } from './path-validation';
 import { projectIdOrActive, requireProject } from './projects';
@@ -101,7 +102,8 @@ export const addWorkspace = defineCommand({
       workspacePath = await linkTargetCheck(ctx.config, args.path, isAdminHere(ctx));
       await gitStep(() => ctx.git.assertRepo(workspacePath));
       const remote = await ctx.git.getRemoteUrl(workspacePath);
-      if (repo?.url && remote && remote !== repo.url) {
+      // A clone the app made names its origin without the URL's credentials (git/remote-credentials.ts).
+      if (repo?.url && remote && withoutCredentials(remote) !== withoutCredentials(repo.url)) {
         warning = `This checkout's origin is ${redactCredentials(remote)}, but project '${project.id}' uses ${redactCredentials(repo.url)}. Agents would commit to the wrong repository.`;
       }
     } else {

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { assertValidBranchName, assertValidRefName, assertValidRemoteName, branchNameForTask } from './branch-names';
 import { changedFiles, diffAgainstDefault, workingDiff } from './diffs';
 import { readCloneSource, redactCredentials } from './clone-url';
+import { credentialHelperArgs, splitCredentials } from './remote-credentials';
 import { GitError, toGitError } from './git-errors';
 import type { Clock } from '../util/clock';
 import { GitRunner, type GitRunResult } from './git-runner';
@@ -29,6 +30,11 @@ export interface GitManagerOptions {
   glabPath?: string;
   /** The time git's lock retries wait on (default: the system clock); tests pass one they drive. */
   clock?: Clock;
+  /**
+   * Where credentials taken out of clone URLs are kept (the app's: `$AQ_HOME/git-credentials`);
+   * without it a clone keeps them in its URL (remote-credentials.ts).
+   */
+  credentialsDir?: string;
 }
 
 export interface CommitSummary {
@@ -52,8 +58,10 @@ export class GitManager {
   /** GitHub (gh) and GitLab (glab), chosen by remote or PR/MR URL; AQ_MERGE_METHOD is read from `env`. */
   readonly forges: Forges;
   private readonly runner: GitRunner;
+  private readonly credentialsDir: string | undefined;
 
   constructor(options: GitManagerOptions = {}) {
+    this.credentialsDir = options.credentialsDir;
     this.timeoutMs = options.timeoutMs ?? 120_000;
     this.ghPath = options.ghPath ?? 'gh';
     this.runner = new GitRunner(this.timeoutMs, options.env, options.clock);
@@ -115,7 +123,9 @@ export class GitManager {
     if (options.branch) assertValidBranchName(options.branch);
     const target = resolve(dest);
     await mkdir(dirname(target), { recursive: true });
-    const args = ['clone', ...(options.branch ? ['--branch', options.branch] : []), '--', url, target];
+    const credentials = this.credentialsDir ? splitCredentials(url) : null;
+    const kept = credentials ? await credentialHelperArgs(credentials, this.credentialsDir!) : [];
+    const args = ['clone', ...kept, ...(options.branch ? ['--branch', options.branch] : []), '--', credentials?.url ?? url, target];
     try {
       await this.runner.run(dirname(target), args);
     } catch (err) {

@@ -15,6 +15,7 @@ import { TrainDriver } from './landing';
 import { TaskControl } from './task-control';
 import type { ProvisioningGit } from './workspace-provisioning';
 import type { Clock } from '../util/clock';
+import { gitCredentialsDir } from '../util/app-home-files';
 
 export interface OrchestratorOptions {
   adapters: Record<string, AgentAdapter>;
@@ -75,7 +76,7 @@ export class Orchestrator extends TaskControl {
     this.log = options.log ?? ((m) => console.error(m));
     const clock = loopClock(options);
     this.now = () => clock.now();
-    this.workspaceGit = options.workspaceGit ?? new GitManager();
+    this.workspaceGit = options.workspaceGit ?? new GitManager({ credentialsDir: gitCredentialsDir(config.home) });
     this.trains = new TrainDriver({ db, events, machine: this.machine, git: options.git, config, log: this.log, workerId: null });
     this.loop = new RunLoop(
       {

@@ -14,6 +14,7 @@ import { TrainDriver } from './landing';
 import { TaskStateMachine } from './state-machine';
 import type { ProvisioningGit } from './workspace-provisioning';
 import type { Clock } from '../util/clock';
+import { gitCredentialsDir } from '../util/app-home-files';
 
 export interface WorkerOptions {
   /** Unique in the fleet and stable across restarts: a restarted worker recovers its own claims. */
@@ -93,7 +94,7 @@ export class FleetWorker {
     this.heartbeatMs = options.heartbeatMs ?? Math.max(100, Math.floor(this.leaseMs / 3));
     const clock = loopClock(options);
     this.now = () => clock.now();
-    this.workspaceGit = options.workspaceGit ?? new GitManager();
+    this.workspaceGit = options.workspaceGit ?? new GitManager({ credentialsDir: gitCredentialsDir(config.home) });
     this.loop = new RunLoop(
       {
         db,

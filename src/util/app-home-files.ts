@@ -13,3 +13,8 @@ export const APP_SOCKET_NAME = 'aq.sock';
 export function logsDir(home: string): string {
   return path.join(home, 'logs');
 }
+
+/** The folder of the credentials taken out of clone URLs, one file each (src/git/remote-credentials.ts). */
+export function gitCredentialsDir(home: string): string {
+  return path.join(home, 'git-credentials');
+}

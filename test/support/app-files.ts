@@ -3,7 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { cliLogPath } from '../../src/cli/log-file';
 import type { AppConfig } from '../../src/config';
-import { APP_SOCKET_NAME } from '../../src/util/app-home-files';
+import { APP_SOCKET_NAME, gitCredentialsDir } from '../../src/util/app-home-files';
 
 /** What the ordinary file beside the app's own files holds. */
 export const ORDINARY_TEXT = 'an ordinary file stays readable';
@@ -11,7 +11,10 @@ export const ORDINARY_TEXT = 'an ordinary file stays readable';
 export interface AppFilesInHome {
   /** A file of AQ_HOME that is not the app's: confinement leaves it readable. */
   ordinary: string;
-  /** The app's own files (the agent profiles, aq's log, the database), each with the secret but the database. */
+  /**
+   * The app's own files (the agent profiles, aq's log, the database, a credential taken out of a
+   * clone URL), each with the secret but the database.
+   */
   hidden: string[];
   /** The app's socket, listening, answering the secret. */
   socket: string;
@@ -27,6 +30,9 @@ export async function writeAppFiles(config: AppConfig, secret: string): Promise<
   await writeFile(config.agents.profilesFile, JSON.stringify({ profiles: [{ env: { OPENAI_API_KEY: secret } }] }));
   await mkdir(path.dirname(log), { recursive: true });
   await writeFile(log, `a failure detail: ${secret}\n`);
+  const credential = path.join(gitCredentialsDir(config.home), 'a-clone');
+  await mkdir(path.dirname(credential), { recursive: true });
+  await writeFile(credential, `username=bot\npassword=${secret}\n`);
   const ordinary = path.join(config.home, 'notes.txt');
   await writeFile(ordinary, `${ORDINARY_TEXT}\n`);
   const socket = path.join(config.home, APP_SOCKET_NAME);
@@ -34,7 +40,7 @@ export async function writeAppFiles(config: AppConfig, secret: string): Promise<
   await new Promise<void>((resolve) => server.listen(socket, resolve));
   return {
     ordinary,
-    hidden: [config.agents.profilesFile, log, config.databasePath],
+    hidden: [config.agents.profilesFile, log, config.databasePath, credential],
     socket,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

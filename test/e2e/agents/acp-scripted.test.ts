@@ -185,10 +185,11 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
       const summary = (await h.rt.db.taskResults.latest(id))?.summary ?? '';
       expect(summary).toContain(`peeked ${appFiles.ordinary}: ${ORDINARY_TEXT}`);
       // A hidden file is a device node the agent may not open; the log's folder is an empty one.
-      const [profiles, log, database] = appFiles.hidden;
+      const [profiles, log, database, credential] = appFiles.hidden;
       expect(summary).toContain(`peeked ${profiles}: unreadable (EACCES)`);
       expect(summary).toContain(`peeked ${log}: unreadable (ENOENT)`);
       expect(summary).toContain(`peeked ${database}: unreadable (EACCES)`);
+      expect(summary).toContain(`peeked ${credential}: unreadable (ENOENT)`);
       expect(summary).toContain(`peeked ${appFiles.socket}: unreadable (EACCES)`);
       expect(summary).toContain(`peeked ${ownLogin}: a login`);
       expect(summary).toContain(`peeked ${otherLogin}: unreadable (EACCES)`);

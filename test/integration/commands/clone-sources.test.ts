@@ -1,11 +1,18 @@
 import { existsSync } from 'node:fs';
-import { realpath } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { readFile, readdir, realpath, stat } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import type { Actor } from '../../../src/commands/catalog';
-import { createOriginRepo } from '../../support/git-fixtures';
+import { appPrivatePaths } from '../../../src/agents/confinement';
+import { gitCredentialsDir } from '../../../src/util/app-home-files';
+import { commitFile, createOriginRepo, gitOut } from '../../support/git-fixtures';
+import { startGitHttpServer } from '../../support/git-http-server';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 import { makeTempDir } from '../../support/tmp';
+
+const execFileAsync = promisify(execFile);
 
 const stranger: Actor = { source: 'slack', userId: 'U2' };
 const strangerViaModel: Actor = { source: 'chat', userId: 'U2' };
@@ -95,5 +102,52 @@ describe('clone sources', () => {
     const listed = JSON.stringify(await as(stranger, 'list_repos', { project_id: 'alpha' }));
     expect(listed).toContain('https://***@github.com/org/app.git');
     expect(listed).not.toContain('ghp_tokenvalue');
+  });
+
+  it("keeps a clone URL's credentials out of the clone's settings, and fetches and pushes with them", async () => {
+    const root = path.dirname(origin);
+    const server = await startGitHttpServer(root, 'bot', 's3cret-token');
+    try {
+      const secretUrl = server.url.replace('http://', 'http://bot:s3cret-token@');
+      expect(
+        await as(admin, 'add_repo', { project_id: 'alpha', source: 'clone', url: `${secretUrl}/origin.git`, name: 'web' }),
+      ).toMatchObject({
+        created: 'web',
+      });
+      const clone = path.join(rt.config.workspaceDir, 'alpha', 'web');
+      expect(await readFile(path.join(clone, 'credentials.txt'), 'utf8')).toBe('token=abc\n');
+      // Nothing in the clone's folder holds the password; origin is the URL without it.
+      const files = (await readdir(path.join(clone, '.git'), { recursive: true })).map((f) => path.join(clone, '.git', f));
+      const holding = [];
+      for (const f of files) if ((await stat(f)).isFile() && (await readFile(f)).includes('s3cret-token')) holding.push(f);
+      expect(files.length).toBeGreaterThan(10);
+      expect(holding).toEqual([]);
+      expect(await gitOut(clone, 'remote', 'get-url', 'origin')).toBe(`${server.url}/origin.git`);
+      // It lies in AQ_HOME, readable by this user alone, where agents cannot read it (appPrivatePaths).
+      const [kept] = await readdir(gitCredentialsDir(rt.config.home));
+      const file = path.join(gitCredentialsDir(rt.config.home), kept);
+      expect((await stat(file)).mode & 0o077).toBe(0);
+      expect(appPrivatePaths(rt.config)).toContain(gitCredentialsDir(rt.config.home));
+
+      // The app's own git still authenticates: a push and a fetch through the git layer.
+      await commitFile(clone, 'new.txt', 'new\n');
+      await rt.git.push(clone, 'main');
+      expect(await gitOut(origin, 'show', 'main:new.txt')).toBe('new');
+      await rt.git.fetch(clone);
+      const basic = `Basic ${Buffer.from('bot:s3cret-token').toString('base64')}`;
+      expect(server.authorizations.filter((a) => a === basic).length).toBeGreaterThanOrEqual(3);
+      // A git run without the app's helper (as an agent's shell would) is refused by the server.
+      const bare = await execFileAsync('git', ['-c', 'credential.helper=', 'ls-remote', `${server.url}/origin.git`], {
+        env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
+      }).catch((err: { stderr: string }) => err.stderr);
+      expect(String(bare)).toMatch(/could not read Username|Authentication failed/);
+      expect(existsSync(file)).toBe(true);
+      // Linked as a workspace, its origin is the project's repository: no warning that it is not.
+      const linked = await as(admin, 'add_workspace', { project_id: 'alpha', source: 'link', path: clone, repo_id: 'web' });
+      expect(linked).toMatchObject({ created: expect.any(String) });
+      expect(linked).not.toHaveProperty('warning');
+    } finally {
+      await server.close();
+    }
   });
 });

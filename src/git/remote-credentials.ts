@@ -1,0 +1,65 @@
+import { createHash } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+/*
+ * A clone URL's user name and password (`https://bot:token@host/repo.git`) kept out of the
+ * repository's settings: git writes the URL it cloned into `.git/config`, where an agent working
+ * in the clone could read the token. The clone gets the URL without them, and a credential
+ * helper of its own (in those settings, which agents cannot change) that answers git's requests
+ * for that URL from a file in AQ_HOME, hidden from agents like the app's other files.
+ */
+
+/** An http(s) URL without its user name and password, and what they were (decoded). */
+export interface UrlCredentials {
+  url: string;
+  username: string;
+  password: string;
+}
+
+/** The credentials in an http(s) URL, or null when it has none (or is no such URL). */
+export function splitCredentials(given: string): UrlCredentials | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(given);
+  } catch {
+    return null;
+  }
+  if ((parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || (!parsed.username && !parsed.password)) return null;
+  const username = decodeURIComponent(parsed.username);
+  const password = decodeURIComponent(parsed.password);
+  parsed.username = '';
+  parsed.password = '';
+  return { url: parsed.toString(), username, password };
+}
+
+/** `url` as a clone made from it names its origin: without an http(s) user name and password. */
+export function withoutCredentials(url: string): string {
+  return splitCredentials(url)?.url ?? url;
+}
+
+function shellQuoted(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Writes the credentials to their file in `dir` (readable by this user only) and returns the
+ * `-c` arguments for `git clone` that make the new repository ask that file for this URL alone:
+ * the helper list reset first, so the URL's own credentials win over any helper of the user's, as
+ * they did when they were part of the URL. The helper answers `get` only, so a refused push never
+ * erases the file.
+ */
+export async function credentialHelperArgs(credentials: UrlCredentials, dir: string): Promise<string[]> {
+  const file = path.join(dir, createHash('sha256').update(credentials.url).digest('hex').slice(0, 24));
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await writeFile(file, `username=${credentials.username}\npassword=${credentials.password}\n`, { mode: 0o600 });
+  const scope = `credential.${credentials.url}`;
+  return [
+    '-c',
+    `${scope}.helper=`,
+    '-c',
+    `${scope}.helper=!f() { test "$1" = get && cat ${shellQuoted(file)}; }; f`,
+    '-c',
+    `${scope}.useHttpPath=true`,
+  ];
+}
