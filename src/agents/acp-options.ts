@@ -7,7 +7,11 @@ export function acpOptions(config: AppConfig, log: (message: string) => void): A
   return {
     profiles: config.agents.profiles,
     log,
-    confinement: { allowUnsandboxed: config.agents.allowUnsandboxed, extraDirs: config.agents.extraDirs },
+    confinement: {
+      allowUnsandboxed: config.agents.allowUnsandboxed,
+      extraDirs: config.agents.extraDirs,
+      workspacesRoot: config.workspaceDir,
+    },
     hiddenPaths: appPrivatePaths(config),
   };
 }

@@ -163,7 +163,13 @@ export class AcpAdapter implements AgentAdapter {
       ? [
           'bwrap',
           bubblewrapArgs(
-            { home, writable: [...roots, ...own, tmp], own, hidden: this.options.hiddenPaths ?? [] },
+            {
+              home,
+              writable: [...roots, ...own, tmp],
+              own,
+              hidden: this.options.hiddenPaths ?? [],
+              closed: policy.workspacesRoot ? [policy.workspacesRoot] : [],
+            },
             request.cwd,
             profile.command,
             profile.args,

@@ -11,6 +11,7 @@ export function claudeCodeOptions(config: AppConfig, log: (message: string) => v
     confinement: {
       allowUnsandboxed: config.agents.allowUnsandboxed,
       extraDirs: config.agents.extraDirs,
+      workspacesRoot: config.workspaceDir,
       ...(config.agents.allowedDomains.length > 0 && { allowedDomains: config.agents.allowedDomains }),
     },
     // The queue's own state and secrets stay out of reach of sandboxed commands.

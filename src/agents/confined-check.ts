@@ -2,19 +2,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { runShell, type ShellRun } from '../util/run-shell';
 import { HOME_SECRETS, missingSandboxPrograms } from './confinement';
-import { gitControlArgs, maskArgs } from './process-sandbox';
+import { closedArgs, gitControlArgs, maskArgs } from './process-sandbox';
 
 export interface CheckConfinement {
   /** Run without bubblewrap when it is missing (the agents' own AQ_ALLOW_UNSANDBOXED). */
   allowUnsandboxed: boolean;
   /** Files and folders the command must not read (the app's own: appPrivatePaths). */
   hiddenPaths: string[];
+  /** The folder of every project's workspaces: hidden but for this workspace. */
+  workspacesRoot?: string;
 }
 
 /**
  * Runs a project's check command in a task's workspace confined like the agent's shell: the
  * environment without the app's secrets, and under bubblewrap a read-only system with only the
- * workspace (and a private /tmp) writable, not its git settings and hooks, and the home folder's credentials and the queue's own
+ * workspace (and a private /tmp) writable, not its git settings and hooks, other workspaces and the home folder's credentials and the queue's own
  * files hidden. Refuses, in a sentence, when bubblewrap is missing and the app may not run
  * commands without it.
  */
@@ -46,6 +48,7 @@ export async function runConfinedCheck(
     '/proc',
     '--tmpfs',
     '/tmp',
+    ...closedArgs(options.confinement.workspacesRoot ? [options.confinement.workspacesRoot] : [], [workspace]),
     '--bind',
     workspace,
     workspace,

@@ -14,6 +14,11 @@ export interface ConfinementPolicy {
   allowedDomains?: string[];
   /** Run shell commands without the sandbox when bubblewrap or socat is missing. */
   allowUnsandboxed?: boolean;
+  /**
+   * The folder of every project's workspaces (AQ_WORKSPACE_DIR): closed to an agent but for its
+   * own workspace and extra folders in it, so it reads no other task's or project's work.
+   */
+  workspacesRoot?: string;
 }
 
 /** Package registries and git forges: what builds and `git push` usually need. */
@@ -271,7 +276,10 @@ export function pathGuard(
   };
 }
 
-/** Claude Code's shell sandbox: writes only in the workspace, home secrets hidden, no escape hatch. */
+/**
+ * Claude Code's shell sandbox: writes only in the workspace, home secrets and other workspaces
+ * hidden, no escape hatch.
+ */
 export function sandboxSettings(
   home: string,
   roots: string[],
@@ -286,7 +294,12 @@ export function sandboxSettings(
     network: { allowedDomains: policy.allowedDomains ?? DEFAULT_ALLOWED_DOMAINS, strictAllowlist: true },
     filesystem: {
       allowWrite: roots.slice(1),
-      denyRead: [...HOME_SECRETS.map((secret) => path.join(home, secret)), ...hidden],
+      denyRead: [
+        ...HOME_SECRETS.map((secret) => path.join(home, secret)),
+        ...hidden,
+        ...(policy.workspacesRoot ? [policy.workspacesRoot] : []),
+      ],
+      ...(policy.workspacesRoot && { allowRead: roots }),
     },
   };
 }

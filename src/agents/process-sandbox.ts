@@ -16,11 +16,21 @@ export interface ProcessSandbox {
   own: string[];
   /** Files and folders hidden from the agent (the app's own: appPrivatePaths). */
   hidden: string[];
+  /** Folders hidden but for the writable folders inside them (every project's workspaces). */
+  closed?: string[];
 }
 
 /** bubblewrap arguments masking each existing path: an empty folder over a folder, /dev/null over a file. */
 export function maskArgs(paths: string[]): string[] {
   return paths.filter((p) => existsSync(p)).flatMap((p) => (statSync(p).isDirectory() ? ['--tmpfs', p] : ['--ro-bind', '/dev/null', p]));
+}
+
+/**
+ * bubblewrap arguments emptying each closed folder (before the writable folders are bound, so
+ * those inside it come back); one that lies inside a writable folder stays as it is.
+ */
+export function closedArgs(closed: string[], writable: string[]): string[] {
+  return closed.filter((dir) => existsSync(dir) && !writable.some((root) => isInside(dir, root))).flatMap((dir) => ['--tmpfs', dir]);
 }
 
 /**
@@ -33,7 +43,7 @@ export function gitControlArgs(writable: string[]): string[] {
 
 /**
  * The bubblewrap command line that runs `command` confined: the machine read-only, writes only in
- * the writable folders (but not in their git settings and hooks), home secrets and the app's own files replaced by empty ones, its own
+ * the writable folders (but not in their git settings and hooks), other workspaces, home secrets and the app's own files replaced by empty ones, its own
  * process and IPC namespaces. The network stays shared: the agent must reach its model's API
  * (shell commands it runs go through the same confinement).
  */
@@ -52,6 +62,7 @@ export function bubblewrapArgs(sandbox: ProcessSandbox, cwd: string, command: st
     '/dev',
     '--proc',
     '/proc',
+    ...closedArgs(sandbox.closed ?? [], sandbox.writable),
     ...binds,
     ...gitControlArgs(sandbox.writable),
     ...hidden,

@@ -233,6 +233,7 @@ async function landSteps(
       confinement: {
         allowUnsandboxed: deps.config.agents.allowUnsandboxed,
         hiddenPaths: appPrivatePaths(deps.config),
+        workspacesRoot: deps.config.workspaceDir,
       },
     }).finally(() => clearInterval(keepAlive));
     if (run.exitCode !== 0) {

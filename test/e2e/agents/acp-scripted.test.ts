@@ -22,8 +22,8 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
   let state: string;
 
   /** `wired`: the adapter's options as the app makes them from its configuration (acpOptions). */
-  async function start(env: Record<string, string> = {}, wired = false, ownFolders: string[] = []): Promise<void> {
-    h = await makeHarness({ agents: 0 });
+  async function start(env: Record<string, string> = {}, wired = false, ownFolders: string[] = [], inWorkspaceDir = false): Promise<void> {
+    h = await makeHarness({ agents: 0, inWorkspaceDir });
     state = path.join(h.rt.home, 'acp-state');
     await h.rt.db.agents.create({ id: 'acp-1', name: 'ACP 1', type: 'acp', backend: 'acp', profile: 'scripted' });
     const profile = scriptedProfile(state, 'scripted', env);
@@ -161,6 +161,35 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
       `Landing stopped: git will not run in ${h.workspace}: ${path.join(h.workspace, '.git', 'commondir')} would make it read its settings from another folder, and only a linked worktree has one. Look at it and remove it.`,
     );
     expect(await gitOut(h.origin, 'ls-tree', '--name-only', 'main')).not.toContain('hello.txt');
+  });
+
+  it("reads its own workspace but no other task's or project's, and neither does the landing check", async () => {
+    await start({}, true, [], true);
+    const root = h.rt.config.workspaceDir;
+    const others = [
+      path.join(root, 'proj', 'workspaces', 'ws-other', 'notes.txt'),
+      path.join(root, 'beta', 'workspaces', 'ws1', 'notes.txt'),
+    ];
+    for (const file of others) {
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, 'work of another task\n');
+    }
+    const check = `cat ${others.join(' ')} > .git/aq-check-peek 2>&1; true`;
+    expect(await h.rt.exec('edit_project', { project_id: 'proj', check_command: check })).toMatchObject({ updated: 'proj' });
+    const own = path.join(h.workspace, 'README.md');
+    const id = await h.task('Peek', {
+      description: [...others, own]
+        .map((file) => `acp:peek ${file}`)
+        .concat('acp:write hello.txt Hello')
+        .join('\n'),
+    });
+    await h.waitStatus(id, 'COMPLETED', 90_000);
+    const summary = (await h.rt.db.taskResults.latest(id))?.summary ?? '';
+    for (const file of others) expect(summary).toContain(`peeked ${file}: unreadable (ENOENT)`);
+    expect(summary).toContain(`peeked ${own}: # Project`);
+    const checked = await readFile(path.join(h.workspace, '.git', 'aq-check-peek'), 'utf8');
+    expect(checked).toContain('No such file or directory');
+    expect(checked).not.toContain('work of another task');
   });
 
   it("the whole agent process cannot read the app's own files nor other agents' logins, and reads the rest and its own login", async () => {

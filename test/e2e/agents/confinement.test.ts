@@ -199,6 +199,30 @@ describe('agents are confined to their workspace (real Claude Code CLI)', () => 
     expect(outcome.summary).toContain(`Edit ${path.join(workspace, 'settings.cfg')}`);
   });
 
+  it("the shell reads its own workspace but no other task's or project's", async () => {
+    const root = path.join(tmp.dir, 'workspaces');
+    const own = path.join(root, 'alpha', 'workspaces', 'ws-1');
+    const others = [
+      path.join(root, 'alpha', 'workspaces', 'ws-2', 'notes.txt'),
+      path.join(root, 'beta', 'workspaces', 'ws-1', 'notes.txt'),
+    ];
+    for (const file of others) {
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, `${SECRET}\n`);
+    }
+    await mkdir(own, { recursive: true });
+    await writeFile(path.join(own, 'mine.txt'), 'my own work\n');
+    await writeFile(path.join(own, 'Makefile'), `test:\n${[...others, 'mine.txt'].map((f) => `\t-cat ${f}\n`).join('')}`);
+    fake.enqueue({ toolUses: [{ name: 'Bash', input: { command: 'make test' } }] }, { text: 'Looked.' });
+    const outcome = await adapter({ confinement: { workspacesRoot: root } }).run({ ...request(), cwd: own });
+
+    expect(outcome.status).toBe('completed');
+    const shell = textOf(fake.requests.flatMap((r) => fake.toolResultsIn(r))[0]);
+    expect(shell).toContain('my own work');
+    expect(shell).not.toContain(SECRET);
+    for (const file of others) expect(shell).toContain(`cat: ${file}:`);
+  });
+
   it('without bubblewrap and socat, refuses to run unless the policy allows unsandboxed shells', async () => {
     const PATH = await pathWithoutSandbox();
     expect(missingSandboxPrograms(PATH)).toEqual(['bwrap', 'socat']);

@@ -95,7 +95,14 @@ export interface Harness {
  * (the daemon's default pool is off: AQ_AGENTS=0; zero-setup.test.ts covers it).
  */
 export async function makeHarness(
-  options: { agents?: number; workspaces?: number; projectId?: string; env?: Record<string, string> } = {},
+  options: {
+    agents?: number;
+    workspaces?: number;
+    projectId?: string;
+    env?: Record<string, string>;
+    /** Workspaces where the app makes them, in AQ_WORKSPACE_DIR, instead of beside it in AQ_HOME. */
+    inWorkspaceDir?: boolean;
+  } = {},
 ): Promise<Harness> {
   const rt = await makeTestRuntime({ AQ_AGENTS: '0', ...options.env });
   const projectId = options.projectId ?? 'proj';
@@ -103,7 +110,9 @@ export async function makeHarness(
   await rt.db.projects.create({ id: projectId, name: projectId, workspace: path.join(rt.home, 'project-dir'), maxConcurrentAgents: 5 });
   let workspace = '';
   for (let i = 0; i < (options.workspaces ?? 1); i++) {
-    const dir = await cloneWorkspace(origin, path.join(rt.home, `ws${i}`));
+    const parent = options.inWorkspaceDir ? path.join(rt.config.workspaceDir, projectId, 'workspaces') : rt.home;
+    await mkdir(parent, { recursive: true });
+    const dir = await cloneWorkspace(origin, path.join(parent, `ws${i}`));
     if (i === 0) workspace = dir;
     await rt.db.workspaces.create({ id: `ws${i}`, projectId, name: `ws${i}`, path: dir, sourceType: 'clone', repoId: null });
   }

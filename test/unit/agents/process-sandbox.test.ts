@@ -69,3 +69,33 @@ describe("bubblewrapArgs: a writable repository's git settings and hooks", () =>
     }
   });
 });
+
+describe('bubblewrapArgs: the folder of every workspace', () => {
+  it('is emptied before the writable folders are bound, so the own workspace in it comes back', async () => {
+    const tmp = await makeTempDir('aq-bwrap-closed-');
+    try {
+      const root = path.join(tmp.dir, 'workspaces');
+      const ws = path.join(root, 'alpha', 'workspaces', 'ws-1');
+      await mkdir(ws, { recursive: true });
+      const args = bubblewrapArgs(
+        { home: path.join(tmp.dir, 'home'), writable: [ws], own: [], hidden: [], closed: [root] },
+        ws,
+        'agent',
+        [],
+      );
+      const emptied = args.indexOf(root);
+      expect(args[emptied - 1]).toBe('--tmpfs');
+      expect(emptied).toBeLessThan(args.indexOf('--bind'));
+      // A closed folder inside a writable one (a workspace holding the others) is left alone.
+      const inside = bubblewrapArgs(
+        { home: path.join(tmp.dir, 'home'), writable: [tmp.dir], own: [], hidden: [], closed: [root] },
+        tmp.dir,
+        'agent',
+        [],
+      );
+      expect(inside).not.toContain(root);
+    } finally {
+      await tmp.cleanup();
+    }
+  });
+});
