@@ -11,6 +11,7 @@ import type { AgentAdapter, AgentRunOutcome, AgentRunRequest, AgentUsage } from 
 import { everyWriteRefused, missingSandboxPrograms, realPathOf, type ConfinementPolicy, type Refusal } from './confinement';
 import type { AgentProfile } from './profiles';
 import { bubblewrapArgs } from './process-sandbox';
+import { workspaceChangedSince } from './workspace-changes';
 import { isRateLimitMessage, parseResetTime } from './rate-limits';
 import { withoutSecrets } from '../util/safe-env';
 
@@ -193,6 +194,7 @@ export class AcpAdapter implements AgentAdapter {
   }
 
   private async session(request: AgentRunRequest, profile: AgentProfile, child: ChildProcess, roots: string[]): Promise<AgentRunOutcome> {
+    const startedAt = new Date();
     // Loaded on first use: the SDK is ESM-only and `aq` processes never need it.
     const acp = await import('@agentclientprotocol/sdk');
     const controller = new AbortController();
@@ -320,7 +322,7 @@ export class AcpAdapter implements AgentAdapter {
       }
       const outcome: AgentRunOutcome = { ...base, status: 'completed', errorMessage: null };
       const refusedWrites = refusals.filter((r) => r.tool === 'Write');
-      if (refusedWrites.length > 0 && files.writes === 0) {
+      if (refusedWrites.length > 0 && files.writes === 0 && !(await workspaceChangedSince(request.cwd, startedAt))) {
         return { ...outcome, status: 'failed', errorMessage: everyWriteRefused(refusedWrites, request.cwd) };
       }
       return outcome;

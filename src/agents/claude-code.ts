@@ -18,6 +18,7 @@ import {
 import { StreamingPrompt } from './streaming-input';
 import { DEFAULT_TOOL_POLICY } from './agent-requests';
 import { permissionCallback } from './permission-callback';
+import { workspaceChangedSince } from './workspace-changes';
 import { ZERO_USAGE, type AgentAdapter, type AgentRunOutcome, type AgentRunRequest, type AgentUsage } from './adapter';
 
 export interface ClaudeCodeOptions {
@@ -226,6 +227,7 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       this.options.log?.(`[claude ${request.taskId}] running without the sandbox: the agent's shell can see the Anthropic key.`);
     }
     const roots = [request.cwd, ...(policy.extraDirs ?? [])];
+    const startedAt = new Date();
     const refusals: Refusal[] = [];
     let writesAllowed = 0;
     const guard = pathGuard(
@@ -325,7 +327,12 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     if (refusals.length === 0) return outcome;
     const reported = { ...outcome, summary: withRefusals(outcome.summary, refusals) };
     const refusedWrites = refusals.filter((r) => WRITE_TOOLS.has(r.tool));
-    if (outcome.status === 'completed' && refusedWrites.length > 0 && writesAllowed === 0) {
+    if (
+      outcome.status === 'completed' &&
+      refusedWrites.length > 0 &&
+      writesAllowed === 0 &&
+      !(await workspaceChangedSince(request.cwd, startedAt))
+    ) {
       return { ...reported, status: 'failed', errorMessage: everyWriteRefused(refusedWrites, request.cwd) };
     }
     return reported;

@@ -192,6 +192,13 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
     expect(checked).not.toContain('work of another task');
   });
 
+  it('a run whose client write was refused but which changed the workspace itself completes and lands', async () => {
+    await start();
+    const id = await h.task('Make', { description: 'acp:write ../escape.txt out\nacp:put made.txt made by the agent' });
+    await h.waitStatus(id, 'COMPLETED', 90_000);
+    expect(await gitOut(h.origin, 'show', 'main:made.txt')).toBe('made by the agent');
+  });
+
   it("the whole agent process cannot read the app's own files nor other agents' logins, and reads the rest and its own login", async () => {
     // The agent's home holds its own login (in a folder its profile makes writable) and Claude Code's.
     const agentHome = await makeTempDir('aq-agent-home-');

@@ -223,6 +223,26 @@ describe('agents are confined to their workspace (real Claude Code CLI)', () => 
     for (const file of others) expect(shell).toContain(`cat: ${file}:`);
   });
 
+  it('a run whose file tool write was refused but whose shell changed the workspace completes', async () => {
+    await writeFile(path.join(workspace, 'Makefile'), 'test:\n\techo made > made.txt\n');
+    for (const args of [
+      ['init', '-q'],
+      ['add', 'Makefile'],
+      ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'make'],
+    ]) {
+      await execFileAsync('git', args, { cwd: workspace });
+    }
+    fake.enqueue(
+      { toolUses: [{ name: 'Write', input: { file_path: path.join(outside, 'escape.txt'), content: 'escaped' } }] },
+      { toolUses: [{ name: 'Bash', input: { command: 'make test' } }] },
+      { text: 'Made it with make.' },
+    );
+    const outcome = await adapter().run(request());
+    expect(await readFile(path.join(workspace, 'made.txt'), 'utf8')).toBe('made\n');
+    expect(outcome.status).toBe('completed');
+    expect(outcome.summary).toContain('Refused 1 attempt outside the workspace');
+  });
+
   it('without bubblewrap and socat, refuses to run unless the policy allows unsandboxed shells', async () => {
     const PATH = await pathWithoutSandbox();
     expect(missingSandboxPrograms(PATH)).toEqual(['bwrap', 'socat']);
