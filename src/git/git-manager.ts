@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { assertValidBranchName, assertValidRefName, assertValidRemoteName, branchNameForTask } from './branch-names';
 import { changedFiles, diffAgainstDefault, workingDiff } from './diffs';
 import { readCloneSource, redactCredentials } from './clone-url';
-import { credentialHelperArgs, splitCredentials } from './remote-credentials';
+import { credentialHelperSettings, splitCredentials } from './remote-credentials';
 import { GitError, toGitError } from './git-errors';
 import type { Clock } from '../util/clock';
 import { GitRunner, type GitRunResult } from './git-runner';
@@ -124,13 +124,29 @@ export class GitManager {
     const target = resolve(dest);
     await mkdir(dirname(target), { recursive: true });
     const credentials = this.credentialsDir ? splitCredentials(url) : null;
-    const kept = credentials ? await credentialHelperArgs(credentials, this.credentialsDir!) : [];
+    const settings = credentials ? await credentialHelperSettings(credentials, this.credentialsDir!) : [];
+    // `clone -c` writes each setting into the new repository before it fetches, and uses it for the fetch.
+    const kept = settings.flatMap(([key, value]) => ['-c', `${key}=${value}`]);
     const args = ['clone', ...kept, ...(options.branch ? ['--branch', options.branch] : []), '--', credentials?.url ?? url, target];
     try {
       await this.runner.run(dirname(target), args);
     } catch (err) {
       throw toGitError(err, `Could not clone ${redactCredentials(url)}`);
     }
+  }
+
+  /**
+   * Moves the credentials of origin's URL (`url`, as `getRemoteUrl` read it) out of the settings of
+   * a clone made before clones kept them apart, or linked from elsewhere: the same helper a new
+   * clone gets, then origin without them. Nothing to do (and no git process) otherwise.
+   */
+  async keepOriginCredentialsApart(path: string, url: string): Promise<void> {
+    const credentials = this.credentialsDir ? splitCredentials(url) : null;
+    if (!credentials) return;
+    for (const [key, value] of await credentialHelperSettings(credentials, this.credentialsDir!)) {
+      await this.run(path, ['config', '--add', key, value]);
+    }
+    await this.run(path, ['remote', 'set-url', 'origin', credentials.url]);
   }
 
   /** A new repository (or an existing one without commits) with one empty commit, so branches work. */

@@ -43,23 +43,19 @@ function shellQuoted(text: string): string {
 }
 
 /**
- * Writes the credentials to their file in `dir` (readable by this user only) and returns the
- * `-c` arguments for `git clone` that make the new repository ask that file for this URL alone:
- * the helper list reset first, so the URL's own credentials win over any helper of the user's, as
- * they did when they were part of the URL. The helper answers `get` only, so a refused push never
- * erases the file.
+ * Writes the credentials to their file in `dir` (readable by this user only) and returns the git
+ * settings that make a repository ask that file for this URL alone: the helper list reset first,
+ * so the URL's own credentials win over any helper of the user's, as they did when they were part
+ * of the URL. The helper answers `get` only, so a refused push never erases the file.
  */
-export async function credentialHelperArgs(credentials: UrlCredentials, dir: string): Promise<string[]> {
+export async function credentialHelperSettings(credentials: UrlCredentials, dir: string): Promise<Array<[string, string]>> {
   const file = path.join(dir, createHash('sha256').update(credentials.url).digest('hex').slice(0, 24));
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await writeFile(file, `username=${credentials.username}\npassword=${credentials.password}\n`, { mode: 0o600 });
   const scope = `credential.${credentials.url}`;
   return [
-    '-c',
-    `${scope}.helper=`,
-    '-c',
-    `${scope}.helper=!f() { test "$1" = get && cat ${shellQuoted(file)}; }; f`,
-    '-c',
-    `${scope}.useHttpPath=true`,
+    [`${scope}.helper`, ''],
+    [`${scope}.helper`, `!f() { test "$1" = get && cat ${shellQuoted(file)}; }; f`],
+    [`${scope}.useHttpPath`, 'true'],
   ];
 }

@@ -59,7 +59,10 @@ export class GitManagerTaskGit implements TaskGit {
 
   async prepareTaskBranch(path: string, branch: string, options: { defaultBranch: string; reuse: boolean }): Promise<void> {
     assertValidBranchName(branch);
-    const origin = await this.hasOrigin(path);
+    const originUrl = await this.git.getRemoteUrl(path).catch(() => null);
+    const origin = originUrl !== null;
+    // Before an agent works here: a token in origin's URL would be readable in .git/config.
+    if (originUrl) await this.git.keepOriginCredentialsApart(path, originUrl);
     if (origin) await this.git.fetch(path);
     if (await this.git.hasUncommittedChanges(path)) {
       // Leftovers of an interrupted run are kept in a stash, never thrown away.
