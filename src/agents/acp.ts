@@ -11,7 +11,7 @@ import type { AgentAdapter, AgentRunOutcome, AgentRunRequest, AgentUsage } from 
 import { everyWriteRefused, missingSandboxPrograms, realPathOf, type ConfinementPolicy, type Refusal } from './confinement';
 import type { AgentProfile } from './profiles';
 import { bubblewrapArgs } from './process-sandbox';
-import { workspaceChangedSince } from './workspace-changes';
+import { workspaceChangedSince, workspaceHead } from './workspace-changes';
 import { isRateLimitMessage, parseResetTime } from './rate-limits';
 import { withoutSecrets } from '../util/safe-env';
 
@@ -178,11 +178,12 @@ export class AcpAdapter implements AgentAdapter {
         ]
       : [profile.command, profile.args];
     if (!sandboxed) this.log(request, `running ${profile.name} without the sandbox.`);
+    const startHead = await workspaceHead(request.cwd);
     const child = spawn(command, args, { cwd: request.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     // A pipe to a process that died is reported by the connection; the stream's own error must not crash the app.
     child.stdin?.on('error', () => undefined);
     try {
-      return await this.session(request, profile, child, roots);
+      return await this.session(request, profile, child, roots, startHead);
     } finally {
       await stopProcess(child);
       await rm(tmp, { recursive: true, force: true });
@@ -193,8 +194,13 @@ export class AcpAdapter implements AgentAdapter {
     this.options.log?.(`[acp ${request.taskId}] ${message}`);
   }
 
-  private async session(request: AgentRunRequest, profile: AgentProfile, child: ChildProcess, roots: string[]): Promise<AgentRunOutcome> {
-    const startedAt = new Date();
+  private async session(
+    request: AgentRunRequest,
+    profile: AgentProfile,
+    child: ChildProcess,
+    roots: string[],
+    startHead: string | null,
+  ): Promise<AgentRunOutcome> {
     // Loaded on first use: the SDK is ESM-only and `aq` processes never need it.
     const acp = await import('@agentclientprotocol/sdk');
     const controller = new AbortController();
@@ -322,7 +328,7 @@ export class AcpAdapter implements AgentAdapter {
       }
       const outcome: AgentRunOutcome = { ...base, status: 'completed', errorMessage: null };
       const refusedWrites = refusals.filter((r) => r.tool === 'Write');
-      if (refusedWrites.length > 0 && files.writes === 0 && !(await workspaceChangedSince(request.cwd, startedAt))) {
+      if (refusedWrites.length > 0 && files.writes === 0 && !(await workspaceChangedSince(request.cwd, startHead))) {
         return { ...outcome, status: 'failed', errorMessage: everyWriteRefused(refusedWrites, request.cwd) };
       }
       return outcome;

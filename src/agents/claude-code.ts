@@ -18,7 +18,7 @@ import {
 import { StreamingPrompt } from './streaming-input';
 import { DEFAULT_TOOL_POLICY } from './agent-requests';
 import { permissionCallback } from './permission-callback';
-import { workspaceChangedSince } from './workspace-changes';
+import { workspaceChangedSince, workspaceHead } from './workspace-changes';
 import { ZERO_USAGE, type AgentAdapter, type AgentRunOutcome, type AgentRunRequest, type AgentUsage } from './adapter';
 
 export interface ClaudeCodeOptions {
@@ -227,7 +227,7 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       this.options.log?.(`[claude ${request.taskId}] running without the sandbox: the agent's shell can see the Anthropic key.`);
     }
     const roots = [request.cwd, ...(policy.extraDirs ?? [])];
-    const startedAt = new Date();
+    const startHead = await workspaceHead(request.cwd);
     const refusals: Refusal[] = [];
     let writesAllowed = 0;
     const guard = pathGuard(
@@ -331,7 +331,7 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       outcome.status === 'completed' &&
       refusedWrites.length > 0 &&
       writesAllowed === 0 &&
-      !(await workspaceChangedSince(request.cwd, startedAt))
+      !(await workspaceChangedSince(request.cwd, startHead))
     ) {
       return { ...reported, status: 'failed', errorMessage: everyWriteRefused(refusedWrites, request.cwd) };
     }
