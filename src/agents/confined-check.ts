@@ -16,9 +16,9 @@ export interface CheckConfinement {
 /**
  * Runs a project's check command in a task's workspace confined like the agent's shell: the
  * environment without the app's secrets, and under bubblewrap a read-only system with only the
- * workspace (and a private /tmp) writable, not its git settings and hooks, other workspaces and the home folder's credentials and the queue's own
- * files hidden. Refuses, in a sentence, when bubblewrap is missing and the app may not run
- * commands without it.
+ * workspace (and a private /tmp) writable but not its git settings and hooks, and other
+ * workspaces, the home folder's credentials and the queue's own files hidden. Refuses, in a
+ * sentence, when bubblewrap is missing and the app may not run commands without it.
  */
 export async function runConfinedCheck(
   command: string,

@@ -245,8 +245,8 @@ function deny(reason: string): HookJSONOutput {
 
 /**
  * A PreToolUse hook that refuses any file tool call whose real path leaves the allowed roots or
- * writes into a git folder, and any shell command that asks to leave the sandbox. It sees every call, including those
- * `allowedTools` approves before the permission callback would be asked.
+ * writes into a git folder, and any shell command that asks to leave the sandbox. It sees every
+ * call, including those `allowedTools` approves before the permission callback would be asked.
  */
 export function pathGuard(
   roots: string[],

@@ -124,7 +124,7 @@ export class GitManager {
     const target = resolve(dest);
     await mkdir(dirname(target), { recursive: true });
     const credentials = this.credentialsDir ? splitCredentials(url) : null;
-    const settings = credentials ? await credentialHelperSettings(credentials, this.credentialsDir!) : [];
+    const settings = credentials ? await credentialHelperSettings(credentials, this.credentialsDir!, target) : [];
     // `clone -c` writes each setting into the new repository before it fetches, and uses it for the fetch.
     const kept = settings.flatMap(([key, value]) => ['-c', `${key}=${value}`]);
     const args = ['clone', ...kept, ...(options.branch ? ['--branch', options.branch] : []), '--', credentials?.url ?? url, target];
@@ -143,7 +143,7 @@ export class GitManager {
   async keepOriginCredentialsApart(path: string, url: string): Promise<void> {
     const credentials = this.credentialsDir ? splitCredentials(url) : null;
     if (!credentials) return;
-    for (const [key, value] of await credentialHelperSettings(credentials, this.credentialsDir!)) {
+    for (const [key, value] of await credentialHelperSettings(credentials, this.credentialsDir!, path)) {
       await this.run(path, ['config', '--add', key, value]);
     }
     await this.run(path, ['remote', 'set-url', 'origin', credentials.url]);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { GitError } from './git-errors';
 
 /*
  * A clone URL's user name and password (`https://bot:token@host/repo.git`) kept out of the
@@ -43,13 +44,28 @@ function shellQuoted(text: string): string {
 }
 
 /**
- * Writes the credentials to their file in `dir` (readable by this user only) and returns the git
- * settings that make a repository ask that file for this URL alone: the helper list reset first,
- * so the URL's own credentials win over any helper of the user's, as they did when they were part
- * of the URL. The helper answers `get` only, so a refused push never erases the file.
+ * Writes the credentials of the clone at `clonePath` to a file of its own in `dir` (readable by
+ * this user only: two clones of one URL may hold different tokens) and returns the git settings
+ * that make the clone ask that file for this URL alone: the helper list reset first, so the URL's
+ * own credentials win over any helper of the user's, as they did when they were part of the URL.
+ * The helper answers `get` only, so a refused push never erases the file.
  */
-export async function credentialHelperSettings(credentials: UrlCredentials, dir: string): Promise<Array<[string, string]>> {
-  const file = path.join(dir, createHash('sha256').update(credentials.url).digest('hex').slice(0, 24));
+export async function credentialHelperSettings(
+  credentials: UrlCredentials,
+  dir: string,
+  clonePath: string,
+): Promise<Array<[string, string]>> {
+  // A line break would add lines of its own to what the helper answers git.
+  if (/[\r\n\0]/.test(credentials.username + credentials.password)) {
+    throw new GitError("A clone URL's user name and password cannot hold a line break.");
+  }
+  const file = path.join(
+    dir,
+    createHash('sha256')
+      .update(`${path.resolve(clonePath)}\n${credentials.url}`)
+      .digest('hex')
+      .slice(0, 24),
+  );
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await writeFile(file, `username=${credentials.username}\npassword=${credentials.password}\n`, { mode: 0o600 });
   const scope = `credential.${credentials.url}`;

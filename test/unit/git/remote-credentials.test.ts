@@ -1,4 +1,7 @@
-import { splitCredentials, withoutCredentials } from '../../../src/git/remote-credentials';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { credentialHelperSettings, splitCredentials, withoutCredentials } from '../../../src/git/remote-credentials';
+import { makeTempDir } from '../../support/tmp';
 
 describe("a clone URL's credentials apart from it", () => {
   it('takes the user name and password (decoded) out of http and https URLs', () => {
@@ -31,5 +34,24 @@ describe("a clone URL's credentials apart from it", () => {
       expect(withoutCredentials(url)).toBe(url);
     }
     expect(withoutCredentials('https://bot:s3cret@github.com/org/app.git')).toBe('https://github.com/org/app.git');
+  });
+});
+
+describe('the credential file of a clone', () => {
+  it('is one per clone, and refuses a user name or password that would add lines to what it answers', async () => {
+    const tmp = await makeTempDir('aq-cred-');
+    try {
+      const credentials = splitCredentials('https://bot:s3cret@github.com/org/app.git')!;
+      const helperFile = (settings: Array<[string, string]>) => /cat '([^']+)'/.exec(settings[1][1])![1];
+      const a = helperFile(await credentialHelperSettings(credentials, tmp.dir, path.join(tmp.dir, 'a')));
+      const b = helperFile(await credentialHelperSettings({ ...credentials, password: 'other' }, tmp.dir, path.join(tmp.dir, 'b')));
+      expect(a).not.toBe(b);
+      expect(await readFile(a, 'utf8')).toBe('username=bot\npassword=s3cret\n');
+      expect(await readFile(b, 'utf8')).toBe('username=bot\npassword=other\n');
+      const injected = splitCredentials('https://bot:x%0Aprotocol%3Dfile@github.com/org/app.git')!;
+      await expect(credentialHelperSettings(injected, tmp.dir, path.join(tmp.dir, 'c'))).rejects.toThrow(/cannot hold a line break/);
+    } finally {
+      await tmp.cleanup();
+    }
   });
 });
