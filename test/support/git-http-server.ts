@@ -64,6 +64,11 @@ export async function startGitHttpServer(root: string, username: string, passwor
   return {
     url: `http://127.0.0.1:${port}`,
     authorizations,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // git keeps its connection open between requests: close() alone would wait for it.
+        server.closeAllConnections();
+      }),
   };
 }
