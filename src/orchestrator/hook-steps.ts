@@ -1,7 +1,7 @@
 import { GitRunner } from '../git/git-runner';
 import { runShell } from '../util/run-shell';
 import { withoutSecrets } from '../util/safe-env';
-import { renderHookPrompt, renderShellCommand, type StepResult } from './hook-template';
+import { renderHookPrompt, renderHookUrl, renderShellCommand, type StepResult } from './hook-template';
 
 /** What a context step may use: the command layer (as the hook) and the project's folder. */
 export interface StepEnvironment {
@@ -68,7 +68,8 @@ export async function runHookStep(rawStep: HookStep, env: StepEnvironment): Prom
       return result.error ? { error: result.error } : { content: result.content, path: result.path };
     }
     case 'http': {
-      const url = text(step.url);
+      // Placeholders in the path and query are encoded, so an event's text cannot steer the request (renderHookUrl).
+      const url = renderHookUrl(text(rawStep.url), env.previous, env.event);
       if (!/^https?:\/\//i.test(url)) return { error: `http step needs an http(s) URL (got ${JSON.stringify(url)}).` };
       const response = await fetch(url, { signal: AbortSignal.timeout(seconds(step.timeout, 30) * 1000) });
       const body = (await response.text()).slice(0, LIMITS.httpBody);

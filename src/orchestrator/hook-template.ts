@@ -58,6 +58,27 @@ export function renderHookPrompt(template: string, steps: StepResult[], event: R
   return template.replace(PLACEHOLDER, (whole, expression: string) => placeholderValue(expression, steps, event) ?? whole);
 }
 
+/** A URL's scheme and authority, up to where its path, query or fragment starts. */
+const PAST_AUTHORITY = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*[/?#]/;
+
+/**
+ * An http step's URL with its placeholders filled: in the path, query and fragment each value is
+ * percent-encoded, so a task's title or a fetched page stays one value there and cannot add a
+ * parameter, end the query or climb the path; before that (a template whose host itself comes
+ * from a placeholder, as an admin may write it) the value goes in as it is.
+ */
+export function renderHookUrl(template: string, steps: StepResult[], event: Record<string, unknown> | null = null): string {
+  let url = '';
+  let from = 0;
+  for (const found of template.matchAll(PLACEHOLDER)) {
+    url += template.slice(from, found.index);
+    from = found.index + found[0].length;
+    const value = placeholderValue(found[1], steps, event);
+    url += value === null ? found[0] : PAST_AUTHORITY.test(url) ? encodeURIComponent(value) : value;
+  }
+  return url + template.slice(from);
+}
+
 /** The prefix of the environment variables a shell step's placeholders become. */
 export const SHELL_VALUE_PREFIX = 'AQ_HOOK_VALUE_';
 

@@ -254,4 +254,31 @@ describe('HookEngine', () => {
     // Quoted or not, the title arrives whole, as one argument; the step's output too (echo's line break included).
     expect(prompts).toEqual([`${title}|${title}|//$(touch ${marker})\n`]);
   });
+
+  it("puts an event's text into an http step's path and query as one encoded value", async () => {
+    const asked: string[] = [];
+    const server = http.createServer((req, res) => {
+      asked.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('noted');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const title = '../../admin?drop=all&x=1#frag';
+      await addHook(rt, {
+        id: 'notify',
+        trigger: { type: 'event', event_type: 'task_created' },
+        contextSteps: [{ type: 'http', url: `${base}/notes/{{event.title}}?title={{event.title}}&fixed=1` }],
+        promptTemplate: '{{step_0.body}}',
+      });
+      await rt.exec('create_task', { project_id: 'p', title, description: 'd' });
+      await engine.idle();
+      const encoded = encodeURIComponent(title);
+      expect(asked).toEqual([`/notes/${encoded}?title=${encoded}&fixed=1`]);
+      expect(new URL(asked[0], base).searchParams.get('title')).toBe(title);
+      expect(prompts).toEqual(['noted']);
+    } finally {
+      server.close();
+    }
+  });
 });

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mainText, renderHookPrompt, renderShellCommand } from '../../../src/orchestrator/hook-template';
+import { mainText, renderHookPrompt, renderHookUrl, renderShellCommand } from '../../../src/orchestrator/hook-template';
 import { shortCircuitReason } from '../../../src/orchestrator/hook-steps';
 
 describe('renderHookPrompt', () => {
@@ -61,5 +61,23 @@ describe('renderShellCommand', () => {
     expect(run('printf "[%s]" \'<{{event.title}}>\'')).toBe(`[<${hostile}>]`);
     expect(run('printf "[%s]" "\\"{{step_0}}\\"" {{step_0}}')).toBe('["out put"][out put]');
     expect(run('printf "[%s]" it\\\'s{{step_0}}')).toBe("[it'sout put]");
+  });
+});
+
+describe('renderHookUrl', () => {
+  const event = { title: 'a b&c=d/../e?#', host: 'example.com', base: 'https://example.com/api' };
+
+  it('encodes a value in the path, query and fragment', () => {
+    expect(renderHookUrl('https://x.test/t/{{event.title}}?q={{event.title}}#{{event.title}}', [], event)).toBe(
+      `https://x.test/t/${encodeURIComponent(event.title)}?q=${encodeURIComponent(event.title)}#${encodeURIComponent(event.title)}`,
+    );
+  });
+
+  it("takes a value before the path as written: the admin's templated host or base URL", () => {
+    expect(renderHookUrl('https://{{event.host}}/v1?t={{event.title}}', [], event)).toBe(
+      `https://example.com/v1?t=${encodeURIComponent(event.title)}`,
+    );
+    expect(renderHookUrl('{{event.base}}/items', [], event)).toBe('https://example.com/api/items');
+    expect(renderHookUrl('https://x.test/{{nothing.here}}', [], event)).toBe('https://x.test/{{nothing.here}}');
   });
 });
