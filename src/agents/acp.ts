@@ -8,7 +8,7 @@ import { DEFAULT_TOOL_POLICY } from './agent-requests';
 import { permissionJudge, REJECT } from './acp-permissions';
 import { GuardedFiles } from './acp-files';
 import type { AgentAdapter, AgentRunOutcome, AgentRunRequest, AgentUsage } from './adapter';
-import { everyWriteRefused, missingSandboxPrograms, realPathOf, type ConfinementPolicy, type Refusal } from './confinement';
+import { closedFolders, everyWriteRefused, missingSandboxPrograms, realPathOf, type ConfinementPolicy, type Refusal } from './confinement';
 import type { AgentProfile } from './profiles';
 import { bubblewrapArgs } from './process-sandbox';
 import { workspaceChangedSince, workspaceHead } from './workspace-changes';
@@ -169,7 +169,7 @@ export class AcpAdapter implements AgentAdapter {
               writable: [...roots, ...own, tmp],
               own,
               hidden: this.options.hiddenPaths ?? [],
-              closed: policy.workspacesRoot ? [policy.workspacesRoot] : [],
+              closed: closedFolders(policy, home),
             },
             request.cwd,
             profile.command,

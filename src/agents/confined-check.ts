@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { runShell, type ShellRun } from '../util/run-shell';
-import { HOME_SECRETS, missingSandboxPrograms } from './confinement';
+import { closedFolders, HOME_SECRETS, missingSandboxPrograms } from './confinement';
 import { closedArgs, gitControlArgs, maskArgs } from './process-sandbox';
 
 export interface CheckConfinement {
@@ -48,7 +48,7 @@ export async function runConfinedCheck(
     '/proc',
     '--tmpfs',
     '/tmp',
-    ...closedArgs(options.confinement.workspacesRoot ? [options.confinement.workspacesRoot] : [], [workspace]),
+    ...closedArgs(closedFolders(options.confinement, home), [workspace]),
     '--bind',
     workspace,
     workspace,

@@ -277,6 +277,16 @@ export function pathGuard(
 }
 
 /**
+ * The folders closed to an agent but for its own roots in them: the workspaces folder, unless it
+ * holds the home folder (AQ_WORKSPACE_DIR set that wide would hide the shell's own settings and
+ * tools' caches; the app's own files and the home's secrets stay hidden anyway).
+ */
+export function closedFolders(policy: ConfinementPolicy, home: string): string[] {
+  const root = policy.workspacesRoot;
+  return root && !isInside(path.resolve(home), path.resolve(root)) ? [root] : [];
+}
+
+/**
  * Claude Code's shell sandbox: writes only in the workspace, home secrets and other workspaces
  * hidden, no escape hatch.
  */
@@ -286,6 +296,7 @@ export function sandboxSettings(
   policy: ConfinementPolicy,
   hidden: string[] = [],
 ): NonNullable<Options['sandbox']> {
+  const closed = closedFolders(policy, home);
   return {
     enabled: true,
     failIfUnavailable: true,
@@ -294,12 +305,8 @@ export function sandboxSettings(
     network: { allowedDomains: policy.allowedDomains ?? DEFAULT_ALLOWED_DOMAINS, strictAllowlist: true },
     filesystem: {
       allowWrite: roots.slice(1),
-      denyRead: [
-        ...HOME_SECRETS.map((secret) => path.join(home, secret)),
-        ...hidden,
-        ...(policy.workspacesRoot ? [policy.workspacesRoot] : []),
-      ],
-      ...(policy.workspacesRoot && { allowRead: roots }),
+      denyRead: [...HOME_SECRETS.map((secret) => path.join(home, secret)), ...hidden, ...closed],
+      ...(closed.length > 0 && { allowRead: roots }),
     },
   };
 }
