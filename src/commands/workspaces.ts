@@ -189,6 +189,8 @@ export const removeWorkspace = defineCommand({
           'Only folders Agent Queue cloned inside the project workspace can be deleted; linked folders are left alone.',
         );
       }
+      // The token its origin's helper read from AQ_HOME goes with it (git/remote-credentials.ts).
+      await ctx.git.forgetOriginCredentials(w.path);
       await rm(w.path, { recursive: true, force: true });
       filesDeleted = true;
     }

@@ -1,9 +1,9 @@
-import { mkdir, realpath, stat } from 'node:fs/promises';
+import { mkdir, realpath, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { assertValidBranchName, assertValidRefName, assertValidRemoteName, branchNameForTask } from './branch-names';
 import { changedFiles, diffAgainstDefault, workingDiff } from './diffs';
 import { readCloneSource, redactCredentials } from './clone-url';
-import { credentialHelperSettings, splitCredentials } from './remote-credentials';
+import { credentialFile, credentialHelperSettings, splitCredentials } from './remote-credentials';
 import { GitError, toGitError } from './git-errors';
 import type { Clock } from '../util/clock';
 import { GitRunner, type GitRunResult } from './git-runner';
@@ -147,6 +147,12 @@ export class GitManager {
       await this.run(path, ['config', '--add', key, value]);
     }
     await this.run(path, ['remote', 'set-url', 'origin', credentials.url]);
+  }
+
+  /** Deletes the credential file the clone at `path` reads origin's credentials from, if any (before its folder goes). */
+  async forgetOriginCredentials(path: string): Promise<void> {
+    const url = this.credentialsDir ? await this.getRemoteUrl(path).catch(() => null) : null;
+    if (url) await rm(credentialFile(this.credentialsDir!, path, url), { force: true });
   }
 
   /** A new repository (or an existing one without commits) with one empty commit, so branches work. */

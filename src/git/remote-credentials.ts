@@ -39,6 +39,14 @@ export function withoutCredentials(url: string): string {
   return splitCredentials(url)?.url ?? url;
 }
 
+/** The file in `dir` that holds the credentials of the clone at `clonePath` for `url` (without them). */
+export function credentialFile(dir: string, clonePath: string, url: string): string {
+  const name = createHash('sha256')
+    .update(`${path.resolve(clonePath)}\n${url}`)
+    .digest('hex');
+  return path.join(dir, name.slice(0, 24));
+}
+
 function shellQuoted(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
@@ -59,13 +67,7 @@ export async function credentialHelperSettings(
   if (/[\r\n\0]/.test(credentials.username + credentials.password)) {
     throw new GitError("A clone URL's user name and password cannot hold a line break.");
   }
-  const file = path.join(
-    dir,
-    createHash('sha256')
-      .update(`${path.resolve(clonePath)}\n${credentials.url}`)
-      .digest('hex')
-      .slice(0, 24),
-  );
+  const file = credentialFile(dir, clonePath, credentials.url);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await writeFile(file, `username=${credentials.username}\npassword=${credentials.password}\n`, { mode: 0o600 });
   const scope = `credential.${credentials.url}`;

@@ -146,6 +146,14 @@ describe('clone sources', () => {
       const linked = await as(admin, 'add_workspace', { project_id: 'alpha', source: 'link', path: clone, repo_id: 'web' });
       expect(linked).toMatchObject({ created: expect.any(String) });
       expect(linked).not.toHaveProperty('warning');
+
+      // A workspace cloned with the URL has a credential file of its own, gone with its folder.
+      const added = await as(admin, 'add_workspace', { project_id: 'alpha', source: 'clone', url: `${secretUrl}/origin.git` });
+      expect(added).toMatchObject({ created: expect.any(String) });
+      expect(await readdir(gitCredentialsDir(rt.config.home))).toHaveLength(2);
+      const removed = await as(admin, 'remove_workspace', { workspace_id: (added as { created: string }).created, delete_files: true });
+      expect(removed).toMatchObject({ files_deleted: true });
+      expect(await readdir(gitCredentialsDir(rt.config.home))).toEqual([kept]);
     } finally {
       await server.close();
     }
