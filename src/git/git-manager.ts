@@ -1,9 +1,7 @@
-import { mkdir, realpath, rm, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { mkdir, realpath, stat } from 'node:fs/promises';
 import { assertValidBranchName, assertValidRefName, assertValidRemoteName, branchNameForTask } from './branch-names';
 import { changedFiles, diffAgainstDefault, workingDiff } from './diffs';
-import { readCloneSource, redactCredentials } from './clone-url';
-import { credentialFile, credentialHelperSettings, splitCredentials } from './remote-credentials';
+import { cloneRepository, forgetOriginCredentials, keepOriginCredentialsApart } from './clone';
 import { GitError, toGitError } from './git-errors';
 import type { Clock } from '../util/clock';
 import { GitRunner, type GitRunResult } from './git-runner';
@@ -117,42 +115,17 @@ export class GitManager {
   }
 
   async clone(url: string, dest: string, options: { branch?: string } = {}): Promise<void> {
-    // Whoever calls, some sources never reach git (ext::, a leading "-"); who may clone what is the commands' rule.
-    const source = readCloneSource(url);
-    if (source.kind === 'refused') throw new GitError(source.reason);
-    if (options.branch) assertValidBranchName(options.branch);
-    const target = resolve(dest);
-    await mkdir(dirname(target), { recursive: true });
-    const credentials = this.credentialsDir ? splitCredentials(url) : null;
-    const settings = credentials ? await credentialHelperSettings(credentials, this.credentialsDir!, target) : [];
-    // `clone -c` writes each setting into the new repository before it fetches, and uses it for the fetch.
-    const kept = settings.flatMap(([key, value]) => ['-c', `${key}=${value}`]);
-    const args = ['clone', ...kept, ...(options.branch ? ['--branch', options.branch] : []), '--', credentials?.url ?? url, target];
-    try {
-      await this.runner.run(dirname(target), args);
-    } catch (err) {
-      throw toGitError(err, `Could not clone ${redactCredentials(url)}`);
-    }
+    await cloneRepository(this, url, dest, { ...options, credentialsDir: this.credentialsDir });
   }
 
-  /**
-   * Moves the credentials of origin's URL (`url`, as `getRemoteUrl` read it) out of the settings of
-   * a clone made before clones kept them apart, or linked from elsewhere: the same helper a new
-   * clone gets, then origin without them. Nothing to do (and no git process) otherwise.
-   */
-  async keepOriginCredentialsApart(path: string, url: string): Promise<void> {
-    const credentials = this.credentialsDir ? splitCredentials(url) : null;
-    if (!credentials) return;
-    for (const [key, value] of await credentialHelperSettings(credentials, this.credentialsDir!, path)) {
-      await this.run(path, ['config', '--add', key, value]);
-    }
-    await this.run(path, ['remote', 'set-url', 'origin', credentials.url]);
+  /** Moves a token out of origin's URL in an existing clone (clone.ts). */
+  keepOriginCredentialsApart(path: string, url: string): Promise<void> {
+    return keepOriginCredentialsApart(this, path, url, this.credentialsDir);
   }
 
-  /** Deletes the credential file the clone at `path` reads origin's credentials from, if any (before its folder goes). */
-  async forgetOriginCredentials(path: string): Promise<void> {
-    const url = this.credentialsDir ? await this.getRemoteUrl(path).catch(() => null) : null;
-    if (url) await rm(credentialFile(this.credentialsDir!, path, url), { force: true });
+  /** Deletes the credential file of the clone at `path`, if any (clone.ts). */
+  forgetOriginCredentials(path: string): Promise<void> {
+    return forgetOriginCredentials(this, path, this.credentialsDir);
   }
 
   /** A new repository (or an existing one without commits) with one empty commit, so branches work. */
