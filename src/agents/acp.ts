@@ -8,10 +8,10 @@ import { DEFAULT_TOOL_POLICY } from './agent-requests';
 import { permissionJudge, REJECT } from './acp-permissions';
 import { GuardedFiles } from './acp-files';
 import type { AgentAdapter, AgentRunOutcome, AgentRunRequest, AgentUsage } from './adapter';
-import { closedFolders, everyWriteRefused, missingSandboxPrograms, realPathOf, type ConfinementPolicy, type Refusal } from './confinement';
+import { closedFolders, missingSandboxPrograms, realPathOf, type ConfinementPolicy, type Refusal } from './confinement';
 import type { AgentProfile } from './profiles';
 import { bubblewrapArgs } from './process-sandbox';
-import { workspaceChangedSince, workspaceHead } from './workspace-changes';
+import { nothingChangedFailure, workspaceHead } from './workspace-changes';
 import { isRateLimitMessage, parseResetTime } from './rate-limits';
 import { withoutSecrets } from '../util/safe-env';
 
@@ -327,11 +327,8 @@ export class AcpAdapter implements AgentAdapter {
         };
       }
       const outcome: AgentRunOutcome = { ...base, status: 'completed', errorMessage: null };
-      const refusedWrites = refusals.filter((r) => r.tool === 'Write');
-      if (refusedWrites.length > 0 && files.writes === 0 && !(await workspaceChangedSince(request.cwd, startHead))) {
-        return { ...outcome, status: 'failed', errorMessage: everyWriteRefused(refusedWrites, request.cwd) };
-      }
-      return outcome;
+      const failure = await nothingChangedFailure(refusals, files.writes, request.cwd, startHead);
+      return failure ? { ...outcome, status: 'failed', errorMessage: failure } : outcome;
     } catch (err) {
       transcript.flush();
       const message = errorOf(err);

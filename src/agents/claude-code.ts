@@ -5,7 +5,6 @@ import { isRateLimitMessage, parseResetTime } from './rate-limits';
 import { DEFAULT_ANTHROPIC_URL, observeLimits } from './limit-observer';
 import { withoutSecrets } from '../util/safe-env';
 import {
-  everyWriteRefused,
   claudeConfigSecrets,
   missingSandboxPrograms,
   pathGuard,
@@ -18,7 +17,7 @@ import {
 import { StreamingPrompt } from './streaming-input';
 import { DEFAULT_TOOL_POLICY } from './agent-requests';
 import { permissionCallback } from './permission-callback';
-import { workspaceChangedSince, workspaceHead } from './workspace-changes';
+import { nothingChangedFailure, workspaceHead } from './workspace-changes';
 import { ZERO_USAGE, type AgentAdapter, type AgentRunOutcome, type AgentRunRequest, type AgentUsage } from './adapter';
 
 export interface ClaudeCodeOptions {
@@ -326,16 +325,8 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     });
     if (refusals.length === 0) return outcome;
     const reported = { ...outcome, summary: withRefusals(outcome.summary, refusals) };
-    const refusedWrites = refusals.filter((r) => WRITE_TOOLS.has(r.tool));
-    if (
-      outcome.status === 'completed' &&
-      refusedWrites.length > 0 &&
-      writesAllowed === 0 &&
-      !(await workspaceChangedSince(request.cwd, startHead))
-    ) {
-      return { ...reported, status: 'failed', errorMessage: everyWriteRefused(refusedWrites, request.cwd) };
-    }
-    return reported;
+    const failure = outcome.status === 'completed' ? await nothingChangedFailure(refusals, writesAllowed, request.cwd, startHead) : null;
+    return failure ? { ...reported, status: 'failed', errorMessage: failure } : reported;
   }
 
   private outcome(s: {

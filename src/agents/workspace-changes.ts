@@ -1,4 +1,5 @@
 import { GitRunner } from '../git/git-runner';
+import { everyWriteRefused, WRITE_TOOLS, type Refusal } from './confinement';
 
 /** Where the workspace's HEAD stood when a run started: null where git cannot tell (not a repository, no commit). */
 export async function workspaceHead(cwd: string): Promise<string | null> {
@@ -15,7 +16,7 @@ export async function workspaceHead(cwd: string): Promise<string | null> {
  * where git could not tell at the start, so a run whose every file tool write was refused is
  * judged by those alone there.
  */
-export async function workspaceChangedSince(cwd: string, head: string | null): Promise<boolean> {
+async function workspaceChangedSince(cwd: string, head: string | null): Promise<boolean> {
   if (head === null) return false;
   try {
     const git = new GitRunner(30_000);
@@ -24,4 +25,20 @@ export async function workspaceChangedSince(cwd: string, head: string | null): P
   } catch {
     return false;
   }
+}
+
+/**
+ * Why a run that finished is a failure after all, for every backend: its file tools had writes
+ * refused and made none (`writesMade`), and git sees no change since it started at `startHead`
+ * either; null when it did change something.
+ */
+export async function nothingChangedFailure(
+  refusals: Refusal[],
+  writesMade: number,
+  cwd: string,
+  startHead: string | null,
+): Promise<string | null> {
+  const refusedWrites = refusals.filter((r) => WRITE_TOOLS.has(r.tool));
+  if (refusedWrites.length === 0 || writesMade > 0 || (await workspaceChangedSince(cwd, startHead))) return null;
+  return everyWriteRefused(refusedWrites, cwd);
 }
