@@ -39,21 +39,27 @@ function seconds(value: unknown, fallback: number): number {
   return Number.isFinite(n) && n > 0 ? n : fallback;
 }
 
-/** Fills `{{step_N}}` / `{{event.x}}` placeholders inside string arguments of a step. */
-function resolveArgs(step: HookStep, env: StepEnvironment): HookStep {
+/** The argument a step type fills with a renderer of its own as it uses it: a shell step's command, an http step's URL. */
+const RENDERED_WHERE_USED = new Map<unknown, string>([
+  ['shell', 'command'],
+  ['http', 'url'],
+]);
+
+/** Fills `{{step_N}}` / `{{event.x}}` placeholders inside string arguments of a step (but `kept`, left as written). */
+function resolveArgs(step: HookStep, env: StepEnvironment, kept?: string): HookStep {
   const out: HookStep = {};
   for (const [key, value] of Object.entries(step)) {
-    out[key] = typeof value === 'string' ? renderHookPrompt(value, env.previous, env.event) : value;
+    out[key] = typeof value === 'string' && key !== kept ? renderHookPrompt(value, env.previous, env.event) : value;
   }
   return out;
 }
 
 export async function runHookStep(rawStep: HookStep, env: StepEnvironment): Promise<StepResult> {
-  const step = resolveArgs(rawStep, env);
+  const step = resolveArgs(rawStep, env, RENDERED_WHERE_USED.get(rawStep.type));
   switch (step.type) {
     case 'shell': {
       // The command's placeholders become variables of its environment, not text of it (renderShellCommand).
-      const { command, values } = renderShellCommand(text(rawStep.command), env.previous, env.event);
+      const { command, values } = renderShellCommand(text(step.command), env.previous, env.event);
       const run = await runShell(command, {
         cwd: env.workspacePath,
         timeoutMs: seconds(step.timeout, 60) * 1000,
@@ -69,7 +75,7 @@ export async function runHookStep(rawStep: HookStep, env: StepEnvironment): Prom
     }
     case 'http': {
       // Placeholders in the path and query are encoded, so an event's text cannot steer the request (renderHookUrl).
-      const url = renderHookUrl(text(rawStep.url), env.previous, env.event);
+      const url = renderHookUrl(text(step.url), env.previous, env.event);
       if (!/^https?:\/\//i.test(url)) return { error: `http step needs an http(s) URL (got ${JSON.stringify(url)}).` };
       const response = await fetch(url, { signal: AbortSignal.timeout(seconds(step.timeout, 30) * 1000) });
       const body = (await response.text()).slice(0, LIMITS.httpBody);
