@@ -60,10 +60,11 @@ export class GitManagerTaskGit implements TaskGit {
   async prepareTaskBranch(path: string, branch: string, options: { defaultBranch: string; reuse: boolean }): Promise<void> {
     assertValidBranchName(branch);
     const originUrl = await this.git.getRemoteUrl(path).catch(() => null);
-    const origin = originUrl !== null;
-    // Before an agent works here: a token in origin's URL would be readable in .git/config.
-    if (originUrl) await this.git.keepOriginCredentialsApart(path, originUrl);
-    if (origin) await this.git.fetch(path);
+    if (originUrl !== null) {
+      // Before an agent works here: a token in origin's URL would be readable in .git/config.
+      await this.git.keepOriginCredentialsApart(path, originUrl);
+      await this.git.fetch(path);
+    }
     if (await this.git.hasUncommittedChanges(path)) {
       // Leftovers of an interrupted run are kept in a stash, never thrown away.
       await this.git.run(path, ['stash', 'push', '--include-untracked', '-m', `agent-queue: left in the workspace before ${branch}`]);
@@ -76,7 +77,7 @@ export class GitManagerTaskGit implements TaskGit {
       await this.git.run(path, ['checkout', branch, '--']);
       return;
     }
-    if (options.reuse && origin && refs.present.has(onOrigin)) {
+    if (options.reuse && originUrl !== null && refs.present.has(onOrigin)) {
       await this.git.run(path, ['checkout', '-B', branch, `origin/${branch}`]);
       return;
     }
