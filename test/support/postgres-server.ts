@@ -29,22 +29,6 @@ function settings(port: number, durable: boolean): string {
   return `\n${lines.join('\n')}\n`;
 }
 
-/**
- * Gives a test server a scheduling priority above the test run's own processes, where this user
- * may (root); its backends, forked from it, inherit it. Tests wait on the server one statement at
- * a time, so on a machine the run keeps busy, each statement otherwise waits its turn behind git,
- * agents and Jest's workers. Benches leave the server at their own priority.
- */
-async function favourServer(data: string): Promise<void> {
-  const pid = Number((await readFile(path.join(data, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0) return;
-  try {
-    os.setPriority(pid, -5);
-  } catch {
-    // Not permitted (not root): the server runs at the run's priority.
-  }
-}
-
 function run(binary: string, args: string[], user: ServerUser, cwd: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(binary, args, { ...user, cwd, env: { ...process.env, LC_MESSAGES: 'C' } });
@@ -96,7 +80,6 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
       const serverLog = await readFile(log, 'utf8').catch(() => '');
       throw new Error(`pg_ctl start failed:\n${start.output}${serverLog}`);
     }
-    if (options.durable !== true) await favourServer(data);
   } catch (err) {
     stopNow();
     process.removeListener('exit', stopNow);
@@ -112,7 +95,6 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
         const serverLog = await readFile(log, 'utf8').catch(() => '');
         throw new Error(`pg_ctl restart failed:\n${restarted.output}${serverLog}`);
       }
-      if (options.durable !== true) await favourServer(data);
     },
     async stop() {
       if (stopped) return;
