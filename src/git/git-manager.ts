@@ -4,7 +4,7 @@ import { changedFiles, diffAgainstDefault, workingDiff } from './diffs';
 import { cloneRepository, forgetOriginCredentials, keepOriginCredentialsApart } from './clone';
 import { GitError, toGitError } from './git-errors';
 import type { Clock } from '../util/clock';
-import { GitRunner, type GitRunResult } from './git-runner';
+import { AUTO_MAINTENANCE, GitRunner, type GitRunResult } from './git-runner';
 import { Forges } from './forges/choose';
 import type { Forge } from './forges/forge';
 import { findBranchConflicts, type BranchConflict } from './merge-check';
@@ -268,7 +268,7 @@ export class GitManager {
     if (!message.trim()) throw new GitError('A commit message is required.');
     await this.run(path, ['add', '-A']);
     if (await this.test(path, ['diff', '--cached', '--quiet'])) return { committed: false };
-    await this.run(path, [...(await this.identityArgs(path)), 'commit', '-m', message]);
+    await this.run(path, [...(await this.identityArgs(path)), ...AUTO_MAINTENANCE, 'commit', '-m', message]);
     return { committed: true, sha: await this.headSha(path) };
   }
 

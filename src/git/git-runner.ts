@@ -43,11 +43,28 @@ const LOCK_HELD = /Unable to create '[^']*\.lock': File exists/;
 const LOCK_RETRY_MS = [50, 100, 200, 400, 800, 1500];
 
 /**
- * Settings for every git call: paths verbatim, no colour, no advice on a detached HEAD, and no
+ * Settings for every git call: paths verbatim, no colour, no advice on a detached HEAD, no
  * file-system monitor (a program git would start on every status; the app's calls are too short
- * to gain from one, and a workspace's settings must not choose what the app runs).
+ * to gain from one, and a workspace's settings must not choose what the app runs), and no
+ * automatic maintenance: git would start `git maintenance run --auto` after every fetch, merge,
+ * rebase and commit, four or five processes a landing. A task's commit asks for it again
+ * (AUTO_MAINTENANCE), so a workspace is still packed as it grows.
  */
-const CALL_CONFIG = ['-c', 'core.quotepath=false', '-c', 'color.ui=false', '-c', 'advice.detachedHead=false', '-c', 'core.fsmonitor=false'];
+const CALL_CONFIG = [
+  '-c',
+  'core.quotepath=false',
+  '-c',
+  'color.ui=false',
+  '-c',
+  'advice.detachedHead=false',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'maintenance.auto=false',
+];
+
+/** Put before a git command to have git run its automatic maintenance after it, as it does by default. */
+export const AUTO_MAINTENANCE = ['-c', 'maintenance.auto=true'];
 
 /**
  * Runs git, one process per call (through the process launcher, util/process-launcher.ts), with a
