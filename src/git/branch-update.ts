@@ -3,7 +3,9 @@ import { assertValidBranchName } from './branch-names';
 import type { GitManager } from './git-manager';
 import { operationInProgress, refsPresent } from './repo-state';
 
-export type BranchUpdate = { status: 'updated'; base: string } | { status: 'conflict'; files: string[]; base: string };
+export type BranchUpdate =
+  /** `originFetched`: origin was fetched for the update, so a merge right after need not fetch again. */
+  { status: 'updated'; base: string; originFetched: boolean } | { status: 'conflict'; files: string[]; base: string };
 
 /**
  * Brings the task branch up to date with the tip of origin's default branch (or the local one
@@ -35,7 +37,7 @@ export async function updateBranchToBase(
   const identity = await git.identityArgs(path);
   const args = mode === 'rebase' ? ['rebase', base] : ['merge', '--no-edit', base];
   const result = await git.exec(path, [...identity, ...args], { okCodes: [1, 2, 128] });
-  if (result.code === 0) return { status: 'updated', base };
+  if (result.code === 0) return { status: 'updated', base, originFetched: hasOrigin };
   const files = await git.conflictedFiles(path);
   const busy = await operationInProgress(git, path);
   if (busy === 'rebase' || busy === 'merge') await git.run(path, [busy, '--abort']);

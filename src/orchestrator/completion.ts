@@ -15,8 +15,16 @@ export interface TaskGit {
   /** Checks out the task's branch: new from the up-to-date default branch, or (reuse) as it is. */
   prepareTaskBranch(path: string, branch: string, options: { defaultBranch: string; reuse: boolean }): Promise<void>;
   commitAll(path: string, message: string): Promise<{ committed: boolean }>;
-  /** Rebases, merges into the default branch and pushes; on failure the workspace is restored. */
-  mergeTaskBranch(path: string, branch: string, defaultBranch: string): Promise<{ merged: true } | { merged: false; message: string }>;
+  /**
+   * Merges into the default branch and pushes; on failure the workspace is restored. It fetches
+   * origin first, unless the caller has just done so (`originFetched`).
+   */
+  mergeTaskBranch(
+    path: string,
+    branch: string,
+    defaultBranch: string,
+    options?: { originFetched?: boolean },
+  ): Promise<{ merged: true } | { merged: false; message: string }>;
   /** Pushes the branch with --force-with-lease. */
   pushBranch(path: string, branch: string): Promise<void>;
   /** Opens a PR/MR on origin's forge and returns its URL; null when origin is plain git. */

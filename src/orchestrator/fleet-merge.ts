@@ -10,17 +10,21 @@ const ORIGIN_MOVED =
 /**
  * A task merge that tries again when its push lost a race: another machine of the fleet pushed
  * the default branch between this one's fetch and push. Each try fetches, merges and pushes
- * afresh; a real conflict or any other failure is answered at once.
+ * afresh (the first skips the fetch when the caller has just fetched: `originFetched`); a real
+ * conflict or any other failure is answered at once.
  */
 export async function mergeRetryingRaces(
   git: Pick<TaskGit, 'mergeTaskBranch'>,
   path: string,
   branch: string,
   defaultBranch: string,
-  tries = 5,
+  options: { tries?: number; originFetched?: boolean } = {},
 ): Promise<{ merged: true } | { merged: false; message: string }> {
+  const tries = options.tries ?? 5;
   for (let attempt = 1; ; attempt++) {
-    const outcome = await git.mergeTaskBranch(path, branch, defaultBranch);
+    const outcome = await git.mergeTaskBranch(path, branch, defaultBranch, {
+      originFetched: attempt === 1 && options.originFetched === true,
+    });
     if (outcome.merged || attempt >= tries || !ORIGIN_MOVED.test(outcome.message)) return outcome;
     await new Promise((resolve) => setTimeout(resolve, 100 * attempt + Math.floor(Math.random() * 200)));
   }

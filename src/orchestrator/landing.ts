@@ -265,7 +265,9 @@ async function landSteps(
       return sendBack(deps, task, project, 'merging', `Merging ${task.prUrl} was refused: ${message}`);
     }
   } else {
-    const outcome = await mergeRetryingRaces(git, path, branch, defaultBranch);
+    // Origin was fetched for the update: should it have moved since (a long check), the push is
+    // refused and the next try fetches.
+    const outcome = await mergeRetryingRaces(git, path, branch, defaultBranch, { originFetched: update.originFetched });
     if (!outcome.merged)
       return sendBack(deps, task, project, 'merging', `Merging '${branch}' into ${defaultBranch} failed: ${outcome.message}`);
   }

@@ -89,14 +89,15 @@ export class GitManagerTaskGit implements TaskGit {
     path: string,
     branch: string,
     defaultBranch: string,
+    options: { originFetched?: boolean } = {},
   ): Promise<{ merged: true } | { merged: false; message: string }> {
-    const origin = await this.hasOrigin(path);
+    const origin = options.originFetched === true || (await this.hasOrigin(path));
     const restore = async () => {
       await this.resetDefault(path, defaultBranch).catch(() => undefined);
       await this.git.run(path, ['checkout', branch, '--']).catch(() => undefined);
     };
     try {
-      if (origin) await this.git.fetch(path);
+      if (origin && !options.originFetched) await this.git.fetch(path);
       await this.resetDefault(path, defaultBranch);
       const outcome = await this.git.merge(path, branch, defaultBranch);
       if (outcome.status === 'conflict') {

@@ -47,7 +47,7 @@ describe('updateBranchToBase', () => {
     expect(await gitOut(ws, 'status')).toContain('unmerged');
 
     const result = await updateBranchToBase(git, ws, { branch: 'task/y', defaultBranch: 'main', mode: 'rebase' });
-    expect(result).toEqual({ status: 'updated', base: 'origin/main' });
+    expect(result).toEqual({ status: 'updated', base: 'origin/main', originFetched: true });
     expect(await git.currentBranch(ws)).toBe('task/y');
     expect(await gitOut(ws, 'show', 'HEAD:app.txt')).toBe('main');
     expect(await gitOut(ws, 'show', 'HEAD:own.txt')).toBe('own');

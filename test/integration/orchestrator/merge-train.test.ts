@@ -220,6 +220,34 @@ describe('the merge train (agent double, real git origin)', () => {
     expect(await commitsOnMain(h.origin, id)).toBe(2);
   });
 
+  it('origin moving during a landing (someone pushed while its check ran): the push is refused, and the landing fetches and lands on top', async () => {
+    await setUp({ check_command: 'while [ ! -f .git/aq-go ]; do sleep 0.05; done' });
+    h.adapter.fallback = async (req) => {
+      await writeIn(req, 'feature.txt', `${req.taskId}\n`);
+      return { summary: 'wrote feature.txt' };
+    };
+    await h.start();
+    const id = await h.task('Land after a push');
+    await waitFor(async () => (await h.rt.db.mergeTrain.get(id))?.state === 'checking', 60_000, 'the landing to reach its check');
+
+    // A person pushes to main from a clone of their own while the check holds the landing.
+    const person = path.join(h.rt.home, 'person');
+    await gitOut(h.rt.home, 'clone', '-q', h.origin, person);
+    const pushed = await commitFile(person, 'person.txt', 'pushed meanwhile\n', 'a person’s commit');
+    await gitOut(person, 'push', '-q', 'origin', 'main');
+
+    const task = await h.rt.db.tasks.get(id);
+    const workspace = await h.rt.db.workspaces.get(task?.workspaceId as string);
+    await writeFile(path.join(workspace?.path as string, '.git', 'aq-go'), '');
+    await h.waitStatus(id, 'COMPLETED');
+
+    expect(h.eventsOf('landed', id)).toHaveLength(1);
+    expect(await gitOut(h.origin, 'show', 'main:feature.txt')).toBe(id);
+    expect(await gitOut(h.origin, 'show', 'main:person.txt')).toBe('pushed meanwhile');
+    await gitOut(h.origin, 'merge-base', '--is-ancestor', pushed, 'main');
+    expect(await commitsOnMain(h.origin, id)).toBe(1);
+  });
+
   it("the check command cannot read the app's own files in AQ_HOME, and reads the rest of it", async () => {
     // The check has a /tmp of its own, so this AQ_HOME is elsewhere, as the default one is.
     const outside = await makeTempDirOutsideTmp('aq-home-');
