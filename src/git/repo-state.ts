@@ -1,5 +1,5 @@
-import { access } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { access, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import type { GitManager } from './git-manager';
 
 /** Questions about a repository's state that sync and the task-branch steps share. */
@@ -60,22 +60,45 @@ export async function checkedOutBranches(git: GitManager, path: string): Promise
   return map;
 }
 
+/** The files git leaves in a working tree's git folder while an operation is half done. */
+const OPERATION_MARKERS: ReadonlyArray<[file: string, operation: string]> = [
+  ['MERGE_HEAD', 'merge'],
+  ['rebase-merge', 'rebase'],
+  ['rebase-apply', 'rebase'],
+  ['CHERRY_PICK_HEAD', 'cherry-pick'],
+  ['REVERT_HEAD', 'revert'],
+];
+
+/**
+ * Where the markers of `path` are, without asking git when it is plain: `path/.git` is a folder
+ * (a repository's top, not a linked worktree's `.git` file) and no GIT_DIR sends git elsewhere.
+ * The markers belong to the working tree, so a `commondir` would not move them.
+ */
+async function markerPaths(git: GitManager, path: string): Promise<string[]> {
+  const dotGit = join(path, '.git');
+  const plain =
+    git.env.GIT_DIR === undefined &&
+    (await stat(dotGit).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ));
+  if (plain) return OPERATION_MARKERS.map(([file]) => join(dotGit, file));
+  const out = await git.run(path, ['rev-parse', ...OPERATION_MARKERS.flatMap(([file]) => ['--git-path', file])]);
+  return out
+    .split('\n')
+    .slice(0, OPERATION_MARKERS.length)
+    .map((line) => resolve(path, line.trim()));
+}
+
 /** A merge, rebase, cherry-pick or revert left half done in this working tree, if any. */
 export async function operationInProgress(git: GitManager, path: string): Promise<string | null> {
-  const markers: Array<[string, string]> = [
-    ['MERGE_HEAD', 'merge'],
-    ['rebase-merge', 'rebase'],
-    ['rebase-apply', 'rebase'],
-    ['CHERRY_PICK_HEAD', 'cherry-pick'],
-    ['REVERT_HEAD', 'revert'],
-  ];
-  const paths = (await git.run(path, ['rev-parse', ...markers.flatMap(([m]) => ['--git-path', m])])).split('\n');
-  for (let i = 0; i < markers.length; i++) {
-    const found = await access(resolve(path, paths[i].trim())).then(
+  const paths = await markerPaths(git, path);
+  for (let i = 0; i < OPERATION_MARKERS.length; i++) {
+    const found = await access(paths[i]).then(
       () => true,
       () => false,
     );
-    if (found) return markers[i][1];
+    if (found) return OPERATION_MARKERS[i][1];
   }
   return null;
 }

@@ -53,4 +53,19 @@ describe('updateBranchToBase', () => {
     expect(await gitOut(ws, 'show', 'HEAD:own.txt')).toBe('own');
     expect(await gitOut(ws, 'status', '--porcelain')).toBe('');
   });
+
+  it('in a linked worktree (its .git a file), starts over from a rebase left half done there too', async () => {
+    const linked = path.join(dir, 'linked');
+    await gitOut(ws, 'worktree', 'add', '-q', '-b', 'task/z', linked, 'task/x');
+    await gitOut(linked, 'fetch', '-q', 'origin');
+    await expect(gitOut(linked, 'rebase', 'origin/main')).rejects.toThrow();
+    expect(await gitOut(linked, 'status')).toContain('rebase in progress');
+
+    const result = await updateBranchToBase(git, linked, { branch: 'task/z', defaultBranch: 'main', mode: 'rebase' });
+    expect(result).toEqual({ status: 'conflict', files: ['app.txt'], base: 'origin/main' });
+    expect(await gitOut(linked, 'status')).not.toContain('rebase in progress');
+    expect(await git.currentBranch(linked)).toBe('task/z');
+    // The main working tree was never in the middle of anything.
+    expect(await gitOut(ws, 'status')).not.toContain('rebase in progress');
+  });
 });
