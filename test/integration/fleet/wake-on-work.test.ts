@@ -36,8 +36,9 @@ describe('idle workers wake on new tasks', () => {
       await waitFor(() => started(first), 60_000, 'the notice to start the task');
 
       const conn = fleet.rt.db.em().getConnection();
+      // Only this test's database: suites running beside it have workers listening in theirs.
       const cut: Array<{ pid: number }> = await conn.execute(
-        "select pg_terminate_backend(pid) as pid from pg_stat_activity where query = 'listen aq_work' and pid <> pg_backend_pid()",
+        "select pg_terminate_backend(pid) as pid from pg_stat_activity where datname = current_database() and query = 'listen aq_work' and pid <> pg_backend_pid()",
       );
       expect(cut).toHaveLength(1);
       await waitFor(async () => w.logs.some((l) => l.includes('is back')), 60_000, 'the listening connection to come back');
