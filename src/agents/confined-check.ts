@@ -1,8 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { runShell, type ShellRun } from '../util/run-shell';
-import { closedFolders, HOME_SECRETS, missingSandboxPrograms } from './confinement';
-import { closedArgs, gitControlArgs, maskArgs } from './process-sandbox';
+import { closedFolders, missingSandboxPrograms } from './confinement';
+import { bubblewrapArgs } from './process-sandbox';
 
 export interface CheckConfinement {
   /** Run without bubblewrap when it is missing (the agents' own AQ_ALLOW_UNSANDBOXED). */
@@ -16,9 +16,10 @@ export interface CheckConfinement {
 /**
  * Runs a project's check command in a task's workspace confined like the agent's shell: the
  * environment without the app's secrets, and under bubblewrap a read-only system with only the
- * workspace (and a private /tmp) writable but not its git settings and hooks, and other
- * workspaces, the home folder's credentials and the queue's own files hidden. Refuses, in a
- * sentence, when bubblewrap is missing and the app may not run commands without it.
+ * workspace (and a private /tmp) writable but not its git settings and hooks, other workspaces,
+ * the home folder's credentials and the queue's own files hidden, and its own process namespace
+ * (the app's processes, and so their environment, out of sight). Refuses, in a sentence, when
+ * bubblewrap is missing and the app may not run commands without it.
  */
 export async function runConfinedCheck(
   command: string,
@@ -38,29 +39,21 @@ export async function runConfinedCheck(
   }
   const home = os.homedir();
   const workspace = path.resolve(options.cwd);
-  const args = [
-    '--ro-bind',
-    '/',
-    '/',
-    '--dev',
-    '/dev',
-    '--proc',
-    '/proc',
-    '--tmpfs',
-    '/tmp',
-    ...closedArgs(closedFolders(options.confinement, home), [workspace]),
-    '--bind',
-    workspace,
-    workspace,
-    ...gitControlArgs([workspace]),
-    ...maskArgs([...HOME_SECRETS.map((s) => path.join(home, s)), ...options.confinement.hiddenPaths]),
-    '--die-with-parent',
-    '--chdir',
+  // The agents' own sandbox line, so the check gets what they get: its own process namespace
+  // above all, where the app's processes (and their environment) are out of sight and reach.
+  const args = bubblewrapArgs(
+    {
+      home,
+      writable: [workspace],
+      own: [],
+      hidden: options.confinement.hiddenPaths,
+      closed: closedFolders(options.confinement, home),
+      privateTmp: true,
+    },
     workspace,
     '/bin/sh',
-    '-c',
-    command,
-  ];
+    ['-c', command],
+  );
   const quoted = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   return runShell(`exec bwrap ${quoted}`, shell);
 }

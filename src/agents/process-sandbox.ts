@@ -18,6 +18,8 @@ export interface ProcessSandbox {
   hidden: string[];
   /** Folders hidden but for the writable folders inside them (every project's workspaces). */
   closed?: string[];
+  /** An empty /tmp of its own (a landing check's; an agent has its own temp folder among `writable`). */
+  privateTmp?: boolean;
 }
 
 /** bubblewrap arguments masking each existing path: an empty folder over a folder, /dev/null over a file. */
@@ -63,6 +65,7 @@ export function bubblewrapArgs(sandbox: ProcessSandbox, cwd: string, command: st
     '/dev',
     '--proc',
     '/proc',
+    ...(sandbox.privateTmp ? ['--tmpfs', '/tmp'] : []),
     ...closedArgs(sandbox.closed ?? [], sandbox.writable),
     ...binds,
     ...gitControlArgs(sandbox.writable),

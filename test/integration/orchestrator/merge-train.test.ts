@@ -274,6 +274,27 @@ describe('the merge train (agent double, real git origin)', () => {
     expect(peeked).not.toContain('SQLite format 3');
   });
 
+  it("a check sees none of the app's processes: neither their environment nor to signal them", async () => {
+    h = await makeHarness();
+    // The harness's daemon is this process: the check looks for it, and counts the processes it sees.
+    const app = process.pid;
+    const check = `{ ls /proc | grep -c '^[0-9]'; tr '\\0' '\\n' < /proc/${app}/environ; kill -0 ${app} && echo signalled; } > .git/aq-procs 2>&1; true`;
+    expect(await h.rt.exec('edit_project', { project_id: 'proj', check_command: check })).toMatchObject({ updated: 'proj' });
+    h.adapter.fallback = async (req) => {
+      await writeIn(req, 'look.txt', 'look\n');
+      return { summary: 'wrote look.txt' };
+    };
+    await h.start();
+    const id = await h.task('Look around');
+    await h.waitStatus(id, 'COMPLETED');
+    const seen = await readFile(path.join(h.workspace, '.git', 'aq-procs'), 'utf8');
+    // Only its own few: the sandbox's first process, the shell and the two commands counting.
+    expect(Number(seen.split('\n')[0])).toBeLessThan(10);
+    expect(seen).toContain(`/proc/${app}/environ`);
+    expect(seen).not.toContain('PATH=');
+    expect(seen).not.toContain('signalled');
+  });
+
   it("a check cannot change git's settings or hooks in the workspace the app lands from", async () => {
     h = await makeHarness();
     const gitDir = path.join(h.workspace, '.git');

@@ -99,3 +99,20 @@ describe('bubblewrapArgs: the folder of every workspace', () => {
     }
   });
 });
+
+describe('bubblewrapArgs: a landing check', () => {
+  it('gets an empty /tmp of its own before the workspace is bound, and the namespaces an agent gets', () => {
+    const ws = '/tmp/aq-bwrap-check/ws';
+    const args = bubblewrapArgs({ home: '/nonexistent-home', writable: [ws], own: [], hidden: [], privateTmp: true }, ws, '/bin/sh', [
+      '-c',
+      'true',
+    ]);
+    const tmp = args.findIndex((a, i) => a === '--tmpfs' && args[i + 1] === '/tmp');
+    expect(tmp).toBeGreaterThan(-1);
+    expect(tmp).toBeLessThan(args.indexOf('--bind'));
+    expect(args).toEqual(expect.arrayContaining(['--unshare-pid', '--unshare-ipc', '--new-session']));
+    expect(args.slice(-4)).toEqual(['--', '/bin/sh', '-c', 'true']);
+    // An agent's sandbox keeps the machine's /tmp: its own temp folder is among its writable ones.
+    expect(bubblewrapArgs({ home: '/nonexistent-home', writable: [ws], own: [], hidden: [] }, ws, 'agent', [])).not.toContain('/tmp');
+  });
+});
