@@ -40,6 +40,9 @@ if (!process.env.AQ_NO_COMPILE_CACHE) {
     // Without the cache aq only starts slower.
   }
 }
+// Until main answers, the process has not succeeded: Node ends a process whose event loop ran
+// dry with 0, even while main still awaits a promise that nothing is left to settle.
+process.exitCode = 1;
 require(main)
   .main(process.argv.slice(2))
   .then(

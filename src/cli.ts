@@ -95,6 +95,8 @@ export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.Pr
 }
 
 if (require.main === module) {
+  // Until main answers, the process has not succeeded (bin/aq.js says why).
+  process.exitCode = 1;
   main(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });
