@@ -1,3 +1,4 @@
+import { settleAll } from '../util/settle-all';
 import { z } from 'zod';
 import { MAX_RULE_LENGTH, ruleProblem } from '../agents/agent-requests';
 import type { AgentRequestRecord } from '../db/repositories/agent-requests';
@@ -130,7 +131,7 @@ export const listAgentRequests = defineCommand({
     const wanted = status ?? 'pending';
     const filter = { taskId: task_id, projectId: project_id, ...(wanted !== 'all' && { status: wanted }) };
     const page = pageOf(paging, REQUEST_PAGE.defaultLimit);
-    const [found, total] = await Promise.all([
+    const [found, total] = await settleAll([
       ctx.db.agentRequests.list(filter, page.limit, page.offset),
       ctx.db.agentRequests.count(filter),
     ]);

@@ -1,3 +1,4 @@
+import { settleAll } from '../util/settle-all';
 import { z } from 'zod';
 import { AGENT_BACKENDS } from '../agents/backends';
 import { nameToId } from '../db/ids';
@@ -17,7 +18,7 @@ export const listAgents = defineCommand({
   list: AGENT_LIST,
   async run(args, ctx) {
     const page = pageOf(args, AGENT_LIST.defaultLimit);
-    const [agents, total] = await Promise.all([ctx.db.agents.list(page), ctx.db.agents.count()]);
+    const [agents, total] = await settleAll([ctx.db.agents.list(page), ctx.db.agents.count()]);
     return {
       agents: agents.map((a) => ({
         id: a.id,

@@ -1,3 +1,4 @@
+import { settleAll } from '../util/settle-all';
 import { z } from 'zod';
 import { nameToId } from '../db/ids';
 import { AUTOMATION_KINDS, type AutomationRecord, type AutomationRunRecord } from '../db/repositories/automations';
@@ -138,7 +139,7 @@ export const listAutomations = defineCommand({
     if (project_id) await requireProject(ctx, project_id);
     const page = pageOf(paging, AUTOMATION_LIST.defaultLimit);
     const filter = { projectId: project_id, kind };
-    const [rows, total] = await Promise.all([ctx.db.automations.list(filter, page), ctx.db.automations.count(filter)]);
+    const [rows, total] = await settleAll([ctx.db.automations.list(filter, page), ctx.db.automations.count(filter)]);
     return { automations: rows.map(automationView), total, next_offset: nextOffset(page, rows.length, total) };
   },
 });

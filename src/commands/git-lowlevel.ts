@@ -1,3 +1,4 @@
+import { settleAll } from '../util/settle-all';
 import { z } from 'zod';
 import { createPullRequest } from '../git/pull-requests';
 import { defineCommand } from './catalog';
@@ -136,7 +137,7 @@ export const gitLog = defineCommand({
   }),
   async run(args, ctx) {
     const { path, repo } = await resolveRepoPath(ctx, { projectId: args.project_id, repoId: args.repo_id });
-    const [branch, lines] = await gitStep(() => Promise.all([ctx.git.currentBranch(path), ctx.git.log(path, args.count ?? 10)]));
+    const [branch, lines] = await gitStep(() => settleAll([ctx.git.currentBranch(path), ctx.git.log(path, args.count ?? 10)]));
     return {
       project_id: args.project_id,
       repo_id: repo.id,

@@ -1,3 +1,4 @@
+import { settleAll } from '../util/settle-all';
 import { z } from 'zod';
 import { CommandError, defineCommand } from './catalog';
 import { loggedErrorText } from './error-text';
@@ -108,7 +109,7 @@ export const getGitStatus = defineCommand({
       try {
         if (!target.path) throw new CommandError(`Repo '${target.repoId}' has no checkout path.`);
         await ctx.git.assertRepo(target.path);
-        const [branch, status, commits] = await Promise.all([
+        const [branch, status, commits] = await settleAll([
           ctx.git.currentBranch(target.path),
           ctx.git.statusText(target.path),
           ctx.git.log(target.path, 5),

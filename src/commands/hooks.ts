@@ -1,3 +1,4 @@
+import { settleAll } from '../util/settle-all';
 import { z } from 'zod';
 import { nameToId } from '../db/ids';
 import { EVENT_TYPES } from '../orchestrator/events';
@@ -95,7 +96,7 @@ export const listHooks = defineCommand({
   async run({ project_id, ...paging }, ctx) {
     if (project_id) await requireProject(ctx, project_id);
     const page = pageOf(paging, HOOK_LIST.defaultLimit);
-    const [hooks, total] = await Promise.all([ctx.db.hooks.list(project_id, page), ctx.db.hooks.count(project_id)]);
+    const [hooks, total] = await settleAll([ctx.db.hooks.list(project_id, page), ctx.db.hooks.count(project_id)]);
     return {
       hooks: hooks.map((h) => ({
         id: h.id,

@@ -1,3 +1,4 @@
+import { settleAll } from '../util/settle-all';
 import { z } from 'zod';
 import type { TrainEntry } from '../db/repositories/merge-train';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
@@ -72,7 +73,7 @@ export const getMergeQueue = defineCommand({
     if (project_id && !repo_id && !(await ctx.db.projects.get(project_id))) throw new CommandError(`Project '${project_id}' not found.`);
     const filter = repo_id ? { train: repo_id } : { projectId: project_id as string };
     const page = pageOf(paging, MERGE_QUEUE.defaultLimit);
-    const [entries, total] = await Promise.all([ctx.db.mergeTrain.list(filter, page), ctx.db.mergeTrain.count(filter)]);
+    const [entries, total] = await settleAll([ctx.db.mergeTrain.list(filter, page), ctx.db.mergeTrain.count(filter)]);
     const titles = await titlesOf(ctx, entries);
     const checks = await prChecksKeys(
       ctx,

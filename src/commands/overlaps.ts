@@ -1,3 +1,4 @@
+import { settleAll } from '../util/settle-all';
 import { z } from 'zod';
 import type { OverlapRecord } from '../db/repositories/task-overlaps';
 import { LIVE_TASK_STATUSES } from '../db/repositories/touched-files';
@@ -29,7 +30,7 @@ export interface OverlapView {
 const LIVE = new Set<string>(LIVE_TASK_STATUSES);
 
 async function view(o: OverlapRecord, ctx: CommandContext): Promise<OverlapView | null> {
-  const [a, b] = await Promise.all([ctx.db.tasks.get(o.taskA), ctx.db.tasks.get(o.taskB)]);
+  const [a, b] = await settleAll([ctx.db.tasks.get(o.taskA), ctx.db.tasks.get(o.taskB)]);
   // Between a task settling and the radar's next sweep, its overlap row is already over.
   if (!a || !b || !LIVE.has(a.status) || !LIVE.has(b.status)) return null;
   const side = (t: NonNullable<typeof a>): OverlapTaskView => ({ id: t.id, title: t.title, status: t.status, agent: t.assignedAgent });
@@ -72,7 +73,7 @@ export const getOverlaps = defineCommand({
     }
     // Live overlaps are few (pairs of running tasks): read whole, paged here.
     const rows = await ctx.db.overlaps.list({ projectId, ...(repo_id && { repoKey: repo_id }) });
-    const live = (await Promise.all(rows.map((o) => view(o, ctx)))).filter((o): o is OverlapView => o !== null);
+    const live = (await settleAll(rows.map((o) => view(o, ctx)))).filter((o): o is OverlapView => o !== null);
     const page = sliceOf(live, pageOf(args, OVERLAP_LIST.defaultLimit));
     return { overlaps: page.items, total: page.total, next_offset: page.next_offset };
   },

@@ -1,3 +1,4 @@
+import { settleAll } from '../util/settle-all';
 import { readlink, realpath } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -60,7 +61,7 @@ function machinePlaces(): Promise<{ home: string; temp: string; system: string[]
   fixedPlaces ??= (async () => ({
     home: await resolveReal(os.homedir()),
     temp: await resolveReal(os.tmpdir()),
-    system: await Promise.all(SYSTEM_DIRS.map((dir) => resolveReal(dir).catch(() => dir))),
+    system: await settleAll(SYSTEM_DIRS.map((dir) => resolveReal(dir).catch(() => dir))),
   }))();
   return fixedPlaces;
 }
@@ -151,7 +152,7 @@ export async function keepAllowed(ctx: PathContext, base: string, entries: reado
   const keep = new Array<boolean>(entries.length).fill(false);
   const BATCH = 64;
   for (let start = 0; start < entries.length; start += BATCH) {
-    await Promise.all(
+    await settleAll(
       entries.slice(start, start + BATCH).map(async (entry, i) => {
         const real = await resolveReal(path.resolve(base, entry)).catch(() => null);
         keep[start + i] = real !== null && isAllowed(real, allowed);

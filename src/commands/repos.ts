@@ -1,3 +1,4 @@
+import { settleAll } from '../util/settle-all';
 import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -105,7 +106,7 @@ export const listRepos = defineCommand({
   async run({ project_id, ...paging }, ctx) {
     if (project_id) await requireProject(ctx, project_id);
     const page = pageOf(paging, REPO_LIST.defaultLimit);
-    const [repos, total] = await Promise.all([ctx.db.repos.list(project_id, page), ctx.db.repos.count(project_id)]);
+    const [repos, total] = await settleAll([ctx.db.repos.list(project_id, page), ctx.db.repos.count(project_id)]);
     return { repos: repos.map(repoView), total, next_offset: nextOffset(page, repos.length, total) };
   },
 });

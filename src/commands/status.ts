@@ -1,3 +1,4 @@
+import { settleAll } from '../util/settle-all';
 import { z } from 'zod';
 import { sandboxStatus } from '../agents/confinement';
 import { FORGE_READINESS_KEY, UNKNOWN_FORGE_READINESS, type StoredForgeReadiness } from '../orchestrator/forge-readiness';
@@ -19,7 +20,7 @@ export const getStatus = defineCommand({
   description: `Overview: agents and what they work on, task counts by status, running tasks (up to ${STATUS_IN_PROGRESS_LIMIT}) and the ${STATUS_READY_LIMIT} most urgent ready tasks, and whether scheduling is paused.`,
   input: z.object({}),
   async run(_args, ctx) {
-    const [summary, agents, pages, workers] = await Promise.all([
+    const [summary, agents, pages, workers] = await settleAll([
       // Counts and system_state rows in one statement: on PostgreSQL a round trip is what a small
       // read costs. The pause flag and the daemon's lease are two of those rows.
       ctx.db.statusSummary.read([FORGE_READINESS_KEY, PAUSED_KEY, LEASE_KEY, ...SLACK_FEATURES.map(slackFeatureKey)]),

@@ -1,3 +1,4 @@
+import { settleAll } from '../util/settle-all';
 import { z } from 'zod';
 import type { EventRecord } from '../db/repositories/events';
 import { CommandError, defineCommand } from './catalog';
@@ -36,7 +37,7 @@ export const getRecentEvents = defineCommand({
     oneStartOnly({ cursor, ...paging });
     const page = pageOf(paging, DEFAULT_EVENTS_LIMIT);
     const before = cursor === undefined ? undefined : decodeCursor(cursor, 1, 'get_recent_events')[0];
-    const [rows, total] = await Promise.all([
+    const [rows, total] = await settleAll([
       ctx.db.events.recent(page.limit + 1, before === undefined ? { offset: page.offset } : { before }),
       ctx.db.events.count(),
     ]);

@@ -1,3 +1,4 @@
+import { settleAll } from '../util/settle-all';
 import { z } from 'zod';
 import { TaskStateMachine } from '../orchestrator/state-machine';
 import { promoteWaiting } from '../orchestrator/task-moves';
@@ -72,7 +73,7 @@ export const getTaskDependencies = defineCommand({
   async run({ task_id, ...paging }, ctx) {
     await requireTask(ctx, task_id);
     const page = pageOf(paging, DEPENDENCY_LIST.defaultLimit);
-    const [dependsOn, dependents, counts] = await Promise.all([
+    const [dependsOn, dependents, counts] = await settleAll([
       ctx.db.tasks.upstream(task_id, page),
       ctx.db.tasks.downstream(task_id, page),
       ctx.db.tasks.dependencyCounts(task_id),

@@ -1,3 +1,4 @@
+import { settleAll } from '../util/settle-all';
 import { z } from 'zod';
 import { TaskStateMachine } from '../orchestrator/state-machine';
 import { promoteWaiting } from '../orchestrator/task-moves';
@@ -171,13 +172,13 @@ export const getTask = defineCommand({
   input: z.object({ task_id: taskId }),
   async run({ task_id }, ctx) {
     // What the id alone finds is read beside the task, and what the task leads to after it: two waits, not six.
-    const [t, usage, room, mergeQueue] = await Promise.all([
+    const [t, usage, room, mergeQueue] = await settleAll([
       requireTask(ctx, task_id),
       ctx.db.tokenUsage.forTask(task_id),
       roomKeys(ctx, task_id),
       mergeQueueKeys(ctx, task_id),
     ]);
-    const [waiting, backend, checks] = await Promise.all([
+    const [waiting, backend, checks] = await settleAll([
       waitingKeys(ctx, t),
       backendKeys(ctx, t),
       t.prUrl && t.status === 'AWAITING_APPROVAL' ? prChecksKeys(ctx, [t.id]).then((byTask) => byTask.get(t.id)) : undefined,

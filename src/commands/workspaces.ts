@@ -1,3 +1,4 @@
+import { settleAll } from '../util/settle-all';
 import { rm } from 'node:fs/promises';
 import { z } from 'zod';
 import { unsafePathSegment, nameToId } from '../db/ids';
@@ -143,7 +144,7 @@ export const listWorkspaces = defineCommand({
     const scope = project_id ?? ctx.session.activeProjectId ?? undefined;
     if (scope) await requireProject(ctx, scope);
     const page = pageOf(paging, WORKSPACE_LIST.defaultLimit);
-    const [workspaces, total] = await Promise.all([ctx.db.workspaces.list(scope, page), ctx.db.workspaces.count(scope)]);
+    const [workspaces, total] = await settleAll([ctx.db.workspaces.list(scope, page), ctx.db.workspaces.count(scope)]);
     return {
       project_id: scope ?? null,
       workspaces: workspaces.map(workspaceView),
@@ -214,7 +215,7 @@ export const findMergeConflictWorkspaces = defineCommand({
       try {
         await ctx.git.assertRepo(w.path);
         if (await ctx.git.getRemoteUrl(w.path)) await ctx.git.fetch(w.path, { prune: true });
-        const [branch, treeConflicts, branchConflicts] = await Promise.all([
+        const [branch, treeConflicts, branchConflicts] = await settleAll([
           ctx.git.currentBranch(w.path),
           ctx.git.conflictedFiles(w.path),
           findBranchConflicts(ctx.git, w.path, base),

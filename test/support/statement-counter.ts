@@ -3,6 +3,8 @@ import type { Database } from '../../src/db/database';
 /** How many statements a database's connection has run since counting began. */
 export interface StatementCounter {
   readonly count: number;
+  /** Of those, how many have not answered yet. */
+  readonly running: number;
   /** Puts the connection's own execute back. */
   stop(): void;
 }
@@ -15,13 +17,19 @@ export function countStatements(db: Database): StatementCounter {
   const connection = db.orm.em.getConnection() as unknown as { execute: (...args: unknown[]) => Promise<unknown> };
   const execute = connection.execute;
   let count = 0;
+  let answered = 0;
   connection.execute = (...args: unknown[]) => {
     count++;
-    return execute.apply(connection, args);
+    return execute.apply(connection, args).finally(() => {
+      answered++;
+    });
   };
   return {
     get count() {
       return count;
+    },
+    get running() {
+      return count - answered;
     },
     stop() {
       connection.execute = execute;
