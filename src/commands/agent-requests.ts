@@ -1,4 +1,3 @@
-import { settleAll } from '../util/settle-all';
 import { z } from 'zod';
 import { MAX_RULE_LENGTH, ruleProblem } from '../agents/agent-requests';
 import type { AgentRequestRecord } from '../db/repositories/agent-requests';
@@ -12,6 +11,7 @@ import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { boolean, integer, optional, requiredText, stringList } from './schema';
 import { taskOperation } from './task-lifecycle';
 import { maySteer } from './steer-check';
+import { settleAll } from '../util/settle-all';
 
 const MAX_RULES = 200;
 

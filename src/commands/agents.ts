@@ -1,10 +1,10 @@
-import { settleAll } from '../util/settle-all';
 import { z } from 'zod';
 import { AGENT_BACKENDS } from '../agents/backends';
 import { nameToId } from '../db/ids';
 import { CommandError, defineCommand } from './catalog';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { optional, requiredText } from './schema';
+import { settleAll } from '../util/settle-all';
 
 export const AGENT_TYPES = ['claude'] as const;
 const AGENT_LIST: ListPaging = { key: 'agents', defaultLimit: 100, maxLimit: 500 };

@@ -1,4 +1,3 @@
-import { settleAll } from '../util/settle-all';
 import { z } from 'zod';
 import { nameToId } from '../db/ids';
 import { AUTOMATION_KINDS, type AutomationRecord, type AutomationRunRecord } from '../db/repositories/automations';
@@ -11,6 +10,7 @@ import { cursorPageFields, decodeCursor, nextPageOf, oneStartOnly } from './curs
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { projectIdOrActive, requireProject } from './projects';
 import { optional, requiredText } from './schema';
+import { settleAll } from '../util/settle-all';
 
 const AUTOMATION_LIST: ListPaging = { key: 'automations', defaultLimit: 100, maxLimit: 500 };
 const RUN_LIST: ListPaging = { key: 'runs', defaultLimit: 20, maxLimit: 200 };

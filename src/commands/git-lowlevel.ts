@@ -1,10 +1,10 @@
-import { settleAll } from '../util/settle-all';
 import { z } from 'zod';
 import { createPullRequest } from '../git/pull-requests';
 import { defineCommand } from './catalog';
 import { currentBranchOrFail, gitStep, resolveRepoPath } from './repo-path';
 import { integer, optional, requiredText } from './schema';
 import { limitField, offsetField, pageOf, sliceOf } from './paging';
+import { settleAll } from '../util/settle-all';
 
 /** Branches and changed files a page: a repository's history can hold thousands. */
 const GIT_LIST_PAGE = 200;

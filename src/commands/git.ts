@@ -1,4 +1,3 @@
-import { settleAll } from '../util/settle-all';
 import { z } from 'zod';
 import { CommandError, defineCommand } from './catalog';
 import { loggedErrorText } from './error-text';
@@ -7,6 +6,7 @@ import { assertGitRepo, currentBranchOrFail, gitStep, inProgressWarning, repoChe
 import { boolean, optional, requiredText } from './schema';
 import { summarizeDiff } from '../git/diff-summary';
 import { requireTask, taskId } from './task-common';
+import { settleAll } from '../util/settle-all';
 
 const projectId = requiredText('Project id');
 const repoId = optional(requiredText('Repo id (default: the project’s first repo)'));

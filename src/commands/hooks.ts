@@ -1,4 +1,3 @@
-import { settleAll } from '../util/settle-all';
 import { z } from 'zod';
 import { nameToId } from '../db/ids';
 import { EVENT_TYPES } from '../orchestrator/events';
@@ -8,6 +7,7 @@ import { cursorPageFields, decodeCursor, nextPageOf, oneStartOnly } from './curs
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { requireProject } from './projects';
 import { boolean, integer, jsonList, jsonObject, optional, requiredText } from './schema';
+import { settleAll } from '../util/settle-all';
 
 export const DEFAULT_HOOK_COOLDOWN_SECONDS = 3600;
 export const DEFAULT_HOOK_RUNS_LIMIT = 10;

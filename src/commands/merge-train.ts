@@ -1,10 +1,10 @@
-import { settleAll } from '../util/settle-all';
 import { z } from 'zod';
 import type { TrainEntry } from '../db/repositories/merge-train';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { prChecksKeys } from './pr-checks';
 import { integer, optional, optionalText, requiredText } from './schema';
+import { settleAll } from '../util/settle-all';
 
 const MERGE_QUEUE: ListPaging = { key: 'entries', defaultLimit: 50, maxLimit: 500 };
 

@@ -1,10 +1,10 @@
-import { settleAll } from '../util/settle-all';
 import { z } from 'zod';
 import type { OverlapRecord } from '../db/repositories/task-overlaps';
 import { LIVE_TASK_STATUSES } from '../db/repositories/touched-files';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { pageFields, pageOf, sliceOf, type ListPaging } from './paging';
 import { requireProject } from './projects';
+import { settleAll } from '../util/settle-all';
 
 const OVERLAP_LIST: ListPaging = { key: 'overlaps', defaultLimit: 50, maxLimit: 500 };
 

@@ -1,9 +1,9 @@
-import { settleAll } from '../util/settle-all';
 import { readlink, realpath } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { AppConfig } from '../config';
 import { CommandError, type CommandContext } from './catalog';
+import { settleAll } from '../util/settle-all';
 
 /*
  * The one rule for what file commands may reach (read_file, run_command, search_files,

@@ -1,4 +1,3 @@
-import { settleAll } from '../util/settle-all';
 import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -13,6 +12,7 @@ import { requireProject } from './projects';
 import { gitStep } from './repo-path';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { optional, requiredText } from './schema';
+import { settleAll } from '../util/settle-all';
 
 const REPO_LIST: ListPaging = { key: 'repos', defaultLimit: 100, maxLimit: 500 };
 

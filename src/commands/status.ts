@@ -1,4 +1,3 @@
-import { settleAll } from '../util/settle-all';
 import { z } from 'zod';
 import { sandboxStatus } from '../agents/confinement';
 import { FORGE_READINESS_KEY, UNKNOWN_FORGE_READINESS, type StoredForgeReadiness } from '../orchestrator/forge-readiness';
@@ -7,6 +6,7 @@ import { readSlackFeatures, SLACK_FEATURES, slackFeatureKey } from '../db/slack-
 import { LEASE_KEY, leaseFrom, PAUSED_KEY, type DaemonLease } from '../db/repositories/scheduling';
 import { defineCommand, type CommandContext } from './catalog';
 import { workerView } from './workers';
+import { settleAll } from '../util/settle-all';
 
 /** Caps keep get_status fast on large queues; by_status always has the full counts. */
 export const STATUS_READY_LIMIT = 20;

@@ -1,4 +1,3 @@
-import { settleAll } from '../util/settle-all';
 import { z } from 'zod';
 import type { EventRecord } from '../db/repositories/events';
 import { CommandError, defineCommand } from './catalog';
@@ -6,6 +5,7 @@ import { cursorPageFields, decodeCursor, nextPageOf, oneStartOnly } from './curs
 import { requireProject } from './projects';
 import { nextOffset, pageFields, pageOf, type ListPaging, type PageRequest } from './paging';
 import { optional, requiredText } from './schema';
+import { settleAll } from '../util/settle-all';
 
 export const DEFAULT_EVENTS_LIMIT = 10;
 export const EVENTS_MAX_LIMIT = 500;

@@ -1,4 +1,3 @@
-import { settleAll } from '../util/settle-all';
 import { z } from 'zod';
 import { TaskStateMachine } from '../orchestrator/state-machine';
 import { promoteWaiting } from '../orchestrator/task-moves';
@@ -7,6 +6,7 @@ import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { projectNotFound } from './projects';
 import { optional, requiredText } from './schema';
 import { requireTask, taskId } from './task-common';
+import { settleAll } from '../util/settle-all';
 
 const NOT_BLOCKED_MESSAGE = 'Task is not blocked, so it has no stuck downstream chain.';
 /** One limit pages both lists of get_task_dependencies; `dependents` is the one that grows most. */

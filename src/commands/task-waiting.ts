@@ -1,7 +1,7 @@
-import { settleAll } from '../util/settle-all';
 import type { TaskRecord } from '../db/repositories/tasks';
 import { taskWaitingReason } from '../orchestrator/waiting-reasons';
 import type { CommandContext } from './catalog';
+import { settleAll } from '../util/settle-all';
 
 /** waiting_reason and waiting_code (and waiting_until) for a task that waits to start; none otherwise. */
 export async function waitingKeys(ctx: CommandContext, task: TaskRecord): Promise<Record<string, string>> {

@@ -1,4 +1,3 @@
-import { settleAll } from '../util/settle-all';
 import { z } from 'zod';
 import { TaskStateMachine } from '../orchestrator/state-machine';
 import { promoteWaiting } from '../orchestrator/task-moves';
@@ -17,6 +16,7 @@ import { mergeQueueKeys } from './merge-train';
 import { prChecksKeys } from './pr-checks';
 import { requireSteerTask } from './steer-check';
 import { agentBackendKey, backendProblem } from '../agents/backends';
+import { settleAll } from '../util/settle-all';
 
 export const LIST_TASKS_LIMIT = 200;
 

@@ -1,4 +1,3 @@
-import { settleAll } from '../util/settle-all';
 import { rm } from 'node:fs/promises';
 import { z } from 'zod';
 import { unsafePathSegment, nameToId } from '../db/ids';
@@ -23,6 +22,7 @@ import { loggedErrorText } from './error-text';
 import { gitStep } from './repo-path';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { boolean, optional, requiredText } from './schema';
+import { settleAll } from '../util/settle-all';
 
 const WORKSPACE_LIST: ListPaging = { key: 'workspaces', defaultLimit: 100, maxLimit: 500 };
 
