@@ -40,17 +40,4 @@ if (!process.env.AQ_NO_COMPILE_CACHE) {
     // Without the cache aq only starts slower.
   }
 }
-// Until main answers, the process has not succeeded: Node ends a process whose event loop ran
-// dry with 0, even while main still awaits a promise that nothing is left to settle.
-process.exitCode = 1;
-require(main)
-  .main(process.argv.slice(2))
-  .then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err) => {
-      process.stderr.write(`aq failed: ${err?.message ? err.message : String(err)}\n`);
-      process.exitCode = 1;
-    },
-  );
+require(main).runAsProcess(process.argv.slice(2));

@@ -115,18 +115,8 @@ const cli = cliModule.exports;
 
 v8.startupSnapshot.setDeserializeMainFunction(() => {
   requireFromBundle = Module.createRequire(bundle);
-  // Until main answers, the process has not succeeded (bin/aq.js says why).
-  process.exitCode = 1;
   // bin/aq passes the arguments after `--`, so process.argv holds node and then them.
-  cli.main(process.argv.slice(1)).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err) => {
-      process.stderr.write(`aq failed: ${err?.message ? err.message : String(err)}\n`);
-      process.exitCode = 1;
-    },
-  );
+  cli.runAsProcess(process.argv.slice(1));
 });
 
 /**

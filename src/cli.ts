@@ -94,10 +94,22 @@ export async function main(argv: string[], io: CliIo = processIo, env: NodeJS.Pr
   }
 }
 
-if (require.main === module) {
-  // Until main answers, the process has not succeeded (bin/aq.js says why).
+/**
+ * Runs `aq` as this process (bin/aq.js, the startup snapshot, `node dist/src/cli.js`): its exit
+ * code is main's answer. Until main answers, the process has not succeeded: Node ends a process
+ * whose event loop ran dry with 0, even while main still awaits a promise nothing is left to settle.
+ */
+export function runAsProcess(argv: string[]): void {
   process.exitCode = 1;
-  main(process.argv.slice(2)).then((code) => {
-    process.exitCode = code;
-  });
+  main(argv).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: { message?: unknown } | undefined) => {
+      process.stderr.write(`aq failed: ${err?.message ? String(err.message) : String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
 }
+
+if (require.main === module) runAsProcess(process.argv.slice(2));

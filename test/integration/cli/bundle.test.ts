@@ -153,7 +153,7 @@ describe('the aq bundle', () => {
 
   it('the bin runs the bundle only while it is newer than the TypeScript build and the npm install', async () => {
     const root = await home();
-    const stub = (which: string) => `exports.main = async () => { process.stdout.write(${JSON.stringify(which)}); return 0; };`;
+    const stub = (which: string) => `exports.runAsProcess = () => { process.stdout.write(${JSON.stringify(which)}); };`;
     await mkdir(path.join(root, 'bin'));
     await mkdir(path.join(root, 'dist', 'src'), { recursive: true });
     await mkdir(path.join(root, 'node_modules'));
