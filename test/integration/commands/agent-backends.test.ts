@@ -9,8 +9,9 @@ import { makeTempDir } from '../../support/tmp';
 /** Agent backends and profiles through the catalog: create_agent, list_agents, list_agent_profiles, projects' and tasks' backends. */
 describe('agent backends and profiles', () => {
   let rt: TestRuntime;
+  let dir: Awaited<ReturnType<typeof makeTempDir>>;
   beforeEach(async () => {
-    const dir = await makeTempDir('aq-profiles-');
+    dir = await makeTempDir('aq-profiles-');
     const file = path.join(dir.dir, 'profiles.json');
     await writeFile(
       file,
@@ -29,7 +30,10 @@ describe('agent backends and profiles', () => {
     rt = await makeTestRuntime({ AQ_AGENT_PROFILES: file, AQ_ADMINS: 'UADMIN' });
     await rt.exec('create_project', { name: 'alpha' });
   });
-  afterEach(() => rt.cleanup());
+  afterEach(async () => {
+    await rt.cleanup();
+    await dir.cleanup();
+  });
 
   it('creates agents on either backend, lists them with it, and refuses what cannot run', async () => {
     expect(await rt.exec('create_agent', { name: 'Claude 1' })).toEqual({ created: 'claude-1', name: 'Claude 1' });

@@ -279,7 +279,8 @@ describe('repo, git and workspace commands on real repositories', () => {
     expect(await rt.exec('add_workspace', { project_id: 'alpha', name: 'mine', path: checkout })).toEqual({
       error: expect.stringContaining('already exists'),
     });
-    const stranger = await createOriginRepo(await (await import('../../support/tmp')).makeTempDir().then((t) => t.dir));
+    await mkdir(path.join(rt.home, 'stranger'));
+    const stranger = await createOriginRepo(path.join(rt.home, 'stranger'));
     const other = await cloneWorkspace(stranger, path.join(rt.home, 'other-checkout'));
     expect((await rt.exec('add_workspace', { project_id: 'alpha', name: 'odd', path: other })).warning).toContain('wrong repository');
     await rt.db.workspaces.acquire('alpha-ws-1', 'task-1', 'agent-1');
