@@ -82,6 +82,8 @@ export class FakeAnthropic {
   unscriptedCount = 0;
   private readonly script: Script[] = [];
   private readonly waiters = new Set<() => void>();
+  /** Scripted delays still waiting: `close` ends them. */
+  private readonly delays = new Set<{ resolve: () => void; timer: NodeJS.Timeout }>();
   private messageIds = 0;
   private toolIds = 0;
 
@@ -149,8 +151,16 @@ export class FakeAnthropic {
   }
 
   async close(): Promise<void> {
+    // A scripted delay still running would keep the process (a Jest worker) alive after the test.
+    for (const delay of [...this.delays]) this.endDelay(delay);
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private endDelay(delay: { resolve: () => void; timer: NodeJS.Timeout }): void {
+    clearTimeout(delay.timer);
+    this.delays.delete(delay);
+    delay.resolve();
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -188,7 +198,13 @@ export class FakeAnthropic {
         answer = typeof next === 'function' ? await next(request) : next;
       }
     }
-    if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
+    if (answer.delayMs) {
+      const delayMs = answer.delayMs;
+      await new Promise<void>((resolve) => {
+        const delay = { resolve, timer: setTimeout(() => this.endDelay(delay), delayMs) };
+        this.delays.add(delay);
+      });
+    }
     if (res.destroyed) return;
     if ('error' in answer) sendError(res, answer.error);
     else this.answer(res, request, answer);
