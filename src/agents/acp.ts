@@ -170,6 +170,8 @@ export class AcpAdapter implements AgentAdapter {
               own,
               hidden: this.options.hiddenPaths ?? [],
               closed: closedFolders(policy, home),
+              // Agents run as one user: a shared /tmp would show each agent the others' TMPDIRs.
+              privateTmp: true,
             },
             request.cwd,
             profile.command,

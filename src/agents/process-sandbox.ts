@@ -18,7 +18,7 @@ export interface ProcessSandbox {
   hidden: string[];
   /** Folders hidden but for the writable folders inside them (every project's workspaces). */
   closed?: string[];
-  /** An empty /tmp of its own (a landing check's; an agent has its own temp folder among `writable`). */
+  /** An empty /tmp of its own, where only the writable folders under /tmp (an agent's TMPDIR) come back. */
   privateTmp?: boolean;
 }
 

@@ -8,7 +8,7 @@ import { GitManagerTaskGit } from '../../../src/orchestrator/task-git';
 import { ORDINARY_TEXT, writeAppFiles } from '../../support/app-files';
 import { scriptedProfile } from '../../support/acp/scripted-profile';
 import { gitOut } from '../../support/git-fixtures';
-import { makeTempDir } from '../../support/tmp';
+import { makeTempDir, makeTempDirOutsideTmp } from '../../support/tmp';
 import { makeHarness, waitFor, type Harness } from '../../integration/orchestrator/harness';
 
 jest.setTimeout(120_000);
@@ -22,8 +22,15 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
   let state: string;
 
   /** `wired`: the adapter's options as the app makes them from its configuration (acpOptions). */
-  async function start(env: Record<string, string> = {}, wired = false, ownFolders: string[] = [], inWorkspaceDir = false): Promise<void> {
-    h = await makeHarness({ agents: 0, inWorkspaceDir });
+  /** `appHome`: the app's AQ_HOME there instead of beside the harness in /tmp. */
+  async function start(
+    env: Record<string, string> = {},
+    wired = false,
+    ownFolders: string[] = [],
+    inWorkspaceDir = false,
+    appHome?: string,
+  ): Promise<void> {
+    h = await makeHarness({ agents: 0, inWorkspaceDir, ...(appHome && { env: { AQ_HOME: appHome } }) });
     state = path.join(h.rt.home, 'acp-state');
     await h.rt.db.agents.create({ id: 'acp-1', name: 'ACP 1', type: 'acp', backend: 'acp', profile: 'scripted' });
     const profile = scriptedProfile(state, 'scripted', env);
@@ -199,22 +206,30 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
     expect(await gitOut(h.origin, 'show', 'main:made.txt')).toBe('made by the agent');
   });
 
-  it("the whole agent process cannot read the app's own files nor other agents' logins, and reads the rest and its own login", async () => {
-    // The agent's home holds its own login (in a folder its profile makes writable) and Claude Code's.
-    const agentHome = await makeTempDir('aq-agent-home-');
-    cleanups.push(agentHome.cleanup);
+  it("the whole agent process cannot read the app's own files, other agents' logins nor their temp folders, and reads the rest, its own login and TMPDIR", async () => {
+    // The agent's home holds its own login (in a folder its profile makes writable) and Claude
+    // Code's. It and the app's home lie outside /tmp, as they do on a machine: the agent's /tmp is
+    // its own, so what is under the machine's /tmp would be out of its sight anyway.
+    const agentHome = await makeTempDirOutsideTmp('aq-agent-home-');
+    const appHome = await makeTempDirOutsideTmp('aq-app-home-');
+    // Another agent's TMPDIR, as the ACP backend makes one: a 0700 folder the same user can read.
+    const otherTmp = await makeTempDir('aq-acp-');
+    cleanups.push(agentHome.cleanup, appHome.cleanup, otherTmp.cleanup);
+    const otherTemp = path.join(otherTmp.dir, 'draft.txt');
+    await writeFile(otherTemp, 'another agent was here\n');
     const ownLogin = path.join(agentHome.dir, '.codex', 'auth.json');
     const otherLogin = path.join(agentHome.dir, '.claude', '.credentials.json');
     for (const file of [ownLogin, otherLogin]) {
       await mkdir(path.dirname(file), { recursive: true });
       await writeFile(file, 'a login\n');
     }
-    await start({ HOME: agentHome.dir }, true, ['~/.codex']);
+    await start({ HOME: agentHome.dir }, true, ['~/.codex'], false, appHome.dir);
     const appFiles = await writeAppFiles(h.rt.config, 'app-file-secret');
     try {
       const id = await h.task('Peek', {
-        description: [appFiles.ordinary, ...appFiles.hidden, appFiles.socket, ownLogin, otherLogin]
+        description: [appFiles.ordinary, ...appFiles.hidden, appFiles.socket, ownLogin, otherLogin, otherTemp]
           .map((file) => `acp:peek ${file}`)
+          .concat('acp:put $TMPDIR/scratch.txt kept for later', 'acp:peek $TMPDIR/scratch.txt')
           .join('\n'),
       });
       await h.waitStatus(id, 'COMPLETED', 90_000);
@@ -229,6 +244,8 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
       expect(summary).toContain(`peeked ${appFiles.socket}: unreadable (EACCES)`);
       expect(summary).toContain(`peeked ${ownLogin}: a login`);
       expect(summary).toContain(`peeked ${otherLogin}: unreadable (EACCES)`);
+      expect(summary).toContain(`peeked ${otherTemp}: unreadable (ENOENT)`);
+      expect(summary).toMatch(/peeked \/tmp\/aq-acp-\w+\/scratch\.txt: kept for later/);
     } finally {
       await appFiles.close();
     }

@@ -15,6 +15,8 @@
  *   acp:put <file> <content>     writes the file (relative to the workspace) from its own process
  *                                and reports "put <file>" or why it could not
  *
+ * `$TMPDIR` in a directive is the agent's own TMPDIR.
+ *
  * ACP_SCRIPTED_NO_LOAD=1 makes it an agent that cannot load sessions.
  * Every turn reports a message, a tool call, token usage (unless told not to) and a cost, and
  * ends with "Done: <what happened>". Sessions are kept as files in ACP_SCRIPTED_STATE (so a
@@ -47,7 +49,7 @@ function directives(text) {
     .split('\n')
     .map((line) => /^\s*acp:(\S+)\s*(.*)$/.exec(line))
     .filter(Boolean)
-    .map((m) => ({ verb: m[1], rest: m[2].trim() }));
+    .map((m) => ({ verb: m[1], rest: m[2].trim().replaceAll('$TMPDIR', process.env.TMPDIR ?? '$TMPDIR') }));
 }
 
 async function say(client, sessionId, text) {
