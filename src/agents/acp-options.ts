@@ -1,6 +1,7 @@
 import type { AppConfig } from '../config';
 import type { AcpOptions } from './acp';
 import { appPrivatePaths } from './confinement';
+import { agentTempDir } from '../util/app-home-files';
 
 /** The ACP adapter's settings from the app's configuration (the same confinement as Claude Code's). */
 export function acpOptions(config: AppConfig, log: (message: string) => void): AcpOptions {
@@ -13,5 +14,6 @@ export function acpOptions(config: AppConfig, log: (message: string) => void): A
       workspacesRoot: config.workspaceDir,
     },
     hiddenPaths: appPrivatePaths(config),
+    tempRoot: agentTempDir(config.home),
   };
 }

@@ -21,6 +21,11 @@ export interface AcpOptions {
   confinement?: ConfinementPolicy;
   /** Files and folders the agent must not read (the app's own: appPrivatePaths). */
   hiddenPaths?: string[];
+  /**
+   * Where each run's temporary folder (its TMPDIR) is made (default: the system's): a folder every
+   * agent's sandbox closes but for the agent's own (agentTempDir, among the app's own files).
+   */
+  tempRoot?: string;
   log?: (message: string) => void;
   /** How long a cancelled turn may take to end before the agent's process is killed (default 10 s). */
   cancelGraceMs?: number;
@@ -155,7 +160,9 @@ export class AcpAdapter implements AgentAdapter {
       );
     }
     const home = env.HOME ?? os.homedir();
-    const tmp = await mkdtemp(path.join(os.tmpdir(), 'aq-acp-'));
+    const tempRoot = this.options.tempRoot;
+    if (tempRoot) await mkdir(tempRoot, { recursive: true, mode: 0o700 });
+    const tmp = await mkdtemp(path.join(tempRoot ?? os.tmpdir(), 'aq-acp-'));
     env.TMPDIR = tmp;
     const own = profile.writable.map((dir) => path.resolve(expandHome(dir, home)));
     await Promise.all(own.map((dir) => mkdir(dir, { recursive: true })));
@@ -168,8 +175,9 @@ export class AcpAdapter implements AgentAdapter {
               home,
               writable: [...roots, ...own, tmp],
               own,
-              hidden: this.options.hiddenPaths ?? [],
-              closed: closedFolders(policy, home),
+              // The temp root is closed rather than hidden, so that the agent's own folder in it comes back.
+              hidden: (this.options.hiddenPaths ?? []).filter((p) => p !== tempRoot),
+              closed: [...closedFolders(policy, home), ...(tempRoot ? [tempRoot] : [])],
               // Agents run as one user: a shared /tmp would show each agent the others' TMPDIRs.
               privateTmp: true,
             },

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { HookCallback, HookJSONOutput, Options } from '@anthropic-ai/claude-agent-sdk';
 import type { AppConfig } from '../config';
 import { isInsideGitFolder } from '../git/git-control-files';
-import { APP_SOCKET_NAME, gitCredentialsDir, logsDir } from '../util/app-home-files';
+import { APP_SOCKET_NAME, agentTempDir, gitCredentialsDir, logsDir } from '../util/app-home-files';
 
 /** What a project allows its agents beyond their own workspace. */
 export interface ConfinementPolicy {
@@ -85,6 +85,7 @@ export function appPrivatePaths(config: AppConfig): string[] {
     logsDir(config.home),
     path.join(config.home, APP_SOCKET_NAME),
     gitCredentialsDir(config.home),
+    agentTempDir(config.home),
   ];
 }
 

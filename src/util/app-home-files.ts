@@ -14,6 +14,14 @@ export function logsDir(home: string): string {
   return path.join(home, 'logs');
 }
 
+/**
+ * The folder of the ACP agents' temporary folders, one a run (src/agents/acp.ts): among the app's
+ * own files, so no agent, shell or check reads another agent's.
+ */
+export function agentTempDir(home: string): string {
+  return path.join(home, 'agent-tmp');
+}
+
 /** The folder of the credentials taken out of clone URLs, one file each (src/git/remote-credentials.ts). */
 export function gitCredentialsDir(home: string): string {
   return path.join(home, 'git-credentials');

@@ -3,7 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { cliLogPath } from '../../src/cli/log-file';
 import type { AppConfig } from '../../src/config';
-import { APP_SOCKET_NAME, gitCredentialsDir } from '../../src/util/app-home-files';
+import { APP_SOCKET_NAME, agentTempDir, gitCredentialsDir } from '../../src/util/app-home-files';
 
 /** What the ordinary file beside the app's own files holds. */
 export const ORDINARY_TEXT = 'an ordinary file stays readable';
@@ -33,6 +33,10 @@ export async function writeAppFiles(config: AppConfig, secret: string): Promise<
   const credential = path.join(gitCredentialsDir(config.home), 'a-clone');
   await mkdir(path.dirname(credential), { recursive: true });
   await writeFile(credential, `username=bot\npassword=${secret}\n`);
+  // What another (ACP) agent left in its temporary folder.
+  const agentTemp = path.join(agentTempDir(config.home), 'aq-acp-other', 'draft.txt');
+  await mkdir(path.dirname(agentTemp), { recursive: true });
+  await writeFile(agentTemp, `another agent's draft: ${secret}\n`);
   const ordinary = path.join(config.home, 'notes.txt');
   await writeFile(ordinary, `${ORDINARY_TEXT}\n`);
   const socket = path.join(config.home, APP_SOCKET_NAME);
@@ -40,7 +44,7 @@ export async function writeAppFiles(config: AppConfig, secret: string): Promise<
   await new Promise<void>((resolve) => server.listen(socket, resolve));
   return {
     ordinary,
-    hidden: [config.agents.profilesFile, log, config.databasePath, credential],
+    hidden: [config.agents.profilesFile, log, config.databasePath, credential, agentTemp],
     socket,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -6,6 +6,7 @@ import { acpOptions } from '../../../src/agents/acp-options';
 import { GitManager } from '../../../src/git/git-manager';
 import { GitManagerTaskGit } from '../../../src/orchestrator/task-git';
 import { ORDINARY_TEXT, writeAppFiles } from '../../support/app-files';
+import { agentTempDir } from '../../../src/util/app-home-files';
 import { scriptedProfile } from '../../support/acp/scripted-profile';
 import { gitOut } from '../../support/git-fixtures';
 import { makeTempDir, makeTempDirOutsideTmp } from '../../support/tmp';
@@ -206,17 +207,17 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
     expect(await gitOut(h.origin, 'show', 'main:made.txt')).toBe('made by the agent');
   });
 
-  it("the whole agent process cannot read the app's own files, other agents' logins nor their temp folders, and reads the rest, its own login and TMPDIR", async () => {
+  it("the whole agent process cannot read the app's own files, other agents' logins and temp folders nor the machine's /tmp, and reads the rest, its own login and TMPDIR", async () => {
     // The agent's home holds its own login (in a folder its profile makes writable) and Claude
     // Code's. It and the app's home lie outside /tmp, as they do on a machine: the agent's /tmp is
     // its own, so what is under the machine's /tmp would be out of its sight anyway.
     const agentHome = await makeTempDirOutsideTmp('aq-agent-home-');
     const appHome = await makeTempDirOutsideTmp('aq-app-home-');
-    // Another agent's TMPDIR, as the ACP backend makes one: a 0700 folder the same user can read.
-    const otherTmp = await makeTempDir('aq-acp-');
-    cleanups.push(agentHome.cleanup, appHome.cleanup, otherTmp.cleanup);
-    const otherTemp = path.join(otherTmp.dir, 'draft.txt');
-    await writeFile(otherTemp, 'another agent was here\n');
+    // Whatever else lies in the machine's /tmp: a 0700 folder is no fence between one user's processes.
+    const machineTmp = await makeTempDir('aq-elsewhere-');
+    cleanups.push(agentHome.cleanup, appHome.cleanup, machineTmp.cleanup);
+    const inMachineTmp = path.join(machineTmp.dir, 'draft.txt');
+    await writeFile(inMachineTmp, 'another program was here\n');
     const ownLogin = path.join(agentHome.dir, '.codex', 'auth.json');
     const otherLogin = path.join(agentHome.dir, '.claude', '.credentials.json');
     for (const file of [ownLogin, otherLogin]) {
@@ -227,7 +228,7 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
     const appFiles = await writeAppFiles(h.rt.config, 'app-file-secret');
     try {
       const id = await h.task('Peek', {
-        description: [appFiles.ordinary, ...appFiles.hidden, appFiles.socket, ownLogin, otherLogin, otherTemp]
+        description: [appFiles.ordinary, ...appFiles.hidden, appFiles.socket, ownLogin, otherLogin, inMachineTmp]
           .map((file) => `acp:peek ${file}`)
           .concat('acp:put $TMPDIR/scratch.txt kept for later', 'acp:peek $TMPDIR/scratch.txt')
           .join('\n'),
@@ -236,16 +237,19 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
       const summary = (await h.rt.db.taskResults.latest(id))?.summary ?? '';
       expect(summary).toContain(`peeked ${appFiles.ordinary}: ${ORDINARY_TEXT}`);
       // A hidden file is a device node the agent may not open; the log's folder is an empty one.
-      const [profiles, log, database, credential] = appFiles.hidden;
+      const [profiles, log, database, credential, otherAgentTemp] = appFiles.hidden;
       expect(summary).toContain(`peeked ${profiles}: unreadable (EACCES)`);
       expect(summary).toContain(`peeked ${log}: unreadable (ENOENT)`);
       expect(summary).toContain(`peeked ${database}: unreadable (EACCES)`);
       expect(summary).toContain(`peeked ${credential}: unreadable (ENOENT)`);
+      expect(summary).toContain(`peeked ${otherAgentTemp}: unreadable (ENOENT)`);
       expect(summary).toContain(`peeked ${appFiles.socket}: unreadable (EACCES)`);
       expect(summary).toContain(`peeked ${ownLogin}: a login`);
       expect(summary).toContain(`peeked ${otherLogin}: unreadable (EACCES)`);
-      expect(summary).toContain(`peeked ${otherTemp}: unreadable (ENOENT)`);
-      expect(summary).toMatch(/peeked \/tmp\/aq-acp-\w+\/scratch\.txt: kept for later/);
+      expect(summary).toContain(`peeked ${inMachineTmp}: unreadable (ENOENT)`);
+      // Its own temporary folder lies among the other agents', and it alone comes back.
+      const ownTemp = path.join(agentTempDir(appHome.dir), 'aq-acp-');
+      expect(summary).toMatch(new RegExp(`peeked ${ownTemp}\\w+/scratch\\.txt: kept for later`));
     } finally {
       await appFiles.close();
     }
