@@ -1,3 +1,4 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Options, SDKMessage, SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
@@ -35,6 +36,11 @@ export interface ClaudeCodeOptions {
   confinement?: ConfinementPolicy;
   /** Files and folders sandboxed commands must not read (the app's own: appPrivatePaths). */
   hiddenPaths?: string[];
+  /**
+   * Where each run's temporary folder is made (default: the CLI's shared /tmp/claude): a folder
+   * hidden from every agent but for its own (agentTempDir, among the app's own files).
+   */
+  tempRoot?: string;
   log?: (message: string) => void;
   /** How often a run looks for messages sent to it (default 500 ms). */
   messagePollMs?: number;
@@ -226,6 +232,12 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       this.options.log?.(`[claude ${request.taskId}] running without the sandbox: the agent's shell can see the Anthropic key.`);
     }
     const roots = [request.cwd, ...(policy.extraDirs ?? [])];
+    // Its own temporary folder, for the CLI and its shell: the default is one for every agent of the machine.
+    const tempRoot = this.options.tempRoot;
+    if (tempRoot) await mkdir(tempRoot, { recursive: true, mode: 0o700 });
+    const temp = tempRoot ? await mkdtemp(path.join(tempRoot, 'claude-')) : undefined;
+    // The CLI keeps its own files in CLAUDE_CODE_TMPDIR and gives its shell a folder in TMPDIR.
+    if (temp) Object.assign(env, { CLAUDE_CODE_TMPDIR: temp, TMPDIR: temp });
     const startHead = await workspaceHead(request.cwd);
     const refusals: Refusal[] = [];
     let writesAllowed = 0;
@@ -253,10 +265,13 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       hooks: { PreToolUse: [{ hooks: [guard], onFailure: 'block' }] },
       ...(missing.length === 0 && {
         sandbox: sandboxFor(
-          sandboxSettings(env.HOME ?? os.homedir(), roots, policy, [
-            ...(this.options.hiddenPaths ?? []),
-            ...claudeConfigSecrets(env.CLAUDE_CONFIG_DIR),
-          ]),
+          sandboxSettings(
+            env.HOME ?? os.homedir(),
+            roots,
+            policy,
+            [...(this.options.hiddenPaths ?? []), ...claudeConfigSecrets(env.CLAUDE_CONFIG_DIR)],
+            temp,
+          ),
           rules,
         ),
       }),
@@ -312,6 +327,7 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       prompt.end();
       request.signal.removeEventListener('abort', abort);
       await observer?.close();
+      if (temp) await rm(temp, { recursive: true, force: true });
     }
     const outcome = this.outcome({
       result,

@@ -1,6 +1,7 @@
 import type { AppConfig } from '../config';
 import type { ClaudeCodeOptions } from './claude-code';
 import { appPrivatePaths } from './confinement';
+import { agentTempDir } from '../util/app-home-files';
 
 /** The Claude Code adapter's settings from the app's configuration. */
 export function claudeCodeOptions(config: AppConfig, log: (message: string) => void): ClaudeCodeOptions {
@@ -16,5 +17,6 @@ export function claudeCodeOptions(config: AppConfig, log: (message: string) => v
     },
     // The queue's own state and secrets stay out of reach of sandboxed commands.
     hiddenPaths: appPrivatePaths(config),
+    tempRoot: agentTempDir(config.home),
   };
 }

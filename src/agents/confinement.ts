@@ -288,16 +288,19 @@ export function closedFolders(policy: ConfinementPolicy, home: string): string[]
 }
 
 /**
- * Claude Code's shell sandbox: writes only in the workspace, home secrets and other workspaces
- * hidden, no escape hatch.
+ * Claude Code's shell sandbox: writes only in the workspace (and the run's own temporary folder,
+ * `temp`, readable though hidden folders hold it), home secrets and other workspaces hidden, no
+ * escape hatch.
  */
 export function sandboxSettings(
   home: string,
   roots: string[],
   policy: ConfinementPolicy,
   hidden: string[] = [],
+  temp?: string,
 ): NonNullable<Options['sandbox']> {
   const closed = closedFolders(policy, home);
+  const readable = temp ? [...roots, temp] : roots;
   return {
     enabled: true,
     failIfUnavailable: true,
@@ -305,9 +308,9 @@ export function sandboxSettings(
     allowUnsandboxedCommands: false,
     network: { allowedDomains: policy.allowedDomains ?? DEFAULT_ALLOWED_DOMAINS, strictAllowlist: true },
     filesystem: {
-      allowWrite: roots.slice(1),
+      allowWrite: [...roots.slice(1), ...(temp ? [temp] : [])],
       denyRead: [...HOME_SECRETS.map((secret) => path.join(home, secret)), ...hidden, ...closed],
-      ...(closed.length > 0 && { allowRead: roots }),
+      ...((closed.length > 0 || temp) && { allowRead: readable }),
     },
   };
 }

@@ -15,8 +15,8 @@ export function logsDir(home: string): string {
 }
 
 /**
- * The folder of the ACP agents' temporary folders, one a run (src/agents/acp.ts): among the app's
- * own files, so no agent, shell or check reads another agent's.
+ * The folder of the agents' temporary folders, one a run (src/agents/acp.ts, claude-code.ts):
+ * among the app's own files, so no agent, shell or check reads another agent's.
  */
 export function agentTempDir(home: string): string {
   return path.join(home, 'agent-tmp');

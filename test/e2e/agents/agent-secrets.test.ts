@@ -6,6 +6,7 @@ import { claudeCodeOptions } from '../../../src/agents/claude-options';
 import { GitManager } from '../../../src/git/git-manager';
 import { GitManagerTaskGit } from '../../../src/orchestrator/task-git';
 import { SlackNotifier } from '../../../src/slack/notifier';
+import { agentTempDir } from '../../../src/util/app-home-files';
 import { ORDINARY_TEXT, writeAppFiles } from '../../support/app-files';
 import { FakeAnthropic, type RecordedRequest, type ToolResultBlock } from '../../support/fake-anthropic';
 import { FakeSlack } from '../../support/fake-slack';
@@ -190,7 +191,9 @@ describe("the app's secrets stay out of the agent's shell and what it reports (r
     await h.rt.exec('set_tool_policy', { project_id: 'proj', add: ['Bash'] });
     try {
       const files = [appFiles.ordinary, ...appFiles.hidden, appFiles.socket, ...Object.keys(logins)];
-      fake.enqueue({ toolUses: [{ name: 'Bash', input: { command: `cat ${files.join(' ')}` } }] }, { text: 'Read them.' });
+      // Then its own temporary folder, which lies among the other agents' (hidden) ones.
+      const ownTemp = 'echo "TMPDIR=$TMPDIR"; echo kept for later > "$TMPDIR/scratch.txt"; cat "$TMPDIR/scratch.txt"';
+      fake.enqueue({ toolUses: [{ name: 'Bash', input: { command: `cat ${files.join(' ')}; ${ownTemp}` } }] }, { text: 'Read them.' });
       const id = await h.task('Read the app files');
       await h.waitStatus(id, 'COMPLETED', 90_000);
       const shell = toolResults(fake).join('\n');
@@ -198,6 +201,7 @@ describe("the app's secrets stay out of the agent's shell and what it reports (r
       expect(shell).not.toContain('app-file-must-not-leak');
       for (const note of Object.values(logins)) expect(shell).not.toContain(note);
       expect(shell).not.toContain('SQLite format 3');
+      expect(shell).toMatch(new RegExp(`TMPDIR=${agentTempDir(h.rt.config.home)}/claude-\\w+/claude-\\d+\\nkept for later`));
     } finally {
       await appFiles.close();
     }

@@ -18,3 +18,14 @@ describe('the folder of every workspace, closed to agents', () => {
     expect(filesystem).not.toHaveProperty('allowRead');
   });
 });
+
+describe("a run's own temporary folder, among the hidden ones of every agent", () => {
+  it('is written and read again inside the hidden folder that holds it', () => {
+    const hidden = ['/home/app/.agent-queue/agent-tmp'];
+    const temp = '/home/app/.agent-queue/agent-tmp/claude-x1';
+    const filesystem = sandboxSettings('/home/app', ['/home/app/ws', '/srv/shared'], {}, hidden, temp).filesystem!;
+    expect(filesystem.denyRead).toContain(hidden[0]);
+    expect(filesystem.allowRead).toEqual(['/home/app/ws', '/srv/shared', temp]);
+    expect(filesystem.allowWrite).toEqual(['/srv/shared', temp]);
+  });
+});
