@@ -160,13 +160,15 @@ export class AcpAdapter implements AgentAdapter {
       );
     }
     const home = env.HOME ?? os.homedir();
+    const own = profile.writable.map((dir) => path.resolve(expandHome(dir, home)));
+    await Promise.all(own.map((dir) => mkdir(dir, { recursive: true })));
+    const roots = [request.cwd, ...(policy.extraDirs ?? [])];
+    const startHead = await workspaceHead(request.cwd);
+    // Made last before the process, so that nothing between leaves it behind.
     const tempRoot = this.options.tempRoot;
     if (tempRoot) await mkdir(tempRoot, { recursive: true, mode: 0o700 });
     const tmp = await mkdtemp(path.join(tempRoot ?? os.tmpdir(), 'aq-acp-'));
     env.TMPDIR = tmp;
-    const own = profile.writable.map((dir) => path.resolve(expandHome(dir, home)));
-    await Promise.all(own.map((dir) => mkdir(dir, { recursive: true })));
-    const roots = [request.cwd, ...(policy.extraDirs ?? [])];
     const [command, args] = sandboxed
       ? [
           'bwrap',
@@ -188,7 +190,6 @@ export class AcpAdapter implements AgentAdapter {
         ]
       : [profile.command, profile.args];
     if (!sandboxed) this.log(request, `running ${profile.name} without the sandbox.`);
-    const startHead = await workspaceHead(request.cwd);
     const child = spawn(command, args, { cwd: request.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     // A pipe to a process that died is reported by the connection; the stream's own error must not crash the app.
     child.stdin?.on('error', () => undefined);

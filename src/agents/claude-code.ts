@@ -232,12 +232,6 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       this.options.log?.(`[claude ${request.taskId}] running without the sandbox: the agent's shell can see the Anthropic key.`);
     }
     const roots = [request.cwd, ...(policy.extraDirs ?? [])];
-    // Its own temporary folder, for the CLI and its shell: the default is one for every agent of the machine.
-    const tempRoot = this.options.tempRoot;
-    if (tempRoot) await mkdir(tempRoot, { recursive: true, mode: 0o700 });
-    const temp = tempRoot ? await mkdtemp(path.join(tempRoot, 'claude-')) : undefined;
-    // The CLI keeps its own files in CLAUDE_CODE_TMPDIR and gives its shell a folder in TMPDIR.
-    if (temp) Object.assign(env, { CLAUDE_CODE_TMPDIR: temp, TMPDIR: temp });
     const startHead = await workspaceHead(request.cwd);
     const refusals: Refusal[] = [];
     let writesAllowed = 0;
@@ -259,6 +253,13 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     // Behind an HTTP proxy the CLI must keep talking to it; reset times then come from the stream.
     const observer = usesHttpProxy(env) ? null : await observeLimits(env.ANTHROPIC_BASE_URL ?? DEFAULT_ANTHROPIC_URL);
     if (observer) env.ANTHROPIC_BASE_URL = observer.url;
+    // Its own temporary folder, for the CLI and its shell (the CLI's default is one for every agent
+    // of the machine), made last before the run so that nothing between leaves it behind.
+    const tempRoot = this.options.tempRoot;
+    if (tempRoot) await mkdir(tempRoot, { recursive: true, mode: 0o700 });
+    const temp = tempRoot ? await mkdtemp(path.join(tempRoot, 'claude-')) : undefined;
+    // The CLI keeps its own files in CLAUDE_CODE_TMPDIR and gives its shell a folder in TMPDIR.
+    if (temp) Object.assign(env, { CLAUDE_CODE_TMPDIR: temp, TMPDIR: temp });
     const options: Options = {
       cwd: request.cwd,
       env,
