@@ -37,10 +37,11 @@ export interface ClaudeCodeOptions {
   /** Files and folders sandboxed commands must not read (the app's own: appPrivatePaths). */
   hiddenPaths?: string[];
   /**
-   * Where each run's temporary folder is made (default: the CLI's shared /tmp/claude): a folder
-   * hidden from every agent but for its own (agentTempDir, among the app's own files).
+   * Where each run's temporary folder is made, instead of the CLI's /tmp/claude-<uid> that every
+   * agent of the machine would share: a folder hidden from every agent but for its own
+   * (agentTempDir, among the app's own files).
    */
-  tempRoot?: string;
+  tempRoot: string;
   log?: (message: string) => void;
   /** How often a run looks for messages sent to it (default 500 ms). */
   messagePollMs?: number;
@@ -60,7 +61,10 @@ const MODEL_ACCESS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_AUTH
  * makes the CLI strip its own credentials from what its Bash commands, hooks and MCP servers
  * see: the CLI needs the key, the agent's shell must not print it.
  */
-export function buildClaudeEnv(options: ClaudeCodeOptions, base: NodeJS.ProcessEnv = process.env): Record<string, string | undefined> {
+export function buildClaudeEnv(
+  options: Pick<ClaudeCodeOptions, 'apiKey' | 'baseUrl' | 'maxRetries' | 'env'>,
+  base: NodeJS.ProcessEnv = process.env,
+): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = withoutSecrets(base);
   for (const name of MODEL_ACCESS) {
     if (base[name]) env[name] = base[name];
@@ -196,7 +200,7 @@ function isMissingSession(errorMessage: string | null, sessionId: string): boole
 export class ClaudeCodeAdapter implements AgentAdapter {
   readonly type = 'claude';
 
-  constructor(private readonly options: ClaudeCodeOptions = {}) {}
+  constructor(private readonly options: ClaudeCodeOptions) {}
 
   async run(request: AgentRunRequest): Promise<AgentRunOutcome> {
     const outcome = await this.runOnce(request);
@@ -253,13 +257,12 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     // Behind an HTTP proxy the CLI must keep talking to it; reset times then come from the stream.
     const observer = usesHttpProxy(env) ? null : await observeLimits(env.ANTHROPIC_BASE_URL ?? DEFAULT_ANTHROPIC_URL);
     if (observer) env.ANTHROPIC_BASE_URL = observer.url;
-    // Its own temporary folder, for the CLI and its shell (the CLI's default is one for every agent
-    // of the machine), made last before the run so that nothing between leaves it behind.
-    const tempRoot = this.options.tempRoot;
-    if (tempRoot) await mkdir(tempRoot, { recursive: true, mode: 0o700 });
-    const temp = tempRoot ? await mkdtemp(path.join(tempRoot, 'claude-')) : undefined;
+    // Its own temporary folder, for the CLI and its shell, made last before the run so that nothing
+    // between leaves it behind.
+    await mkdir(this.options.tempRoot, { recursive: true, mode: 0o700 });
+    const temp = await mkdtemp(path.join(this.options.tempRoot, 'claude-'));
     // The CLI keeps its own files in CLAUDE_CODE_TMPDIR and gives its shell a folder in TMPDIR.
-    if (temp) Object.assign(env, { CLAUDE_CODE_TMPDIR: temp, TMPDIR: temp });
+    Object.assign(env, { CLAUDE_CODE_TMPDIR: temp, TMPDIR: temp });
     const options: Options = {
       cwd: request.cwd,
       env,
@@ -328,7 +331,7 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       prompt.end();
       request.signal.removeEventListener('abort', abort);
       await observer?.close();
-      if (temp) await rm(temp, { recursive: true, force: true });
+      await rm(temp, { recursive: true, force: true });
     }
     const outcome = this.outcome({
       result,

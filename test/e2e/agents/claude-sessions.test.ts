@@ -37,6 +37,7 @@ describe('a session that is not on this machine (real Claude Code CLI)', () => {
       baseUrl: fake.url,
       maxRetries: 0,
       env: { HOME: home, CLAUDE_CONFIG_DIR: path.join(home, 'config') },
+      tempRoot: path.join(home, 'tmp'),
       log: (line) => logs.push(line),
     });
     fake.enqueue({ text: 'Renamed it everywhere.' });

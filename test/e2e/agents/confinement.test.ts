@@ -61,6 +61,7 @@ describe('agents are confined to their workspace (real Claude Code CLI)', () => 
       baseUrl: fake.url,
       maxRetries: 0,
       env: { HOME: home, CLAUDE_CONFIG_DIR: path.join(home, 'config'), ...env },
+      tempRoot: path.join(home, 'tmp'),
       ...options,
     });
   }

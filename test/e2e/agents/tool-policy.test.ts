@@ -44,6 +44,7 @@ describe('the tool policy with the real Claude Code CLI', () => {
       baseUrl: fake.url,
       maxRetries: 0,
       env: { HOME: home, CLAUDE_CONFIG_DIR: path.join(home, 'config') },
+      tempRoot: path.join(home, 'tmp'),
     }).run({
       taskId: 't-policy',
       prompt: 'Work.',

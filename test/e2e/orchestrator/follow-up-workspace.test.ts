@@ -62,6 +62,7 @@ describe('follow-ups keep their workspace (real Claude Code CLI)', () => {
       baseUrl: fake.url,
       maxRetries: 0,
       env: { HOME: home, CLAUDE_CONFIG_DIR: path.join(home, 'config') },
+      tempRoot: path.join(home, 'tmp'),
     });
     await h.start({ adapters: { claude }, git: new GitManagerTaskGit(new GitManager()) });
 

@@ -133,6 +133,7 @@ describe('the merge train with five real Claude Code agents (e2e)', () => {
       baseUrl: fake.url,
       maxRetries: 0,
       env: { HOME: home, CLAUDE_CONFIG_DIR: path.join(home, 'config') },
+      tempRoot: path.join(home, 'tmp'),
     });
     for (let k = 0; k < TASKS; k++) {
       ids.push(await h.task(`Edit line ${lineOf(k)}`));

@@ -42,6 +42,7 @@ describe('orchestrator with the real Claude Code CLI (e2e)', () => {
       baseUrl: fake.url,
       maxRetries: 0,
       env: { HOME: home, CLAUDE_CONFIG_DIR: path.join(home, 'config') },
+      tempRoot: path.join(home, 'tmp'),
     });
     await h.start({
       adapters: { claude },

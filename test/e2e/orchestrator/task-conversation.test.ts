@@ -41,6 +41,7 @@ describe('messages to a task’s agent, with the real Claude Code CLI (e2e)', ()
       maxRetries: 0,
       messagePollMs: 50,
       env: { HOME: home, CLAUDE_CONFIG_DIR: path.join(home, 'config') },
+      tempRoot: path.join(home, 'tmp'),
     });
     await h.start({ adapters: { claude }, git: new GitManagerTaskGit(new GitManager(ghPath ? { ghPath } : {})), progressIntervalMs: 50 });
   }

@@ -34,6 +34,7 @@ describe('usage limits pause a task until their reset (real Claude Code CLI)', (
       baseUrl: fake.url,
       maxRetries: 0,
       env: { HOME: home, CLAUDE_CONFIG_DIR: path.join(home, 'config'), ...env },
+      tempRoot: path.join(home, 'tmp'),
     });
     await h.start({ adapters: { claude }, git: new GitManagerTaskGit(new GitManager()) });
   }

@@ -45,6 +45,7 @@ describe('zero setup with the real Claude Code CLI (e2e)', () => {
       baseUrl: fake.url,
       maxRetries: 0,
       env: { HOME: home, CLAUDE_CONFIG_DIR: path.join(home, 'config') },
+      tempRoot: path.join(home, 'tmp'),
     });
     const started: Array<Record<string, unknown>> = [];
     rt.events.subscribe((e) => {

@@ -57,6 +57,7 @@ describe('agents ask in the task thread (real Claude Code CLI, fake Slack)', () 
       baseUrl: fake.url,
       maxRetries: 0,
       env: { HOME: home, CLAUDE_CONFIG_DIR: path.join(home, 'config') },
+      tempRoot: path.join(home, 'tmp'),
     });
     await rt().startDaemon({
       adapters: { claude },

@@ -56,6 +56,7 @@ describe('a task thread is a conversation with the real Claude Code CLI (e2e)', 
       maxRetries: 0,
       messagePollMs: 50,
       env: { HOME: home, CLAUDE_CONFIG_DIR: path.join(home, 'config') },
+      tempRoot: path.join(home, 'tmp'),
     });
     await rt.startDaemon({ adapters: { claude }, git: new GitManagerTaskGit(new GitManager()), intervalMs: 500, progressIntervalMs: 50 });
   });
