@@ -22,10 +22,10 @@ export interface AcpOptions {
   /** Files and folders the agent must not read (the app's own: appPrivatePaths). */
   hiddenPaths?: string[];
   /**
-   * Where each run's temporary folder (its TMPDIR) is made (default: the system's): a folder every
-   * agent's sandbox closes but for the agent's own (agentTempDir, among the app's own files).
+   * Where each run's temporary folder (its TMPDIR) is made: a folder every agent's sandbox closes
+   * but for the agent's own (agentTempDir, among the app's own files).
    */
-  tempRoot?: string;
+  tempRoot: string;
   log?: (message: string) => void;
   /** How long a cancelled turn may take to end before the agent's process is killed (default 10 s). */
   cancelGraceMs?: number;
@@ -166,8 +166,8 @@ export class AcpAdapter implements AgentAdapter {
     const startHead = await workspaceHead(request.cwd);
     // Made last before the process, so that nothing between leaves it behind.
     const tempRoot = this.options.tempRoot;
-    if (tempRoot) await mkdir(tempRoot, { recursive: true, mode: 0o700 });
-    const tmp = await mkdtemp(path.join(tempRoot ?? os.tmpdir(), 'aq-acp-'));
+    await mkdir(tempRoot, { recursive: true, mode: 0o700 });
+    const tmp = await mkdtemp(path.join(tempRoot, 'aq-acp-'));
     env.TMPDIR = tmp;
     const [command, args] = sandboxed
       ? [
@@ -179,7 +179,7 @@ export class AcpAdapter implements AgentAdapter {
               own,
               // The temp root is closed rather than hidden, so that the agent's own folder in it comes back.
               hidden: (this.options.hiddenPaths ?? []).filter((p) => p !== tempRoot),
-              closed: [...closedFolders(policy, home), ...(tempRoot ? [tempRoot] : [])],
+              closed: [...closedFolders(policy, home), tempRoot],
               // Agents run as one user: a shared /tmp would show each agent the others' TMPDIRs.
               privateTmp: true,
             },

@@ -49,7 +49,11 @@ describe('a task on Codex through ACP (codex-acp against a fake Responses API)',
     const codexHome = path.join(h.rt.home, 'codex-home');
     await mkdir(codexHome, { recursive: true });
     await h.rt.db.agents.create({ id: 'codex-1', name: 'Codex 1', type: 'acp', backend: 'acp', profile: 'codex' });
-    const acp = new AcpAdapter({ profiles: [codexProfile(api.baseUrl, codexHome)], hiddenPaths: [h.rt.config.databasePath] });
+    const acp = new AcpAdapter({
+      profiles: [codexProfile(api.baseUrl, codexHome)],
+      hiddenPaths: [h.rt.config.databasePath],
+      tempRoot: path.join(h.rt.home, 'agent-tmp'),
+    });
     await h.start({ adapters: { acp }, git: new GitManagerTaskGit(new GitManager()), progressIntervalMs: 20 });
 
     const id = await h.task('Say hello', { description: 'Write hello.txt saying Hello from Codex.' });

@@ -37,7 +37,9 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
     const profile = scriptedProfile(state, 'scripted', env);
     const profiles = [{ ...profile, writable: [...profile.writable, ...ownFolders] }];
     const acp = new AcpAdapter(
-      wired ? { ...acpOptions(h.rt.config, () => undefined), profiles } : { profiles, hiddenPaths: [h.rt.config.databasePath] },
+      wired
+        ? { ...acpOptions(h.rt.config, () => undefined), profiles }
+        : { profiles, hiddenPaths: [h.rt.config.databasePath], tempRoot: path.join(h.rt.home, 'agent-tmp') },
     );
     await h.start({ adapters: { acp }, git: new GitManagerTaskGit(new GitManager()), progressIntervalMs: 20 });
   }

@@ -32,7 +32,10 @@ describe('ACP permission requests in the task thread (scripted ACP agent, fake S
     await rt.db.workspaces.create({ id: 'ws0', projectId: 'proj', name: 'ws0', path: workspace, sourceType: 'clone', repoId: null });
     await rt.db.agents.create({ id: 'acp-1', name: 'ACP 1', type: 'acp', backend: 'acp', profile: 'scripted' });
     await rt.handler.execute('set_project_channel', { project_id: 'proj', channel_id: 'CP' }, { source: 'system' });
-    const acp = new AcpAdapter({ profiles: [scriptedProfile(path.join(app.home, 'acp-state'))] });
+    const acp = new AcpAdapter({
+      profiles: [scriptedProfile(path.join(app.home, 'acp-state'))],
+      tempRoot: path.join(app.home, 'agent-tmp'),
+    });
     await rt.startDaemon({
       adapters: { acp },
       git: new GitManagerTaskGit(new GitManager()),

@@ -30,6 +30,7 @@ describe('a usage limit on one backend sends the next task to another', () => {
     const acp = new AcpAdapter({
       profiles: [scriptedProfile(path.join(h.rt.home, 'acp-state'))],
       hiddenPaths: [h.rt.config.databasePath],
+      tempRoot: path.join(h.rt.home, 'agent-tmp'),
     });
     await h.rt.exec('edit_project', { project_id: 'proj', backends: ['claude-code', 'acp'] });
     const reset = new Date(clock.now().getTime() + 2 * 3600_000);
@@ -94,7 +95,11 @@ describe('a usage limit on one backend sends the next task to another', () => {
     h = await makeHarness({ agents: 1, workspaces: 2 });
     clock = new ManualClock();
     await h.rt.db.agents.create({ id: 'acp-1', name: 'ACP 1', type: 'acp', backend: 'acp', profile: 'scripted' });
-    const acp = new AcpAdapter({ profiles: [scriptedProfile(path.join(h.rt.home, 'acp-state'))], hiddenPaths: [h.rt.config.databasePath] });
+    const acp = new AcpAdapter({
+      profiles: [scriptedProfile(path.join(h.rt.home, 'acp-state'))],
+      hiddenPaths: [h.rt.config.databasePath],
+      tempRoot: path.join(h.rt.home, 'agent-tmp'),
+    });
     await h.rt.exec('edit_project', { project_id: 'proj', backends: ['acp', 'claude-code'] });
     await h.start({ adapters: { claude: h.adapter, acp }, git: new GitManagerTaskGit(new GitManager()), clock });
     const reset = new Date(Math.ceil(clock.now().getTime() / 1000) * 1000 + 3600_000);
