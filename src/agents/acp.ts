@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -8,7 +8,7 @@ import { DEFAULT_TOOL_POLICY } from './agent-requests';
 import { permissionJudge, REJECT } from './acp-permissions';
 import { GuardedFiles } from './acp-files';
 import type { AgentAdapter, AgentRunOutcome, AgentRunRequest, AgentUsage } from './adapter';
-import { closedFolders, missingSandboxPrograms, realPathOf, type ConfinementPolicy, type Refusal } from './confinement';
+import { closedFolders, makeRunTempDir, missingSandboxPrograms, realPathOf, type ConfinementPolicy, type Refusal } from './confinement';
 import type { AgentProfile } from './profiles';
 import { bubblewrapArgs } from './process-sandbox';
 import { nothingChangedFailure, workspaceHead } from './workspace-changes';
@@ -166,8 +166,7 @@ export class AcpAdapter implements AgentAdapter {
     const startHead = await workspaceHead(request.cwd);
     // Made last before the process, so that nothing between leaves it behind.
     const tempRoot = this.options.tempRoot;
-    await mkdir(tempRoot, { recursive: true, mode: 0o700 });
-    const tmp = await mkdtemp(path.join(tempRoot, 'aq-acp-'));
+    const tmp = await makeRunTempDir(tempRoot, 'aq-acp-');
     env.TMPDIR = tmp;
     const [command, args] = sandboxed
       ? [

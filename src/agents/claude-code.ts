@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Options, SDKMessage, SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
@@ -7,6 +7,7 @@ import { DEFAULT_ANTHROPIC_URL, observeLimits } from './limit-observer';
 import { withoutSecrets } from '../util/safe-env';
 import {
   claudeConfigSecrets,
+  makeRunTempDir,
   missingSandboxPrograms,
   pathGuard,
   placesOf,
@@ -259,8 +260,7 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     if (observer) env.ANTHROPIC_BASE_URL = observer.url;
     // Its own temporary folder, for the CLI and its shell, made last before the run so that nothing
     // between leaves it behind.
-    await mkdir(this.options.tempRoot, { recursive: true, mode: 0o700 });
-    const temp = await mkdtemp(path.join(this.options.tempRoot, 'claude-'));
+    const temp = await makeRunTempDir(this.options.tempRoot, 'claude-');
     // The CLI keeps its own files in CLAUDE_CODE_TMPDIR and gives its shell a folder in TMPDIR.
     Object.assign(env, { CLAUDE_CODE_TMPDIR: temp, TMPDIR: temp });
     const options: Options = {

@@ -76,6 +76,12 @@ const DEFAULT_USAGE: Required<Usage> = { input_tokens: 10, output_tokens: 5, cac
  * (the CLI falls back to a second, non-streaming request if it gets JSON there) and JSON
  * otherwise. HEAD / and HEAD /api/hello (the CLI's connectivity check) answer 200.
  */
+/** A scripted answer's delay under way: its timer, and how to end it. */
+interface ScriptedDelay {
+  resolve: () => void;
+  timer: NodeJS.Timeout;
+}
+
 export class FakeAnthropic {
   readonly requests: RecordedRequest[] = [];
   /** Requests answered with the default text because the script was empty. */
@@ -83,7 +89,7 @@ export class FakeAnthropic {
   private readonly script: Script[] = [];
   private readonly waiters = new Set<() => void>();
   /** Scripted delays still waiting: `close` ends them. */
-  private readonly delays = new Set<{ resolve: () => void; timer: NodeJS.Timeout }>();
+  private readonly delays = new Set<ScriptedDelay>();
   private messageIds = 0;
   private toolIds = 0;
 
@@ -157,7 +163,7 @@ export class FakeAnthropic {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  private endDelay(delay: { resolve: () => void; timer: NodeJS.Timeout }): void {
+  private endDelay(delay: ScriptedDelay): void {
     clearTimeout(delay.timer);
     this.delays.delete(delay);
     delay.resolve();
