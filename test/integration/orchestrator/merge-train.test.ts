@@ -33,6 +33,20 @@ describe('the merge train (agent double, real git origin)', () => {
     cleanups = [];
   });
 
+  /**
+   * One task lands through `check`: the agent writes `file` (its name without `.txt`, as its
+   * content), and the task completes. What the check saw, it leaves in the workspace's `.git`.
+   */
+  async function landOneTaskThrough(check: string, file: string): Promise<void> {
+    expect(await h.rt.exec('edit_project', { project_id: 'proj', check_command: check })).toMatchObject({ updated: 'proj' });
+    h.adapter.fallback = async (req) => {
+      await writeIn(req, file, `${path.basename(file, '.txt')}\n`);
+      return { summary: `wrote ${file}` };
+    };
+    await h.start();
+    await h.waitStatus(await h.task(`Land ${file}`), 'COMPLETED');
+  }
+
   async function setUp(settings: Record<string, unknown>): Promise<void> {
     h = await makeHarness({ agents: 3, workspaces: 3 });
     await commitFile(h.workspace, 'lines.txt', `${LINES.join('\n')}\n`, 'lines');
@@ -258,15 +272,7 @@ describe('the merge train (agent double, real git origin)', () => {
     // The socket is left out: cat fails on one that is not hidden too.
     const files = [appFiles.ordinary, ...appFiles.hidden];
     // What the check read is left in the workspace it ran in; the check itself stays green.
-    const check = `for f in ${files.join(' ')}; do echo "== $f"; cat "$f" 2>&1; done > .git/aq-peek; true`;
-    expect(await h.rt.exec('edit_project', { project_id: 'proj', check_command: check })).toMatchObject({ updated: 'proj' });
-    h.adapter.fallback = async (req) => {
-      await writeIn(req, 'peek.txt', 'peek\n');
-      return { summary: 'wrote peek.txt' };
-    };
-    await h.start();
-    const id = await h.task('Peek');
-    await h.waitStatus(id, 'COMPLETED');
+    await landOneTaskThrough(`for f in ${files.join(' ')}; do echo "== $f"; cat "$f" 2>&1; done > .git/aq-peek; true`, 'peek.txt');
     const peeked = await readFile(path.join(h.workspace, '.git', 'aq-peek'), 'utf8');
     expect(peeked).toContain(`== ${files[0]}\n${ORDINARY_TEXT}`);
     for (const hidden of files.slice(1)) expect(peeked).toContain(`== ${hidden}\ncat: ${hidden}:`);
@@ -279,14 +285,7 @@ describe('the merge train (agent double, real git origin)', () => {
     // The harness's daemon is this process: the check looks for it, and counts the processes it sees.
     const app = process.pid;
     const check = `{ ls /proc | grep -c '^[0-9]'; tr '\\0' '\\n' < /proc/${app}/environ; kill -0 ${app} && echo signalled; } > .git/aq-procs 2>&1; true`;
-    expect(await h.rt.exec('edit_project', { project_id: 'proj', check_command: check })).toMatchObject({ updated: 'proj' });
-    h.adapter.fallback = async (req) => {
-      await writeIn(req, 'look.txt', 'look\n');
-      return { summary: 'wrote look.txt' };
-    };
-    await h.start();
-    const id = await h.task('Look around');
-    await h.waitStatus(id, 'COMPLETED');
+    await landOneTaskThrough(check, 'look.txt');
     const seen = await readFile(path.join(h.workspace, '.git', 'aq-procs'), 'utf8');
     // Only its own few: the sandbox's first process, the shell and the two commands counting.
     expect(Number(seen.split('\n')[0])).toBeLessThan(10);
@@ -300,14 +299,7 @@ describe('the merge train (agent double, real git origin)', () => {
     const gitDir = path.join(h.workspace, '.git');
     const before = await readFile(path.join(gitDir, 'config'), 'utf8');
     const check = `{ printf '[core]\\n\\tfsmonitor = true\\n' >> .git/config; touch .git/hooks/post-merge; } 2> .git/aq-tried; true`;
-    expect(await h.rt.exec('edit_project', { project_id: 'proj', check_command: check })).toMatchObject({ updated: 'proj' });
-    h.adapter.fallback = async (req) => {
-      await writeIn(req, 'fine.txt', 'fine\n');
-      return { summary: 'wrote fine.txt' };
-    };
-    await h.start();
-    const id = await h.task('Land');
-    await h.waitStatus(id, 'COMPLETED');
+    await landOneTaskThrough(check, 'fine.txt');
     expect(await readFile(path.join(gitDir, 'aq-tried'), 'utf8')).toMatch(/Read-only file system[\s\S]*Read-only file system/);
     expect(await readFile(path.join(gitDir, 'config'), 'utf8')).toBe(before);
     expect(existsSync(path.join(gitDir, 'hooks', 'post-merge'))).toBe(false);
