@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_RULE_LENGTH, ruleProblem } from '../agents/agent-requests';
+import { type AgentQuestion, MAX_RULE_LENGTH, ruleProblem } from '../agents/agent-requests';
 import type { AgentRequestRecord } from '../db/repositories/agent-requests';
 import { answerAgentRequest } from '../orchestrator/agent-request-answers';
 import { effectiveToolPolicy } from '../orchestrator/agent-requests';
@@ -92,16 +92,35 @@ export const setToolPolicy = defineCommand({
   },
 });
 
+/**
+ * What a request asks, by its kind. The payload is the JSON the orchestrator stored when the agent
+ * asked (src/orchestrator/agent-requests.ts): its questions, or the tool call and the rule that
+ * would allow it.
+ */
+type RequestAsk =
+  | { kind: 'question'; questions: AgentQuestion[] }
+  | { kind: 'permission'; tool: string; detail: string; description: string | null; rule: string };
+
+function askOf(r: AgentRequestRecord): RequestAsk {
+  const p = r.payload;
+  if (r.kind === 'question') return { kind: 'question', questions: Array.isArray(p.questions) ? (p.questions as AgentQuestion[]) : [] };
+  const text = (v: unknown) => (typeof v === 'string' ? v : '');
+  return {
+    kind: 'permission',
+    tool: text(p.tool),
+    detail: text(p.detail),
+    description: typeof p.description === 'string' ? p.description : null,
+    rule: text(p.rule),
+  };
+}
+
 function requestView(r: AgentRequestRecord) {
   return {
     id: r.id,
     task_id: r.taskId,
     project_id: r.projectId,
-    kind: r.kind,
+    ...askOf(r),
     status: r.status,
-    ...(r.kind === 'question'
-      ? { questions: r.payload.questions ?? [] }
-      : { tool: r.payload.tool, detail: r.payload.detail, description: r.payload.description ?? null, rule: r.payload.rule }),
     answer: r.answer,
     answered_by: r.answeredBy,
     created_at: r.createdAt.toISOString(),

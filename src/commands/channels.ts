@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CommandError, defineCommand } from './catalog';
+import { type CommandContext, CommandError, defineCommand } from './catalog';
 import { requireProject } from './projects';
 import { optional, requiredText } from './schema';
 
@@ -12,12 +12,15 @@ export const setProjectChannel = defineCommand({
     project_id: requiredText('Project id'),
     channel_id: z.preprocess((v) => (typeof v === 'number' ? String(v) : v), requiredText('Slack channel id, e.g. C0123456789')),
   }),
-  async run({ project_id, channel_id }, ctx) {
-    const updated = await ctx.db.projects.update(project_id, { chatChannelId: channel_id });
-    if (!updated) throw new CommandError(`Project '${project_id}' not found.`);
-    return { project_id, channel_id, status: 'linked' };
-  },
+  run: ({ project_id, channel_id }, ctx) => linkChannel(ctx, project_id, channel_id),
 });
+
+/** set_project_channel's work and answer, which set_control_interface gives too once it has the channel's id. */
+async function linkChannel(ctx: CommandContext, projectId: string, channelId: string) {
+  const updated = await ctx.db.projects.update(projectId, { chatChannelId: channelId });
+  if (!updated) throw new CommandError(`Project '${projectId}' not found.`);
+  return { project_id: projectId, channel_id: channelId, status: 'linked' as const };
+}
 
 // The spec keeps the original's names here (project_name, _resolved_channel_id, guild_channels:
 // a Discord "guild" is a Slack workspace), so callers written against it keep working.
@@ -54,7 +57,7 @@ export const setControlInterface = defineCommand({
       channelId = match.id;
     }
     await requireProject(ctx, projectId);
-    return ctx.execute('set_project_channel', { project_id: projectId, channel_id: channelId });
+    return linkChannel(ctx, projectId, channelId);
   },
 });
 
