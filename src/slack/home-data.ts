@@ -9,7 +9,7 @@ import { getAgentError } from '../commands/task-results';
 import { getTask, listTasks } from '../commands/tasks';
 import { getOverlaps } from '../commands/overlaps';
 import { getMergeQueue } from '../commands/merge-train';
-import { type TrainPlace, trainPlaceOf } from './blocks/merge-train-place';
+import type { TrainPlace } from './blocks/merge-train-place';
 
 /** Runs a command as the Slack app (the handler's `execute`). */
 export type Execute = (name: string, args?: Record<string, unknown>) => Promise<CommandResult>;
@@ -95,12 +95,11 @@ const lastLine = (text: unknown): string | null =>
 /** What the agent of a waiting task asks, in a line: its question, or the tool call it wants. */
 async function openRequest(execute: Execute, taskId: string): Promise<string> {
   const found = await run(execute, listAgentRequests, { task_id: taskId, limit: 1 });
-  const request = failed(found) ? undefined : (found.requests[0] as Record<string, unknown> | undefined);
+  const request = failed(found) ? undefined : found.requests[0];
   if (!request) return 'Answer the agent in the task’s thread.';
   if (request.kind === 'question') {
-    const questions = Array.isArray(request.questions) ? (request.questions as Array<{ question?: unknown }>) : [];
-    const question = String(questions[0]?.question ?? '').trim();
-    if (question) return `Asks: ${question}`;
+    const question = (request.questions[0]?.question ?? '').trim();
+    return question ? `Asks: ${question}` : 'Answer the agent in the task’s thread.';
   }
   const call = [request.tool, request.detail].filter(Boolean).join(' ');
   return call ? `Asks to run ${call}` : 'Answer the agent in the task’s thread.';
@@ -169,15 +168,13 @@ export async function loadHomeData(execute: Execute, options: { readyRows?: numb
       } else if (status === 'AWAITING_APPROVAL') {
         const full = await run(execute, getTask, { task_id: t.id });
         if (!failed(full)) {
-          prUrl = (full as { pr_url?: string }).pr_url ?? null;
-          train = trainPlaceOf((full as { merge_queue?: unknown }).merge_queue);
+          prUrl = full.pr_url ?? null;
+          train = full.merge_queue ?? null;
         }
       } else {
         const why = await run(execute, getAgentError, { task_id: t.id });
-        if (!failed(why)) {
-          const w = why as { error_message?: string | null; agent_summary?: string };
-          detail = (w.error_message || w.agent_summary) ?? null;
-        }
+        // A task with no recorded run has a `message` saying so instead: no detail then.
+        if (!failed(why) && 'error_message' in why) detail = (why.error_message || why.agent_summary) ?? null;
       }
       return { id: t.id, title: t.title, projectId: t.project_id, status, detail, prUrl, train };
     }),

@@ -19,7 +19,6 @@ import { PlanCanvases } from './rooms/plan-canvas';
 import { OverlapWarnings } from './overlap-warnings';
 import { TaskWorkObjects } from './task-work-objects';
 import { taskEntityOf, taskEntityUrl } from './blocks/work-object';
-import { trainPlaceOf } from './blocks/merge-train-place';
 import { prChecksWords } from './blocks/merge-train-checks';
 
 const PROGRESS_INTERVAL_MS = 3000;
@@ -174,8 +173,8 @@ export class SlackNotifier {
   /** The task (read now unless `known`) with the link to where it was asked for, or null when it has none (or is gone). */
   private async sourcedTask(taskId: string, known?: TaskOutcome): Promise<SourcedTask | null> {
     const task = known ?? (await this.execute('get_task', { task_id: taskId }));
-    if ('error' in task || typeof task.source_url !== 'string') return null;
-    return { id: taskId, title: String(task.title), sourceUrl: task.source_url };
+    if ('error' in task || !task.source_url) return null;
+    return { id: taskId, title: task.title, sourceUrl: task.source_url };
   }
 
   /** Redraws the root card; returns the task as it drew it. */
@@ -217,16 +216,16 @@ export class SlackNotifier {
     }
     return {
       id: taskId,
-      title: String(task.title),
-      projectId: String(task.project_id),
-      status: String(task.status),
-      agent: text(task.assigned_agent) ?? text(p.agent_name),
-      branch: text(task.branch) ?? text(p.branch),
-      prUrl: text(task.pr_url) ?? text(p.pr_url),
-      retries: `${String(task.retry_count)} of ${String(task.max_retries)}`,
-      tokens: Number(task.tokens) || null,
-      costUsd: Number(task.cost_usd) || null,
-      train: trainPlaceOf(task.merge_queue),
+      title: task.title,
+      projectId: task.project_id,
+      status: task.status,
+      agent: task.assigned_agent || text(p.agent_name),
+      branch: task.branch || text(p.branch),
+      prUrl: task.pr_url || text(p.pr_url),
+      retries: `${task.retry_count} of ${task.max_retries}`,
+      tokens: task.tokens || null,
+      costUsd: task.cost_usd || null,
+      train: task.merge_queue ?? null,
       checks: prChecksWords(task.pr_checks),
     };
   }

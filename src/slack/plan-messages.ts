@@ -124,9 +124,8 @@ export class PlanMessages {
   /** The task's room, while it is open. */
   private async openRoom(taskId: string): Promise<string | null> {
     const task = await this.source.handler.execute('get_task', { task_id: taskId }, { source: 'system' });
-    if ('error' in task) return null;
-    const room = task as Record<string, unknown>;
-    return typeof room.room_channel_id === 'string' && room.room_archived !== true ? room.room_channel_id : null;
+    if ('error' in task || task.room_archived) return null;
+    return task.room_channel_id ?? null;
   }
 
   /** Posts the plan block where the workspace offers it, else the list. */

@@ -3,6 +3,7 @@ import type { WebClient } from '@slack/web-api';
 import type { CommandHandler } from '../commands/handler';
 import { FALLBACK_ERRORS, slackErrorCode, type SlackFeatures } from './ai-surfaces/features';
 import { taskEntityOf, taskIdOfLink, taskLink } from './blocks/work-object';
+import type { Result } from './blocks/result-types';
 import { taskGoneUnfurl, taskUnfurl } from './blocks/task-unfurl';
 
 /** The part of a `link_shared` event an unfurl needs. */
@@ -39,7 +40,7 @@ const ENTITY_REFUSALS = new Set(['invalid_metadata', 'invalid_metadata_format', 
 
 /** Which message (or composer) the links are in: the event's unfurl_id and source where it gave them. */
 type UnfurlTarget = { channel: string; ts: string } | { unfurl_id: string; source: 'composer' | 'conversations_history' };
-type Found = { url: string; taskId: string; task: Record<string, unknown> | null };
+type Found = { url: string; taskId: string; task: Result<'get_task'> | null };
 
 /**
  * A task link pasted anywhere (`<AQ_PUBLIC_URL>/tasks/<id>`, Slack's `link_shared`) unfurls as the

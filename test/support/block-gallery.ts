@@ -21,6 +21,7 @@ import { planBlockMessage, planListMessage, type PlanView } from '../../src/slac
 import { canvasInvite } from '../../src/slack/blocks/plan-canvas-edits';
 import { taskGoneUnfurl, taskUnfurl } from '../../src/slack/blocks/task-unfurl';
 import { makeTestRuntime } from './runtime';
+import { taskResult } from './task-result';
 
 export const NOW = new Date('2026-11-23T09:00:00Z');
 const minutesAgo = (m: number) => new Date(NOW.getTime() - m * 60_000);
@@ -445,14 +446,14 @@ export async function gallery(): Promise<Record<string, Surface[]>> {
         label: 'A pasted task link, unfurled the classic way',
         text: 'https://aq.example.com/tasks/brave-otter-512',
         blocks: taskUnfurl(
-          {
+          taskResult({
             id: 'brave-otter-512',
             title: 'Ship the <widget> & its docs',
             status: 'IN_PROGRESS',
             project_id: 'web',
             assigned_agent: 'claude-1',
             branch: 'aq/brave-otter-512-ship-the-widget',
-          },
+          }),
           'https://aq.example.com/tasks/brave-otter-512',
         ).blocks as never[],
       },

@@ -7,6 +7,7 @@
 import type { KnownBlock } from '@slack/types';
 import { ALL_COMMANDS } from '../../src/commands';
 import { COMMAND_GROUPS } from '../../src/commands/catalog';
+import { TASK_STATUSES } from '../../src/db/entities/task';
 import type { EventRecord } from '../../src/db/repositories/events';
 import { EVENT_TYPES } from '../../src/orchestrator/events';
 import { classicFeedbackBlock, nativeFeedbackBlock } from '../../src/slack/ai-surfaces/feedback';
@@ -17,25 +18,14 @@ import { helpFor, helpGroupPage } from '../../src/slack/blocks/help';
 import { addRepoModal, newProjectModal, newTaskModal, requestChangesModal } from '../../src/slack/blocks/home-modals';
 import { renderResult } from '../../src/slack/blocks/render';
 import { denyRequestModal } from '../../src/slack/blocks/request-modals';
+import type { Result } from '../../src/slack/blocks/result-types';
 import { taskDetailBlocks } from '../../src/slack/blocks/tasks';
 import { txt } from '../../src/slack/blocks/text';
 import { homeBlocks } from '../../src/slack/home';
 import { busyHome, gallery, NOW } from './block-gallery';
 import type { Surface } from './block-html';
 
-const STATUSES = [
-  'DEFINED',
-  'READY',
-  'ASSIGNED',
-  'IN_PROGRESS',
-  'WAITING_INPUT',
-  'PAUSED',
-  'VERIFYING',
-  'AWAITING_APPROVAL',
-  'COMPLETED',
-  'FAILED',
-  'BLOCKED',
-];
+const STATUSES = TASK_STATUSES;
 
 const TASK = {
   id: 'swift-fox-042',
@@ -47,8 +37,10 @@ const TASK = {
   retry_count: 1,
   max_retries: 3,
   requires_approval: true,
+  tokens: 48_210,
+  cost_usd: 0.42,
   pr_url: 'https://github.com/acme/web-app/pull/321',
-};
+} satisfies Omit<Result<'get_task'>, 'status'>;
 
 /** A result with the keys the cards read (ids, names, lists, text, a diff, a log). */
 const RESULT = {
@@ -118,10 +110,174 @@ const EVENT_PAYLOAD = {
   timeout_seconds: 60,
 };
 
-/** Results whose card reads one fixed shape. */
+const AT = '2026-11-23T05:00:00.000Z';
+const POLICY = {
+  project_id: 'web-app',
+  rules: ['Bash(npm test *)', 'WebFetch(domain:docs.example.com)'],
+  is_default: false,
+  asks_people: true,
+  timeout_seconds: 900,
+  on_timeout: 'block',
+} satisfies Result<'get_tool_policy'>;
+
+/** Results whose card reads one fixed shape, typed on their commands' results. */
 const SHAPED: Record<string, Record<string, unknown>> = {
   get_task: { ...TASK, status: 'FAILED' },
   list_tasks: { tasks: Array.from({ length: 20 }, (_, i) => ({ ...TASK, id: `t-${i}`, status: 'READY' })), total: 45 },
+  list_projects: {
+    projects: [
+      { id: 'web-app', name: 'Web app', status: 'ACTIVE', credit_weight: 1, max_concurrent_agents: 2, workspace: '/srv/aq/web-app' },
+      { id: 'docs', name: 'Docs', status: 'PAUSED', credit_weight: 1, max_concurrent_agents: 1, workspace: '/srv/aq/docs' },
+    ],
+    total: 2,
+    next_offset: null,
+  } satisfies Result<'list_projects'>,
+  list_agents: {
+    agents: [
+      { id: 'claude-1', name: 'claude-1', type: 'claude', state: 'BUSY', current_task: TASK.id, backend: 'claude' },
+      { id: 'claude-2', name: 'claude-2', type: 'claude', state: 'IDLE', current_task: null, backend: 'claude' },
+    ],
+    total: 2,
+    next_offset: null,
+  } satisfies Result<'list_agents'>,
+  list_workers: {
+    workers: [
+      {
+        name: 'build-box',
+        host: 'build-box.internal',
+        alive: true,
+        capacity: 4,
+        labels: ['linux', 'gpu'],
+        running: 1,
+        running_tasks: [TASK.id],
+        last_heartbeat: AT,
+        started_at: AT,
+      },
+    ],
+    total: 1,
+    next_offset: null,
+  } satisfies Result<'list_workers'>,
+  list_repos: {
+    repos: [
+      {
+        id: 'web',
+        project_id: 'web-app',
+        source_type: 'clone',
+        url: 'https://github.com/acme/web-app.git',
+        source_path: null,
+        default_branch: 'main',
+        checkout_base_path: null,
+      },
+    ],
+    total: 1,
+    next_offset: null,
+  } satisfies Result<'list_repos'>,
+  list_workspaces: {
+    project_id: 'web-app',
+    workspaces: [
+      {
+        id: 'ws-1',
+        name: 'web-1',
+        path: '/srv/aq/web-app/web-1',
+        source_type: 'clone',
+        repo_id: 'web',
+        locked_by_task_id: TASK.id,
+        locked_by_agent_id: 'claude-1',
+        locked_at: AT,
+      },
+    ],
+    total: 1,
+    next_offset: null,
+  } satisfies Result<'list_workspaces'>,
+  list_hooks: {
+    hooks: [
+      {
+        id: 'nightly',
+        project_id: 'web-app',
+        name: 'Nightly audit',
+        enabled: true,
+        trigger: { type: 'periodic', interval_seconds: 86400 },
+      },
+    ],
+    total: 1,
+    next_offset: null,
+  },
+  list_hook_runs: {
+    hook_id: 'nightly',
+    hook_name: 'Nightly audit',
+    runs: [
+      {
+        id: 'run-1',
+        trigger_reason: 'periodic',
+        status: 'completed',
+        tokens_used: 5200,
+        skipped_reason: null,
+        started_at: AT,
+        completed_at: AT,
+      },
+    ],
+    total: 1,
+    next_offset: null,
+  },
+  get_recent_events: {
+    events: [
+      {
+        id: 2,
+        type: 'task_failed',
+        project_id: 'web-app',
+        task_id: TASK.id,
+        agent_id: 'claude-1',
+        payload: { title: TASK.title },
+        created_at: AT,
+      },
+      {
+        id: 1,
+        type: 'task_started',
+        project_id: 'web-app',
+        task_id: TASK.id,
+        agent_id: 'claude-1',
+        payload: { title: TASK.title },
+        created_at: AT,
+      },
+    ],
+    total: 2,
+    next_offset: null,
+  },
+  get_tool_policy: POLICY,
+  set_tool_policy: POLICY,
+  list_agent_requests: {
+    requests: [
+      {
+        id: 17,
+        task_id: TASK.id,
+        project_id: 'web-app',
+        kind: 'question',
+        questions: [{ question: 'Which redirect?', options: [{ label: 'Back' }, { label: 'Dashboard' }] }],
+        status: 'pending',
+        answer: null,
+        answered_by: null,
+        created_at: AT,
+        expires_at: null,
+      },
+      {
+        id: 18,
+        task_id: TASK.id,
+        project_id: 'web-app',
+        kind: 'permission',
+        tool: 'Bash',
+        detail: 'npm run deploy',
+        description: 'Deploy the preview',
+        rule: 'Bash(npm run deploy)',
+        status: 'answered',
+        answer: null,
+        answered_by: 'U1',
+        created_at: AT,
+        expires_at: null,
+      },
+    ],
+    total: 2,
+    next_offset: null,
+  } satisfies Result<'list_agent_requests'>,
 };
 
 /** Every command's card and error (get_status, whose result has one fixed shape, is the gallery's `status`). */

@@ -2,6 +2,7 @@ import type { EventRecord } from '../../src/db/repositories/events';
 import { conversationReply } from '../../src/slack/blocks/cards-conversation';
 import { taskDetailBlocks } from '../../src/slack/blocks/tasks';
 import { HOSTILE, showsLiterally } from '../support/hostile';
+import { taskResult } from '../support/task-result';
 import { HOSTILE_HOST, validateMessage } from '../support/slack-validator';
 import { mentionedUsers, slackToPlain } from '../../src/slack/slack-text';
 import { placeOfPermalink } from '../../src/slack/source-thread';
@@ -83,14 +84,7 @@ describe('which channel messages may steer a task', () => {
 });
 
 describe('where a task was asked for, on its card and in its thread', () => {
-  const task = (sourceUrl: string) => ({
-    id: 't-1',
-    title: 'T',
-    status: 'READY',
-    project_id: 'p',
-    description: 'd',
-    source_url: sourceUrl,
-  });
+  const task = (sourceUrl: string) => taskResult({ title: 'T', project_id: 'p', description: 'd', source_url: sourceUrl });
 
   it('links a Slack permalink, and shows any other source as literal text', () => {
     const slackLink = 'https://acme.slack.com/archives/C0123/p1700000000000100';

@@ -4,9 +4,7 @@ import { card, facts, item } from './cards-kit';
 import { bold, link, mono, txt, type Line } from './text';
 import type { AnyShape, Result } from './result-types';
 
-type R = Record<string, unknown>;
 const s = (v: unknown) => (v === null || v === undefined ? '' : String(v));
-const rows = (v: unknown) => (Array.isArray(v) ? (v as R[]) : []);
 const safeName = (v: unknown) =>
   s(v)
     .replace(/[^\w.-]+/g, '-')
@@ -53,7 +51,7 @@ export function gitCard(command: GitCommands, r: AnyShape<Result<GitCommands>>):
   const where = s(r.repo_id || r.project_id);
   if (command === 'get_git_status') {
     const lines: Line[] = [];
-    for (const repo of rows(r.repos)) {
+    for (const repo of r.repos ?? []) {
       if (repo.error) {
         lines.push([txt('🔴 '), bold(repo.repo_id), txt(`  ${s(repo.error)}`)]);
         continue;
@@ -67,7 +65,7 @@ export function gitCard(command: GitCommands, r: AnyShape<Result<GitCommands>>):
             .slice(0, 15)
             .map((l): Line => [txt('    '), mono(l)]),
         );
-      const commits = Array.isArray(repo.recent_commits) ? (repo.recent_commits as string[]) : [];
+      const commits = repo.recent_commits ?? [];
       lines.push(...commits.slice(0, 5).map((c): Line => [txt(`    ${c}`)]));
     }
     return card({ icon: '🌿', title: 'Git status', subject: r.project_name ?? r.project_id, lines });
@@ -96,7 +94,7 @@ export function gitCard(command: GitCommands, r: AnyShape<Result<GitCommands>>):
     });
   }
   if (command === 'git_changed_files') {
-    const files = Array.isArray(r.files) ? (r.files as string[]) : [];
+    const files = r.files ?? [];
     return card({
       icon: '🌿',
       title: `${plural(files.length, 'file')} changed`,
@@ -105,8 +103,8 @@ export function gitCard(command: GitCommands, r: AnyShape<Result<GitCommands>>):
       ...(files.length > 60 && { footer: `${files.length - 60} more not listed.` }),
     });
   }
-  if (command === 'git_branch' && Array.isArray(r.branches)) {
-    const branches = r.branches as string[];
+  if (command === 'git_branch' && r.branches) {
+    const branches = r.branches;
     return card({
       icon: '🌿',
       title: `${plural(branches.length, 'branch', 'branches')}`,
@@ -160,8 +158,8 @@ export function filesCard(command: FilesCommands, r: AnyShape<Result<FilesComman
       subject: r.mode,
       code: { label: 'results', text: s(r.results), filename: 'search.txt' },
     });
-  const dirs = Array.isArray(r.directories) ? (r.directories as string[]) : [];
-  const files = rows(r.files);
+  const dirs = r.directories ?? [];
+  const files = r.files ?? [];
   return card({
     icon: '📂',
     title: 'Folder',

@@ -4,19 +4,17 @@ import type { Rendered } from './common';
 import { italic, md, mdCode, mono, txt, type Line } from './text';
 import type { Result } from './result-types';
 
-type R = Record<string, unknown>;
-
 const str = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
 
 /** get_tool_policy / set_tool_policy: the rules, and what happens to everything else. */
-export function toolPolicyCard(r: R): Rendered {
-  const rules = Array.isArray(r.rules) ? (r.rules as unknown[]).map(str) : [];
+export function toolPolicyCard(r: Result<'get_tool_policy' | 'set_tool_policy'>): Rendered {
+  const rules = r.rules;
   const lines: Line[] = rules.map((rule): Line => [txt('• '), mono(rule)]);
   if (rules.length === 0) lines.push([txt('No rules: every tool call beyond editing the workspace is asked about.')]);
   lines.push([
     italic(
       r.asks_people
-        ? `Anything else is asked in the task's thread; unanswered after ${formatDuration(Number(r.timeout_seconds ?? 0) * 1000)}, ${r.on_timeout === 'block' ? 'the task is blocked' : 'the agent goes on without it'}.`
+        ? `Anything else is asked in the task's thread; unanswered after ${formatDuration(r.timeout_seconds * 1000)}, ${r.on_timeout === 'block' ? 'the task is blocked' : 'the agent goes on without it'}.`
         : 'Anything else is denied: nobody is asked (AQ_ASK_PEOPLE is off).',
     ),
   ]);
@@ -31,18 +29,14 @@ export function toolPolicyCard(r: R): Rendered {
 
 /** list_agent_requests: what agents asked, open or settled. */
 export function agentRequestsCard(r: Result<'list_agent_requests'>): Rendered {
-  const requests = Array.isArray(r.requests) ? (r.requests as R[]) : [];
-  const lines: Line[] = requests.map((q) => {
-    const what =
-      q.kind === 'question'
-        ? str((Array.isArray(q.questions) ? (q.questions as R[]) : [])[0]?.question)
-        : `${str(q.tool)} ${str(q.detail)}`.trim();
+  const lines: Line[] = r.requests.map((q) => {
+    const what = q.kind === 'question' ? (q.questions[0]?.question ?? '') : `${q.tool} ${q.detail}`.trim();
     return item(
       what.length > 200 ? `${what.slice(0, 199)}…` : what,
-      `#${str(q.id)}`,
+      `#${q.id}`,
       [
         ['task', q.task_id],
-        ['', str(q.status).replace(/_/g, ' ')],
+        ['', q.status.replace(/_/g, ' ')],
       ],
       q.kind === 'question' ? '❓' : '🔐',
     );

@@ -5,12 +5,10 @@ import { mono, txt } from './text';
 import { HOME_BUTTONS } from './action-ids';
 import type { AnyShape, Result } from './result-types';
 
-type R = Record<string, unknown>;
 const s = (v: unknown) => (v === null || v === undefined ? '' : String(v));
-const rows = (v: unknown) => (Array.isArray(v) ? (v as R[]) : []);
 
 export function projectsCard(r: Result<'list_projects'>): Rendered {
-  const items = rows(r.projects).map((p) => [
+  const items = r.projects.map((p) => [
     ...item(
       p.name,
       p.id,
@@ -27,7 +25,7 @@ export function projectsCard(r: Result<'list_projects'>): Rendered {
 }
 
 export function agentsCard(r: Result<'list_agents'>): Rendered {
-  const items = rows(r.agents).map((a) =>
+  const items = r.agents.map((a) =>
     item(
       a.name,
       a.id,

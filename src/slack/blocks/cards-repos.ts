@@ -4,13 +4,11 @@ import { card, countOf, facts, item, listCard, updatedCard } from './cards-kit';
 import { bold, mono, txt, type Line } from './text';
 import type { AnyShape, Result } from './result-types';
 
-type R = Record<string, unknown>;
 const s = (v: unknown) => (v === null || v === undefined ? '' : String(v));
-const rows = (v: unknown) => (Array.isArray(v) ? (v as R[]) : []);
 const kb = (bytes: unknown) => `${formatNumber(Math.max(1, Math.round(Number(bytes ?? 0) / 1024)))} KB`;
 
 export function reposCard(r: Result<'list_repos'>): Rendered {
-  const items = rows(r.repos).map((repo) => [
+  const items = r.repos.map((repo) => [
     ...item(
       repo.id,
       undefined,
@@ -29,7 +27,7 @@ export function reposCard(r: Result<'list_repos'>): Rendered {
 }
 
 export function workspacesCard(r: Result<'list_workspaces'>): Rendered {
-  const items = rows(r.workspaces).map((w) => [
+  const items = r.workspaces.map((w) => [
     ...item(
       w.name,
       w.id,
@@ -53,8 +51,8 @@ export function workspacesCard(r: Result<'list_workspaces'>): Rendered {
 }
 
 export function hooksCard(r: Result<'list_hooks'>): Rendered {
-  const items = rows(r.hooks).map((h) => {
-    const trigger = (h.trigger ?? {}) as R;
+  const items = r.hooks.map((h) => {
+    const trigger = h.trigger;
     const when =
       trigger.type === 'periodic'
         ? `every ${s(trigger.interval_seconds)}s`
@@ -76,7 +74,7 @@ export function hooksCard(r: Result<'list_hooks'>): Rendered {
 }
 
 export function hookRunsCard(r: Result<'list_hook_runs'>): Rendered {
-  const items = rows(r.runs).map((run): Line => {
+  const items = r.runs.map((run): Line => {
     const icon = run.status === 'completed' ? '✅' : run.status === 'failed' ? '🔴' : run.status === 'skipped' ? '⏭️' : '⏳';
     const details = [
       s(run.status),
@@ -89,28 +87,37 @@ export function hookRunsCard(r: Result<'list_hook_runs'>): Rendered {
   return listCard('🪝', `Runs of ${s(r.hook_name ?? r.hook_id)}`, items, 'It has not run yet.', r.total);
 }
 
-export function notesCard(r: R): Rendered {
-  if (Array.isArray(r.specs)) {
-    const line = (n: R) => item(n.title, n.name, [['', kb(n.size_bytes)]], '📄');
+/** A note's modified time (list_notes gives seconds since the epoch, as the spec says) as its UTC day. */
+function modifiedDay(seconds: number): string {
+  const at = new Date(seconds * 1000);
+  return Number.isNaN(at.getTime()) ? '' : at.toISOString().slice(0, 10);
+}
+
+type NoteListing = { name: string; title: string; size_bytes: number };
+
+export function notesCard(r: AnyShape<Result<'list_notes' | 'compare_specs_notes'>>): Rendered {
+  const notes: NoteListing[] = r.notes ?? [];
+  if (r.specs) {
+    const line = (n: NoteListing) => item(n.title, n.name, [['', kb(n.size_bytes)]], '📄');
     return card({
       icon: '📚',
       title: 'Specs and notes',
       subject: r.project_id,
       lines: [
-        [bold(`Specs · ${rows(r.specs).length}`)],
-        ...rows(r.specs).map(line),
-        [bold(`Notes · ${countOf(r.notes_total, rows(r.notes).length)}`)],
-        ...rows(r.notes).map(line),
+        [bold(`Specs · ${r.specs.length}`)],
+        ...r.specs.map(line),
+        [bold(`Notes · ${countOf(r.notes_total, notes.length)}`)],
+        ...notes.map(line),
       ],
     });
   }
-  const items = rows(r.notes).map((n) =>
+  const items = notes.map((n) =>
     item(
       n.title,
       n.name,
       [
         ['', kb(n.size_bytes)],
-        ['', s(n.modified).slice(0, 10)],
+        ['', 'modified' in n && typeof n.modified === 'number' ? modifiedDay(n.modified) : ''],
       ],
       '📝',
     ),
@@ -204,7 +211,7 @@ type WorkspaceScanCommands = (typeof WORKSPACE_SCAN_COMMANDS)[number];
 /** find_merge_conflict_workspaces and sync_workspaces: a line per workspace. */
 export function workspaceScanCard(command: WorkspaceScanCommands, r: AnyShape<Result<WorkspaceScanCommands>>): Rendered {
   if (command === 'sync_workspaces') {
-    const results = rows(r.workspaces);
+    const results = r.workspaces ?? [];
     return card({
       icon: '🔄',
       title: 'Workspaces synced',
@@ -230,7 +237,8 @@ export function workspaceScanCard(command: WorkspaceScanCommands, r: AnyShape<Re
       ],
     });
   }
-  const conflicts = rows(r.conflicts);
+  // sync_workspaces counts its conflicts; this command lists them.
+  const conflicts = Array.isArray(r.conflicts) ? r.conflicts : [];
   return card({
     icon: conflicts.length ? '⚠️' : '✅',
     title: conflicts.length

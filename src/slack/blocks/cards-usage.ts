@@ -4,25 +4,31 @@ import { card, item } from './cards-kit';
 import { txt, type Line } from './text';
 import type { AnyShape, Result } from './result-types';
 
-type R = Record<string, unknown>;
 const s = (v: unknown) => (v === null || v === undefined ? '' : String(v));
-const rows = (v: unknown) => (Array.isArray(v) ? (v as R[]) : []);
+
+type UsageRow = Result<'get_token_usage'>['breakdown'][number];
+
+/** Whom a breakdown row counts: its task, else its project, else its agent (a task's rows are by agent). */
+function usageRowName(row: UsageRow): string {
+  if ('task_id' in row && row.task_id) return row.task_id;
+  if ('project_id' in row && row.project_id) return row.project_id;
+  return ('agent_id' in row && row.agent_id) || 'unattributed';
+}
 
 /** get_token_usage: the total, then the breakdown largest first, numbers formatted. */
 export function tokenUsageCard(result: Result<'get_token_usage'>): Rendered {
   const r: AnyShape<Result<'get_token_usage'>> = result;
   const scope = r.task_id ? `task ${s(r.task_id)}` : r.project_id ? `project ${s(r.project_id)}` : 'all projects';
-  const breakdown = rows(r.breakdown);
+  const breakdown = r.breakdown ?? [];
   const total = Number(r.total ?? 0);
   const lines: Line[] = [[txt(`${formatNumber(total)} tokens in all`)]];
   for (const row of breakdown.slice(0, 40)) {
-    const name = row.task_id ?? row.project_id ?? row.agent_id ?? 'unattributed';
+    const name = usageRowName(row);
     const share = total > 0 ? ` · ${Math.round((Number(row.tokens) / total) * 100)}%` : '';
     lines.push(
       item(name, undefined, [
         ['', `${formatNumber(row.tokens)} tokens${share}`],
-        ['agent', r.task_id ? null : row.agent_id],
-        ['', row.cost_usd !== undefined ? formatDollars(row.cost_usd) : null],
+        ['agent', !r.task_id && 'agent_id' in row ? row.agent_id : null],
       ]),
     );
   }
@@ -41,9 +47,9 @@ export function tokenUsageCard(result: Result<'get_token_usage'>): Rendered {
 
 /** get_recent_events: newest first, one line each. */
 export function eventsCard(r: Result<'get_recent_events'>): Rendered {
-  const events = rows(r.events);
+  const events = r.events;
   const lines = events.slice(0, 50).map((e): Line => {
-    const p = (e.payload ?? {}) as R;
+    const p = e.payload;
     const about = p.title ?? p.name ?? p.hook_name ?? e.task_id ?? e.project_id ?? '';
     return [txt(`${s(e.created_at).replace('T', ' ').slice(5, 16)}  ${s(e.type).replace(/_/g, ' ')}  `), txt(s(about))];
   });

@@ -3,9 +3,6 @@ import { plural } from './cards-format';
 import { item, listCard } from './cards-kit';
 import type { Result } from './result-types';
 
-type R = Record<string, unknown>;
-const rows = (v: unknown) => (Array.isArray(v) ? (v as R[]) : []);
-
 /** How long ago an ISO time was, in a few words. */
 function ago(iso: unknown, now = Date.now()): string {
   const seconds = Math.max(0, Math.round((now - Date.parse(String(iso))) / 1000));
@@ -17,15 +14,15 @@ function ago(iso: unknown, now = Date.now()): string {
 
 /** list_workers: each machine, alive or not, how full, and when it last answered. */
 export function workersCard(r: Result<'list_workers'>): Rendered {
-  const items = rows(r.workers).map((w) =>
+  const items = r.workers.map((w) =>
     item(
       w.name,
       w.host,
       [
         ['', w.alive ? 'alive' : w.stopped_at ? 'stopped' : 'not answering'],
-        ['', `${Number(w.running ?? 0)} of ${plural(Number(w.capacity ?? 0), 'agent')} busy`],
+        ['', `${w.running} of ${plural(w.capacity, 'agent')} busy`],
         ['heartbeat', ago(w.last_heartbeat)],
-        ['labels', rows(w.labels).length ? (w.labels as unknown[]).join(', ') : null],
+        ['labels', w.labels.length ? w.labels.join(', ') : null],
       ],
       w.alive ? '🟢' : '⚪',
     ),

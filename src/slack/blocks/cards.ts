@@ -39,8 +39,11 @@ function each<N extends CommandName>(names: readonly N[], render: (command: N, r
   };
 }
 
-/** The designed card for each command's result (commands not listed here fall back to the generic renderer). */
-const CARDS: { [N in CommandName]?: CardFor<N> } = {
+/**
+ * The designed card for each command's result (commands not listed here fall back to the generic
+ * renderer). `satisfies` keeps each card's own parameter type, which CardInputs exposes.
+ */
+const CARDS = {
   create_task: createdTaskCard,
   get_agent_error: agentErrorCard,
   get_task_result: taskResultCard,
@@ -69,14 +72,21 @@ const CARDS: { [N in CommandName]?: CardFor<N> } = {
   list_agent_requests: agentRequestsCard,
   answer_agent_request: answerCard,
   get_merge_queue: mergeQueueCard,
-};
+} satisfies { [N in CommandName]?: CardFor<N> };
+
+/**
+ * What each card declares it reads: a command's result, not an untyped record, so that renaming a
+ * result key fails the type check in the card (test/unit/slack/card-types.test.ts holds every
+ * card to it).
+ */
+export type CardInputs = { [N in keyof typeof CARDS]: Parameters<(typeof CARDS)[N]>[0] };
 
 /**
  * The card for a result of the command called `name`. Results arrive here by name (renderResult),
  * so this is the one place a result meets its command's declared type.
  */
 export function cardFor(name: string): Renderer | undefined {
-  return (CARDS as Record<string, Renderer | undefined>)[name];
+  return (CARDS as unknown as Record<string, Renderer | undefined>)[name];
 }
 
 /** The commands whose results have a designed card. */

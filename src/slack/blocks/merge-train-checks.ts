@@ -1,8 +1,12 @@
+import type { Result } from './result-types';
+
+/** A PR/MR's checks as get_task and get_merge_queue give them. */
+type PrChecks = NonNullable<Result<'get_task'>['pr_checks']>;
+
 /** get_task's / get_merge_queue's `pr_checks` in a few words; null when absent. */
-export function prChecksWords(value: unknown): string | null {
-  if (!value || typeof value !== 'object') return null;
-  const v = value as Record<string, unknown>;
-  const [passing, failing, pending] = [v.passing, v.failing, v.pending].map((n) => Math.max(0, Number(n) || 0));
+export function prChecksWords(checks: PrChecks | undefined): string | null {
+  if (!checks) return null;
+  const { passing, failing, pending } = checks;
   const total = passing + failing + pending;
   const rest = (parts: Array<[number, string]>) => {
     const shown = parts.filter(([n]) => n > 0).map(([n, word]) => `${n} ${word}`);

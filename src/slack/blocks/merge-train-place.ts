@@ -1,24 +1,10 @@
 import { plural } from './cards-format';
 import { STATE_ICONS, STATE_WORDS } from './cards-merge-train';
+import type { Result } from './result-types';
 import { txt, type Line } from './text';
 
 /** A task's place in its merge train, as get_task's `merge_queue` says it. */
-export interface TrainPlace {
-  place: number;
-  state: string;
-  /** ISO time it entered its current state. */
-  since: string;
-  tries: number;
-}
-
-/** get_task's `merge_queue` read defensively (a result is untyped JSON by the time it is drawn): null when absent. */
-export function trainPlaceOf(value: unknown): TrainPlace | null {
-  if (!value || typeof value !== 'object') return null;
-  const v = value as Record<string, unknown>;
-  const place = Number(v.place);
-  if (!Number.isInteger(place) || place < 1 || typeof v.state !== 'string') return null;
-  return { place, state: v.state, since: typeof v.since === 'string' ? v.since : '', tries: Number(v.tries) || 0 };
-}
+export type TrainPlace = NonNullable<Result<'get_task'>['merge_queue']>;
 
 /** "HH:MM UTC" of an ISO time: a card updated in place must not say "2 min ago" for an hour. */
 function clock(iso: string): string | null {

@@ -1,5 +1,3 @@
-import type { ResultOf } from '../../commands/catalog';
-import type { getStatus } from '../../commands/status';
 import { cardFor } from './cards';
 import { errorReply } from './errors';
 import { genericBlocks } from './generic';
@@ -8,12 +6,26 @@ import { taskDetailBlocks, taskListBlocks } from './tasks';
 import { ALL_COMMANDS } from '../../commands/index';
 import type { ListPaging } from '../../commands/paging';
 import { context, type Rendered } from './common';
+import type { Result } from './result-types';
 import { esc } from './text';
 
 /** Block Kit for a command's result; a renderer per kind, and a generic one for the rest. */
 export function renderResult(command: string, args: Record<string, unknown>, result: Record<string, unknown>): Rendered {
   if ('error' in result) return errorReply(result.error, command);
-  return withWarning(renderSuccess(command, args, result), result.warning);
+  return withWarning(designedOrGeneric(command, args, result), result.warning);
+}
+
+/**
+ * The command's designed card, read through its result's type. Results come from the command of
+ * that name, so they have that shape; should one not (a card's defect, a result from elsewhere),
+ * the reply is the generic card of every key rather than none at all.
+ */
+function designedOrGeneric(command: string, args: Record<string, unknown>, result: Record<string, unknown>): Rendered {
+  try {
+    return renderSuccess(command, args, result);
+  } catch {
+    return withMorePages(genericBlocks(command, result), command, args, result);
+  }
 }
 
 /** A result's warning (the spec's optional one) shown on every card, unless the card shows it already. */
@@ -27,14 +39,14 @@ function withWarning(rendered: Rendered, warning: unknown): Rendered {
 
 function renderSuccess(command: string, args: Record<string, unknown>, result: Record<string, unknown>): Rendered {
   switch (command) {
+    // execute answers by name, so this is where a result meets its declared type.
     case 'get_status':
-      // execute answers by name, so this is where a result meets its declared type.
-      return statusBlocks(result as ResultOf<typeof getStatus>);
+      return statusBlocks(result as Result<'get_status'>);
     case 'get_task':
-      return taskDetailBlocks(result);
+      return taskDetailBlocks(result as Result<'get_task'>);
     case 'list_tasks':
       return taskListBlocks(
-        result as { tasks: Array<Record<string, unknown>>; total: number },
+        result as Result<'list_tasks'>,
         { project_id: args.project_id, status: args.status },
         typeof args.offset === 'number' ? args.offset : 0,
       );

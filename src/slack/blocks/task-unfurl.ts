@@ -1,5 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import { context, emoji, section, statusWord } from './common';
+import type { Result } from './result-types';
 import { bold, link, md, mdJoin, richLines, txt } from './text';
 
 /** What a classic unfurl attaches to a pasted task link: blocks under the message. */
@@ -12,18 +13,16 @@ export interface TaskUnfurl {
  * title and status, its link, and a line with its id, project, agent and branch. The title is
  * literal rich text and the rest is escaped: all of it is the task's own text.
  */
-export function taskUnfurl(task: Record<string, unknown>, url: string): TaskUnfurl {
-  const str = (v: unknown) => (typeof v === 'string' && v ? v : null);
-  const status = String(task.status ?? '');
+export function taskUnfurl(task: Result<'get_task'>, url: string): TaskUnfurl {
   const facts = [
-    md`Task ${String(task.id)}`,
-    str(task.project_id) && md`project ${String(task.project_id)}`,
-    str(task.assigned_agent) && md`agent ${String(task.assigned_agent)}`,
-    str(task.branch) && md`branch ${String(task.branch)}`,
+    md`Task ${task.id}`,
+    md`project ${task.project_id}`,
+    task.assigned_agent ? md`agent ${task.assigned_agent}` : null,
+    task.branch ? md`branch ${task.branch}` : null,
   ].filter((f) => f !== null);
   return {
     blocks: [
-      richLines([[txt(`${emoji(status)} `), bold(String(task.title ?? task.id)), txt(` · ${statusWord(status)}`)], [link(url)]]),
+      richLines([[txt(`${emoji(task.status)} `), bold(task.title || task.id), txt(` · ${statusWord(task.status)}`)], [link(url)]]),
       context(mdJoin(facts, ' · ').text),
     ],
   };

@@ -4,7 +4,8 @@ import { button, context, emoji, fallbackOf, LIMITS, statusWord, type Rendered }
 import { stopTaskButton, tryWords } from './cards-format';
 import { fitBlocks } from './long';
 import { prChecksWords } from './merge-train-checks';
-import { trainPlaceLine, trainPlaceOf } from './merge-train-place';
+import { trainPlaceLine } from './merge-train-place';
+import type { Result } from './result-types';
 import { placeOfPermalink } from '../source-thread';
 import { bold, link, mono, packRich, txt, type Line } from './text';
 import { REQUEST_CHANGES_BUTTONS, TASK_BUTTONS } from './action-ids';
@@ -30,32 +31,29 @@ export function taskButtons(taskId: string, status: string, options: { waitingTo
 }
 
 /** A task's card: its title and every detail as literal rich text, the description in full, buttons. */
-export function taskDetailBlocks(task: Record<string, unknown>, note?: string): Rendered {
-  const id = String(task.id);
-  const status = String(task.status);
+export function taskDetailBlocks(task: Result<'get_task'>, note?: string): Rendered {
+  const { id, status } = task;
   // The facts that are set, in the thread root's order; nothing shown as "—" or "0".
-  const retries = Number(task.retry_count ?? 0) || 0;
   const facts = [
     statusWord(status),
-    task.project_id ? String(task.project_id) : null,
-    task.priority !== undefined && task.priority !== null ? `priority ${String(task.priority)}` : null,
-    task.assigned_agent ? `agent ${String(task.assigned_agent)}` : null,
-    tryWords(status, `${retries} of ${String(task.max_retries ?? '?')}`),
+    task.project_id,
+    `priority ${task.priority}`,
+    task.assigned_agent ? `agent ${task.assigned_agent}` : null,
+    tryWords(status, `${task.retry_count} of ${task.max_retries}`),
     task.requires_approval ? 'needs approval' : null,
   ]
     .filter(Boolean)
     .join(' · ');
   const lines: Line[] = [[txt(`${emoji(status)} `), bold(task.title), txt('  '), mono(id)], [txt(facts)]];
   const checks = prChecksWords(task.pr_checks);
-  if (typeof task.pr_url === 'string' && task.pr_url)
-    lines.push([txt('Pull request: '), link(task.pr_url), ...(checks ? [txt(` · ${checks}`)] : [])]);
-  const train = trainPlaceOf(task.merge_queue);
+  if (task.pr_url) lines.push([txt('Pull request: '), link(task.pr_url), ...(checks ? [txt(` · ${checks}`)] : [])]);
+  const train = task.merge_queue ?? null;
   if (train) lines.push(trainPlaceLine(train));
   // Only a Slack permalink becomes a link: a source given by hand is shown as the text it is.
-  if (typeof task.source_url === 'string' && task.source_url)
+  if (task.source_url)
     lines.push([txt('Asked for in: '), placeOfPermalink(task.source_url) ? link(task.source_url) : txt(task.source_url)]);
   const blocks: KnownBlock[] = packRich(lines, LIMITS.richText);
-  if (typeof task.description === 'string' && task.description)
+  if (task.description)
     blocks.push(
       ...packRich(
         task.description.split('\n').map((l) => [txt(l)]),
@@ -67,7 +65,7 @@ export function taskDetailBlocks(task: Record<string, unknown>, note?: string): 
   if (note) blocks.push(context(note));
   const fitted = fitBlocks(blocks, () => JSON.stringify(task, null, 2), `${id}.json`);
   return {
-    text: fallbackOf(`${emoji(status)} ${String(task.title)} (${id}) — ${statusWord(status)}`),
+    text: fallbackOf(`${emoji(status)} ${task.title} (${id}) — ${statusWord(status)}`),
     blocks: fitted.blocks,
     ...(fitted.file && { files: [fitted.file] }),
   };
@@ -81,8 +79,8 @@ export const TASK_PAGE_SIZE = 20;
  * offset to ask list_tasks for, so every match can be reached however many there are.
  */
 export function taskListBlocks(
-  result: { tasks: Array<Record<string, unknown>>; total: number },
-  filter: Record<string, unknown>,
+  result: Pick<Result<'list_tasks'>, 'tasks' | 'total'>,
+  filter: { project_id?: unknown; status?: unknown },
   offset = 0,
 ): Rendered {
   const page = result.tasks.slice(0, TASK_PAGE_SIZE);
@@ -92,13 +90,11 @@ export function taskListBlocks(
   if (page.length === 0) blocks.push(context(offset > 0 ? 'No more tasks.' : 'No tasks.'));
   const lines: Line[] = page.flatMap((t, i) => {
     const line: Line = [
-      txt(`${emoji(String(t.status))} `),
+      txt(`${emoji(t.status)} `),
       mono(t.id),
       txt(' '),
       bold(t.title),
-      txt(
-        `\n${statusWord(t.status)} · ${String(t.project_id)} · priority ${String(t.priority)}${t.assigned_agent ? ` · agent ${String(t.assigned_agent)}` : ''}`,
-      ),
+      txt(`\n${statusWord(t.status)} · ${t.project_id} · priority ${t.priority}${t.assigned_agent ? ` · agent ${t.assigned_agent}` : ''}`),
     ];
     return i === 0 ? [line] : [[], line];
   });

@@ -1,6 +1,7 @@
 import type { EntityMetadata } from '@slack/types';
 import type { EntityPresentDetailsArguments } from '@slack/web-api';
 import { clip, esc, statusWord } from './common';
+import type { Result } from './result-types';
 
 /**
  * A task as a Slack Work Object (`slack#/entities/task`): what its messages carry in
@@ -119,18 +120,17 @@ export function taskEntity(f: TaskEntityFacts): EntityMetadata {
 }
 
 /** The Work Object of a task as get_task shows it. */
-export function taskEntityOf(task: Record<string, unknown>, url: string): EntityMetadata {
-  const str = (v: unknown) => (typeof v === 'string' && v ? v : null);
+export function taskEntityOf(task: Result<'get_task'>, url: string): EntityMetadata {
   return taskEntity({
-    id: String(task.id),
-    title: String(task.title ?? task.id),
-    status: String(task.status ?? ''),
-    projectId: String(task.project_id ?? ''),
-    agent: str(task.assigned_agent),
-    priority: typeof task.priority === 'number' ? task.priority : null,
-    description: str(task.description),
-    branch: str(task.branch),
-    prUrl: str(task.pr_url),
+    id: task.id,
+    title: task.title || task.id,
+    status: task.status,
+    projectId: task.project_id,
+    agent: task.assigned_agent || null,
+    priority: task.priority,
+    description: task.description || null,
+    branch: task.branch || null,
+    prUrl: task.pr_url || null,
     url,
   });
 }

@@ -4,12 +4,15 @@ import type { Database } from '../../db/database';
 import type { EventRecord } from '../../db/repositories/events';
 import type { EventLog } from '../../orchestrator/events';
 import { fallbackOf } from '../blocks/common';
+import type { Result } from '../blocks/result-types';
 import type { SlackFeatures } from '../ai-surfaces/features';
 import { contextBar, contextBarHash, type RoomFacts } from './room-context';
 import { diffViewContent } from './room-diff';
 import { ROOM_COMMANDS } from './room-commands';
 import { createHash } from 'node:crypto';
 import { summarizeDiff } from '../../git/diff-summary';
+
+type TaskResult = Result<'get_task'>;
 
 /** What the rooms need from the process (the Runtime has all of it). */
 export interface TaskRoomSource {
@@ -75,16 +78,16 @@ export class TaskRooms {
     await this.refresh(taskId).catch((err) => this.log(`The room of task ${taskId} was not updated after a turn: ${slackError(err)}`));
   }
 
-  private async task(taskId: string): Promise<Record<string, unknown> | null> {
+  private async task(taskId: string): Promise<TaskResult | null> {
     const task = await this.source.handler.execute('get_task', { task_id: taskId }, { source: 'system' });
     return 'error' in task ? null : task;
   }
 
   /** Whether the project wants a room for this task (task_rooms: all, approval, off). */
-  private async wanted(task: Record<string, unknown>): Promise<boolean> {
+  private async wanted(task: TaskResult): Promise<boolean> {
     const projects = await this.source.handler.execute('list_projects', { limit: 500 }, { source: 'system' });
-    const list: Array<Record<string, unknown>> = 'error' in projects ? [] : projects.projects;
-    const setting = String(list.find((p) => p.id === task.project_id)?.task_rooms ?? 'approval');
+    const list = 'error' in projects ? [] : projects.projects;
+    const setting = list.find((p) => p.id === task.project_id)?.task_rooms ?? 'approval';
     return setting === 'all' || (setting === 'approval' && task.requires_approval === true);
   }
 
@@ -116,9 +119,9 @@ export class TaskRooms {
         text: `🏠 This task has its own room: <#${channelId}>. Its diff, pull request and context are there; replies here still reach the agent.`,
       });
       await this.source.events.emit('room_opened', {
-        projectId: String(task.project_id),
+        projectId: task.project_id,
         taskId,
-        payload: { title: String(task.title), channel_id: channelId, room_url: url },
+        payload: { title: task.title, channel_id: channelId, room_url: url },
       });
     }
     await this.refresh(taskId);
@@ -146,7 +149,7 @@ export class TaskRooms {
 
   private async refreshViews(
     taskId: string,
-    task: Record<string, unknown>,
+    task: TaskResult,
     room: { channelId: string; views: string[]; diffHash: string | null },
   ): Promise<void> {
     if (!(await this.features.usable('room_views'))) return;
@@ -179,7 +182,7 @@ export class TaskRooms {
         });
       }
     }
-    if (typeof task.pr_url === 'string' && !views.has('pull_request')) {
+    if (task.pr_url && !views.has('pull_request')) {
       await this.client.agents.conversations.setView({
         channel_id: room.channelId,
         type: 'pull_request',
@@ -191,16 +194,15 @@ export class TaskRooms {
     }
   }
 
-  private async facts(task: Record<string, unknown>): Promise<RoomFacts> {
-    const text = (v: unknown) => (typeof v === 'string' && v ? v : null);
-    const budget = await this.source.handler.execute('get_budget', { project_id: String(task.project_id) }, { source: 'system' });
+  private async facts(task: TaskResult): Promise<RoomFacts> {
+    const budget = await this.source.handler.execute('get_budget', { project_id: task.project_id }, { source: 'system' });
     return {
-      repo: text(task.repo_id),
-      branch: text(task.branch),
-      prUrl: text(task.pr_url),
-      status: String(task.status),
-      tokens: Number(task.tokens) || 0,
-      costUsd: Number(task.cost_usd) || 0,
+      repo: task.repo_id || null,
+      branch: task.branch || null,
+      prUrl: task.pr_url || null,
+      status: task.status,
+      tokens: task.tokens,
+      costUsd: task.cost_usd,
       budgetTokens: 'error' in budget ? null : budget.token_limit,
     };
   }
@@ -223,7 +225,7 @@ export class TaskRooms {
     await this.source.events.emit('room_archived', {
       projectId,
       taskId,
-      payload: { title: task ? String(task.title) : taskId, channel_id: room.channelId, outcome },
+      payload: { title: task ? task.title : taskId, channel_id: room.channelId, outcome },
     });
   }
 
@@ -233,7 +235,7 @@ export class TaskRooms {
     if (!plan || plan.ownerId === stepId) return;
     const owner = await this.task(plan.ownerId);
     if (owner?.status !== 'COMPLETED' || plan.running) return this.refresh(plan.ownerId);
-    await this.close(plan.ownerId, plan.blocked ? 'task_blocked' : 'task_completed', String(owner.project_id));
+    await this.close(plan.ownerId, plan.blocked ? 'task_blocked' : 'task_completed', owner.project_id);
   }
 
   /** The plan `taskId` made or is a step of: whose it is, and whether its steps still run (none blocked, some not done). */
@@ -246,17 +248,15 @@ export class TaskRooms {
   }
 
   /** Outcome, files changed, PR and cost, in one message (escaped whole: the title is not ours). */
-  private async summary(taskId: string, task: Record<string, unknown> | null, outcomeEvent: string): Promise<string> {
+  private async summary(taskId: string, task: TaskResult | null, outcomeEvent: string): Promise<string> {
     const stats = (await this.source.db.taskRooms.get(taskId))?.diffStats;
     const files = stats
       ? `${stats.files} file${stats.files === 1 ? '' : 's'} changed (+${stats.insertions} −${stats.deletions})`
       : 'no files changed';
     const outcome = OUTCOMES[outcomeEvent] ?? outcomeEvent;
-    const pr = task && typeof task.pr_url === 'string' ? `PR ${task.pr_url}` : 'no PR';
-    const cost = task
-      ? `$${(Number(task.cost_usd) || 0).toFixed(2)} · ${(Number(task.tokens) || 0).toLocaleString('en-US')} tokens`
-      : 'cost unknown';
-    const title = task ? String(task.title) : taskId;
+    const pr = task?.pr_url ? `PR ${task.pr_url}` : 'no PR';
+    const cost = task ? `$${task.cost_usd.toFixed(2)} · ${task.tokens.toLocaleString('en-US')} tokens` : 'cost unknown';
+    const title = task ? task.title : taskId;
     return fallbackOf(`🏁 ${title}: ${outcome} · ${files} · ${pr} · ${cost}`);
   }
 }

@@ -52,7 +52,7 @@ const universal: Record<string, unknown> = {
   hooks: [{ id: 'h', project_id: 'p', name: H, enabled: true, trigger: { type: 'event', event_type: 'task_failed' } }],
   hook_name: H,
   runs: [{ id: 1, trigger_reason: H, status: 'failed', tokens_used: 10, skipped_reason: null, started_at: '2026-11-23T05:00:00.000Z' }],
-  notes: [{ name: 'n', title: H, size_bytes: 2048, modified: '2026-11-23' }],
+  notes: [{ name: 'n', title: H, size_bytes: 2048, modified: 1795410000.25 }],
   specs: [{ name: 's', title: H, size_bytes: 10 }],
   content: HOSTILE_BLOCK,
   path: `notes/${H}.md`,
@@ -84,6 +84,53 @@ const universal: Record<string, unknown> = {
   percent: 25,
   window_hours: 24,
   delivery: 'live',
+  workers: [
+    {
+      name: H,
+      host: H,
+      alive: true,
+      capacity: 2,
+      labels: [H],
+      running: 1,
+      running_tasks: ['swift-fox-042'],
+      last_heartbeat: '2026-11-23T05:00:00.000Z',
+      started_at: '2026-11-23T04:00:00.000Z',
+    },
+  ],
+  rules: [`Bash(${H})`],
+  is_default: false,
+  asks_people: true,
+  timeout_seconds: 600,
+  on_timeout: 'block',
+  requests: [
+    {
+      id: 7,
+      task_id: 'swift-fox-042',
+      project_id: 'p',
+      kind: 'question',
+      questions: [{ question: H, options: [{ label: H }] }],
+      status: 'pending',
+      answer: null,
+      answered_by: null,
+      created_at: '2026-11-23T05:00:00.000Z',
+      expires_at: null,
+    },
+    {
+      id: 8,
+      task_id: 'swift-fox-042',
+      project_id: 'p',
+      kind: 'permission',
+      tool: 'Bash',
+      detail: H,
+      description: H,
+      rule: `Bash(${H})`,
+      status: 'timed_out',
+      answer: null,
+      answered_by: 'U1',
+      created_at: '2026-11-23T05:00:00.000Z',
+      expires_at: null,
+    },
+  ],
 };
 
 const overrides: Record<string, Record<string, unknown>> = {
@@ -271,5 +318,18 @@ describe('designed cards', () => {
     expect(shown).toContain('More on the next page: ask again with `offset=1`.');
     expect(shown).not.toContain('Showing');
     expect(shown).toContain('Waits for 3');
+  });
+
+  it('shows the day a note last changed (list_notes gives its mtime in seconds) and what each agent request asks', () => {
+    const notes = JSON.stringify(
+      renderResult('list_notes', {}, { project_id: 'p', notes: universal.notes, total: 1, next_offset: null }).blocks,
+    );
+    expect(notes).toContain('2026-11-23');
+    expect(notes).not.toContain('1795410000');
+    const requests = JSON.stringify(renderResult('list_agent_requests', {}, { requests: universal.requests, total: 2 }).blocks);
+    expect(requests).toContain('❓');
+    expect(requests).toContain('🔐');
+    expect(requests).toContain('#8');
+    expect(requests).toContain('timed out');
   });
 });

@@ -7,7 +7,9 @@ import { statusWord } from '../../../src/slack/blocks/common';
 import { taskButtons, taskDetailBlocks, taskListBlocks } from '../../../src/slack/blocks/tasks';
 import { homeBlocks } from '../../../src/slack/home';
 import type { HomeData } from '../../../src/slack/home-data';
+import type { Result } from '../../../src/slack/blocks/result-types';
 import { visibleTexts } from '../../support/slack-validator';
+import { taskResult } from '../../support/task-result';
 
 const seen = (blocks: KnownBlock[]) => visibleTexts(blocks).join('\n');
 /** Every button's label, in rows and beside sections. */
@@ -52,7 +54,7 @@ describe('what people read', () => {
 
   it('shows an approved task waiting in its merge train under Needs you with its place, and no Approve', () => {
     const row = { id: 't1', title: 'Land me', projectId: 'p', detail: null, prUrl: null, status: 'AWAITING_APPROVAL' as const };
-    const train = { place: 1, state: 'checking', since: '2026-11-26T06:00:00.000Z', tries: 1 };
+    const train = { train: 'web', place: 1, state: 'checking', since: '2026-11-26T06:00:00.000Z', tries: 1, last_outcome: null } as const;
     const home = {
       ...emptyHome,
       projectCount: 1,
@@ -81,19 +83,7 @@ describe('what people read', () => {
   });
 
   it("gives a task card only the facts that are set, in the thread root's words", () => {
-    const card = (more: Record<string, unknown>) =>
-      seen(
-        taskDetailBlocks({
-          id: 't-1',
-          title: 'Fix it',
-          status: 'READY',
-          project_id: 'web',
-          priority: 5,
-          retry_count: 0,
-          max_retries: 3,
-          ...more,
-        }).blocks as KnownBlock[],
-      );
+    const card = (more: Partial<Result<'get_task'>>) => seen(taskDetailBlocks(taskResult(more)).blocks as KnownBlock[]);
     expect(card({})).toContain('ready · web · priority 5');
     expect(card({})).not.toMatch(/—|try|approval/);
     expect(card({ status: 'FAILED', retry_count: 3, assigned_agent: 'claude-1', requires_approval: true })).toContain(
