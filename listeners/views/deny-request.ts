@@ -33,8 +33,7 @@ export function registerDenyRequestModal(app: App, { runtime }: ListenerDeps): v
     }
     if (context?.channel_id && context.message_ts) {
       // The request message keeps what it asked; its buttons make way for the decision.
-      const request = (result.request ?? {}) as Record<string, unknown>;
-      const shown = permissionPost({ ...request, request_id: request.id, title: result.title });
+      const shown = permissionPost({ ...result.request, request_id: result.request.id, title: result.title });
       await client.chat
         .update({
           channel: context.channel_id,
