@@ -7,7 +7,6 @@ import { DEFAULT_ANTHROPIC_URL, observeLimits } from './limit-observer';
 import { withoutSecrets } from '../util/safe-env';
 import {
   claudeConfigSecrets,
-  makeRunTempDir,
   missingSandboxPrograms,
   pathGuard,
   placesOf,
@@ -16,6 +15,7 @@ import {
   type ConfinementPolicy,
   type Refusal,
 } from './confinement';
+import { makeRunTempDir } from './run-temp-dir';
 import { StreamingPrompt } from './streaming-input';
 import { DEFAULT_TOOL_POLICY } from './agent-requests';
 import { permissionCallback } from './permission-callback';

@@ -1,5 +1,5 @@
 import { accessSync, constants, statSync } from 'node:fs';
-import { mkdir, mkdtemp, realpath } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { HookCallback, HookJSONOutput, Options } from '@anthropic-ai/claude-agent-sdk';
 import type { AppConfig } from '../config';
@@ -87,15 +87,6 @@ export function appPrivatePaths(config: AppConfig): string[] {
     gitCredentialsDir(config.home),
     agentTempDir(config.home),
   ];
-}
-
-/**
- * A run's own temporary folder in `tempRoot` (agentTempDir), the root made readable by this user
- * alone if it is not there yet. The caller removes the folder when the run ends.
- */
-export async function makeRunTempDir(tempRoot: string, prefix: string): Promise<string> {
-  await mkdir(tempRoot, { recursive: true, mode: 0o700 });
-  return mkdtemp(path.join(tempRoot, prefix));
 }
 
 /** Claude Code's login where CLAUDE_CONFIG_DIR moves it out of the home folder. */

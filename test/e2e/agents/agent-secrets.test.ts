@@ -201,7 +201,7 @@ describe("the app's secrets stay out of the agent's shell and what it reports (r
       expect(shell).not.toContain('app-file-must-not-leak');
       for (const note of Object.values(logins)) expect(shell).not.toContain(note);
       expect(shell).not.toContain('SQLite format 3');
-      expect(shell).toMatch(new RegExp(`TMPDIR=${agentTempDir(h.rt.config.home)}/claude-\\w+/claude-\\d+\\nkept for later`));
+      expect(shell).toMatch(new RegExp(`TMPDIR=${agentTempDir(h.rt.config.home)}/claude-[^/]+/claude-\\d+\\nkept for later`));
     } finally {
       await appFiles.close();
     }
