@@ -240,16 +240,6 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     const startHead = await workspaceHead(request.cwd);
     const refusals: Refusal[] = [];
     let writesAllowed = 0;
-    const guard = pathGuard(
-      roots,
-      (refusal) => {
-        refusals.push(refusal);
-        request.onProgress?.(`Refused · ${refusal.tool}${refusal.path ? ` · ${refusal.path}` : ''} (${refusal.place})`);
-      },
-      (tool) => {
-        if (WRITE_TOOLS.has(tool)) writesAllowed += 1;
-      },
-    );
     // The project's policy is what runs unasked; the rest reaches the permission callback (the
     // path guard and the sandbox still apply to everything allowed).
     const requests = request.agentRequests;
@@ -263,6 +253,18 @@ export class ClaudeCodeAdapter implements AgentAdapter {
     const temp = await makeRunTempDir(this.options.tempRoot, 'claude-');
     // The CLI keeps its own files in CLAUDE_CODE_TMPDIR and gives its shell a folder in TMPDIR.
     Object.assign(env, { CLAUDE_CODE_TMPDIR: temp, TMPDIR: temp });
+    // The file tools reach what the shell does: the task's roots and the run's temporary folder
+    // (where a command's output written to $TMPDIR is read back).
+    const guard = pathGuard(
+      [...roots, temp],
+      (refusal) => {
+        refusals.push(refusal);
+        request.onProgress?.(`Refused · ${refusal.tool}${refusal.path ? ` · ${refusal.path}` : ''} (${refusal.place})`);
+      },
+      (tool) => {
+        if (WRITE_TOOLS.has(tool)) writesAllowed += 1;
+      },
+    );
     const options: Options = {
       cwd: request.cwd,
       env,

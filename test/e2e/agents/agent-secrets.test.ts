@@ -8,7 +8,7 @@ import { GitManagerTaskGit } from '../../../src/orchestrator/task-git';
 import { SlackNotifier } from '../../../src/slack/notifier';
 import { agentTempDir } from '../../../src/util/app-home-files';
 import { ORDINARY_TEXT, writeAppFiles } from '../../support/app-files';
-import { FakeAnthropic, type RecordedRequest, type ToolResultBlock } from '../../support/fake-anthropic';
+import { FakeAnthropic, type RecordedRequest, type ScriptedAnswer, type ToolResultBlock } from '../../support/fake-anthropic';
 import { FakeSlack } from '../../support/fake-slack';
 import { makeHarness, waitFor, type Harness } from '../../integration/orchestrator/harness';
 
@@ -193,10 +193,20 @@ describe("the app's secrets stay out of the agent's shell and what it reports (r
       const files = [appFiles.ordinary, ...appFiles.hidden, appFiles.socket, ...Object.keys(logins)];
       // Then its own temporary folder, which lies among the other agents' (hidden) ones.
       const ownTemp = 'echo "TMPDIR=$TMPDIR"; echo kept for later > "$TMPDIR/scratch.txt"; cat "$TMPDIR/scratch.txt"';
-      fake.enqueue({ toolUses: [{ name: 'Bash', input: { command: `cat ${files.join(' ')}; ${ownTemp}` } }] }, { text: 'Read them.' });
+      // The file tools reach the same folder: a command's output kept there is read back with Read.
+      const readBack = (request: RecordedRequest): ScriptedAnswer => {
+        const tmpdir = /TMPDIR=(\S+)/.exec(fake.toolResultsIn(request).map(textOf).join('\n'))?.[1] ?? '$TMPDIR';
+        return { toolUses: [{ name: 'Read', input: { file_path: path.join(tmpdir, 'scratch.txt') } }] };
+      };
+      fake.enqueue({ toolUses: [{ name: 'Bash', input: { command: `cat ${files.join(' ')}; ${ownTemp}` } }] }, readBack, {
+        text: 'Read them.',
+      });
       const id = await h.task('Read the app files');
       await h.waitStatus(id, 'COMPLETED', 90_000);
       const shell = toolResults(fake).join('\n');
+      const read = fake.toolResultsIn(fake.requests.at(-1)!).map(textOf).join('\n');
+      expect(read).toContain('kept for later');
+      expect(read).not.toMatch(/outside this task's workspace/);
       expect(shell).toContain(ORDINARY_TEXT);
       expect(shell).not.toContain('app-file-must-not-leak');
       for (const note of Object.values(logins)) expect(shell).not.toContain(note);
