@@ -81,7 +81,8 @@ export function gitCard(command: GitCommands, r: AnyShape<Result<GitCommands>>):
   if (command === 'git_diff' || command === 'get_task_diff') {
     const lines: Line[] = [
       facts([
-        ['against', r.base_branch],
+        // git_diff names its base_branch; get_task_diff, the task's repository's default branch, as base.
+        ['against', command === 'get_task_diff' ? r.base : r.base_branch],
         ['branch', r.branch],
       ]),
     ];
@@ -112,20 +113,30 @@ export function gitCard(command: GitCommands, r: AnyShape<Result<GitCommands>>):
       lines: branches.slice(0, 60).map((b): Line => [txt(b === r.current_branch ? '➜ ' : '   '), mono(b)]),
     });
   }
-  const title = GIT_ACTIONS[command] ?? (command === 'git_branch' ? 'Branch created' : 'Done');
   const nothing = r.committed === false || r.status === 'nothing_to_commit';
+  // A merge that conflicts is aborted: git_merge says merged false, merge_branch status conflict.
+  const conflicted = r.merged === false || r.status === 'conflict';
+  const title = conflicted
+    ? 'Not merged: conflicts'
+    : nothing
+      ? 'Nothing to commit'
+      : (GIT_ACTIONS[command] ?? (command === 'git_branch' ? 'Branch created' : 'Done'));
   const lines: Line[] = [
     facts([
       ['repo', r.repo_id],
       ['project', r.repo_id ? null : r.project_id],
       ['branch', r.branch ?? r.pushed ?? r.created_branch ?? r.new_branch ?? r.created],
-      ['into', r.base],
+      // git_merge merges into `into`, merge_branch into `target`, a pull request into `base`.
+      ['into', r.into ?? r.target ?? r.base],
     ]),
   ];
   if (r.message || r.commit_message) lines.push([txt(s(r.commit_message ?? r.message))]);
+  const conflicts = r.conflicting_files ?? [];
+  lines.push(...conflicts.slice(0, 30).map((f): Line => [txt('• '), mono(f)]));
+  if (conflicts.length > 30) lines.push([txt(`${plural(conflicts.length - 30, 'more file')} in conflict.`)]);
   if (r.pr_url) lines.push([txt('Pull request: '), link(s(r.pr_url))]);
   if (r.warning) lines.push([txt(`⚠️ ${s(r.warning)}`)]);
-  return card({ icon: nothing ? 'ℹ️' : '🌿', title: nothing ? 'Nothing to commit' : title, subject: where, lines });
+  return card({ icon: conflicted ? '⚠️' : nothing ? 'ℹ️' : '🌿', title, subject: where, lines });
 }
 
 export const FILES_COMMANDS = ['read_file', 'run_command', 'search_files', 'list_directory'] as const;

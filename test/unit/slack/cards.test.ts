@@ -332,4 +332,39 @@ describe('designed cards', () => {
     expect(requests).toContain('#8');
     expect(requests).toContain('timed out');
   });
+
+  it("says what a task's diff is against: its repository's default branch", () => {
+    const diff = renderResult('get_task_diff', {}, { diff: '+ added', branch: 'aq/t-1', base: 'trunk' });
+    expect(JSON.stringify(diff.blocks)).toContain('against trunk');
+    const lowLevel = renderResult('git_diff', {}, { project_id: 'p', diff: '+ added', base_branch: 'main' });
+    expect(JSON.stringify(lowLevel.blocks)).toContain('against main');
+  });
+
+  it('says a merge that conflicted was not merged, into which branch, and which files conflict', () => {
+    for (const [command, result] of [
+      [
+        'git_merge',
+        {
+          repo_id: 'r',
+          merged: false,
+          into: 'main',
+          message: 'Merging conflicts; the merge was aborted.',
+          conflicting_files: ['src/a.ts'],
+        },
+      ],
+      [
+        'merge_branch',
+        { project_id: 'p', repo_id: 'r', branch: 'feature', target: 'main', status: 'conflict', conflicting_files: ['src/a.ts'] },
+      ],
+    ] as const) {
+      const shown = JSON.stringify(renderResult(command, {}, result).blocks);
+      expect(shown).toContain('Not merged: conflicts');
+      expect(shown).not.toContain('"Merged"');
+      expect(shown).toContain('into main');
+      expect(shown).toContain('src/a.ts');
+    }
+    const merged = JSON.stringify(renderResult('git_merge', {}, { repo_id: 'r', merged: true, branch: 'feature', into: 'trunk' }).blocks);
+    expect(merged).toContain('Merged');
+    expect(merged).toContain('into trunk');
+  });
 });
