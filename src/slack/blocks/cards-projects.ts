@@ -3,7 +3,7 @@ import { plural, statusWords } from './cards-format';
 import { card, channel, item, listCard, updatedCard } from './cards-kit';
 import { mono, txt } from './text';
 import { HOME_BUTTONS } from './action-ids';
-import type { AnyShape, Result } from './result-types';
+import type { CommandAndResult, Result } from './result-types';
 
 const s = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 
@@ -58,7 +58,7 @@ export const PROJECT_ACTION_COMMANDS = [
 type ProjectActionCommands = (typeof PROJECT_ACTION_COMMANDS)[number];
 
 /** Project and agent changes, as one sentence each. */
-export function projectActionCard(command: ProjectActionCommands, r: AnyShape<Result<ProjectActionCommands>>): Rendered {
+export function projectActionCard(...[command, r]: CommandAndResult<ProjectActionCommands>): Rendered {
   switch (command) {
     case 'create_project':
       return card({

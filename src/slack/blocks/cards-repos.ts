@@ -1,8 +1,8 @@
 import type { Rendered } from './common';
-import { formatNumber, plural, statusWords } from './cards-format';
+import { formatNumber, plural } from './cards-format';
 import { card, countOf, facts, item, listCard, updatedCard } from './cards-kit';
 import { bold, mono, txt, type Line } from './text';
-import type { AnyShape, Result } from './result-types';
+import type { CommandAndResult, Result } from './result-types';
 
 const s = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 const kb = (bytes: unknown) => `${formatNumber(Math.max(1, Math.round(Number(bytes ?? 0) / 1024)))} KB`;
@@ -93,12 +93,11 @@ function modifiedDay(seconds: number): string {
   return Number.isNaN(at.getTime()) ? '' : at.toISOString().slice(0, 10);
 }
 
-type NoteListing = { name: string; title: string; size_bytes: number };
+export const NOTES_COMMANDS = ['list_notes', 'compare_specs_notes'] as const;
 
-export function notesCard(r: AnyShape<Result<'list_notes' | 'compare_specs_notes'>>): Rendered {
-  const notes: NoteListing[] = r.notes ?? [];
-  if (r.specs) {
-    const line = (n: NoteListing) => item(n.title, n.name, [['', kb(n.size_bytes)]], '📄');
+export function notesCard(...[command, r]: CommandAndResult<(typeof NOTES_COMMANDS)[number]>): Rendered {
+  if (command === 'compare_specs_notes') {
+    const line = (n: { name: string; title: string; size_bytes: number }) => item(n.title, n.name, [['', kb(n.size_bytes)]], '📄');
     return card({
       icon: '📚',
       title: 'Specs and notes',
@@ -106,18 +105,18 @@ export function notesCard(r: AnyShape<Result<'list_notes' | 'compare_specs_notes
       lines: [
         [bold(`Specs · ${r.specs.length}`)],
         ...r.specs.map(line),
-        [bold(`Notes · ${countOf(r.notes_total, notes.length)}`)],
-        ...notes.map(line),
+        [bold(`Notes · ${countOf(r.notes_total, r.notes.length)}`)],
+        ...r.notes.map(line),
       ],
     });
   }
-  const items = notes.map((n) =>
+  const items = r.notes.map((n) =>
     item(
       n.title,
       n.name,
       [
         ['', kb(n.size_bytes)],
-        ['', 'modified' in n && typeof n.modified === 'number' ? modifiedDay(n.modified) : ''],
+        ['', modifiedDay(n.modified)],
       ],
       '📝',
     ),
@@ -142,7 +141,7 @@ export const REPO_ACTION_COMMANDS = [
 type RepoActionCommands = (typeof REPO_ACTION_COMMANDS)[number];
 
 /** Repo, workspace, hook and note changes, as one sentence each. */
-export function repoActionCard(command: RepoActionCommands, r: AnyShape<Result<RepoActionCommands>>): Rendered {
+export function repoActionCard(...[command, r]: CommandAndResult<RepoActionCommands>): Rendered {
   switch (command) {
     case 'add_repo':
       return card({
@@ -189,7 +188,7 @@ export function repoActionCard(command: RepoActionCommands, r: AnyShape<Result<R
         icon: '📝',
         title: `Note ${s(r.status)}`,
         subject: r.title,
-        lines: [[mono(r.path), ...(r.size_bytes ? [txt(` · ${kb(r.size_bytes)}`)] : [])]],
+        lines: [[mono(r.path), ...('size_bytes' in r ? [txt(` · ${kb(r.size_bytes)}`)] : [])]],
       });
     case 'read_note':
       return card({
@@ -200,8 +199,6 @@ export function repoActionCard(command: RepoActionCommands, r: AnyShape<Result<R
       });
     case 'delete_note':
       return card({ icon: '🗑️', title: 'Note deleted', subject: r.title });
-    default:
-      return card({ icon: '🗂️', title: statusWords(command), subject: r.project_id });
   }
 }
 
@@ -209,7 +206,7 @@ export const WORKSPACE_SCAN_COMMANDS = ['find_merge_conflict_workspaces', 'sync_
 type WorkspaceScanCommands = (typeof WORKSPACE_SCAN_COMMANDS)[number];
 
 /** find_merge_conflict_workspaces and sync_workspaces: a line per workspace. */
-export function workspaceScanCard(command: WorkspaceScanCommands, r: AnyShape<Result<WorkspaceScanCommands>>): Rendered {
+export function workspaceScanCard(...[command, r]: CommandAndResult<WorkspaceScanCommands>): Rendered {
   if (command === 'sync_workspaces') {
     const results = r.workspaces ?? [];
     return card({

@@ -4,7 +4,7 @@ import { firstLine, formatDollars, formatNumber, plural, statusWords } from './c
 import { card, countOf, facts, item, updatedCard } from './cards-kit';
 import { bold, italic, mono, txt, type Line } from './text';
 import { TASK_BUTTONS } from './action-ids';
-import type { AnyShape, Result } from './result-types';
+import type { AnyShape, CommandAndResult, Result } from './result-types';
 
 const s = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 const tasksOf = (v: unknown) => (Array.isArray(v) ? (v as Array<{ id: string; title: string; status?: string }>) : []);
@@ -39,26 +39,24 @@ export const TASK_ACTION_COMMANDS = [
 type TaskActionCommands = (typeof TASK_ACTION_COMMANDS)[number];
 
 /** approve / skip / restart / stop / delete / edit / set status: what changed, in a sentence. */
-export function taskActionCard(command: TaskActionCommands, r: AnyShape<Result<TaskActionCommands>>): Rendered {
-  const id = s(r.approved ?? r.skipped ?? r.restarted ?? r.stopped ?? r.deleted ?? r.updated ?? r.task_id);
-  const title = r.title ?? id;
+export function taskActionCard(...[command, r]: CommandAndResult<TaskActionCommands>): Rendered {
   switch (command) {
     case 'approve_task':
       // Queued for landing (not landed yet) says where it waits; otherwise it is completed.
-      return typeof r.landing === 'string' && !r.landed
-        ? card({ icon: '🚂', title: 'Approved', subject: title, lines: [[mono(id)], [txt(r.landing)]] })
+      return 'landing' in r && !r.landed
+        ? card({ icon: '🚂', title: 'Approved', subject: r.title ?? r.approved, lines: [[mono(r.approved)], [txt(r.landing)]] })
         : card({
             icon: '🟢',
             title: 'Approved',
-            subject: title,
-            lines: [[mono(id), txt(r.landed ? ' · landed and completed' : ' · completed')]],
+            subject: r.title ?? r.approved,
+            lines: [[mono(r.approved), txt('landed' in r && r.landed ? ' · landed and completed' : ' · completed')]],
           });
     case 'skip_task': {
       const unblocked = tasksOf(r.unblocked);
       return card({
         icon: '⏭️',
         title: 'Skipped',
-        subject: id,
+        subject: r.skipped,
         lines: unblocked.length
           ? [[txt(`${plural(unblocked.length, 'task')} can run now:`)], ...unblocked.slice(0, 20).map((t) => item(t.title, t.id))]
           : [[txt('Counted as done; nothing was waiting on it.')]],
@@ -68,16 +66,16 @@ export function taskActionCard(command: TaskActionCommands, r: AnyShape<Result<T
       return card({
         icon: '🔁',
         title: 'Back in the queue',
-        subject: title,
-        lines: [[mono(id), txt(` · was ${statusWords(r.previous_status)}, retries reset`)]],
+        subject: r.title,
+        lines: [[mono(r.restarted), txt(` · was ${statusWords(r.previous_status)}, retries reset`)]],
       });
     case 'stop_task':
-      return card({ icon: '⏹️', title: 'Stopped', subject: id, lines: [[txt('It is blocked until you restart or skip it.')]] });
+      return card({ icon: '⏹️', title: 'Stopped', subject: r.stopped, lines: [[txt('It is blocked until you restart or skip it.')]] });
     case 'delete_task':
-      return card({ icon: '🗑️', title: 'Deleted', subject: title, lines: [[mono(id)]] });
+      return card({ icon: '🗑️', title: 'Deleted', subject: r.title, lines: [[mono(r.deleted)]] });
     case 'edit_task':
-      return updatedCard('Updated', id, r.fields);
-    default:
+      return updatedCard('Updated', r.updated, r.fields);
+    case 'set_task_status':
       return card({
         icon: '🛠️',
         title: 'Status set by hand',
@@ -141,7 +139,7 @@ export const DEPENDENCY_COMMANDS = ['add_dependency', 'remove_dependency', 'get_
 type DependencyCommands = (typeof DEPENDENCY_COMMANDS)[number];
 
 /** Dependencies and chain health. */
-export function dependencyCard(command: DependencyCommands, r: AnyShape<Result<DependencyCommands>>): Rendered {
+export function dependencyCard(...[command, r]: CommandAndResult<DependencyCommands>): Rendered {
   if (command === 'get_chain_health') {
     if (Array.isArray(r.stuck_chains)) {
       const chains = r.stuck_chains as Array<{ blocked_task: { id: string; title: string }; stuck_count: number }>;

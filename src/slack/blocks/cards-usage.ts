@@ -2,7 +2,7 @@ import type { Rendered } from './common';
 import { formatDollars, formatNumber, plural } from './cards-format';
 import { card, item } from './cards-kit';
 import { txt, type Line } from './text';
-import type { AnyShape, Result } from './result-types';
+import type { AnyShape, CommandAndResult, Result } from './result-types';
 
 const s = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 
@@ -65,9 +65,13 @@ export const BUDGET_COMMANDS = ['set_budget', 'get_budget', 'clear_budget'] as c
 type BudgetCommands = (typeof BUDGET_COMMANDS)[number];
 
 /** set_budget / get_budget / clear_budget: used against the limit, in words and numbers. */
-export function budgetCard(command: BudgetCommands, r: AnyShape<Result<BudgetCommands>>): Rendered {
+export function budgetCard(...[command, r]: CommandAndResult<BudgetCommands>): Rendered {
+  if (command === 'clear_budget') {
+    // clear_budget names what it cleared: a project's id, or 'global' for the budget over everything.
+    const cleared = r.budget_cleared === 'global' ? 'everything' : `project ${s(r.budget_cleared)}`;
+    return card({ icon: '🧾', title: 'Budget cleared', subject: cleared });
+  }
   const scope = r.project_id ? `project ${s(r.project_id)}` : 'everything';
-  if (command === 'clear_budget') return card({ icon: '🧾', title: 'Budget cleared', subject: scope });
   const lines: Line[] = [];
   if (r.token_limit !== null && r.token_limit !== undefined)
     lines.push([txt(`${formatNumber(r.tokens_used)} of ${formatNumber(r.token_limit)} tokens`)]);

@@ -1,6 +1,6 @@
 import type { CommandName } from '../../commands/index';
 import type { Rendered } from './common';
-import type { AnyShape, Result } from './result-types';
+import type { CommandAndResult, Result } from './result-types';
 import { FILES_COMMANDS, GIT_COMMANDS, gitCard, filesCard } from './cards-git';
 import { PROJECT_ACTION_COMMANDS, agentsCard, projectActionCard, projectsCard } from './cards-projects';
 import {
@@ -8,6 +8,7 @@ import {
   REPO_ACTION_COMMANDS,
   hookRunsCard,
   hooksCard,
+  NOTES_COMMANDS,
   notesCard,
   repoActionCard,
   reposCard,
@@ -32,9 +33,10 @@ import { mergeQueueCard } from './cards-merge-train';
 type CardFor<N extends CommandName> = (result: Result<N>, args: Record<string, unknown>) => Rendered;
 type Renderer = (result: Record<string, unknown>, args: Record<string, unknown>) => Rendered;
 
-/** One card for several commands' results, told which command answered. */
-function each<N extends CommandName>(names: readonly N[], render: (command: N, result: AnyShape<Result<N>>) => Rendered) {
-  return Object.fromEntries(names.map((name) => [name, (result: AnyShape<Result<N>>) => render(name, result)])) as unknown as {
+/** One card for several commands' results, told which command answered (which narrows the result). */
+function each<N extends CommandName>(names: readonly N[], render: (...args: CommandAndResult<N>) => Rendered) {
+  const draw = render as (command: N, result: Result<N>) => Rendered;
+  return Object.fromEntries(names.map((name) => [name, (result: Result<N>) => draw(name, result)])) as unknown as {
     [K in N]: CardFor<K>;
   };
 }
@@ -57,8 +59,7 @@ const CARDS = {
   list_workspaces: workspacesCard,
   list_hooks: hooksCard,
   list_hook_runs: hookRunsCard,
-  list_notes: notesCard,
-  compare_specs_notes: notesCard,
+  ...each(NOTES_COMMANDS, notesCard),
   ...each(REPO_ACTION_COMMANDS, repoActionCard),
   ...each(WORKSPACE_SCAN_COMMANDS, workspaceScanCard),
   ...each(GIT_COMMANDS, gitCard),

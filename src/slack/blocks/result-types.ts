@@ -7,14 +7,19 @@ import type { CommandName, CommandNamed } from '../../commands/index';
  */
 export type Result<N extends CommandName> = ResultOf<CommandNamed<N>>;
 
-/** One of several commands' results, tagged with the command's name so a `switch` on it narrows the result. */
-export type Tagged<N extends CommandName> = { [K in N]: { command: K; result: Result<K> } }[N];
-
 type KeysOfAny<T> = T extends unknown ? keyof T : never;
 type ValueIn<T, K extends PropertyKey> = T extends unknown ? (K extends keyof T ? T[K] : never) : never;
 
 /**
- * A result that comes in several shapes (e.g. per task or per project) read as one: every key of
- * any shape, each optional. A key no shape has still fails the type check.
+ * A result of one command that comes in several shapes (e.g. per task or per project) read as
+ * one: every key of any shape, each optional. A key no shape has still fails the type check. For
+ * several commands' results, CommandAndResult.
  */
 export type AnyShape<T> = { [K in KeysOfAny<T>]?: ValueIn<T, K> };
+
+/**
+ * A command's name and its result, as the parameters of a card that draws several commands'
+ * results (`...[command, r]: CommandAndResult<N>`): a `switch` or `if` on the name narrows the
+ * result to that command's own type, so each branch reads only its command's keys.
+ */
+export type CommandAndResult<N extends CommandName> = { [K in N]: [command: K, result: Result<K>] }[N];

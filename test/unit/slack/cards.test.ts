@@ -367,4 +367,11 @@ describe('designed cards', () => {
     expect(merged).toContain('Merged');
     expect(merged).toContain('into trunk');
   });
+
+  it("says whose budget was cleared: a project's or the one over everything", () => {
+    const project = JSON.stringify(renderResult('clear_budget', {}, { budget_cleared: 'web-app' }).blocks);
+    expect(project).toContain('project web-app');
+    expect(project).not.toContain('everything');
+    expect(JSON.stringify(renderResult('clear_budget', {}, { budget_cleared: 'global' }).blocks)).toContain('everything');
+  });
 });
