@@ -9,6 +9,7 @@ import { permissionJudge, REJECT } from './acp-permissions';
 import { GuardedFiles } from './acp-files';
 import type { AgentAdapter, AgentRunOutcome, AgentRunRequest, AgentUsage } from './adapter';
 import { closedFolders, missingSandboxPrograms, realPathOf, type ConfinementPolicy, type Refusal } from './confinement';
+import { oneLine } from './progress-lines';
 import { makeRunTempDir } from './run-temp-dir';
 import type { AgentProfile } from './profiles';
 import { bubblewrapArgs } from './process-sandbox';
@@ -32,13 +33,6 @@ export interface AcpOptions {
   cancelGraceMs?: number;
   /** The environment the agent's is built from (default: this process's). */
   baseEnv?: NodeJS.ProcessEnv;
-}
-
-const LINE_LIMIT = 300;
-
-function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > LINE_LIMIT ? `${flat.slice(0, LINE_LIMIT - 1)}…` : flat;
 }
 
 function errorOf(err: unknown): string {

@@ -1,7 +1,6 @@
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
-import type { Options, SDKMessage, SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
+import type { Options, SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
 import { isRateLimitMessage, parseResetTime } from './rate-limits';
 import { DEFAULT_ANTHROPIC_URL, observeLimits } from './limit-observer';
 import { withoutSecrets } from '../util/safe-env';
@@ -15,6 +14,7 @@ import {
   type ConfinementPolicy,
   type Refusal,
 } from './confinement';
+import { progressLines } from './progress-lines';
 import { makeRunTempDir } from './run-temp-dir';
 import { StreamingPrompt } from './streaming-input';
 import { DEFAULT_TOOL_POLICY } from './agent-requests';
@@ -84,36 +84,6 @@ export function buildClaudeEnv(
   env.GIT_OPTIONAL_LOCKS = '0';
   env.CLAUDE_CODE_MAX_RETRIES = String(options.maxRetries ?? 2);
   return { ...env, ...(options.env ?? {}) };
-}
-
-const LINE_LIMIT = 300;
-
-function oneLine(text: string, limit = LINE_LIMIT): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
-}
-
-/** A tool call as one short line: `Bash · npm test`, `Write · src/a.ts`. */
-export function describeToolUse(name: string, input: unknown, cwd: string): string {
-  const args = (input ?? {}) as Record<string, unknown>;
-  const rel = (p: unknown) => (typeof p === 'string' ? (path.isAbsolute(p) ? path.relative(cwd, p) || '.' : p) : '');
-  let detail = '';
-  if (typeof args.command === 'string') detail = args.command;
-  else if (args.file_path !== undefined) detail = rel(args.file_path);
-  else if (typeof args.pattern === 'string') detail = args.pattern;
-  else if (args.path !== undefined) detail = rel(args.path);
-  return oneLine(detail ? `${name} · ${detail}` : name);
-}
-
-/** Progress lines for one SDK message (assistant text and tool calls only). */
-export function progressLines(message: SDKMessage, cwd: string): string[] {
-  if (message.type !== 'assistant' || message.parent_tool_use_id) return [];
-  const lines: string[] = [];
-  for (const block of message.message.content as Array<{ type: string; text?: string; name?: string; input?: unknown }>) {
-    if (block.type === 'text' && block.text?.trim()) lines.push(oneLine(block.text));
-    else if (block.type === 'tool_use' && block.name) lines.push(describeToolUse(block.name, block.input, cwd));
-  }
-  return lines;
 }
 
 function usageOf(result: SDKResultMessage | null): AgentUsage {

@@ -1,4 +1,5 @@
-import { buildClaudeEnv, describeToolUse, progressLines } from '../../../src/agents/claude-code';
+import { buildClaudeEnv } from '../../../src/agents/claude-code';
+import { describeToolUse, progressLines } from '../../../src/agents/progress-lines';
 import { buildAgentPrompt, UPSTREAM_SUMMARY_LIMIT } from '../../../src/orchestrator/agent-prompt';
 import { isSingleStepFallback, optsOutOfAutoTasks } from '../../../src/orchestrator/auto-task';
 import { parsePlan } from '../../../src/plan/parser';
