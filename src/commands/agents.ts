@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AGENT_BACKENDS } from '../agents/backends';
-import { nameToId } from '../db/ids';
 import { CommandError, defineCommand } from './catalog';
+import { idFromName } from './derived-ids';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { optional, requiredText } from './schema';
 import { settleAll } from '../util/settle-all';
@@ -48,7 +48,7 @@ export const createAgent = defineCommand({
     profile: optional(requiredText('For backend acp: the agent profile that starts it (list_agent_profiles)')),
   }),
   async run({ name, agent_type, repo_id, backend, profile }, ctx) {
-    const id = nameToId(name);
+    const id = idFromName(name, 'Agent id', { folder: false });
     if (repo_id && !(await ctx.db.repos.get(repo_id))) throw new CommandError(`Repo '${repo_id}' not found.`);
     const chosen = backend ?? 'claude-code';
     if (chosen === 'acp' && !profile) {

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { nameToId } from '../db/ids';
 import { AUTOMATION_KINDS, type AutomationRecord, type AutomationRunRecord } from '../db/repositories/automations';
 import { runSchedule, type AutomationEngineDeps } from '../orchestrator/automation-engine';
 import { fireAutomation, pauseAutomation } from '../orchestrator/automation-firing';
 import { nextRunAfter } from '../orchestrator/automation-schedule';
 import { checkFieldsOfKind, commonFields, DEFAULT_RATE_LIMIT_PER_HOUR, settingsOf, templateOf } from './automation-fields';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
+import { idFromName } from './derived-ids';
 import { cursorPageFields, decodeCursor, nextPageOf, oneStartOnly } from './cursor';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { projectIdOrActive, requireProject } from './projects';
@@ -97,7 +97,7 @@ export const createAutomation = defineCommand({
       if (taken.length > 0)
         throw new CommandError(`Channel ${args.channel_id} already has intake '${taken[0].id}'. Edit that one instead.`);
     }
-    const id = nameToId(args.name);
+    const id = idFromName(args.name, 'Automation id', { folder: false });
     const settings = settingsOf(args.kind, {}, args);
     const now = Date.now();
     const created = await ctx.db.automations.create({

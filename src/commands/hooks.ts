@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { nameToId } from '../db/ids';
 import { EVENT_TYPES } from '../orchestrator/events';
 import { isAdminHere } from './admin-check';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
+import { idFromName } from './derived-ids';
 import { cursorPageFields, decodeCursor, nextPageOf, oneStartOnly } from './cursor';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { requireProject } from './projects';
@@ -70,7 +70,7 @@ export const createHook = defineCommand({
     await requireProject(ctx, args.project_id);
     validateTrigger(args.trigger);
     requireAdminForSteps(args.context_steps, ctx);
-    const id = nameToId(args.name);
+    const id = idFromName(args.name, 'Hook id', { folder: false });
     if (await ctx.db.hookRuns.hook(id)) throw new CommandError(`Hook '${id}' already exists. Pick another name, or use edit_hook.`);
     await ctx.db.hooks.create({
       id,

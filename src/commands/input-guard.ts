@@ -23,6 +23,8 @@
  * The walk is iterative, so hostile input cannot exhaust the stack here either.
  */
 
+import { codePointName } from '../util/hidden-characters';
+
 export const MAX_INPUT_DEPTH = 32;
 
 /** Longest text (in characters) each field takes; README's "Input limits" lists them. */
@@ -92,10 +94,6 @@ function fieldName(path: Path): string {
     .replace(/\.…$/, '…');
 }
 
-function codePoint(code: number): string {
-  return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
-}
-
 const TAB = 0x09;
 const LINE_FEED = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
@@ -140,7 +138,7 @@ function textProblem(text: string, at: () => Path, isKey: boolean): string | nul
     return `${where} contains a NUL character (\\u0000), which cannot be stored or passed on; remove it.`;
   }
   if (bad.kind === 'control') {
-    return `${where} contains the control character ${codePoint(bad.code)}, which is not allowed; only tabs and line breaks may appear in text.`;
+    return `${where} contains the control character ${codePointName(bad.code)}, which is not allowed; only tabs and line breaks may appear in text.`;
   }
   if (bad.kind === 'surrogate') {
     return `${where} is not valid Unicode text (it holds half of a surrogate pair); send it as UTF-8 text.`;

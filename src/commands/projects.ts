@@ -2,10 +2,10 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { LANDING_MODES, TASK_ROOMS_SETTINGS } from '../db/entities';
-import { unsafePathSegment, nameToId } from '../db/ids';
 import { OVERLAP_POLICIES } from '../db/entities/project';
 import type { ProjectRecord } from '../db/repositories/projects';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
+import { idFromName } from './derived-ids';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
 import { boolean, decimal, integer, optional, requiredText, stringList } from './schema';
 import { backendProblem } from '../agents/backends';
@@ -138,10 +138,8 @@ export const createProject = defineCommand({
     landing_tries: optional(landingTries),
   }),
   async run(args, ctx) {
-    const id = nameToId(args.name);
+    const id = idFromName(args.name, 'Project id', { folder: true });
     const allowed = args.backends !== undefined ? checkedBackends(ctx, args.backends) : null;
-    const unsafe = unsafePathSegment(id, 'Project id');
-    if (unsafe) throw new CommandError(unsafe);
     if (await ctx.db.projects.get(id)) {
       throw new CommandError(`Project '${id}' already exists. Pick another name, or use edit_project.`);
     }

@@ -1,10 +1,10 @@
 import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { unsafePathSegment, repoNameToId } from '../db/ids';
 import type { RepoRecord } from '../db/repositories/repos';
 import { isAdminHere } from './admin-check';
 import { CommandError, defineCommand } from './catalog';
+import { repoIdFromName } from './derived-ids';
 import { linkTargetCheck, validatePath } from './path-validation';
 import { allowedCloneSource } from './clone-source';
 import { redactCredentials } from '../git/clone-url';
@@ -68,9 +68,7 @@ export const addRepo = defineCommand({
       if (!info.isDirectory()) throw new CommandError(`Not a directory: ${args.path}`);
     }
     const name = args.name ?? (nameFrom(url ?? args.url, args.path) || (args.source === 'init' ? project.id : ''));
-    const id = repoNameToId(name);
-    const unsafe = unsafePathSegment(id, 'Repo name');
-    if (unsafe) throw new CommandError(unsafe);
+    const id = repoIdFromName(name);
     if (await ctx.db.repos.get(id)) throw new CommandError(`Repo '${id}' already exists. Pass another name.`);
     const defaultBranch = args.default_branch ?? 'main';
     let checkoutBasePath = project.workspace;

@@ -1,6 +1,5 @@
 import { rm } from 'node:fs/promises';
 import { z } from 'zod';
-import { unsafePathSegment, nameToId } from '../db/ids';
 import type { WorkspaceRecord } from '../db/repositories/workspaces';
 import { findBranchConflicts } from '../git/merge-check';
 import { syncWorkspace } from '../git/sync';
@@ -16,6 +15,7 @@ import { allowedCloneSource } from './clone-source';
 import { redactCredentials } from '../git/clone-url';
 import { withoutCredentials } from '../git/remote-credentials';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
+import { idFromName } from './derived-ids';
 import { isWithin, linkTargetCheck, resolveReal, validatePath } from './path-validation';
 import { projectIdOrActive, requireProject } from './projects';
 import { loggedErrorText } from './error-text';
@@ -81,9 +81,7 @@ export const addWorkspace = defineCommand({
     const source = args.source ?? (args.path ? 'link' : 'clone');
     const existing = await ctx.db.workspaces.list(project.id);
     const name = args.name ?? nextWorkspaceName(project.id, existing);
-    const slug = nameToId(name);
-    const unsafe = unsafePathSegment(slug, 'Workspace name');
-    if (unsafe) throw new CommandError(unsafe);
+    const slug = idFromName(name, 'Workspace name', { folder: true });
     const id = `${project.id}-${slug}`;
     if (await ctx.db.workspaces.get(id)) throw new CommandError(`Workspace '${id}' already exists. Pick another name.`);
     const repos = await ctx.db.repos.list(project.id);
