@@ -303,6 +303,19 @@ export const editProject = defineCommand({
   },
 });
 
+/**
+ * The folders a project cloned stay on disk when it goes, but not the tokens their origins' helpers
+ * read from AQ_HOME (git/remote-credentials.ts): nothing of the app uses them any more. A worker's
+ * clones, and their files, are on the worker's machine.
+ */
+async function forgetCloneCredentials(ctx: CommandContext, projectId: string): Promise<void> {
+  const workspaces = (await ctx.db.workspaces.list(projectId)).filter((w) => w.sourceType === 'clone' && w.workerId === null);
+  const repos = (await ctx.db.repos.list(projectId)).filter((r) => r.sourceType === 'clone' && r.checkoutBasePath);
+  for (const folder of new Set([...workspaces.map((w) => w.path), ...repos.map((r) => r.checkoutBasePath as string)])) {
+    await ctx.git.forgetOriginCredentials(folder);
+  }
+}
+
 export const deleteProject = defineCommand({
   name: 'delete_project',
   group: 'projects',
@@ -321,6 +334,7 @@ export const deleteProject = defineCommand({
       );
     }
     const channelId = project.chatChannelId;
+    await forgetCloneCredentials(ctx, project_id);
     await ctx.db.projects.delete(project_id);
     if (ctx.session.activeProjectId === project_id) ctx.session.activeProjectId = null;
     await ctx.events.emit('project_deleted', {

@@ -104,7 +104,7 @@ describe('clone sources', () => {
     expect(listed).not.toContain('ghp_tokenvalue');
   });
 
-  it("keeps a clone URL's credentials out of the clone's settings, and fetches and pushes with them", async () => {
+  it("keeps a clone URL's credentials out of the clone's settings, fetches and pushes with them, and forgets them with the project", async () => {
     const root = path.dirname(origin);
     const server = await startGitHttpServer(root, 'bot', 's3cret-token');
     try {
@@ -154,6 +154,14 @@ describe('clone sources', () => {
       const removed = await as(admin, 'remove_workspace', { workspace_id: (added as { created: string }).created, delete_files: true });
       expect(removed).toMatchObject({ files_deleted: true });
       expect(await readdir(gitCredentialsDir(rt.config.home))).toEqual([kept]);
+
+      // Deleting the project forgets the tokens of every clone it made; the folders stay.
+      const again = await as(admin, 'add_workspace', { project_id: 'alpha', source: 'clone', url: `${secretUrl}/origin.git` });
+      expect(again).toMatchObject({ created: expect.any(String) });
+      expect(await readdir(gitCredentialsDir(rt.config.home))).toHaveLength(2);
+      expect(await as(admin, 'delete_project', { project_id: 'alpha' })).toMatchObject({ deleted: 'alpha' });
+      expect(await readdir(gitCredentialsDir(rt.config.home))).toEqual([]);
+      expect(existsSync(path.join(clone, '.git'))).toBe(true);
     } finally {
       await server.close();
     }
