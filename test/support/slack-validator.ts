@@ -12,6 +12,7 @@
  * channel, date, http/https/mailto link), and an `&` or `<` left unescaped in mrkdwn.
  */
 
+import { closeDirectionControls } from '../../src/util/hidden-characters';
 import { roomCallProblems } from './fake-slack-rooms';
 import { workObjectProblems } from './fake-slack-work-objects';
 import { dataTableProblems } from './slack-data-table';
@@ -73,6 +74,11 @@ export const MESSAGE_METHODS = new Set(['chat.postMessage', 'chat.postEphemeral'
 export const VIEW_METHODS = new Set(['views.publish', 'views.open', 'views.update', 'views.push']);
 
 /** Problems with the mrkdwn `text` (empty list: fine). */
+/** An override or isolate a text leaves open reverses or reorders whatever Slack shows after it. */
+export function openDirectionProblem(text: string): string | null {
+  return closeDirectionControls(text) === text ? null : `a right-to-left or left-to-right control left open in "${text.slice(0, 60)}"`;
+}
+
 export function mrkdwnProblems(text: string): string[] {
   const problems: string[] = [];
   for (const match of text.matchAll(/<([^<>]*)>/g)) {
@@ -89,6 +95,8 @@ export function mrkdwnProblems(text: string): string[] {
   if (/<(?![^<>]*>)/.test(text)) problems.push('an unescaped <');
   const amp = /&(?!amp;|lt;|gt;)/.exec(text);
   if (amp) problems.push(`an unescaped & in "${text.slice(Math.max(0, amp.index - 20), amp.index + 20)}"`);
+  const direction = openDirectionProblem(text);
+  if (direction) problems.push(direction);
   return problems;
 }
 
@@ -394,6 +402,14 @@ export function validateStream(args: Record<string, unknown>): Violation[] {
 
 /** Violations in one Web API call's arguments (methods that carry no text: none). */
 export function validateCall(method: string, args: Record<string, unknown>): Violation[] {
+  const found = callProblems(method, args);
+  // Every text a person reads, including those the checks by kind of payload do not look at.
+  const direction = visibleTexts(args).flatMap((text) => openDirectionProblem(text) ?? []);
+  const fresh = direction.filter((problem) => !found.some((v) => v.problem === problem));
+  return [...found, ...fresh.map((problem) => ({ path: 'text', problem }))];
+}
+
+function callProblems(method: string, args: Record<string, unknown>): Violation[] {
   if (MESSAGE_METHODS.has(method)) return [...validateMessage(args), ...workObjectProblems(method, args)];
   if (method === 'entity.presentDetails') return workObjectProblems(method, args);
   if (method === 'chat.unfurl') {

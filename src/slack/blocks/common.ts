@@ -1,5 +1,6 @@
 import type { Button, KnownBlock } from '@slack/types';
 import { esc, mdCode, preformatted } from './text';
+import { closeDirectionControls } from '../../util/hidden-characters';
 
 export { esc } from './text';
 
@@ -51,6 +52,10 @@ export function emoji(status: string): string {
  * For places with a hard cap; long content should be split (splitText) or attached instead.
  */
 export function truncate(text: string, limit: number): string {
+  return cutClosed(text, limit, cutAtLine);
+}
+
+function cutAtLine(text: string, limit: number): string {
   if (text.length <= limit) return text;
   const total = text.split('\n').length;
   const note = (hidden: number) => `\n… cut here, ${hidden} more line${hidden === 1 ? '' : 's'} not shown`;
@@ -60,6 +65,17 @@ export function truncate(text: string, limit: number): string {
   cut = cut.replace(/&[a-z]{0,3}$/, '');
   const hidden = total - cut.split('\n').length + (text[cut.length] === '\n' ? 0 : 1);
   return `${cut}${note(Math.max(hidden, 1))}`;
+}
+
+/**
+ * `cut(text, limit)` with the direction controls it leaves open closed, still within `limit`: a
+ * cut can drop the characters that closed an override in the text (closeDirectionControls).
+ */
+function cutClosed(text: string, limit: number, cut: (text: string, limit: number) => string): string {
+  const once = cut(text, limit);
+  const closed = closeDirectionControls(once);
+  if (closed.length <= limit) return closed;
+  return closeDirectionControls(cut(text, Math.max(0, limit - (closed.length - once.length))));
 }
 
 /** Text split into pieces of at most `limit` characters, at line breaks where it can (nothing lost). */
@@ -98,6 +114,10 @@ export function fields(pairs: Array<[string, string]>): KnownBlock {
 
 /** A short label within `limit` characters: cut at a word with an ellipsis, so the cut shows. */
 export function clip(text: string, limit: number): string {
+  return cutClosed(text, limit, clipAtWord);
+}
+
+function clipAtWord(text: string, limit: number): string {
   if (text.length <= limit) return text;
   const cut = text.slice(0, limit - 1);
   const space = cut.lastIndexOf(' ');
@@ -145,8 +165,12 @@ export function capBlocks(blocks: KnownBlock[], limit: number = LIMITS.blocksPer
 
 /** A message's fallback text (already mrkdwn) within our limit, cut at a word and never inside an entity. */
 export function fallback(text: string): string {
-  if (text.length <= LIMITS.messageText) return text || ' ';
-  let cut = text.slice(0, LIMITS.messageText - 1);
+  return cutClosed(text, LIMITS.messageText, cutFallback);
+}
+
+function cutFallback(text: string, limit: number): string {
+  if (text.length <= limit) return text || ' ';
+  let cut = text.slice(0, limit - 1);
   const space = cut.lastIndexOf(' ');
   if (space > cut.length - 200) cut = cut.slice(0, space);
   return `${cut.replace(/&[a-z]{0,3}$/, '')}…`;

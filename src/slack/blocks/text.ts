@@ -1,4 +1,5 @@
 import type { KnownBlock, RichTextBlock, RichTextElement, RichTextText } from '@slack/types';
+import { closeDirectionControls } from '../../util/hidden-characters';
 
 /**
  * The escaping boundary. Text we did not write reaches Slack in one of two ways:
@@ -6,14 +7,18 @@ import type { KnownBlock, RichTextBlock, RichTextElement, RichTextText } from '@
  *   (no mentions, links or *bold* can come out of them), used for titles, names and code;
  * - inside mrkdwn we build with the `md` tag, which escapes every interpolated value.
  * Renderers take untrusted values through these helpers, so none of them can forget to escape.
+ * Each value also leaves no right-to-left override or isolate open (closeDirectionControls), so it
+ * cannot reverse the text that follows it.
  */
 
 /** Slack escaping for mrkdwn (and the top-level `text` fallback). */
 export function esc(text: unknown): string {
-  return String(text ?? '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;');
+  return closeDirectionControls(
+    String(text ?? '')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;'),
+  );
 }
 
 /** mrkdwn that is safe to send: our template text plus escaped values. Only `md` and `trusted` make one. */
@@ -67,7 +72,7 @@ export type Style = { bold?: boolean; italic?: boolean; strike?: boolean; code?:
 
 /** One run of literal text in a rich_text line. */
 export function txt(text: unknown, style?: Style): RichTextText {
-  return { type: 'text', text: String(text ?? ''), ...(style && { style }) };
+  return { type: 'text', text: closeDirectionControls(String(text ?? '')), ...(style && { style }) };
 }
 
 export const bold = (text: unknown): RichTextText => txt(text, { bold: true });
@@ -118,12 +123,12 @@ export function preformatted(text: string): RichTextBlock {
 
 /** A section whose text is plain_text: literal, with emoji shortcodes shown as emoji. */
 export function plainSection(text: string): KnownBlock {
-  return { type: 'section', text: { type: 'plain_text', text: text || ' ', emoji: true } };
+  return { type: 'section', text: { type: 'plain_text', text: closeDirectionControls(text || ' '), emoji: true } };
 }
 
 /** A context line of literal text. */
 export function plainContext(text: string): KnownBlock {
-  return { type: 'context', elements: [{ type: 'plain_text', text: text || ' ', emoji: true }] };
+  return { type: 'context', elements: [{ type: 'plain_text', text: closeDirectionControls(text || ' '), emoji: true }] };
 }
 
 /** The total length of a rich_text block's visible text. */

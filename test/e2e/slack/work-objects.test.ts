@@ -2,7 +2,7 @@ import type { EntityMetadata } from '@slack/types';
 import { startTestApp, type TestApp } from '../../support/slack-app';
 import { FakeSlack, type ApiCall } from '../../support/fake-slack';
 import { eventCallback } from '../../support/slack-payloads';
-import { HOSTILE } from '../../support/hostile';
+import { asRead, HOSTILE } from '../../support/hostile';
 import { visibleTexts } from '../../support/slack-validator';
 import { waitFor } from '../../integration/orchestrator/harness';
 import { unfurlTaskLinks } from '../../../src/slack/task-unfurls';
@@ -176,7 +176,7 @@ describe('tasks as Work Objects', () => {
     expect(classic.args.metadata).toBeUndefined();
     const [title, facts] = unfurlsOf(classic)[linkOf(id)].blocks;
     // The title is literal rich text (the fake's validator checks the escaped rest), with the task's link.
-    expect(visibleTexts(title)).toEqual([`🟡 Fix ${HOSTILE} · running\n${linkOf(id)}`]);
+    expect(visibleTexts(title).map(asRead)).toEqual([`🟡 Fix ${HOSTILE} · running\n${linkOf(id)}`]);
     expect(visibleTexts(facts)).toEqual([`Task ${id} · project web · agent agent-1`]);
     expect((await slackFeatures())?.work_objects).toMatchObject({
       mode: 'fallback',
