@@ -10,6 +10,7 @@ import { SlackNotifier } from './slack/notifier';
 import { followProjectChannels } from './slack/channels';
 import { DatabaseUnreachableError } from './db/connection-errors';
 import { type AppSocket, openAppSocket } from './app-socket';
+import { errorMessage } from './util/error-message';
 
 const MISSING_TOKENS = (
   missing: string[],
@@ -132,7 +133,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<number
       console.error(`Agent Queue could not open its database: ${err.message}`);
       return 1;
     }
-    const reason = err instanceof Error ? err.message : String(err);
+    const reason = errorMessage(err);
     console.error(`Agent Queue could not connect to Slack: ${reason}\nCheck SLACK_BOT_TOKEN and SLACK_APP_TOKEN in .env.`);
     return 1;
   }
@@ -161,7 +162,7 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (err) => {
-      console.error(`Agent Queue stopped on an unexpected error: ${err instanceof Error ? err.message : String(err)}`);
+      console.error(`Agent Queue stopped on an unexpected error: ${errorMessage(err)}`);
       process.exitCode = 1;
     },
   );

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';
 import type { Runtime } from './runtime';
+import { errorMessage } from './util/error-message';
 
 /**
  * A task link (`<AQ_PUBLIC_URL>/tasks/<id>`) opened in a browser, served where the app listens
@@ -27,7 +28,7 @@ export function taskLinkRoute(runtime: Pick<Runtime, 'db'>, publicUrl: string): 
           res.end();
         })
         .catch((err: unknown) => {
-          console.error(`The task link of ${id} was not answered: ${err instanceof Error ? err.message : String(err)}`);
+          console.error(`The task link of ${id} was not answered: ${errorMessage(err)}`);
           if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
           res.end('The app could not look up this task; try again later.\n');
         });

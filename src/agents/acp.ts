@@ -16,6 +16,7 @@ import { bubblewrapArgs } from './process-sandbox';
 import { nothingChangedFailure, workspaceHead } from './workspace-changes';
 import { isRateLimitMessage, parseResetTime } from './rate-limits';
 import { withoutSecrets } from '../util/safe-env';
+import { errorMessage } from '../util/error-message';
 
 export interface AcpOptions {
   profiles: AgentProfile[];
@@ -33,10 +34,6 @@ export interface AcpOptions {
   cancelGraceMs?: number;
   /** The environment the agent's is built from (default: this process's). */
   baseEnv?: NodeJS.ProcessEnv;
-}
-
-function errorOf(err: unknown): string {
-  return err instanceof Error ? err.message || err.name : String(err);
 }
 
 function expandHome(dir: string, home: string): string {
@@ -221,7 +218,7 @@ export class AcpAdapter implements AgentAdapter {
       }
     });
     const exited = new Promise<string>((resolve) => {
-      child.once('error', (err) => resolve(`could not be started (${errorOf(err)})`));
+      child.once('error', (err) => resolve(`could not be started (${errorMessage(err)})`));
       child.once('exit', (code, signal) => resolve(signal ? `was ended by ${signal}` : `exited with code ${code}`));
     });
 
@@ -250,7 +247,7 @@ export class AcpAdapter implements AgentAdapter {
           }
           return response;
         } catch (err) {
-          this.log(request, `asking about ${params.toolCall.title ?? 'a tool call'} failed: ${errorOf(err)}`);
+          this.log(request, `asking about ${params.toolCall.title ?? 'a tool call'} failed: ${errorMessage(err)}`);
           return rejectOrCancel(params, true);
         }
       })
@@ -293,7 +290,7 @@ export class AcpAdapter implements AgentAdapter {
           await connection.agent.request('session/load', { sessionId: request.resumeSessionId, cwd: request.cwd, mcpServers: [] });
           sessionId = request.resumeSessionId;
         } catch (err) {
-          this.log(request, `loading session ${request.resumeSessionId} failed: ${errorOf(err)}`);
+          this.log(request, `loading session ${request.resumeSessionId} failed: ${errorMessage(err)}`);
           request.onProgress?.('The agent could not load its earlier session; it starts a new one with the task and the thread so far.');
         } finally {
           transcript.loading = false;
@@ -336,7 +333,7 @@ export class AcpAdapter implements AgentAdapter {
       return failure ? { ...outcome, status: 'failed', errorMessage: failure } : outcome;
     } catch (err) {
       transcript.flush();
-      const message = errorOf(err);
+      const message = errorMessage(err);
       const data = (err as { data?: unknown }).data;
       const base = { usage, costUsd: transcript.runCost, sessionId, summary: transcript.answer.trim() };
       if (controller.signal.aborted) return { ...base, status: 'aborted', errorMessage: 'Agent was stopped.', resetsAt: null };

@@ -21,6 +21,7 @@ import { DEFAULT_TOOL_POLICY } from './agent-requests';
 import { permissionCallback } from './permission-callback';
 import { nothingChangedFailure, workspaceHead } from './workspace-changes';
 import { ZERO_USAGE, type AgentAdapter, type AgentRunOutcome, type AgentRunRequest, type AgentUsage } from './adapter';
+import { errorMessage } from '../util/error-message';
 
 export interface ClaudeCodeOptions {
   apiKey?: string;
@@ -95,10 +96,6 @@ function usageOf(result: SDKResultMessage | null): AgentUsage {
     cacheReadTokens: Number(u.cache_read_input_tokens ?? 0),
     cacheCreationTokens: Number(u.cache_creation_input_tokens ?? 0),
   };
-}
-
-function errorOf(err: unknown): string {
-  return err instanceof Error ? err.message || err.name : String(err);
 }
 
 const failedBeforeStart: AgentRunOutcome = {
@@ -276,7 +273,7 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       request.inbox,
       this.options.messagePollMs ?? 500,
       this.options.messageGraceMs ?? 5000,
-      (err) => this.options.log?.(`[claude ${request.taskId}] reading its messages failed: ${errorOf(err)}`),
+      (err) => this.options.log?.(`[claude ${request.taskId}] reading its messages failed: ${errorMessage(err)}`),
     );
     controller.signal.addEventListener('abort', () => prompt.end(), { once: true });
     try {
@@ -298,7 +295,7 @@ export class ClaudeCodeAdapter implements AgentAdapter {
       }
     } catch (err) {
       // The SDK throws after yielding an error result; the result (kept above) says more.
-      thrown = errorOf(err);
+      thrown = errorMessage(err);
     } finally {
       prompt.end();
       request.signal.removeEventListener('abort', abort);

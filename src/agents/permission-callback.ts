@@ -1,5 +1,6 @@
 import type { CanUseTool, PermissionResult } from '@anthropic-ai/claude-agent-sdk';
 import { ruleFor, type AgentQuestion, type AgentRequests } from './agent-requests';
+import { errorMessage } from '../util/error-message';
 
 /** The run's own signal and the CLI's per-call signal, whichever ends first. */
 function either(a: AbortSignal, b: AbortSignal | undefined): AbortSignal {
@@ -42,7 +43,7 @@ export function permissionCallback(
       return await decide(toolName, input, options);
     } catch (err) {
       // The database or Slack failing must not crash the agent: the call is refused, and said why.
-      log(`Asking about ${toolName} failed: ${err instanceof Error ? err.message : String(err)}`);
+      log(`Asking about ${toolName} failed: ${errorMessage(err)}`);
       return { behavior: 'deny', message: 'This call needed a person’s answer, and asking failed; it was not run. Go on without it.' };
     }
   };

@@ -1,6 +1,7 @@
 import type { AgentAdapter, AgentRunOutcome, AgentRunRequest } from './adapter';
 import type { AgentQuestion, AgentRequests, QuestionAnswer } from './agent-requests';
 import { redactDeep, type Redact } from './secret-redaction';
+import { errorMessage } from '../util/error-message';
 
 /**
  * Every text an agent hands the app — progress lines, its answer, its error, its questions and
@@ -20,7 +21,7 @@ export function redactingAdapter(adapter: AgentAdapter, redact: Redact): AgentAd
           ...(agentRequests && { agentRequests: redactingRequests(agentRequests, redact) }),
         });
       } catch (err) {
-        throw new Error(redact(err instanceof Error ? err.message : String(err)));
+        throw new Error(redact(errorMessage(err)));
       }
       return {
         ...outcome,

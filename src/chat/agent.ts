@@ -13,6 +13,7 @@ import {
   type ChatUsage,
 } from '../model/provider';
 import type { ChatCommandRun, PendingConfirmation } from './service';
+import { errorMessage } from '../util/error-message';
 
 /** Model calls one turn may make before the agent stops and says so. */
 export const MAX_TOOL_ROUNDS = 12;
@@ -178,7 +179,7 @@ async function runTool(input: AgentTurnInput, use: ChatToolUse): Promise<ToolOut
   try {
     result = await input.handler.executeAny(use.name, args, input.actor);
   } catch (err) {
-    result = { error: err instanceof Error ? err.message : String(err) };
+    result = { error: errorMessage(err) };
   }
   return { block: answer(result), run: { command: use.name, args, result } };
 }

@@ -8,6 +8,7 @@ import { compactConversation, forStorage, STORED_RESULT_CHARS, withSummary } fro
 import type { ChatContentBlock, ChatMessage, ChatProvider, ChatUsage } from '../model/provider';
 import { buildSystemPrompt } from './system-prompt';
 import { toolDefinitions } from './tools';
+import { errorMessage } from '../util/error-message';
 
 /** One person's message to the chat agent, from Slack (a mention, a DM, free-text `/aq`) or the CLI. */
 export interface ChatRequest {
@@ -199,7 +200,7 @@ export function createChatService(deps: ChatServiceDeps): ChatService {
         if (compacted.usage) usage.push(compacted.usage);
       } catch (err) {
         // Kept whole; the next turn tries again.
-        deps.log?.(`Could not summarise chat ${input.conversationId}: ${err instanceof Error ? err.message : String(err)}`);
+        deps.log?.(`Could not summarise chat ${input.conversationId}: ${errorMessage(err)}`);
       }
     }
     await deps.db.chatThreads.save(input.conversationId, { summary, turns });

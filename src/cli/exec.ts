@@ -1,5 +1,6 @@
 import type { CommandHandler } from '../commands/handler';
 import { type CliIo, MAX_LINE_BYTES, type OversizedLine } from './io';
+import { errorMessage } from '../util/error-message';
 
 const CLI_ACTOR = { source: 'cli' } as const;
 
@@ -12,7 +13,7 @@ const TOO_LARGE = `larger than the ${megabytes(MAX_LINE_BYTES)} the CLI reads`;
 
 /** JSON.parse's own complaint, on one line and without the input it quotes (which may be huge). */
 function jsonProblem(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
+  const text = errorMessage(err);
   const firstLine = text.split('\n', 1)[0] ?? '';
   return firstLine.length > 200 ? `${firstLine.slice(0, 199)}…` : firstLine;
 }

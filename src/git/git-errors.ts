@@ -1,4 +1,5 @@
 import { redactCredentials } from './clone-url';
+import { errorMessage } from '../util/error-message';
 
 /** A git failure, told in one short sentence (never a stack or a page of git output). */
 export class GitError extends Error {
@@ -54,7 +55,7 @@ export function firstGitLine(output: string): string {
 /** Any failure from the git layer, as a GitError with a one-line message. */
 export function toGitError(err: unknown, context?: string): GitError {
   if (err instanceof GitError) return context ? new GitError(`${context}: ${err.message}`) : err;
-  const text = err instanceof GitExitError ? `${err.stderr}\n${err.stdout}` : err instanceof Error ? err.message : String(err);
+  const text = err instanceof GitExitError ? `${err.stderr}\n${err.stdout}` : errorMessage(err);
   // git repeats a remote's URL in its errors, token and all.
   const sentence = redactCredentials(firstGitLine(text) || 'git failed');
   return new GitError(context ? `${context}: ${sentence}` : sentence);

@@ -9,10 +9,7 @@ import { taskAgentRequests } from './agent-requests';
 import { ProgressBuffer } from './progress-buffer';
 import type { RunHandle, RunnerDeps } from './runner-deps';
 import { taskInbox, type FollowUp } from './task-conversation';
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+import { errorMessage } from '../util/error-message';
 
 /** The adapter that runs this agent's backend, or null when this app has none for it. */
 export function adapterFor(deps: Pick<RunnerDeps, 'adapters'>, agent: AgentRecord): AgentAdapter | null {
@@ -79,7 +76,7 @@ export async function invokeAgent(
     outcome = {
       status: 'failed',
       summary: '',
-      errorMessage: errorText(err),
+      errorMessage: errorMessage(err),
       usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 },
       costUsd: 0,
       sessionId: null,

@@ -16,6 +16,7 @@ import {
   type ParsedPlan,
 } from '../plan/parser';
 import type { EventLog } from './events';
+import { errorMessage } from '../util/error-message';
 
 export interface AutoTaskDeps {
   db: Database;
@@ -55,7 +56,7 @@ async function parse(deps: AutoTaskDeps, content: string, sourceFile: string): P
     try {
       return { plan: await parsePlanWithLlm(content, deps.chatProvider, { sourceFile, maxSteps }), byLlm: true };
     } catch (err) {
-      deps.log(`LLM plan parser failed (${err instanceof Error ? err.message : String(err)}); using the regex parser.`);
+      deps.log(`LLM plan parser failed (${errorMessage(err)}); using the regex parser.`);
     }
   }
   return { plan: parsePlan(content, { sourceFile, maxSteps }), byLlm: false };
@@ -106,7 +107,7 @@ export async function createTasksFromPlan(
   try {
     await deps.commitAll(workspace, `plan: archive ${relative} as ${archivedRelative}\n\nTask-Id: ${task.id}`);
   } catch (err) {
-    deps.log(`Could not commit the archived plan of ${task.id}: ${err instanceof Error ? err.message : String(err)}`);
+    deps.log(`Could not commit the archived plan of ${task.id}: ${errorMessage(err)}`);
   }
 
   const context = extractPlanContext(content);

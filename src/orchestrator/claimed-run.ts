@@ -1,6 +1,7 @@
 import type { Database } from '../db/database';
 import { TaskStateMachine } from './state-machine';
 import { runTask, type RunHandle, type RunnerDeps } from './task-runner';
+import { errorMessage } from '../util/error-message';
 
 /** A launch that won its claim: the run record it created is `runId`. */
 export type ClaimedRunHandle = RunHandle & { runId: string };
@@ -15,9 +16,7 @@ export function runClaimed(deps: RunnerDeps, handle: ClaimedRunHandle): Promise<
   return runTask({ ...deps, machine }, handle).finally(() =>
     deps.db.runRecords
       .endRun(handle.runId, handle.controller.signal.aborted ? 'STOPPED' : 'ENDED')
-      .catch((err) =>
-        deps.log(`Closing run ${handle.runId} of ${handle.taskId} failed: ${err instanceof Error ? err.message : String(err)}`),
-      ),
+      .catch((err) => deps.log(`Closing run ${handle.runId} of ${handle.taskId} failed: ${errorMessage(err)}`)),
   );
 }
 

@@ -7,6 +7,7 @@ import type { EventLog } from './events';
 import { driveTrain, enterTrain, trainOf } from './landing';
 import { TaskStateMachine } from './state-machine';
 import { promoteWaiting } from './task-moves';
+import { errorMessage } from '../util/error-message';
 
 /** The git work around a task run; GitManager provides it (see task-git.ts). */
 export interface TaskGit {
@@ -55,10 +56,6 @@ export interface FinishedRun {
   costUsd: number;
   /** Subtasks created from the task's plan, if any. */
   subtasks: Array<{ id: string; title: string }>;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /** Promotes tasks that waited on `taskId` and reports each. */
@@ -140,8 +137,10 @@ export async function completeRun(deps: CompletionDeps, run: FinishedRun): Promi
           base: run.defaultBranch,
         }));
     } catch (err) {
-      notes.push(`No pull request was opened: ${errorText(err)} Review the branch '${run.branch}' and approve the task when it is right.`);
-      log(`Pull request for ${task.id} failed: ${errorText(err)}`);
+      notes.push(
+        `No pull request was opened: ${errorMessage(err)} Review the branch '${run.branch}' and approve the task when it is right.`,
+      );
+      log(`Pull request for ${task.id} failed: ${errorMessage(err)}`);
     }
     const moved = await machine.fire(task.id, 'PR_CREATED', { prUrl }, { from: ['IN_PROGRESS'] });
     if (!moved.ok) return;
@@ -166,6 +165,6 @@ export async function completeRun(deps: CompletionDeps, run: FinishedRun): Promi
   try {
     await driveTrain({ ...deps, machine: new TaskStateMachine(db, log) }, trainOf(task));
   } catch (err) {
-    log(`Landing ${task.id} failed: ${errorText(err)}; it stays in the merge train.`);
+    log(`Landing ${task.id} failed: ${errorMessage(err)}; it stays in the merge train.`);
   }
 }

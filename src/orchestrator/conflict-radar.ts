@@ -4,6 +4,7 @@ import type { GitManager } from '../git/git-manager';
 import { baseRef, committedSince, normaliseAll, workspaceStatus } from '../git/touched-files';
 import { KeyedSerial } from '../util/keyed-serial';
 import type { EventLog } from './events';
+import { errorMessage } from '../util/error-message';
 
 /**
  * The radars of one repository in this process store their files and compare them one at a time:
@@ -37,10 +38,6 @@ export interface OverlapPayload {
   files: string[];
   /** overlap_detected: true when a known pair's files changed (the warning is updated, not repeated). */
   changed?: boolean;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /**
@@ -82,7 +79,7 @@ export class TaskRadar {
         try {
           await this.refreshOnce();
         } catch (err) {
-          this.deps.log(`Conflict radar: refreshing the files of ${this.task.id} failed: ${errorText(err)}`);
+          this.deps.log(`Conflict radar: refreshing the files of ${this.task.id} failed: ${errorMessage(err)}`);
         }
       } while (this.again);
     })().finally(() => {
@@ -175,7 +172,7 @@ export async function sweepSettledOverlaps(deps: Pick<RadarDeps, 'db' | 'events'
     }
     await deps.db.touchedFiles.pruneSettled();
   } catch (err) {
-    deps.log(`Conflict radar: clearing the overlaps of finished tasks failed: ${errorText(err)}`);
+    deps.log(`Conflict radar: clearing the overlaps of finished tasks failed: ${errorMessage(err)}`);
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Database } from '../db/database';
 import type { EventRecord } from '../db/repositories/events';
 import { EventCursor } from './event-cursor';
+import { errorMessage } from '../util/error-message';
 
 /**
  * Every event the system emits, one list. Hooks with `{type: "event", event_type}` match these
@@ -114,7 +115,7 @@ export class EventLog {
       try {
         await listener(event);
       } catch (err) {
-        this.log(`Event listener failed on ${event.type}: ${err instanceof Error ? err.message : String(err)}`);
+        this.log(`Event listener failed on ${event.type}: ${errorMessage(err)}`);
       }
     }
   }
@@ -147,7 +148,7 @@ export class EventLog {
         }
         cursor.settle(Date.now());
       } catch (err) {
-        this.log(`Could not read new events: ${err instanceof Error ? err.message : String(err)}`);
+        this.log(`Could not read new events: ${errorMessage(err)}`);
       } finally {
         running = false;
       }

@@ -1,5 +1,6 @@
 import type { Database } from '../db/database';
 import type { Forges, ForgesReadiness } from '../git/forges/choose';
+import { errorMessage } from '../util/error-message';
 
 export const FORGE_READINESS_KEY = 'forge_readiness';
 
@@ -40,7 +41,7 @@ export class ForgeReadinessRecorder {
       await this.db.state.set(FORGE_READINESS_KEY, { ...readiness, checked_at: new Date().toISOString() } satisfies StoredForgeReadiness);
       this.stored = answer;
     } catch (err) {
-      this.log(`Could not record whether gh and glab are ready: ${err instanceof Error ? err.message : String(err)}`);
+      this.log(`Could not record whether gh and glab are ready: ${errorMessage(err)}`);
     }
   }
 

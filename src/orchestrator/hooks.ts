@@ -5,6 +5,7 @@ import type { EventLog } from './events';
 import type { HookEnginePort } from './port';
 import { runHookStep, shortCircuitReason, type StepEnvironment } from './hook-steps';
 import { renderHookPrompt, type StepResult } from './hook-template';
+import { errorMessage } from '../util/error-message';
 
 /** Runs a hook's prompt through the model, which reaches commands through the catalog. */
 export type HookModelRunner = (input: { hook: HookDefinition; prompt: string }) => Promise<{ text: string; tokensUsed: number }>;
@@ -135,7 +136,7 @@ export class HookEngine implements HookEnginePort {
       };
       for (const [index, step] of hook.contextSteps.entries()) {
         const result = await runHookStep(step, env).catch((err: unknown) => ({
-          error: err instanceof Error ? err.message : String(err),
+          error: errorMessage(err),
         }));
         results.push({ ...result, _step_index: index });
         const skip = shortCircuitReason(step, result);
@@ -170,7 +171,7 @@ export class HookEngine implements HookEnginePort {
       await this.finish(hook, runId, event, {
         status: 'failed',
         contextResults: results,
-        llmResponse: err instanceof Error ? err.message : String(err),
+        llmResponse: errorMessage(err),
       });
     }
   }

@@ -17,6 +17,7 @@ import { mergeRetryingRaces } from './fleet-merge';
 import { queuePendingFollowUp, sendTaskMessage } from './task-conversation';
 import { runningDaemon } from './daemon-restart';
 import { workerAlive } from '../db/repositories/workers';
+import { errorMessage } from '../util/error-message';
 
 /** This process, as the holder of a landing lock: a lock a killed process held lapses with its lease. */
 export const LANDING_HOLDER = `${os.hostname()}:${process.pid}`;
@@ -120,7 +121,7 @@ export async function driveTrains(deps: LandingDeps): Promise<number> {
     try {
       landed += await driveTrain(deps, train);
     } catch (err) {
-      deps.log(`Landing in train ${train} failed: ${err instanceof Error ? err.message : String(err)}`);
+      deps.log(`Landing in train ${train} failed: ${errorMessage(err)}`);
     }
   }
   return landed;
@@ -203,7 +204,7 @@ async function landSteps(
   const defaultBranch = await git.detectDefaultBranch(path);
   const update = await git.updateTaskBranch(path, branch, defaultBranch, project.landing).catch((err: unknown) => ({
     status: 'failed' as const,
-    message: err instanceof Error ? err.message : String(err),
+    message: errorMessage(err),
   }));
   if (update.status === 'failed')
     return sendBack(deps, task, project, 'updating', `Bringing '${branch}' up to date failed: ${update.message}`);
@@ -257,7 +258,7 @@ async function landSteps(
     try {
       await git.landPullRequest(path, { branch, prUrl: task.prUrl, title: task.title, body: `${task.title}\n\nTask-Id: ${task.id}` });
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       if (err instanceof GitError && /still has checks running/.test(message)) {
         await db.mergeTrain.advance(task.id, ['merging'], 'waiting', Date.now(), { lastOutcome: message });
         return 'wait';
@@ -369,7 +370,7 @@ export class TrainDriver {
   kick(): void {
     if (this.pass) return;
     this.pass = driveTrains(this.deps)
-      .catch((err) => this.deps.log(`Landing failed: ${err instanceof Error ? err.message : String(err)}`))
+      .catch((err) => this.deps.log(`Landing failed: ${errorMessage(err)}`))
       .finally(() => {
         this.pass = null;
       });

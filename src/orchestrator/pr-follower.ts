@@ -8,6 +8,7 @@ import type { GitManager } from '../git/git-manager';
 import { promoteAfter, reportBlocked } from './completion';
 import type { EventLog } from './events';
 import { TaskStateMachine } from './state-machine';
+import { errorMessage } from '../util/error-message';
 
 /** system_state key: when each AWAITING_APPROVAL task started waiting and was last reminded of. */
 export const FOLLOW_UP_KEY = 'approval_follow_up';
@@ -122,7 +123,7 @@ export class PrFollower {
         else if (seen && followed[id]) followed[id].checks = seen;
         this.problems.delete(id);
       } catch (err) {
-        const problem = err instanceof Error ? err.message : String(err);
+        const problem = errorMessage(err);
         if (this.problems.get(id) !== problem) this.log(`Could not follow ${task.prUrl} for task ${id}: ${problem}`);
         this.problems.set(id, problem);
       }
@@ -167,7 +168,7 @@ export class PrFollower {
         const deleted = await deleteTaskBranch(this.options.git, path, task.branchName);
         branchDeleted = deleted.remote || deleted.local;
       } catch (err) {
-        this.log(`Could not delete branch ${task.branchName} of task ${task.id}: ${err instanceof Error ? err.message : String(err)}`);
+        this.log(`Could not delete branch ${task.branchName} of task ${task.id}: ${errorMessage(err)}`);
       }
     }
     await events.emit('task_completed', {

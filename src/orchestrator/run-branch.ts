@@ -1,10 +1,7 @@
 import type { TaskRecord } from '../db/repositories/tasks';
 import { branchNameForTask } from '../git/branch-names';
 import type { RunnerDeps } from './runner-deps';
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+import { errorMessage } from '../util/error-message';
 
 /** The task's branch, checked out. Plan steps continue on their parent's branch. */
 export async function prepareBranch(
@@ -28,7 +25,7 @@ export async function prepareBranch(
     await deps.git.prepareTaskBranch(path, branch, { defaultBranch, reuse });
   } catch (err) {
     // The agent can still work; the branch problem shows up again at merge time.
-    deps.log(`Preparing branch ${branch} for ${task.id} failed: ${errorText(err)}`);
+    deps.log(`Preparing branch ${branch} for ${task.id} failed: ${errorMessage(err)}`);
   }
   return { branch, defaultBranch };
 }

@@ -10,6 +10,7 @@ import { schedule, type SchedulerSnapshot } from './scheduler';
 import type { TaskStateMachine } from './state-machine';
 import { claimLaunch } from './task-moves';
 import type { RunnerDeps } from './task-runner';
+import { errorMessage } from '../util/error-message';
 
 /** How runs are made, the same in the daemon and a worker. */
 export interface RunOptions {
@@ -147,9 +148,7 @@ export class RunLoop {
       this.notifier = await this.deps.db
         .listenForWork(() => this.kick(), this.deps.log)
         .catch((err) => {
-          this.deps.log(
-            `${this.role.logName} could not listen for new tasks (${err instanceof Error ? err.message : String(err)}); it polls instead.`,
-          );
+          this.deps.log(`${this.role.logName} could not listen for new tasks (${errorMessage(err)}); it polls instead.`);
           return null;
         });
     }
@@ -237,7 +236,7 @@ export class RunLoop {
       await this.role.afterLaunches?.(deps, snapshot, report);
     }
     if (this.role.afterPass) {
-      await this.role.afterPass().catch((err) => log(`Tick callback failed: ${err instanceof Error ? err.message : String(err)}`));
+      await this.role.afterPass().catch((err) => log(`Tick callback failed: ${errorMessage(err)}`));
     }
     return report;
   }

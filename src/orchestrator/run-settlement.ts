@@ -5,10 +5,7 @@ import { completeRun } from './completion';
 import { pauseForRateLimit } from './rate-limit-pause';
 import { failRun } from './run-failure';
 import type { RunnerDeps } from './runner-deps';
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+import { errorMessage } from '../util/error-message';
 
 export interface SettleContext {
   workspacePath: string;
@@ -57,7 +54,7 @@ async function settleCompleted(deps: RunnerDeps, task: TaskRecord, outcome: Agen
     try {
       await deps.git.commitAll(ctx.workspacePath, `agent: ${task.title}\n\nTask-Id: ${task.id}`);
     } catch (err) {
-      log(`Commit after ${task.id} failed: ${errorText(err)}`);
+      log(`Commit after ${task.id} failed: ${errorMessage(err)}`);
     }
   }
   try {
@@ -69,7 +66,7 @@ async function settleCompleted(deps: RunnerDeps, task: TaskRecord, outcome: Agen
     );
     if (plan.kind === 'created') subtasks = plan.tasks;
   } catch (err) {
-    log(`Plan handling after ${task.id} failed: ${errorText(err)}`);
+    log(`Plan handling after ${task.id} failed: ${errorMessage(err)}`);
   }
   await completeRun(
     { config: deps.config, db, events, machine, git: deps.git, log },

@@ -5,10 +5,7 @@ import { landApproval } from '../git/forges/approval';
 import { assertValidBranchName } from '../git/branch-names';
 import { refsPresent, type RefsPresent } from '../git/repo-state';
 import type { TaskGit } from './completion';
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+import { errorMessage } from '../util/error-message';
 
 /**
  * The orchestrator's git steps on top of GitManager. Kept thin: each step is a few GitManager
@@ -106,14 +103,14 @@ export class GitManagerTaskGit implements TaskGit {
       }
     } catch (err) {
       await restore();
-      return { merged: false, message: message(err) };
+      return { merged: false, message: errorMessage(err) };
     }
     if (!origin) return { merged: true };
     try {
       await this.git.push(path, defaultBranch, { setUpstream: false });
     } catch (err) {
       await restore();
-      return { merged: false, message: `${message(err)}; the workspace was restored to '${branch}'.` };
+      return { merged: false, message: `${errorMessage(err)}; the workspace was restored to '${branch}'.` };
     }
     return { merged: true };
   }

@@ -10,12 +10,9 @@ import { recordRun } from './run-result';
 import { settle } from './run-settlement';
 import type { RunHandle, RunnerDeps } from './runner-deps';
 import { queuePendingFollowUp, takeFollowUp } from './task-conversation';
+import { errorMessage } from '../util/error-message';
 
 export type { RunHandle, RunnerDeps } from './runner-deps';
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /** One run of one task, from IN_PROGRESS to its next status. Never throws. */
 export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void> {
@@ -92,8 +89,10 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
     const detail = err instanceof DatabaseContentionError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);
     log(`Run of ${taskId} failed unexpectedly: ${detail}`);
     const task = await db.tasks.get(taskId).catch(() => null);
-    if (task?.status === 'IN_PROGRESS') await failRun(deps, task, `Internal error: ${errorText(err)}`).catch(() => undefined);
+    if (task?.status === 'IN_PROGRESS') await failRun(deps, task, `Internal error: ${errorMessage(err)}`).catch(() => undefined);
   } finally {
-    await db.taskRuns.finishRun(taskId, agentId, handle.workspaceId).catch((err) => log(`Cleanup of ${taskId} failed: ${errorText(err)}`));
+    await db.taskRuns
+      .finishRun(taskId, agentId, handle.workspaceId)
+      .catch((err) => log(`Cleanup of ${taskId} failed: ${errorMessage(err)}`));
   }
 }

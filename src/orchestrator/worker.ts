@@ -15,6 +15,7 @@ import { TaskStateMachine } from './state-machine';
 import type { ProvisioningGit } from './workspace-provisioning';
 import type { Clock } from '../util/clock';
 import { gitCredentialsDir } from '../util/app-home-files';
+import { errorMessage } from '../util/error-message';
 
 export interface WorkerOptions {
   /** Unique in the fleet and stable across restarts: a restarted worker recovers its own claims. */
@@ -193,7 +194,7 @@ export class FleetWorker {
       }
       await refreshRunRadars(this.loop.liveRuns());
     } catch (err) {
-      this.log(`Worker heartbeat failed: ${err instanceof Error ? err.message : String(err)}`);
+      this.log(`Worker heartbeat failed: ${errorMessage(err)}`);
       if (now - this.lastBeat > this.leaseMs) this.loop.abortAll();
     }
   }

@@ -4,6 +4,7 @@ import type { Database } from '../db/database';
 import type { RepoRecord } from '../db/repositories/repos';
 import type { WorkspaceRecord } from '../db/repositories/workspaces';
 import { GitError } from '../git/git-errors';
+import { errorMessage } from '../util/error-message';
 
 /*
  * Workspaces made from a project's repository: by add_workspace (a person asks) and by the
@@ -156,10 +157,7 @@ export async function provisionWorkspaces(deps: ProvisionDeps, project: Provisio
     }
     await recordFailure(db, project.id, null);
   } catch (err) {
-    const error =
-      err instanceof GitError
-        ? err.message
-        : `Could not prepare a workspace from ${what}: ${err instanceof Error ? err.message : String(err)}`;
+    const error = err instanceof GitError ? err.message : `Could not prepare a workspace from ${what}: ${errorMessage(err)}`;
     deps.log(`Workspace provisioning for project ${project.id} failed: ${error}`);
     await recordFailure(db, project.id, { error, source: what, at: deps.now().getTime() });
   }
@@ -214,7 +212,7 @@ async function provisionForWorker(
   const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (rejected) {
     const err = rejected.reason;
-    const error = err instanceof GitError ? err.message : `Could not clone ${source}: ${err instanceof Error ? err.message : String(err)}`;
+    const error = err instanceof GitError ? err.message : `Could not clone ${source}: ${errorMessage(err)}`;
     deps.log(`Workspace provisioning for project ${project.id} failed: ${error}`);
     await recordFailure(deps.db, key, { error, source, at: deps.now().getTime() });
   } else await recordFailure(deps.db, key, null);

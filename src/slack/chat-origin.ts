@@ -3,6 +3,7 @@ import { permalinkOf } from './source-thread';
 import { taskOfThread, type TaskThreadSource } from './task-thread-replies';
 import { readThread, threadContextText } from './thread-context';
 import type { UserNames } from './user-names';
+import { errorMessage } from '../util/error-message';
 
 export interface ChatPlace {
   channel: string;
@@ -58,5 +59,5 @@ function bot(place: ChatPlace): { botUserId?: string; botId?: string } {
 }
 
 function slackError(err: unknown): string {
-  return (err as { data?: { error?: string } }).data?.error ?? (err instanceof Error ? err.message : String(err));
+  return (err as { data?: { error?: string } }).data?.error ?? errorMessage(err);
 }

@@ -10,6 +10,7 @@ import { automationsSection } from './blocks/home-automations';
 import { mergeTrainSection } from './blocks/home-merge-train';
 import { HOME_TABLE_ROWS, readyQueueTable } from './blocks/home-queue-table';
 import { FALLBACK_ERRORS, slackErrorCode, slackFeaturesFor } from './ai-surfaces/features';
+import { errorMessage } from '../util/error-message';
 
 /** What the Home needs from the process: a command handler (the Runtime has one). */
 export interface HomeSource {
@@ -52,7 +53,7 @@ export async function homeView(source: HomeSource, note?: string, layout: HomeLa
   try {
     data = await loadHomeData(executeAsApp(source), layout.table ? { readyRows: HOME_TABLE_ROWS } : {});
   } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
+    const why = errorMessage(err);
     return { type: 'home', blocks: [context(`:warning: The dashboard could not be loaded: ${esc(why)}. Open the tab again in a moment.`)] };
   }
   return { type: 'home', blocks: homeBlocks(data, note, new Date(), layout) };

@@ -1,8 +1,9 @@
 import type { WebClient } from '@slack/web-api';
 import type { FileUpload } from './blocks/long';
+import { errorMessage } from '../util/error-message';
 
 function slackError(err: unknown): string {
-  return (err as { data?: { error?: string } }).data?.error ?? (err instanceof Error ? err.message : String(err));
+  return (err as { data?: { error?: string } }).data?.error ?? errorMessage(err);
 }
 
 /**

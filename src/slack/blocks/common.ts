@@ -1,6 +1,10 @@
 import type { Button, KnownBlock } from '@slack/types';
 import { esc, mdCode, preformatted } from './text';
 import { closeDirectionControls } from '../../util/hidden-characters';
+import type { AgentState, ProjectStatus, TaskStatus } from '../../db/entities';
+
+/** Every state a task, project or agent can be in: each has an emoji and a word. */
+type Shown = TaskStatus | ProjectStatus | AgentState;
 
 export { esc } from './text';
 
@@ -26,14 +30,13 @@ export const LIMITS = {
 } as const;
 
 /** Status emoji, as the original's notifications use them (research §6.5). */
-export const STATUS_EMOJI: Record<string, string> = {
+export const STATUS_EMOJI: Readonly<Record<string, string>> = {
   DEFINED: '⚪',
   READY: '🔵',
   ASSIGNED: '📋',
   IN_PROGRESS: '🟡',
   WAITING_INPUT: '💬',
   PAUSED: '⏸️',
-  VERIFYING: '🔍',
   AWAITING_APPROVAL: '⏳',
   COMPLETED: '🟢',
   FAILED: '🔴',
@@ -41,7 +44,7 @@ export const STATUS_EMOJI: Record<string, string> = {
   ACTIVE: '🟢',
   IDLE: '💤',
   BUSY: '🛠️',
-};
+} satisfies Record<Shown, string>;
 
 export function emoji(status: string): string {
   return STATUS_EMOJI[status] ?? '•';
@@ -189,16 +192,14 @@ export interface Rendered {
   files?: Array<{ filename: string; title: string; content: string }>;
 }
 
-/** Task and agent states as words people read ("in progress", not IN_PROGRESS). */
 /** Task and agent states as people say them ("awaiting approval", not AWAITING_APPROVAL), the same on every surface. */
-const STATUS_WORDS: Record<string, string> = {
+const STATUS_WORDS: Readonly<Record<string, string>> = {
   DEFINED: 'waiting on other tasks',
   READY: 'ready',
   ASSIGNED: 'assigned',
   IN_PROGRESS: 'running',
   WAITING_INPUT: 'waiting for input',
   PAUSED: 'paused',
-  VERIFYING: 'verifying',
   AWAITING_APPROVAL: 'awaiting approval',
   COMPLETED: 'completed',
   FAILED: 'failed',
@@ -206,7 +207,7 @@ const STATUS_WORDS: Record<string, string> = {
   ACTIVE: 'active',
   IDLE: 'idle',
   BUSY: 'busy',
-};
+} satisfies Record<Shown, string>;
 
 export function statusWord(status: unknown): string {
   const key = String(status ?? '');
