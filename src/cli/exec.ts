@@ -1,6 +1,7 @@
 import type { CommandHandler } from '../commands/handler';
 import { type CliIo, MAX_LINE_BYTES, type OversizedLine } from './io';
 import { errorMessage } from '../util/error-message';
+import { jsonWithDirectionEscaped } from '../util/hidden-characters';
 
 const CLI_ACTOR = { source: 'cli' } as const;
 
@@ -33,10 +34,13 @@ function parseArgs(text: string | undefined): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** One result line; a result that cannot be written as JSON is reported instead of crashing. */
+/**
+ * One result line; a result that cannot be written as JSON is reported instead of crashing. Text
+ * that would reorder the line on a terminal is written escaped (the same JSON to a program).
+ */
 function resultLine(result: Record<string, unknown>): string {
   try {
-    return JSON.stringify(result);
+    return jsonWithDirectionEscaped(JSON.stringify(result));
   } catch {
     return JSON.stringify({ error: "The result could not be written as JSON; the details are in the app's log." });
   }

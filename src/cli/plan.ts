@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { findPlanFile, parsePlan, readPlanFile, type ParsedPlan } from '../plan/parser';
 import { CliExit, type CliIo } from './io';
+import { jsonWithDirectionEscaped } from '../util/hidden-characters';
 
 /** The ParsedPlan in the spec's wire form (snake_case keys). */
 export function planToJson(plan: ParsedPlan): Record<string, unknown> {
@@ -42,7 +43,7 @@ export function registerPlanCommands(program: Command, io: CliIo): void {
       } catch (err) {
         throw new CliExit(1, `Could not read ${absolute}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
       }
-      io.stdout(JSON.stringify(planToJson(parsePlan(content, { sourceFile: absolute, maxSteps })), null, 2));
+      io.stdout(jsonWithDirectionEscaped(JSON.stringify(planToJson(parsePlan(content, { sourceFile: absolute, maxSteps })), null, 2)));
     });
 
   plan

@@ -59,3 +59,16 @@ export function closeDirectionControls(text: string): string {
   }
   return text + closers;
 }
+
+/** The characters that reorder text on a terminal: directional marks, embeddings, overrides and isolates. */
+const DIRECTION_CHARACTERS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+
+/**
+ * JSON text with every direction character written as a `\uXXXX` escape: the same JSON to a
+ * program, while a person reading it on a terminal sees the character named instead of text it
+ * reversed (a title holding U+202E turned the rest of the line around, quotes and keys included).
+ * Outside strings JSON holds no such character, so only string contents change.
+ */
+export function jsonWithDirectionEscaped(json: string): string {
+  return json.replace(DIRECTION_CHARACTERS, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
+}

@@ -73,3 +73,22 @@ describe('aq failing before any command runs', () => {
     }
   });
 });
+
+describe('aq output on a terminal', () => {
+  it('writes text that would reorder the line as escapes: the same JSON, read as it is', async () => {
+    const { dir: home, cleanup } = await makeTempDir('aq-cli-bidi-');
+    try {
+      const { io, out } = captureIo();
+      const env = { AQ_HOME: home };
+      expect(await main(['exec', 'create_project', '{"name": "demo"}'], io, env)).toBe(0);
+      const title = 'Fix \u202Etxt.exe\u202C and \u2067isolated\u2069 \u{1F468}\u200D\u{1F469}\u200D\u{1F467}';
+      expect(await main(['exec', 'create_task', JSON.stringify({ project_id: 'demo', title, description: 'd' })], io, env)).toBe(0);
+      const line = out.at(-1) ?? '';
+      expect(line).not.toMatch(/[\u202A-\u202E\u2066-\u2069]/);
+      expect(line).toContain('Fix \\u202etxt.exe\\u202c and \\u2067isolated\\u2069');
+      expect(JSON.parse(line).title).toBe(title);
+    } finally {
+      await cleanup();
+    }
+  });
+});
