@@ -25,6 +25,7 @@ import { ForgeReadinessRecorder } from './orchestrator/forge-readiness';
 import { FleetWorker, type WorkerOptions } from './orchestrator/worker';
 import { AutomationEngine } from './orchestrator/automation-engine';
 import { gitCredentialsDir } from './util/app-home-files';
+import { settleAll } from './util/settle-all';
 
 export interface Runtime {
   config: AppConfig;
@@ -188,7 +189,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
         chatProvider,
         onTick: async () => {
           forgeReadiness.tick();
-          await Promise.all([hooks.tick(), prFollower.tick(), automations.tick()]);
+          await settleAll([hooks.tick(), prFollower.tick(), automations.tick()]);
         },
         onRestartRequest: restartThisProcess,
         log,

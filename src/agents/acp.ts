@@ -17,6 +17,7 @@ import { nothingChangedFailure, workspaceHead } from './workspace-changes';
 import { isRateLimitMessage, parseResetTime } from './rate-limits';
 import { withoutSecrets } from '../util/safe-env';
 import { errorMessage } from '../util/error-message';
+import { settleAll } from '../util/settle-all';
 
 export interface AcpOptions {
   profiles: AgentProfile[];
@@ -153,7 +154,7 @@ export class AcpAdapter implements AgentAdapter {
     }
     const home = env.HOME ?? os.homedir();
     const own = profile.writable.map((dir) => path.resolve(expandHome(dir, home)));
-    await Promise.all(own.map((dir) => mkdir(dir, { recursive: true })));
+    await settleAll(own.map((dir) => mkdir(dir, { recursive: true })));
     const roots = [request.cwd, ...(policy.extraDirs ?? [])];
     const startHead = await workspaceHead(request.cwd);
     // Made last before the process, so that nothing between leaves it behind.
@@ -223,7 +224,7 @@ export class AcpAdapter implements AgentAdapter {
     });
 
     const refusals: Refusal[] = [];
-    const files = new GuardedFiles(roots, Promise.all(roots.map(realPathOf)), (refusal) => {
+    const files = new GuardedFiles(roots, settleAll(roots.map(realPathOf)), (refusal) => {
       refusals.push(refusal);
       request.onProgress?.(`Refused · ${refusal.tool} · ${refusal.path} (${refusal.place})`);
     });

@@ -5,6 +5,7 @@ import type { HookCallback, HookJSONOutput, Options } from '@anthropic-ai/claude
 import type { AppConfig } from '../config';
 import { isInsideGitFolder } from '../git/git-control-files';
 import { APP_SOCKET_NAME, agentTempDir, gitCredentialsDir, logsDir } from '../util/app-home-files';
+import { settleAll } from '../util/settle-all';
 
 /** What a project allows its agents beyond their own workspace. */
 export interface ConfinementPolicy {
@@ -254,7 +255,7 @@ export function pathGuard(
   onRefused: (refusal: Refusal) => void,
   onAllowed: (tool: string) => void = () => undefined,
 ): HookCallback {
-  const realRoots = Promise.all(roots.map(realPathOf));
+  const realRoots = settleAll(roots.map(realPathOf));
   return async (input) => {
     if (input.hook_event_name !== 'PreToolUse') return {};
     const tool = input.tool_name;

@@ -14,6 +14,7 @@ import {
 } from '../model/provider';
 import type { ChatCommandRun, PendingConfirmation } from './service';
 import { errorMessage } from '../util/error-message';
+import { settleAll } from '../util/settle-all';
 
 /** Model calls one turn may make before the agent stops and says so. */
 export const MAX_TOOL_ROUNDS = 12;
@@ -242,7 +243,7 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnOutp
     messages.push({ role: 'assistant', content });
     await progress(`Running ${[...new Set(response.toolUses.map((t) => t.name))].join(', ')}…`);
     for (const use of response.toolUses) await toolCall({ id: use.id, command: use.name, state: 'running' });
-    const outcomes = await Promise.all(response.toolUses.map((use) => runTool(input, use)));
+    const outcomes = await settleAll(response.toolUses.map((use) => runTool(input, use)));
     for (const [i, o] of outcomes.entries()) {
       const state = o.pending ? 'held' : o.run && !('error' in o.run.result) ? 'done' : 'failed';
       await toolCall({ id: response.toolUses[i].id, command: response.toolUses[i].name, state });

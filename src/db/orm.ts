@@ -6,6 +6,7 @@ import { ALL_ENTITIES } from './entities';
 import { AppSqliteDriver } from './sqlite-driver';
 import { initWithKnownMetadata } from './known-metadata';
 import { unreachableDatabase } from './connection-errors';
+import { settleAll } from '../util/settle-all';
 
 /** Where the data lives: the embedded SQLite file (the default) or a PostgreSQL database. */
 export type DatabaseTarget = { dialect: 'sqlite'; path: string } | { dialect: 'postgresql'; url: string };
@@ -168,7 +169,7 @@ async function openPostgres(url: string, maxConnections?: number): Promise<AnyMi
 
 /** The Migrator of `orm`, with the migrations loaded: only ever when something is pending. */
 async function withMigrator(orm: AnyMikroORM) {
-  const [{ MIGRATIONS }, { Migrator }] = await Promise.all([import('./migrations'), import('@mikro-orm/migrations')]);
+  const [{ MIGRATIONS }, { Migrator }] = await settleAll([import('./migrations'), import('@mikro-orm/migrations')]);
   // Read when the Migrator is created, on the first getMigrator() call just below.
   orm.config.set('migrations', { ...orm.config.get('migrations'), migrationsList: MIGRATIONS });
   // Registered here: MikroORM would otherwise look the package up from the current directory

@@ -1,5 +1,6 @@
 import { questionMarkOffsets } from './sql-text';
 import { storableText } from './storable-text';
+import { settleAll } from '../util/settle-all';
 
 /**
  * Statements on node-sqlite3's connection, prepared once and run again with new values.
@@ -208,7 +209,7 @@ export class SqliteStatementCache {
   async finalizeAll(): Promise<void> {
     const entries = [...this.byConnection.values()].flatMap((statements) => [...statements.values()]);
     this.byConnection.clear();
-    await Promise.all(
+    await settleAll(
       entries.map((entry) => {
         entry.dropped = true;
         return finalize(entry);

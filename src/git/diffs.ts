@@ -2,6 +2,7 @@ import { assertValidRefName } from './branch-names';
 import { GitError } from './git-errors';
 import type { GitManager } from './git-manager';
 import { refSha } from './repo-state';
+import { settleAll } from '../util/settle-all';
 
 async function mergeBase(git: GitManager, path: string, base: string): Promise<string> {
   assertValidRefName(base);
@@ -34,7 +35,7 @@ export async function diffAgainstDefault(git: GitManager, path: string, branch: 
 /** Names of files changed since the merge base with `base`: committed, uncommitted and untracked. */
 export async function changedFiles(git: GitManager, path: string, base: string): Promise<string[]> {
   const since = await mergeBase(git, path, base);
-  const [tracked, untracked] = await Promise.all([
+  const [tracked, untracked] = await settleAll([
     git.run(path, ['diff', '--name-only', '-z', since, '--']),
     git.run(path, ['ls-files', '--others', '--exclude-standard', '-z']),
   ]);

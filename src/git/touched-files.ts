@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import type { GitManager } from './git-manager';
 import { refSha } from './repo-state';
+import { settleAll } from '../util/settle-all';
 
 /** What a workspace changed against its base: the commit it is at, and every path it touched. */
 export interface TouchedFiles {
@@ -81,6 +82,6 @@ export async function committedSince(git: GitManager, path: string, base: string
  * uncommitted ones.
  */
 export async function touchedFiles(git: GitManager, path: string, base: string | null): Promise<TouchedFiles> {
-  const [status, committed] = await Promise.all([workspaceStatus(git, path), base ? committedSince(git, path, base) : []]);
+  const [status, committed] = await settleAll([workspaceStatus(git, path), base ? committedSince(git, path, base) : []]);
   return { head: status.head, files: normaliseAll([...committed, ...status.files]) };
 }

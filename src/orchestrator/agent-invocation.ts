@@ -10,6 +10,7 @@ import { ProgressBuffer } from './progress-buffer';
 import type { RunHandle, RunnerDeps } from './runner-deps';
 import { taskInbox, type FollowUp } from './task-conversation';
 import { errorMessage } from '../util/error-message';
+import { settleAll } from '../util/settle-all';
 
 /** The adapter that runs this agent's backend, or null when this app has none for it. */
 export function adapterFor(deps: Pick<RunnerDeps, 'adapters'>, agent: AgentRecord): AgentAdapter | null {
@@ -23,7 +24,7 @@ export async function taskPrompt(
 ): Promise<string> {
   const { db, config } = deps;
   const { task } = run;
-  const upstream = await Promise.all(
+  const upstream = await settleAll(
     (await db.tasks.upstream(task.id)).map(async (u) => ({
       id: u.id,
       title: u.title,

@@ -1,6 +1,7 @@
 import type { Database } from '../db/database';
 import { GLOBAL_BUDGET_SCOPE, type BudgetRecord, type WindowUsage } from '../db/repositories/budgets';
 import type { EventLog } from './events';
+import { settleAll } from '../util/settle-all';
 
 /** Warning levels in percent of a budget; at 100 the project (or everything) takes no new tasks. */
 export const BUDGET_LEVELS = [75, 90, 95, 100] as const;
@@ -79,7 +80,7 @@ export function overBudgetReason(s: BudgetStatus): string {
  * neither is spent. For "why is this task not starting".
  */
 export async function overBudget(db: Database, projectId: string, now: Date = new Date()): Promise<string | null> {
-  const budgets = (await Promise.all([db.budgets.get(projectId), db.budgets.get(null)])).filter((b) => b !== null);
+  const budgets = (await settleAll([db.budgets.get(projectId), db.budgets.get(null)])).filter((b) => b !== null);
   return (await overBudgets(db, budgets, [projectId], now)).get(projectId) ?? null;
 }
 
@@ -93,7 +94,7 @@ export async function overBudgets(db: Database, budgets: BudgetRecord[], project
   const applying = (projectId: string) => [byProject.get(projectId), byProject.get(null)].filter((b) => b !== undefined);
   const wanted = [...new Set(projectIds.flatMap(applying))];
   const usage = await db.budgets.usageInWindows(wanted.map((b) => ({ projectId: b.projectId, since: windowStartOf(b, now) })));
-  const statuses = new Map(await Promise.all(wanted.map(async (b, i) => [b, await statusOf(db, b, now, usage[i])] as const)));
+  const statuses = new Map(await settleAll(wanted.map(async (b, i) => [b, await statusOf(db, b, now, usage[i])] as const)));
   const reasons = new Map<string, string>();
   for (const projectId of projectIds) {
     const spent = applying(projectId)

@@ -5,6 +5,7 @@ import { baseRef, committedSince, normaliseAll, workspaceStatus } from '../git/t
 import { KeyedSerial } from '../util/keyed-serial';
 import type { EventLog } from './events';
 import { errorMessage } from '../util/error-message';
+import { settleAll } from '../util/settle-all';
 
 /**
  * The radars of one repository in this process store their files and compare them one at a time:
@@ -113,7 +114,7 @@ export class TaskRadar {
 async function sideOf(db: Database, taskId: string): Promise<OverlapSide> {
   const task = await db.tasks.get(taskId);
   if (!task) return { id: taskId, title: taskId, agent: null, host: null };
-  const [agent, workspace] = await Promise.all([
+  const [agent, workspace] = await settleAll([
     task.assignedAgent ? db.agents.get(task.assignedAgent) : null,
     task.workspaceId ? db.workspaces.get(task.workspaceId) : null,
   ]);
@@ -178,5 +179,5 @@ export async function sweepSettledOverlaps(deps: Pick<RadarDeps, 'db' | 'events'
 
 /** Refreshes the touched files of each run that has a radar (a worker's heartbeat). */
 export async function refreshRunRadars(runs: Iterable<{ radar?: TaskRadar | null }>): Promise<void> {
-  await Promise.all([...runs].map((r) => r.radar?.refresh()));
+  await settleAll([...runs].map((r) => r.radar?.refresh()));
 }

@@ -11,6 +11,7 @@ import { releaseStaleFollowUpPins } from './follow-up-workspace';
 import { provisionWorkspaces, type ProvisioningGit } from './workspace-provisioning';
 import { sweepSettledOverlaps } from './conflict-radar';
 import { holdBackOverlapping } from './overlap-policy';
+import { settleAll } from '../util/settle-all';
 
 export interface CycleDeps {
   db: Database;
@@ -75,7 +76,7 @@ export async function buildSnapshot(
   await sweepSettledOverlaps(deps);
   const since = new Date(deps.now().getTime() - deps.windowMs);
   const owner: Owner = { workerId: deps.worker?.id ?? null };
-  const [allIdle, projects, holds] = await Promise.all([
+  const [allIdle, projects, holds] = await settleAll([
     db.scheduling.idleAgents(owner),
     db.scheduling.projects(),
     db.scheduling.quotaHolds(deps.now()),
@@ -86,7 +87,7 @@ export async function buildSnapshot(
   // more cover tasks skipped for workspace affinity. Rows cost, so read no more than that.
   const cap = projects.reduce((m, p) => Math.max(m, p.maxConcurrentAgents), 1);
   const perProject = Math.min(idleAgents.length, cap) + 8;
-  const [readyTasks, activeCounts, tokens, completed, workspaces] = await Promise.all([
+  const [readyTasks, activeCounts, tokens, completed, workspaces] = await settleAll([
     idleAgents.length > 0 ? db.scheduling.readyTasks(perProject) : Promise.resolve({} as Record<string, ReadyTaskRow[]>),
     db.scheduling.activeCounts(),
     db.scheduling.tokensSince(since),
@@ -209,7 +210,7 @@ export async function noticeWaiting(
 export async function announceFailovers(deps: Pick<CycleDeps, 'db' | 'events'>, launched: Assignment[]): Promise<void> {
   for (const a of launched) {
     if (!a.failover) continue;
-    const [task, agent] = await Promise.all([deps.db.tasks.get(a.taskId), deps.db.agents.get(a.agentId)]);
+    const [task, agent] = await settleAll([deps.db.tasks.get(a.taskId), deps.db.agents.get(a.agentId)]);
     if (!task || !agent) continue;
     const until = new Date(a.failover.until).toISOString();
     const backend = agentBackendKey(agent);

@@ -1,6 +1,7 @@
 import type { Database } from '../db/database';
 import type { TaskRecord } from '../db/repositories/tasks';
 import type { EventLog } from './events';
+import { settleAll } from '../util/settle-all';
 
 /**
  * How long a follow-up waits for the workspace its agent session worked in, while another task
@@ -68,7 +69,7 @@ export async function workspaceMoveNotice(db: Database, task: TaskRecord): Promi
   const runs = await db.runRecords.forTask(task.id);
   const previous = [...runs].reverse().find((r) => r.id !== task.currentRunId);
   if (!previous || previous.workspaceId === task.workspaceId) return null;
-  const [before, now] = await Promise.all([db.workspaces.get(previous.workspaceId), db.workspaces.get(task.workspaceId)]);
+  const [before, now] = await settleAll([db.workspaces.get(previous.workspaceId), db.workspaces.get(task.workspaceId)]);
   if (!before || !now || before.path === now.path) return null;
   return [
     '⚠️ YOUR WORKSPACE HAS MOVED. Read this before anything else.',

@@ -11,6 +11,7 @@ import { settle } from './run-settlement';
 import type { RunHandle, RunnerDeps } from './runner-deps';
 import { queuePendingFollowUp, takeFollowUp } from './task-conversation';
 import { errorMessage } from '../util/error-message';
+import { settleAll } from '../util/settle-all';
 
 export type { RunHandle, RunnerDeps } from './runner-deps';
 
@@ -19,11 +20,7 @@ export async function runTask(deps: RunnerDeps, handle: RunHandle): Promise<void
   const { db, events, machine, log } = deps;
   const { taskId, agentId } = handle;
   try {
-    const [task, agent, workspace] = await Promise.all([
-      db.tasks.get(taskId),
-      db.agents.get(agentId),
-      db.workspaces.get(handle.workspaceId),
-    ]);
+    const [task, agent, workspace] = await settleAll([db.tasks.get(taskId), db.agents.get(agentId), db.workspaces.get(handle.workspaceId)]);
     const project = task ? await db.projects.get(task.projectId) : null;
     if (!task || !agent || !workspace || !project) {
       log(`Launch of ${taskId} abandoned: its task, agent, workspace or project is gone.`);

@@ -9,6 +9,7 @@ import { cloneSource, defaultRepo, PROVISIONING_FAILURES_KEY, type ProvisioningF
 import { overBudgets } from './budgets';
 import type { RepoRecord } from '../db/repositories/repos';
 import { overlapHold, overlapHoldReason } from './overlap-policy';
+import { settleAll } from '../util/settle-all';
 
 /*
  * Why a task that could run is not running, in words for people. Worked out per project from
@@ -92,7 +93,7 @@ async function loadContext(db: Database, state: SchedulingState, projectIds: str
   if (projectIds.some((id) => !workspaces.available[id]?.length && !failures[id])) void reposOf().catch(() => undefined);
   // Token sums scan the window's usage rows: only when a project asked about has a budget.
   const budgeted = projectIds.some((id) => byId.get(id)?.budgetLimit != null);
-  const [tokens, spent] = await Promise.all([
+  const [tokens, spent] = await settleAll([
     budgeted
       ? db.scheduling.tokensSince(new Date(state.now.getTime() - (state.windowMs ?? 24 * 3600_000))).then((t) => t.perProject)
       : ({} as Record<string, number>),

@@ -5,6 +5,7 @@ import type { RepoRecord } from '../db/repositories/repos';
 import type { WorkspaceRecord } from '../db/repositories/workspaces';
 import { GitError } from '../git/git-errors';
 import { errorMessage } from '../util/error-message';
+import { settleAll } from '../util/settle-all';
 
 /*
  * Workspaces made from a project's repository: by add_workspace (a person asks) and by the
@@ -101,7 +102,7 @@ export interface ProvisionProject {
  */
 export async function provisionWorkspaces(deps: ProvisionDeps, project: ProvisionProject, count: number): Promise<string[]> {
   const { db } = deps;
-  const [repos, existing] = await Promise.all([db.repos.list(project.id), db.workspaces.list(project.id)]);
+  const [repos, existing] = await settleAll([db.repos.list(project.id), db.workspaces.list(project.id)]);
   const repo = defaultRepo(repos);
   const source = cloneSource(repo);
   const linkable = !source ? (repo ? repo.checkoutBasePath : project.workspace) : null;

@@ -4,6 +4,7 @@ import { taskOfThread, type TaskThreadSource } from './task-thread-replies';
 import { readThread, threadContextText } from './thread-context';
 import type { UserNames } from './user-names';
 import { errorMessage } from '../util/error-message';
+import { settleAll } from '../util/settle-all';
 
 export interface ChatPlace {
   channel: string;
@@ -40,7 +41,7 @@ export async function chatOrigin(
   const context = async (): Promise<string | null> => {
     if (!place.inThread) return null;
     try {
-      const [taskId, lines] = await Promise.all([
+      const [taskId, lines] = await settleAll([
         taskOfThread(source, place.channel, place.threadTs),
         readThread(client, names, { channel: place.channel, threadTs: place.threadTs, beforeTs: place.messageTs, ...bot(place) }),
       ]);
@@ -50,7 +51,7 @@ export async function chatOrigin(
       return null;
     }
   };
-  const [sourceUrl, text] = await Promise.all([permalinkOf(client, place.channel, place.threadTs), context()]);
+  const [sourceUrl, text] = await settleAll([permalinkOf(client, place.channel, place.threadTs), context()]);
   return { sourceUrl, context: text };
 }
 

@@ -10,6 +10,7 @@ import { getTask, listTasks } from '../commands/tasks';
 import { getOverlaps } from '../commands/overlaps';
 import { getMergeQueue } from '../commands/merge-train';
 import type { TrainPlace } from './blocks/merge-train-place';
+import { settleAll } from '../util/settle-all';
 
 /** Runs a command as the Slack app (the handler's `execute`). */
 export type Execute = (name: string, args?: Record<string, unknown>) => Promise<CommandResult>;
@@ -141,7 +142,7 @@ async function loadReadyRows(execute: Execute, rows: number, waiting: Map<string
  * `readyRows`: how many ready tasks to list (a data table holds more than the sections).
  */
 export async function loadHomeData(execute: Execute, options: { readyRows?: number } = {}): Promise<HomeData> {
-  const [status, projects, repos, asking, awaiting, failedTasks, blocked, automations, overlapping] = await Promise.all([
+  const [status, projects, repos, asking, awaiting, failedTasks, blocked, automations, overlapping] = await settleAll([
     run(execute, getStatus, {}),
     run(execute, listProjects, {}),
     run(execute, listRepos, {}),
@@ -157,7 +158,7 @@ export async function loadHomeData(execute: Execute, options: { readyRows?: numb
   const projectList = failed(projects) ? [] : projects.projects;
   const lists = [asking, awaiting, failedTasks, blocked].map((l) => (failed(l) ? { tasks: [], total: 0 } : l));
   const attentionTasks = lists.flatMap((l) => l.tasks).slice(0, HOME_CAPS.needsYou);
-  const attention = await Promise.all(
+  const attention = await settleAll(
     attentionTasks.map(async (t): Promise<AttentionRow> => {
       const status = t.status as AttentionRow['status'];
       let detail: string | null = null;
@@ -197,7 +198,7 @@ export async function loadHomeData(execute: Execute, options: { readyRows?: numb
       }
     }
   }
-  const running = await Promise.all(
+  const running = await settleAll(
     inProgress.map(async (t): Promise<RunningRow> => {
       const full = await run(execute, getTask, { task_id: t.id });
       const startedAt = failed(full) ? undefined : (full as { started_at?: string }).started_at;

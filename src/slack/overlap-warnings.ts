@@ -4,6 +4,7 @@ import type { EventRecord } from '../db/repositories/events';
 import type { OverlapPayload } from '../orchestrator/conflict-radar';
 import { overlapCleared, overlapWarning } from './blocks/overlap-warning';
 import { permalinkOf } from './source-thread';
+import { settleAll } from '../util/settle-all';
 
 /** Where a warning was posted and for which files (system_state, so a restarted app finds it). */
 interface PostedWarning {
@@ -34,8 +35,8 @@ export class OverlapWarnings {
   async handle(event: EventRecord): Promise<void> {
     const p = event.payload;
     if (!isOverlapPayload(p)) return;
-    const threads = await Promise.all(p.task_ids.map((id) => this.db.taskThreads.get(id)));
-    const links = await Promise.all(threads.map((t) => (t ? permalinkOf(this.client, t.channelId, t.threadTs) : null)));
+    const threads = await settleAll(p.task_ids.map((id) => this.db.taskThreads.get(id)));
+    const links = await settleAll(threads.map((t) => (t ? permalinkOf(this.client, t.channelId, t.threadTs) : null)));
     for (const mine of [0, 1]) {
       const thread = threads[mine];
       if (!thread) continue;

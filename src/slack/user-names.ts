@@ -1,4 +1,5 @@
 import type { WebClient } from '@slack/web-api';
+import { settleAll } from '../util/settle-all';
 
 const TTL_MS = 60 * 60 * 1000;
 const MAX_ENTRIES = 2000;
@@ -25,7 +26,7 @@ export class UserNames {
   /** Names for several ids at once (one lookup per id not yet known). */
   async many(client: WebClient, userIds: Iterable<string>): Promise<Map<string, string>> {
     const ids = [...new Set(userIds)];
-    const names = await Promise.all(ids.map((id) => this.of(client, id)));
+    const names = await settleAll(ids.map((id) => this.of(client, id)));
     return new Map(ids.map((id, i) => [id, names[i]]));
   }
 }

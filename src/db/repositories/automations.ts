@@ -2,6 +2,7 @@ import type { EmFactory } from '../database';
 import { dialectOf } from '../dialect';
 import { retryingTransaction } from '../retrying-transaction';
 import { changes, runSql } from './run-sql';
+import { settleAll } from '../../util/settle-all';
 
 export const AUTOMATION_KINDS = ['intake', 'schedule', 'webhook'] as const;
 export type AutomationKind = (typeof AUTOMATION_KINDS)[number];
@@ -367,7 +368,7 @@ export class AutomationRepository {
     const { after, limit, offset } = page;
     const [where, params] = after ? ['and (at, id) < (?, ?)', [after.at, after.id]] : ['', []];
     const sql = `select * from automation_runs where automation_id = ? ${where} order by at desc, id desc limit ? offset ?`;
-    const [rows, counts] = await Promise.all([
+    const [rows, counts] = await settleAll([
       this.rows(sql, [automationId, ...params, limit + 1, after ? 0 : offset]),
       this.rows('select n from history_counts where name = ?', [`automation_runs:${automationId}`]),
     ]);

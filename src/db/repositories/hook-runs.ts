@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Hook, HookRun, type HookRunStatus } from '../entities';
 import type { EmFactory } from '../database';
 import type { HookRunRecord } from './hooks';
+import { settleAll } from '../../util/settle-all';
 
 /** A hook as the engine needs it. */
 export interface HookDefinition {
@@ -128,7 +129,7 @@ export class HookRunRepository {
     const em = this.em();
     const columns = 'id, trigger_reason, status, tokens_used, skipped_reason, started_at, completed_at';
     const order = 'order by started_at desc, id desc limit ?';
-    const [rows, counts] = await Promise.all([
+    const [rows, counts] = await settleAll([
       page.after
         ? em.execute<HookRunRow[]>(`select ${columns} from hook_runs where hook_id = ? and (started_at, id) < (?, ?) ${order}`, [
             hookId,

@@ -1,6 +1,7 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { TaskStatus } from '../entities';
 import { readInBatches, selectAsJson } from './run-sql';
+import { settleAll } from '../../util/settle-all';
 
 /** Queries behind get_chain_health, paged so its reply stays small however long a chain is. */
 
@@ -105,7 +106,7 @@ export async function blockedHoldingUp(
   projectId: string,
   page: { limit: number; offset: number },
 ): Promise<{ tasks: Array<{ id: string; title: string }>; total: number }> {
-  const [tasks, counts] = await Promise.all([
+  const [tasks, counts] = await settleAll([
     em.execute<Array<{ id: string; title: string }>>(
       `select t.id, t.title from chain_blockers c join tasks t on t.id = c.task_id
         where c.project_id = ? and c.holds_up = true

@@ -1,5 +1,6 @@
 import { TokenUsage, type TokenSource } from '../entities';
 import type { EmFactory } from '../database';
+import { settleAll } from '../../util/settle-all';
 
 export interface TokenUsageEntry {
   projectId?: string | null;
@@ -76,7 +77,7 @@ export class TokenUsageRepository {
   /** For one task: one page of tokens per agent, largest first, with the task's totals. */
   async byAgentForTask(taskId: string, page: Page): Promise<TaskBreakdown> {
     // A task's rows are few (one per agent that worked it), so summing them here stays cheap.
-    const [rows, totals] = await Promise.all([
+    const [rows, totals] = await settleAll([
       this.query<{ agent_id: string; tokens: number; entries: number }>(
         'select agent_id, sum(tokens) as tokens, sum(entries) as entries from token_usage_totals where task_id = ? group by agent_id order by tokens desc, agent_id limit ? offset ?',
         [taskId, page.limit, page.offset],
@@ -95,7 +96,7 @@ export class TokenUsageRepository {
 
   /** For one project: one page of tokens per task and agent, largest first, with the project's totals. */
   async byTaskForProject(projectId: string, page: Page): Promise<ProjectBreakdown> {
-    const [rows, totals] = await Promise.all([
+    const [rows, totals] = await settleAll([
       this.query<{ task_id: string; agent_id: string; tokens: number }>(
         'select task_id, agent_id, tokens from token_usage_totals where project_id = ? order by tokens desc, task_id, agent_id limit ? offset ?',
         [projectId, page.limit, page.offset],
@@ -114,7 +115,7 @@ export class TokenUsageRepository {
 
   /** Everything: one page of tokens per project (null: chat and hooks outside a project), largest first. */
   async byProject(page: Page): Promise<OverallBreakdown> {
-    const [rows, totals] = await Promise.all([
+    const [rows, totals] = await settleAll([
       this.query<{ project_id: string; tokens: number }>(
         'select project_id, tokens from token_usage_project_totals order by tokens desc, project_id limit ? offset ?',
         [page.limit, page.offset],

@@ -3,6 +3,7 @@ import { GitError } from '../git-errors';
 import { FORGE_KINDS, MERGE_METHODS, type Forge, type ForgeKind, type ForgeReadiness, type MergeMethod } from './forge';
 import { GitHubForge } from './github';
 import { GitLabForge } from './gitlab';
+import { settleAll } from '../../util/settle-all';
 
 /** The host of a remote URL (`https://…`, `ssh://…`, `git@host:path`), or null for a local path. */
 export function remoteHost(url: string): string | null {
@@ -93,7 +94,7 @@ export class Forges {
     const now = Date.now();
     if (!this.readinessCache || now - this.readinessCache.at > this.ttlMs) {
       const cwd = os.tmpdir();
-      const value = Promise.all([this.github.readiness(cwd), this.gitlab.readiness(cwd)]).then(([github, gitlab]) => ({ github, gitlab }));
+      const value = settleAll([this.github.readiness(cwd), this.gitlab.readiness(cwd)]).then(([github, gitlab]) => ({ github, gitlab }));
       this.readinessCache = { at: now, value };
     }
     return this.readinessCache.value;

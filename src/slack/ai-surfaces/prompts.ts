@@ -5,6 +5,7 @@ import type { KnownBlock } from '@slack/types';
 import { clip, fallbackOf, LIMITS } from '../blocks/common';
 import { bold, packRich, txt } from '../blocks/text';
 import { type Execute, failed, run } from '../home-data';
+import { settleAll } from '../../util/settle-all';
 
 /** Slack shows at most four suggested prompts. */
 const MAX_PROMPTS = 4;
@@ -31,7 +32,7 @@ const NEEDS = [
  * at (or their first project), then a question about everything. Read through commands.
  */
 export async function suggestedPrompts(execute: Execute, contextChannelId?: string): Promise<SuggestedPrompts> {
-  const [projects, linked, ...needs] = await Promise.all([
+  const [projects, linked, ...needs] = await settleAll([
     run(execute, listProjects, {}),
     contextChannelId ? run(execute, getProjectForChannel, { channel_id: contextChannelId }) : Promise.resolve(null),
     ...NEEDS.map((n) => run(execute, listTasks, { status: n.status })),
