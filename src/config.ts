@@ -5,6 +5,7 @@ import dotenv from 'dotenv';
 import { z } from 'zod';
 import { AgentProfilesError, loadAgentProfiles, type AgentProfile } from './agents/profiles';
 import { agentProfilesPath, configDigest } from './config-digest';
+import { isWithin } from './util/path-within';
 
 /** The model used for chat, the LLM plan parser and hooks unless AQ_CHAT_MODEL says otherwise. */
 export const DEFAULT_CHAT_MODEL = 'claude-sonnet-4-6';
@@ -278,7 +279,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     agents: {
       allowUnsandboxed: parseVar(env, 'AQ_ALLOW_UNSANDBOXED', booleanText, false),
       allowedDomains: listOf(read(env, 'AQ_AGENT_ALLOWED_DOMAINS')),
-      extraDirs: listOf(read(env, 'AQ_AGENT_EXTRA_DIRS')).map((dir) => path.resolve(expandHome(dir))),
+      extraDirs: agentExtraDirs(env, home, workspaceDir),
       poolSize: parseVar(env, 'AQ_AGENTS', agentCountText, 2),
       ask: {
         people: parseVar(env, 'AQ_ASK_PEOPLE', booleanText, read(env, 'SLACK_BOT_TOKEN') !== undefined),
@@ -306,6 +307,28 @@ function agentProfiles(file: string, named: boolean): AgentProfile[] {
 }
 
 /** A comma- or space-separated list. */
+/**
+ * AQ_AGENT_EXTRA_DIRS: folders every agent may also write. One that holds the app's own folder or
+ * the workspace folder would open to each agent the other agents' temporary folders and every
+ * project's workspaces (the app's files in it stay hidden, but not those): refused.
+ */
+function agentExtraDirs(env: NodeJS.ProcessEnv, home: string, workspaceDir: string): string[] {
+  const dirs = listOf(read(env, 'AQ_AGENT_EXTRA_DIRS')).map((dir) => path.resolve(expandHome(dir)));
+  for (const dir of dirs) {
+    const holds = isWithin(home, dir)
+      ? `the app's folder ${home} (AQ_HOME)`
+      : isWithin(workspaceDir, dir)
+        ? `the workspace folder ${workspaceDir}`
+        : null;
+    if (holds) {
+      throw new ConfigError(
+        `AQ_AGENT_EXTRA_DIRS names ${dir}, which holds ${holds}: every agent could reach the others' work there. Name a folder outside it.`,
+      );
+    }
+  }
+  return dirs;
+}
+
 function listOf(value: string | undefined): string[] {
   return (value ?? '')
     .split(/[\s,]+/)

@@ -6,6 +6,7 @@ import type { AppConfig } from '../config';
 import { isInsideGitFolder } from '../git/git-control-files';
 import { APP_SOCKET_NAME, agentTempDir, gitCredentialsDir, logsDir } from '../util/app-home-files';
 import { settleAll } from '../util/settle-all';
+import { isWithin } from '../util/path-within';
 
 /** What a project allows its agents beyond their own workspace. */
 export interface ConfinementPolicy {
@@ -134,18 +135,13 @@ export async function realPathOf(target: string): Promise<string> {
   }
 }
 
-export function isInside(candidate: string, root: string): boolean {
-  const relative = path.relative(root, candidate);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
-}
-
 /**
  * The path guard's one test, for every backend: where `target` really lies (symlinks followed),
  * relative to the real root it is in; null outside them all.
  */
 async function whereInRoots(target: string, realRoots: string[]): Promise<string | null> {
   const real = await realPathOf(target);
-  const root = realRoots.find((r) => isInside(real, r));
+  const root = realRoots.find((r) => isWithin(real, r));
   return root === undefined ? null : path.relative(root, real);
 }
 
@@ -285,7 +281,7 @@ export function pathGuard(
  */
 export function closedFolders(policy: ConfinementPolicy, home: string): string[] {
   const root = policy.workspacesRoot;
-  return root && !isInside(path.resolve(home), path.resolve(root)) ? [root] : [];
+  return root && !isWithin(path.resolve(home), path.resolve(root)) ? [root] : [];
 }
 
 /**

@@ -1,7 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { gitControlPaths } from '../git/git-control-files';
-import { HOME_SECRETS, isInside } from './confinement';
+import { HOME_SECRETS } from './confinement';
+import { isWithin } from '../util/path-within';
 
 /** Where a whole agent process may write, and what it must not read. */
 export interface ProcessSandbox {
@@ -32,7 +33,7 @@ export function maskArgs(paths: string[]): string[] {
  * those inside it come back); one that lies inside a writable folder stays as it is.
  */
 export function closedArgs(closed: string[], writable: string[]): string[] {
-  return closed.filter((dir) => existsSync(dir) && !writable.some((root) => isInside(dir, root))).flatMap((dir) => ['--tmpfs', dir]);
+  return closed.filter((dir) => existsSync(dir) && !writable.some((root) => isWithin(dir, root))).flatMap((dir) => ['--tmpfs', dir]);
 }
 
 /**
@@ -52,9 +53,9 @@ export function gitControlArgs(writable: string[]): string[] {
  */
 export function bubblewrapArgs(sandbox: ProcessSandbox, cwd: string, command: string, args: string[]): string[] {
   const binds = sandbox.writable.flatMap((dir) => ['--bind', dir, dir]);
-  const ownLogins = sandbox.own.filter((dir) => dir !== sandbox.home && isInside(dir, sandbox.home));
+  const ownLogins = sandbox.own.filter((dir) => dir !== sandbox.home && isWithin(dir, sandbox.home));
   const homeSecrets = HOME_SECRETS.map((secret) => path.join(sandbox.home, secret)).filter(
-    (secret) => !ownLogins.some((dir) => isInside(secret, dir)),
+    (secret) => !ownLogins.some((dir) => isWithin(secret, dir)),
   );
   const hidden = maskArgs([...homeSecrets, ...sandbox.hidden]);
   return [

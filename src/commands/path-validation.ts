@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { AppConfig } from '../config';
 import { CommandError, type CommandContext } from './catalog';
 import { settleAll } from '../util/settle-all';
+import { isWithin } from '../util/path-within';
 
 /*
  * The one rule for what file commands may reach (read_file, run_command, search_files,
@@ -101,13 +102,7 @@ export async function resolveReal(target: string): Promise<string> {
   }
 }
 
-/** Whether `child` is `parent` or inside it, compared segment by segment (`/ws-evil` is not in `/ws`). */
-export function isWithin(child: string, parent: string): boolean {
-  const relative = path.relative(parent, child);
-  if (relative === '') return true;
-  // A first segment of exactly `..` leaves the parent; a name like `..notes` does not.
-  return !path.isAbsolute(relative) && relative.split(path.sep)[0] !== '..';
-}
+export { isWithin };
 
 /** The real paths a file command may reach, and the files it never may (see the top of this file). */
 export interface AllowedRoots {

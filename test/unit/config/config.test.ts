@@ -54,6 +54,23 @@ describe('loadConfig', () => {
     });
   });
 
+  it('refuses AQ_AGENT_EXTRA_DIRS that hold the app folder or the workspaces, and takes others', () => {
+    const home = { AQ_HOME: '/data/aq' };
+    for (const dirs of ['/data', '/data/aq', '/srv/shared, /', '/data/aq/workspaces']) {
+      expect(() => loadConfig({ ...home, AQ_AGENT_EXTRA_DIRS: dirs })).toThrow(
+        /^AQ_AGENT_EXTRA_DIRS names \S+, which holds the app's folder \/data\/aq \(AQ_HOME\)|which holds the workspace folder/,
+      );
+    }
+    expect(() => loadConfig({ ...home, AQ_WORKSPACE_DIR: '/srv/ws', AQ_AGENT_EXTRA_DIRS: '/srv' })).toThrow(
+      "AQ_AGENT_EXTRA_DIRS names /srv, which holds the workspace folder /srv/ws: every agent could reach the others' work there. Name a folder outside it.",
+    );
+    expect(loadConfig({ ...home, AQ_AGENT_EXTRA_DIRS: '/srv/cache, /data/aq-other, /data/aq/shared' }).agents.extraDirs).toEqual([
+      '/srv/cache',
+      '/data/aq-other',
+      '/data/aq/shared',
+    ]);
+  });
+
   it('runs on PostgreSQL when DATABASE_URL is a postgres:// URL', () => {
     const url = 'postgres://aq:secret@db.internal:5432/agent_queue';
     const config = loadConfig({ AQ_HOME: '/x', DATABASE_URL: url });
