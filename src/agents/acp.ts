@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -154,7 +154,8 @@ export class AcpAdapter implements AgentAdapter {
     }
     const home = env.HOME ?? os.homedir();
     const own = profile.writable.map((dir) => path.resolve(expandHome(dir, home)));
-    await settleAll(own.map((dir) => mkdir(dir, { recursive: true })));
+    // A folder is made when missing; a file (Claude Code's ~/.claude.json) is bound as it is.
+    await settleAll(own.map(async (dir) => (await stat(dir).catch(() => null)) ?? mkdir(dir, { recursive: true })));
     const roots = [request.cwd, ...(policy.extraDirs ?? [])];
     const startHead = await workspaceHead(request.cwd);
     // Made last before the process, so that nothing between leaves it behind.

@@ -13,7 +13,7 @@ export interface AgentProfile {
   env: Record<string, string>;
   /** Run the agent inside bubblewrap (the default), writable only in its workspace and `writable`. */
   sandbox: boolean;
-  /** Folders the agent keeps its own state in (its login, sessions), writable inside the sandbox. */
+  /** Folders (or files) the agent keeps its own state in (its login, sessions), writable inside the sandbox. */
   writable: string[];
 }
 

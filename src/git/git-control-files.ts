@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, type Stats, statSync } from 'node:fs';
 import path from 'node:path';
 
 /*
@@ -36,10 +36,21 @@ export function isInsideGitFolder(relative: string): boolean {
  */
 export function gitControlPaths(top: string): string[] {
   const dotGit = path.join(top, '.git');
-  const info = statSync(dotGit, { throwIfNoEntry: false });
+  const info = statIfThere(dotGit);
   if (!info) return [];
   if (!info.isDirectory()) return [dotGit];
-  return GIT_FOLDER_CONTROL_ENTRIES.map((entry) => path.join(dotGit, entry)).filter((entry) => statSync(entry, { throwIfNoEntry: false }));
+  return GIT_FOLDER_CONTROL_ENTRIES.map((entry) => path.join(dotGit, entry)).filter((entry) => statIfThere(entry));
+}
+
+/** What is at `file`, or null when nothing is: also when a part of the path is a file (`top` may be one). */
+function statIfThere(file: string): Stats | null {
+  try {
+    return statSync(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw err;
+  }
 }
 
 /**

@@ -209,7 +209,7 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
     expect(await gitOut(h.origin, 'show', 'main:made.txt')).toBe('made by the agent');
   });
 
-  it("the whole agent process cannot read the app's own files, other agents' logins and temp folders nor the machine's /tmp, and reads the rest, its own login and TMPDIR", async () => {
+  it("the whole agent process cannot read the app's own files, other agents' logins and temp folders nor the machine's /tmp, and reads the rest, its own logins (a folder and a file) and TMPDIR", async () => {
     // The agent's home holds its own login (in a folder its profile makes writable) and Claude
     // Code's. It and the app's home lie outside /tmp, as they do on a machine: the agent's /tmp is
     // its own, so what is under the machine's /tmp would be out of its sight anyway.
@@ -222,15 +222,17 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
     await writeFile(inMachineTmp, 'another program was here\n');
     const ownLogin = path.join(agentHome.dir, '.codex', 'auth.json');
     const otherLogin = path.join(agentHome.dir, '.claude', '.credentials.json');
-    for (const file of [ownLogin, otherLogin]) {
+    // A login kept in a file, as Claude Code keeps ~/.claude.json: listed in the profile, it is its own too.
+    const ownFile = path.join(agentHome.dir, '.claude.json');
+    for (const file of [ownLogin, otherLogin, ownFile]) {
       await mkdir(path.dirname(file), { recursive: true });
       await writeFile(file, 'a login\n');
     }
-    await start({ HOME: agentHome.dir }, true, ['~/.codex'], false, appHome.dir);
+    await start({ HOME: agentHome.dir }, true, ['~/.codex', '~/.claude.json'], false, appHome.dir);
     const appFiles = await writeAppFiles(h.rt.config, 'app-file-secret');
     try {
       const id = await h.task('Peek', {
-        description: [appFiles.ordinary, ...appFiles.hidden, appFiles.socket, ownLogin, otherLogin, inMachineTmp]
+        description: [appFiles.ordinary, ...appFiles.hidden, appFiles.socket, ownLogin, otherLogin, ownFile, inMachineTmp]
           .map((file) => `acp:peek ${file}`)
           .concat('acp:put $TMPDIR/scratch.txt kept for later', 'acp:peek $TMPDIR/scratch.txt')
           .join('\n'),
@@ -248,6 +250,7 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
       expect(summary).toContain(`peeked ${appFiles.socket}: unreadable (EACCES)`);
       expect(summary).toContain(`peeked ${ownLogin}: a login`);
       expect(summary).toContain(`peeked ${otherLogin}: unreadable (EACCES)`);
+      expect(summary).toContain(`peeked ${ownFile}: a login`);
       expect(summary).toContain(`peeked ${inMachineTmp}: unreadable (ENOENT)`);
       // Its own temporary folder lies among the other agents', and it alone comes back.
       const ownTemp = path.join(agentTempDir(appHome.dir), 'aq-acp-');
