@@ -202,6 +202,13 @@ export function repoActionCard(...[command, r]: CommandAndResult<RepoActionComma
   }
 }
 
+const SYNC_ICONS: Record<Result<'sync_workspaces'>['workspaces'][number]['status'], string> = {
+  synced: '✅',
+  skipped: '⏭️',
+  conflict: '⚠️',
+  error: '🔴',
+};
+
 export const WORKSPACE_SCAN_COMMANDS = ['find_merge_conflict_workspaces', 'sync_workspaces'] as const;
 type WorkspaceScanCommands = (typeof WORKSPACE_SCAN_COMMANDS)[number];
 
@@ -218,6 +225,7 @@ export function workspaceScanCard(...[command, r]: CommandAndResult<WorkspaceSca
           ['', `${s(r.synced)} synced`],
           ['', `${s(r.skipped)} skipped`],
           ['', `${s(r.errors)} failed`],
+          ['', r.conflicts ? `${s(r.conflicts)} with conflicts` : ''],
           ['default', r.default_branch],
         ]),
         ...results.slice(0, 30).map((w) =>
@@ -228,7 +236,7 @@ export function workspaceScanCard(...[command, r]: CommandAndResult<WorkspaceSca
               ['', w.status],
               ['', w.message],
             ],
-            w.status === 'error' ? '🔴' : w.status === 'skipped' ? '⏭️' : '✅',
+            SYNC_ICONS[w.status],
           ),
         ),
       ],

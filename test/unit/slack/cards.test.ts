@@ -3,7 +3,7 @@ import { CARDED_COMMANDS, cardFor } from '../../../src/slack/blocks/cards';
 import { renderResult } from '../../../src/slack/blocks/render';
 import { formatDollars, formatDuration, formatNumber, statusWords } from '../../../src/slack/blocks/cards-format';
 import { HOSTILE, HOSTILE_BLOCK, showsLiterally } from '../../support/hostile';
-import { validateMessage } from '../../support/slack-validator';
+import { validateMessage, visibleTexts } from '../../support/slack-validator';
 
 const H = HOSTILE;
 
@@ -237,6 +237,36 @@ describe('designed cards', () => {
     const after = said({ delivery: 'after_landing', status: 'AWAITING_APPROVAL', landing });
     expect(after).toContain('Queued for after the landing');
     expect(after).toContain('#2 in the merge train');
+  });
+
+  it('marks a workspace whose sync hit conflicts as such, and counts them', () => {
+    const row = (name: string, status: string, message?: string) => ({
+      workspace_id: `p-${name}`,
+      workspace_name: name,
+      path: `/w/${name}`,
+      status,
+      branch: 'main',
+      actions: [],
+      ...(message && { message }),
+    });
+    const rendered = renderResult(
+      'sync_workspaces',
+      {},
+      {
+        project_id: 'p',
+        default_branch: 'main',
+        total_workspaces: 3,
+        synced: 1,
+        skipped: 0,
+        errors: 0,
+        conflicts: 1,
+        workspaces: [row('ws-1', 'synced'), row('ws-2', 'conflict', 'Unresolved merge conflicts in a.txt')],
+      },
+    );
+    const text = visibleTexts(rendered.blocks).join('\n');
+    expect(text).toContain('1 with conflicts');
+    expect(text).toContain('✅ ws-1');
+    expect(text).toContain('⚠️ ws-2  p-ws-2  conflict · Unresolved merge conflicts in a.txt');
   });
 
   it('formats token usage with separators and cost in dollars', () => {
