@@ -4,10 +4,9 @@ import { actionsBlock } from './actions';
 import { button, clip, fallbackOf, type Rendered } from './common';
 import { bold, italic, mono, plainContext, preformatted, richLines, txt, type Line } from './text';
 import { REQUEST_ACTIONS } from './action-ids';
+import { plainText } from './text';
 
 type Payload = Record<string, unknown>;
-
-const plain = (text: string) => ({ type: 'plain_text' as const, text, emoji: true });
 
 const str = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
 
@@ -59,7 +58,7 @@ export function questionPost(p: Payload): Rendered {
           {
             type: 'checkboxes' as const,
             action_id: REQUEST_ACTIONS.choices,
-            options: options.map((o, oi) => ({ text: plain(clip(label(o, oi), 75)), value: String(oi) })),
+            options: options.map((o, oi) => ({ text: plainText(clip(label(o, oi), 75)), value: String(oi) })),
           },
           button('Submit', REQUEST_ACTIONS.submitChoices, `${id}:${qi}`, 'primary'),
         ]

@@ -1,4 +1,6 @@
 import type { KnownBlock, PlainTextOption, View } from '@slack/types';
+import { clip } from './common';
+import { plainText } from './text';
 
 export const MODAL_CALLBACKS = {
   newTask: 'aq_new_task',
@@ -27,11 +29,9 @@ export function decodeOrigin(metadata: string | undefined): ModalOrigin {
   return { from: 'unknown' };
 }
 
-export const plain = (text: string) => ({ type: 'plain_text' as const, text, emoji: true });
-
 /** A select option (plain text: literal, within Slack's 75 characters). */
 export function option(text: string, value: string): PlainTextOption {
-  return { text: plain(text.length > 75 ? `${text.slice(0, 74)}…` : text || value), value: value.slice(0, 150) };
+  return { text: plainText(clip(text || value, 75)), value: value.slice(0, 150) };
 }
 
 export function textInput(
@@ -42,14 +42,14 @@ export function textInput(
   return {
     type: 'input',
     block_id: blockId,
-    label: plain(label),
+    label: plainText(label),
     optional: opts.optional ?? false,
-    ...(opts.hint && { hint: plain(opts.hint) }),
+    ...(opts.hint && { hint: plainText(opts.hint) }),
     element: {
       type: 'plain_text_input',
       action_id: 'value',
       ...(opts.multiline && { multiline: true }),
-      ...(opts.placeholder && { placeholder: plain(opts.placeholder) }),
+      ...(opts.placeholder && { placeholder: plainText(opts.placeholder) }),
       ...(opts.initial && { initial_value: opts.initial }),
       ...(opts.max && { max_length: opts.max }),
     },
@@ -62,12 +62,12 @@ export function projectSelect(projects: Array<{ id: string; name: string }>, sel
   return {
     type: 'input',
     block_id: 'project',
-    label: plain('Project'),
+    label: plainText('Project'),
     element: {
       type: 'static_select',
       action_id: 'value',
       options,
-      placeholder: plain('Pick a project'),
+      placeholder: plainText('Pick a project'),
       ...(initial && { initial_option: initial }),
     },
   };
@@ -109,9 +109,9 @@ export function newTaskModal(input: NewTaskModalInput): View {
       type: 'input',
       block_id: 'priority',
       optional: true,
-      label: plain('Priority'),
-      hint: plain('Lower numbers run first; 100 when left empty.'),
-      element: { type: 'number_input', action_id: 'value', is_decimal_allowed: false, min_value: '0', placeholder: plain('100') },
+      label: plainText('Priority'),
+      hint: plainText('Lower numbers run first; 100 when left empty.'),
+      element: { type: 'number_input', action_id: 'value', is_decimal_allowed: false, min_value: '0', placeholder: plainText('100') },
     },
   );
   if (input.dependencyCandidates.length > 0) {
@@ -119,12 +119,12 @@ export function newTaskModal(input: NewTaskModalInput): View {
       type: 'input',
       block_id: 'depends_on',
       optional: true,
-      label: plain('Depends on'),
-      hint: plain('This task waits until these are completed.'),
+      label: plainText('Depends on'),
+      hint: plainText('This task waits until these are completed.'),
       element: {
         type: 'multi_static_select',
         action_id: 'value',
-        placeholder: plain('Tasks to wait for'),
+        placeholder: plainText('Tasks to wait for'),
         options: input.dependencyCandidates.slice(0, 100).map((t) => option(`${t.title} (${t.id})`, t.id)),
       },
     });
@@ -137,7 +137,7 @@ export function newTaskModal(input: NewTaskModalInput): View {
     type: 'input',
     block_id: 'approval',
     optional: true,
-    label: plain('Review'),
+    label: plainText('Review'),
     element: {
       type: 'checkboxes',
       action_id: 'value',
@@ -148,9 +148,9 @@ export function newTaskModal(input: NewTaskModalInput): View {
     type: 'modal',
     callback_id: MODAL_CALLBACKS.newTask,
     private_metadata: encodeOrigin(input.origin),
-    title: plain('New task'),
-    submit: plain('Queue it'),
-    close: plain('Cancel'),
+    title: plainText('New task'),
+    submit: plainText('Queue it'),
+    close: plainText('Cancel'),
     blocks,
   };
 }
@@ -160,16 +160,16 @@ export function newProjectModal(origin: ModalOrigin): View {
     type: 'modal',
     callback_id: MODAL_CALLBACKS.newProject,
     private_metadata: encodeOrigin(origin),
-    title: plain('New project'),
-    submit: plain('Create'),
-    close: plain('Cancel'),
+    title: plainText('New project'),
+    submit: plainText('Create'),
+    close: plainText('Cancel'),
     blocks: [
       textInput('name', 'Name', { max: 80, placeholder: 'e.g. Website', hint: 'The id is the name in lowercase with hyphens.' }),
       {
         type: 'input',
         block_id: 'channel',
         optional: true,
-        label: plain('Channel'),
+        label: plainText('Channel'),
         element: { type: 'checkboxes', action_id: 'value', options: [option('Create #aq-<project> for its updates', 'create_channel')] },
       },
     ],
@@ -181,15 +181,15 @@ export function addRepoModal(projects: Array<{ id: string; name: string }>, sele
     type: 'modal',
     callback_id: MODAL_CALLBACKS.addRepo,
     private_metadata: encodeOrigin(origin),
-    title: plain('Add a repository'),
-    submit: plain('Add'),
-    close: plain('Cancel'),
+    title: plainText('Add a repository'),
+    submit: plainText('Add'),
+    close: plainText('Cancel'),
     blocks: [
       projectSelect(projects, selectedProject),
       {
         type: 'input',
         block_id: 'source',
-        label: plain('Where from'),
+        label: plainText('Where from'),
         element: {
           type: 'radio_buttons',
           action_id: 'value',
@@ -214,11 +214,11 @@ export function requestChangesModal(taskId: string, title: string, origin: Modal
     type: 'modal',
     callback_id: MODAL_CALLBACKS.requestChanges,
     private_metadata: JSON.stringify({ ...origin, task_id: taskId }),
-    title: plain('Request changes'),
-    submit: plain('Send to the agent'),
-    close: plain('Cancel'),
+    title: plainText('Request changes'),
+    submit: plainText('Send to the agent'),
+    close: plainText('Cancel'),
     blocks: [
-      { type: 'section', text: plain(title.length > 2900 ? `${title.slice(0, 2899)}…` : title || taskId) },
+      { type: 'section', text: plainText(title.length > 2900 ? `${title.slice(0, 2899)}…` : title || taskId) },
       textInput('changes', 'What should change?', {
         multiline: true,
         max: 3000,

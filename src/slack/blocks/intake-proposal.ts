@@ -1,6 +1,7 @@
 import type { KnownBlock, View } from '@slack/types';
 import { INTAKE_BUTTONS } from './action-ids';
-import { MODAL_CALLBACKS, plain, textInput } from './home-modals';
+import { MODAL_CALLBACKS, textInput } from './home-modals';
+import { plainText } from './text';
 import { button, clip, fallbackOf, LIMITS } from './common';
 import { md } from './text';
 
@@ -89,9 +90,9 @@ export function intakeEditModal(p: IntakeProposal, where: ProposalMessage): View
     type: 'modal',
     callback_id: MODAL_CALLBACKS.intakeEdit,
     private_metadata: JSON.stringify({ proposal: { ...kept, description: '' }, where }),
-    title: plain('Edit the task'),
-    submit: plain('Create task'),
-    close: plain('Cancel'),
+    title: plainText('Edit the task'),
+    submit: plainText('Create task'),
+    close: plainText('Cancel'),
     blocks: [
       {
         type: 'context',

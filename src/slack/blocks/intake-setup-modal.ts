@@ -1,5 +1,6 @@
 import type { KnownBlock, View } from '@slack/types';
-import { encodeOrigin, MODAL_CALLBACKS, type ModalOrigin, plain, projectSelect, textInput } from './home-modals';
+import { encodeOrigin, MODAL_CALLBACKS, type ModalOrigin, projectSelect, textInput } from './home-modals';
+import { plainText } from './text';
 
 const POLICIES = [
   { value: 'propose', text: 'Propose each task in the thread (Create / Edit / Dismiss)' },
@@ -16,12 +17,12 @@ export function intakeSetupModal(projects: Array<{ id: string; name: string }>, 
     {
       type: 'input',
       block_id: 'channel',
-      label: plain('Channel'),
-      hint: plain('Invite the app to it. Messages elsewhere are never read.'),
+      label: plainText('Channel'),
+      hint: plainText('Invite the app to it. Messages elsewhere are never read.'),
       element: {
         type: 'conversations_select',
         action_id: 'value',
-        placeholder: plain('Pick a channel'),
+        placeholder: plainText('Pick a channel'),
         filter: { include: ['public', 'private'], exclude_bot_users: true },
       },
     },
@@ -29,12 +30,12 @@ export function intakeSetupModal(projects: Array<{ id: string; name: string }>, 
     {
       type: 'input',
       block_id: 'policy',
-      label: plain('What to do with a report'),
+      label: plainText('What to do with a report'),
       element: {
         type: 'radio_buttons',
         action_id: 'value',
-        options: POLICIES.map((p) => ({ text: plain(p.text), value: p.value })),
-        initial_option: { text: plain(POLICIES[0].text), value: POLICIES[0].value },
+        options: POLICIES.map((p) => ({ text: plainText(p.text), value: p.value })),
+        initial_option: { text: plainText(POLICIES[0].text), value: POLICIES[0].value },
       },
     },
     textInput('reaction', 'Only messages with this reaction', { optional: true, placeholder: 'e.g. bug', max: 100 }),
@@ -48,17 +49,17 @@ export function intakeSetupModal(projects: Array<{ id: string; name: string }>, 
       type: 'input',
       block_id: 'people',
       optional: true,
-      label: plain('Only messages from'),
-      element: { type: 'multi_users_select', action_id: 'value', placeholder: plain('Anyone in the channel') },
+      label: plainText('Only messages from'),
+      element: { type: 'multi_users_select', action_id: 'value', placeholder: plainText('Anyone in the channel') },
     },
   ];
   return {
     type: 'modal',
     callback_id: MODAL_CALLBACKS.intakeSetup,
     private_metadata: encodeOrigin(origin),
-    title: plain('Channel intake'),
-    submit: plain('Turn it on'),
-    close: plain('Cancel'),
+    title: plainText('Channel intake'),
+    submit: plainText('Turn it on'),
+    close: plainText('Cancel'),
     blocks,
   };
 }

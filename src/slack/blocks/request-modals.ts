@@ -1,4 +1,5 @@
 import type { View } from '@slack/types';
+import { plainText } from './text';
 
 export const DENY_REQUEST_CALLBACK = 'aq_deny_request';
 
@@ -9,29 +10,30 @@ export interface DenyContext {
   message_ts?: string;
 }
 
-const plain = (text: string) => ({ type: 'plain_text' as const, text, emoji: true });
-
 /** The Deny modal: a reason the agent reads as the tool call's result. */
 export function denyRequestModal(context: DenyContext): View {
   return {
     type: 'modal',
     callback_id: DENY_REQUEST_CALLBACK,
     private_metadata: JSON.stringify(context),
-    title: plain('Deny this tool call'),
-    submit: plain('Deny'),
-    close: plain('Cancel'),
+    title: plainText('Deny this tool call'),
+    submit: plainText('Deny'),
+    close: plainText('Cancel'),
     blocks: [
-      { type: 'section', text: plain('The agent will not run it. It gets your reason as the answer, so say what it should do instead.') },
+      {
+        type: 'section',
+        text: plainText('The agent will not run it. It gets your reason as the answer, so say what it should do instead.'),
+      },
       {
         type: 'input',
         block_id: 'reason',
-        label: plain('Reason for the agent'),
+        label: plainText('Reason for the agent'),
         element: {
           type: 'plain_text_input',
           action_id: 'value',
           multiline: true,
           max_length: 2000,
-          placeholder: plain('e.g. Use the staging database, never production.'),
+          placeholder: plainText('e.g. Use the staging database, never production.'),
         },
       },
     ],

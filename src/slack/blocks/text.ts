@@ -121,6 +121,11 @@ export function preformatted(text: string): RichTextBlock {
   return { type: 'rich_text', elements: [{ type: 'rich_text_preformatted', elements: [txt(text || ' ')] }] };
 }
 
+/** A plain_text object (labels, titles, options): literal, with emoji shortcodes shown as emoji. */
+export function plainText(text: string): { type: 'plain_text'; text: string; emoji: true } {
+  return { type: 'plain_text', text: closeDirectionControls(text), emoji: true };
+}
+
 /** A section whose text is plain_text: literal, with emoji shortcodes shown as emoji. */
 export function plainSection(text: string): KnownBlock {
   return { type: 'section', text: { type: 'plain_text', text: closeDirectionControls(text || ' '), emoji: true } };
