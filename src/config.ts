@@ -306,7 +306,6 @@ function agentProfiles(file: string, named: boolean): AgentProfile[] {
   }
 }
 
-/** A comma- or space-separated list. */
 /**
  * AQ_AGENT_EXTRA_DIRS: folders every agent may also write. One that holds the app's own folder or
  * the workspace folder would open to each agent the other agents' temporary folders and every
@@ -329,6 +328,7 @@ function agentExtraDirs(env: NodeJS.ProcessEnv, home: string, workspaceDir: stri
   return dirs;
 }
 
+/** A comma- or space-separated list. */
 function listOf(value: string | undefined): string[] {
   return (value ?? '')
     .split(/[\s,]+/)

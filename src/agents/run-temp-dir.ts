@@ -13,9 +13,9 @@ import path from 'node:path';
 const RUN_DIR_PREFIXES = ['claude-', 'aq-acp-'] as const;
 export type RunDirPrefix = (typeof RUN_DIR_PREFIXES)[number];
 
-/** The start of the names of the folders `pid` on this machine made with `prefix`. */
-function ownerTag(prefix: RunDirPrefix, pid: number): string {
-  return `${prefix}${os.hostname()}-${pid}-`;
+/** The start of the names of the folders processes on this machine made with `prefix`; the pid follows. */
+function machineTag(prefix: RunDirPrefix): string {
+  return `${prefix}${os.hostname()}-`;
 }
 
 /** Whether a process with this id runs on this machine (one of another user still counts). */
@@ -31,7 +31,7 @@ function processRuns(pid: number): boolean {
 /** The process on this machine that made the run folder called `name`, or null for another machine's (or no run's). */
 function ownerOf(name: string): number | null {
   for (const prefix of RUN_DIR_PREFIXES) {
-    const ours = `${prefix}${os.hostname()}-`;
+    const ours = machineTag(prefix);
     if (!name.startsWith(ours)) continue;
     const pid = Number(name.slice(ours.length).split('-', 1)[0]);
     return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
@@ -55,5 +55,5 @@ async function removeLeftovers(tempRoot: string): Promise<void> {
 export async function makeRunTempDir(tempRoot: string, prefix: RunDirPrefix): Promise<string> {
   await mkdir(tempRoot, { recursive: true, mode: 0o700 });
   await removeLeftovers(tempRoot);
-  return mkdtemp(path.join(tempRoot, ownerTag(prefix, process.pid)));
+  return mkdtemp(path.join(tempRoot, `${machineTag(prefix)}${process.pid}-`));
 }

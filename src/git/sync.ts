@@ -188,10 +188,10 @@ export async function restoreBranch(git: GitManager, path: string, branch: strin
   }
 }
 
-/** The old module-level entry point, with the wire format's snake_case keys (sync_workspaces). */
 /** A workspace's sync as sync_workspaces reports it: the outcome, its two flags in the result's own words. */
 export type SyncReport = Omit<SyncOutcome, 'autoCommitted' | 'backupBranch'> & { auto_committed?: boolean; backup_branch?: string };
 
+/** The old module-level entry point, with the wire format's snake_case keys (sync_workspaces). */
 export async function syncWorkspace(git: GitManager, path: string, defaultBranch: string): Promise<SyncReport> {
   const { autoCommitted, backupBranch, ...rest } = await syncWorkspaceSteps(git, path, defaultBranch);
   return {

@@ -128,12 +128,12 @@ export function plainText(text: string): { type: 'plain_text'; text: string; emo
 
 /** A section whose text is plain_text: literal, with emoji shortcodes shown as emoji. */
 export function plainSection(text: string): KnownBlock {
-  return { type: 'section', text: { type: 'plain_text', text: closeDirectionControls(text || ' '), emoji: true } };
+  return { type: 'section', text: plainText(text || ' ') };
 }
 
 /** A context line of literal text. */
 export function plainContext(text: string): KnownBlock {
-  return { type: 'context', elements: [{ type: 'plain_text', text: closeDirectionControls(text || ' '), emoji: true }] };
+  return { type: 'context', elements: [plainText(text || ' ')] };
 }
 
 /** The total length of a rich_text block's visible text. */
