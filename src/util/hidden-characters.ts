@@ -25,39 +25,19 @@ export function codePointName(code: number): string {
   return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
-const EMBEDDING_OPENERS = new Set([0x202a, 0x202b, 0x202d, 0x202e]);
-const POP_DIRECTIONAL_FORMATTING = 0x202c;
-const ISOLATE_OPENERS = new Set([0x2066, 0x2067, 0x2068]);
-const POP_DIRECTIONAL_ISOLATE = 0x2069;
-const DIRECTION_CONTROL = /[\u202A-\u202E\u2066-\u2069]/;
+const DIRECTION_OVERRIDES = /[\u202A-\u202E\u2066-\u2069]/g;
 
 /**
- * `text` with every right-to-left or left-to-right override, embedding and isolate it opens closed
- * at its end. Their effect runs to the end of the paragraph, past the text they came in: a title
- * holding an override would reverse the words after it on the same line ("· Approved by …"). The
- * text itself is kept; only the closing characters are added, in the order the Unicode
- * Bidirectional Algorithm pops them.
+ * `text` without its right-to-left and left-to-right overrides, embeddings and isolates, shown in
+ * the order it was written. Their effect runs to the end of the paragraph, past the text they came
+ * in: a title holding an override reversed the words after it on the same line ("(web) — ready",
+ * who approved), also where the title was only part of a longer string. Removing them never
+ * lengthens the text, so a cut made before or after stays within its limit. Directional marks
+ * (U+200E, U+200F), which right-to-left writing uses and which reorder nothing past their
+ * neighbours, are kept.
  */
-export function closeDirectionControls(text: string): string {
-  if (!DIRECTION_CONTROL.test(text)) return text;
-  const open: number[] = [];
-  for (const char of text) {
-    const code = char.codePointAt(0) ?? 0;
-    if (EMBEDDING_OPENERS.has(code) || ISOLATE_OPENERS.has(code)) open.push(code);
-    else if (code === POP_DIRECTIONAL_FORMATTING) {
-      // Closes the last embedding or override, never one outside the current isolate.
-      if (open.length > 0 && EMBEDDING_OPENERS.has(open[open.length - 1])) open.pop();
-    } else if (code === POP_DIRECTIONAL_ISOLATE) {
-      // Closes the last isolate, and every embedding opened inside it.
-      const last = open.findLastIndex((c) => ISOLATE_OPENERS.has(c));
-      if (last >= 0) open.length = last;
-    }
-  }
-  let closers = '';
-  for (let i = open.length - 1; i >= 0; i--) {
-    closers += String.fromCodePoint(ISOLATE_OPENERS.has(open[i]) ? POP_DIRECTIONAL_ISOLATE : POP_DIRECTIONAL_FORMATTING);
-  }
-  return text + closers;
+export function withoutDirectionOverrides(text: string): string {
+  return text.replace(DIRECTION_OVERRIDES, '');
 }
 
 /** The characters that reorder text on a terminal: directional marks, embeddings, overrides and isolates. */

@@ -1,3 +1,4 @@
+import { withoutDirectionOverrides } from '../../src/util/hidden-characters';
 import { HOSTILE_HOST, HOSTILE_USER, visibleTexts } from './slack-validator';
 
 /**
@@ -14,11 +15,11 @@ export const HOSTILE_FORMATTING = '*open `tick ```fence _half ~strike >quote';
 export const HOSTILE_BLOCK = `${HOSTILE}\n\`\`\`\n${HOSTILE}\n\`\`\`\n${HOSTILE_FORMATTING}\n[${HOSTILE}](https://${HOSTILE_HOST}/x|y)`;
 
 /**
- * Text as a person reads it: without the invisible marks that close a right-to-left override or
- * isolate, which the renderers add after text that left one open (the validator checks they do).
+ * Text as a person reads it in Slack: without the invisible direction overrides and isolates,
+ * which the renderers leave out (the validator fails a payload that holds one).
  */
 export function asRead(text: string): string {
-  return text.replace(/[\u202C\u2069]/g, '');
+  return withoutDirectionOverrides(text);
 }
 
 /** True when `text` shows in the payload exactly, in a text Slack does not format (plain_text, rich text). */

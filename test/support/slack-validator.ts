@@ -12,7 +12,7 @@
  * channel, date, http/https/mailto link), and an `&` or `<` left unescaped in mrkdwn.
  */
 
-import { closeDirectionControls } from '../../src/util/hidden-characters';
+import { withoutDirectionOverrides } from '../../src/util/hidden-characters';
 import { roomCallProblems } from './fake-slack-rooms';
 import { workObjectProblems } from './fake-slack-work-objects';
 import { dataTableProblems } from './slack-data-table';
@@ -74,9 +74,12 @@ export const MESSAGE_METHODS = new Set(['chat.postMessage', 'chat.postEphemeral'
 export const VIEW_METHODS = new Set(['views.publish', 'views.open', 'views.update', 'views.push']);
 
 /** Problems with the mrkdwn `text` (empty list: fine). */
-/** An override or isolate a text leaves open reverses or reorders whatever Slack shows after it. */
+/**
+ * A right-to-left or left-to-right override, embedding or isolate reverses or reorders whatever
+ * Slack shows after it on the line, past the text it came in: none may reach Slack.
+ */
 export function openDirectionProblem(text: string): string | null {
-  return closeDirectionControls(text) === text ? null : `a right-to-left or left-to-right control left open in "${text.slice(0, 60)}"`;
+  return withoutDirectionOverrides(text) === text ? null : `a right-to-left or left-to-right override in "${text.slice(0, 60)}"`;
 }
 
 export function mrkdwnProblems(text: string): string[] {

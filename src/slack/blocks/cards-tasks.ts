@@ -2,7 +2,7 @@ import type { Rendered } from './common';
 import { button } from './common';
 import { firstLine, formatDollars, formatNumber, plural, statusWords } from './cards-format';
 import { card, countOf, facts, item, updatedCard } from './cards-kit';
-import { bold, italic, mono, txt, type Line } from './text';
+import { bold, italic, md, mono, txt, type Line } from './text';
 import { TASK_BUTTONS } from './action-ids';
 import type { AnyShape, CommandAndResult, Result } from './result-types';
 
@@ -106,7 +106,7 @@ export function agentErrorCard(result: Result<'get_agent_error'>): Rendered {
     subject: r.title ?? id,
     lines,
     ...(message && { code: { label: 'error', text: message, filename: `${id}-error.txt` } }),
-    ...(r.agent_summary ? { footer: `The agent's last words: ${firstLine(r.agent_summary, 300).replace(/[&<>]/g, ' ')}` } : {}),
+    ...(r.agent_summary ? { footer: md`The agent's last words: ${firstLine(r.agent_summary, 300)}`.text } : {}),
     buttons: open ? [button('Restart', TASK_BUTTONS.restart, id, 'primary'), button('Skip', TASK_BUTTONS.skip, id)] : [],
     summary: `${s(r.title ?? id)}: ${firstLine(message || r.message, 200)}`,
   });

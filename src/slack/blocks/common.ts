@@ -1,6 +1,6 @@
 import type { Button, KnownBlock } from '@slack/types';
 import { esc, mdCode, preformatted } from './text';
-import { closeDirectionControls } from '../../util/hidden-characters';
+import { withoutDirectionOverrides } from '../../util/hidden-characters';
 import type { AgentState, ProjectStatus, TaskStatus } from '../../db/entities';
 
 /** Every state a task, project or agent can be in: each has an emoji and a word. */
@@ -55,10 +55,6 @@ export function emoji(status: string): string {
  * For places with a hard cap; long content should be split (splitText) or attached instead.
  */
 export function truncate(text: string, limit: number): string {
-  return cutClosed(text, limit, cutAtLine);
-}
-
-function cutAtLine(text: string, limit: number): string {
   if (text.length <= limit) return text;
   const total = text.split('\n').length;
   const note = (hidden: number) => `\n… cut here, ${hidden} more line${hidden === 1 ? '' : 's'} not shown`;
@@ -68,17 +64,6 @@ function cutAtLine(text: string, limit: number): string {
   cut = cut.replace(/&[a-z]{0,3}$/, '');
   const hidden = total - cut.split('\n').length + (text[cut.length] === '\n' ? 0 : 1);
   return `${cut}${note(Math.max(hidden, 1))}`;
-}
-
-/**
- * `cut(text, limit)` with the direction controls it leaves open closed, still within `limit`: a
- * cut can drop the characters that closed an override in the text (closeDirectionControls).
- */
-function cutClosed(text: string, limit: number, cut: (text: string, limit: number) => string): string {
-  const once = cut(text, limit);
-  const closed = closeDirectionControls(once);
-  if (closed.length <= limit) return closed;
-  return closeDirectionControls(cut(text, Math.max(0, limit - (closed.length - once.length))));
 }
 
 /** Text split into pieces of at most `limit` characters, at line breaks where it can (nothing lost). */
@@ -115,12 +100,12 @@ export function fields(pairs: Array<[string, string]>): KnownBlock {
   };
 }
 
-/** A short label within `limit` characters: cut at a word with an ellipsis, so the cut shows. */
-export function clip(text: string, limit: number): string {
-  return cutClosed(text, limit, clipAtWord);
-}
-
-function clipAtWord(text: string, limit: number): string {
+/**
+ * A short label within `limit` characters: cut at a word with an ellipsis, so the cut shows.
+ * Labels go into plain_text and table cells as they are, so direction overrides go here (text.ts).
+ */
+export function clip(untrusted: string, limit: number): string {
+  const text = withoutDirectionOverrides(untrusted);
   if (text.length <= limit) return text;
   const cut = text.slice(0, limit - 1);
   const space = cut.lastIndexOf(' ');
@@ -168,12 +153,8 @@ export function capBlocks(blocks: KnownBlock[], limit: number = LIMITS.blocksPer
 
 /** A message's fallback text (already mrkdwn) within our limit, cut at a word and never inside an entity. */
 export function fallback(text: string): string {
-  return cutClosed(text, LIMITS.messageText, cutFallback);
-}
-
-function cutFallback(text: string, limit: number): string {
-  if (text.length <= limit) return text || ' ';
-  let cut = text.slice(0, limit - 1);
+  if (text.length <= LIMITS.messageText) return text || ' ';
+  let cut = text.slice(0, LIMITS.messageText - 1);
   const space = cut.lastIndexOf(' ');
   if (space > cut.length - 200) cut = cut.slice(0, space);
   return `${cut.replace(/&[a-z]{0,3}$/, '')}…`;

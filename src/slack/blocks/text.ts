@@ -1,5 +1,5 @@
 import type { KnownBlock, RichTextBlock, RichTextElement, RichTextText } from '@slack/types';
-import { closeDirectionControls } from '../../util/hidden-characters';
+import { withoutDirectionOverrides } from '../../util/hidden-characters';
 
 /**
  * The escaping boundary. Text we did not write reaches Slack in one of two ways:
@@ -7,13 +7,13 @@ import { closeDirectionControls } from '../../util/hidden-characters';
  *   (no mentions, links or *bold* can come out of them), used for titles, names and code;
  * - inside mrkdwn we build with the `md` tag, which escapes every interpolated value.
  * Renderers take untrusted values through these helpers, so none of them can forget to escape.
- * Each value also leaves no right-to-left override or isolate open (closeDirectionControls), so it
- * cannot reverse the text that follows it.
+ * Text through them also loses its right-to-left overrides and isolates (withoutDirectionOverrides),
+ * so it cannot reverse what Slack shows after it, whatever string it was built into.
  */
 
 /** Slack escaping for mrkdwn (and the top-level `text` fallback). */
 export function esc(text: unknown): string {
-  return closeDirectionControls(
+  return withoutDirectionOverrides(
     String(text ?? '')
       .replace(/&/g, '&amp;')
       .replace(/</g, '&lt;')
@@ -72,7 +72,7 @@ export type Style = { bold?: boolean; italic?: boolean; strike?: boolean; code?:
 
 /** One run of literal text in a rich_text line. */
 export function txt(text: unknown, style?: Style): RichTextText {
-  return { type: 'text', text: closeDirectionControls(String(text ?? '')), ...(style && { style }) };
+  return { type: 'text', text: withoutDirectionOverrides(String(text ?? '')), ...(style && { style }) };
 }
 
 export const bold = (text: unknown): RichTextText => txt(text, { bold: true });
@@ -123,7 +123,7 @@ export function preformatted(text: string): RichTextBlock {
 
 /** A plain_text object (labels, titles, options): literal, with emoji shortcodes shown as emoji. */
 export function plainText(text: string): { type: 'plain_text'; text: string; emoji: true } {
-  return { type: 'plain_text', text: closeDirectionControls(text), emoji: true };
+  return { type: 'plain_text', text: withoutDirectionOverrides(text), emoji: true };
 }
 
 /** A section whose text is plain_text: literal, with emoji shortcodes shown as emoji. */

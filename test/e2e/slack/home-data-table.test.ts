@@ -58,7 +58,7 @@ describe('the App Home queue as a data_table', () => {
     expect(rows.map((r) => r[4].text)).toEqual(listed.map((t) => t.id));
     expect(rows.map((r) => r[0].value)).toEqual(listed.map((_, i) => i + 1));
     expect(rows.map((r) => r[3].value)).toEqual(listed.map((t) => t.priority));
-    expect(rows.some((r) => asRead(String(r[1].text)) === HOSTILE)).toBe(true);
+    expect(rows.some((r) => String(r[1].text) === asRead(HOSTILE))).toBe(true);
     expect(JSON.stringify(home.blocks)).toContain('*Ready queue* · 60');
     // Ten in the sections; here nothing is left out, so no "more waiting" line.
     expect(JSON.stringify(home.blocks)).not.toContain('more tasks waiting');

@@ -176,7 +176,7 @@ describe('tasks as Work Objects', () => {
     expect(classic.args.metadata).toBeUndefined();
     const [title, facts] = unfurlsOf(classic)[linkOf(id)].blocks;
     // The title is literal rich text (the fake's validator checks the escaped rest), with the task's link.
-    expect(visibleTexts(title).map(asRead)).toEqual([`🟡 Fix ${HOSTILE} · running\n${linkOf(id)}`]);
+    expect(visibleTexts(title)).toEqual([`🟡 Fix ${asRead(HOSTILE)} · running\n${linkOf(id)}`]);
     expect(visibleTexts(facts)).toEqual([`Task ${id} · project web · agent agent-1`]);
     expect((await slackFeatures())?.work_objects).toMatchObject({
       mode: 'fallback',

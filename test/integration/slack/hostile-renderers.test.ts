@@ -4,7 +4,7 @@ import { renderResult } from '../../../src/slack/blocks/render';
 import { helpFor } from '../../../src/slack/blocks/help';
 import { chatReplyBlocks } from '../../../src/slack/chat-replies';
 import { markdownToBlocks, markdownToMrkdwn } from '../../../src/slack/mrkdwn';
-import { HOSTILE, HOSTILE_BLOCK, HOSTILE_FORMATTING, showsLiterally, showsSomewhere } from '../../support/hostile';
+import { asRead, HOSTILE, HOSTILE_BLOCK, HOSTILE_FORMATTING, showsLiterally, showsSomewhere } from '../../support/hostile';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 import { mrkdwnProblems, validateMessage } from '../../support/slack-validator';
 
@@ -97,7 +97,7 @@ describe('hostile text through every renderer', () => {
       { projects: Array.from({ length: 2000 }, (_, i) => ({ id: `p${i}`, name: `${HOSTILE} ${i}` })) },
     );
     expectSafe('2000 projects', list);
-    expect(list.files?.[0].content).toContain(`${HOSTILE} 1999`);
+    expect(list.files?.[0].content).toContain(`${asRead(HOSTILE)} 1999`);
   });
 
   it('a task card keeps a formatting-heavy title intact and refuses a disguised pull request link', () => {

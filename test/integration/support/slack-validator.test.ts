@@ -139,7 +139,7 @@ describe('FakeSlack runs every payload through the validator', () => {
       'response_url r9',
     ]);
     await expect(slack.close()).rejects.toThrow(
-      /chat\.postMessage text: a broadcast or group mention <!channel>[\s\S]*a right-to-left or left-to-right control left open[\s\S]*views\.publish view\.blocks: 101 blocks[\s\S]*response_url r9 text: a broadcast or group mention <!here>/,
+      /chat\.postMessage text: a broadcast or group mention <!channel>[\s\S]*a right-to-left or left-to-right override[\s\S]*views\.publish view\.blocks: 101 blocks[\s\S]*response_url r9 text: a broadcast or group mention <!here>/,
     );
   });
 

@@ -36,7 +36,7 @@ describe('long text is split, never lost', () => {
   it('packRich splits lines and long runs into blocks within the limit, in order', () => {
     const blocks = packRich([[txt('a'.repeat(5000))], [txt(HOSTILE)]], 3000);
     expect(blocks.every((b) => richLength(b) <= 3000)).toBe(true);
-    expect(asRead(visibleTexts(blocks).join('').replace(/\n/g, ''))).toBe(`${'a'.repeat(5000)}${HOSTILE}`);
+    expect(asRead(visibleTexts(blocks).join('').replace(/\n/g, ''))).toBe(`${'a'.repeat(5000)}${asRead(HOSTILE)}`);
   });
 
   it('longCode shows a preview and attaches the whole of a long text', () => {

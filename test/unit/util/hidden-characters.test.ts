@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import fg from 'fast-glob';
-import { clip, fallback, truncate } from '../../../src/slack/blocks/common';
-import { closeDirectionControls, firstHiddenCharacter } from '../../../src/util/hidden-characters';
+import { clip, fallbackOf } from '../../../src/slack/blocks/common';
+import { txt } from '../../../src/slack/blocks/text';
+import { firstHiddenCharacter, withoutDirectionOverrides } from '../../../src/util/hidden-characters';
 
 describe('firstHiddenCharacter', () => {
   it.each([
@@ -22,37 +23,31 @@ describe('firstHiddenCharacter', () => {
   });
 });
 
-describe('closeDirectionControls', () => {
-  const RLO = '\u202E';
-  const PDF = '\u202C';
-  const RLI = '\u2067';
-  const PDI = '\u2069';
+describe('withoutDirectionOverrides', () => {
   it.each([
     ['plain text', 'plain text'],
-    [`${RLO}abc`, `${RLO}abc${PDF}`],
-    [`${RLO}a${PDF}b`, `${RLO}a${PDF}b`],
-    [`${RLI}a${RLO}b`, `${RLI}a${RLO}b${PDF}${PDI}`],
-    // An isolate's end closes the embeddings opened inside it; a stray end closes nothing.
-    [`${RLI}a${RLO}b${PDI}c`, `${RLI}a${RLO}b${PDI}c`],
-    [`${PDF}${PDI}a`, `${PDF}${PDI}a`],
-    [`${RLO}${RLI}x${PDF}`, `${RLO}${RLI}x${PDF}${PDI}${PDF}`],
-  ])('%j', (text, closed) => {
-    expect(closeDirectionControls(text)).toBe(closed);
-    expect(closeDirectionControls(closed)).toBe(closed);
+    ['\u202Eabc', 'abc'],
+    ['a\u202Db\u202Cc \u2067d\u2069 \u2066e\u2068f', 'abc d ef'],
+    // Directional marks, which right-to-left writing uses, stay.
+    ['\u200Fשלום\u200E', '\u200Fשלום\u200E'],
+  ])('%j', (text, shown) => {
+    expect(withoutDirectionOverrides(text)).toBe(shown);
   });
 
-  it('stays within the limit where Slack text is cut', () => {
+  it('leaves nothing in a cut label, and the cut stays within its limit', () => {
     const long = `${'word '.repeat(30)}\u202E${'x'.repeat(50)}`;
     for (const limit of [40, 150, 170]) {
-      for (const cut of [clip(long, limit), truncate(long, limit)]) {
-        expect(cut.length).toBeLessThanOrEqual(limit);
-        expect(closeDirectionControls(cut)).toBe(cut);
-      }
+      const cut = clip(long, limit);
+      expect(cut.length).toBeLessThanOrEqual(limit);
+      expect(withoutDirectionOverrides(cut)).toBe(cut);
     }
-    const exact = `\u202E${'y'.repeat(39)}`;
-    expect(clip(exact, 40)).toHaveLength(40);
-    expect(closeDirectionControls(clip(exact, 40))).toBe(clip(exact, 40));
-    expect(closeDirectionControls(fallback(`\u202E${'z '.repeat(3000)}`))).toBe(fallback(`\u202E${'z '.repeat(3000)}`));
+    expect(clip(`\u202E${'y'.repeat(40)}`, 40)).toBe('y'.repeat(40));
+  });
+
+  it('reaches text built into a longer string before Slack sees it', () => {
+    const title = 'Fix \u202Etxt.exe';
+    expect(fallbackOf(`🔵 ${title} (t-1) — ready`)).toBe('🔵 Fix txt.exe (t-1) — ready');
+    expect(txt(` ${title} (web)`).text).toBe(' Fix txt.exe (web)');
   });
 });
 
