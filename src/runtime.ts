@@ -3,6 +3,7 @@ import { Database } from './db/database';
 import { CommandHandler, type CommandHandlerDeps } from './commands/handler';
 import { ALL_COMMANDS } from './commands';
 import type { AnyCommand } from './commands/catalog';
+import { orchestratorCommands } from './commands/orchestrator-commands';
 import { EventLog } from './orchestrator/events';
 import { GitManager } from './git/git-manager';
 import type { AnthropicProviderOptions } from './chat/anthropic';
@@ -125,7 +126,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
   const hooks = new HookEngine({
     db,
     events,
-    execute: (name, args) => handler.executeAny(name, args, { source: 'hook' }),
+    commands: orchestratorCommands((name, args) => handler.executeAny(name, args, { source: 'hook' })),
     runModel: chatProvider
       ? createHookModelRunner({ provider: chatProvider, createHandler: () => createHandler(), workspaceDir: config.workspaceDir })
       : null,
@@ -151,7 +152,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
   const automations = new AutomationEngine({
     db,
     events,
-    execute: (name, args, actor) => handler.executeAny(name, args, { source: 'system', ...actor }),
+    commands: orchestratorCommands((name, args, requestedFor) => handler.executeAny(name, args, { source: 'system', ...requestedFor })),
     now: options.now ?? (() => new Date()),
     log,
   });

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';
 import type { Runtime } from './runtime';
 import { receiveWebhook, type WebhookAnswer } from './orchestrator/automation-webhook';
+import { orchestratorCommands } from './commands/orchestrator-commands';
 
 /** Bytes read at most from any delivery, before the endpoint's own (smaller) limit is applied. */
 const HARD_LIMIT = 1024 * 1024;
@@ -49,7 +50,7 @@ export function webhookRoute(runtime: Pick<Runtime, 'db' | 'events' | 'handler'>
             {
               db: runtime.db,
               events: runtime.events,
-              execute: (name, args) => runtime.handler.executeAny(name, args, { source: 'system' }),
+              commands: orchestratorCommands((name, args) => runtime.handler.executeAny(name, args, { source: 'system' })),
               now,
             },
             { automationId: id, headers, body },

@@ -3,6 +3,7 @@ import { AUTOMATION_KINDS, type AutomationRecord, type AutomationRunRecord } fro
 import { runSchedule, type AutomationEngineDeps } from '../orchestrator/automation-engine';
 import { fireAutomation, pauseAutomation } from '../orchestrator/automation-firing';
 import { nextRunAfter } from '../orchestrator/automation-schedule';
+import { orchestratorCommands } from './orchestrator-commands';
 import { checkFieldsOfKind, commonFields, DEFAULT_RATE_LIMIT_PER_HOUR, settingsOf, templateOf } from './automation-fields';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { idFromName } from './derived-ids';
@@ -64,7 +65,13 @@ export async function requireAutomation(ctx: CommandContext, id: string): Promis
 
 /** What the firing code needs, from a command's context: it creates tasks through the same handler. */
 export function firingDeps(ctx: CommandContext): AutomationEngineDeps {
-  return { db: ctx.db, events: ctx.events, execute: (name, args) => ctx.execute(name, args), now: () => new Date(), log: ctx.log };
+  return {
+    db: ctx.db,
+    events: ctx.events,
+    commands: orchestratorCommands((name, args) => ctx.execute(name, args)),
+    now: () => new Date(),
+    log: ctx.log,
+  };
 }
 
 function nextRunOf(a: Pick<AutomationRecord, 'kind' | 'settings'>, now: number): number | null {

@@ -1,7 +1,7 @@
 import type { AutomationRecord } from '../db/repositories/automations';
 import { nextRunAfter } from './automation-schedule';
 import { countFailure, fireAutomation, settleTaskOutcomes, type FiringDeps, type FiringResult } from './automation-firing';
-import { runHookStep } from './hook-steps';
+import { runShellStep } from './hook-steps';
 import { pathValue } from './hook-template';
 
 export interface AutomationEngineDeps extends FiringDeps {
@@ -39,15 +39,9 @@ export async function runSchedule(deps: AutomationEngineDeps, a: AutomationRecor
   const discovery = a.settings.discovery as { command?: string; key?: string; timeout?: number } | undefined;
   if (!discovery?.command) return { firings: [await fireAutomation(deps, a, { firedBy })] };
   const project = await deps.db.projects.get(a.projectId);
-  const result = await runHookStep(
-    { type: 'shell', command: discovery.command, timeout: discovery.timeout ?? 60 },
-    {
-      projectId: a.projectId,
-      workspacePath: project?.workspace ?? process.cwd(),
-      execute: (name, args) => deps.execute(name, args),
-      event: null,
-      previous: [],
-    },
+  const result = await runShellStep(
+    { command: discovery.command, timeout: discovery.timeout ?? 60 },
+    { workspacePath: project?.workspace ?? process.cwd(), event: null, previous: [] },
   );
   const items = result.exit_code === 0 ? discoveredItems(String(result.stdout ?? '')) : null;
   if (!items) {

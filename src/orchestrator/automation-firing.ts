@@ -1,20 +1,15 @@
 import type { Database } from '../db/database';
 import type { AutomationRecord, AutomationRunOutcome } from '../db/repositories/automations';
 import { overBudget } from './budgets';
+import { refused, type CommandPort, type RequestedFor, type TaskRequest } from './command-port';
 import type { EventLog } from './events';
 import { renderHookPrompt } from './hook-template';
-
-/** Runs a command as the automation; `actor` says who the task is for (an intake's reporter). */
-export type AutomationExecute = (
-  name: string,
-  args: Record<string, unknown>,
-  actor?: { userId?: string; sourceUrl?: string },
-) => Promise<Record<string, unknown>>;
 
 export interface FiringDeps {
   db: Database;
   events: EventLog;
-  execute: AutomationExecute;
+  /** Creates the task as the automation, for whom the firing says (an intake's reporter). */
+  commands: Pick<CommandPort, 'createTask'>;
   now: () => Date;
 }
 
@@ -28,7 +23,7 @@ export interface Firing {
   /** Overrides of the template (an intake's triaged title and description). */
   task?: { title?: string; description?: string; priority?: number };
   /** The person the task is for and the thread it was asked in. */
-  actor?: { userId?: string; sourceUrl?: string };
+  actor?: RequestedFor;
   /** An intake proposal's logged run, already taken (and counted by the rate limit): it becomes this firing's run. */
   proposalRunId?: number;
 }
@@ -144,30 +139,32 @@ export async function fireAutomation(deps: FiringDeps, a: AutomationRecord, firi
 
   const item = firing.item ?? null;
   const template = a.template;
-  const args: Record<string, unknown> = {
+  // The template was checked when the automation was saved: a priority there is a number.
+  const priority = firing.task?.priority ?? (typeof template.priority === 'number' ? template.priority : undefined);
+  const title = firing.task?.title ?? renderHookPrompt(text(template.title), [], item).slice(0, 200);
+  const description = firing.task?.description ?? renderHookPrompt(text(template.description), [], item);
+  const task: TaskRequest = {
     project_id: a.projectId,
-    title: firing.task?.title ?? renderHookPrompt(text(template.title), [], item).slice(0, 200),
-    description: firing.task?.description ?? renderHookPrompt(text(template.description), [], item),
-    ...((firing.task?.priority ?? template.priority) !== undefined && { priority: firing.task?.priority ?? template.priority }),
+    title: title.trim() ? title : a.name,
+    description: description.trim() ? description : `Started by automation ${a.name}.`,
+    ...(priority !== undefined && { priority }),
     ...(template.requires_approval === true && { requires_approval: true }),
     ...(dependsOn.length > 0 && { depends_on: dependsOn }),
   };
-  if (!String(args.title).trim()) args.title = a.name;
-  if (!String(args.description).trim()) args.description = `Started by automation ${a.name}.`;
-  const result = await deps.execute('create_task', args, firing.actor);
-  if (typeof result.error === 'string') {
+  const result = await deps.commands.createTask(task, firing.actor);
+  if (refused(result)) {
     const reason = `Could not create the task: ${result.error}`;
     await deps.db.automations.finishRun(runId, { outcome: 'failed', reason, releaseKey: true });
     await countFailure(deps, a, reason);
     return { outcome: 'failed', reason, runId };
   }
-  const taskId = String(result.created);
+  const taskId = result.created;
   await deps.db.automations.finishRun(runId, { outcome: 'created', taskId });
   await deps.db.automations.update(a.id, { lastTaskId: taskId }, now);
   await deps.events.emit('automation_fired', {
     projectId: a.projectId,
     taskId,
-    payload: { automation_id: a.id, name: a.name, kind: a.kind, fired_by: firing.firedBy, task_id: taskId, title: args.title },
+    payload: { automation_id: a.id, name: a.name, kind: a.kind, fired_by: firing.firedBy, task_id: taskId, title: task.title },
   });
   return { outcome: 'created', taskId, runId };
 }

@@ -1,13 +1,15 @@
+import path from 'node:path';
 import { GitRunner } from '../git/git-runner';
 import { runShell } from '../util/run-shell';
 import { withoutSecrets } from '../util/safe-env';
+import { refused, type CommandPort } from './command-port';
 import { renderHookPrompt, renderHookUrl, renderShellCommand, type StepResult } from './hook-template';
 
 /** What a context step may use: the command layer (as the hook) and the project's folder. */
 export interface StepEnvironment {
   projectId: string;
   workspacePath: string;
-  execute(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>>;
+  commands: CommandPort;
   event: Record<string, unknown> | null;
   /** Results of the steps before this one, for `{{step_N}}` in step arguments. */
   previous: StepResult[];
@@ -17,21 +19,14 @@ export type HookStep = Record<string, unknown> & { type?: unknown };
 
 const LIMITS = { shellStdout: 50_000, shellStderr: 10_000, httpBody: 50_000 };
 
-/** Named read-only queries a `db_query` step may run, each mapped onto a command. */
-const NAMED_QUERIES: Record<string, (params: Record<string, unknown>, env: StepEnvironment) => [string, Record<string, unknown>]> = {
-  recent_events: (p) => ['get_recent_events', { limit: p.limit ?? 20 }],
-  failed_tasks: (p, env) => ['list_tasks', { project_id: p.project_id ?? env.projectId, status: 'FAILED' }],
-  blocked_tasks: (p, env) => ['list_tasks', { project_id: p.project_id ?? env.projectId, status: 'BLOCKED' }],
-  project_tasks_by_status: (p, env) => ['list_tasks', { project_id: p.project_id ?? env.projectId, status: p.status }],
-  task_detail: (p) => ['get_task', { task_id: p.task_id }],
-  task_result: (p) => ['get_task_result', { task_id: p.task_id }],
-  hook_runs: (p) => ['list_hook_runs', { hook_id: p.hook_id, limit: p.limit ?? 10 }],
-  chain_health: (p, env) => ['get_chain_health', { project_id: p.project_id ?? env.projectId }],
-  status: () => ['get_status', {}],
-};
-
 function text(value: unknown, fallback = ''): string {
   return typeof value === 'string' ? value : fallback;
+}
+
+/** A whole number as JSON or a template's text gives it ("5"), or null. */
+function wholeNumber(value: unknown): number | null {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  return typeof n === 'number' && Number.isInteger(n) ? n : null;
 }
 
 function seconds(value: unknown, fallback: number): number {
@@ -57,21 +52,14 @@ function resolveArgs(step: HookStep, env: StepEnvironment, kept?: string): HookS
 export async function runHookStep(rawStep: HookStep, env: StepEnvironment): Promise<StepResult> {
   const step = resolveArgs(rawStep, env, RENDERED_WHERE_USED.get(rawStep.type));
   switch (step.type) {
-    case 'shell': {
-      // The command's placeholders become variables of its environment, not text of it (renderShellCommand).
-      const { command, values } = renderShellCommand(text(step.command), env.previous, env.event);
-      const run = await runShell(command, {
-        cwd: env.workspacePath,
-        timeoutMs: seconds(step.timeout, 60) * 1000,
-        maxStdout: LIMITS.shellStdout,
-        maxStderr: LIMITS.shellStderr,
-        env: { ...withoutSecrets(process.env), ...values },
-      });
-      return { stdout: run.stdout, stderr: run.stderr, exit_code: run.exitCode, ...(run.timedOut && { timed_out: true }) };
-    }
+    case 'shell':
+      return runShellStep(step, env);
     case 'read_file': {
-      const result = await env.execute('read_file', { path: text(step.path), max_lines: step.max_lines ?? 500 });
-      return result.error ? { error: result.error } : { content: result.content, path: result.path };
+      const maxLines = step.max_lines === undefined ? 500 : wholeNumber(step.max_lines);
+      if (maxLines === null) return { error: `read_file step: max_lines must be a whole number (got ${JSON.stringify(step.max_lines)}).` };
+      // A relative path is the project's file, as a shell step's cwd is the project's folder.
+      const result = await env.commands.readFile({ path: path.resolve(env.workspacePath, text(step.path)), max_lines: maxLines });
+      return refused(result) ? { error: result.error } : { content: result.content, path: result.path };
     }
     case 'http': {
       // Placeholders in the path and query are encoded, so an event's text cannot steer the request (renderHookUrl).
@@ -89,23 +77,22 @@ export async function runHookStep(rawStep: HookStep, env: StepEnvironment): Prom
       return { diff: stdout.slice(0, LIMITS.shellStdout) };
     }
     case 'db_query': {
-      const name = text(step.query);
-      const query = NAMED_QUERIES[name];
-      if (!query) {
-        return { error: `Unknown query ${JSON.stringify(name)}. Known queries: ${Object.keys(NAMED_QUERIES).join(', ')}.` };
-      }
       const params = (typeof step.params === 'object' && step.params !== null ? step.params : {}) as Record<string, unknown>;
-      const [command, args] = query(resolveArgs(params as HookStep, env), env);
-      return { content: JSON.stringify(await env.execute(command, args)) };
+      return env.commands.namedQuery(text(step.query), resolveArgs(params as HookStep, env), env.projectId);
     }
     case 'create_task': {
-      const result = await env.execute('create_task', {
-        project_id: step.project_id ?? env.projectId,
+      const priority = step.priority === undefined ? undefined : wholeNumber(step.priority);
+      if (priority === null) return { error: `create_task step: priority must be a whole number (got ${JSON.stringify(step.priority)}).` };
+      if (step.project_id !== undefined && typeof step.project_id !== 'string') {
+        return { error: `create_task step: project_id must be a project's id (got ${JSON.stringify(step.project_id)}).` };
+      }
+      const result = await env.commands.createTask({
+        project_id: text(step.project_id, env.projectId),
         title: text(step.title_template ?? step.title),
         description: text(step.description_template ?? step.description),
-        ...(step.priority !== undefined && { priority: step.priority }),
+        ...(priority !== undefined && { priority }),
       });
-      return result.error ? { error: result.error } : { content: `Created task ${String(result.created)}`, task_id: result.created };
+      return refused(result) ? { error: result.error } : { content: `Created task ${result.created}`, task_id: result.created };
     }
     default:
       return {
@@ -128,4 +115,23 @@ export function shortCircuitReason(step: HookStep, result: StepResult): string |
     return `HTTP ${result.status_code}`;
   }
   return null;
+}
+
+/**
+ * A `shell` step: its command in the project's folder, without the app's secrets. The command's
+ * placeholders become variables of its environment, not text of it (renderShellCommand).
+ */
+export async function runShellStep(
+  step: HookStep,
+  env: Pick<StepEnvironment, 'workspacePath' | 'event' | 'previous'>,
+): Promise<StepResult> {
+  const { command, values } = renderShellCommand(text(step.command), env.previous, env.event);
+  const run = await runShell(command, {
+    cwd: env.workspacePath,
+    timeoutMs: seconds(step.timeout, 60) * 1000,
+    maxStdout: LIMITS.shellStdout,
+    maxStderr: LIMITS.shellStderr,
+    env: { ...withoutSecrets(process.env), ...values },
+  });
+  return { stdout: run.stdout, stderr: run.stderr, exit_code: run.exitCode, ...(run.timedOut && { timed_out: true }) };
 }

@@ -1,6 +1,7 @@
 import type { Database } from '../db/database';
 import type { EventRecord } from '../db/repositories/events';
 import type { HookDefinition } from '../db/repositories/hook-runs';
+import type { CommandPort } from './command-port';
 import type { EventLog } from './events';
 import type { HookEnginePort } from './port';
 import { runHookStep, shortCircuitReason, type StepEnvironment } from './hook-steps';
@@ -13,8 +14,8 @@ export type HookModelRunner = (input: { hook: HookDefinition; prompt: string }) 
 export interface HookEngineDeps {
   db: Database;
   events: EventLog;
-  /** Runs a command as the hook (the same catalog people use). */
-  execute(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** The commands its steps run, as the hook (the same catalog people use). */
+  commands: CommandPort;
   /** Null when no model is configured: hooks then run their context steps only. */
   runModel: HookModelRunner | null;
   maxConcurrent?: number;
@@ -130,7 +131,7 @@ export class HookEngine implements HookEnginePort {
       const env: StepEnvironment = {
         projectId: hook.projectId,
         workspacePath: project?.workspace ?? process.cwd(),
-        execute: this.deps.execute,
+        commands: this.deps.commands,
         event,
         previous: results,
       };

@@ -3,6 +3,7 @@ import { createHookModelRunner } from '../../../src/chat/hook-runner';
 import { HookEngine } from '../../../src/orchestrator/hooks';
 import { FakeAnthropic } from '../../support/fake-anthropic';
 import { makeTestRuntime } from '../../support/runtime';
+import { orchestratorCommands } from '../../../src/commands/orchestrator-commands';
 
 it('runs a hook prompt through the real SDK, letting the model call commands, and records real tokens', async () => {
   const fake = await FakeAnthropic.start();
@@ -29,7 +30,7 @@ it('runs a hook prompt through the real SDK, letting the model call commands, an
     const engine = new HookEngine({
       db: rt.db,
       events: rt.events,
-      execute: (name, args) => rt.handler.executeAny(name, args, { source: 'hook' }),
+      commands: orchestratorCommands((name, args) => rt.handler.executeAny(name, args, { source: 'hook' })),
       runModel: createHookModelRunner({
         provider: rt.chatProvider!,
         createHandler: () => rt.createHandler(),

@@ -3,6 +3,7 @@ import { Database } from '../../../src/db/database';
 import { AutomationEngine } from '../../../src/orchestrator/automation-engine';
 import { EventLog } from '../../../src/orchestrator/events';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
+import { orchestratorCommands } from '../../../src/commands/orchestrator-commands';
 
 describe('schedules', () => {
   let rt: TestRuntime;
@@ -56,7 +57,7 @@ describe('schedules', () => {
       const otherEngine = new AutomationEngine({
         db: other,
         events: new EventLog(other),
-        execute: (name, args) => rt.handler.executeAny(name, args, { source: 'system' }),
+        commands: orchestratorCommands((name, args) => rt.handler.executeAny(name, args, { source: 'system' })),
         now: () => clock,
         log: () => undefined,
       });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { Hook } from '../../../src/db/entities';
 import { HookEngine, type HookModelRunner } from '../../../src/orchestrator/hooks';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
+import { orchestratorCommands } from '../../../src/commands/orchestrator-commands';
 
 async function addHook(rt: TestRuntime, data: Partial<Hook> & { id: string; trigger: Record<string, unknown> }) {
   const em = rt.db.em();
@@ -51,7 +52,7 @@ describe('HookEngine', () => {
     engine = new HookEngine({
       db: rt.db,
       events: rt.events,
-      execute: (name, args) => rt.handler.executeAny(name, args, { source: 'hook' }),
+      commands: orchestratorCommands((name, args) => rt.handler.executeAny(name, args, { source: 'hook' })),
       runModel: model,
       now: () => clock,
       maxConcurrent: 2,
@@ -159,7 +160,7 @@ describe('HookEngine', () => {
     const failing = new HookEngine({
       db: rt.db,
       events: rt.events,
-      execute: (name, args) => rt.handler.executeAny(name, args, { source: 'hook' }),
+      commands: orchestratorCommands((name, args) => rt.handler.executeAny(name, args, { source: 'hook' })),
       runModel: async ({ prompt }) => {
         prompts.push(prompt);
         throw new Error('model unavailable');
@@ -172,13 +173,47 @@ describe('HookEngine', () => {
     expect((await runs(rt, 'reader'))[0]).toMatchObject({ status: 'failed', llm_response: 'model unavailable' });
   });
 
+  it("reads a relative path in the project's folder, runs named queries and creates tasks, refusing bad step values", async () => {
+    const project = (await rt.exec('get_project', { project_id: 'p' })) as { workspace: string };
+    await writeFile(path.join(project.workspace, 'CHANGELOG.md'), 'v2: faster\n');
+    await rt.exec('create_task', { project_id: 'p', title: 'Broken build', description: 'd' });
+    await addHook(rt, {
+      id: 'steps',
+      trigger: { type: 'periodic', interval_seconds: 1, skip_llm: true },
+      contextSteps: [
+        { type: 'read_file', path: 'CHANGELOG.md' },
+        { type: 'db_query', query: 'project_tasks_by_status', params: { status: 'READY' } },
+        { type: 'db_query', query: 'constructor' },
+        { type: 'create_task', title: 'Follow up on {{step_0.content}}', description: 'From a hook', priority: '7' },
+        { type: 'create_task', title: 'Never made', description: 'd', priority: 'soon' },
+        { type: 'read_file', path: 'CHANGELOG.md', max_lines: 'all' },
+      ],
+    });
+    await engine.tick();
+    await engine.idle();
+    const [run] = await runs(rt, 'steps');
+    expect(run).toMatchObject({ status: 'completed', skipped_reason: 'skip_llm' });
+    const results = JSON.parse(String(run!.context_results)) as Array<Record<string, unknown>>;
+    expect(results[0]).toMatchObject({ content: 'v2: faster', path: path.join(project.workspace, 'CHANGELOG.md') });
+    expect(JSON.parse(String(results[1]!.content))).toMatchObject({ total: 1, tasks: [{ title: 'Broken build' }] });
+    expect(results[2]!.error).toMatch(/^Unknown query "constructor"\. Known queries: recent_events, /);
+    const created = String(results[3]!.task_id);
+    expect(await rt.exec('get_task', { task_id: created })).toMatchObject({
+      title: 'Follow up on v2: faster',
+      priority: 7,
+      project_id: 'p',
+    });
+    expect(results[4]).toEqual({ error: 'create_task step: priority must be a whole number (got "soon").', _step_index: 4 });
+    expect(results[5]!.error).toBe('read_file step: max_lines must be a whole number (got "all").');
+    expect((await rt.exec('list_tasks', { project_id: 'p' })).total).toBe(2);
+  });
   it('never runs more hooks at once than the cap, nor the same hook twice', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const slow = new HookEngine({
       db: rt.db,
       events: rt.events,
-      execute: (name, args) => rt.handler.executeAny(name, args, { source: 'hook' }),
+      commands: orchestratorCommands((name, args) => rt.handler.executeAny(name, args, { source: 'hook' })),
       runModel: async () => {
         await gate;
         return { text: 'ok', tokensUsed: 1 };

@@ -1,0 +1,55 @@
+import type { CommandPort, RequestedFor } from '../orchestrator/command-port';
+import type { AnyCommand, CommandOutcome, CommandResult, InputOf } from './catalog';
+import { readFileCommand } from './files';
+import { listHookRuns } from './hooks';
+import { getStatus } from './status';
+import { getRecentEvents } from './system';
+import { getChainHealth } from './task-dependencies';
+import { getTaskResult } from './task-results';
+import { createTask, getTask, listTasks } from './tasks';
+
+/** Runs a command by name as the hook or automation (the handler's `executeAny`, with its actor). */
+export type ExecuteByName = (name: string, args: Record<string, unknown>, requestedFor?: RequestedFor) => Promise<CommandResult>;
+
+async function run<C extends AnyCommand>(
+  execute: ExecuteByName,
+  command: C,
+  args: InputOf<C>,
+  requestedFor?: RequestedFor,
+): Promise<CommandOutcome<C>> {
+  return (await execute(command.name, args as Record<string, unknown>, requestedFor)) as CommandOutcome<C>;
+}
+
+type Params = Record<string, unknown>;
+
+/**
+ * The named read-only queries a hook's `db_query` step may run, each a command. Their values
+ * come from the hook's JSON, so the command checks them as it checks anyone's.
+ */
+const NAMED_QUERIES: Record<string, (p: Params, projectId: string) => [AnyCommand, Params]> = {
+  recent_events: (p) => [getRecentEvents, { limit: p.limit ?? 20 }],
+  failed_tasks: (p, projectId) => [listTasks, { project_id: p.project_id ?? projectId, status: 'FAILED' }],
+  blocked_tasks: (p, projectId) => [listTasks, { project_id: p.project_id ?? projectId, status: 'BLOCKED' }],
+  project_tasks_by_status: (p, projectId) => [listTasks, { project_id: p.project_id ?? projectId, status: p.status }],
+  task_detail: (p) => [getTask, { task_id: p.task_id }],
+  task_result: (p) => [getTaskResult, { task_id: p.task_id }],
+  hook_runs: (p) => [listHookRuns, { hook_id: p.hook_id, limit: p.limit ?? 10 }],
+  chain_health: (p, projectId) => [getChainHealth, { project_id: p.project_id ?? projectId }],
+  status: () => [getStatus, {}],
+};
+
+/** The orchestrator's `CommandPort` over the catalog: what hooks and automations run. */
+export function orchestratorCommands(execute: ExecuteByName): CommandPort {
+  return {
+    createTask: (task, requestedFor) => run(execute, createTask, task, requestedFor),
+    readFile: (file) => run(execute, readFileCommand, file),
+    async namedQuery(name, params, projectId) {
+      const query = Object.hasOwn(NAMED_QUERIES, name) ? NAMED_QUERIES[name] : undefined;
+      if (!query) {
+        return { error: `Unknown query ${JSON.stringify(name)}. Known queries: ${Object.keys(NAMED_QUERIES).join(', ')}.` };
+      }
+      const [command, args] = query(params, projectId);
+      return { content: JSON.stringify(await execute(command.name, args)) };
+    },
+  };
+}
