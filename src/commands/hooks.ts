@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { HookContextStep, HookTrigger } from '../db/entities';
+import type { HookChanges } from '../db/repositories/hooks';
 import { EVENT_TYPES } from '../orchestrator/events';
 import { isAdminHere } from './admin-check';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
@@ -14,8 +16,14 @@ export const DEFAULT_HOOK_RUNS_LIMIT = 10;
 const HOOK_LIST: ListPaging = { key: 'hooks', defaultLimit: 100, maxLimit: 500 };
 const HOOK_RUN_LIST: ListPaging = { key: 'runs', defaultLimit: DEFAULT_HOOK_RUNS_LIMIT, maxLimit: 200 };
 
-/** Refuses triggers the engine could never fire (the original's hooks silently never ran). */
-function validateTrigger(trigger: Record<string, unknown>): void {
+/**
+ * The trigger as stored: refuses one the engine could never fire (the original's hooks silently
+ * never ran), and keeps an interval written as text ("3600") as its number.
+ */
+function parseTrigger(trigger: Record<string, unknown>): HookTrigger {
+  if (trigger.skip_llm !== undefined && typeof trigger.skip_llm !== 'boolean') {
+    throw new CommandError(`trigger.skip_llm must be true or false (got ${JSON.stringify(trigger.skip_llm)}).`);
+  }
   if (trigger.type === 'periodic') {
     const interval = Number(trigger.interval_seconds);
     if (!Number.isFinite(interval) || interval <= 0) {
@@ -23,16 +31,17 @@ function validateTrigger(trigger: Record<string, unknown>): void {
         'A periodic trigger needs interval_seconds greater than 0, e.g. {"type": "periodic", "interval_seconds": 3600}.',
       );
     }
-    return;
+    return { ...trigger, type: 'periodic', interval_seconds: interval };
   }
   if (trigger.type === 'event') {
-    if (trigger.event_type === undefined || trigger.event_type === '') {
+    const eventType = trigger.event_type;
+    if (eventType === undefined || eventType === '') {
       throw new CommandError(`An event trigger needs event_type, one of: ${EVENT_TYPES.join(', ')}.`);
     }
-    if (!(EVENT_TYPES as readonly unknown[]).includes(trigger.event_type)) {
-      throw new CommandError(`Unknown event_type ${JSON.stringify(trigger.event_type)}. Valid events: ${EVENT_TYPES.join(', ')}.`);
+    if (typeof eventType !== 'string' || !(EVENT_TYPES as readonly string[]).includes(eventType)) {
+      throw new CommandError(`Unknown event_type ${JSON.stringify(eventType)}. Valid events: ${EVENT_TYPES.join(', ')}.`);
     }
-    return;
+    return { ...trigger, type: 'event', event_type: eventType };
   }
   throw new CommandError('trigger.type must be "periodic" (with interval_seconds) or "event" (with event_type).');
 }
@@ -68,7 +77,7 @@ export const createHook = defineCommand({
   }),
   async run(args, ctx) {
     await requireProject(ctx, args.project_id);
-    validateTrigger(args.trigger);
+    const trigger = parseTrigger(args.trigger);
     requireAdminForSteps(args.context_steps, ctx);
     const id = idFromName(args.name, 'Hook id', { folder: false });
     if (await ctx.db.hookRuns.hook(id)) throw new CommandError(`Hook '${id}' already exists. Pick another name, or use edit_hook.`);
@@ -76,7 +85,7 @@ export const createHook = defineCommand({
       id,
       projectId: args.project_id,
       name: args.name,
-      trigger: args.trigger,
+      trigger,
       contextSteps: (args.context_steps ?? []) as Array<Record<string, unknown>>,
       promptTemplate: args.prompt_template,
       cooldownSeconds: args.cooldown_seconds ?? DEFAULT_HOOK_COOLDOWN_SECONDS,
@@ -112,6 +121,16 @@ export const listHooks = defineCommand({
   },
 });
 
+/** The argument each stored change came from, for edit_hook's `fields`. */
+const CHANGED_FIELD: Record<keyof HookChanges, string> = {
+  enabled: 'enabled',
+  trigger: 'trigger',
+  contextSteps: 'context_steps',
+  promptTemplate: 'prompt_template',
+  cooldownSeconds: 'cooldown_seconds',
+  llmConfig: 'llm_config',
+};
+
 export const editHook = defineCommand({
   name: 'edit_hook',
   group: 'hooks',
@@ -127,21 +146,16 @@ export const editHook = defineCommand({
     llm_config: optional(jsonObject('New model settings')),
   }),
   async run(args, ctx) {
-    const changes: Record<string, unknown> = {};
-    const fields: string[] = [];
-    const set = (field: string, key: string, value: unknown) => {
-      if (value === undefined) return;
-      changes[key] = value;
-      fields.push(field);
-    };
-    if (args.trigger) validateTrigger(args.trigger);
     requireAdminForSteps(args.context_steps, ctx);
-    set('enabled', 'enabled', args.enabled);
-    set('trigger', 'trigger', args.trigger);
-    set('context_steps', 'contextSteps', args.context_steps);
-    set('prompt_template', 'promptTemplate', args.prompt_template);
-    set('cooldown_seconds', 'cooldownSeconds', args.cooldown_seconds);
-    set('llm_config', 'llmConfig', args.llm_config);
+    const changes: HookChanges = {
+      ...(args.enabled !== undefined && { enabled: args.enabled }),
+      ...(args.trigger !== undefined && { trigger: parseTrigger(args.trigger) }),
+      ...(args.context_steps !== undefined && { contextSteps: args.context_steps as HookContextStep[] }),
+      ...(args.prompt_template !== undefined && { promptTemplate: args.prompt_template }),
+      ...(args.cooldown_seconds !== undefined && { cooldownSeconds: args.cooldown_seconds }),
+      ...(args.llm_config !== undefined && { llmConfig: args.llm_config }),
+    };
+    const fields = (Object.keys(changes) as Array<keyof HookChanges>).map((key) => CHANGED_FIELD[key]);
     if (fields.length === 0) throw new CommandError('Nothing to update: give at least one field to change.');
     if (!(await ctx.db.hooks.update(args.hook_id, changes))) throw new CommandError(`Hook '${args.hook_id}' not found.`);
     return { updated: args.hook_id, fields };

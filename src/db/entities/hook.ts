@@ -1,7 +1,10 @@
 import { DateTimeType, Entity, ManyToOne, Opt, PrimaryKey, Property } from '@mikro-orm/core';
 import { Project } from './project';
 
-export type HookTrigger = Record<string, unknown>;
+/** When a hook runs, as create_hook and edit_hook check it; `skip_llm` runs its context steps only. */
+export type HookTrigger = ({ type: 'periodic'; interval_seconds: number } | { type: 'event'; event_type: string }) & {
+  skip_llm?: boolean;
+};
 export type HookContextStep = Record<string, unknown>;
 
 @Entity({ tableName: 'hooks' })

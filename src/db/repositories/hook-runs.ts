@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Hook, HookRun, type HookRunStatus } from '../entities';
+import { Hook, HookRun, type HookRunStatus, type HookTrigger } from '../entities';
 import type { EmFactory } from '../database';
 import type { HookRunRecord } from './hooks';
 import { settleAll } from '../../util/settle-all';
@@ -10,7 +10,7 @@ export interface HookDefinition {
   projectId: string;
   name: string;
   enabled: boolean;
-  trigger: Record<string, unknown>;
+  trigger: HookTrigger;
   contextSteps: Array<Record<string, unknown>>;
   promptTemplate: string;
   cooldownSeconds: number;
@@ -25,7 +25,7 @@ function toDefinition(h: Hook): HookDefinition {
     projectId: h.project.id,
     name: h.name,
     enabled: h.enabled,
-    trigger: h.trigger ?? {},
+    trigger: h.trigger,
     contextSteps: (h.contextSteps ?? []) as Array<Record<string, unknown>>,
     promptTemplate: h.promptTemplate,
     cooldownSeconds: h.cooldownSeconds,

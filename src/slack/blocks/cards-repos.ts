@@ -53,12 +53,7 @@ export function workspacesCard(r: Result<'list_workspaces'>): Rendered {
 export function hooksCard(r: Result<'list_hooks'>): Rendered {
   const items = r.hooks.map((h) => {
     const trigger = h.trigger;
-    const when =
-      trigger.type === 'periodic'
-        ? `every ${s(trigger.interval_seconds)}s`
-        : trigger.type === 'event'
-          ? `on ${s(trigger.event_type)}`
-          : s(trigger.type);
+    const when = trigger.type === 'periodic' ? `every ${s(trigger.interval_seconds)}s` : `on ${s(trigger.event_type)}`;
     return item(
       h.name,
       h.id,

@@ -83,6 +83,9 @@ describe('hook commands', () => {
     expect(await hook({ name: 'x', trigger: { type: 'periodic', interval_seconds: 0 } })).toEqual({
       error: expect.stringContaining('interval_seconds greater than 0'),
     });
+    expect(await hook({ name: 'x', trigger: { type: 'periodic', interval_seconds: 60, skip_llm: 'yes' } })).toEqual({
+      error: 'trigger.skip_llm must be true or false (got "yes").',
+    });
     expect(await hook({ name: 'x', trigger: { type: 'cron' } })).toEqual({
       error: expect.stringContaining('trigger.type must be "periodic"'),
     });
@@ -114,6 +117,9 @@ describe('hook commands', () => {
       promptTemplate: 'New',
       llmConfig: { model: 'm' },
     });
+    // An interval written as text is kept as the number the engine and the card read.
+    await rt.exec('edit_hook', { hook_id: 'nightly-check', trigger: '{"type": "periodic", "interval_seconds": "90", "skip_llm": true}' });
+    expect((await rt.db.hookRuns.hook('nightly-check'))!.trigger).toEqual({ type: 'periodic', interval_seconds: 90, skip_llm: true });
     expect(await rt.exec('edit_hook', { hook_id: 'nightly-check', trigger: { type: 'event', event_type: 'nope' } })).toEqual({
       error: expect.stringContaining('Unknown event_type "nope"'),
     });

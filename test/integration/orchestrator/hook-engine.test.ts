@@ -193,7 +193,8 @@ describe('HookEngine', () => {
     await engine.idle();
     const [run] = await runs(rt, 'steps');
     expect(run).toMatchObject({ status: 'completed', skipped_reason: 'skip_llm' });
-    const results = JSON.parse(String(run!.context_results)) as Array<Record<string, unknown>>;
+    const stored = run!.context_results;
+    const results = (typeof stored === 'string' ? JSON.parse(stored) : stored) as Array<Record<string, unknown>>;
     expect(results[0]).toMatchObject({ content: 'v2: faster', path: path.join(project.workspace, 'CHANGELOG.md') });
     expect(JSON.parse(String(results[1]!.content))).toMatchObject({ total: 1, tasks: [{ title: 'Broken build' }] });
     expect(results[2]!.error).toMatch(/^Unknown query "constructor"\. Known queries: recent_events, /);
