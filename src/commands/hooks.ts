@@ -7,6 +7,7 @@ import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { idFromName } from './derived-ids';
 import { cursorPageFields, decodeCursor, nextPageOf, oneStartOnly } from './cursor';
 import { nextOffset, pageFields, pageOf, type ListPaging } from './paging';
+import { NAMED_QUERY_NAMES } from './orchestrator-commands';
 import { requireProject } from './projects';
 import { boolean, integer, jsonList, jsonObject, optional, requiredText } from './schema';
 import { settleAll } from '../util/settle-all';
@@ -51,6 +52,30 @@ const hookId = requiredText('Hook id');
 /** Steps that run a shell command or fetch a URL from the app's own machine. */
 const MACHINE_STEPS = new Set(['shell', 'http']);
 
+function clipped(text: string): string {
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+}
+
+const STEP_TYPES = ['shell', 'read_file', 'http', 'git_diff', 'db_query', 'create_task'];
+
+/** Refuses a step the engine could never run, when the hook is saved rather than each time it fires. */
+function checkSteps(steps: unknown[] | undefined): void {
+  for (const [index, step] of (steps ?? []).entries()) {
+    const isObject = !!step && typeof step === 'object' && !Array.isArray(step);
+    const type = isObject ? (step as { type?: unknown }).type : undefined;
+    if (typeof type !== 'string' || !STEP_TYPES.includes(type)) {
+      const got = !isObject ? String(JSON.stringify(step)) : type === undefined ? 'no type' : String(JSON.stringify(type));
+      throw new CommandError(`Context step ${index} needs a type, one of ${STEP_TYPES.join(', ')} (got ${clipped(got)}).`);
+    }
+    const query = (step as { query?: unknown }).query;
+    if (type === 'db_query' && !(typeof query === 'string' && NAMED_QUERY_NAMES.includes(query))) {
+      throw new CommandError(
+        `Context step ${index} asks for query ${clipped(String(JSON.stringify(query)))}. Known queries: ${NAMED_QUERY_NAMES.join(', ')}.`,
+      );
+    }
+  }
+}
+
 /** A hook's shell and http steps act on the app's machine, as run_command does: admins only. */
 function requireAdminForSteps(steps: unknown[] | undefined, ctx: Pick<CommandContext, 'actor' | 'config'>): void {
   const risky = (steps ?? []).map((step) => (step as { type?: unknown } | null)?.type).filter((type) => MACHINE_STEPS.has(String(type)));
@@ -78,6 +103,7 @@ export const createHook = defineCommand({
   async run(args, ctx) {
     await requireProject(ctx, args.project_id);
     const trigger = parseTrigger(args.trigger);
+    checkSteps(args.context_steps);
     requireAdminForSteps(args.context_steps, ctx);
     const id = idFromName(args.name, 'Hook id', { folder: false });
     if (await ctx.db.hookRuns.hook(id)) throw new CommandError(`Hook '${id}' already exists. Pick another name, or use edit_hook.`);
@@ -146,6 +172,7 @@ export const editHook = defineCommand({
     llm_config: optional(jsonObject('New model settings')),
   }),
   async run(args, ctx) {
+    checkSteps(args.context_steps);
     requireAdminForSteps(args.context_steps, ctx);
     const changes: HookChanges = {
       ...(args.enabled !== undefined && { enabled: args.enabled }),

@@ -90,6 +90,19 @@ describe('hook commands', () => {
       error: expect.stringContaining('trigger.type must be "periodic"'),
     });
     expect(await hook({ name: 'x', trigger: 'not json' })).toEqual({ error: expect.stringContaining('trigger') });
+    // Steps the engine could never run are refused when saved, not each time the hook fires.
+    expect(await hook({ name: 'x', context_steps: [{ type: 'read_file', path: 'a' }, { type: 'sql' }] })).toEqual({
+      error: 'Context step 1 needs a type, one of shell, read_file, http, git_diff, db_query, create_task (got "sql").',
+    });
+    expect(await hook({ name: 'x', context_steps: ['git_diff'] })).toEqual({
+      error: expect.stringMatching(/^Context step 0 needs a type, .* \(got "git_diff"\)\.$/),
+    });
+    expect(await hook({ name: 'x', context_steps: [{ type: 'db_query', query: 'constructor' }] })).toEqual({
+      error: expect.stringMatching(/^Context step 0 asks for query "constructor"\. Known queries: recent_events, failed_tasks, /),
+    });
+    expect(await rt.exec('edit_hook', { hook_id: 'nightly-check', context_steps: [{ query: 'status' }] })).toEqual({
+      error: expect.stringMatching(/^Context step 0 needs a type, .* \(got no type\)\.$/),
+    });
     expect(await hook({ name: 'x', prompt_template: '' })).toEqual({ error: expect.stringContaining('prompt_template') });
     expect(await hook({ name: 'x', cooldown_seconds: -1 })).toEqual({ error: expect.stringContaining('cooldown_seconds') });
     expect(((await rt.exec('list_hooks')).hooks as unknown[]).length).toBe(1);
