@@ -203,7 +203,8 @@ export const gitDiff = defineCommand({
       project_id: args.project_id,
       repo_id: repo.id,
       base_branch: args.base_branch ?? '(working tree)',
-      diff: diff.trim() ? diff : '(no changes)',
+      diff: diff.text.trim() ? diff.text : '(no changes)',
+      ...(diff.cut && { diff_cut: true }),
     };
   },
 });

@@ -4,7 +4,6 @@ import { loggedErrorText } from './error-text';
 import { requireProject } from './projects';
 import { assertGitRepo, currentBranchOrFail, gitStep, inProgressWarning, repoCheckoutPath, resolveRepoPath } from './repo-path';
 import { boolean, optional, requiredText } from './schema';
-import { summarizeDiff } from '../git/diff-summary';
 import { requireTask, taskId } from './task-common';
 import { settleAll } from '../util/settle-all';
 
@@ -156,19 +155,21 @@ export const getTaskDiff = defineCommand({
     }
     if (!checkout) throw new CommandError(`Cannot tell where task '${task_id}' is checked out.`);
     await assertGitRepo(ctx, checkout);
-    const diff = await gitStep(() => ctx.git.diffBranch(checkout, repo.defaultBranch || 'main', task.branchName!));
+    const base = repo.defaultBranch || 'main';
+    const branch = task.branchName;
     if (summary) {
-      const stats = summarizeDiff(diff);
+      const stats = await gitStep(() => ctx.git.diffStatsAgainstDefault(checkout, branch, base));
       return {
-        branch: task.branchName,
-        base: repo.defaultBranch || 'main',
+        branch,
+        base,
         files_changed: stats.files.length,
         insertions: stats.insertions,
         deletions: stats.deletions,
         files: stats.files,
       };
     }
-    return { diff: diff.trim() ? diff : '(no changes)', branch: task.branchName, base: repo.defaultBranch || 'main' };
+    const diff = await gitStep(() => ctx.git.diffAgainstDefault(checkout, branch, base));
+    return { diff: diff.text.trim() ? diff.text : '(no changes)', ...(diff.cut && { diff_cut: true }), branch, base };
   },
 });
 

@@ -1,10 +1,11 @@
 import { mkdir, realpath, stat } from 'node:fs/promises';
 import { assertValidBranchName, assertValidRefName, assertValidRemoteName, branchNameForTask } from './branch-names';
-import { changedFiles, diffAgainstDefault, workingDiff } from './diffs';
+import { changedFiles, diffAgainstDefault, diffStatsAgainstDefault, workingDiff, type ReadDiff } from './diffs';
+import type { DiffSummary } from './diff-summary';
 import { cloneRepository, forgetOriginCredentials, keepOriginCredentialsApart } from './clone';
 import { GitError, toGitError } from './git-errors';
 import type { Clock } from '../util/clock';
-import { AUTO_MAINTENANCE, GitRunner, type GitRunResult } from './git-runner';
+import { AUTO_MAINTENANCE, GitRunner, type GitCallOptions, type GitRunResult } from './git-runner';
 import { Forges } from './forges/choose';
 import type { Forge } from './forges/forge';
 import { findBranchConflicts, type BranchConflict } from './merge-check';
@@ -82,7 +83,7 @@ export class GitManager {
   }
 
   /** Like run, but the exit codes in `okCodes` come back as results instead of errors. */
-  exec(cwd: string, args: string[], options: { okCodes?: number[] } = {}): Promise<GitRunResult> {
+  exec(cwd: string, args: string[], options: GitCallOptions = {}): Promise<GitRunResult> {
     return this.runner.exec(cwd, args, options);
   }
 
@@ -332,18 +333,18 @@ export class GitManager {
    * Without a base: unstaged working-tree changes (`git diff`). With a base: everything this
    * checkout changed since it left `base` — committed or not — as `git diff $(merge-base base HEAD)`.
    */
-  diff(path: string, options: { base?: string } | string = {}): Promise<string> {
+  diff(path: string, options: { base?: string } | string = {}): Promise<ReadDiff> {
     return workingDiff(this, path, typeof options === 'string' ? options : options.base);
   }
 
   /** get_task_diff: what `branch` changed since it left the default branch (`default...branch`). */
-  diffAgainstDefault(path: string, branch: string, defaultBranch: string): Promise<string> {
+  diffAgainstDefault(path: string, branch: string, defaultBranch: string): Promise<ReadDiff> {
     return diffAgainstDefault(this, path, branch, defaultBranch);
   }
 
-  /** Same as diffAgainstDefault, arguments in `base, branch` order. */
-  diffBranch(path: string, base: string, branch: string): Promise<string> {
-    return diffAgainstDefault(this, path, branch, base);
+  /** The files of diffAgainstDefault with their added and removed lines, counted by git. */
+  diffStatsAgainstDefault(path: string, branch: string, defaultBranch: string): Promise<DiffSummary> {
+    return diffStatsAgainstDefault(this, path, branch, defaultBranch);
   }
 
   /** Files that differ from the merge base with `base`, uncommitted and untracked ones included. */

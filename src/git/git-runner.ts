@@ -8,7 +8,22 @@ export interface GitRunResult {
   stdout: string;
   /** Filled only for a non-zero exit. */
   stderr: string;
+  /** Set when the output passed the call's `maxOutput` and `stdout` holds its first whole lines. */
+  cut?: true;
 }
+
+export interface GitCallOptions {
+  /** Exit codes that are results, not errors. */
+  okCodes?: number[];
+  /**
+   * Keep at most this many bytes of the output, cut after its last whole line (`cut` says so).
+   * Without it, a call whose output passes OUTPUT_LIMIT_BYTES fails instead of filling memory.
+   */
+  maxOutput?: number;
+}
+
+/** The most output any git call may hold in memory when its caller set no smaller limit. */
+export const OUTPUT_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /** Used when a repository has no identity of its own (CI as root has no git config at all). */
 export const FALLBACK_IDENTITY = { name: 'Agent Queue', email: 'agent-queue@localhost' };
@@ -63,6 +78,11 @@ const CALL_CONFIG = [
   'maintenance.auto=false',
 ];
 
+/** The git command of a call's arguments (`diff` of `-c x=y diff --stat`), for messages. */
+function subcommand(args: string[]): string {
+  return args.find((a) => !a.startsWith('-') && !a.includes('=')) ?? 'git';
+}
+
 /** Put before a git command to have git run its automatic maintenance after it, as it does by default. */
 export const AUTO_MAINTENANCE = ['-c', 'maintenance.auto=true'];
 
@@ -90,7 +110,7 @@ export class GitRunner {
    * Runs `git <args>` in `cwd`. Exit codes listed in `okCodes` are results, not errors (for
    * commands such as `merge-tree` or `diff --quiet` that answer through their exit code).
    */
-  async exec(cwd: string, args: string[], options: { okCodes?: number[] } = {}): Promise<GitRunResult> {
+  async exec(cwd: string, args: string[], options: GitCallOptions = {}): Promise<GitRunResult> {
     const planted = plantedCommonDir(cwd);
     if (planted) {
       throw new GitError(
@@ -110,8 +130,17 @@ export class GitRunner {
     }
   }
 
-  private async execOnce(cwd: string, args: string[], options: { okCodes?: number[] }): Promise<GitRunResult> {
-    const run = await launch('git', [...CALL_CONFIG, ...args], { cwd, env: this.env, silenceMs: this.timeoutMs });
+  private async execOnce(cwd: string, args: string[], options: GitCallOptions): Promise<GitRunResult> {
+    const limit = options.maxOutput ?? OUTPUT_LIMIT_BYTES;
+    // One byte past the limit tells output that fills it exactly from output that did not fit;
+    // git is ended there rather than left to print what nobody reads.
+    const run = await launch('git', [...CALL_CONFIG, ...args], {
+      cwd,
+      env: this.env,
+      silenceMs: this.timeoutMs,
+      maxOutput: limit + 1,
+      stopAtMaxOutput: true,
+    });
     if (run.startError) {
       if (await folderMissing(cwd)) throw new GitError(`Directory not found: ${cwd}`);
       throw new GitError(
@@ -119,8 +148,14 @@ export class GitRunner {
       );
     }
     if (run.timedOut) {
-      const command = args.find((a) => !a.startsWith('-') && !a.includes('=')) ?? 'git';
-      throw new GitError(`git ${command} timed out (no progress for ${Math.round(this.timeoutMs / 1000)} s).`);
+      throw new GitError(`git ${subcommand(args)} timed out (no progress for ${Math.round(this.timeoutMs / 1000)} s).`);
+    }
+    if (run.overflowed) {
+      if (options.maxOutput === undefined) {
+        throw new GitError(`git ${subcommand(args)} printed more than ${Math.round(limit / 1024 / 1024)} MB, more than the app reads.`);
+      }
+      const kept = run.stdout.subarray(0, run.stdout.lastIndexOf(10, limit - 1) + 1);
+      return { code: 0, stdout: kept.toString('utf8'), stderr: '', cut: true };
     }
     const stdout = run.stdout.toString('utf8');
     if (run.code === 0) return { code: 0, stdout, stderr: '' };

@@ -73,8 +73,10 @@ export async function runHookStep(rawStep: HookStep, env: StepEnvironment): Prom
       const base = text(step.base_branch, 'main');
       if (!/^[\w./-]+$/.test(base) || base.startsWith('-')) return { error: `Invalid base_branch ${JSON.stringify(base)}.` };
       // Through the git runner, as every git call of the app: no prompts, no programs chosen by the workspace.
-      const stdout = await new GitRunner(60_000).run(env.workspacePath, ['diff', '--no-ext-diff', `${base}...HEAD`]);
-      return { diff: stdout.slice(0, LIMITS.shellStdout) };
+      const out = await new GitRunner(60_000).exec(env.workspacePath, ['diff', '--no-ext-diff', `${base}...HEAD`], {
+        maxOutput: LIMITS.shellStdout,
+      });
+      return { diff: out.stdout, ...(out.cut && { cut: true }) };
     }
     case 'db_query': {
       const params = (typeof step.params === 'object' && step.params !== null ? step.params : {}) as Record<string, unknown>;

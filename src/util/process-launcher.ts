@@ -12,6 +12,8 @@ export interface LaunchOptions {
   timeoutMs?: number;
   /** Output beyond this many bytes per stream is dropped; the program runs on. */
   maxOutput?: number;
+  /** Ends the program (SIGTERM) once its standard output reaches `maxOutput`, and says so (`overflowed`). */
+  stopAtMaxOutput?: boolean;
 }
 
 export interface Launched {
@@ -22,6 +24,8 @@ export interface Launched {
   stderr: Buffer;
   /** Killed by `silenceMs` or `timeoutMs`. */
   timedOut: boolean;
+  /** Ended because its standard output reached `maxOutput` (with `stopAtMaxOutput`). */
+  overflowed?: true;
   /** Why the program could not be started (`ENOENT` for a missing program or folder). */
   startError?: { code?: string; message: string };
 }
@@ -64,6 +68,7 @@ function collect(
   const errs: Buffer[] = [];
   const sizes = [0, 0];
   let timedOut = false;
+  let overflowed = false;
   let startError: { code?: string; message: string } | undefined;
   let silence: ReturnType<typeof setTimeout> | undefined;
   // A killed program's own children may hold its output open: stop reading, or 'close' waits for them.
@@ -89,6 +94,10 @@ function collect(
     const part = chunk.subarray(0, limit - sizes[index]);
     sizes[index] += part.length;
     into.push(part);
+    if (index === 0 && sizes[0] >= limit && request.stopAtMaxOutput && !overflowed) {
+      overflowed = true;
+      kill('SIGTERM');
+    }
   };
   child.stdout?.on('data', keep(out, 0));
   child.stderr?.on('data', keep(errs, 1));
@@ -108,6 +117,7 @@ function collect(
       stdout: Buffer.concat(out),
       stderr: Buffer.concat(errs),
       timedOut,
+      ...(overflowed && { overflowed: true }),
       ...(startError && { startError }),
     });
   });

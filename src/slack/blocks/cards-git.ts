@@ -1,3 +1,4 @@
+import { DIFF_READ_BYTES } from '../../git/diffs';
 import type { Rendered } from './common';
 import { plural } from './cards-format';
 import { card, facts, item } from './cards-kit';
@@ -144,6 +145,12 @@ export function gitCard(...[command, r]: CommandAndResult<GitCommands>): Rendere
         ]),
       ],
       code: { label: 'diff', text: 'diff' in r ? s(r.diff) : '', filename: `${safeName(where || branch)}.diff` },
+      ...('diff_cut' in r &&
+        r.diff_cut && {
+          footer: `This diff is larger than ${DIFF_READ_BYTES / 1024 / 1024} MB: these are its first lines. ${
+            command === 'get_task_diff' ? '`summary=true` counts every file.' : '`git_changed_files` lists every file.'
+          }`,
+        }),
     });
   }
   if (command === 'git_changed_files') {

@@ -10,7 +10,7 @@ import { contextBar, contextBarHash, type RoomFacts } from './room-context';
 import { diffViewContent } from './room-diff';
 import { ROOM_COMMANDS } from './room-commands';
 import { createHash } from 'node:crypto';
-import { summarizeDiff } from '../../git/diff-summary';
+import { summarizeDiff, type DiffSummary } from '../../git/diff-summary';
 
 type TaskResult = Result<'get_task'>;
 
@@ -147,6 +147,11 @@ export class TaskRooms {
     await this.refreshViews(taskId, task, room);
   }
 
+  private async wholeDiffStats(taskId: string): Promise<DiffSummary | undefined> {
+    const stats = await this.source.handler.execute('get_task_diff', { task_id: taskId, summary: true }, { source: 'system' });
+    return 'files' in stats && stats.files ? { files: stats.files, insertions: stats.insertions, deletions: stats.deletions } : undefined;
+  }
+
   private async refreshViews(
     taskId: string,
     task: TaskResult,
@@ -154,12 +159,15 @@ export class TaskRooms {
   ): Promise<void> {
     if (!(await this.features.usable('room_views'))) return;
     const views = new Set(room.views);
-    const diff = await this.source.handler.execute('get_task_diff', { task_id: taskId }, { source: 'system' });
+    const read = await this.source.handler.execute('get_task_diff', { task_id: taskId }, { source: 'system' });
+    const diff = 'diff' in read && typeof read.diff === 'string' ? read : null;
     // Once merged, the branch has nothing left against its base: the view keeps the work as it was.
     // (A task whose plan became steps is completed before its branch is merged: its view follows the steps' work.)
-    const merged = task.status === 'COMPLETED' && room.diffHash !== null && !('error' in diff) && diff.diff === '(no changes)';
-    if (!('error' in diff) && typeof diff.diff === 'string' && !merged) {
-      const content = diffViewContent(diff.diff === '(no changes)' ? '' : diff.diff, taskId);
+    const merged = task.status === 'COMPLETED' && room.diffHash !== null && diff?.diff === '(no changes)';
+    if (diff && !merged) {
+      // A diff the app read only the start of is counted whole by git for the view's note.
+      const whole = diff.diff_cut ? await this.wholeDiffStats(taskId) : undefined;
+      const content = diffViewContent(diff.diff === '(no changes)' ? '' : diff.diff, taskId, whole);
       const hash = createHash('sha256').update(content).digest('hex').slice(0, 32);
       if (hash !== room.diffHash) {
         const set = await this.features.attempt('room_views', 'agents.conversations.setView', () =>

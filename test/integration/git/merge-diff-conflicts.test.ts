@@ -1,6 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { DIFF_READ_BYTES } from '../../../src/git/diffs';
 import { GitManager } from '../../../src/git/git-manager';
+import { OUTPUT_LIMIT_BYTES } from '../../../src/git/git-runner';
 import { findBranchConflicts } from '../../../src/git/merge-check';
 import { cloneWorkspace, commitFile, createOriginRepo, gitOut, pushBranch, snapshot } from '../../support/git-fixtures';
 import { makeTempDir } from '../../support/tmp';
@@ -64,7 +66,7 @@ describe('GitManager: merges, diffs and conflict detection', () => {
   });
 
   it('diffs: unstaged changes without a base; with one, everything since the merge base, uncommitted included', async () => {
-    expect(await git.diff(ws)).toBe('');
+    expect(await git.diff(ws)).toEqual({ text: '', cut: false });
     await git.createBranch(ws, 'work');
     await commitFile(ws, 'b.txt', 'b\n');
     await writeFile(path.join(ws, 'app.txt'), 'changed\n');
@@ -72,22 +74,58 @@ describe('GitManager: merges, diffs and conflict detection', () => {
     // main moves on after `work` left it: that must not show up as reversed noise.
     await gitOut(ws, 'update-ref', 'refs/heads/main', await commitOnMain());
 
-    const unstaged = await git.diff(ws);
+    const unstaged = (await git.diff(ws)).text;
     expect(unstaged).toContain('+changed');
     expect(unstaged).not.toContain('b.txt');
-    const sinceMain = await git.diff(ws, { base: 'main' });
+    const sinceMain = (await git.diff(ws, { base: 'main' })).text;
     expect(sinceMain).toContain('+b');
     expect(sinceMain).toContain('+changed');
     expect(sinceMain).not.toContain('main-later.txt');
-    expect(await git.diff(ws, 'main')).toBe(sinceMain);
+    expect((await git.diff(ws, 'main')).text).toBe(sinceMain);
 
-    const task = await git.diffAgainstDefault(ws, 'work', 'main');
+    const task = (await git.diffAgainstDefault(ws, 'work', 'main')).text;
     expect(task).toContain('b.txt');
     expect(task).not.toContain('+changed'); // committed work only
-    expect(await git.diffBranch(ws, 'main', 'work')).toBe(task);
+    expect(await git.diffStatsAgainstDefault(ws, 'work', 'main')).toEqual({
+      files: [{ path: 'b.txt', added: 1, removed: 0 }],
+      insertions: 1,
+      deletions: 0,
+    });
     expect(await git.changedFiles(ws, 'main')).toEqual(['app.txt', 'b.txt', 'untracked.txt']);
     await expect(git.diff(ws, { base: 'ghost' })).rejects.toThrow("Branch 'ghost' not found.");
     await expect(git.diffAgainstDefault(ws, 'ghost', 'main')).rejects.toThrow("Branch 'ghost' not found.");
+  });
+
+  it('reads the first 4 MB of a large diff in whole lines, counts all of it, and refuses output past 64 MB', async () => {
+    await git.createBranch(ws, 'big');
+    // 6 MB of numbered lines, a renamed file and a binary one.
+    const lines = Array.from({ length: 200_000 }, (_, i) => `line ${String(i).padStart(6, '0')} of a generated fixture`);
+    await commitFile(ws, 'fixture.txt', `${lines.join('\n')}\n`);
+    await gitOut(ws, 'mv', 'keep.txt', 'kept.txt');
+    await writeFile(path.join(ws, 'blob.bin'), Buffer.from([0, 1, 2, 0, 255]));
+    await gitOut(ws, 'add', '-A');
+    await gitOut(ws, 'commit', '-q', '-m', 'rename and binary');
+
+    const read = await git.diffAgainstDefault(ws, 'big', 'main');
+    expect(read.cut).toBe(true);
+    expect(Buffer.byteLength(read.text)).toBeLessThanOrEqual(DIFF_READ_BYTES);
+    expect(Buffer.byteLength(read.text)).toBeGreaterThan(DIFF_READ_BYTES - 100);
+    expect(read.text.endsWith(' of a generated fixture\n')).toBe(true);
+    const stats = await git.diffStatsAgainstDefault(ws, 'big', 'main');
+    expect(stats.files).toEqual(
+      expect.arrayContaining([
+        { path: 'fixture.txt', added: 200_000, removed: 0 },
+        { path: 'kept.txt', added: 0, removed: 0 },
+        { path: 'blob.bin', added: 0, removed: 0 },
+      ]),
+    );
+    expect(stats).toMatchObject({ insertions: 200_000, deletions: 0 });
+    expect(stats.files).toHaveLength(3);
+
+    // A read with no limit of its own stops at 64 MB, with a sentence, instead of filling memory.
+    await writeFile(path.join(ws, 'huge.txt'), Buffer.alloc(OUTPUT_LIMIT_BYTES + 1, 'a'));
+    const blob = (await gitOut(ws, 'hash-object', '-w', 'huge.txt')).trim();
+    await expect(git.run(ws, ['cat-file', 'blob', blob])).rejects.toThrow('git cat-file printed more than 64 MB, more than the app reads.');
   });
 
   /** A commit on top of main made in a scratch clone, fetched here; returns its sha. */

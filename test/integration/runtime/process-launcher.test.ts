@@ -35,6 +35,11 @@ async function behaves(): Promise<void> {
   expect(big.stdout.every((b) => b === 120)).toBe(true);
   const capped = await sh('head -c 100000 /dev/zero; echo done >&2', { maxOutput: 1000 });
   expect([capped.code, capped.stdout.length, capped.stderr.toString()]).toEqual([0, 1000, 'done\n']);
+  expect(capped.overflowed).toBeUndefined();
+  // A program that would print for ever is ended once its output reaches the limit.
+  const endless = await launch('yes', ['aq'], { cwd: os.tmpdir(), env, maxOutput: 5000, stopAtMaxOutput: true, timeoutMs: 20_000 });
+  expect(endless).toMatchObject({ overflowed: true, timedOut: false, signal: 'SIGTERM' });
+  expect(endless.stdout.toString()).toBe('aq\n'.repeat(2000).slice(0, 5000));
   const silent = await sh('echo started; sleep 30', { silenceMs: 300 });
   expect(silent).toMatchObject({ timedOut: true, signal: 'SIGKILL', code: null });
   expect(silent.stdout.toString()).toBe('started\n');

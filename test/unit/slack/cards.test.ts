@@ -368,6 +368,14 @@ describe('designed cards', () => {
     expect(JSON.stringify(diff.blocks)).toContain('against trunk');
     const lowLevel = renderResult('git_diff', {}, { project_id: 'p', diff: '+ added', base_branch: 'main' });
     expect(JSON.stringify(lowLevel.blocks)).toContain('against main');
+    expect(JSON.stringify(diff.blocks)).not.toContain('larger than');
+    // A diff the app read only the start of says so, and where to count all of it.
+    const cut = renderResult('get_task_diff', {}, { diff: '+ added', diff_cut: true, branch: 'aq/t-1', base: 'trunk' });
+    expect(JSON.stringify(cut.blocks)).toContain(
+      'This diff is larger than 4 MB: these are its first lines. `summary=true` counts every file.',
+    );
+    const lowCut = renderResult('git_diff', {}, { project_id: 'p', diff: '+ added', diff_cut: true, base_branch: 'main' });
+    expect(JSON.stringify(lowCut.blocks)).toContain('`git_changed_files` lists every file.');
   });
 
   it('says a merge that conflicted was not merged, into which branch, and which files conflict', () => {
