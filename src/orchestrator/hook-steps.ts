@@ -29,6 +29,18 @@ function wholeNumber(value: unknown): number | null {
   return typeof n === 'number' && Number.isInteger(n) ? n : null;
 }
 
+/** The start of a response's body as text, reading no more of it than that takes (a page may be endless). */
+async function firstCharacters(response: Response, limit: number): Promise<string> {
+  if (!response.body) return '';
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const chunk of response.body) {
+    text += decoder.decode(chunk, { stream: true });
+    if (text.length >= limit) break;
+  }
+  return text.slice(0, limit);
+}
+
 function seconds(value: unknown, fallback: number): number {
   const n = typeof value === 'number' ? value : Number(value);
   return Number.isFinite(n) && n > 0 ? n : fallback;
@@ -66,8 +78,7 @@ export async function runHookStep(rawStep: HookStep, env: StepEnvironment): Prom
       const url = renderHookUrl(text(step.url), env.previous, env.event);
       if (!/^https?:\/\//i.test(url)) return { error: `http step needs an http(s) URL (got ${JSON.stringify(url)}).` };
       const response = await fetch(url, { signal: AbortSignal.timeout(seconds(step.timeout, 30) * 1000) });
-      const body = (await response.text()).slice(0, LIMITS.httpBody);
-      return { status_code: response.status, body };
+      return { status_code: response.status, body: await firstCharacters(response, LIMITS.httpBody) };
     }
     case 'git_diff': {
       const base = text(step.base_branch, 'main');

@@ -270,6 +270,36 @@ describe('HookEngine', () => {
     }
   });
 
+  it('reads the first 50,000 characters of an endless page, then lets it go', async () => {
+    let closed!: () => void;
+    const gone = new Promise<void>((resolve) => (closed = resolve));
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const more = () => {
+        while (res.write('é'.repeat(4096))) {}
+      };
+      res.on('drain', more);
+      res.on('close', closed);
+      more();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      await addHook(rt, {
+        id: 'endless',
+        trigger: { type: 'periodic', interval_seconds: 1, skip_llm: true },
+        contextSteps: [{ type: 'http', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/stream` }],
+      });
+      await engine.tick();
+      await engine.idle();
+      const stored = (await runs(rt, 'endless'))[0]!.context_results;
+      const [result] = (typeof stored === 'string' ? JSON.parse(stored) : stored) as Array<Record<string, unknown>>;
+      expect(result).toMatchObject({ status_code: 200, body: 'é'.repeat(50_000) });
+      await gone;
+    } finally {
+      server.close();
+    }
+  });
+
   it("passes an event's text and an earlier step's output to a shell step as words, never as shell code", async () => {
     const marker = path.join(rt.home, 'injected');
     const title = `it's "quoted" $(touch ${marker}) \`touch ${marker}\`; touch ${marker}`;
