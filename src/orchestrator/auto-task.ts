@@ -50,9 +50,23 @@ export function isSingleStepFallback(content: string, plan: ParsedPlan): boolean
   return plan.steps[0].description.trim() === withoutTitle.trim();
 }
 
+/**
+ * The largest plan file turned into tasks. An agent's plan is a few kilobytes; reading a file of
+ * any size the agent left would let one run fill the app's memory.
+ */
+export const PLAN_FILE_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Past this many characters (about 50,000 tokens) a plan goes to the rule-based parser only: the
+ * model's reading would cost more than a plan is worth, and a few times longer would not fit one request.
+ */
+const LLM_PLAN_MAX_CHARS = 200_000;
+
 async function parse(deps: AutoTaskDeps, content: string, sourceFile: string): Promise<{ plan: ParsedPlan; byLlm: boolean }> {
   const maxSteps = deps.config.autoTask.maxStepsPerPlan;
-  if (deps.config.autoTask.useLlmParser && deps.chatProvider) {
+  if (deps.config.autoTask.useLlmParser && deps.chatProvider && content.length > LLM_PLAN_MAX_CHARS) {
+    deps.log(`The plan in ${sourceFile} is longer than ${LLM_PLAN_MAX_CHARS} characters; using the regex parser, not the model.`);
+  } else if (deps.config.autoTask.useLlmParser && deps.chatProvider) {
     try {
       return { plan: await parsePlanWithLlm(content, deps.chatProvider, { sourceFile, maxSteps }), byLlm: true };
     } catch (err) {
@@ -91,6 +105,9 @@ export async function createTasksFromPlan(
     return { kind: 'skipped', reason, planFile };
   };
 
+  if (info.size > PLAN_FILE_MAX_BYTES) {
+    return skip(`it is ${(info.size / 1024 / 1024).toFixed(1)} MB, more than the ${PLAN_FILE_MAX_BYTES / 1024 / 1024} MB a plan may be.`);
+  }
   // The plan is the agent's text: its steps become tasks that are stored and posted.
   const content = secretRedactor(deps.config)(await readPlanFile(planFile));
   if (optsOutOfAutoTasks(content)) return skip('its frontmatter says auto_tasks: false.');

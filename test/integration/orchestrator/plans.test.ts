@@ -1,5 +1,6 @@
 import { access } from 'node:fs/promises';
 import path from 'node:path';
+import { PLAN_FILE_MAX_BYTES } from '../../../src/orchestrator/auto-task';
 import { gitOut } from '../../support/git-fixtures';
 import { makeHarness, waitFor, writeIn, type Harness } from './harness';
 
@@ -129,6 +130,13 @@ describe('plans become chained subtasks', () => {
     await h.waitStatus(doc, 'COMPLETED');
     const skip2 = await waitFor(async () => h.eventsOf('plan_skipped', doc)[0]);
     expect(String(skip2.payload.reason)).toContain('no phases');
+
+    // A plan larger than a plan may be is not read at all.
+    const huge = await h.task('Write a huge plan');
+    contents[huge] = `${PLAN}\n${'x'.repeat(PLAN_FILE_MAX_BYTES)}\n`;
+    await h.waitStatus(huge, 'COMPLETED');
+    const skip3 = await waitFor(async () => h.eventsOf('plan_skipped', huge)[0]);
+    expect(skip3.payload.reason).toBe('it is 4.0 MB, more than the 4 MB a plan may be.');
     expect(h.eventsOf('plan_tasks_created')).toHaveLength(0);
   });
   it("redacts the app's own secret values in the plan an agent writes and in what it reports", async () => {

@@ -59,11 +59,11 @@ describe('createRuntime wires every part once', () => {
   });
 
   /** Queues a task whose agent leaves a plan, and resolves with the plan's event. */
-  async function runPlanTask(title: string): Promise<EventRecord> {
+  async function runPlanTask(title: string, plan = PLAN): Promise<EventRecord> {
     const created = (await rt.exec('create_task', { project_id: 'proj', title, description: title, requires_approval: false })) as {
       created: string;
     };
-    planTasks.set(created.created, PLAN);
+    planTasks.set(created.created, plan);
     rt.daemon()?.kick();
     return waitFor(
       async () => events.find((e) => e.type === 'plan_tasks_created' && e.taskId === created.created),
@@ -121,6 +121,14 @@ describe('createRuntime wires every part once', () => {
     const before = fake.requests.length;
     const created = await runPlanTask('Plan without the model');
     expect(fake.requests.length).toBeGreaterThan(before);
+    expect((created.payload.tasks as Array<{ title: string }>).map((t) => t.title)).toEqual(['Add the model', 'Add the view']);
+  });
+
+  it('gives a plan of more than 200,000 characters to the rule parser, without asking the model', async () => {
+    const before = fake.requests.length;
+    const long = `${PLAN}\n## Appendix\n\n${'Background the agent gathered. '.repeat(7000)}\n`;
+    const created = await runPlanTask('Plan too long for the model', long);
+    expect(fake.requests.slice(before).filter((r) => JSON.stringify(r.body.tools ?? []).includes('extract_plan_steps'))).toEqual([]);
     expect((created.payload.tasks as Array<{ title: string }>).map((t) => t.title)).toEqual(['Add the model', 'Add the view']);
   });
 
