@@ -1,4 +1,4 @@
-import { appendFile, mkdir, readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, open, readdir, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
@@ -21,9 +21,22 @@ function titleFromName(name: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+/** The first `bytes` of a file as text (a note may be as large as an agent made it). */
+async function fileStart(file: string, bytes: number): Promise<{ text: string; size: number }> {
+  const handle = await open(file, 'r');
+  try {
+    const size = (await handle.stat()).size;
+    const buffer = Buffer.alloc(Math.min(size, bytes));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return { text: new TextDecoder().decode(buffer.subarray(0, bytesRead), { stream: true }), size };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A title's line is read from the first 4 KB: the file's first line when it starts with `#`. */
 async function fileTitle(file: string, name: string): Promise<string> {
-  const text = await readFile(file, 'utf8');
-  const first = text.split('\n', 1)[0] ?? '';
+  const first = (await fileStart(file, 4096)).text.split('\n', 1)[0] ?? '';
   return first.startsWith('#') ? first.replace(/^#+\s*/, '').trim() || titleFromName(name) : titleFromName(name);
 }
 
@@ -76,6 +89,9 @@ async function markdownFiles(
   }
   return out;
 }
+
+/** The most of a note read_note returns: past it, the start with a notice (an agent may have grown one without end). */
+export const NOTE_READ_BYTES = 1024 * 1024;
 
 const projectId = requiredText('Project id');
 const title = requiredText('Note title');
@@ -154,8 +170,12 @@ export const readNote = defineCommand({
     const dir = await notesDir(ctx, args.project_id);
     const { file } = await noteFile(ctx, dir, args.title);
     if (!(await exists(file))) throw new CommandError(`Note '${args.title}' not found in project '${args.project_id}'.`);
-    const content = await readFile(file, 'utf8');
-    return { content, title: args.title, path: file, size_bytes: Buffer.byteLength(content) };
+    const { text, size } = await fileStart(file, NOTE_READ_BYTES);
+    const content =
+      size > NOTE_READ_BYTES
+        ? `${text}\n\n[… cut: showing the first ${NOTE_READ_BYTES / 1024 / 1024} MB of ${(size / 1024 / 1024).toFixed(1)} MB]`
+        : text;
+    return { content, title: args.title, path: file, size_bytes: size };
   },
 });
 

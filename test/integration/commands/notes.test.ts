@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { noteSlug } from '../../../src/commands/notes';
+import { NOTE_READ_BYTES, noteSlug } from '../../../src/commands/notes';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 
 describe('note slugs', () => {
@@ -77,6 +77,20 @@ describe('note commands', () => {
       error: "Note 'missing' not found in project 'alpha'.",
     });
     expect(await rt.exec('read_note', { project_id: 'ghost', title: 'x' })).toEqual({ error: "Project 'ghost' not found." });
+  });
+
+  it('reads the title from the start of a large note, and returns its first MB with a notice', async () => {
+    // A note an agent grew far: é (two bytes) straddles the 1 MB mark, and is not split.
+    const body = `# Build log\n${'x'.repeat(NOTE_READ_BYTES - 13)}é${'y'.repeat(3 * 1024 * 1024)}`;
+    await mkdir(notes);
+    await writeFile(path.join(notes, 'build-log.md'), body);
+    const listed = (await rt.exec('list_notes', { project_id: 'alpha' })) as { notes: Array<Record<string, unknown>> };
+    expect(listed.notes).toEqual([
+      expect.objectContaining({ name: 'build-log.md', title: 'Build log', size_bytes: Buffer.byteLength(body) }),
+    ]);
+    const read = (await rt.exec('read_note', { project_id: 'alpha', title: 'Build log' })) as { content: string; size_bytes: number };
+    expect(read.size_bytes).toBe(Buffer.byteLength(body));
+    expect(read.content).toBe(`# Build log\n${'x'.repeat(NOTE_READ_BYTES - 13)}\n\n[… cut: showing the first 1 MB of 4.0 MB]`);
   });
 
   it('append_note creates with a # title line, then appends after a blank line', async () => {
