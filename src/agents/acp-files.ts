@@ -1,7 +1,35 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ReadTextFileRequest, ReadTextFileResponse, WriteTextFileRequest } from '@agentclientprotocol/sdk';
 import { fileToolRefusal, outsideRefusal, type Refusal } from './confinement';
+
+/** The most text one `fs/read_text_file` answers with; an agent reads a larger file in parts. */
+export const READ_MAX_BYTES = 10 * 1024 * 1024;
+
+class LineTooLong extends Error {
+  constructor(readonly line: number) {
+    super(`line ${line} is longer than one read returns`);
+  }
+}
+
+/** A file's lines with their numbers (from 1), split on \n only, as `text.split('\n')` would. */
+async function* numberedLines(file: string): AsyncGenerator<[number, string]> {
+  let number = 0;
+  let rest = '';
+  for await (const chunk of createReadStream(file, 'utf8')) {
+    const text = chunk as string;
+    let start = 0;
+    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+      yield [++number, rest + text.slice(start, end)];
+      rest = '';
+      start = end + 1;
+    }
+    rest += text.slice(start);
+    if (rest.length > READ_MAX_BYTES) throw new LineTooLong(number + 1);
+  }
+  yield [++number, rest];
+}
 
 /**
  * The ACP client's file methods (`fs/read_text_file`, `fs/write_text_file`), which an agent
@@ -33,11 +61,32 @@ export class GuardedFiles {
   async read(params: ReadTextFileRequest): Promise<ReadTextFileResponse | { refused: string }> {
     const refused = await this.refusal('Read', params.path);
     if (refused) return { refused };
-    const content = await readFile(params.path, 'utf8');
-    if (!params.line && !params.limit) return { content };
-    const lines = content.split('\n');
-    const start = Math.max(0, (params.line ?? 1) - 1);
-    return { content: lines.slice(start, params.limit ? start + params.limit : undefined).join('\n') };
+    const tooLarge = `more than one read returns (${READ_MAX_BYTES / 1024 / 1024} MB)`;
+    if (!params.line && !params.limit) {
+      const size = (await stat(params.path)).size;
+      if (size > READ_MAX_BYTES) {
+        return { refused: `${params.path} is ${(size / 1024 / 1024).toFixed(1)} MB, ${tooLarge}: read it in parts with line and limit.` };
+      }
+      return { content: await readFile(params.path, 'utf8') };
+    }
+    // Lines are read as the file streams by, up to the last one asked for: the file may be far larger.
+    const first = Math.max(1, params.line ?? 1);
+    const last = params.limit ? first + params.limit - 1 : Number.POSITIVE_INFINITY;
+    const kept: string[] = [];
+    let bytes = 0;
+    try {
+      for await (const [number, line] of numberedLines(params.path)) {
+        if (number < first) continue;
+        bytes += Buffer.byteLength(line) + 1;
+        if (bytes > READ_MAX_BYTES) return { refused: `Lines ${first} on of ${params.path} are ${tooLarge}: ask for fewer with limit.` };
+        kept.push(line);
+        if (number === last) break;
+      }
+    } catch (err) {
+      if (err instanceof LineTooLong) return { refused: `Line ${err.line} of ${params.path} is ${tooLarge}.` };
+      throw err;
+    }
+    return { content: kept.join('\n') };
   }
 
   async write(params: WriteTextFileRequest): Promise<{ refused: string } | null> {

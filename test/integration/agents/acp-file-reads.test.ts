@@ -1,0 +1,54 @@
+import { realpath, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { GuardedFiles, READ_MAX_BYTES } from '../../../src/agents/acp-files';
+import { makeTempDir } from '../../support/tmp';
+
+describe("an ACP agent's file reads (fs/read_text_file)", () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let files: GuardedFiles;
+  const refusals: unknown[] = [];
+  const read = (file: string, more: { line?: number; limit?: number } = {}) =>
+    files.read({ sessionId: 's', path: path.join(dir, file), ...more });
+
+  beforeAll(async () => {
+    ({ dir, cleanup } = await makeTempDir('aq-acp-reads-'));
+    files = new GuardedFiles([dir], Promise.resolve([await realpath(dir)]), (refusal) => refusals.push(refusal));
+    await writeFile(path.join(dir, 'small.txt'), 'one\r\ntwo\r\nthree\r\nfour\n');
+    // 12.5 MB of numbered lines, and one line longer than a read returns.
+    const lines = Array.from({ length: 250_000 }, (_, i) => `line ${i + 1} ${'.'.repeat(40)}`);
+    await writeFile(path.join(dir, 'large.txt'), `${lines.join('\n')}\n`);
+    await writeFile(path.join(dir, 'one-line.txt'), `start\n${'x'.repeat(2 * READ_MAX_BYTES)}\nend\n`);
+  });
+  afterAll(() => cleanup());
+
+  it('answers a whole file, or the lines asked for, as the text splits on \\n', async () => {
+    expect(await read('small.txt')).toEqual({ content: 'one\r\ntwo\r\nthree\r\nfour\n' });
+    expect(await read('small.txt', { line: 2, limit: 2 })).toEqual({ content: 'two\r\nthree\r' });
+    expect(await read('small.txt', { line: 4 })).toEqual({ content: 'four\n' });
+    expect(await read('small.txt', { limit: 1 })).toEqual({ content: 'one\r' });
+  });
+
+  it('refuses a whole file larger than one read returns, and answers its lines in parts', async () => {
+    const refused = (await read('large.txt')) as { refused: string };
+    expect(refused.refused).toBe(
+      `${path.join(dir, 'large.txt')} is 12.5 MB, more than one read returns (10 MB): read it in parts with line and limit.`,
+    );
+    expect(await read('large.txt', { line: 200_000, limit: 2 })).toEqual({
+      content: `line 200000 ${'.'.repeat(40)}\nline 200001 ${'.'.repeat(40)}`,
+    });
+    expect(((await read('large.txt', { line: 10 })) as { refused: string }).refused).toBe(
+      `Lines 10 on of ${path.join(dir, 'large.txt')} are more than one read returns (10 MB): ask for fewer with limit.`,
+    );
+    expect(((await read('one-line.txt', { line: 3 })) as { refused: string }).refused).toBe(
+      `Line 2 of ${path.join(dir, 'one-line.txt')} is more than one read returns (10 MB).`,
+    );
+    expect(await read('one-line.txt', { limit: 1 })).toEqual({ content: 'start' });
+  });
+
+  it('refuses a file outside its folders, and records it', async () => {
+    const outside = (await files.read({ sessionId: 's', path: path.join(path.dirname(dir), 'elsewhere.txt') })) as { refused: string };
+    expect(outside.refused).toMatch(/outside/);
+    expect(refusals).toEqual([expect.objectContaining({ tool: 'Read' })]);
+  });
+});
