@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { createReadStream, type Dirent } from 'node:fs';
+import type { Dirent } from 'node:fs';
 import type { WorkspaceRecord } from '../db/repositories/workspaces';
 import { open, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import readline from 'node:readline';
 import fg from 'fast-glob';
 import { z } from 'zod';
+import { firstLines } from '../util/first-lines';
 import { runShell } from '../util/run-shell';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { allowedRoots, fromWorkspaceDir, isAllowed, isWithin, keepAllowed, resolveReal, validatePath } from './path-validation';
@@ -14,6 +14,8 @@ import { integer, optional, requiredText } from './schema';
 import { limitField, offsetField, pageOf, sliceOf } from './paging';
 
 export const READ_FILE_DEFAULT_LINES = 200;
+/** The most text read_file returns, however many lines are asked for. */
+export const READ_FILE_MAX_BYTES = 1024 * 1024;
 export const COMMAND_DEFAULT_TIMEOUT = 30;
 export const COMMAND_MAX_TIMEOUT = 120;
 export const STDOUT_LIMIT = 4000;
@@ -51,18 +53,17 @@ export const readFileCommand = defineCommand({
     const file = await validatePath(ctx, fromWorkspaceDir(ctx, args.path));
     const info = await stat(file).catch(() => null);
     if (!info) throw new CommandError(`File not found: ${args.path}`);
-    if (!info.isFile()) throw new CommandError(`${args.path} is a directory, not a file. Use list_directory.`);
+    if (info.isDirectory()) throw new CommandError(`${args.path} is a directory, not a file. Use list_directory.`);
+    if (!info.isFile()) throw new CommandError(`${args.path} is not a regular file (a device, socket or pipe), so it has no text to show.`);
     if (await looksBinary(file)) throw new CommandError(`${args.path} is a binary file and cannot be shown as text.`);
     const maxLines = args.max_lines ?? READ_FILE_DEFAULT_LINES;
-    const lines: string[] = [];
-    let total = 0;
-    const reader = readline.createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
-    for await (const line of reader) {
-      total++;
-      if (lines.length < maxLines) lines.push(line);
-    }
+    const { lines, total, cutAtBytes } = await firstLines(file, { maxLines, maxBytes: READ_FILE_MAX_BYTES });
     let content = lines.join('\n');
-    if (total > maxLines) content += `\n\n[… truncated: showing ${maxLines} of ${total} lines; pass max_lines to see more]`;
+    if (cutAtBytes) {
+      content += `\n\n[… truncated at ${READ_FILE_MAX_BYTES / 1024 / 1024} MB: showing ${lines.length} of ${total} lines; read_file returns at most ${READ_FILE_MAX_BYTES / 1024 / 1024} MB]`;
+    } else if (total > maxLines) {
+      content += `\n\n[… truncated: showing ${maxLines} of ${total} lines; pass max_lines to see more]`;
+    }
     return { content, path: file };
   },
 });

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { READ_FILE_MAX_BYTES } from '../../../src/commands/files';
 import { runShell } from '../../../src/util/run-shell';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 import { makeTempDir } from '../../support/tmp';
@@ -68,6 +69,27 @@ describe('file commands', () => {
       expect(await rt.exec('read_file', { path: 'alpha/short.txt' })).toEqual({ content: 'a\nb', path: path.join(ws, 'short.txt') });
       expect(await rt.exec('read_file', { path: 'alpha/short.txt', max_lines: 0 })).toEqual({
         error: expect.stringContaining('max_lines'),
+      });
+    });
+
+    it('returns at most 1 MB of lines, and the start of one line longer than that, with CRLF line ends read as lines', async () => {
+      await writeFile(path.join(ws, 'crlf.txt'), 'one\r\ntwo\r\n\r\nlast');
+      expect((await rt.exec('read_file', { path: 'alpha/crlf.txt' })).content).toBe('one\ntwo\n\nlast');
+      // 3,000 lines of 1 KB: the 1 MB holds 1,024 of them (line ends counted), whatever max_lines asks for.
+      const kb = (i: number) => `${String(i + 1).padStart(5, '0')} ${'k'.repeat(1017)}`;
+      await writeFile(path.join(ws, 'wide.txt'), `${Array.from({ length: 3000 }, (_, i) => kb(i)).join('\n')}\n`);
+      const wide = (await rt.exec('read_file', { path: 'alpha/wide.txt', max_lines: 5000 })).content as string;
+      const shown = wide.split('\n\n[')[0]!.split('\n');
+      expect(shown).toEqual(Array.from({ length: 1024 }, (_, i) => kb(i)));
+      expect(wide.endsWith('\n\n[… truncated at 1 MB: showing 1024 of 3000 lines; read_file returns at most 1 MB]')).toBe(true);
+      // One minified line of 3 MB whose 1 MB mark falls inside a two-byte character.
+      await writeFile(path.join(ws, 'min.js'), `${'a'.repeat(READ_FILE_MAX_BYTES - 1)}é${'b'.repeat(2 * READ_FILE_MAX_BYTES)}\nnext();\n`);
+      expect((await rt.exec('read_file', { path: 'alpha/min.js' })).content).toBe(
+        `${'a'.repeat(READ_FILE_MAX_BYTES - 1)}\n\n[… truncated at 1 MB: showing 1 of 2 lines; read_file returns at most 1 MB]`,
+      );
+      await runShell(`mkfifo ${path.join(ws, 'pipe.txt')}`, { cwd: ws, timeoutMs: 5000 });
+      expect(await rt.exec('read_file', { path: 'alpha/pipe.txt' })).toEqual({
+        error: 'alpha/pipe.txt is not a regular file (a device, socket or pipe), so it has no text to show.',
       });
     });
 
