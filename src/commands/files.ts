@@ -22,6 +22,8 @@ export const STDOUT_LIMIT = 4000;
 export const STDERR_LIMIT = 2000;
 export const SEARCH_MAX_MATCHES = 50;
 export const SEARCH_OUTPUT_LIMIT = 4000;
+/** Find mode stops walking after this many matching files. */
+export const FIND_MAX_FILES = 10_000;
 const SEARCH_TIMEOUT_MS = 30_000;
 
 async function requireDirectory(dir: string, shown: string): Promise<void> {
@@ -124,17 +126,23 @@ function grep(pattern: string, dir: string): Promise<string> {
     }, SEARCH_TIMEOUT_MS);
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {
-      const parts = (pending + chunk).split('\n');
-      pending = parts.pop() ?? '';
+      // Only the new chunk is split, and a line is kept up to what the answer can show: a match in
+      // a minified file is one line of megabytes.
+      const parts = chunk.split('\n');
+      // A line already as long as the answer can show takes nothing more, so it stays its true start.
+      parts[0] = pending.length >= SEARCH_OUTPUT_LIMIT ? pending : pending + parts[0];
+      pending = (parts.pop() ?? '').slice(0, SEARCH_OUTPUT_LIMIT);
       for (const line of parts) {
-        if (matches.length < SEARCH_MAX_MATCHES) matches.push(line.replace(/^\.\//, ''));
+        if (matches.length < SEARCH_MAX_MATCHES) matches.push(line.replace(/^\.\//, '').slice(0, SEARCH_OUTPUT_LIMIT));
       }
       if (matches.length >= SEARCH_MAX_MATCHES) {
         child.kill('SIGKILL');
         finish();
       }
     });
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (stderr.length < SEARCH_OUTPUT_LIMIT) stderr += chunk.toString();
+    });
     child.on('error', (err) => finish(err));
     child.on('close', (code) => {
       if (pending && matches.length < SEARCH_MAX_MATCHES) matches.push(pending.replace(/^\.\//, ''));
@@ -162,23 +170,32 @@ function refuseLeavingPattern(pattern: string): void {
  * depth), sorted. Symlinks are neither listed nor followed while matching wildcards; a pattern
  * naming a symlinked folder literally is the caller's to check (keepAllowed).
  */
-function findFiles(pattern: string, dir: string): Promise<string[]> {
+function findFiles(pattern: string, dir: string): Promise<{ files: string[]; stopped: boolean }> {
   const glob = pattern.includes('/') ? pattern : `**/${pattern}`;
   return new Promise((resolve, reject) => {
     const found: string[] = [];
     const stream = fg.stream(glob, { cwd: dir, onlyFiles: true, dot: true, followSymbolicLinks: false, suppressErrors: true });
+    const stop = () => (stream as NodeJS.ReadableStream & { destroy(): void }).destroy();
     const timer = setTimeout(() => {
-      (stream as NodeJS.ReadableStream & { destroy(): void }).destroy();
+      stop();
       reject(new CommandError(`Search timed out after ${SEARCH_TIMEOUT_MS / 1000} seconds; narrow the path or the pattern.`));
     }, SEARCH_TIMEOUT_MS);
-    stream.on('data', (entry: string | Buffer) => found.push(String(entry)));
+    stream.on('data', (entry: string | Buffer) => {
+      found.push(String(entry));
+      // A pattern such as *.js under node_modules matches hundreds of thousands of files, and the
+      // answer shows about a hundred: stop walking, and say so.
+      if (found.length < FIND_MAX_FILES) return;
+      clearTimeout(timer);
+      stop();
+      resolve({ files: found.sort(), stopped: true });
+    });
     stream.on('error', (err) => {
       clearTimeout(timer);
       reject(err);
     });
     stream.on('end', () => {
       clearTimeout(timer);
-      resolve(found.sort());
+      resolve({ files: found.sort(), stopped: false });
     });
   });
 }
@@ -202,7 +219,10 @@ export const searchFiles = defineCommand({
       output = await grep(args.pattern, dir);
     } else {
       refuseLeavingPattern(args.pattern);
-      output = (await keepAllowed(ctx, dir, await findFiles(args.pattern, dir))).join('\n');
+      const { files, stopped } = await findFiles(args.pattern, dir);
+      output = (await keepAllowed(ctx, dir, files)).join('\n');
+      if (stopped)
+        output = `(stopped after ${FIND_MAX_FILES} matching files, sorted below among those found; narrow the pattern or the path to see them all)\n${output}`;
     }
     return { results: output ? output.slice(0, SEARCH_OUTPUT_LIMIT) : '(no matches)', mode };
   },

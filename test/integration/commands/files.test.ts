@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -87,7 +88,7 @@ describe('file commands', () => {
       expect((await rt.exec('read_file', { path: 'alpha/min.js' })).content).toBe(
         `${'a'.repeat(READ_FILE_MAX_BYTES - 1)}\n\n[… truncated at 1 MB: showing 1 of 2 lines; read_file returns at most 1 MB]`,
       );
-      await runShell(`mkfifo ${path.join(ws, 'pipe.txt')}`, { cwd: ws, timeoutMs: 5000 });
+      expect(spawnSync('mkfifo', [path.join(ws, 'pipe.txt')]).status).toBe(0);
       expect(await rt.exec('read_file', { path: 'alpha/pipe.txt' })).toEqual({
         error: 'alpha/pipe.txt is not a regular file (a device, socket or pipe), so it has no text to show.',
       });
@@ -321,6 +322,21 @@ describe('file commands', () => {
       expect(
         ((await rt.exec('search_files', { pattern: '*.log', path: 'alpha', mode: 'find' })) as { results: string }).results,
       ).toHaveLength(4000);
+    });
+
+    it('shows the start of a match on a line of megabytes, and stops a find after 10,000 files, saying so', async () => {
+      await mkdir(path.join(ws, 'dist'));
+      await writeFile(path.join(ws, 'dist', 'bundle.min.js'), `${'a'.repeat(3_000_000)}needle${'b'.repeat(3_000_000)}\nneedle again\n`);
+      const grep = (await rt.exec('search_files', { pattern: 'needle', path: 'alpha/dist' })) as { results: string };
+      // The line's true start (never its start joined to its end), then the next match.
+      expect(grep.results).toBe(`bundle.min.js:1:${'a'.repeat(3982)}\nbundle.min.js:2:needle again`.slice(0, 4000));
+      await mkdir(path.join(ws, 'logs'));
+      expect(spawnSync('sh', ['-c', 'seq 10050 | sed "s/.*/run-&.log/" | xargs touch'], { cwd: path.join(ws, 'logs') }).status).toBe(0);
+      const found = (await rt.exec('search_files', { pattern: '*.log', path: 'alpha/logs', mode: 'find' })) as { results: string };
+      expect(found.results.split('\n')[0]).toBe(
+        '(stopped after 10000 matching files, sorted below among those found; narrow the pattern or the path to see them all)',
+      );
+      expect(found.results.split('\n')[1]).toMatch(/^run-\d+\.log$/);
     });
 
     it('refuses folders outside or missing', async () => {
