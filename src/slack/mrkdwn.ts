@@ -1,6 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import MarkdownIt from 'markdown-it';
-import { esc, mdCode, preformatted } from './blocks/text';
+import { esc, mdCode, preformatted, wholeEnd } from './blocks/text';
 
 const md = new MarkdownIt({ html: false, linkify: false, breaks: false });
 
@@ -189,7 +189,7 @@ function splitLine(line: string): string[] {
   let rest = line;
   while (rest.length > BLOCK_TEXT) {
     let at = rest.lastIndexOf(' ', BLOCK_TEXT);
-    if (at < BLOCK_TEXT / 2) at = BLOCK_TEXT;
+    if (at < BLOCK_TEXT / 2) at = wholeEnd(rest, BLOCK_TEXT);
     const amp = rest.lastIndexOf('&', at);
     if (amp > at - 5 && !/^&(amp|lt|gt);/.test(rest.slice(amp, at))) at = amp;
     out.push(rest.slice(0, at));

@@ -82,6 +82,12 @@ export function openDirectionProblem(text: string): string | null {
   return withoutDirectionOverrides(text) === text ? null : `a right-to-left or left-to-right override in "${text.slice(0, 60)}"`;
 }
 
+/** Half of a character written as two UTF-16 units (a cut through an emoji): Slack shows "�". */
+export function halfCharacterProblem(text: string): string | null {
+  const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+  return !lone.test(text) ? null : `half of a character (a lone surrogate) in "${text.slice(0, 60)}"`;
+}
+
 export function mrkdwnProblems(text: string): string[] {
   const problems: string[] = [];
   for (const match of text.matchAll(/<([^<>]*)>/g)) {
@@ -407,7 +413,9 @@ export function validateStream(args: Record<string, unknown>): Violation[] {
 export function validateCall(method: string, args: Record<string, unknown>): Violation[] {
   const found = callProblems(method, args);
   // Every text a person reads, including those the checks by kind of payload do not look at.
-  const direction = visibleTexts(args).flatMap((text) => openDirectionProblem(text) ?? []);
+  const direction = visibleTexts(args).flatMap((text) =>
+    [openDirectionProblem(text), halfCharacterProblem(text)].filter((p) => p !== null),
+  );
   const fresh = direction.filter((problem) => !found.some((v) => v.problem === problem));
   return [...found, ...fresh.map((problem) => ({ path: 'text', problem }))];
 }

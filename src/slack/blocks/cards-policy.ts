@@ -1,6 +1,6 @@
 import { card, item, listCard } from './cards-kit';
 import { formatDuration } from './cards-format';
-import type { Rendered } from './common';
+import { clip, type Rendered } from './common';
 import { italic, md, mdCode, mono, txt, type Line } from './text';
 import type { Result } from './result-types';
 
@@ -32,7 +32,7 @@ export function agentRequestsCard(r: Result<'list_agent_requests'>): Rendered {
   const lines: Line[] = r.requests.map((q) => {
     const what = q.kind === 'question' ? (q.questions[0]?.question ?? '') : `${q.tool} ${q.detail}`.trim();
     return item(
-      what.length > 200 ? `${what.slice(0, 199)}…` : what,
+      clip(what, 200),
       `#${q.id}`,
       [
         ['task', q.task_id],

@@ -1,5 +1,5 @@
 import type { Button, KnownBlock } from '@slack/types';
-import { esc, mdCode, preformatted } from './text';
+import { esc, mdCode, preformatted, wholeEnd } from './text';
 import { withoutDirectionOverrides } from '../../util/hidden-characters';
 import type { AgentState, ProjectStatus, TaskStatus } from '../../db/entities';
 
@@ -58,7 +58,7 @@ export function truncate(text: string, limit: number): string {
   if (text.length <= limit) return text;
   const total = text.split('\n').length;
   const note = (hidden: number) => `\n… cut here, ${hidden} more line${hidden === 1 ? '' : 's'} not shown`;
-  let cut = text.slice(0, Math.max(0, limit - note(total).length));
+  let cut = text.slice(0, wholeEnd(text, Math.max(0, limit - note(total).length)));
   const boundary = Math.max(cut.lastIndexOf('\n'), cut.lastIndexOf(' '));
   if (boundary > cut.length / 2) cut = cut.slice(0, boundary);
   cut = cut.replace(/&[a-z]{0,3}$/, '');
@@ -73,7 +73,7 @@ export function splitText(text: string, limit: number): string[] {
   while (rest.length > limit) {
     let at = rest.lastIndexOf('\n', limit);
     if (at < limit / 2) at = rest.lastIndexOf(' ', limit);
-    if (at < limit / 2) at = limit;
+    if (at < limit / 2) at = wholeEnd(rest, limit);
     pieces.push(rest.slice(0, at));
     rest = rest.slice(rest[at] === '\n' ? at + 1 : at);
   }
@@ -107,7 +107,7 @@ export function fields(pairs: Array<[string, string]>): KnownBlock {
 export function clip(untrusted: string, limit: number): string {
   const text = withoutDirectionOverrides(untrusted);
   if (text.length <= limit) return text;
-  const cut = text.slice(0, limit - 1);
+  const cut = text.slice(0, wholeEnd(text, limit - 1));
   const space = cut.lastIndexOf(' ');
   return `${space > limit / 2 ? cut.slice(0, space) : cut}…`;
 }
@@ -154,7 +154,7 @@ export function capBlocks(blocks: KnownBlock[], limit: number = LIMITS.blocksPer
 /** A message's fallback text (already mrkdwn) within our limit, cut at a word and never inside an entity. */
 export function fallback(text: string): string {
   if (text.length <= LIMITS.messageText) return text || ' ';
-  let cut = text.slice(0, LIMITS.messageText - 1);
+  let cut = text.slice(0, wholeEnd(text, LIMITS.messageText - 1));
   const space = cut.lastIndexOf(' ');
   if (space > cut.length - 200) cut = cut.slice(0, space);
   return `${cut.replace(/&[a-z]{0,3}$/, '')}…`;

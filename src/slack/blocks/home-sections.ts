@@ -2,7 +2,7 @@ import type { Button, KnownBlock } from '@slack/types';
 import type { AttentionRow, HomeData, OverlapRow, RunningRow } from '../home-data';
 import { stopTaskButton, firstLine, formatDuration, plural } from './cards-format';
 import { actionsBlock } from './actions';
-import { button, emoji, header, LIMITS } from './common';
+import { button, clip, emoji, header, LIMITS } from './common';
 import { bold, italic, link, mono, richLines, txt, type Line } from './text';
 import { HOME_BUTTONS, REQUEST_CHANGES_BUTTONS, TASK_BUTTONS } from './action-ids';
 import { trainPlaceLine } from './merge-train-place';
@@ -213,7 +213,7 @@ export function readyQueue(data: HomeData): KnownBlock[] {
   // Why the queue is not moving, once per reason (the scheduler's own words).
   const reasons = [...new Set(data.ready.map((t) => t.waiting).filter((w): w is string => !!w))].slice(0, 3);
   for (const reason of reasons)
-    blocks.push({ type: 'context', elements: [{ type: 'plain_text', text: `⏳ Not starting: ${reason}`.slice(0, 2000), emoji: true }] });
+    blocks.push({ type: 'context', elements: [{ type: 'plain_text', text: clip(`⏳ Not starting: ${reason}`, 2000), emoji: true }] });
   return blocks;
 }
 

@@ -4,6 +4,7 @@ import type { Actor } from '../../commands/catalog';
 import type { CommandHandler } from '../../commands/handler';
 import type { Database } from '../../db/database';
 import type { SlackFeatures } from '../ai-surfaces/features';
+import { clip } from '../blocks/common';
 
 /** What the plan canvas needs from the process (the Runtime has all of it). */
 export interface PlanCanvasSource {
@@ -151,7 +152,7 @@ export class PlanCanvases {
       return true;
     }
     const created = await this.features.attempt('plan_canvas', 'canvases.create', () =>
-      client.canvases.create({ title: `Plan: ${oneLine(plan.title)}`.slice(0, 250) }),
+      client.canvases.create({ title: clip(`Plan: ${oneLine(plan.title)}`, 250) }),
     );
     if (!created.ok || !created.value.canvas_id) return false;
     const canvasId = created.value.canvas_id;

@@ -57,6 +57,16 @@ describe('long text is split, never lost', () => {
 
   it('cuts that must happen end at a word and say so', () => {
     expect(clip('Deploy the payment service today', 20)).toBe('Deploy the payment…');
+    // A cut that would split an emoji leaves the emoji out whole.
+    expect(clip(`${'x'.repeat(18)}🚀🚀`, 20)).toBe(`${'x'.repeat(18)}…`);
+    expect(clip(`${'x'.repeat(17)}🚀🚀`, 20)).toBe(`${'x'.repeat(17)}🚀…`);
+    const rockets = '🚀'.repeat(3000);
+    const wellFormed = (t: string) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(t);
+    const pieces = splitText(rockets, 5);
+    expect(pieces.join('')).toBe(rockets);
+    expect(pieces.every(wellFormed)).toBe(true);
+    expect(wellFormed(truncate(rockets, 1001))).toBe(true);
+    expect(wellFormed(fallback(rockets.repeat(2)))).toBe(true);
     const cut = truncate('alpha beta gamma\n'.repeat(400), 1000);
     expect(cut.length).toBeLessThanOrEqual(1000);
     expect(cut).toMatch(/… cut here, \d+ more lines not shown$/);
