@@ -15,6 +15,7 @@ import {
 import type { ChatCommandRun, PendingConfirmation } from './service';
 import { errorMessage } from '../util/error-message';
 import { settleAll } from '../util/settle-all';
+import { cutWhole } from '../util/whole-characters';
 
 /** Model calls one turn may make before the agent stops and says so. */
 export const MAX_TOOL_ROUNDS = 12;
@@ -143,7 +144,7 @@ function changesMade(handler: CommandHandler, runs: ChatCommandRun[]): string | 
 function resultContent(result: CommandResult): string {
   const json = JSON.stringify(result);
   if (json.length <= MAX_TOOL_RESULT_CHARS) return json;
-  return `${json.slice(0, MAX_TOOL_RESULT_CHARS)}… (cut: ${json.length - MAX_TOOL_RESULT_CHARS} more characters; ask for less, e.g. with a filter or a limit)`;
+  return `${cutWhole(json, MAX_TOOL_RESULT_CHARS)}… (cut: ${json.length - MAX_TOOL_RESULT_CHARS} more characters; ask for less, e.g. with a filter or a limit)`;
 }
 
 interface ToolOutcome {

@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { wellFormed } from '../util/whole-characters';
 import { ModelCallError, type ChatContentBlock, type ChatProvider, type ChatResponse, type CreateMessageRequest } from '../model/provider';
 
 export interface AnthropicProviderOptions {
@@ -32,10 +33,11 @@ export class AnthropicChatProvider implements ChatProvider {
           model: request.model ?? this.model,
           max_tokens: request.maxTokens,
           ...(request.system && {
-            system: [{ type: 'text' as const, text: request.system, cache_control: { type: 'ephemeral' as const } }],
+            system: [{ type: 'text' as const, text: wellFormed(request.system), cache_control: { type: 'ephemeral' as const } }],
           }),
           ...(tools && tools.length > 0 && { tools }),
-          messages: request.messages as Anthropic.Messages.MessageParam[],
+          // The API refuses a whole request for half a character anywhere in it, wherever that text came from.
+          messages: wellFormedDeep(request.messages) as Anthropic.Messages.MessageParam[],
         },
         { signal: request.signal },
       )
@@ -82,4 +84,14 @@ export function modelCallError(err: unknown): unknown {
   if (status === 529) return new ModelCallError('overloaded', message, status);
   if (err instanceof Anthropic.InternalServerError) return new ModelCallError('server', message, status);
   return new ModelCallError('refused', message, status);
+}
+
+/** Every string in a request's messages made well-formed (see wellFormed); other values as they are. */
+function wellFormedDeep(value: unknown): unknown {
+  if (typeof value === 'string') return wellFormed(value);
+  if (Array.isArray(value)) return value.map(wellFormedDeep);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, wellFormedDeep(inner)]));
+  }
+  return value;
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Actor } from '../commands/catalog';
 import type { CommandHandler } from '../commands/handler';
 import type { ChatProvider } from '../model/provider';
+import { cutWhole } from '../util/whole-characters';
 
 /** What triage made of a message posted in an intake channel. */
 export type TriageVerdict =
@@ -75,7 +76,7 @@ export async function triageIntakeMessage(
     if (v.kind === 'duplicate') return { verdict: 'noise', kind: 'duplicate' };
   }
   if (v.kind === 'bug' || v.kind === 'feature' || v.kind === 'chore') {
-    const title = v.title?.trim() || input.text.split('\n')[0].slice(0, 80);
+    const title = v.title?.trim() || cutWhole(input.text.split('\n')[0], 80);
     return {
       verdict: 'actionable',
       kind: v.kind,

@@ -1,4 +1,5 @@
 import type { ChatContentBlock, ChatMessage, ChatProvider, ChatUsage } from '../model/provider';
+import { cutWhole } from '../util/whole-characters';
 
 /**
  * The memory rule. A conversation (one Slack thread, one DM) is stored in `chat_threads` as
@@ -47,7 +48,7 @@ function transcript(messages: ChatMessage[]): string {
       ? `${role}: ${b.text}`
       : b.type === 'tool_use'
         ? `${role} ran ${b.name} ${JSON.stringify(b.input)}`
-        : `result${b.is_error ? ' (error)' : ''}: ${b.content.slice(0, 500)}`;
+        : `result${b.is_error ? ' (error)' : ''}: ${cutWhole(b.content, 500)}`;
   return messages
     .map((m) => (typeof m.content === 'string' ? `${m.role}: ${m.content}` : m.content.map((b) => line(m.role, b)).join('\n')))
     .join('\n');
@@ -91,7 +92,7 @@ export function forStorage(messages: ChatMessage[]): ChatMessage[] {
     if (typeof m.content === 'string') return m;
     const content = m.content.map((b) =>
       b.type === 'tool_result' && b.content.length > STORED_RESULT_CHARS
-        ? { ...b, content: `${b.content.slice(0, STORED_RESULT_CHARS)}… (shortened in memory; run the command again for the rest)` }
+        ? { ...b, content: `${cutWhole(b.content, STORED_RESULT_CHARS)}… (shortened in memory; run the command again for the rest)` }
         : b,
     );
     return { ...m, content };

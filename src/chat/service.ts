@@ -9,6 +9,7 @@ import type { ChatContentBlock, ChatMessage, ChatProvider, ChatUsage } from '../
 import { buildSystemPrompt } from './system-prompt';
 import { toolDefinitions } from './tools';
 import { errorMessage } from '../util/error-message';
+import { cutWhole } from '../util/whole-characters';
 
 /** One person's message to the chat agent, from Slack (a mention, a DM, free-text `/aq`) or the CLI. */
 export interface ChatRequest {
@@ -96,7 +97,7 @@ export function boundedMessage(text: string): { text: string; note: string | nul
   const left = (text.length - MAX_CHAT_MESSAGE_CHARS).toLocaleString('en-US');
   const limit = MAX_CHAT_MESSAGE_CHARS.toLocaleString('en-US');
   return {
-    text: `${text.slice(0, MAX_CHAT_MESSAGE_CHARS)}\n\n[The message was cut here: ${left} more characters were left out; the limit is ${limit}.]`,
+    text: `${cutWhole(text, MAX_CHAT_MESSAGE_CHARS)}\n\n[The message was cut here: ${left} more characters were left out; the limit is ${limit}.]`,
     note: `Your message was longer than ${limit} characters, so I read only its first ${limit} (${left} were left out). Put long material in a note (write_note) or a file.`,
   };
 }
@@ -113,7 +114,7 @@ function who(actor: Actor): string {
 
 function shortJson(result: CommandResult): string {
   const json = JSON.stringify(result);
-  return json.length > STORED_RESULT_CHARS ? `${json.slice(0, STORED_RESULT_CHARS)}…` : json;
+  return json.length > STORED_RESULT_CHARS ? `${cutWhole(json, STORED_RESULT_CHARS)}…` : json;
 }
 
 /** The messages with `context` put just before the text of the last (the new) message. */

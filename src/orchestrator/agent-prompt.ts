@@ -1,5 +1,6 @@
 import type { ProjectRecord } from '../db/repositories/projects';
 import type { TaskRecord } from '../db/repositories/tasks';
+import { cutWhole } from '../util/whole-characters';
 
 /** Upstream summaries are cut to this many characters each. */
 export const UPSTREAM_SUMMARY_LIMIT = 2000;
@@ -22,7 +23,7 @@ export interface PromptInput {
 }
 
 function cut(text: string, limit: number): string {
-  return text.length > limit ? `${text.slice(0, limit)}\n…(truncated)` : text;
+  return text.length > limit ? `${cutWhole(text, limit)}\n…(truncated)` : text;
 }
 
 const EXECUTION_RULES = [

@@ -4,6 +4,7 @@ import { runShell } from '../util/run-shell';
 import { withoutSecrets } from '../util/safe-env';
 import { refused, type CommandPort } from './command-port';
 import { renderHookPrompt, renderHookUrl, renderShellCommand, type StepResult } from './hook-template';
+import { cutWhole } from '../util/whole-characters';
 
 /** What a context step may use: the command layer (as the hook) and the project's folder. */
 export interface StepEnvironment {
@@ -38,7 +39,7 @@ async function firstCharacters(response: Response, limit: number): Promise<strin
     text += decoder.decode(chunk, { stream: true });
     if (text.length >= limit) break;
   }
-  return text.slice(0, limit);
+  return cutWhole(text, limit);
 }
 
 function seconds(value: unknown, fallback: number): number {

@@ -7,6 +7,7 @@ import type { HookEnginePort } from './port';
 import { runHookStep, shortCircuitReason, type StepEnvironment } from './hook-steps';
 import { renderHookPrompt, type StepResult } from './hook-template';
 import { errorMessage } from '../util/error-message';
+import { cutWhole } from '../util/whole-characters';
 
 /** Runs a hook's prompt through the model, which reaches commands through the catalog. */
 export type HookModelRunner = (input: { hook: HookDefinition; prompt: string }) => Promise<{ text: string; tokensUsed: number }>;
@@ -197,7 +198,7 @@ export class HookEngine implements HookEnginePort {
         status: outcome.status,
         tokens_used: outcome.tokensUsed ?? 0,
         ...(outcome.skippedReason && { skipped_reason: outcome.skippedReason }),
-        ...(outcome.llmResponse && { response: outcome.llmResponse.slice(0, RESPONSE_PREVIEW) }),
+        ...(outcome.llmResponse && { response: cutWhole(outcome.llmResponse, RESPONSE_PREVIEW) }),
       },
     });
   }

@@ -8,6 +8,7 @@ import { statusesAccepting, type TaskStateMachine } from './state-machine';
 import { TaskOperationError } from './task-errors';
 import { answerAgentRequest, pendingQuestion } from './agent-request-answers';
 import { announceFollowUpWait, followUpWorkspace, workspaceMoveNotice } from './follow-up-workspace';
+import { cutWhole } from '../util/whole-characters';
 
 interface Deps {
   db: Database;
@@ -96,7 +97,7 @@ export async function sendTaskMessage(
     payload: {
       title: task.title,
       previous_status: task.status,
-      text: input.text.slice(0, 2000),
+      text: cutWhole(input.text, 2000),
       author: input.author ?? null,
       resumes_session: resumesSession,
     },
@@ -172,7 +173,7 @@ async function emitDelivered(deps: Deps, task: TaskRecord, m: TaskMessageRecord,
   await deps.events.emit('task_message_delivered', {
     projectId: task.projectId,
     taskId: task.id,
-    payload: { title: task.title, message_id: m.id, text: m.text.slice(0, 2000), author: m.author, via },
+    payload: { title: task.title, message_id: m.id, text: cutWhole(m.text, 2000), author: m.author, via },
   });
 }
 

@@ -1,6 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import MarkdownIt from 'markdown-it';
-import { esc, mdCode, preformatted, wholeEnd } from './blocks/text';
+import { esc, mdCode, preformatted } from './blocks/text';
+import { wholeEnd } from '../util/whole-characters';
 
 const md = new MarkdownIt({ html: false, linkify: false, breaks: false });
 

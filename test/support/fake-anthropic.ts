@@ -187,6 +187,15 @@ export class FakeAnthropic {
       sendError(res, { status: 400, type: 'invalid_request_error', message: 'fake Messages API: the body is not JSON' });
       return;
     }
+    // The real API refuses half of a character written as two UTF-16 units (a cut through an emoji).
+    if (holdsLoneSurrogate(body)) {
+      sendError(res, {
+        status: 400,
+        type: 'invalid_request_error',
+        message: 'The request body is not valid JSON: no low surrogate in string',
+      });
+      return;
+    }
     const request: RecordedRequest = { path: url.pathname, query: url.search, headers: req.headers, body, at: Date.now() };
     this.requests.push(request);
     for (const wake of [...this.waiters]) wake();
@@ -289,4 +298,13 @@ function readBody(req: http.IncomingMessage): Promise<string> {
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function holdsLoneSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value);
+  if (Array.isArray(value)) return value.some(holdsLoneSurrogate);
+  if (value && typeof value === 'object') return Object.entries(value).some(([k, v]) => holdsLoneSurrogate(k) || holdsLoneSurrogate(v));
+  return false;
 }

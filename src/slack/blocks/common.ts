@@ -1,5 +1,6 @@
 import type { Button, KnownBlock } from '@slack/types';
-import { esc, mdCode, preformatted, wholeEnd } from './text';
+import { esc, mdCode, preformatted } from './text';
+import { wholeEnd } from '../../util/whole-characters';
 import { withoutDirectionOverrides } from '../../util/hidden-characters';
 import type { AgentState, ProjectStatus, TaskStatus } from '../../db/entities';
 

@@ -201,12 +201,3 @@ function splitRichLine(line: Line, limit: number): Line[] {
   if (current.length) out.push(current);
   return out;
 }
-
-/**
- * Where to cut `text` to keep at most `end` UTF-16 units without splitting a character written as
- * two (an emoji): Slack shows half of one as "�".
- */
-export function wholeEnd(text: string, end: number): number {
-  const code = text.charCodeAt(end - 1);
-  return end > 0 && code >= 0xd800 && code <= 0xdbff ? end - 1 : end;
-}

@@ -62,6 +62,27 @@ describe('chat tool-use loop: real Anthropic SDK against the loopback Messages A
     ]);
   });
 
+  it('cuts a long tool result at a whole character, so the next request is not refused', async () => {
+    // Two tasks whose descriptions are 15,500 emoji, one a character longer: the 30,000-character
+    // cut of one of their get_task results falls inside an emoji.
+    const ids: string[] = [];
+    for (const lead of ['', 'x']) {
+      const made = await h.rt.exec('create_task', { project_id: 'demo', title: 'Rockets', description: `${lead}${'🚀'.repeat(15_500)}` });
+      ids.push(String(made.created));
+    }
+    h.fake.enqueue(
+      { toolUses: ids.map((id, i) => ({ id: `toolu_${i}`, name: 'get_task', input: { task_id: id } })) },
+      { text: 'Two tasks full of rockets.' },
+    );
+    const reply = await h.ask('what are those tasks?');
+    expect(reply.text).toBe('Two tasks full of rockets.');
+    const results = h.fake.toolResultsIn(h.fake.requests[1]);
+    expect(results.map((r) => String(r.content))).toEqual([
+      expect.stringMatching(/🚀… \(cut: \d+ more characters; ask for less/),
+      expect.stringMatching(/🚀… \(cut: \d+ more characters; ask for less/),
+    ]);
+  });
+
   it('offers exactly the catalog as tools (minus excluded commands), each schema generated from its zod input', async () => {
     h.fake.enqueue({ text: 'Hello.' });
     await h.ask('hi');
