@@ -1,5 +1,5 @@
-import { createReadStream } from 'node:fs';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
 import type { ReadTextFileRequest, ReadTextFileResponse, WriteTextFileRequest } from '@agentclientprotocol/sdk';
 import { fileToolRefusal, outsideRefusal, type Refusal } from './confinement';
@@ -14,10 +14,10 @@ class LineTooLong extends Error {
 }
 
 /** A file's lines with their numbers (from 1), split on \n only, as `text.split('\n')` would. */
-async function* numberedLines(file: string): AsyncGenerator<[number, string]> {
+async function* numberedLines(handle: FileHandle): AsyncGenerator<[number, string]> {
   let number = 0;
   let rest = '';
-  for await (const chunk of createReadStream(file, 'utf8')) {
+  for await (const chunk of handle.createReadStream({ encoding: 'utf8', autoClose: false })) {
     const text = chunk as string;
     let start = 0;
     for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
@@ -61,40 +61,75 @@ export class GuardedFiles {
   async read(params: ReadTextFileRequest): Promise<ReadTextFileResponse | { refused: string }> {
     const refused = await this.refusal('Read', params.path);
     if (refused) return { refused };
-    const tooLarge = `more than one read returns (${READ_MAX_BYTES / 1024 / 1024} MB)`;
-    if (!params.line && !params.limit) {
-      const size = (await stat(params.path)).size;
-      if (size > READ_MAX_BYTES) {
-        return { refused: `${params.path} is ${(size / 1024 / 1024).toFixed(1)} MB, ${tooLarge}: read it in parts with line and limit.` };
-      }
-      return { content: await readFile(params.path, 'utf8') };
-    }
-    // Lines are read as the file streams by, up to the last one asked for: the file may be far larger.
-    const first = Math.max(1, params.line ?? 1);
-    const last = params.limit ? first + params.limit - 1 : Number.POSITIVE_INFINITY;
-    const kept: string[] = [];
-    let bytes = 0;
+    // Opened without waiting, then checked on what was opened: a pipe nobody writes to would hold
+    // the read (and a thread of the process's pool) for ever.
+    const handle = await open(params.path, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
-      for await (const [number, line] of numberedLines(params.path)) {
-        if (number < first) continue;
-        bytes += Buffer.byteLength(line) + 1;
-        if (bytes > READ_MAX_BYTES) return { refused: `Lines ${first} on of ${params.path} are ${tooLarge}: ask for fewer with limit.` };
-        kept.push(line);
-        if (number === last) break;
-      }
-    } catch (err) {
-      if (err instanceof LineTooLong) return { refused: `Line ${err.line} of ${params.path} is ${tooLarge}.` };
-      throw err;
+      const info = await handle.stat();
+      if (!info.isFile()) return { refused: notRegular(params.path) };
+      return await readText(handle, info.size, params);
+    } finally {
+      await handle.close();
     }
-    return { content: kept.join('\n') };
   }
 
   async write(params: WriteTextFileRequest): Promise<{ refused: string } | null> {
     const refused = await this.refusal('Write', params.path);
     if (refused) return { refused };
     await mkdir(path.dirname(params.path), { recursive: true });
-    await writeFile(params.path, params.content);
+    // Not truncated on opening: what is opened may turn out not to be a file to write.
+    const handle = await open(params.path, constants.O_WRONLY | constants.O_CREAT | constants.O_NONBLOCK).catch(
+      (err: NodeJS.ErrnoException) => {
+        // A pipe with no reader: opening it to write without waiting fails at once.
+        if (err.code === 'ENXIO') return null;
+        throw err;
+      },
+    );
+    if (!handle) return { refused: notRegular(params.path) };
+    try {
+      if (!(await handle.stat()).isFile()) return { refused: notRegular(params.path) };
+      await handle.truncate(0);
+      await handle.writeFile(params.content);
+    } finally {
+      await handle.close();
+    }
     this.writes += 1;
     return null;
   }
+}
+
+function notRegular(file: string): string {
+  return `${file} is not a regular file, so it has no text to read or write.`;
+}
+
+async function readText(
+  handle: FileHandle,
+  size: number,
+  params: ReadTextFileRequest,
+): Promise<ReadTextFileResponse | { refused: string }> {
+  const tooLarge = `more than one read returns (${READ_MAX_BYTES / 1024 / 1024} MB)`;
+  if (!params.line && !params.limit) {
+    if (size > READ_MAX_BYTES) {
+      return { refused: `${params.path} is ${(size / 1024 / 1024).toFixed(1)} MB, ${tooLarge}: read it in parts with line and limit.` };
+    }
+    return { content: await handle.readFile('utf8') };
+  }
+  // Lines are read as the file streams by, up to the last one asked for: the file may be far larger.
+  const first = Math.max(1, params.line ?? 1);
+  const last = params.limit ? first + params.limit - 1 : Number.POSITIVE_INFINITY;
+  const kept: string[] = [];
+  let bytes = 0;
+  try {
+    for await (const [number, line] of numberedLines(handle)) {
+      if (number < first) continue;
+      bytes += Buffer.byteLength(line) + 1;
+      if (bytes > READ_MAX_BYTES) return { refused: `Lines ${first} on of ${params.path} are ${tooLarge}: ask for fewer with limit.` };
+      kept.push(line);
+      if (number === last) break;
+    }
+  } catch (err) {
+    if (err instanceof LineTooLong) return { refused: `Line ${err.line} of ${params.path} is ${tooLarge}.` };
+    throw err;
+  }
+  return { content: kept.join('\n') };
 }

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { GuardedFiles, READ_MAX_BYTES } from '../../../src/agents/acp-files';
@@ -44,6 +45,23 @@ describe("an ACP agent's file reads (fs/read_text_file)", () => {
       `Line 2 of ${path.join(dir, 'one-line.txt')} is more than one read returns (10 MB).`,
     );
     expect(await read('one-line.txt', { limit: 1 })).toEqual({ content: 'start' });
+  });
+
+  it('refuses a folder or a pipe, which has no text (a pipe would hold the read or the write)', async () => {
+    expect(spawnSync('mkfifo', [path.join(dir, 'pipe')]).status).toBe(0);
+    expect(await read('pipe')).toEqual({ refused: `${path.join(dir, 'pipe')} is not a regular file, so it has no text to read or write.` });
+    expect(await read('pipe', { line: 1, limit: 1 })).toEqual({
+      refused: `${path.join(dir, 'pipe')} is not a regular file, so it has no text to read or write.`,
+    });
+    expect(await read('.')).toEqual({ refused: `${dir} is not a regular file, so it has no text to read or write.` });
+    // Writing: a pipe with no reader is refused at once; a file is replaced whole.
+    expect(await files.write({ sessionId: 's', path: path.join(dir, 'pipe'), content: 'x' })).toEqual({
+      refused: `${path.join(dir, 'pipe')} is not a regular file, so it has no text to read or write.`,
+    });
+    expect(await files.write({ sessionId: 's', path: path.join(dir, 'small.txt'), content: 'short' })).toBeNull();
+    expect(await read('small.txt')).toEqual({ content: 'short' });
+    expect(await files.write({ sessionId: 's', path: path.join(dir, 'new', 'made.txt'), content: 'made' })).toBeNull();
+    expect(await read('new/made.txt')).toEqual({ content: 'made' });
   });
 
   it('refuses a file outside its folders, and records it', async () => {
