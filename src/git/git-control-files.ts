@@ -1,4 +1,4 @@
-import { readFileSync, type Stats, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats, statSync } from 'node:fs';
 import path from 'node:path';
 
 /*
@@ -63,11 +63,18 @@ function statIfThere(file: string): Stats | null {
 export function plantedCommonDir(cwd: string): string | null {
   const dotGit = path.join(cwd, '.git');
   const file = path.join(dotGit, 'commondir');
-  let target: string;
+  let fd: number;
   try {
-    target = readFileSync(file, 'utf8').trim();
+    // Without waiting: a pipe planted there would otherwise hold this read, and the whole process, for ever.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
     return null;
   }
-  return path.resolve(dotGit, target) === dotGit ? null : file;
+  try {
+    // Anything but a file there is no worktree's doing either.
+    if (!fstatSync(fd).isFile()) return file;
+    return path.resolve(dotGit, readFileSync(fd, 'utf8').trim()) === dotGit ? null : file;
+  } finally {
+    closeSync(fd);
+  }
 }

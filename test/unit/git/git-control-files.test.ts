@@ -1,4 +1,5 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gitControlPaths, isInsideGitFolder, plantedCommonDir } from '../../../src/git/git-control-files';
 import { makeTempDir } from '../../support/tmp';
@@ -43,5 +44,14 @@ describe("git's control files in a workspace", () => {
       expect(plantedCommonDir(repo)).toBe(file);
     }
     expect(plantedCommonDir(tmp.dir)).toBeNull();
+  });
+
+  it('takes a pipe or a folder planted as commondir for planted, at once (a pipe would hold the process)', async () => {
+    const file = path.join(repo, '.git', 'commondir');
+    expect(spawnSync('mkfifo', [file]).status).toBe(0);
+    expect(plantedCommonDir(repo)).toBe(file);
+    await rm(file);
+    await mkdir(file);
+    expect(plantedCommonDir(repo)).toBe(file);
   });
 });
