@@ -1,8 +1,8 @@
-import { constants } from 'node:fs';
-import { type FileHandle, mkdir, open } from 'node:fs/promises';
+import { type FileHandle, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ReadTextFileRequest, ReadTextFileResponse, WriteTextFileRequest } from '@agentclientprotocol/sdk';
 import { fileToolRefusal, outsideRefusal, type Refusal } from './confinement';
+import { openRegularFile, openRegularFileToWrite } from '../util/regular-file';
 
 /** The most text one `fs/read_text_file` answers with; an agent reads a larger file in parts. */
 export const READ_MAX_BYTES = 10 * 1024 * 1024;
@@ -61,13 +61,10 @@ export class GuardedFiles {
   async read(params: ReadTextFileRequest): Promise<ReadTextFileResponse | { refused: string }> {
     const refused = await this.refusal('Read', params.path);
     if (refused) return { refused };
-    // Opened without waiting, then checked on what was opened: a pipe nobody writes to would hold
-    // the read (and a thread of the process's pool) for ever.
-    const handle = await open(params.path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const handle = await openRegularFile(params.path);
+    if (!handle) return { refused: notRegular(params.path) };
     try {
-      const info = await handle.stat();
-      if (!info.isFile()) return { refused: notRegular(params.path) };
-      return await readText(handle, info.size, params);
+      return await readText(handle, (await handle.stat()).size, params);
     } finally {
       await handle.close();
     }
@@ -77,17 +74,9 @@ export class GuardedFiles {
     const refused = await this.refusal('Write', params.path);
     if (refused) return { refused };
     await mkdir(path.dirname(params.path), { recursive: true });
-    // Not truncated on opening: what is opened may turn out not to be a file to write.
-    const handle = await open(params.path, constants.O_WRONLY | constants.O_CREAT | constants.O_NONBLOCK).catch(
-      (err: NodeJS.ErrnoException) => {
-        // A pipe with no reader: opening it to write without waiting fails at once.
-        if (err.code === 'ENXIO') return null;
-        throw err;
-      },
-    );
+    const handle = await openRegularFileToWrite(params.path);
     if (!handle) return { refused: notRegular(params.path) };
     try {
-      if (!(await handle.stat()).isFile()) return { refused: notRegular(params.path) };
       await handle.truncate(0);
       await handle.writeFile(params.content);
     } finally {

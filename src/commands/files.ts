@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import type { Dirent } from 'node:fs';
 import type { WorkspaceRecord } from '../db/repositories/workspaces';
-import { open, readdir, stat } from 'node:fs/promises';
+import { type FileHandle, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { z } from 'zod';
-import { firstLines } from '../util/first-lines';
+import { firstLines, type FirstLines } from '../util/first-lines';
+import { openRegularFile } from '../util/regular-file';
 import { runShell } from '../util/run-shell';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { allowedRoots, fromWorkspaceDir, isAllowed, isWithin, keepAllowed, resolveReal, validatePath } from './path-validation';
@@ -31,15 +32,10 @@ async function requireDirectory(dir: string, shown: string): Promise<void> {
   if (!info?.isDirectory()) throw new CommandError(`Directory not found: ${shown}`);
 }
 
-async function looksBinary(file: string): Promise<boolean> {
-  const handle = await open(file, 'r');
-  try {
-    const buffer = Buffer.alloc(8192);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, bytesRead).includes(0);
-  } finally {
-    await handle.close();
-  }
+async function looksBinary(file: FileHandle): Promise<boolean> {
+  const buffer = Buffer.alloc(8192);
+  const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
+  return buffer.subarray(0, bytesRead).includes(0);
 }
 
 export const readFileCommand = defineCommand({
@@ -56,10 +52,17 @@ export const readFileCommand = defineCommand({
     const info = await stat(file).catch(() => null);
     if (!info) throw new CommandError(`File not found: ${args.path}`);
     if (info.isDirectory()) throw new CommandError(`${args.path} is a directory, not a file. Use list_directory.`);
-    if (!info.isFile()) throw new CommandError(`${args.path} is not a regular file (a device, socket or pipe), so it has no text to show.`);
-    if (await looksBinary(file)) throw new CommandError(`${args.path} is a binary file and cannot be shown as text.`);
+    const handle = await openRegularFile(file);
+    if (!handle) throw new CommandError(`${args.path} is not a regular file (a device, socket or pipe), so it has no text to show.`);
     const maxLines = args.max_lines ?? READ_FILE_DEFAULT_LINES;
-    const { lines, total, cutAtBytes } = await firstLines(file, { maxLines, maxBytes: READ_FILE_MAX_BYTES });
+    let read: FirstLines;
+    try {
+      if (await looksBinary(handle)) throw new CommandError(`${args.path} is a binary file and cannot be shown as text.`);
+      read = await firstLines(handle, { maxLines, maxBytes: READ_FILE_MAX_BYTES });
+    } finally {
+      await handle.close();
+    }
+    const { lines, total, cutAtBytes } = read;
     let content = lines.join('\n');
     if (cutAtBytes) {
       content += `\n\n[… truncated at ${READ_FILE_MAX_BYTES / 1024 / 1024} MB: showing ${lines.length} of ${total} lines; read_file returns at most ${READ_FILE_MAX_BYTES / 1024 / 1024} MB]`;

@@ -1,4 +1,5 @@
-import { appendFile, mkdir, open, readdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
+import { openRegularFile, openRegularFileToWrite } from '../util/regular-file';
 import path from 'node:path';
 import { z } from 'zod';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
@@ -23,7 +24,8 @@ function titleFromName(name: string): string {
 
 /** The first `bytes` of a file as text (a note may be as large as an agent made it). */
 async function fileStart(file: string, bytes: number): Promise<{ text: string; size: number }> {
-  const handle = await open(file, 'r');
+  const handle = await openRegularFile(file);
+  if (!handle) return { text: '', size: 0 };
   try {
     const size = (await handle.stat()).size;
     const buffer = Buffer.alloc(Math.min(size, bytes));
@@ -53,6 +55,24 @@ async function noteFile(ctx: CommandContext, dir: string, title: string): Promis
   // A note file that is a symlink leading outside is refused, for reading and for writing.
   await validatePath(ctx, path.join(dir, `${slug}.md`));
   return { slug, file: path.join(dir, `${slug}.md`) };
+}
+
+/** Writes a note's file; a pipe or folder an agent put at its name is refused, never waited on. */
+async function writeNoteFile(file: string, text: string, how: 'replace' | 'append'): Promise<void> {
+  const handle = await openRegularFileToWrite(file);
+  if (!handle) throw new CommandError(`${file} is not a regular file, so the note cannot be written there. Look at it and remove it.`);
+  try {
+    if (how === 'replace') await handle.truncate(0);
+    const bytes = Buffer.from(text);
+    let at = how === 'append' ? (await handle.stat()).size : 0;
+    for (let done = 0; done < bytes.length; ) {
+      const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, at);
+      done += bytesWritten;
+      at += bytesWritten;
+    }
+  } finally {
+    await handle.close();
+  }
 }
 
 async function exists(file: string): Promise<boolean> {
@@ -129,7 +149,7 @@ export const writeNote = defineCommand({
     const { file } = await noteFile(ctx, dir, args.title);
     const existed = await exists(file);
     await mkdir(dir, { recursive: true });
-    await writeFile(file, args.content);
+    await writeNoteFile(file, args.content, 'replace');
     await ctx.events.emit(existed ? 'note_updated' : 'note_created', {
       projectId: args.project_id,
       payload: { title: args.title, path: file },
@@ -149,8 +169,7 @@ export const appendNote = defineCommand({
     const { file } = await noteFile(ctx, dir, args.title);
     const existed = await exists(file);
     await mkdir(dir, { recursive: true });
-    if (existed) await appendFile(file, `\n\n${args.content}`);
-    else await writeFile(file, `# ${args.title}\n\n${args.content}`);
+    await writeNoteFile(file, existed ? `\n\n${args.content}` : `# ${args.title}\n\n${args.content}`, existed ? 'append' : 'replace');
     const size = (await stat(file)).size;
     await ctx.events.emit(existed ? 'note_updated' : 'note_created', {
       projectId: args.project_id,

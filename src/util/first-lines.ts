@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 
 export interface FirstLines {
   /** The first lines (without their line ends), as many as fit both limits. */
@@ -14,7 +14,7 @@ export interface FirstLines {
  * past the lines kept only line ends are counted, so neither a long file nor one long line is
  * ever held in memory.
  */
-export async function firstLines(file: string, limits: { maxLines: number; maxBytes: number }): Promise<FirstLines> {
+export async function firstLines(file: FileHandle, limits: { maxLines: number; maxBytes: number }): Promise<FirstLines> {
   const lines: string[] = [];
   let current: Buffer[] = [];
   let currentBytes = 0;
@@ -49,7 +49,7 @@ export async function firstLines(file: string, limits: { maxLines: number; maxBy
     lines.push(new TextDecoder().decode(start, { stream: true }));
   };
 
-  for await (const chunk of createReadStream(file)) {
+  for await (const chunk of file.createReadStream({ start: 0, autoClose: false })) {
     const bytes = chunk as Buffer;
     if (bytes.length === 0) continue;
     let start = 0;

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { NOTE_READ_BYTES, noteSlug } from '../../../src/commands/notes';
@@ -77,6 +78,19 @@ describe('note commands', () => {
       error: "Note 'missing' not found in project 'alpha'.",
     });
     expect(await rt.exec('read_note', { project_id: 'ghost', title: 'x' })).toEqual({ error: "Project 'ghost' not found." });
+  });
+
+  it('refuses to read or write a pipe an agent put at a note’s name, at once', async () => {
+    await mkdir(notes);
+    const pipe = path.join(notes, 'queue.md');
+    expect(spawnSync('mkfifo', [pipe]).status).toBe(0);
+    const refusal = `${pipe} is not a regular file, so the note cannot be written there. Look at it and remove it.`;
+    expect(await rt.exec('write_note', { project_id: 'alpha', title: 'Queue', content: 'x' })).toEqual({ error: refusal });
+    expect(await rt.exec('append_note', { project_id: 'alpha', title: 'Queue', content: 'x' })).toEqual({ error: refusal });
+    expect(await rt.exec('read_note', { project_id: 'alpha', title: 'Queue' })).toEqual({
+      error: "Note 'Queue' not found in project 'alpha'.",
+    });
+    expect((await rt.exec('list_notes', { project_id: 'alpha' })).notes).toEqual([]);
   });
 
   it('reads the title from the start of a large note, and returns its first MB with a notice', async () => {
