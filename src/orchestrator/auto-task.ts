@@ -12,11 +12,11 @@ import {
   extractPlanContext,
   findPlanFile,
   parsePlan,
-  readPlanFile,
   type ParsedPlan,
 } from '../plan/parser';
 import type { EventLog } from './events';
 import { errorMessage } from '../util/error-message';
+import { openRegularFile } from '../util/regular-file';
 
 export interface AutoTaskDeps {
   db: Database;
@@ -62,6 +62,21 @@ export const PLAN_FILE_MAX_BYTES = 4 * 1024 * 1024;
  */
 const LLM_PLAN_MAX_CHARS = 200_000;
 
+/** The plan file's text, or why it is not read: the agent made the file, and may have made it anything. */
+async function readAgentPlan(file: string): Promise<string | { skip: string }> {
+  const handle = await openRegularFile(file);
+  if (!handle) return { skip: 'it is not a regular file.' };
+  try {
+    const size = (await handle.stat()).size;
+    if (size > PLAN_FILE_MAX_BYTES) {
+      return { skip: `it is ${(size / 1024 / 1024).toFixed(1)} MB, more than the ${PLAN_FILE_MAX_BYTES / 1024 / 1024} MB a plan may be.` };
+    }
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
 async function parse(deps: AutoTaskDeps, content: string, sourceFile: string): Promise<{ plan: ParsedPlan; byLlm: boolean }> {
   const maxSteps = deps.config.autoTask.maxStepsPerPlan;
   if (deps.config.autoTask.useLlmParser && deps.chatProvider && content.length > LLM_PLAN_MAX_CHARS) {
@@ -105,11 +120,10 @@ export async function createTasksFromPlan(
     return { kind: 'skipped', reason, planFile };
   };
 
-  if (info.size > PLAN_FILE_MAX_BYTES) {
-    return skip(`it is ${(info.size / 1024 / 1024).toFixed(1)} MB, more than the ${PLAN_FILE_MAX_BYTES / 1024 / 1024} MB a plan may be.`);
-  }
+  const text = await readAgentPlan(planFile);
+  if (typeof text !== 'string') return skip(text.skip);
   // The plan is the agent's text: its steps become tasks that are stored and posted.
-  const content = secretRedactor(deps.config)(await readPlanFile(planFile));
+  const content = secretRedactor(deps.config)(text);
   if (optsOutOfAutoTasks(content)) return skip('its frontmatter says auto_tasks: false.');
   const { plan, byLlm } = await parse(deps, content, planFile);
   if (plan.steps.length === 0) return skip('it has no actionable steps.');
