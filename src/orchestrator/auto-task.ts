@@ -1,4 +1,4 @@
-import { mkdir, rename, stat } from 'node:fs/promises';
+import { mkdir, realpath, rename, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppConfig } from '../config';
 import type { ChatProvider } from '../model/provider';
@@ -16,6 +16,7 @@ import {
 } from '../plan/parser';
 import type { EventLog } from './events';
 import { errorMessage } from '../util/error-message';
+import { isWithin } from '../util/path-within';
 import { openRegularFile } from '../util/regular-file';
 
 export interface AutoTaskDeps {
@@ -61,6 +62,17 @@ export const PLAN_FILE_MAX_BYTES = 4 * 1024 * 1024;
  * model's reading would cost more than a plan is worth, and a few times longer would not fit one request.
  */
 const LLM_PLAN_MAX_CHARS = 200_000;
+
+/** The real path of `target`'s nearest part that exists (links resolved). */
+async function realExistingAncestor(target: string): Promise<string> {
+  for (let at = target; ; at = path.dirname(at)) {
+    try {
+      return await realpath(at);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || path.dirname(at) === at) throw err;
+    }
+  }
+}
 
 /** The plan file's text, or why it is not read: the agent made the file, and may have made it anything. */
 async function readAgentPlan(file: string): Promise<string | { skip: string }> {
@@ -120,6 +132,13 @@ export async function createTasksFromPlan(
     return { kind: 'skipped', reason, planFile };
   };
 
+  // The agent made the workspace's folders, and may have made one a link that leads out of it:
+  // neither the plan read nor its archive may be outside (another project's files, the app's).
+  const archived = path.join(workspace, '.agent', 'plans', `${task.id}-plan.md`);
+  const realWorkspace = await realpath(workspace);
+  if (!isWithin(await realpath(planFile), realWorkspace) || !isWithin(await realExistingAncestor(archived), realWorkspace)) {
+    return skip('a link in its path leads outside the workspace.');
+  }
   const text = await readAgentPlan(planFile);
   if (typeof text !== 'string') return skip(text.skip);
   // The plan is the agent's text: its steps become tasks that are stored and posted.
@@ -131,7 +150,6 @@ export async function createTasksFromPlan(
     return skip('it has no phases or numbered steps, so it reads as a document rather than a plan.');
   }
 
-  const archived = path.join(workspace, '.agent', 'plans', `${task.id}-plan.md`);
   await mkdir(path.dirname(archived), { recursive: true });
   await rename(planFile, archived);
   const archivedRelative = path.relative(workspace, archived);

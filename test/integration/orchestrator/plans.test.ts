@@ -1,7 +1,8 @@
-import { access } from 'node:fs/promises';
+import { access, readdir, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PLAN_FILE_MAX_BYTES } from '../../../src/orchestrator/auto-task';
 import { gitOut } from '../../support/git-fixtures';
+import { makeTempDir } from '../../support/tmp';
 import { makeHarness, waitFor, writeIn, type Harness } from './harness';
 
 const PLAN = `# Build the widget
@@ -139,6 +140,29 @@ describe('plans become chained subtasks', () => {
     expect(skip3.payload.reason).toBe('it is 4.0 MB, more than the 4 MB a plan may be.');
     expect(h.eventsOf('plan_tasks_created')).toHaveLength(0);
   });
+  it('reads no plan through a link that leads out of the workspace, and archives none there', async () => {
+    h = await makeHarness({ agents: 1 });
+    const { dir: outside, cleanup } = await makeTempDir('aq-plan-outside-');
+    try {
+      // Another project's plan, and a folder the archive would land in.
+      await writeFile(path.join(outside, 'plan.md'), PLAN);
+      h.adapter.fallback = async (req) => {
+        await symlink(outside, path.join(req.cwd, '.agent'));
+        await utimes(path.join(outside, 'plan.md'), new Date(), new Date());
+        return {};
+      };
+      const id = await h.task('Link out');
+      await h.start();
+      await h.waitStatus(id, 'COMPLETED');
+      const skipped = await waitFor(async () => h.eventsOf('plan_skipped', id)[0]);
+      expect(skipped.payload.reason).toBe('a link in its path leads outside the workspace.');
+      expect(await readdir(outside)).toEqual(['plan.md']);
+      expect(h.eventsOf('plan_tasks_created')).toHaveLength(0);
+    } finally {
+      await cleanup();
+    }
+  });
+
   it("redacts the app's own secret values in the plan an agent writes and in what it reports", async () => {
     const token = 'xoxb-plan-secret-0123456789';
     h = await makeHarness({ env: { SLACK_BOT_TOKEN: token } });
