@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { firstLines, type FirstLines } from '../util/first-lines';
 import { openRegularFile } from '../util/regular-file';
 import { runShell } from '../util/run-shell';
+import { cutWhole } from '../util/whole-characters';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { allowedRoots, fromWorkspaceDir, isAllowed, isWithin, keepAllowed, resolveReal, validatePath } from './path-validation';
 import { projectIdOrActive, requireProject } from './projects';
@@ -227,7 +228,7 @@ export const searchFiles = defineCommand({
       if (stopped)
         output = `(stopped after ${FIND_MAX_FILES} matching files, sorted below among those found; narrow the pattern or the path to see them all)\n${output}`;
     }
-    return { results: output ? output.slice(0, SEARCH_OUTPUT_LIMIT) : '(no matches)', mode };
+    return { results: output ? cutWhole(output, SEARCH_OUTPUT_LIMIT) : '(no matches)', mode };
   },
 });
 

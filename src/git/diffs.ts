@@ -15,7 +15,7 @@ async function mergeBase(git: GitManager, path: string, base: string): Promise<s
 
 /**
  * The most of a diff the app reads: the rest is left unread rather than held in memory and sent
- * on (Slack shows 1 MB of it, the chat model 30,000 characters). `diffStats` counts it all.
+ * on (Slack shows 1 MB of it, the chat model 30,000 characters). `diffStatsAgainstDefault` counts it all.
  */
 export const DIFF_READ_BYTES = 4 * 1024 * 1024;
 
