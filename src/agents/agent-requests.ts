@@ -1,3 +1,5 @@
+import { cutWhole } from '../util/whole-characters';
+
 /**
  * What a running agent may ask people, and the project's tool policy it runs under. The
  * orchestrator implements this over the database (src/orchestrator/agent-requests.ts), so an
@@ -87,7 +89,7 @@ export const MAX_RULE_LENGTH = 500;
 export function ruleProblem(rule: string): string | null {
   if (rule.length > MAX_RULE_LENGTH) return `A rule is at most ${MAX_RULE_LENGTH} characters.`;
   if (!RULE.test(rule))
-    return `'${rule.slice(0, 80)}' is not a tool rule: write a tool name (Read, WebFetch) or a tool with a pattern, such as Bash(npm test:*) or WebFetch(domain:example.com).`;
+    return `'${cutWhole(rule, 80)}' is not a tool rule: write a tool name (Read, WebFetch) or a tool with a pattern, such as Bash(npm test:*) or WebFetch(domain:example.com).`;
   return null;
 }
 
@@ -106,7 +108,7 @@ export function ruleFor(tool: string, input: Record<string, unknown>, suggestion
     const rule = `Bash(${command})`;
     if (!ruleProblem(rule)) return rule;
     // Never the whole shell: at most the program, as the card shows before anyone clicks.
-    return `Bash(${command.split(' ')[0].slice(0, 200)} *)`;
+    return `Bash(${cutWhole(command.split(' ')[0], 200)} *)`;
   }
   return tool;
 }

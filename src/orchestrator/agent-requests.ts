@@ -14,6 +14,7 @@ import { reportBlocked } from './completion';
 import { systemClock, type Clock } from '../util/clock';
 import type { EventLog } from './events';
 import type { TaskStateMachine } from './state-machine';
+import { cutWhole } from '../util/whole-characters';
 
 export interface AgentRequestDeps {
   db: Database;
@@ -44,9 +45,9 @@ export function waitedFor(ms: number): string {
 
 /** A tool call as people read it: the command for Bash, else its input as JSON (bounded). */
 export function callDetail(tool: string, input: Record<string, unknown>): string {
-  if (tool === 'Bash' && typeof input.command === 'string') return input.command.slice(0, 4000);
+  if (tool === 'Bash' && typeof input.command === 'string') return cutWhole(input.command, 4000);
   const json = JSON.stringify(input) ?? '';
-  return json.length > 4000 ? `${json.slice(0, 3999)}…` : json;
+  return json.length > 4000 ? `${cutWhole(json, 3999)}…` : json;
 }
 
 type Held = { kind: 'answered'; record: AgentRequestRecord } | { kind: 'timed_out'; blocked: boolean } | { kind: 'ended' };

@@ -18,6 +18,7 @@ import type { EventLog } from './events';
 import { errorMessage } from '../util/error-message';
 import { isWithin } from '../util/path-within';
 import { openRegularFile } from '../util/regular-file';
+import { cutWhole } from '../util/whole-characters';
 
 export interface AutoTaskDeps {
   db: Database;
@@ -172,7 +173,7 @@ export async function createTasksFromPlan(
     },
     planSource: archivedRelative,
     children: plan.steps.map((step) => ({
-      title: step.title.length > 200 ? `${step.title.slice(0, 197)}...` : step.title,
+      title: step.title.length > 200 ? `${cutWhole(step.title, 197)}...` : step.title,
       description: buildTaskDescription(step, task, context),
       priority: task.priority + step.priorityHint,
     })),

@@ -3,6 +3,7 @@ import { nextRunAfter } from './automation-schedule';
 import { countFailure, fireAutomation, settleTaskOutcomes, type FiringDeps, type FiringResult } from './automation-firing';
 import { runShellStep } from './hook-steps';
 import { pathValue } from './hook-template';
+import { cutWhole } from '../util/whole-characters';
 
 export interface AutomationEngineDeps extends FiringDeps {
   log: (message: string) => void;
@@ -48,7 +49,7 @@ export async function runSchedule(deps: AutomationEngineDeps, a: AutomationRecor
     const error =
       result.exit_code === 0
         ? 'Its discovery command did not print a JSON list (or an object with "items").'
-        : `Its discovery command exited with ${String(result.exit_code)}${result.stderr ? `: ${String(result.stderr).trim().slice(0, 300)}` : ''}.`;
+        : `Its discovery command exited with ${String(result.exit_code)}${result.stderr ? `: ${cutWhole(String(result.stderr).trim(), 300)}` : ''}.`;
     await deps.db.automations.recordRun({
       automationId: a.id,
       at: deps.now().getTime(),

@@ -4,6 +4,7 @@ import { overBudget } from './budgets';
 import { refused, type CommandPort, type RequestedFor, type TaskRequest } from './command-port';
 import type { EventLog } from './events';
 import { renderHookPrompt } from './hook-template';
+import { cutWhole } from '../util/whole-characters';
 
 export interface FiringDeps {
   db: Database;
@@ -141,7 +142,7 @@ export async function fireAutomation(deps: FiringDeps, a: AutomationRecord, firi
   const template = a.template;
   // The template was checked when the automation was saved: a priority there is a number.
   const priority = firing.task?.priority ?? (typeof template.priority === 'number' ? template.priority : undefined);
-  const title = firing.task?.title ?? renderHookPrompt(text(template.title), [], item).slice(0, 200);
+  const title = firing.task?.title ?? cutWhole(renderHookPrompt(text(template.title), [], item), 200);
   const description = firing.task?.description ?? renderHookPrompt(text(template.description), [], item);
   const task: TaskRequest = {
     project_id: a.projectId,

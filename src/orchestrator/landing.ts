@@ -18,6 +18,7 @@ import { queuePendingFollowUp, sendTaskMessage } from './task-conversation';
 import { runningDaemon } from './daemon-restart';
 import { workerAlive } from '../db/repositories/workers';
 import { errorMessage } from '../util/error-message';
+import { cutWhole } from '../util/whole-characters';
 
 /** This process, as the holder of a landing lock: a lock a killed process held lapses with its lease. */
 export const LANDING_HOLDER = `${os.hostname()}:${process.pid}`;
@@ -327,7 +328,7 @@ async function sendBack(
   reason: string,
 ): Promise<Step> {
   const { db, events, machine } = deps;
-  if (!(await db.mergeTrain.advance(task.id, [from], 'sent_back', Date.now(), { lastOutcome: reason.slice(0, 2000), countTry: true })))
+  if (!(await db.mergeTrain.advance(task.id, [from], 'sent_back', Date.now(), { lastOutcome: cutWhole(reason, 2000), countTry: true })))
     return 'wait';
   const entry = await db.mergeTrain.get(task.id);
   const tries = entry?.tries ?? project.landingTries;
@@ -352,7 +353,7 @@ async function sendBack(
   await events.emit('landing_sent_back', {
     projectId: task.projectId,
     taskId: task.id,
-    payload: { title: task.title, reason: reason.slice(0, 3000), tries, landing_tries: project.landingTries },
+    payload: { title: task.title, reason: cutWhole(reason, 3000), tries, landing_tries: project.landingTries },
   });
   return 'sent_back';
 }

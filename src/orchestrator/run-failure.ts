@@ -2,6 +2,7 @@ import type { TaskRecord } from '../db/repositories/tasks';
 import { classifyError } from '../agents/errors';
 import { reportBlocked } from './completion';
 import type { RunnerDeps } from './runner-deps';
+import { cutWhole } from '../util/whole-characters';
 
 /** A failed run: retried while retries remain, then BLOCKED with the stranded chain reported. */
 export async function failRun(deps: Pick<RunnerDeps, 'db' | 'events' | 'machine'>, task: TaskRecord, error: string): Promise<void> {
@@ -17,7 +18,7 @@ export async function failRun(deps: Pick<RunnerDeps, 'db' | 'events' | 'machine'
     agentId: task.assignedAgent,
     payload: {
       title: task.title,
-      error: error.slice(0, 2000),
+      error: cutWhole(error, 2000),
       error_type: errorType,
       suggested_fix: suggestedFix,
       retry_count: retryCount,
@@ -33,7 +34,7 @@ export async function failRun(deps: Pick<RunnerDeps, 'db' | 'events' | 'machine'
         taskId: task.id,
         payload: {
           title: task.title,
-          reason: `${errorType}: ${error.slice(0, 300)}`,
+          reason: `${errorType}: ${cutWhole(error, 300)}`,
           retry_count: retryCount,
           max_retries: task.maxRetries,
         },
@@ -47,6 +48,6 @@ export async function failRun(deps: Pick<RunnerDeps, 'db' | 'events' | 'machine'
       deps.db,
       events,
       task,
-      `Failed ${retryCount} of ${task.maxRetries} attempts. Last error (${errorType}): ${error.slice(0, 300)}`,
+      `Failed ${retryCount} of ${task.maxRetries} attempts. Last error (${errorType}): ${cutWhole(error, 300)}`,
     );
 }

@@ -1,4 +1,5 @@
 import { launch } from '../../util/process-launcher';
+import { cutWhole } from '../../util/whole-characters';
 
 /** What a forge CLI (gh, glab) said; `missing` when the program could not be started at all. */
 export interface CliResult {
@@ -44,7 +45,7 @@ export function firstLine(text: string): string {
       .split('\n')
       .map((l) => l.trim())
       .find(Boolean) ?? 'unknown error';
-  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+  return line.length > 300 ? `${cutWhole(line, 299)}…` : line;
 }
 
 /** Output that means the CLI has no usable login. */

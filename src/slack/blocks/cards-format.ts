@@ -1,6 +1,7 @@
 import type { Button } from '@slack/types';
-import { button, esc, statusWord } from './common';
+import { button, clip, esc, statusWord } from './common';
 import { TASK_BUTTONS } from './action-ids';
+import { cutWhole } from '../../util/whole-characters';
 
 /** statusWord, escaped for mrkdwn. */
 export function statusWords(status: unknown): string {
@@ -70,9 +71,9 @@ export function dangerButton(
   return {
     ...button(text, actionId, value, 'danger'),
     confirm: {
-      title: { type: 'plain_text', text: confirm.title.slice(0, 100) },
-      text: { type: 'mrkdwn', text: confirm.text.slice(0, 300) },
-      confirm: { type: 'plain_text', text: confirm.confirm.slice(0, 30) },
+      title: { type: 'plain_text', text: cutWhole(confirm.title, 100) },
+      text: { type: 'mrkdwn', text: cutWhole(confirm.text, 300) },
+      confirm: { type: 'plain_text', text: cutWhole(confirm.confirm, 30) },
       deny: { type: 'plain_text', text: 'Cancel' },
       style: 'danger',
     },
@@ -81,7 +82,7 @@ export function dangerButton(
 
 /** Stop for a running task, with a confirm dialog naming it. */
 export function stopTaskButton(taskId: string, title?: unknown): Button {
-  const name = title ? `*${esc(String(title)).slice(0, 200)}*` : `task \`${esc(taskId)}\``;
+  const name = title ? `*${esc(clip(String(title), 200))}*` : `task \`${esc(taskId)}\``;
   return dangerButton('Stop', TASK_BUTTONS.stop, taskId, {
     title: 'Stop this task?',
     text: `The agent working on ${name} is stopped and its work so far is kept on the branch.`,

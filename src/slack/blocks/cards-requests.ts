@@ -5,6 +5,7 @@ import { button, clip, fallbackOf, type Rendered } from './common';
 import { bold, italic, mono, plainContext, preformatted, richLines, txt, type Line } from './text';
 import { REQUEST_ACTIONS } from './action-ids';
 import { plainText } from './text';
+import { cutWhole } from '../../util/whole-characters';
 
 type Payload = Record<string, unknown>;
 
@@ -94,7 +95,7 @@ export function permissionPost(p: Payload): Rendered {
   );
   // What the second button does, and what silence does, as small print under the buttons.
   blocks.push(plainContext(`“Always allow” adds ${str(p.rule)} to the project's tool policy. ${timeoutLine(p)}`.trim()));
-  return { text: fallbackOf(`🔐 Permission needed (${title}): ${tool} ${str(p.detail).slice(0, 200)}`), blocks };
+  return { text: fallbackOf(`🔐 Permission needed (${title}): ${tool} ${cutWhole(str(p.detail), 200)}`), blocks };
 }
 
 const DECISION_WORDS: Record<string, string> = {

@@ -4,6 +4,7 @@ import { MODAL_CALLBACKS, textInput } from './home-modals';
 import { plainText } from './text';
 import { button, clip, fallbackOf, LIMITS } from './common';
 import { md } from './text';
+import { cutWhole } from '../../util/whole-characters';
 
 /** A task an intake proposes; it lives only in its buttons' value until someone clicks Create. */
 export interface IntakeProposal {
@@ -98,10 +99,10 @@ export function intakeEditModal(p: IntakeProposal, where: ProposalMessage): View
         type: 'context',
         elements: [{ type: 'plain_text', text: clip(`For ${p.projectId}, from a report in the channel`, 150), emoji: false }],
       },
-      textInput('title', 'Title', { initial: p.title.slice(0, TITLE_MAX), max: TITLE_MAX }),
+      textInput('title', 'Title', { initial: cutWhole(p.title, TITLE_MAX), max: TITLE_MAX }),
       textInput('description', 'Description', {
         multiline: true,
-        initial: p.description.slice(0, DESCRIPTION_MAX),
+        initial: cutWhole(p.description, DESCRIPTION_MAX),
         max: DESCRIPTION_MAX,
         hint: 'The agent sees only this.',
       }),
