@@ -183,6 +183,9 @@ export async function noticeWaiting(
   notified: Set<string>,
 ): Promise<void> {
   if (snapshot.idleAgents.length <= assigned.length) return;
+  // Forget tasks no longer ready (launched elsewhere, by a worker, or deleted): the set would grow with history.
+  const ready = new Set(Object.values(snapshot.readyTasks).flatMap((tasks) => tasks.map((t) => t.id)));
+  for (const id of notified) if (!ready.has(id)) notified.delete(id);
   const used = new Set(assigned.map((a) => a.workspaceId));
   const taken = new Set(assigned.map((a) => a.taskId));
   for (const project of snapshot.projects) {
