@@ -63,10 +63,13 @@ export const readFileCommand = defineCommand({
     } finally {
       await handle.close();
     }
-    const { lines, total, cutAtBytes } = read;
+    const { lines, total, cutAtBytes, cutInsideFirstLine } = read;
+    const mb = READ_FILE_MAX_BYTES / 1024 / 1024;
     let content = lines.join('\n');
-    if (cutAtBytes) {
-      content += `\n\n[… truncated at ${READ_FILE_MAX_BYTES / 1024 / 1024} MB: showing ${lines.length} of ${total} lines; read_file returns at most ${READ_FILE_MAX_BYTES / 1024 / 1024} MB]`;
+    if (cutInsideFirstLine) {
+      content += `\n\n[… truncated at ${mb} MB inside line 1 of ${total}; read_file returns at most ${mb} MB]`;
+    } else if (cutAtBytes) {
+      content += `\n\n[… truncated at ${mb} MB: showing ${lines.length} of ${total} lines; read_file returns at most ${mb} MB]`;
     } else if (total > maxLines) {
       content += `\n\n[… truncated: showing ${maxLines} of ${total} lines; pass max_lines to see more]`;
     }

@@ -5,8 +5,10 @@ export interface FirstLines {
   lines: string[];
   /** How many lines the file has: its line ends, and a last line without one. */
   total: number;
-  /** Set when a line did not fit `maxBytes` (the first line alone: its start is kept). */
+  /** Set when a line did not fit `maxBytes`. */
   cutAtBytes: boolean;
+  /** Set when that line was the first: `lines` is then its start alone. */
+  cutInsideFirstLine: boolean;
 }
 
 /**
@@ -21,6 +23,7 @@ export async function firstLines(file: FileHandle, limits: { maxLines: number; m
   let keptBytes = 0;
   let keeping = true;
   let cutAtBytes = false;
+  let cutInsideFirstLine = false;
   let total = 0;
   let lastByte = -1;
 
@@ -47,6 +50,7 @@ export async function firstLines(file: FileHandle, limits: { maxLines: number; m
     // One line larger than the limit: its start, at a character's boundary.
     const start = Buffer.concat([...current, part]).subarray(0, limits.maxBytes);
     lines.push(new TextDecoder().decode(start, { stream: true }));
+    cutInsideFirstLine = true;
   };
 
   for await (const chunk of file.createReadStream({ start: 0, autoClose: false })) {
@@ -66,5 +70,5 @@ export async function firstLines(file: FileHandle, limits: { maxLines: number; m
     total++;
     endLine();
   }
-  return { lines, total, cutAtBytes };
+  return { lines, total, cutAtBytes, cutInsideFirstLine };
 }

@@ -86,7 +86,7 @@ describe('file commands', () => {
       // One minified line of 3 MB whose 1 MB mark falls inside a two-byte character.
       await writeFile(path.join(ws, 'min.js'), `${'a'.repeat(READ_FILE_MAX_BYTES - 1)}é${'b'.repeat(2 * READ_FILE_MAX_BYTES)}\nnext();\n`);
       expect((await rt.exec('read_file', { path: 'alpha/min.js' })).content).toBe(
-        `${'a'.repeat(READ_FILE_MAX_BYTES - 1)}\n\n[… truncated at 1 MB: showing 1 of 2 lines; read_file returns at most 1 MB]`,
+        `${'a'.repeat(READ_FILE_MAX_BYTES - 1)}\n\n[… truncated at 1 MB inside line 1 of 2; read_file returns at most 1 MB]`,
       );
       expect(spawnSync('mkfifo', [path.join(ws, 'pipe.txt')]).status).toBe(0);
       expect(await rt.exec('read_file', { path: 'alpha/pipe.txt' })).toEqual({
