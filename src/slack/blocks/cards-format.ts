@@ -72,7 +72,8 @@ export function dangerButton(
     ...button(text, actionId, value, 'danger'),
     confirm: {
       title: { type: 'plain_text', text: cutWhole(confirm.title, 100) },
-      text: { type: 'mrkdwn', text: cutWhole(confirm.text, 300) },
+      // Never half of an entity (&amp;) or of a character: the text is escaped mrkdwn.
+      text: { type: 'mrkdwn', text: cutWhole(confirm.text, 300).replace(/&[a-z]{0,3}$/, '') },
       confirm: { type: 'plain_text', text: cutWhole(confirm.confirm, 30) },
       deny: { type: 'plain_text', text: 'Cancel' },
       style: 'danger',

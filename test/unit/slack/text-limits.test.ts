@@ -1,4 +1,5 @@
 import { clip, codeBlocks, fallback, splitText, truncate } from '../../../src/slack/blocks/common';
+import { stopTaskButton } from '../../../src/slack/blocks/cards-format';
 import { longCode } from '../../../src/slack/blocks/long';
 import { md, mdCode, mdJoin, packRich, richLength, trusted, txt } from '../../../src/slack/blocks/text';
 import { markdownToBlocks } from '../../../src/slack/mrkdwn';
@@ -72,5 +73,16 @@ describe('long text is split, never lost', () => {
     expect(cut).toMatch(/… cut here, \d+ more lines not shown$/);
     expect(fallback(`${'a &amp; '.repeat(600)}`).endsWith('…')).toBe(true);
     expect(fallback(`${'a &amp; '.repeat(600)}`)).not.toMatch(/&[a-z]{0,3}…$/);
+  });
+});
+
+describe("a Stop button's confirm dialog", () => {
+  it('names a long title clipped before escaping, and never ends inside an entity', () => {
+    for (const title of ['&'.repeat(400), `${'x'.repeat(199)}&&&`, `${'a'.repeat(150)}🚀`.repeat(3)]) {
+      const text = stopTaskButton('t-1', title).confirm?.text.text ?? '';
+      expect(text.length).toBeLessThanOrEqual(300);
+      expect(validateMessage({ text: 'x', blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] })).toEqual([]);
+      expect(text).not.toMatch(/&[a-z]{0,3}$/);
+    }
   });
 });
