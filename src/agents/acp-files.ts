@@ -1,4 +1,4 @@
-import { type FileHandle, mkdir } from 'node:fs/promises';
+import { type FileHandle, mkdir, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { ReadTextFileRequest, ReadTextFileResponse, WriteTextFileRequest } from '@agentclientprotocol/sdk';
 import { fileToolRefusal, outsideRefusal, type Refusal } from './confinement';
@@ -58,12 +58,28 @@ export class GuardedFiles {
     return refused.reason;
   }
 
+  /**
+   * The check again, on the file actually opened: a folder of the path swapped for a link after
+   * `refusal` looked (the agent runs beside this) would otherwise lead the read or write out of
+   * the workspace, to the app's own files. Nothing is read or written before it answers.
+   */
+  private async openedRefusal(tool: string, requested: string, handle: FileHandle): Promise<string | null> {
+    const opened = await openedPath(handle);
+    if (opened === null) return null;
+    const refused = await fileToolRefusal(opened, this.roots, await this.realRoots, tool === 'Write');
+    if (!refused) return null;
+    this.onRefused({ tool, path: requested, ...refused });
+    return refused.reason;
+  }
+
   async read(params: ReadTextFileRequest): Promise<ReadTextFileResponse | { refused: string }> {
     const refused = await this.refusal('Read', params.path);
     if (refused) return { refused };
     const handle = await openRegularFile(params.path);
     if (!handle) return { refused: notRegular(params.path) };
     try {
+      const opened = await this.openedRefusal('Read', params.path, handle);
+      if (opened) return { refused: opened };
       return await readText(handle, (await handle.stat()).size, params);
     } finally {
       await handle.close();
@@ -77,6 +93,8 @@ export class GuardedFiles {
     const handle = await openRegularFileToWrite(params.path);
     if (!handle) return { refused: notRegular(params.path) };
     try {
+      const opened = await this.openedRefusal('Write', params.path, handle);
+      if (opened) return { refused: opened };
       await handle.truncate(0);
       await handle.writeFile(params.content);
     } finally {
@@ -85,6 +103,11 @@ export class GuardedFiles {
     this.writes += 1;
     return null;
   }
+}
+
+/** Where an open file really is (Linux's /proc), or null where that cannot be asked. */
+export async function openedPath(handle: FileHandle): Promise<string | null> {
+  return readlink(`/proc/self/fd/${handle.fd}`).catch(() => null);
 }
 
 function notRegular(file: string): string {

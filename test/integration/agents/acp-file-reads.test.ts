@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { realpath, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { GuardedFiles, READ_MAX_BYTES } from '../../../src/agents/acp-files';
 import { makeTempDir } from '../../support/tmp';
@@ -62,6 +62,42 @@ describe("an ACP agent's file reads (fs/read_text_file)", () => {
     expect(await read('small.txt')).toEqual({ content: 'short' });
     expect(await files.write({ sessionId: 's', path: path.join(dir, 'new', 'made.txt'), content: 'made' })).toBeNull();
     expect(await read('new/made.txt')).toEqual({ content: 'made' });
+  });
+
+  it('checks again what it opened, so a folder swapped for a link out after the check leads nowhere', async () => {
+    const { dir: outside, cleanup: cleanupOutside } = await makeTempDir('aq-acp-outside-');
+    try {
+      await writeFile(path.join(outside, 'notes.txt'), 'the app secret');
+      await mkdir(path.join(dir, 'swapped'));
+      await writeFile(path.join(dir, 'swapped', 'notes.txt'), 'the agent notes');
+      /** The agent's move, made between the path check and the open (it runs beside the app). */
+      class Racing extends GuardedFiles {
+        override async refusal(tool: string, target: string): Promise<string | null> {
+          const answer = await super.refusal(tool, target);
+          await rename(path.join(dir, 'swapped'), path.join(dir, `swapped-${tool}`));
+          await symlink(outside, path.join(dir, 'swapped'));
+          return answer;
+        }
+      }
+      const recorded: unknown[] = [];
+      const racing = new Racing([dir], Promise.resolve([await realpath(dir)]), (refusal) => recorded.push(refusal));
+      const target = path.join(dir, 'swapped', 'notes.txt');
+      const read = (await racing.read({ sessionId: 's', path: target })) as { refused?: string; content?: string };
+      expect(read.content).toBeUndefined();
+      expect(read.refused).toMatch(/outside this task's workspace/);
+      await rm(path.join(dir, 'swapped'));
+      await rename(path.join(dir, 'swapped-Read'), path.join(dir, 'swapped'));
+      expect(await racing.write({ sessionId: 's', path: target, content: 'overwritten' })).toEqual({
+        refused: expect.stringMatching(/outside this task's workspace/),
+      });
+      expect(await readFile(path.join(outside, 'notes.txt'), 'utf8')).toBe('the app secret');
+      expect(recorded).toEqual([
+        expect.objectContaining({ tool: 'Read', path: target }),
+        expect.objectContaining({ tool: 'Write', path: target }),
+      ]);
+    } finally {
+      await cleanupOutside();
+    }
   });
 
   it('refuses a file outside its folders, and records it', async () => {
