@@ -1,8 +1,8 @@
-import { type FileHandle, mkdir, readlink } from 'node:fs/promises';
+import { type FileHandle, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ReadTextFileRequest, ReadTextFileResponse, WriteTextFileRequest } from '@agentclientprotocol/sdk';
 import { fileToolRefusal, outsideRefusal, type Refusal } from './confinement';
-import { openRegularFile, openRegularFileToWrite } from '../util/regular-file';
+import { openedPath, openRegularFile, openRegularFileToWrite } from '../util/regular-file';
 
 /** The most text one `fs/read_text_file` answers with; an agent reads a larger file in parts. */
 export const READ_MAX_BYTES = 10 * 1024 * 1024;
@@ -103,11 +103,6 @@ export class GuardedFiles {
     this.writes += 1;
     return null;
   }
-}
-
-/** Where an open file really is (Linux's /proc), or null where that cannot be asked. */
-export async function openedPath(handle: FileHandle): Promise<string | null> {
-  return readlink(`/proc/self/fd/${handle.fd}`).catch(() => null);
 }
 
 function notRegular(file: string): string {

@@ -10,7 +10,16 @@ import { openRegularFile } from '../util/regular-file';
 import { runShell } from '../util/run-shell';
 import { cutWhole } from '../util/whole-characters';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
-import { allowedRoots, fromWorkspaceDir, isAllowed, isWithin, keepAllowed, resolveReal, validatePath } from './path-validation';
+import {
+  allowedRoots,
+  fromWorkspaceDir,
+  isAllowed,
+  isWithin,
+  keepAllowed,
+  resolveReal,
+  validateOpened,
+  validatePath,
+} from './path-validation';
 import { projectIdOrActive, requireProject } from './projects';
 import { integer, optional, requiredText } from './schema';
 import { limitField, offsetField, pageOf, sliceOf } from './paging';
@@ -58,6 +67,7 @@ export const readFileCommand = defineCommand({
     const maxLines = args.max_lines ?? READ_FILE_DEFAULT_LINES;
     let read: FirstLines;
     try {
+      await validateOpened(ctx, handle, args.path);
       if (await looksBinary(handle)) throw new CommandError(`${args.path} is a binary file and cannot be shown as text.`);
       read = await firstLines(handle, { maxLines, maxBytes: READ_FILE_MAX_BYTES });
     } finally {

@@ -1,10 +1,11 @@
-import { readlink, realpath } from 'node:fs/promises';
+import { type FileHandle, readlink, realpath } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { AppConfig } from '../config';
 import { CommandError, type CommandContext } from './catalog';
 import { settleAll } from '../util/settle-all';
 import { isWithin } from '../util/path-within';
+import { openedPath } from '../util/regular-file';
 
 /*
  * The one rule for what file commands may reach (read_file, run_command, search_files,
@@ -134,6 +135,16 @@ export function isAllowed(real: string, allowed: AllowedRoots): boolean {
 export async function validatePath(ctx: PathContext, target: string): Promise<string> {
   const real = await resolveReal(target);
   if (isAllowed(real, await allowedRoots(ctx))) return real;
+  throw new CommandError(`Access denied: ${target} is outside the allowed directories (the workspace directory and linked repositories).`);
+}
+
+/**
+ * validatePath again, on a file already opened (what the path led to when it was opened), before
+ * anything is read from it or written to it. Throws the same access-denied CommandError.
+ */
+export async function validateOpened(ctx: PathContext, handle: FileHandle, target: string): Promise<void> {
+  const opened = await openedPath(handle);
+  if (opened === null || isAllowed(opened, await allowedRoots(ctx))) return;
   throw new CommandError(`Access denied: ${target} is outside the allowed directories (the workspace directory and linked repositories).`);
 }
 

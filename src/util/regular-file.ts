@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import { type FileHandle, open, readlink } from 'node:fs/promises';
 
 /**
  * Opens `file` with `flags` and O_NONBLOCK, and keeps it only when what was opened is a regular
@@ -27,4 +27,13 @@ export function openRegularFile(file: string): Promise<FileHandle | null> {
 /** Opens a file to write (made when missing, nothing cut yet), or answers null when what is there is not a regular file. */
 export function openRegularFileToWrite(file: string): Promise<FileHandle | null> {
   return openIfRegular(file, constants.O_WRONLY | constants.O_CREAT);
+}
+
+/**
+ * Where an open file really is (Linux's /proc), or null where that cannot be asked. A path checked
+ * and then opened can lead elsewhere by the time it is opened (an agent swaps a folder of it for a
+ * link): the file opened is what to check before reading or writing it.
+ */
+export async function openedPath(handle: FileHandle): Promise<string | null> {
+  return readlink(`/proc/self/fd/${handle.fd}`).catch(() => null);
 }

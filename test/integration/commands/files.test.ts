@@ -3,6 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { READ_FILE_MAX_BYTES } from '../../../src/commands/files';
+import { validateOpened } from '../../../src/commands/path-validation';
+import { openRegularFile } from '../../../src/util/regular-file';
 import { runShell } from '../../../src/util/run-shell';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 import { makeTempDir } from '../../support/tmp';
@@ -92,6 +94,24 @@ describe('file commands', () => {
       expect(await rt.exec('read_file', { path: 'alpha/pipe.txt' })).toEqual({
         error: 'alpha/pipe.txt is not a regular file (a device, socket or pipe), so it has no text to show.',
       });
+    });
+
+    it('checks again the file it opened: a path that led outside by the time it was opened is refused', async () => {
+      // What read_file and the notes commands do after opening: an agent may have swapped a folder of
+      // the checked path for a link in between, so the file opened is checked, not the path.
+      const ctx = { config: rt.config, db: rt.db };
+      await writeFile(path.join(ws, 'inside.txt'), 'ok');
+      const inside = await openRegularFile(path.join(ws, 'inside.txt'));
+      const secret = await openRegularFile(path.join(outside, 'secret.txt'));
+      try {
+        await expect(validateOpened(ctx, inside!, 'alpha/inside.txt')).resolves.toBeUndefined();
+        await expect(validateOpened(ctx, secret!, 'alpha/notes/x.md')).rejects.toThrow(
+          'Access denied: alpha/notes/x.md is outside the allowed directories (the workspace directory and linked repositories).',
+        );
+      } finally {
+        await inside?.close();
+        await secret?.close();
+      }
     });
 
     it('refuses binary files, missing files, folders and paths outside', async () => {
