@@ -67,7 +67,7 @@ export const readFileCommand = defineCommand({
     const maxLines = args.max_lines ?? READ_FILE_DEFAULT_LINES;
     let read: FirstLines;
     try {
-      await validateOpened(ctx, handle, args.path);
+      await validateOpened(await allowedRoots(ctx), handle, args.path);
       if (await looksBinary(handle)) throw new CommandError(`${args.path} is a binary file and cannot be shown as text.`);
       read = await firstLines(handle, { maxLines, maxBytes: READ_FILE_MAX_BYTES });
     } finally {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { nextOffset, pageFields, pageOf, sliceOf, type ListPaging } from './paging';
-import { keepAllowed, validateOpened, validatePath } from './path-validation';
+import { allowedRoots, keepAllowed, type AllowedRoots, validateOpened, validatePath } from './path-validation';
 import { requireProject } from './projects';
 import { optional, requiredText } from './schema';
 
@@ -23,11 +23,11 @@ function titleFromName(name: string): string {
 }
 
 /** The first `bytes` of a file as text (a note may be as large as an agent made it). */
-async function fileStart(ctx: CommandContext, file: string, bytes: number): Promise<{ text: string; size: number }> {
+async function fileStart(allowed: AllowedRoots, file: string, bytes: number): Promise<{ text: string; size: number }> {
   const handle = await openRegularFile(file);
   if (!handle) return { text: '', size: 0 };
   try {
-    await validateOpened(ctx, handle, file);
+    await validateOpened(allowed, handle, file);
     const size = (await handle.stat()).size;
     const buffer = Buffer.alloc(Math.min(size, bytes));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
@@ -38,8 +38,8 @@ async function fileStart(ctx: CommandContext, file: string, bytes: number): Prom
 }
 
 /** A title's line is read from the first 4 KB: the file's first line when it starts with `#`. */
-async function fileTitle(ctx: CommandContext, file: string, name: string): Promise<string> {
-  const first = (await fileStart(ctx, file, 4096)).text.split('\n', 1)[0] ?? '';
+async function fileTitle(allowed: AllowedRoots, file: string, name: string): Promise<string> {
+  const first = (await fileStart(allowed, file, 4096)).text.split('\n', 1)[0] ?? '';
   return first.startsWith('#') ? first.replace(/^#+\s*/, '').trim() || titleFromName(name) : titleFromName(name);
 }
 
@@ -59,11 +59,11 @@ async function noteFile(ctx: CommandContext, dir: string, title: string): Promis
 }
 
 /** Writes a note's file; a pipe or folder an agent put at its name is refused, never waited on. */
-async function writeNoteFile(ctx: CommandContext, file: string, text: string, how: 'replace' | 'append'): Promise<void> {
+async function writeNoteFile(allowed: AllowedRoots, file: string, text: string, how: 'replace' | 'append'): Promise<void> {
   const handle = await openRegularFileToWrite(file);
   if (!handle) throw new CommandError(`${file} is not a regular file, so the note cannot be written there. Look at it and remove it.`);
   try {
-    await validateOpened(ctx, handle, file);
+    await validateOpened(allowed, handle, file);
     if (how === 'replace') await handle.truncate(0);
     const bytes = Buffer.from(text);
     let at = how === 'append' ? (await handle.stat()).size : 0;
@@ -132,9 +132,10 @@ export const listNotes = defineCommand({
     const dir = await notesDir(ctx, project_id);
     // Titles are read only for the page shown: reading them is what costs.
     const page = sliceOf(await markdownFiles(ctx, dir), pageOf(paging, NOTE_LIST.defaultLimit));
+    const allowed = await allowedRoots(ctx);
     const notes = [];
     for (const f of page.items) {
-      notes.push({ name: f.name, title: await fileTitle(ctx, f.file, f.name), size_bytes: f.size, modified: f.mtime, path: f.file });
+      notes.push({ name: f.name, title: await fileTitle(allowed, f.file, f.name), size_bytes: f.size, modified: f.mtime, path: f.file });
     }
     return { project_id, notes, total: page.total, next_offset: page.next_offset };
   },
@@ -151,7 +152,7 @@ export const writeNote = defineCommand({
     const { file } = await noteFile(ctx, dir, args.title);
     const existed = await exists(file);
     await mkdir(dir, { recursive: true });
-    await writeNoteFile(ctx, file, args.content, 'replace');
+    await writeNoteFile(await allowedRoots(ctx), file, args.content, 'replace');
     await ctx.events.emit(existed ? 'note_updated' : 'note_created', {
       projectId: args.project_id,
       payload: { title: args.title, path: file },
@@ -171,7 +172,12 @@ export const appendNote = defineCommand({
     const { file } = await noteFile(ctx, dir, args.title);
     const existed = await exists(file);
     await mkdir(dir, { recursive: true });
-    await writeNoteFile(ctx, file, existed ? `\n\n${args.content}` : `# ${args.title}\n\n${args.content}`, existed ? 'append' : 'replace');
+    await writeNoteFile(
+      await allowedRoots(ctx),
+      file,
+      existed ? `\n\n${args.content}` : `# ${args.title}\n\n${args.content}`,
+      existed ? 'append' : 'replace',
+    );
     const size = (await stat(file)).size;
     await ctx.events.emit(existed ? 'note_updated' : 'note_created', {
       projectId: args.project_id,
@@ -191,7 +197,7 @@ export const readNote = defineCommand({
     const dir = await notesDir(ctx, args.project_id);
     const { file } = await noteFile(ctx, dir, args.title);
     if (!(await exists(file))) throw new CommandError(`Note '${args.title}' not found in project '${args.project_id}'.`);
-    const { text, size } = await fileStart(ctx, file, NOTE_READ_BYTES);
+    const { text, size } = await fileStart(await allowedRoots(ctx), file, NOTE_READ_BYTES);
     const content =
       size > NOTE_READ_BYTES
         ? `${text}\n\n[… cut: showing the first ${NOTE_READ_BYTES / 1024 / 1024} MB of ${(size / 1024 / 1024).toFixed(1)} MB]`
@@ -247,10 +253,11 @@ export const compareSpecsNotes = defineCommand({
           ? inRepo
           : path.join(project.workspace, 'specs');
     }
+    const allowed = await allowedRoots(ctx);
     const describe = async (dir: string) => {
       const page = sliceOf(await markdownFiles(ctx, dir), request);
       const listed = [];
-      for (const f of page.items) listed.push({ name: f.name, title: await fileTitle(ctx, f.file, f.name), size_bytes: f.size });
+      for (const f of page.items) listed.push({ name: f.name, title: await fileTitle(allowed, f.file, f.name), size_bytes: f.size });
       return { listed, total: page.total };
     };
     const [specs, notes] = [await describe(specsPath), await describe(notesPath)];

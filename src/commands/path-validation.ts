@@ -140,11 +140,12 @@ export async function validatePath(ctx: PathContext, target: string): Promise<st
 
 /**
  * validatePath again, on a file already opened (what the path led to when it was opened), before
- * anything is read from it or written to it. Throws the same access-denied CommandError.
+ * anything is read from it or written to it, with the roots the command read once (`allowedRoots`).
+ * Throws the same access-denied CommandError.
  */
-export async function validateOpened(ctx: PathContext, handle: FileHandle, target: string): Promise<void> {
+export async function validateOpened(allowed: AllowedRoots, handle: FileHandle, target: string): Promise<void> {
   const opened = await openedPath(handle);
-  if (opened === null || isAllowed(opened, await allowedRoots(ctx))) return;
+  if (opened === null || isAllowed(opened, allowed)) return;
   throw new CommandError(`Access denied: ${target} is outside the allowed directories (the workspace directory and linked repositories).`);
 }
 

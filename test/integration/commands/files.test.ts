@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { READ_FILE_MAX_BYTES } from '../../../src/commands/files';
-import { validateOpened } from '../../../src/commands/path-validation';
+import { allowedRoots, validateOpened } from '../../../src/commands/path-validation';
 import { openRegularFile } from '../../../src/util/regular-file';
 import { runShell } from '../../../src/util/run-shell';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
@@ -99,13 +99,13 @@ describe('file commands', () => {
     it('checks again the file it opened: a path that led outside by the time it was opened is refused', async () => {
       // What read_file and the notes commands do after opening: an agent may have swapped a folder of
       // the checked path for a link in between, so the file opened is checked, not the path.
-      const ctx = { config: rt.config, db: rt.db };
+      const allowed = await allowedRoots({ config: rt.config, db: rt.db });
       await writeFile(path.join(ws, 'inside.txt'), 'ok');
       const inside = await openRegularFile(path.join(ws, 'inside.txt'));
       const secret = await openRegularFile(path.join(outside, 'secret.txt'));
       try {
-        await expect(validateOpened(ctx, inside!, 'alpha/inside.txt')).resolves.toBeUndefined();
-        await expect(validateOpened(ctx, secret!, 'alpha/notes/x.md')).rejects.toThrow(
+        await expect(validateOpened(allowed, inside!, 'alpha/inside.txt')).resolves.toBeUndefined();
+        await expect(validateOpened(allowed, secret!, 'alpha/notes/x.md')).rejects.toThrow(
           'Access denied: alpha/notes/x.md is outside the allowed directories (the workspace directory and linked repositories).',
         );
       } finally {
