@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
-import { cutWhole } from '../util/whole-characters';
+import { shorten } from '../util/whole-characters';
 
 /** What an agent is doing, as the short lines a task's thread shows while it runs. */
 
@@ -9,7 +9,7 @@ const LINE_LIMIT = 300;
 /** Text on one line (whitespace runs made one space), cut with an ellipsis past `limit`. */
 export function oneLine(text: string, limit = LINE_LIMIT): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > limit ? `${cutWhole(flat, limit - 1)}…` : flat;
+  return shorten(flat, limit);
 }
 
 /** A tool call as one short line: `Bash · npm test`, `Write · src/a.ts`. */

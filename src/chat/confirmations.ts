@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AnyCommand } from '../commands/catalog';
 import type { Database } from '../db/database';
 import type { PendingConfirmation } from './service';
-import { cutWhole } from '../util/whole-characters';
+import { shorten } from '../util/whole-characters';
 
 /** A confirmation older than this answers "expired" instead of running a stale request. */
 export const CONFIRMATION_TTL_MS = 24 * 60 * 60 * 1000;
@@ -16,7 +16,7 @@ export interface StoredConfirmation extends PendingConfirmation {
 
 function showValue(value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return text.length > 80 ? `${cutWhole(text, 77)}...` : text;
+  return shorten(text, 80, '...');
 }
 
 /** One sentence for the Confirm / Cancel message, e.g. "Run delete_project with project_id=demo." */

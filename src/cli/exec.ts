@@ -2,7 +2,7 @@ import type { CommandHandler } from '../commands/handler';
 import { type CliIo, MAX_LINE_BYTES, type OversizedLine } from './io';
 import { errorMessage } from '../util/error-message';
 import { jsonWithDirectionEscaped } from '../util/hidden-characters';
-import { cutWhole } from '../util/whole-characters';
+import { shorten } from '../util/whole-characters';
 
 const CLI_ACTOR = { source: 'cli' } as const;
 
@@ -17,7 +17,7 @@ const TOO_LARGE = `larger than the ${megabytes(MAX_LINE_BYTES)} the CLI reads`;
 function jsonProblem(err: unknown): string {
   const text = errorMessage(err);
   const firstLine = text.split('\n', 1)[0] ?? '';
-  return firstLine.length > 200 ? `${cutWhole(firstLine, 199)}…` : firstLine;
+  return shorten(firstLine, 200);
 }
 
 function parseArgs(text: string | undefined): Record<string, unknown> {

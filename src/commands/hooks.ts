@@ -11,7 +11,7 @@ import { NAMED_QUERY_NAMES } from './orchestrator-commands';
 import { requireProject } from './projects';
 import { boolean, integer, jsonList, jsonObject, optional, requiredText } from './schema';
 import { settleAll } from '../util/settle-all';
-import { cutWhole } from '../util/whole-characters';
+import { shorten } from '../util/whole-characters';
 
 export const DEFAULT_HOOK_COOLDOWN_SECONDS = 3600;
 export const DEFAULT_HOOK_RUNS_LIMIT = 10;
@@ -54,7 +54,7 @@ const hookId = requiredText('Hook id');
 const MACHINE_STEPS = new Set(['shell', 'http']);
 
 function clipped(text: string): string {
-  return text.length > 60 ? `${cutWhole(text, 59)}…` : text;
+  return shorten(text, 60);
 }
 
 const STEP_TYPES = ['shell', 'read_file', 'http', 'git_diff', 'db_query', 'create_task'];

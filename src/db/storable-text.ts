@@ -1,9 +1,11 @@
+import { LONE_SURROGATE } from '../util/whole-characters';
+
 /**
  * Characters SQLite cannot take in text: MikroORM writes values into the SQL it sends, and
  * SQLite's C API reads that SQL up to the first NUL, so a NUL in a value cuts the statement and
  * fails it with SQL text. A lone UTF-16 surrogate has no UTF-8 form at all.
  */
-const UNSTORABLE = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const UNSTORABLE = new RegExp(`\\0|${LONE_SURROGATE}`, 'g');
 
 /** The replacement character (U+FFFD) stands where an unstorable character was. */
 export const REPLACEMENT_CHARACTER = '\uFFFD';

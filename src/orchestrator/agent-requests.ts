@@ -14,7 +14,7 @@ import { reportBlocked } from './completion';
 import { systemClock, type Clock } from '../util/clock';
 import type { EventLog } from './events';
 import type { TaskStateMachine } from './state-machine';
-import { cutWhole } from '../util/whole-characters';
+import { cutWhole, shorten } from '../util/whole-characters';
 
 export interface AgentRequestDeps {
   db: Database;
@@ -47,7 +47,7 @@ export function waitedFor(ms: number): string {
 export function callDetail(tool: string, input: Record<string, unknown>): string {
   if (tool === 'Bash' && typeof input.command === 'string') return cutWhole(input.command, 4000);
   const json = JSON.stringify(input) ?? '';
-  return json.length > 4000 ? `${cutWhole(json, 3999)}…` : json;
+  return shorten(json, 4000);
 }
 
 type Held = { kind: 'answered'; record: AgentRequestRecord } | { kind: 'timed_out'; blocked: boolean } | { kind: 'ended' };

@@ -18,7 +18,7 @@ import type { EventLog } from './events';
 import { errorMessage } from '../util/error-message';
 import { isWithin } from '../util/path-within';
 import { openRegularFile } from '../util/regular-file';
-import { cutWhole } from '../util/whole-characters';
+import { shorten } from '../util/whole-characters';
 
 export interface AutoTaskDeps {
   db: Database;
@@ -173,7 +173,7 @@ export async function createTasksFromPlan(
     },
     planSource: archivedRelative,
     children: plan.steps.map((step) => ({
-      title: step.title.length > 200 ? `${cutWhole(step.title, 197)}...` : step.title,
+      title: shorten(step.title, 200, '...'),
       description: buildTaskDescription(step, task, context),
       priority: task.priority + step.priorityHint,
     })),

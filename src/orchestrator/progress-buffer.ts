@@ -1,4 +1,4 @@
-import { cutWhole } from '../util/whole-characters';
+import { shorten } from '../util/whole-characters';
 
 /** Batches progress lines into at most one `task_progress` event per interval. */
 export class ProgressBuffer {
@@ -22,6 +22,6 @@ export class ProgressBuffer {
     const lines = this.lines.splice(0);
     const shown = lines.slice(-15);
     const text = (lines.length > shown.length ? [`… ${lines.length - shown.length} earlier lines`, ...shown] : shown).join('\n');
-    await this.send(text.length > 3000 ? `${cutWhole(text, 2999)}…` : text).catch(() => undefined);
+    await this.send(shorten(text, 3000)).catch(() => undefined);
   }
 }

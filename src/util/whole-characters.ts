@@ -16,7 +16,13 @@ export function cutWhole(text: string, end: number): string {
   return text.slice(0, wholeEnd(text, end));
 }
 
-const LONE_SURROGATE = '[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]';
+/** `text` when it fits `max` UTF-16 units, else its start and `ellipsis`, `max` units in all at most. */
+export function shorten(text: string, max: number, ellipsis = '…'): string {
+  return text.length > max ? `${cutWhole(text, max - ellipsis.length)}${ellipsis}` : text;
+}
+
+/** A lone surrogate, as regular-expression source (storage replaces it too: src/db/storable-text.ts). */
+export const LONE_SURROGATE = '[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]';
 const HAS_LONE_SURROGATE = new RegExp(LONE_SURROGATE);
 const EVERY_LONE_SURROGATE = new RegExp(LONE_SURROGATE, 'g');
 

@@ -1,5 +1,5 @@
 import { launch } from '../../util/process-launcher';
-import { cutWhole } from '../../util/whole-characters';
+import { shorten } from '../../util/whole-characters';
 
 /** What a forge CLI (gh, glab) said; `missing` when the program could not be started at all. */
 export interface CliResult {
@@ -45,7 +45,7 @@ export function firstLine(text: string): string {
       .split('\n')
       .map((l) => l.trim())
       .find(Boolean) ?? 'unknown error';
-  return line.length > 300 ? `${cutWhole(line, 299)}…` : line;
+  return shorten(line, 300);
 }
 
 /** Output that means the CLI has no usable login. */
