@@ -65,8 +65,12 @@ export class GuardedFiles {
    */
   private async openedRefusal(tool: string, requested: string, handle: FileHandle): Promise<string | null> {
     const opened = await openedPath(handle);
-    if (opened === null) return null;
-    const refused = await fileToolRefusal(opened, this.roots, await this.realRoots, tool === 'Write');
+    return opened === null ? null : this.refusalAt(tool, requested, opened);
+  }
+
+  /** Why the file whose real path is `real` may not be opened or made: null when it may (the refusal recorded). */
+  private async refusalAt(tool: string, requested: string, real: string): Promise<string | null> {
+    const refused = await fileToolRefusal(real, this.roots, await this.realRoots, tool === 'Write');
     if (!refused) return null;
     this.onRefused({ tool, path: requested, ...refused });
     return refused.reason;
@@ -90,8 +94,10 @@ export class GuardedFiles {
     const refused = await this.refusal('Write', params.path);
     if (refused) return { refused };
     await mkdir(path.dirname(params.path), { recursive: true });
-    const handle = await openRegularFileToWrite(params.path);
-    if (!handle) return { refused: notRegular(params.path) };
+    const opened = await openRegularFileToWrite(params.path, (real) => this.refusalAt('Write', params.path, real));
+    if ('notRegular' in opened) return { refused: notRegular(params.path) };
+    if ('refused' in opened) return { refused: opened.refused };
+    const { handle } = opened;
     try {
       const opened = await this.openedRefusal('Write', params.path, handle);
       if (opened) return { refused: opened };

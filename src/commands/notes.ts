@@ -4,7 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { nextOffset, pageFields, pageOf, sliceOf, type ListPaging } from './paging';
-import { allowedRoots, keepAllowed, type AllowedRoots, validateOpened, validatePath } from './path-validation';
+import { allowedRoots, keepAllowed, type AllowedRoots, refusalAt, validateOpened, validatePath } from './path-validation';
 import { requireProject } from './projects';
 import { optional, requiredText } from './schema';
 
@@ -60,8 +60,11 @@ async function noteFile(ctx: CommandContext, dir: string, title: string): Promis
 
 /** Writes a note's file; a pipe or folder an agent put at its name is refused, never waited on. */
 async function writeNoteFile(allowed: AllowedRoots, file: string, text: string, how: 'replace' | 'append'): Promise<void> {
-  const handle = await openRegularFileToWrite(file);
-  if (!handle) throw new CommandError(`${file} is not a regular file, so the note cannot be written there. Look at it and remove it.`);
+  const opened = await openRegularFileToWrite(file, async (real) => refusalAt(allowed, real, file));
+  if ('notRegular' in opened)
+    throw new CommandError(`${file} is not a regular file, so the note cannot be written there. Look at it and remove it.`);
+  if ('refused' in opened) throw new CommandError(opened.refused);
+  const { handle } = opened;
   try {
     await validateOpened(allowed, handle, file);
     if (how === 'replace') await handle.truncate(0);

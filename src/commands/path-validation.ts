@@ -145,8 +145,14 @@ export async function validatePath(ctx: PathContext, target: string): Promise<st
  */
 export async function validateOpened(allowed: AllowedRoots, handle: FileHandle, target: string): Promise<void> {
   const opened = await openedPath(handle);
-  if (opened === null || isAllowed(opened, allowed)) return;
-  throw new CommandError(`Access denied: ${target} is outside the allowed directories (the workspace directory and linked repositories).`);
+  const refused = opened === null ? null : refusalAt(allowed, opened, target);
+  if (refused) throw new CommandError(refused);
+}
+
+/** Why `target`, whose real path is `real`, may not be opened or made: null when it may. */
+export function refusalAt(allowed: AllowedRoots, real: string, target: string): string | null {
+  if (isAllowed(real, allowed)) return null;
+  return `Access denied: ${target} is outside the allowed directories (the workspace directory and linked repositories).`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { constants } from 'node:fs';
 import { type FileHandle, open, readlink } from 'node:fs/promises';
+import path from 'node:path';
 
 /**
  * Opens `file` with `flags` and O_NONBLOCK, and keeps it only when what was opened is a regular
@@ -24,9 +25,64 @@ export function openRegularFile(file: string): Promise<FileHandle | null> {
   return openIfRegular(file, constants.O_RDONLY);
 }
 
-/** Opens a file to write (made when missing, nothing cut yet), or answers null when what is there is not a regular file. */
-export function openRegularFileToWrite(file: string): Promise<FileHandle | null> {
-  return openIfRegular(file, constants.O_WRONLY | constants.O_CREAT);
+/** A file opened to write, or why not: not a regular file there, or its making refused. */
+export type OpenedToWrite = { handle: FileHandle } | { notRegular: true } | { refused: string };
+
+/**
+ * Opens a file to write (nothing cut yet). A missing file is made only after `mayMake` has seen
+ * where it would land (the real folder, as opened, and the file's name) and given no reason to
+ * refuse: made by path, a folder of the path swapped for a link after the caller's check would
+ * leave an empty file outside before the check of what was opened refused it. The file is made in
+ * the folder opened, never through a link at its name.
+ */
+export async function openRegularFileToWrite(file: string, mayMake: (target: string) => Promise<string | null>): Promise<OpenedToWrite> {
+  let target = file;
+  for (let attempt = 0; attempt < MAX_OPEN_ATTEMPTS; attempt++) {
+    const existing = await openIfRegular(target, constants.O_WRONLY).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return undefined;
+      throw err;
+    });
+    if (existing) return { handle: existing };
+    if (existing === null) return { notRegular: true };
+    const made = await makeInOpenedFolder(target, mayMake);
+    if (made === 'taken') continue;
+    if ('linkTo' in made) target = made.linkTo;
+    else return made;
+  }
+  throw new Error(`${file} could not be opened to write: it kept changing, or its links lead on too far.`);
+}
+
+/** Tries to open or make a file, each a path's last link followed, before giving up. */
+const MAX_OPEN_ATTEMPTS = 10;
+
+/**
+ * Makes `file` in its folder as opened. `taken` when a file appeared there meanwhile; `linkTo`
+ * when a link to a file not made yet stands at its name: made where the link leads, as writing
+ * through it by path would, once that place has been looked at in turn.
+ */
+async function makeInOpenedFolder(
+  file: string,
+  mayMake: (target: string) => Promise<string | null>,
+): Promise<OpenedToWrite | { linkTo: string } | 'taken'> {
+  const folder = await open(path.dirname(file), constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    const real = await openedPath(folder);
+    const name = path.basename(file);
+    const refused = await mayMake(real === null ? file : path.join(real, name));
+    if (refused) return { refused };
+    // /proc/self/fd/N is the folder opened, wherever its path leads by now.
+    const where = real === null ? file : `/proc/self/fd/${folder.fd}/${name}`;
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+    const handle = await open(where, flags).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'EEXIST') return null;
+      throw err;
+    });
+    if (handle) return { handle };
+    const link = await readlink(where).catch(() => null);
+    return link === null ? 'taken' : { linkTo: path.resolve(real ?? path.dirname(file), link) };
+  } finally {
+    await folder.close();
+  }
 }
 
 /**

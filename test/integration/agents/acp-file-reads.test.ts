@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdir, readFile, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { GuardedFiles, READ_MAX_BYTES } from '../../../src/agents/acp-files';
 import { makeTempDir } from '../../support/tmp';
@@ -91,12 +91,39 @@ describe("an ACP agent's file reads (fs/read_text_file)", () => {
         refused: expect.stringMatching(/outside this task's workspace/),
       });
       expect(await readFile(path.join(outside, 'notes.txt'), 'utf8')).toBe('the app secret');
+      // A file the write would make: nothing is made outside, not even an empty file.
+      await rm(path.join(dir, 'swapped'));
+      await rename(path.join(dir, 'swapped-Write'), path.join(dir, 'swapped'));
+      const made = path.join(dir, 'swapped', 'made.txt');
+      expect(await racing.write({ sessionId: 's', path: made, content: 'made' })).toEqual({
+        refused: expect.stringMatching(/outside this task's workspace/),
+      });
+      expect(await readdir(outside)).toEqual(['notes.txt']);
       expect(recorded).toEqual([
         expect.objectContaining({ tool: 'Read', path: target }),
         expect.objectContaining({ tool: 'Write', path: target }),
+        expect.objectContaining({ tool: 'Write', path: made }),
       ]);
     } finally {
       await cleanupOutside();
+    }
+  });
+
+  it('writes through a link to a file not made yet where it leads inside, and makes nothing where it leads outside', async () => {
+    const { dir: outside, cleanup: cleanupOutside } = await makeTempDir('aq-acp-outside-');
+    try {
+      await symlink('later/settings.json', path.join(dir, 'settings.json'));
+      await mkdir(path.join(dir, 'later'));
+      expect(await files.write({ sessionId: 's', path: path.join(dir, 'settings.json'), content: '{}' })).toBeNull();
+      expect(await readFile(path.join(dir, 'later', 'settings.json'), 'utf8')).toBe('{}');
+      await symlink(path.join(outside, 'planted.txt'), path.join(dir, 'planted.txt'));
+      expect(await files.write({ sessionId: 's', path: path.join(dir, 'planted.txt'), content: 'x' })).toEqual({
+        refused: expect.stringMatching(/outside/),
+      });
+      expect(await readdir(outside)).toEqual([]);
+    } finally {
+      await cleanupOutside();
+      refusals.length = 0;
     }
   });
 
