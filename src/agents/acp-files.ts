@@ -1,8 +1,8 @@
-import { type FileHandle, mkdir } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { ReadTextFileRequest, ReadTextFileResponse, WriteTextFileRequest } from '@agentclientprotocol/sdk';
 import { fileToolRefusal, outsideRefusal, type Refusal } from './confinement';
-import { openedPath, openRegularFile, openRegularFileToWrite } from '../util/regular-file';
+import { makeFolders, openedPath, openRegularFile, openRegularFileToWrite } from '../util/regular-file';
 
 /** The most text one `fs/read_text_file` answers with; an agent reads a larger file in parts. */
 export const READ_MAX_BYTES = 10 * 1024 * 1024;
@@ -93,7 +93,8 @@ export class GuardedFiles {
   async write(params: WriteTextFileRequest): Promise<{ refused: string } | null> {
     const refused = await this.refusal('Write', params.path);
     if (refused) return { refused };
-    await mkdir(path.dirname(params.path), { recursive: true });
+    const folderRefused = await makeFolders(path.dirname(params.path), (real) => this.refusalAt('Write', params.path, real));
+    if (folderRefused) return { refused: folderRefused };
     const opened = await openRegularFileToWrite(params.path, (real) => this.refusalAt('Write', params.path, real));
     if ('notRegular' in opened) return { refused: notRegular(params.path) };
     if ('refused' in opened) return { refused: opened.refused };

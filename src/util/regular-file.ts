@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { type FileHandle, open, readlink } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readlink, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -83,6 +83,53 @@ async function makeInOpenedFolder(
   } finally {
     await folder.close();
   }
+}
+
+/**
+ * Makes `folder` and the missing folders above it, each inside the one opened above it once
+ * `mayMake` has seen where it would land and given no reason to refuse (the reason is answered).
+ * Made by path (`mkdir -p`), a folder of the path swapped for a link after the caller's check would
+ * lead the new folders out of the workspace.
+ */
+export async function makeFolders(folder: string, mayMake: (target: string) => Promise<string | null>): Promise<string | null> {
+  const missing: string[] = [];
+  let existing = folder;
+  while (!(await isFolder(existing))) {
+    const above = path.dirname(existing);
+    if (above === existing) break;
+    missing.unshift(path.basename(existing));
+    existing = above;
+  }
+  if (missing.length === 0) return null;
+  let handle = await open(existing, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    for (const name of missing) {
+      const real = await openedPath(handle);
+      if (real === null) {
+        await mkdir(folder, { recursive: true });
+        return null;
+      }
+      const refused = await mayMake(path.join(real, name));
+      if (refused) return refused;
+      const where = `/proc/self/fd/${handle.fd}/${name}`;
+      await mkdir(where).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EEXIST') throw err;
+      });
+      const next = await open(where, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+      await handle.close();
+      handle = next;
+    }
+    return null;
+  } finally {
+    await handle.close();
+  }
+}
+
+async function isFolder(file: string): Promise<boolean> {
+  return stat(file).then(
+    (found) => found.isDirectory(),
+    () => false,
+  );
 }
 
 /**

@@ -99,10 +99,19 @@ describe("an ACP agent's file reads (fs/read_text_file)", () => {
         refused: expect.stringMatching(/outside this task's workspace/),
       });
       expect(await readdir(outside)).toEqual(['notes.txt']);
+      // Nor the folders a write would make on the way to its file.
+      await rm(path.join(dir, 'swapped'));
+      await rename(path.join(dir, 'swapped-Write'), path.join(dir, 'swapped'));
+      const deeper = path.join(dir, 'swapped', 'deeper', 'still', 'made.txt');
+      expect(await racing.write({ sessionId: 's', path: deeper, content: 'made' })).toEqual({
+        refused: expect.stringMatching(/outside this task's workspace/),
+      });
+      expect(await readdir(outside)).toEqual(['notes.txt']);
       expect(recorded).toEqual([
         expect.objectContaining({ tool: 'Read', path: target }),
         expect.objectContaining({ tool: 'Write', path: target }),
         expect.objectContaining({ tool: 'Write', path: made }),
+        expect.objectContaining({ tool: 'Write', path: deeper }),
       ]);
     } finally {
       await cleanupOutside();
