@@ -134,8 +134,9 @@ export function isAllowed(real: string, allowed: AllowedRoots): boolean {
  */
 export async function validatePath(ctx: PathContext, target: string): Promise<string> {
   const real = await resolveReal(target);
-  if (isAllowed(real, await allowedRoots(ctx))) return real;
-  throw new CommandError(`Access denied: ${target} is outside the allowed directories (the workspace directory and linked repositories).`);
+  const refused = refusalAt(await allowedRoots(ctx), real, target);
+  if (refused) throw new CommandError(refused);
+  return real;
 }
 
 /**
