@@ -105,9 +105,8 @@ function stableFolders(rootDir) {
   return ['node_modules', 'src', 'test'].map((folder) => path.join(rootDir, folder) + path.sep);
 }
 
-function shareFileReads(fileCache, rootDir) {
+function shareFileReads(fileCache, stable) {
   if (typeof fileCache?.readFileBuffer !== 'function') return;
-  const stable = stableFolders(rootDir);
   const readOwn = fileCache.readFileBuffer.bind(fileCache);
   fileCache.readFileBuffer = (filename) => {
     if (!stable.some((folder) => filename.startsWith(folder))) return readOwn(filename);
@@ -124,10 +123,9 @@ function shareFileReads(fileCache, rootDir) {
  * Jest's transformer, asked again by every test file for every module, stats the file to find
  * its kept transform (the file's modification time is in the key): one `stat` a module a suite.
  */
-function shareTransforms(transformCache, rootDir) {
+function shareTransforms(transformCache, stable) {
   const transformer = transformCache?.scriptTransformer;
   if (typeof transformer?.transform !== 'function') return;
-  const stable = stableFolders(rootDir);
   const transformOwn = transformer.transform.bind(transformer);
   transformer.transform = (filename, options, source) => {
     if (!stable.some((folder) => filename.startsWith(folder))) return transformOwn(filename, options, source);
@@ -143,8 +141,9 @@ function shareTransforms(transformCache, rootDir) {
 class CodeCacheRuntime extends Runtime {
   constructor(...args) {
     super(...args);
-    shareFileReads(this.fileCache, args[0].rootDir);
-    shareTransforms(this.transformCache, args[0].rootDir);
+    const stable = stableFolders(args[0].rootDir);
+    shareFileReads(this.fileCache, stable);
+    shareTransforms(this.transformCache, stable);
     const executor = this.executor;
     const dir = cacheDir();
     if (!dir || typeof executor?.compile !== 'function' || !Array.isArray(executor.injectedModuleParameters)) return;
