@@ -32,6 +32,21 @@ const optionalPackages = {
   },
 };
 
+/**
+ * zod ships a CommonJS and an ES module build. Our modules require it, and the ACP SDK (ES modules
+ * only) imports it, so esbuild bundled both: two copies of zod, each with every locale, evaluated
+ * in every `aq`. Every import of zod now takes the CommonJS build, one copy for all.
+ */
+const oneZod = {
+  name: 'one-zod',
+  setup(build) {
+    build.onResolve({ filter: /^zod(\/|$)/ }, (args) => {
+      if (args.kind !== 'import-statement' && args.kind !== 'dynamic-import') return undefined;
+      return { path: require.resolve(args.path, { paths: [args.resolveDir] }) };
+    });
+  },
+};
+
 /** Our modules that read files beside them (the migrations folder) keep their own __dirname. */
 const ownDirname = {
   name: 'own-dirname',
@@ -109,7 +124,7 @@ async function bundleCli() {
     target: 'node20',
     format: 'cjs',
     external: EXTERNAL,
-    plugins: [optionalPackages, ownDirname, withoutUmzugCli, pgStreamForNode],
+    plugins: [oneZod, optionalPackages, ownDirname, withoutUmzugCli, pgStreamForNode],
     // Names stay: MikroORM names entities after their classes.
     minifyWhitespace: true,
     minifySyntax: true,

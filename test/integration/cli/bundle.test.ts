@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { MikroORM } from '@mikro-orm/sqlite';
@@ -101,6 +101,11 @@ describe('the aq bundle', () => {
     const code = files.filter((f) => !f.endsWith('.json'));
     const packages = new Set(code.flatMap((f) => f.split(/node_modules[\\/]/)[1]?.split(/[\\/]/)[0] ?? []));
     expect([...packages].sort()).toEqual(['bindings', 'file-uri-to-path', 'sqlite3']);
+  });
+
+  it('holds one copy of zod, though our modules require it and the ACP SDK imports it', async () => {
+    const code = await readFile(BUNDLE, 'latin1');
+    expect(code.match(/\$constructor\("\$ZodType",/g)).toHaveLength(1);
   });
 
   it('gives the same answers as the unbundled build, on a new database and on the same one again', async () => {
