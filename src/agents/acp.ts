@@ -9,13 +9,14 @@ import { permissionJudge, REJECT } from './acp-permissions';
 import { GuardedFiles } from './acp-files';
 import type { AgentAdapter, AgentRunOutcome, AgentRunRequest, AgentUsage } from './adapter';
 import { closedFolders, missingSandboxPrograms, realPathOf, type ConfinementPolicy, type Refusal } from './confinement';
+import { lastWordsOf } from './last-words';
 import { oneLine } from './progress-lines';
 import { makeRunTempDir } from './run-temp-dir';
 import type { AgentProfile } from './profiles';
 import { bubblewrapArgs } from './process-sandbox';
 import { nothingChangedFailure, workspaceHead } from './workspace-changes';
 import { isRateLimitMessage, parseResetTime } from './rate-limits';
-import { withoutSecrets } from '../util/safe-env';
+import { commandEnvironment } from '../util/safe-env';
 import { errorMessage } from '../util/error-message';
 import { settleAll } from '../util/settle-all';
 
@@ -145,7 +146,7 @@ export class AcpAdapter implements AgentAdapter {
     }
     const policy = this.options.confinement ?? {};
     const base = this.options.baseEnv ?? process.env;
-    const env: Record<string, string | undefined> = { ...withoutSecrets(base), ...profile.env };
+    const env: Record<string, string | undefined> = { ...commandEnvironment(base), ...profile.env };
     const sandboxed = profile.sandbox && missingSandboxPrograms(env.PATH).filter((p) => p === 'bwrap').length === 0;
     if (profile.sandbox && !sandboxed && !policy.allowUnsandboxed) {
       return failed(
@@ -340,7 +341,7 @@ export class AcpAdapter implements AgentAdapter {
       const base = { usage, costUsd: transcript.runCost, sessionId, summary: transcript.answer.trim() };
       if (controller.signal.aborted) return { ...base, status: 'aborted', errorMessage: 'Agent was stopped.', resetsAt: null };
       if (isRateLimitMessage(message)) return { ...base, status: 'rate_limited', errorMessage: message, resetsAt: resetOf(data, message) };
-      const last = stderr.at(-1);
+      const last = lastWordsOf(stderr);
       return {
         ...base,
         status: 'failed',

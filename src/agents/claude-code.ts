@@ -3,7 +3,7 @@ import os from 'node:os';
 import type { Options, SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
 import { isRateLimitMessage, parseResetTime } from './rate-limits';
 import { DEFAULT_ANTHROPIC_URL, observeLimits } from './limit-observer';
-import { withoutSecrets } from '../util/safe-env';
+import { commandEnvironment } from '../util/safe-env';
 import {
   claudeConfigSecrets,
   missingSandboxPrograms,
@@ -58,8 +58,9 @@ export const CLAUDE_DISALLOWED_WITHOUT_PEOPLE = ['AskUserQuestion'];
 const MODEL_ACCESS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'] as const;
 
 /**
- * The CLI's environment: ours without secrets (the agent's output is posted to Slack), plus the
- * Anthropic settings it needs, no telemetry, bounded retries. CLAUDE_CODE_SUBPROCESS_ENV_SCRUB
+ * The CLI's environment: ours without secrets (the agent's output is posted to Slack) nor the
+ * app's own runtime settings (commandEnvironment), plus the Anthropic settings it needs, no
+ * telemetry, bounded retries. CLAUDE_CODE_SUBPROCESS_ENV_SCRUB
  * makes the CLI strip its own credentials from what its Bash commands, hooks and MCP servers
  * see: the CLI needs the key, the agent's shell must not print it.
  */
@@ -67,7 +68,7 @@ export function buildClaudeEnv(
   options: Pick<ClaudeCodeOptions, 'apiKey' | 'baseUrl' | 'maxRetries' | 'env'>,
   base: NodeJS.ProcessEnv = process.env,
 ): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = withoutSecrets(base);
+  const env: Record<string, string | undefined> = commandEnvironment(base);
   for (const name of MODEL_ACCESS) {
     if (base[name]) env[name] = base[name];
   }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { GitRunner } from '../git/git-runner';
 import { runShell } from '../util/run-shell';
-import { withoutSecrets } from '../util/safe-env';
+import { commandEnvironment } from '../util/safe-env';
 import { refused, type CommandPort } from './command-port';
 import { renderHookPrompt, renderHookUrl, renderShellCommand, type StepResult } from './hook-template';
 import { cutWhole } from '../util/whole-characters';
@@ -145,7 +145,7 @@ export async function runShellStep(
     timeoutMs: seconds(step.timeout, 60) * 1000,
     maxStdout: LIMITS.shellStdout,
     maxStderr: LIMITS.shellStderr,
-    env: { ...withoutSecrets(process.env), ...values },
+    env: { ...commandEnvironment(process.env), ...values },
   });
   return { stdout: run.stdout, stderr: run.stderr, exit_code: run.exitCode, ...(run.timedOut && { timed_out: true }) };
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { withoutSecrets } from './safe-env';
+import { commandEnvironment } from './safe-env';
 
 export interface ShellRun {
   exitCode: number;
@@ -26,7 +26,7 @@ export function runShell(command: string, options: ShellOptions): Promise<ShellR
   return new Promise((resolve, reject) => {
     const child = spawn('/bin/sh', ['-c', command], {
       cwd: options.cwd,
-      env: options.env ?? withoutSecrets(process.env),
+      env: options.env ?? commandEnvironment(process.env),
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

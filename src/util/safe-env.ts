@@ -35,9 +35,27 @@ export function isSecretVariable(name: string, value?: string): boolean {
   return isSecretName(name) || APP_PREFIXES.some((p) => name.startsWith(p)) || isSecretValue(value);
 }
 
-/** A copy of `env` without tokens, keys, passwords and credentialed URLs. */
-export function withoutSecrets(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([name, value]) => !isSecretVariable(name, value)));
+/**
+ * How the app's own Node process was started: its runtime options (a preload of the app's, a
+ * debugger port) and the npm script that ran it (`npm start` sets npm_lifecycle_*, npm_package_*,
+ * INIT_CWD). Handed on, every Node program a command runs would start the same way, and fail
+ * outright where an agent's sandbox hides the preloaded file.
+ */
+const APP_RUNTIME =
+  /^(NODE_OPTIONS|INIT_CWD|npm_command|npm_execpath|npm_node_execpath|npm_config_local_prefix)$|^npm_(lifecycle|package)_/;
+
+/** Whether a variable describes how the app's own process was started (APP_RUNTIME). */
+export function isAppRuntimeVariable(name: string): boolean {
+  return APP_RUNTIME.test(name);
+}
+
+/**
+ * The environment for commands people, hooks and models run (agents, hook steps, run_command):
+ * `env` without tokens, keys, passwords and credentialed URLs, and without the app's own runtime
+ * settings.
+ */
+export function commandEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name, value]) => !isSecretVariable(name, value) && !isAppRuntimeVariable(name)));
 }
 
 /** Shorter values are too likely to be ordinary words ("true", "admin") to be hunted in text. */

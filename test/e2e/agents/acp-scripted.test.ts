@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AcpAdapter } from '../../../src/agents/acp';
 import { acpOptions } from '../../../src/agents/acp-options';
+import type { AgentProfile } from '../../../src/agents/profiles';
 import { GitManager } from '../../../src/git/git-manager';
 import { GitManagerTaskGit } from '../../../src/orchestrator/task-git';
 import { ORDINARY_TEXT, writeAppFiles } from '../../support/app-files';
@@ -258,6 +259,58 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
     } finally {
       await appFiles.close();
     }
+  });
+
+  /** The adapter with one profile, on an app whose own environment is `appEnv`. */
+  async function startProfile(profile: AgentProfile, appEnv: NodeJS.ProcessEnv = process.env): Promise<void> {
+    h = await makeHarness({ agents: 0 });
+    await h.rt.db.agents.create({ id: 'acp-1', name: 'ACP 1', type: 'acp', backend: 'acp', profile: profile.name });
+    const acp = new AcpAdapter({
+      profiles: [profile],
+      hiddenPaths: [h.rt.config.databasePath],
+      tempRoot: path.join(h.rt.home, 'agent-tmp'),
+      baseEnv: appEnv,
+    });
+    await h.start({ adapters: { acp }, git: new GitManagerTaskGit(new GitManager()), progressIntervalMs: 20 });
+  }
+
+  it("gets none of the app's own Node options nor the npm script that started it, so a preload of the app's stops no agent", async () => {
+    // The app as `npm start` runs it, with a tracing preload of the operator's, out of the agent's sight.
+    const install = await makeTempDir('aq-app-install-');
+    cleanups.push(install.cleanup);
+    const tracing = path.join(install.dir, 'tracing.js');
+    await writeFile(tracing, '');
+    const appEnv = {
+      ...process.env,
+      NODE_OPTIONS: `--require ${tracing}`,
+      INIT_CWD: install.dir,
+      npm_lifecycle_event: 'start',
+      npm_package_json: path.join(install.dir, 'package.json'),
+    };
+    const stateDir = await makeTempDir('aq-acp-state-');
+    cleanups.push(stateDir.cleanup);
+    await startProfile(scriptedProfile(stateDir.dir), appEnv);
+    const id = await h.task('Show your environment', { description: 'acp:peek /proc/self/environ' });
+    await h.waitStatus(id, 'COMPLETED', 90_000);
+    const summary = (await h.rt.db.taskResults.latest(id))?.summary ?? '';
+    expect(summary).toContain('peeked /proc/self/environ:');
+    for (const name of ['NODE_OPTIONS', 'INIT_CWD', 'npm_lifecycle_event', 'npm_package_json']) expect(summary).not.toContain(`${name}=`);
+  });
+
+  it('an agent that crashes as it starts fails its task with its error, not the last line Node prints', async () => {
+    await startProfile({
+      name: 'crashing',
+      command: process.execPath,
+      args: ['-e', "throw new Error('no settings file at ~/.agent/settings.json')"],
+      env: {},
+      sandbox: true,
+      writable: [],
+    });
+    const id = await h.task('Start', { description: 'Anything.' });
+    await waitFor(async () => h.eventsOf('task_failed', id).length > 0, 60_000, 'the run to fail');
+    const error = String(h.eventsOf('task_failed', id)[0].payload.error);
+    expect(error).toContain('Error: no settings file at ~/.agent/settings.json');
+    expect(error).not.toMatch(/Node\.js v\d/);
   });
 
   it("a key in an agent profile's env is redacted from what the agent reports", async () => {

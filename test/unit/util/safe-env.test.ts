@@ -1,5 +1,5 @@
 import { runShell } from '../../../src/util/run-shell';
-import { isSecretVariable, redactValues, secretValuesOf, withoutSecrets } from '../../../src/util/safe-env';
+import { isSecretVariable, redactValues, secretValuesOf, commandEnvironment } from '../../../src/util/safe-env';
 
 describe('secrets never reach commands', () => {
   it('recognises tokens, keys, passwords and credentials by the words in their names', () => {
@@ -26,7 +26,32 @@ describe('secrets never reach commands', () => {
     for (const name of ['PATH', 'HOME', 'LANG', 'AQ_HOME', 'NODE_ENV', 'TERM', 'XKB_DEFAULT_KEYMAP', 'KEYBOARD_LAYOUT']) {
       expect([name, isSecretVariable(name, 'plain')]).toEqual([name, false]);
     }
-    expect(withoutSecrets({ PATH: '/bin', SLACK_BOT_TOKEN: 'xoxb-1' })).toEqual({ PATH: '/bin' });
+    expect(commandEnvironment({ PATH: '/bin', SLACK_BOT_TOKEN: 'xoxb-1' })).toEqual({ PATH: '/bin' });
+  });
+
+  it("keeps how the app's own process was started (its Node options, the npm script that ran it) from commands", () => {
+    const started = {
+      PATH: '/bin',
+      NODE_ENV: 'production',
+      NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt',
+      npm_config_cafile: '/etc/ssl/certs/ca-certificates.crt',
+      NODE_OPTIONS: '--require /srv/aq/tracing.js',
+      INIT_CWD: '/srv/aq',
+      npm_command: 'start',
+      npm_execpath: '/usr/lib/node_modules/npm/bin/npm-cli.js',
+      npm_node_execpath: '/usr/bin/node',
+      npm_config_local_prefix: '/srv/aq',
+      npm_lifecycle_event: 'start',
+      npm_lifecycle_script: 'node dist/src/app.js',
+      npm_package_json: '/srv/aq/package.json',
+      npm_package_name: 'agent-queue-slack',
+    };
+    expect(commandEnvironment(started)).toEqual({
+      PATH: '/bin',
+      NODE_ENV: 'production',
+      NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt',
+      npm_config_cafile: '/etc/ssl/certs/ca-certificates.crt',
+    });
   });
 
   it('recognises secrets by their value: credentialed URLs and well-known token formats', () => {
