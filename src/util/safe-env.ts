@@ -37,12 +37,14 @@ export function isSecretVariable(name: string, value?: string): boolean {
 
 /**
  * How the app's own Node process was started: its runtime options (a preload of the app's, a
- * debugger port) and the npm script that ran it (`npm start` sets npm_lifecycle_*, npm_package_*,
- * INIT_CWD). Handed on, every Node program a command runs would start the same way, and fail
- * outright where an agent's sandbox hides the preloaded file.
+ * debugger port), its mode (NODE_ENV=production, under which an agent's `npm install` would leave
+ * out the project's devDependencies, its test tools among them) and the npm script that ran it
+ * (`npm start` sets npm_lifecycle_*, npm_package_*, INIT_CWD). Handed on, every Node program a
+ * command runs would start the same way, and fail outright where an agent's sandbox hides the
+ * preloaded file.
  */
 const APP_RUNTIME =
-  /^(NODE_OPTIONS|INIT_CWD|npm_command|npm_execpath|npm_node_execpath|npm_config_local_prefix)$|^npm_(lifecycle|package)_/;
+  /^(NODE_OPTIONS|NODE_ENV|INIT_CWD|npm_command|npm_execpath|npm_node_execpath|npm_config_local_prefix)$|^npm_(lifecycle|package)_/;
 
 /** Whether a variable describes how the app's own process was started (APP_RUNTIME). */
 export function isAppRuntimeVariable(name: string): boolean {

@@ -29,7 +29,7 @@ describe('secrets never reach commands', () => {
     expect(commandEnvironment({ PATH: '/bin', SLACK_BOT_TOKEN: 'xoxb-1' })).toEqual({ PATH: '/bin' });
   });
 
-  it("keeps how the app's own process was started (its Node options, the npm script that ran it) from commands", () => {
+  it("keeps how the app's own process was started (its Node options and mode, the npm script that ran it) from commands", () => {
     const started = {
       PATH: '/bin',
       NODE_ENV: 'production',
@@ -48,7 +48,6 @@ describe('secrets never reach commands', () => {
     };
     expect(commandEnvironment(started)).toEqual({
       PATH: '/bin',
-      NODE_ENV: 'production',
       NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt',
       npm_config_cafile: '/etc/ssl/certs/ca-certificates.crt',
     });
