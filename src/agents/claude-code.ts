@@ -60,9 +60,9 @@ const MODEL_ACCESS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_AUTH
 /**
  * The CLI's environment: ours without secrets (the agent's output is posted to Slack) nor the
  * app's own runtime settings (commandEnvironment), plus the Anthropic settings it needs, no
- * telemetry, bounded retries. CLAUDE_CODE_SUBPROCESS_ENV_SCRUB
- * makes the CLI strip its own credentials from what its Bash commands, hooks and MCP servers
- * see: the CLI needs the key, the agent's shell must not print it.
+ * telemetry, bounded retries. CLAUDE_CODE_SUBPROCESS_ENV_SCRUB makes the CLI strip its own
+ * credentials from what its Bash commands, hooks and MCP servers see: the CLI needs the key, the
+ * agent's shell must not print it.
  */
 export function buildClaudeEnv(
   options: Pick<ClaudeCodeOptions, 'apiKey' | 'baseUrl' | 'maxRetries' | 'env'>,

@@ -47,12 +47,13 @@ const APP_RUNTIME =
   /^(NODE_OPTIONS|NODE_ENV|INIT_CWD|npm_command|npm_execpath|npm_node_execpath|npm_config_local_prefix)$|^npm_(lifecycle|package)_/;
 
 /** Whether a variable describes how the app's own process was started (APP_RUNTIME). */
-export function isAppRuntimeVariable(name: string): boolean {
+function isAppRuntimeVariable(name: string): boolean {
   return APP_RUNTIME.test(name);
 }
 
 /**
- * The environment for commands people, hooks and models run (agents, hook steps, run_command):
+ * The environment for commands people, hooks and models run (agents, hook steps, run_command,
+ * the landing's checks):
  * `env` without tokens, keys, passwords and credentialed URLs, and without the app's own runtime
  * settings.
  */
