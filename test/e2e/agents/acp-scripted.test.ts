@@ -295,7 +295,8 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
     await h.waitStatus(id, 'COMPLETED', 90_000);
     const summary = (await h.rt.db.taskResults.latest(id))?.summary ?? '';
     expect(summary).toContain('peeked /proc/self/environ:');
-    for (const name of ['NODE_OPTIONS', 'NODE_ENV', 'INIT_CWD', 'npm_lifecycle_event', 'npm_package_json']) expect(summary).not.toContain(`${name}=`);
+    for (const name of ['NODE_OPTIONS', 'NODE_ENV', 'INIT_CWD', 'npm_lifecycle_event', 'npm_package_json'])
+      expect(summary).not.toContain(`${name}=`);
   });
 
   it('an agent that crashes as it starts fails its task with its error, not the last line Node prints', async () => {
