@@ -34,13 +34,20 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
   ): Promise<void> {
     h = await makeHarness({ agents: 0, inWorkspaceDir, ...(appHome && { env: { AQ_HOME: appHome } }) });
     state = path.join(h.rt.home, 'acp-state');
-    await h.rt.db.agents.create({ id: 'acp-1', name: 'ACP 1', type: 'acp', backend: 'acp', profile: 'scripted' });
     const profile = scriptedProfile(state, 'scripted', env);
-    const profiles = [{ ...profile, writable: [...profile.writable, ...ownFolders] }];
+    await startAgent([{ ...profile, writable: [...profile.writable, ...ownFolders] }], wired);
+  }
+
+  /**
+   * The daemon, with one ACP agent on the first of `profiles`; the adapter's options as the app
+   * makes them (`wired`) or the test's own, on an app whose environment is `appEnv`.
+   */
+  async function startAgent(profiles: AgentProfile[], wired: boolean, appEnv?: NodeJS.ProcessEnv): Promise<void> {
+    await h.rt.db.agents.create({ id: 'acp-1', name: 'ACP 1', type: 'acp', backend: 'acp', profile: profiles[0].name });
     const acp = new AcpAdapter(
       wired
         ? { ...acpOptions(h.rt.config, () => undefined), profiles }
-        : { profiles, hiddenPaths: [h.rt.config.databasePath], tempRoot: path.join(h.rt.home, 'agent-tmp') },
+        : { profiles, hiddenPaths: [h.rt.config.databasePath], tempRoot: path.join(h.rt.home, 'agent-tmp'), baseEnv: appEnv },
     );
     await h.start({ adapters: { acp }, git: new GitManagerTaskGit(new GitManager()), progressIntervalMs: 20 });
   }
@@ -261,17 +268,10 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
     }
   });
 
-  /** The adapter with one profile, on an app whose own environment is `appEnv`. */
-  async function startProfile(profile: AgentProfile, appEnv: NodeJS.ProcessEnv = process.env): Promise<void> {
+  /** A harness of its own, running `profile`'s agent on an app whose own environment is `appEnv`. */
+  async function startProfile(profile: AgentProfile, appEnv?: NodeJS.ProcessEnv): Promise<void> {
     h = await makeHarness({ agents: 0 });
-    await h.rt.db.agents.create({ id: 'acp-1', name: 'ACP 1', type: 'acp', backend: 'acp', profile: profile.name });
-    const acp = new AcpAdapter({
-      profiles: [profile],
-      hiddenPaths: [h.rt.config.databasePath],
-      tempRoot: path.join(h.rt.home, 'agent-tmp'),
-      baseEnv: appEnv,
-    });
-    await h.start({ adapters: { acp }, git: new GitManagerTaskGit(new GitManager()), progressIntervalMs: 20 });
+    await startAgent([profile], false, appEnv);
   }
 
   it("gets none of the app's own Node options nor the npm script that started it, so a preload of the app's stops no agent", async () => {
