@@ -93,9 +93,10 @@ export class GuardedFiles {
   async write(params: WriteTextFileRequest): Promise<{ refused: string } | null> {
     const refused = await this.refusal('Write', params.path);
     if (refused) return { refused };
-    const folderRefused = await makeFolders(path.dirname(params.path), (real) => this.refusalAt('Write', params.path, real));
+    const mayMake = (real: string) => this.refusalAt('Write', params.path, real);
+    const folderRefused = await makeFolders(path.dirname(params.path), mayMake);
     if (folderRefused) return { refused: folderRefused };
-    const opened = await openRegularFileToWrite(params.path, (real) => this.refusalAt('Write', params.path, real));
+    const opened = await openRegularFileToWrite(params.path, mayMake);
     if ('notRegular' in opened) return { refused: notRegular(params.path) };
     if ('refused' in opened) return { refused: opened.refused };
     const { handle } = opened;
