@@ -2,7 +2,8 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { firstMatchStart, LineScanner } from './line-patterns';
-import { PY_D, PY_DOT, PY_S, pyLenAtLeast, pyPrefix, pyStrip, pyStripRange } from './python-text';
+import { withoutEmphasis } from './emphasis';
+import { PY_D, PY_S, pyLenAtLeast, pyPrefix, pyStrip, pyStripRange } from './python-text';
 
 /** A step of a plan: becomes one child task. */
 export interface PlanStep {
@@ -82,7 +83,6 @@ const SEPARATORS = ':.)\\-\\u2014\\u2013';
 const KEYWORD_PREFIX = new RegExp(`^(?:Step|Phase|Part|Task)${PY_S}*${PY_D}+${PY_S}*[${SEPARATORS}]${PY_S}*`, 'iu');
 const KEYWORD_NUMBER = new RegExp(`^(?:Step|Phase|Part|Task)${PY_S}+${PY_D}+${PY_S}+`, 'iu');
 const LEADING_NUMBER = new RegExp(`^${PY_D}+[${SEPARATORS}]${PY_S}*`, 'u');
-const EMPHASIS = new RegExp(`\\*{1,2}(${PY_DOT}+?)\\*{1,2}`, 'gu');
 
 /** Could `text` start with a keyword of rules 1–2? (Non-ASCII letters may case-fold to one.) */
 function mayStartWithKeyword(text: string): boolean {
@@ -102,7 +102,7 @@ export function cleanTitle(text: string): string {
   if (mayStartWithKeyword(title)) title = title.replace(KEYWORD_PREFIX, '');
   if (mayStartWithKeyword(title)) title = title.replace(KEYWORD_NUMBER, '');
   if (mayStartWithDigit(title)) title = title.replace(LEADING_NUMBER, '');
-  if (title.includes('*')) title = title.replace(EMPHASIS, '$1');
+  title = withoutEmphasis(title);
   return pyStrip(title);
 }
 

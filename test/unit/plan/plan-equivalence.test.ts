@@ -1,7 +1,15 @@
+import { withoutEmphasis } from '../../../src/plan/emphasis';
 import { cleanTitle, extractPlanContext, parsePlan } from '../../../src/plan/parser';
 import { pyStrip, pyStripRange } from '../../../src/plan/python-text';
 import { EDGE_CASES, planCorpus, seededRandom } from './plan-corpus';
-import { referenceCleanTitle, referenceParsePlan, referencePlanContext, referenceStrategy, referenceStrip } from './reference-parser';
+import {
+  referenceCleanTitle,
+  referenceParsePlan,
+  referencePlanContext,
+  referenceStrategy,
+  referenceStrip,
+  referenceWithoutEmphasis,
+} from './reference-parser';
 
 // The production parser is written for speed; the reference applies the spec's expressions as
 // written. They must agree on every text: the hand-written cases and thousands of random plans.
@@ -110,6 +118,23 @@ describe('the parser agrees with the reference implementation', () => {
     );
     const lines = CORPUS.flatMap((text) => text.split('\n'));
     expect(firstMismatch([...lines, ...random_], cleanTitle, referenceCleanTitle)).toBeUndefined();
+  });
+
+  it('takes emphasis off as rule 5 does, across line breaks and long runs of stars', () => {
+    // Titles are one line, but the rule is written for any text: line breaks end a run.
+    const random = seededRandom(5);
+    const alphabet = ['*', '*', '*', 'a', ' ', '\n', '😀', '\ud800', '\udc00'];
+    const random_ = Array.from({ length: 20_000 }, () =>
+      Array.from({ length: Math.floor(random() * 16) }, () => alphabet[Math.floor(random() * alphabet.length)]).join(''),
+    );
+    const long = [
+      '*'.repeat(100_001),
+      `${'*'.repeat(1000)}${'a'.repeat(10_000)}`,
+      `**${'a'.repeat(10_000)}`,
+      '**bold** and *em* '.repeat(2000),
+      `${'*a'.repeat(5000)}\n${'*'.repeat(5001)}`,
+    ];
+    expect(firstMismatch([...random_, ...long, ...EDGE_CASES], withoutEmphasis, referenceWithoutEmphasis)).toBeUndefined();
   });
 
   it('pyStrip, on every line of the corpus and every UTF-16 code unit', () => {

@@ -22,6 +22,11 @@ export function referenceStrip(text: string): string {
   return text.replace(new RegExp(`^${PY_S}+`, 'u'), '').replace(new RegExp(`${PY_S}+$`, 'u'), '');
 }
 
+/** Rule 5 alone: emphasis markers around a run of text, taken off. */
+export function referenceWithoutEmphasis(text: string): string {
+  return text.replace(CLEANING_RULES[3][0], CLEANING_RULES[3][1]);
+}
+
 export function referenceCleanTitle(text: string): string {
   let title = text;
   for (const [pattern, replacement] of CLEANING_RULES) title = title.replace(pattern, replacement);
