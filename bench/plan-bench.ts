@@ -39,6 +39,7 @@ const SHAPES: Record<string, (bytes: number) => string> = {
   'newlines after ##': (n) => `##${'\n'.repeat(n)}`,
   'stars in a heading': (n) => `## ${'*'.repeat(n)}\nbody text long enough`,
   'unclosed emphasis': (n) => `## **${'a'.repeat(n)}\nbody text long enough`,
+  'emphasis pairs in a title': (n) => `1. ${'*a'.repeat(n / 2)}\n`,
 };
 
 /**
