@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ClaudeCodeAdapter, unsandboxedRefusal, type ClaudeCodeOptions } from '../../../src/agents/claude-code';
@@ -222,6 +223,30 @@ describe('agents are confined to their workspace (real Claude Code CLI)', () => 
     expect(shell).toContain('my own work');
     expect(shell).not.toContain(SECRET);
     for (const file of others) expect(shell).toContain(`cat: ${file}:`);
+  });
+
+  it("the shell cannot talk to a host service's Unix socket, which no network allowlist covers", async () => {
+    // A service of the machine listening on a socket file the sandbox can see (as a container
+    // engine's or an SSH agent's are): reaching it must be refused, not merely the file hidden.
+    // (Claude Code's sandbox refuses the shell Unix sockets altogether.)
+    const socket = path.join(outside, 'service.sock');
+    const service = net.createServer((client) => client.end(`${SECRET}\n`));
+    await new Promise<void>((resolve) => service.listen(socket, resolve));
+    try {
+      // socat, which the sandbox itself needs, as the client.
+      await writeFile(path.join(workspace, 'Makefile'), `test:\n\t-ls -l ${outside}\n\tsocat -u UNIX-CONNECT:${socket} STDOUT\n`);
+      fake.enqueue({ toolUses: [{ name: 'Bash', input: { command: 'make test' } }] }, { text: 'Tried.' });
+      const outcome = await adapter().run(request());
+
+      expect(outcome.status).toBe('completed');
+      const shell = textOf(fake.requests.flatMap((r) => fake.toolResultsIn(r))[0]);
+      // The socket file is in sight; what it answers is not.
+      expect(shell).toContain('service.sock');
+      expect(shell).toMatch(/socat\[\d+\] E .*: Operation not permitted/);
+      expect(shell).not.toContain(SECRET);
+    } finally {
+      await new Promise((resolve) => service.close(resolve));
+    }
   });
 
   it('a run whose file tool write was refused but whose shell changed the workspace completes', async () => {
