@@ -14,11 +14,15 @@ import { oneLine } from './progress-lines';
 import { makeRunTempDir } from './run-temp-dir';
 import type { AgentProfile } from './profiles';
 import { bubblewrapArgs } from './process-sandbox';
+import { unixSocketFilter } from './unix-socket-filter';
 import { nothingChangedFailure, workspaceHead } from './workspace-changes';
 import { isRateLimitMessage, parseResetTime } from './rate-limits';
 import { commandEnvironment } from '../util/safe-env';
 import { errorMessage } from '../util/error-message';
 import { settleAll } from '../util/settle-all';
+
+/** The agent's descriptor bubblewrap reads its Unix-socket filter from (after stdin, stdout, stderr). */
+const SOCKET_FILTER_FD = 3;
 
 export interface AcpOptions {
   profiles: AgentProfile[];
@@ -163,6 +167,8 @@ export class AcpAdapter implements AgentAdapter {
     const tempRoot = this.options.tempRoot;
     const tmp = await makeRunTempDir(tempRoot, 'aq-acp-');
     env.TMPDIR = tmp;
+    // Read by bubblewrap from the child's fourth descriptor as it starts.
+    const socketFilter = sandboxed ? unixSocketFilter() : null;
     const [command, args] = sandboxed
       ? [
           'bwrap',
@@ -176,6 +182,7 @@ export class AcpAdapter implements AgentAdapter {
               closed: [...closedFolders(policy, home), tempRoot],
               // Agents run as one user: a shared /tmp would show each agent the others' TMPDIRs.
               privateTmp: true,
+              ...(socketFilter && { seccompFd: SOCKET_FILTER_FD }),
             },
             request.cwd,
             profile.command,
@@ -184,9 +191,18 @@ export class AcpAdapter implements AgentAdapter {
         ]
       : [profile.command, profile.args];
     if (!sandboxed) this.log(request, `running ${profile.name} without the sandbox.`);
-    const child = spawn(command, args, { cwd: request.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: request.cwd,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe', ...(socketFilter ? ['pipe' as const] : [])],
+    });
     // A pipe to a process that died is reported by the connection; the stream's own error must not crash the app.
     child.stdin?.on('error', () => undefined);
+    if (socketFilter) {
+      const filterPipe = child.stdio[SOCKET_FILTER_FD] as Writable;
+      filterPipe.on('error', () => undefined);
+      filterPipe.end(socketFilter);
+    }
     try {
       return await this.session(request, profile, child, roots, startHead);
     } finally {

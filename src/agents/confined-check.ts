@@ -1,8 +1,13 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { runShell, type ShellRun } from '../util/run-shell';
 import { closedFolders, missingSandboxPrograms } from './confinement';
 import { bubblewrapArgs } from './process-sandbox';
+import { unixSocketFilter } from './unix-socket-filter';
+
+/** The descriptor bubblewrap reads the Unix-socket filter from. */
+const FILTER_FD = 3;
 
 export interface CheckConfinement {
   /** Run without bubblewrap when it is missing (the agents' own AQ_ALLOW_UNSANDBOXED). */
@@ -17,9 +22,9 @@ export interface CheckConfinement {
  * Runs a project's check command in a task's workspace confined like the agent's shell: the
  * environment without the app's secrets, and under bubblewrap a read-only system with only the
  * workspace (and a private /tmp) writable but not its git settings and hooks, other workspaces,
- * the home folder's credentials and the queue's own files hidden, and its own process namespace
- * (the app's processes, and so their environment, out of sight). Refuses, in a sentence, when
- * bubblewrap is missing and the app may not run commands without it.
+ * the home folder's credentials and the queue's own files hidden, its own process namespace
+ * (the app's processes, and so their environment, out of sight), and no Unix sockets. Refuses,
+ * in a sentence, when bubblewrap is missing and the app may not run commands without it.
  */
 export async function runConfinedCheck(
   command: string,
@@ -39,6 +44,11 @@ export async function runConfinedCheck(
   }
   const home = os.homedir();
   const workspace = path.resolve(options.cwd);
+  const socketFilter = unixSocketFilter();
+  // bubblewrap reads the filter from a descriptor: the shell opens this file on it.
+  const filterDir = socketFilter ? await mkdtemp(path.join(os.tmpdir(), 'aq-check-')) : null;
+  const filterFile = filterDir ? path.join(filterDir, 'unix-sockets.bpf') : null;
+  if (filterFile && socketFilter) await writeFile(filterFile, socketFilter, { mode: 0o600 });
   // The agents' own sandbox line, so the check gets what they get: its own process namespace
   // above all, where the app's processes (and their environment) are out of sight and reach.
   const args = bubblewrapArgs(
@@ -49,11 +59,17 @@ export async function runConfinedCheck(
       hidden: options.confinement.hiddenPaths,
       closed: closedFolders(options.confinement, home),
       privateTmp: true,
+      ...(filterFile && { seccompFd: FILTER_FD }),
     },
     workspace,
     '/bin/sh',
     ['-c', command],
   );
-  const quoted = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  return runShell(`exec bwrap ${quoted}`, shell);
+  const quote = (a: string) => `'${a.replace(/'/g, `'\\''`)}'`;
+  const redirect = filterFile ? ` ${FILTER_FD}<${quote(filterFile)}` : '';
+  try {
+    return await runShell(`exec bwrap ${args.map(quote).join(' ')}${redirect}`, shell);
+  } finally {
+    if (filterDir) await rm(filterDir, { recursive: true, force: true });
+  }
 }

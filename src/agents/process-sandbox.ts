@@ -21,6 +21,8 @@ export interface ProcessSandbox {
   closed?: string[];
   /** An empty /tmp of its own, where only the writable folders under /tmp (an agent's TMPDIR) come back. */
   privateTmp?: boolean;
+  /** The descriptor bubblewrap reads the Unix-socket filter from (unixSocketFilter), when it is given one. */
+  seccompFd?: number;
 }
 
 /** bubblewrap arguments masking each existing path: an empty folder over a folder, /dev/null over a file. */
@@ -47,8 +49,8 @@ export function gitControlArgs(writable: string[]): string[] {
 /**
  * The bubblewrap command line that runs `command` confined: the machine read-only, writes only in
  * the writable folders (but not in their git settings and hooks), other workspaces, home secrets
- * and the app's own files replaced by empty ones, its own process and IPC namespaces. The network
- * stays shared: the agent must reach its model's API (shell commands it runs go through the same
+ * and the app's own files replaced by empty ones, its own process and IPC namespaces, and with a
+ * `seccompFd` no Unix sockets (unix-socket-filter.ts). The network stays shared: the agent must reach its model's API (shell commands it runs go through the same
  * confinement).
  */
 export function bubblewrapArgs(sandbox: ProcessSandbox, cwd: string, command: string, args: string[]): string[] {
@@ -71,6 +73,7 @@ export function bubblewrapArgs(sandbox: ProcessSandbox, cwd: string, command: st
     ...binds,
     ...gitControlArgs(sandbox.writable),
     ...hidden,
+    ...(sandbox.seccompFd === undefined ? [] : ['--seccomp', String(sandbox.seccompFd)]),
     '--unshare-pid',
     '--unshare-ipc',
     '--die-with-parent',

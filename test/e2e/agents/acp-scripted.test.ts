@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import { AcpAdapter } from '../../../src/agents/acp';
 import { acpOptions } from '../../../src/agents/acp-options';
@@ -273,6 +274,25 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
     h = await makeHarness({ agents: 0 });
     await startAgent([profile], false, appEnv);
   }
+
+  it("the whole agent process cannot reach a host service's Unix socket, which no network rule covers", async () => {
+    // A socket file of the machine's (a container engine's, a session bus's), outside /tmp so that
+    // the agent sees it: the agent process and what it starts may make no Unix socket at all.
+    const machine = await makeTempDirOutsideTmp('aq-machine-');
+    cleanups.push(machine.cleanup);
+    const socket = path.join(machine.dir, 'service.sock');
+    const service = net.createServer((client) => client.end('host-service-answer\n'));
+    await new Promise<void>((resolve) => service.listen(socket, resolve));
+    cleanups.push(() => new Promise((resolve) => service.close(() => resolve())));
+    await start();
+    const id = await h.task('Connect', { description: `acp:peek ${socket}\nacp:connect ${socket}\nacp:write hello.txt Hello` });
+    await h.waitStatus(id, 'COMPLETED', 90_000);
+    const summary = (await h.rt.db.taskResults.latest(id))?.summary ?? '';
+    // In sight (a socket cannot be read as a file), and refused.
+    expect(summary).toContain(`peeked ${socket}: unreadable (ENXIO)`);
+    expect(summary).toContain(`connected to ${socket}: refused (EPERM)`);
+    expect(summary).not.toContain('host-service-answer');
+  });
 
   it("gets none of the app's own Node options nor the npm script that started it, so a preload of the app's stops no agent", async () => {
     // The app as `npm start` runs it, with a tracing preload of the operator's, out of the agent's sight.

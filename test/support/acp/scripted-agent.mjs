@@ -14,6 +14,8 @@
  *                                would) and reports what it read, "(empty)", or why it could not
  *   acp:put <file> <content>     writes the file (relative to the workspace) from its own process
  *                                and reports "put <file>" or why it could not
+ *   acp:connect <socket>         connects to a Unix socket from its own process and reports what
+ *                                it answered, or why it could not
  *
  * `$TMPDIR` in a directive is the agent's own TMPDIR.
  *
@@ -23,6 +25,7 @@
  * later process can load them), and every prompt received is appended to prompts.log there.
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { agent, ndJsonStream, PROTOCOL_VERSION, RequestError } from '@agentclientprotocol/sdk';
@@ -159,6 +162,17 @@ const app = agent({ name: 'scripted-acp-agent' })
           seen = `unreadable (${err.code})`;
         }
         done.push(`peeked ${rest}: ${seen}`);
+      }
+      if (verb === 'connect') {
+        const answer = await new Promise((resolve) => {
+          const parts = [];
+          net
+            .connect(rest)
+            .on('data', (data) => parts.push(data))
+            .on('end', () => resolve(`answered ${Buffer.concat(parts).toString().trim()}`))
+            .on('error', (err) => resolve(`refused (${err.code})`));
+        });
+        done.push(`connected to ${rest}: ${answer}`);
       }
       if (verb === 'put') {
         const [file, ...content] = rest.split(' ');

@@ -1,0 +1,68 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { runConfinedCheck } from '../../../src/agents/confined-check';
+import { unixSocketFilter } from '../../../src/agents/unix-socket-filter';
+import { makeTempDirOutsideTmp } from '../../support/tmp';
+
+const SECRET = 'a-host-service-answer-must-not-reach';
+
+/** A service of the machine on a Unix socket, and one on loopback TCP; both answer and hang up. */
+async function services(dir: string) {
+  const socket = path.join(dir, 'service.sock');
+  const unix = net.createServer((client) => client.end(`${SECRET}\n`));
+  const tcp = net.createServer((client) => client.end('tcp answered\n'));
+  await new Promise<void>((resolve) => unix.listen(socket, resolve));
+  await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+  const port = (tcp.address() as net.AddressInfo).port;
+  const close = () => Promise.all([unix, tcp].map((server) => new Promise((resolve) => server.close(resolve))));
+  return { socket, port, close };
+}
+
+describe('Unix sockets under the whole-process sandbox (bubblewrap with the filter)', () => {
+  it('a landing check cannot reach a host service on a socket file it sees; TCP and socket pairs still work', async () => {
+    // Outside /tmp: the check's /tmp is an empty one of its own.
+    const tmp = await makeTempDirOutsideTmp('aq-unix-');
+    const outside = path.join(tmp.dir, 'outside');
+    const workspace = path.join(tmp.dir, 'workspace');
+    await mkdir(outside);
+    await mkdir(workspace);
+    const { socket, port, close } = await services(outside);
+    try {
+      // Node's child processes talk over a socket pair: a test runner starting workers needs them.
+      await writeFile(
+        path.join(workspace, 'probe.cjs'),
+        [
+          `require('net').connect(${port}, '127.0.0.1').on('data', (d) => process.stdout.write('tcp: ' + d));`,
+          `console.log('pair: ' + require('child_process').execFileSync(process.execPath, ['-e', 'console.log(7 * 6)']).toString().trim());`,
+        ].join('\n'),
+      );
+      const run = await runConfinedCheck(`ls ${outside}; socat -u UNIX-CONNECT:${socket} STDOUT; ${process.execPath} probe.cjs`, {
+        cwd: workspace,
+        timeoutMs: 60_000,
+        maxOutput: 100_000,
+        confinement: { allowUnsandboxed: false, hiddenPaths: [] },
+      });
+      expect(run.stdout).toContain('service.sock');
+      expect(run.stderr).toMatch(/socat\[\d+\] E .*: Operation not permitted/);
+      expect(run.stdout + run.stderr).not.toContain(SECRET);
+      expect(run.stdout).toContain('tcp: tcp answered');
+      expect(run.stdout).toContain('pair: 42');
+      expect(run.exitCode).toBe(0);
+    } finally {
+      await close();
+      await tmp.cleanup();
+    }
+  });
+
+  it('is a program for the machines the app runs on, and none for an architecture it does not know', () => {
+    for (const arch of ['x64', 'arm64']) {
+      const program = unixSocketFilter(arch);
+      // Whole instructions of eight bytes, ending with the allow, refuse and kill answers.
+      expect(program && program.length % 8).toBe(0);
+      expect(program?.readUInt32LE(program.length - 4)).toBe(0x80000000);
+      expect(program?.readUInt32LE(program.length - 12)).toBe(0x00050001);
+    }
+    expect(unixSocketFilter('ia32')).toBeNull();
+  });
+});
