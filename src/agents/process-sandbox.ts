@@ -50,8 +50,8 @@ export function gitControlArgs(writable: string[]): string[] {
  * The bubblewrap command line that runs `command` confined: the machine read-only, writes only in
  * the writable folders (but not in their git settings and hooks), other workspaces, home secrets
  * and the app's own files replaced by empty ones, its own process and IPC namespaces, and with a
- * `seccompFd` no Unix sockets (unix-socket-filter.ts). The network stays shared: the agent must reach its model's API (shell commands it runs go through the same
- * confinement).
+ * `seccompFd` no Unix sockets (unix-socket-filter.ts). The network stays shared: the agent must
+ * reach its model's API (shell commands it runs go through the same confinement).
  */
 export function bubblewrapArgs(sandbox: ProcessSandbox, cwd: string, command: string, args: string[]): string[] {
   const binds = sandbox.writable.flatMap((dir) => ['--bind', dir, dir]);
