@@ -1,4 +1,3 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { runShell, type ShellRun } from '../util/run-shell';
@@ -6,7 +5,7 @@ import { closedFolders, missingSandboxPrograms } from './confinement';
 import { bubblewrapArgs } from './process-sandbox';
 import { unixSocketFilter } from './unix-socket-filter';
 
-/** The descriptor bubblewrap reads the Unix-socket filter from. */
+/** The descriptor bubblewrap reads the Unix-socket filter from: runShell's `descriptor3`. */
 const FILTER_FD = 3;
 
 export interface CheckConfinement {
@@ -45,10 +44,6 @@ export async function runConfinedCheck(
   const home = os.homedir();
   const workspace = path.resolve(options.cwd);
   const socketFilter = unixSocketFilter();
-  // bubblewrap reads the filter from a descriptor: the shell opens this file on it.
-  const filterDir = socketFilter ? await mkdtemp(path.join(os.tmpdir(), 'aq-check-')) : null;
-  const filterFile = filterDir ? path.join(filterDir, 'unix-sockets.bpf') : null;
-  if (filterFile && socketFilter) await writeFile(filterFile, socketFilter, { mode: 0o600 });
   // The agents' own sandbox line, so the check gets what they get: its own process namespace
   // above all, where the app's processes (and their environment) are out of sight and reach.
   const args = bubblewrapArgs(
@@ -59,17 +54,12 @@ export async function runConfinedCheck(
       hidden: options.confinement.hiddenPaths,
       closed: closedFolders(options.confinement, home),
       privateTmp: true,
-      ...(filterFile && { seccompFd: FILTER_FD }),
+      ...(socketFilter && { seccompFd: FILTER_FD }),
     },
     workspace,
     '/bin/sh',
     ['-c', command],
   );
-  const quote = (a: string) => `'${a.replace(/'/g, `'\\''`)}'`;
-  const redirect = filterFile ? ` ${FILTER_FD}<${quote(filterFile)}` : '';
-  try {
-    return await runShell(`exec bwrap ${args.map(quote).join(' ')}${redirect}`, shell);
-  } finally {
-    if (filterDir) await rm(filterDir, { recursive: true, force: true });
-  }
+  const quoted = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  return runShell(`exec bwrap ${quoted}`, { ...shell, ...(socketFilter && { descriptor3: socketFilter }) });
 }

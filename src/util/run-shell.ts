@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { commandEnvironment } from './safe-env';
 
 export interface ShellRun {
@@ -16,6 +17,8 @@ export interface ShellOptions {
   maxStderr: number;
   /** Defaults to this process's environment without secrets: the output may be shown in Slack. */
   env?: NodeJS.ProcessEnv;
+  /** Bytes the command can read on its descriptor 3 (as bubblewrap reads a seccomp filter). */
+  descriptor3?: Buffer;
 }
 
 /**
@@ -28,17 +31,26 @@ export function runShell(command: string, options: ShellOptions): Promise<ShellR
       cwd: options.cwd,
       env: options.env ?? commandEnvironment(process.env),
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', ...(options.descriptor3 ? ['pipe' as const] : [])],
     });
+    if (options.descriptor3) {
+      const third = child.stdio[3] as Writable;
+      // A command that never reads it, or is gone, is not this call's failure.
+      third.on('error', () => undefined);
+      third.end(options.descriptor3);
+    }
     let stdout = '';
     let stderr = '';
     let timedOut = false;
-    child.stdout.setEncoding('utf8');
-    child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
+    // Piped above (the spread descriptors leave TypeScript unsure).
+    const outStream = child.stdout as Readable;
+    const errStream = child.stderr as Readable;
+    outStream.setEncoding('utf8');
+    errStream.setEncoding('utf8');
+    outStream.on('data', (chunk: string) => {
       if (stdout.length < options.maxStdout) stdout += chunk;
     });
-    child.stderr.on('data', (chunk: string) => {
+    errStream.on('data', (chunk: string) => {
       if (stderr.length < options.maxStderr) stderr += chunk;
     });
     const timer = setTimeout(() => {
