@@ -40,31 +40,20 @@ type Instruction = [code: number, jumpIfTrue: number, jumpIfFalse: number, k: nu
 export function unixSocketFilter(arch: string = process.arch): Buffer | null {
   const known = ARCHITECTURES[arch];
   if (!known) return null;
-  // A jump counts the instructions it skips; the program ends with its three answers.
-  const program: Instruction[] = known.x32
-    ? [
-        [BPF_LD_W_ABS, 0, 0, ARCH],
-        [BPF_JEQ_K, 0, 7, known.audit], // another architecture: kill
-        [BPF_LD_W_ABS, 0, 0, NR],
-        [BPF_JGE_K, 5, 0, X32_BIT], // an x32 call: kill
-        [BPF_JEQ_K, 0, 2, known.socket], // not socket(): allow
-        [BPF_LD_W_ABS, 0, 0, FIRST_ARGUMENT],
-        [BPF_JEQ_K, 1, 0, AF_UNIX], // socket(AF_UNIX, …): refuse
-        [BPF_RET_K, 0, 0, RET_ALLOW],
-        [BPF_RET_K, 0, 0, RET_EPERM],
-        [BPF_RET_K, 0, 0, RET_KILL_PROCESS],
-      ]
-    : [
-        [BPF_LD_W_ABS, 0, 0, ARCH],
-        [BPF_JEQ_K, 0, 6, known.audit], // another architecture: kill
-        [BPF_LD_W_ABS, 0, 0, NR],
-        [BPF_JEQ_K, 0, 2, known.socket], // not socket(): allow
-        [BPF_LD_W_ABS, 0, 0, FIRST_ARGUMENT],
-        [BPF_JEQ_K, 1, 0, AF_UNIX], // socket(AF_UNIX, …): refuse
-        [BPF_RET_K, 0, 0, RET_ALLOW],
-        [BPF_RET_K, 0, 0, RET_EPERM],
-        [BPF_RET_K, 0, 0, RET_KILL_PROCESS],
-      ];
+  // A jump counts the instructions it skips. From the call's number on: anything but socket() is
+  // allowed, socket(AF_UNIX, …) refused, and the last instruction kills.
+  const socketCheck: Instruction[] = [
+    [BPF_JEQ_K, 0, 2, known.socket],
+    [BPF_LD_W_ABS, 0, 0, FIRST_ARGUMENT],
+    [BPF_JEQ_K, 1, 0, AF_UNIX],
+    [BPF_RET_K, 0, 0, RET_ALLOW],
+    [BPF_RET_K, 0, 0, RET_EPERM],
+    [BPF_RET_K, 0, 0, RET_KILL_PROCESS],
+  ];
+  // An x32 call, and before it a call of another architecture, jump to the last instruction.
+  const x32Check: Instruction[] = known.x32 ? [[BPF_JGE_K, socketCheck.length - 1, 0, X32_BIT]] : [];
+  const afterArch: Instruction[] = [[BPF_LD_W_ABS, 0, 0, NR], ...x32Check, ...socketCheck];
+  const program: Instruction[] = [[BPF_LD_W_ABS, 0, 0, ARCH], [BPF_JEQ_K, 0, afterArch.length - 1, known.audit], ...afterArch];
   // struct sock_filter { u16 code; u8 jt; u8 jf; u32 k; }, in the machine's byte order (both little-endian).
   const bytes = Buffer.alloc(program.length * 8);
   program.forEach(([code, jumpIfTrue, jumpIfFalse, k], i) => {
