@@ -13,16 +13,13 @@ import { lastWordsOf } from './last-words';
 import { oneLine } from './progress-lines';
 import { makeRunTempDir } from './run-temp-dir';
 import type { AgentProfile } from './profiles';
-import { bubblewrapArgs } from './process-sandbox';
-import { unixSocketFilter } from './unix-socket-filter';
+import { bubblewrapCommand } from './process-sandbox';
 import { nothingChangedFailure, workspaceHead } from './workspace-changes';
 import { isRateLimitMessage, parseResetTime } from './rate-limits';
 import { commandEnvironment } from '../util/safe-env';
 import { errorMessage } from '../util/error-message';
+import { descriptor3Pipe, writeDescriptor3 } from '../util/descriptor3';
 import { settleAll } from '../util/settle-all';
-
-/** The agent's descriptor bubblewrap reads its Unix-socket filter from (after stdin, stdout, stderr). */
-const SOCKET_FILTER_FD = 3;
 
 export interface AcpOptions {
   profiles: AgentProfile[];
@@ -167,42 +164,33 @@ export class AcpAdapter implements AgentAdapter {
     const tempRoot = this.options.tempRoot;
     const tmp = await makeRunTempDir(tempRoot, 'aq-acp-');
     env.TMPDIR = tmp;
-    // Read by bubblewrap from the child's fourth descriptor as it starts.
-    const socketFilter = sandboxed ? unixSocketFilter() : null;
-    const [command, args] = sandboxed
-      ? [
-          'bwrap',
-          bubblewrapArgs(
-            {
-              home,
-              writable: [...roots, ...own, tmp],
-              own,
-              // The temp root is closed rather than hidden, so that the agent's own folder in it comes back.
-              hidden: (this.options.hiddenPaths ?? []).filter((p) => p !== tempRoot),
-              closed: [...closedFolders(policy, home), tempRoot],
-              // Agents run as one user: a shared /tmp would show each agent the others' TMPDIRs.
-              privateTmp: true,
-              ...(socketFilter && { seccompFd: SOCKET_FILTER_FD }),
-            },
-            request.cwd,
-            profile.command,
-            profile.args,
-          ),
-        ]
-      : [profile.command, profile.args];
+    const confined = sandboxed
+      ? bubblewrapCommand(
+          {
+            home,
+            writable: [...roots, ...own, tmp],
+            own,
+            // The temp root is closed rather than hidden, so that the agent's own folder in it comes back.
+            hidden: (this.options.hiddenPaths ?? []).filter((p) => p !== tempRoot),
+            closed: [...closedFolders(policy, home), tempRoot],
+            // Agents run as one user: a shared /tmp would show each agent the others' TMPDIRs.
+            privateTmp: true,
+          },
+          request.cwd,
+          profile.command,
+          profile.args,
+        )
+      : null;
     if (!sandboxed) this.log(request, `running ${profile.name} without the sandbox.`);
-    const child = spawn(command, args, {
+    const descriptor3 = confined?.descriptor3 ?? null;
+    const child = spawn(confined ? 'bwrap' : profile.command, confined ? confined.args : profile.args, {
       cwd: request.cwd,
       env,
-      stdio: ['pipe', 'pipe', 'pipe', ...(socketFilter ? ['pipe' as const] : [])],
+      stdio: ['pipe', 'pipe', 'pipe', ...descriptor3Pipe(descriptor3)],
     });
     // A pipe to a process that died is reported by the connection; the stream's own error must not crash the app.
     child.stdin?.on('error', () => undefined);
-    if (socketFilter) {
-      const filterPipe = child.stdio[SOCKET_FILTER_FD] as Writable;
-      filterPipe.on('error', () => undefined);
-      filterPipe.end(socketFilter);
-    }
+    writeDescriptor3(child, descriptor3);
     try {
       return await this.session(request, profile, child, roots, startHead);
     } finally {

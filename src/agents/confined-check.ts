@@ -2,11 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runShell, type ShellRun } from '../util/run-shell';
 import { closedFolders, missingSandboxPrograms } from './confinement';
-import { bubblewrapArgs } from './process-sandbox';
-import { unixSocketFilter } from './unix-socket-filter';
-
-/** The descriptor bubblewrap reads the Unix-socket filter from: runShell's `descriptor3`. */
-const FILTER_FD = 3;
+import { bubblewrapCommand } from './process-sandbox';
 
 export interface CheckConfinement {
   /** Run without bubblewrap when it is missing (the agents' own AQ_ALLOW_UNSANDBOXED). */
@@ -43,10 +39,9 @@ export async function runConfinedCheck(
   }
   const home = os.homedir();
   const workspace = path.resolve(options.cwd);
-  const socketFilter = unixSocketFilter();
   // The agents' own sandbox line, so the check gets what they get: its own process namespace
   // above all, where the app's processes (and their environment) are out of sight and reach.
-  const args = bubblewrapArgs(
+  const { args, descriptor3 } = bubblewrapCommand(
     {
       home,
       writable: [workspace],
@@ -54,12 +49,11 @@ export async function runConfinedCheck(
       hidden: options.confinement.hiddenPaths,
       closed: closedFolders(options.confinement, home),
       privateTmp: true,
-      ...(socketFilter && { seccompFd: FILTER_FD }),
     },
     workspace,
     '/bin/sh',
     ['-c', command],
   );
   const quoted = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  return runShell(`exec bwrap ${quoted}`, { ...shell, ...(socketFilter && { descriptor3: socketFilter }) });
+  return runShell(`exec bwrap ${quoted}`, { ...shell, descriptor3 });
 }

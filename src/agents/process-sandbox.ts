@@ -3,6 +3,7 @@ import path from 'node:path';
 import { gitControlPaths } from '../git/git-control-files';
 import { HOME_SECRETS } from './confinement';
 import { isWithin } from '../util/path-within';
+import { unixSocketFilter } from './unix-socket-filter';
 
 /** Where a whole agent process may write, and what it must not read. */
 export interface ProcessSandbox {
@@ -21,8 +22,14 @@ export interface ProcessSandbox {
   closed?: string[];
   /** An empty /tmp of its own, where only the writable folders under /tmp (an agent's TMPDIR) come back. */
   privateTmp?: boolean;
-  /** The descriptor bubblewrap reads the Unix-socket filter from (unixSocketFilter), when it is given one. */
+  /** The descriptor bubblewrap reads a seccomp filter from (bubblewrapCommand gives it the Unix-socket one). */
   seccompFd?: number;
+}
+
+/** bubblewrap's arguments, and the bytes it reads on its descriptor 3 as it starts (null: none). */
+export interface BubblewrapCommand {
+  args: string[];
+  descriptor3: Buffer | null;
 }
 
 /** bubblewrap arguments masking each existing path: an empty folder over a folder, /dev/null over a file. */
@@ -84,4 +91,14 @@ export function bubblewrapArgs(sandbox: ProcessSandbox, cwd: string, command: st
     command,
     ...args,
   ];
+}
+
+/**
+ * bubblewrapArgs with the Unix-socket filter (unix-socket-filter.ts) for this machine's
+ * architecture, which bubblewrap reads on descriptor 3: spawn it with descriptor3Pipe and feed
+ * it with writeDescriptor3 (src/util/descriptor3.ts), or through runShell's `descriptor3`.
+ */
+export function bubblewrapCommand(sandbox: ProcessSandbox, cwd: string, command: string, args: string[]): BubblewrapCommand {
+  const filter = unixSocketFilter();
+  return { args: bubblewrapArgs({ ...sandbox, ...(filter && { seccompFd: 3 }) }, cwd, command, args), descriptor3: filter };
 }

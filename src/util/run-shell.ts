@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import type { Readable, Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
+import { descriptor3Pipe, writeDescriptor3 } from './descriptor3';
 import { commandEnvironment } from './safe-env';
 
 export interface ShellRun {
@@ -18,7 +19,7 @@ export interface ShellOptions {
   /** Defaults to this process's environment without secrets: the output may be shown in Slack. */
   env?: NodeJS.ProcessEnv;
   /** Bytes the command can read on its descriptor 3 (as bubblewrap reads a seccomp filter). */
-  descriptor3?: Buffer;
+  descriptor3?: Buffer | null;
 }
 
 /**
@@ -31,14 +32,9 @@ export function runShell(command: string, options: ShellOptions): Promise<ShellR
       cwd: options.cwd,
       env: options.env ?? commandEnvironment(process.env),
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe', ...(options.descriptor3 ? ['pipe' as const] : [])],
+      stdio: ['ignore', 'pipe', 'pipe', ...descriptor3Pipe(options.descriptor3 ?? null)],
     });
-    if (options.descriptor3) {
-      const third = child.stdio[3] as Writable;
-      // A command that never reads it, or is gone, is not this call's failure.
-      third.on('error', () => undefined);
-      third.end(options.descriptor3);
-    }
+    writeDescriptor3(child, options.descriptor3 ?? null);
     let stdout = '';
     let stderr = '';
     let timedOut = false;
