@@ -1,5 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import net from 'node:net';
+import { unixService } from './answering-server';
 import path from 'node:path';
 import { cliLogPath } from '../../src/cli/log-file';
 import type { AppConfig } from '../../src/config';
@@ -40,12 +40,11 @@ export async function writeAppFiles(config: AppConfig, secret: string): Promise<
   const ordinary = path.join(config.home, 'notes.txt');
   await writeFile(ordinary, `${ORDINARY_TEXT}\n`);
   const socket = path.join(config.home, APP_SOCKET_NAME);
-  const server = net.createServer((c) => c.end(`${secret}\n`));
-  await new Promise<void>((resolve) => server.listen(socket, resolve));
+  const service = await unixService(socket, secret);
   return {
     ordinary,
     hidden: [config.agents.profilesFile, log, config.databasePath, credential, agentTemp],
     socket,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: service.close,
   };
 }

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import { AcpAdapter } from '../../../src/agents/acp';
 import { acpOptions } from '../../../src/agents/acp-options';
@@ -10,6 +9,7 @@ import { GitManagerTaskGit } from '../../../src/orchestrator/task-git';
 import { ORDINARY_TEXT, writeAppFiles } from '../../support/app-files';
 import { agentTempDir } from '../../../src/util/app-home-files';
 import { scriptedProfile } from '../../support/acp/scripted-profile';
+import { unixService } from '../../support/answering-server';
 import { gitOut } from '../../support/git-fixtures';
 import { makeTempDir, makeTempDirOutsideTmp } from '../../support/tmp';
 import { makeHarness, waitFor, type Harness } from '../../integration/orchestrator/harness';
@@ -281,9 +281,7 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
     const machine = await makeTempDirOutsideTmp('aq-machine-');
     cleanups.push(machine.cleanup);
     const socket = path.join(machine.dir, 'service.sock');
-    const service = net.createServer((client) => client.end('host-service-answer\n'));
-    await new Promise<void>((resolve) => service.listen(socket, resolve));
-    cleanups.push(() => new Promise((resolve) => service.close(() => resolve())));
+    cleanups.push((await unixService(socket, 'host-service-answer')).close);
     await start();
     const id = await h.task('Connect', { description: `acp:peek ${socket}\nacp:connect ${socket}\nacp:write hello.txt Hello` });
     await h.waitStatus(id, 'COMPLETED', 90_000);

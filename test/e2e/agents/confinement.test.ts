@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ClaudeCodeAdapter, unsandboxedRefusal, type ClaudeCodeOptions } from '../../../src/agents/claude-code';
 import { everyWriteRefused, missingSandboxPrograms } from '../../../src/agents/confinement';
+import { unixService } from '../../support/answering-server';
 import { FakeAnthropic, type ToolResultBlock } from '../../support/fake-anthropic';
 import { makeTempDir } from '../../support/tmp';
 
@@ -230,8 +230,7 @@ describe('agents are confined to their workspace (real Claude Code CLI)', () => 
     // engine's or an SSH agent's are): reaching it must be refused, not merely the file hidden.
     // (Claude Code's sandbox refuses the shell Unix sockets altogether.)
     const socket = path.join(outside, 'service.sock');
-    const service = net.createServer((client) => client.end(`${SECRET}\n`));
-    await new Promise<void>((resolve) => service.listen(socket, resolve));
+    const service = await unixService(socket, SECRET);
     try {
       // socat, which the sandbox itself needs, as the client.
       await writeFile(path.join(workspace, 'Makefile'), `test:\n\t-ls -l ${outside}\n\tsocat -u UNIX-CONNECT:${socket} STDOUT\n`);
@@ -245,7 +244,7 @@ describe('agents are confined to their workspace (real Claude Code CLI)', () => 
       expect(shell).toMatch(/socat\[\d+\] E .*: Operation not permitted/);
       expect(shell).not.toContain(SECRET);
     } finally {
-      await new Promise((resolve) => service.close(resolve));
+      await service.close();
     }
   });
 

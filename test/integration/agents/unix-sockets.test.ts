@@ -1,8 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import net from 'node:net';
+import type net from 'node:net';
 import path from 'node:path';
 import { runConfinedCheck } from '../../../src/agents/confined-check';
 import { unixSocketFilter } from '../../../src/agents/unix-socket-filter';
+import { answeringServer, unixService } from '../../support/answering-server';
 import { makeTempDirOutsideTmp } from '../../support/tmp';
 
 const SECRET = 'a-host-service-answer-must-not-reach';
@@ -10,12 +11,10 @@ const SECRET = 'a-host-service-answer-must-not-reach';
 /** A service of the machine on a Unix socket, and one on loopback TCP; both answer and hang up. */
 async function services(dir: string) {
   const socket = path.join(dir, 'service.sock');
-  const unix = net.createServer((client) => client.end(`${SECRET}\n`));
-  const tcp = net.createServer((client) => client.end('tcp answered\n'));
-  await new Promise<void>((resolve) => unix.listen(socket, resolve));
-  await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
-  const port = (tcp.address() as net.AddressInfo).port;
-  const close = () => Promise.all([unix, tcp].map((server) => new Promise((resolve) => server.close(resolve))));
+  const unix = await unixService(socket, SECRET);
+  const tcp = await answeringServer('tcp answered', (server, ready) => server.listen(0, '127.0.0.1', ready));
+  const port = (tcp.server.address() as net.AddressInfo).port;
+  const close = () => Promise.all([unix.close(), tcp.close()]);
   return { socket, port, close };
 }
 
