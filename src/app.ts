@@ -125,6 +125,11 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<number
         : `Warning: ${sandbox.missing.join(' and ')} missing, so tasks cannot run: agents run shell commands only in the sandbox. Install them with scripts/install-system-packages.sh, or set AQ_ALLOW_UNSANDBOXED=true.`,
     );
   }
+  if (!sandbox.missing.includes('bwrap') && !sandbox.unix_sockets_refused) {
+    console.warn(
+      `Warning: no Unix-socket filter for this machine's architecture (${process.arch}), so whole ACP agents and landing checks can connect to the machine's Unix sockets (x64 and arm64 have one).`,
+    );
+  }
   let started: StartedApp;
   try {
     started = await startApp(config);

@@ -7,6 +7,7 @@ import { isInsideGitFolder } from '../git/git-control-files';
 import { APP_SOCKET_NAME, agentTempDir, gitCredentialsDir, logsDir } from '../util/app-home-files';
 import { settleAll } from '../util/settle-all';
 import { isWithin } from '../util/path-within';
+import { unixSocketFilter } from './unix-socket-filter';
 
 /** What a project allows its agents beyond their own workspace. */
 export interface ConfinementPolicy {
@@ -318,10 +319,20 @@ export interface SandboxStatus {
   missing: string[];
   /** Whether tasks run at all: always with the sandbox, without it only when the policy allows. */
   tasks_may_run: boolean;
+  /**
+   * Whether bubblewrap's confinement (a whole ACP agent, a landing check) refuses Unix sockets:
+   * the filter exists for this machine's architecture (unix-socket-filter.ts).
+   */
+  unix_sockets_refused: boolean;
 }
 
 /** What get_status and the app's start-up say about agent confinement on this machine. */
-export function sandboxStatus(allowUnsandboxed: boolean): SandboxStatus {
+export function sandboxStatus(allowUnsandboxed: boolean, arch: string = process.arch): SandboxStatus {
   const missing = missingSandboxPrograms();
-  return { available: missing.length === 0, missing, tasks_may_run: missing.length === 0 || allowUnsandboxed };
+  return {
+    available: missing.length === 0,
+    missing,
+    tasks_may_run: missing.length === 0 || allowUnsandboxed,
+    unix_sockets_refused: !missing.includes('bwrap') && unixSocketFilter(arch) !== null,
+  };
 }

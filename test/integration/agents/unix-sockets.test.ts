@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import type net from 'node:net';
 import path from 'node:path';
 import { runConfinedCheck } from '../../../src/agents/confined-check';
+import { sandboxStatus } from '../../../src/agents/confinement';
 import { unixSocketFilter } from '../../../src/agents/unix-socket-filter';
 import { answeringServer, unixService } from '../../support/answering-server';
 import { makeTempDirOutsideTmp } from '../../support/tmp';
@@ -63,5 +64,10 @@ describe('Unix sockets under the whole-process sandbox (bubblewrap with the filt
       expect(program?.readUInt32LE(program.length - 12)).toBe(0x00050001);
     }
     expect(unixSocketFilter('ia32')).toBeNull();
+  });
+
+  it('get_status says whether the filter applies on this machine: not on an architecture without one', () => {
+    expect(sandboxStatus(false, 'x64').unix_sockets_refused).toBe(true);
+    expect(sandboxStatus(false, 'ppc64')).toMatchObject({ available: true, unix_sockets_refused: false });
   });
 });

@@ -45,7 +45,7 @@ describe('status, channels and agents', () => {
       orchestrator_paused: false,
       repairs: 0,
       not_starting: [{ project_id: 'alpha', ready: 1, code: 'no_daemon', reason: NO_DAEMON }],
-      agent_sandbox: { available: true, missing: [], tasks_may_run: true },
+      agent_sandbox: { available: true, missing: [], tasks_may_run: true, unix_sockets_refused: true },
       forges: { github: 'unknown', gitlab: 'unknown' },
     });
   });
