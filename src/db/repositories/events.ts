@@ -1,6 +1,6 @@
 import { Event } from '../entities';
 import type { EmFactory } from '../database';
-import { selectAsJson } from './run-sql';
+import { pageSlice, selectAsJson } from './run-sql';
 
 export interface EventRecord {
   id: number;
@@ -81,11 +81,10 @@ export class EventRepository {
    */
   async recent(limit: number, from: { offset?: number; before?: number } = {}): Promise<EventRecord[]> {
     const before = from.before === undefined ? '' : 'where id < ?';
-    const rows = await this.page(`${before} order by id desc limit ? offset ?`, [
-      ...(from.before === undefined ? [] : [from.before]),
-      limit,
-      from.offset ?? 0,
-    ]);
+    const rows = await this.page(
+      `${before} order by id desc ${pageSlice(limit, from.offset ?? 0)}`,
+      from.before === undefined ? [] : [from.before],
+    );
     return rows.sort((a, b) => b.id - a.id);
   }
 

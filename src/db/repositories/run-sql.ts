@@ -24,6 +24,22 @@ export function placeholders(values: readonly unknown[]): string {
 }
 
 /**
+ * `limit <n>[ offset <m>]`, the numbers written into the text instead of bound. PostgreSQL costs a
+ * plan made for any values as if a bound limit or offset read a tenth of the rows, so on a large
+ * table it never kept one for a page's statement and planned it again at every run (at 1M tasks:
+ * 1.1–1.4 ms a run for get_chain_health's walk, 0.1–0.2 ms for a list page). Written in, the
+ * kept plan costs what a fresh one does and is kept after the server's first five runs; each page
+ * size and place is its own statement. Refuses anything but a whole number from 0 up, so nothing
+ * else reaches the text.
+ */
+export function pageSlice(limit: number, offset?: number): string {
+  for (const n of [limit, offset ?? 0]) {
+    if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`Not a row count: ${n}`);
+  }
+  return offset === undefined ? `limit ${limit}` : `limit ${limit} offset ${offset}`;
+}
+
+/**
  * Runs `read` on `values` 500 at a time, each batch with its `?, ?, …` for an `in (…)` list, and
  * joins their rows in order: the bound parameters stay well under SQLite's limit, and a short
  * list (nearly always) is one statement.

@@ -1,6 +1,6 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { TaskStatus } from '../entities';
-import { readInBatches, selectAsJson } from './run-sql';
+import { pageSlice, readInBatches, selectAsJson } from './run-sql';
 import { settleAll } from '../../util/settle-all';
 
 /** Queries behind get_chain_health, paged so its reply stays small however long a chain is. */
@@ -163,7 +163,7 @@ export async function projectStuckChains(
     `with recursive roots as (
        select c.task_id as id, row_number() over (order by c.priority, c.created_at, c.task_id) as pos
          from (select task_id, priority, created_at from chain_blockers where project_id = ? and holds_up = true
-                order by priority, created_at, task_id limit ? offset ?) c
+                order by priority, created_at, task_id ${pageSlice(page.limit, page.offset)}) c
      ),
      ${downstreamWalk('select id from roots')}
      select 'head' as kind, null as root, null as id, null as title, null as status,
@@ -174,7 +174,7 @@ export async function projectStuckChains(
      select 'root', null, r.id, t.title, null, r.pos, null, null from roots r join tasks t on t.id = r.id
      union all
      select 'stuck', root, id, title, status, depth, priority, created_at from (${STUCK_ROWS}) stuck_rows`,
-    [projectId, page.limit, page.offset, projectId, projectId],
+    [projectId, projectId, projectId],
     // Roots by their place; each root's stuck tasks nearest first, the id compared as the database does.
     ['kind', 'root', 'a', 'b', 'c', 'id'],
   );

@@ -1,7 +1,7 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { TaskStatus } from '../entities';
 import { dialectOf, rowsFromJson } from '../dialect';
-import { placeholders, selectAsJson } from './run-sql';
+import { pageSlice, placeholders, selectAsJson } from './run-sql';
 
 /** Pages of tasks in queue order: list_tasks, get_status's overviews. */
 
@@ -114,18 +114,19 @@ export async function taskPage(em: Reader, filter: TaskListFilter, limit: number
   }
   const where = conditions.length ? `where ${conditions.join(' and ')}` : '';
   const { order, columns, key } = queueOrder(em);
+  const slice = pageSlice(limit + 1, options.offset ?? 0);
   const page = options.after
     ? {
-        sql: `select ${columns} from tasks ${where ? `${where} and` : 'where'} (${order}) > (?, ?, ?) order by ${order} limit ?`,
-        params: [...params, options.after.priority, options.after.createdAt, options.after.seq, limit + 1],
+        sql: `select ${columns} from tasks ${where ? `${where} and` : 'where'} (${order}) > (?, ?, ?) order by ${order} ${pageSlice(limit + 1)}`,
+        params: [...params, options.after.priority, options.after.createdAt, options.after.seq],
       }
     : {
         // Where the order index ends in the row's key, the page's keys come from an index-only
         // walk, so a deep offset skips index entries instead of reading and discarding whole rows.
         sql: key
-          ? `select ${columns} from tasks where ${key} in (select ${key} from tasks ${where} order by ${order} limit ? offset ?)`
-          : `select ${columns} from tasks ${where} order by ${order} limit ? offset ?`,
-        params: [...params, limit + 1, options.offset ?? 0],
+          ? `select ${columns} from tasks where ${key} in (select ${key} from tasks ${where} order by ${order} ${slice})`
+          : `select ${columns} from tasks ${where} order by ${order} ${slice}`,
+        params,
       };
   const counted = options.count !== false;
   const checked = options.checkProject === true && filter.projectId !== undefined;
@@ -159,9 +160,9 @@ export async function firstTasksInStatuses(
     em,
     LIST_COLUMNS,
     wanted
-      .map((_, i) => `select * from (select ${columns} from tasks where status = ? order by ${order} limit ?) s${i}`)
+      .map(([, limit], i) => `select * from (select ${columns} from tasks where status = ? order by ${order} ${pageSlice(limit)}) s${i}`)
       .join(' union all '),
-    wanted.flat(),
+    wanted.map(([status]) => status),
   );
   const result: Partial<Record<TaskStatus, TaskSummaryRow[]>> = Object.fromEntries(wanted.map(([status]) => [status, []]));
   for (const task of inQueueOrder(tuples)) result[task.status]?.push(task);

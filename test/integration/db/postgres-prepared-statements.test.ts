@@ -179,4 +179,32 @@ describe('the app on PostgreSQL with prepared statements', () => {
     const named = await rt.db.em().execute<Array<{ n: number }>>('select count(*) as n from pg_prepared_statements');
     expect(Number(named[0].n)).toBeGreaterThan(0);
   });
+
+  it("keeps one plan for a project's chain walk instead of planning it again at every run", async () => {
+    await rt.exec('create_project', { name: 'Chains' });
+    // 1,500 BLOCKED tasks, each with a task waiting on it: a plan for any page size counted a tenth
+    // of them (not the 50 of a page), and so looked dearer than one for the values given.
+    const em = rt.db.em();
+    await em.execute(
+      `insert into tasks (id, project_id, title, description, status, priority, retry_count, max_retries, requires_approval,
+                          is_plan_subtask, plan_depth, auto_tasks, skipped, created_at, updated_at)
+       select 'chain-' || i, 'chains', 'Task ' || i, 'd', case when i % 2 = 0 then 'BLOCKED' else 'DEFINED' end, 100, 0, 3,
+              false, false, 0, true, false, 1700000000000 + i, 1700000000000 + i
+         from generate_series(0, 2999) as i`,
+    );
+    await em.execute(
+      "insert into task_dependencies (task_id, depends_on_id) select 'chain-' || (i + 1), 'chain-' || i from generate_series(0, 2998, 2) as i",
+    );
+    await em.execute('analyze');
+    for (let i = 0; i < 12; i++) {
+      expect(await rt.exec('get_chain_health', { project_id: 'chains' })).toEqual(expect.objectContaining({ total_stuck_chains: 1500 }));
+    }
+    // The server plans a statement's first five runs with their values, then keeps a plan for any
+    // values when it costs no more.
+    const plans = await em.execute<Array<{ custom: number; generic: number }>>(
+      `select custom_plans as custom, generic_plans as generic from pg_prepared_statements
+        where statement like '%with recursive roots%' and statement not like '%pg_prepared_statements%'`,
+    );
+    expect(plans).toEqual([{ custom: 5, generic: 7 }]);
+  });
 });
