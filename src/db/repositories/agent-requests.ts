@@ -1,6 +1,6 @@
 import type { EmFactory } from '../database';
 import { dialectOf } from '../dialect';
-import { runSql } from './run-sql';
+import { pageSlice, runSql } from './run-sql';
 
 export type AgentRequestKind = 'question' | 'permission';
 export type AgentRequestStatus = 'pending' | 'answered' | 'timed_out' | 'cancelled';
@@ -111,8 +111,8 @@ export class AgentRequestRepository {
     offset = 0,
   ): Promise<AgentRequestRecord[]> {
     const { where, params } = this.filter(filter);
-    const sql = `select * from agent_requests${where} order by id desc limit ? offset ?`;
-    return (await this.query<Row>(sql, [...params, limit, offset])).map(toRecord);
+    const sql = `select * from agent_requests${where} order by id desc ${pageSlice(limit, offset)}`;
+    return (await this.query<Row>(sql, params)).map(toRecord);
   }
 
   async count(filter: { taskId?: string; projectId?: string; status?: AgentRequestStatus }): Promise<number> {

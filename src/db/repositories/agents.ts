@@ -1,6 +1,6 @@
 import { Agent, type AgentState } from '../entities';
 import type { EmFactory } from '../database';
-import { selectAsJson } from './run-sql';
+import { pageSlice, selectAsJson } from './run-sql';
 
 export interface AgentRecord {
   id: string;
@@ -52,12 +52,12 @@ export class AgentRepository {
 
   /** Agents, oldest first; with `page`, only that slice (see `count`). */
   async list(page?: { limit: number; offset: number }): Promise<AgentRecord[]> {
-    const slice = page ? 'limit ? offset ?' : '';
+    const slice = page ? pageSlice(page.limit, page.offset) : '';
     const rows = await selectAsJson<AgentTuple>(
       this.em(),
       AGENT_COLUMNS,
       `select ${AGENT_COLUMNS.join(', ')}, created_at from agents order by created_at, id ${slice}`,
-      page ? [page.limit, page.offset] : [],
+      [],
       // Oldest first, the id compared as the database compares it.
       ['created_at', 'id'],
     );

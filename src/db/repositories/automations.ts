@@ -1,7 +1,7 @@
 import type { EmFactory } from '../database';
 import { dialectOf } from '../dialect';
 import { retryingTransaction } from '../retrying-transaction';
-import { changes, runSql } from './run-sql';
+import { changes, pageSlice, runSql } from './run-sql';
 import { settleAll } from '../../util/settle-all';
 
 export const AUTOMATION_KINDS = ['intake', 'schedule', 'webhook'] as const;
@@ -172,7 +172,7 @@ export class AutomationRepository {
     page?: { limit: number; offset: number },
   ): Promise<AutomationRecord[]> {
     const { where, params } = this.filter(filter);
-    const slice = page ? ` limit ${Number(page.limit)} offset ${Number(page.offset)}` : '';
+    const slice = page ? ` ${pageSlice(page.limit, page.offset)}` : '';
     return (await this.rows(`${SELECT}${where} order by created_at, id${slice}`, params)).map(toRecord);
   }
 
@@ -367,9 +367,9 @@ export class AutomationRepository {
   ): Promise<{ runs: AutomationRunRecord[]; total: number; more: boolean }> {
     const { after, limit, offset } = page;
     const [where, params] = after ? ['and (at, id) < (?, ?)', [after.at, after.id]] : ['', []];
-    const sql = `select * from automation_runs where automation_id = ? ${where} order by at desc, id desc limit ? offset ?`;
+    const sql = `select * from automation_runs where automation_id = ? ${where} order by at desc, id desc ${pageSlice(limit + 1, after ? 0 : offset)}`;
     const [rows, counts] = await settleAll([
-      this.rows(sql, [automationId, ...params, limit + 1, after ? 0 : offset]),
+      this.rows(sql, [automationId, ...params]),
       this.rows('select n from history_counts where name = ?', [`automation_runs:${automationId}`]),
     ]);
     return { runs: rows.slice(0, page.limit).map(toRun), total: Number(counts[0]?.n ?? 0), more: rows.length > page.limit };

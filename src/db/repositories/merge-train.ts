@@ -1,6 +1,6 @@
 import type { EmFactory } from '../database';
 import { retryingTransaction } from '../retrying-transaction';
-import { changes, placeholders } from './run-sql';
+import { changes, pageSlice, placeholders } from './run-sql';
 
 export const TRAIN_STATES = ['waiting', 'updating', 'checking', 'merging', 'sent_back'] as const;
 export type TrainState = (typeof TRAIN_STATES)[number];
@@ -101,8 +101,8 @@ export class MergeTrainRepository {
     const [column, value] = filterColumn(filter);
     const rows = await this.rows(
       `select ${COLUMNS}, row_number() over (partition by train ${ORDER}) as place_in_train
-         from merge_train where ${column} = ? order by train, place_in_train${page ? ' limit ? offset ?' : ''}`,
-      page ? [value, page.limit, page.offset] : [value],
+         from merge_train where ${column} = ? order by train, place_in_train${page ? ` ${pageSlice(page.limit, page.offset)}` : ''}`,
+      [value],
     );
     return rows.map(toEntry);
   }

@@ -54,7 +54,7 @@ export async function readInBatches<T, R>(values: T[], read: (batch: T[], placeh
 }
 
 /**
- * `select <columns> from <table> [where <where>] order by created_at, id [limit ? offset ?]`: a
+ * `select <columns> from <table> [where <where>] order by created_at, id [limit n offset m]`: a
  * small table's rows oldest first, as its list command pages them. Through `em`, so that a
  * repository bound to a transaction reads inside it.
  */
@@ -66,8 +66,8 @@ export function oldestFirst<R>(
   page?: { limit: number; offset: number },
 ): Promise<R[]> {
   return em.execute<R[]>(
-    `select ${from.columns} from ${from.table}${where && ` where ${where}`} order by created_at, id${page ? ' limit ? offset ?' : ''}`,
-    page ? [...params, page.limit, page.offset] : params,
+    `select ${from.columns} from ${from.table}${where && ` where ${where}`} order by created_at, id${page ? ` ${pageSlice(page.limit, page.offset)}` : ''}`,
+    params,
   );
 }
 

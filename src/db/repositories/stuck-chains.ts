@@ -110,8 +110,8 @@ export async function blockedHoldingUp(
     em.execute<Array<{ id: string; title: string }>>(
       `select t.id, t.title from chain_blockers c join tasks t on t.id = c.task_id
         where c.project_id = ? and c.holds_up = true
-        order by c.priority, c.created_at, c.task_id limit ? offset ?`,
-      [projectId, page.limit, page.offset],
+        order by c.priority, c.created_at, c.task_id ${pageSlice(page.limit, page.offset)}`,
+      [projectId],
     ),
     em.execute<Array<{ n: number }>>('select count(*) as n from chain_blockers where project_id = ? and holds_up = true', [projectId]),
   ]);

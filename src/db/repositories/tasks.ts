@@ -30,7 +30,7 @@ import {
   type TaskSummaryRow,
 } from './task-pages';
 import { retryingTransaction } from '../retrying-transaction';
-import { changes as changedRows, placeholders, readInBatches } from './run-sql';
+import { changes as changedRows, pageSlice, placeholders, readInBatches } from './run-sql';
 
 export { toTaskRecord, type NewTask, type TaskRecord, type TaskUpdate } from './task-record';
 export type { TaskListFilter, TaskPage, TaskPageOptions, TaskPlace, TaskSummaryRow } from './task-pages';
@@ -163,8 +163,8 @@ export class TaskRepository {
     page?: { limit: number; offset: number },
   ): Promise<Array<{ id: string; title: string; status: TaskStatus }>> {
     return this.em().execute(
-      'select t.id, t.title, t.status from task_dependencies d join tasks t on t.id = d.depends_on_id where d.task_id = ? order by t.priority, t.created_at, t.id limit ? offset ?',
-      [taskId, page?.limit ?? Number.MAX_SAFE_INTEGER, page?.offset ?? 0],
+      `select t.id, t.title, t.status from task_dependencies d join tasks t on t.id = d.depends_on_id where d.task_id = ? order by t.priority, t.created_at, t.id${page ? ` ${pageSlice(page.limit, page.offset)}` : ''}`,
+      [taskId],
     );
   }
 
@@ -174,8 +174,8 @@ export class TaskRepository {
     page?: { limit: number; offset: number },
   ): Promise<Array<{ id: string; title: string; status: TaskStatus }>> {
     return this.em().execute(
-      'select t.id, t.title, t.status from task_dependencies d join tasks t on t.id = d.task_id where d.depends_on_id = ? order by t.priority, t.created_at, t.id limit ? offset ?',
-      [taskId, page?.limit ?? Number.MAX_SAFE_INTEGER, page?.offset ?? 0],
+      `select t.id, t.title, t.status from task_dependencies d join tasks t on t.id = d.task_id where d.depends_on_id = ? order by t.priority, t.created_at, t.id${page ? ` ${pageSlice(page.limit, page.offset)}` : ''}`,
+      [taskId],
     );
   }
 
