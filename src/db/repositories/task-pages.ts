@@ -114,7 +114,6 @@ export async function taskPage(em: Reader, filter: TaskListFilter, limit: number
   }
   const where = conditions.length ? `where ${conditions.join(' and ')}` : '';
   const { order, columns, key } = queueOrder(em);
-  const slice = pageSlice(limit + 1, options.offset ?? 0);
   const page = options.after
     ? {
         sql: `select ${columns} from tasks ${where ? `${where} and` : 'where'} (${order}) > (?, ?, ?) order by ${order} ${pageSlice(limit + 1)}`,
@@ -124,8 +123,8 @@ export async function taskPage(em: Reader, filter: TaskListFilter, limit: number
         // Where the order index ends in the row's key, the page's keys come from an index-only
         // walk, so a deep offset skips index entries instead of reading and discarding whole rows.
         sql: key
-          ? `select ${columns} from tasks where ${key} in (select ${key} from tasks ${where} order by ${order} ${slice})`
-          : `select ${columns} from tasks ${where} order by ${order} ${slice}`,
+          ? `select ${columns} from tasks where ${key} in (select ${key} from tasks ${where} order by ${order} ${pageSlice(limit + 1, options.offset ?? 0)})`
+          : `select ${columns} from tasks ${where} order by ${order} ${pageSlice(limit + 1, options.offset ?? 0)}`,
         params,
       };
   const counted = options.count !== false;
