@@ -111,7 +111,7 @@ export class AgentRequestRepository {
     offset = 0,
   ): Promise<AgentRequestRecord[]> {
     const { where, params } = this.filter(filter);
-    const sql = `select * from agent_requests${where} order by id desc ${pageSlice(limit, offset)}`;
+    const sql = `select * from agent_requests${where} order by id desc${pageSlice({ limit, offset })}`;
     return (await this.query<Row>(sql, params)).map(toRecord);
   }
 

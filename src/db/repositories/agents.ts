@@ -52,11 +52,10 @@ export class AgentRepository {
 
   /** Agents, oldest first; with `page`, only that slice (see `count`). */
   async list(page?: { limit: number; offset: number }): Promise<AgentRecord[]> {
-    const slice = page ? pageSlice(page.limit, page.offset) : '';
     const rows = await selectAsJson<AgentTuple>(
       this.em(),
       AGENT_COLUMNS,
-      `select ${AGENT_COLUMNS.join(', ')}, created_at from agents order by created_at, id ${slice}`,
+      `select ${AGENT_COLUMNS.join(', ')}, created_at from agents order by created_at, id${pageSlice(page)}`,
       [],
       // Oldest first, the id compared as the database compares it.
       ['created_at', 'id'],

@@ -172,8 +172,7 @@ export class AutomationRepository {
     page?: { limit: number; offset: number },
   ): Promise<AutomationRecord[]> {
     const { where, params } = this.filter(filter);
-    const slice = page ? ` ${pageSlice(page.limit, page.offset)}` : '';
-    return (await this.rows(`${SELECT}${where} order by created_at, id${slice}`, params)).map(toRecord);
+    return (await this.rows(`${SELECT}${where} order by created_at, id${pageSlice(page)}`, params)).map(toRecord);
   }
 
   async count(filter: { projectId?: string; kind?: AutomationKind } = {}): Promise<number> {
@@ -367,7 +366,7 @@ export class AutomationRepository {
   ): Promise<{ runs: AutomationRunRecord[]; total: number; more: boolean }> {
     const { after, limit, offset } = page;
     const [where, params] = after ? ['and (at, id) < (?, ?)', [after.at, after.id]] : ['', []];
-    const sql = `select * from automation_runs where automation_id = ? ${where} order by at desc, id desc ${pageSlice(limit + 1, after ? 0 : offset)}`;
+    const sql = `select * from automation_runs where automation_id = ? ${where} order by at desc, id desc${pageSlice({ limit: limit + 1, offset: after ? 0 : offset })}`;
     const [rows, counts] = await settleAll([
       this.rows(sql, [automationId, ...params]),
       this.rows('select n from history_counts where name = ?', [`automation_runs:${automationId}`]),

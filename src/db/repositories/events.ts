@@ -82,7 +82,7 @@ export class EventRepository {
   async recent(limit: number, from: { offset?: number; before?: number } = {}): Promise<EventRecord[]> {
     const before = from.before === undefined ? '' : 'where id < ?';
     const rows = await this.page(
-      `${before} order by id desc ${pageSlice(limit, from.offset ?? 0)}`,
+      `${before} order by id desc${pageSlice({ limit, offset: from.offset ?? 0 })}`,
       from.before === undefined ? [] : [from.before],
     );
     return rows.sort((a, b) => b.id - a.id);

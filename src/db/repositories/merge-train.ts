@@ -101,7 +101,7 @@ export class MergeTrainRepository {
     const [column, value] = filterColumn(filter);
     const rows = await this.rows(
       `select ${COLUMNS}, row_number() over (partition by train ${ORDER}) as place_in_train
-         from merge_train where ${column} = ? order by train, place_in_train${page ? ` ${pageSlice(page.limit, page.offset)}` : ''}`,
+         from merge_train where ${column} = ? order by train, place_in_train${pageSlice(page)}`,
       [value],
     );
     return rows.map(toEntry);

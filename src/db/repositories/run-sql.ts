@@ -24,7 +24,8 @@ export function placeholders(values: readonly unknown[]): string {
 }
 
 /**
- * `limit <n>[ offset <m>]`, the numbers written into the text instead of bound. PostgreSQL costs a
+ * ` limit <n>[ offset <m>]` (with its leading space; nothing without a page), the numbers written
+ * into the text instead of bound. PostgreSQL costs a
  * plan made for any values as if a bound limit or offset read a tenth of the rows, so on a large
  * table it never kept one for a page's statement and planned it again at every run (at 1M tasks:
  * 1.1–1.4 ms a run for get_chain_health's walk, 0.1–0.2 ms for a list page). Written in, the
@@ -32,11 +33,13 @@ export function placeholders(values: readonly unknown[]): string {
  * size and place is its own statement. Refuses anything but a whole number from 0 up, so nothing
  * else reaches the text.
  */
-export function pageSlice(limit: number, offset?: number): string {
+export function pageSlice(page: { limit: number; offset?: number } | undefined): string {
+  if (!page) return '';
+  const { limit, offset } = page;
   for (const n of [limit, offset ?? 0]) {
     if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`Not a row count: ${n}`);
   }
-  return offset === undefined ? `limit ${limit}` : `limit ${limit} offset ${offset}`;
+  return offset === undefined ? ` limit ${limit}` : ` limit ${limit} offset ${offset}`;
 }
 
 /**
@@ -66,7 +69,7 @@ export function oldestFirst<R>(
   page?: { limit: number; offset: number },
 ): Promise<R[]> {
   return em.execute<R[]>(
-    `select ${from.columns} from ${from.table}${where && ` where ${where}`} order by created_at, id${page ? ` ${pageSlice(page.limit, page.offset)}` : ''}`,
+    `select ${from.columns} from ${from.table}${where && ` where ${where}`} order by created_at, id${pageSlice(page)}`,
     params,
   );
 }

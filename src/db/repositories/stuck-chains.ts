@@ -110,7 +110,7 @@ export async function blockedHoldingUp(
     em.execute<Array<{ id: string; title: string }>>(
       `select t.id, t.title from chain_blockers c join tasks t on t.id = c.task_id
         where c.project_id = ? and c.holds_up = true
-        order by c.priority, c.created_at, c.task_id ${pageSlice(page.limit, page.offset)}`,
+        order by c.priority, c.created_at, c.task_id${pageSlice(page)}`,
       [projectId],
     ),
     em.execute<Array<{ n: number }>>('select count(*) as n from chain_blockers where project_id = ? and holds_up = true', [projectId]),
@@ -163,7 +163,7 @@ export async function projectStuckChains(
     `with recursive roots as (
        select c.task_id as id, row_number() over (order by c.priority, c.created_at, c.task_id) as pos
          from (select task_id, priority, created_at from chain_blockers where project_id = ? and holds_up = true
-                order by priority, created_at, task_id ${pageSlice(page.limit, page.offset)}) c
+                order by priority, created_at, task_id${pageSlice(page)}) c
      ),
      ${downstreamWalk('select id from roots')}
      select 'head' as kind, null as root, null as id, null as title, null as status,

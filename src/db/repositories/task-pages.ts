@@ -114,17 +114,19 @@ export async function taskPage(em: Reader, filter: TaskListFilter, limit: number
   }
   const where = conditions.length ? `where ${conditions.join(' and ')}` : '';
   const { order, columns, key } = queueOrder(em);
+  // One row past the page tells whether more follow; a keyset page starts at its place, not an offset.
+  const slice = pageSlice({ limit: limit + 1, offset: options.after ? undefined : (options.offset ?? 0) });
   const page = options.after
     ? {
-        sql: `select ${columns} from tasks ${where ? `${where} and` : 'where'} (${order}) > (?, ?, ?) order by ${order} ${pageSlice(limit + 1)}`,
+        sql: `select ${columns} from tasks ${where ? `${where} and` : 'where'} (${order}) > (?, ?, ?) order by ${order}${slice}`,
         params: [...params, options.after.priority, options.after.createdAt, options.after.seq],
       }
     : {
         // Where the order index ends in the row's key, the page's keys come from an index-only
         // walk, so a deep offset skips index entries instead of reading and discarding whole rows.
         sql: key
-          ? `select ${columns} from tasks where ${key} in (select ${key} from tasks ${where} order by ${order} ${pageSlice(limit + 1, options.offset ?? 0)})`
-          : `select ${columns} from tasks ${where} order by ${order} ${pageSlice(limit + 1, options.offset ?? 0)}`,
+          ? `select ${columns} from tasks where ${key} in (select ${key} from tasks ${where} order by ${order}${slice})`
+          : `select ${columns} from tasks ${where} order by ${order}${slice}`,
         params,
       };
   const counted = options.count !== false;
@@ -159,7 +161,7 @@ export async function firstTasksInStatuses(
     em,
     LIST_COLUMNS,
     wanted
-      .map(([, limit], i) => `select * from (select ${columns} from tasks where status = ? order by ${order} ${pageSlice(limit)}) s${i}`)
+      .map(([, limit], i) => `select * from (select ${columns} from tasks where status = ? order by ${order}${pageSlice({ limit })}) s${i}`)
       .join(' union all '),
     wanted.map(([status]) => status),
   );

@@ -163,7 +163,7 @@ export class TaskRepository {
     page?: { limit: number; offset: number },
   ): Promise<Array<{ id: string; title: string; status: TaskStatus }>> {
     return this.em().execute(
-      `select t.id, t.title, t.status from task_dependencies d join tasks t on t.id = d.depends_on_id where d.task_id = ? order by t.priority, t.created_at, t.id${page ? ` ${pageSlice(page.limit, page.offset)}` : ''}`,
+      `select t.id, t.title, t.status from task_dependencies d join tasks t on t.id = d.depends_on_id where d.task_id = ? order by t.priority, t.created_at, t.id${pageSlice(page)}`,
       [taskId],
     );
   }
@@ -174,7 +174,7 @@ export class TaskRepository {
     page?: { limit: number; offset: number },
   ): Promise<Array<{ id: string; title: string; status: TaskStatus }>> {
     return this.em().execute(
-      `select t.id, t.title, t.status from task_dependencies d join tasks t on t.id = d.task_id where d.depends_on_id = ? order by t.priority, t.created_at, t.id${page ? ` ${pageSlice(page.limit, page.offset)}` : ''}`,
+      `select t.id, t.title, t.status from task_dependencies d join tasks t on t.id = d.task_id where d.depends_on_id = ? order by t.priority, t.created_at, t.id${pageSlice(page)}`,
       [taskId],
     );
   }

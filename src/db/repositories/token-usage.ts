@@ -80,7 +80,7 @@ export class TokenUsageRepository {
     // A task's rows are few (one per agent that worked it), so summing them here stays cheap.
     const [rows, totals] = await settleAll([
       this.query<{ agent_id: string; tokens: number; entries: number }>(
-        `select agent_id, sum(tokens) as tokens, sum(entries) as entries from token_usage_totals where task_id = ? group by agent_id order by tokens desc, agent_id ${pageSlice(page.limit, page.offset)}`,
+        `select agent_id, sum(tokens) as tokens, sum(entries) as entries from token_usage_totals where task_id = ? group by agent_id order by tokens desc, agent_id${pageSlice(page)}`,
         [taskId],
       ),
       this.query<{ tokens: number | null; n: number }>(
@@ -99,7 +99,7 @@ export class TokenUsageRepository {
   async byTaskForProject(projectId: string, page: Page): Promise<ProjectBreakdown> {
     const [rows, totals] = await settleAll([
       this.query<{ task_id: string; agent_id: string; tokens: number }>(
-        `select task_id, agent_id, tokens from token_usage_totals where project_id = ? order by tokens desc, task_id, agent_id ${pageSlice(page.limit, page.offset)}`,
+        `select task_id, agent_id, tokens from token_usage_totals where project_id = ? order by tokens desc, task_id, agent_id${pageSlice(page)}`,
         [projectId],
       ),
       this.query<{ tokens: number; task_agent_rows: number }>(
@@ -118,7 +118,7 @@ export class TokenUsageRepository {
   async byProject(page: Page): Promise<OverallBreakdown> {
     const [rows, totals] = await settleAll([
       this.query<{ project_id: string; tokens: number }>(
-        `select project_id, tokens from token_usage_project_totals order by tokens desc, project_id ${pageSlice(page.limit, page.offset)}`,
+        `select project_id, tokens from token_usage_project_totals order by tokens desc, project_id${pageSlice(page)}`,
         [],
       ),
       this.query<{ tokens: number | null; n: number }>('select sum(tokens) as tokens, count(*) as n from token_usage_project_totals'),
