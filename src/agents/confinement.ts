@@ -7,7 +7,7 @@ import { isInsideGitFolder } from '../git/git-control-files';
 import { APP_SOCKET_NAME, agentTempDir, gitCredentialsDir, logsDir } from '../util/app-home-files';
 import { settleAll } from '../util/settle-all';
 import { isWithin } from '../util/path-within';
-import { unixSocketFilter } from './unix-socket-filter';
+import { hasUnixSocketFilter } from './unix-socket-filter';
 
 /** What a project allows its agents beyond their own workspace. */
 export interface ConfinementPolicy {
@@ -333,6 +333,6 @@ export function sandboxStatus(allowUnsandboxed: boolean, arch: string = process.
     available: missing.length === 0,
     missing,
     tasks_may_run: missing.length === 0 || allowUnsandboxed,
-    unix_sockets_refused: !missing.includes('bwrap') && unixSocketFilter(arch) !== null,
+    unix_sockets_refused: !missing.includes('bwrap') && hasUnixSocketFilter(arch),
   };
 }

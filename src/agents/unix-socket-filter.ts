@@ -32,14 +32,19 @@ const ARCHITECTURES: Record<string, { audit: number; socket: number; x32?: boole
 
 type Instruction = [code: number, jumpIfTrue: number, jumpIfFalse: number, k: number];
 
+/** Whether there is a program for `arch` (Node's name): what get_status reports, without building it. */
+export function hasUnixSocketFilter(arch: string = process.arch): boolean {
+  return Object.hasOwn(ARCHITECTURES, arch);
+}
+
 /**
  * The program for `arch` (Node's name, `process.arch`), or null for an architecture it does not
  * know. A call of another architecture kills the process: a 32-bit program would reach sockets
  * through `socketcall`, whose arguments a filter cannot read. So does an x32 call.
  */
 export function unixSocketFilter(arch: string = process.arch): Buffer | null {
+  if (!hasUnixSocketFilter(arch)) return null;
   const known = ARCHITECTURES[arch];
-  if (!known) return null;
   // A jump counts the instructions it skips. From the call's number on: anything but socket() is
   // allowed, socket(AF_UNIX, …) refused, and the last instruction kills.
   const socketCheck: Instruction[] = [
