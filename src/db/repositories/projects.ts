@@ -186,6 +186,9 @@ export class ProjectRepository {
       );
       await em.execute('update agents set repo_id = null where repo_id in (select id from repos where project_id = ?)', [id]);
       const deleted = await em.nativeDelete(Project, { id });
+      // The cascade's count triggers leave the project's count rows at zero; every count read
+      // (each scheduling pass, list_tasks, get_status) would scan them for ever after.
+      await em.execute('delete from task_status_counts where project_id = ?', [id]);
       return deleted > 0;
     });
   }
