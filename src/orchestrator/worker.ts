@@ -17,6 +17,9 @@ import type { Clock } from '../util/clock';
 import { gitCredentialsDir } from '../util/app-home-files';
 import { errorMessage } from '../util/error-message';
 
+/** A worker silent this long (stopped, or gone without a word) is forgotten when another one starts. */
+export const FORGET_SILENT_WORKERS_AFTER_MS = 24 * 60 * 60 * 1000;
+
 export interface WorkerOptions {
   /** Unique in the fleet and stable across restarts: a restarted worker recovers its own claims. */
   name: string;
@@ -134,6 +137,12 @@ export class FleetWorker {
     if (!this.loop.isStopped) return;
     const { name, host, capacity, labels } = this.options;
     const now = this.now().getTime();
+    // Each start tidies the fleet: machines silent for a day (replaced containers, retired hosts) are dropped.
+    const forgotten = await this.db.workers.forgetSilentSince(now - FORGET_SILENT_WORKERS_AFTER_MS);
+    if (forgotten.length > 0) {
+      const named = forgotten.slice(0, 5).join(', ') + (forgotten.length > 5 ? ` and ${forgotten.length - 5} more` : '');
+      this.log(`Worker ${name}: forgot ${forgotten.length} worker(s) silent for a day: ${named}.`);
+    }
     await this.db.workers.register({ name, host, capacity, labels, leaseMs: this.leaseMs }, now);
     this.lastBeat = now;
     await this.db.workers.ensureAgents(name, capacity, new Date(now));
@@ -143,6 +152,14 @@ export class FleetWorker {
     await this.loop.start();
     this.log(`Worker ${name} on ${host} started: ${capacity} agent(s), workspaces in ${this.options.dir}.`);
     this.loop.kick();
+  }
+
+  /** Its row was removed while it ran (forgotten as silent, or by hand): it registers again, with its agents. */
+  private async registerAgain(now: number): Promise<void> {
+    const { name, host, capacity, labels } = this.options;
+    await this.db.workers.register({ name, host, capacity, labels, leaseMs: this.leaseMs }, now);
+    await this.db.workers.ensureAgents(name, capacity, new Date(now));
+    this.log(`Worker ${name}: its row was gone from the workers table; registered again.`);
   }
 
   /** Stops taking work, ends live runs (their tasks go back to READY) and says so in the table. */
@@ -181,7 +198,7 @@ export class FleetWorker {
       );
     }
     try {
-      await this.db.workers.heartbeat(this.options.name, now);
+      if (!(await this.db.workers.heartbeat(this.options.name, now))) await this.registerAgain(now);
       const { lapsed } = await this.db.runRecords.renewLeases(this.options.name, now, now + this.leaseMs);
       this.lastBeat = now;
       for (const taskId of lapsed) {

@@ -33,6 +33,9 @@ function parseLabels(raw: unknown): string[] {
   }
 }
 
+/** The statuses of a task a worker's claim holds. */
+const RUNNING = "('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT')";
+
 /** The workers table: registration, heartbeats, and the fleet as status views show it. */
 export class WorkerRepository {
   constructor(private readonly em: EmFactory) {}
@@ -56,8 +59,36 @@ export class WorkerRepository {
     return (await this.run('update workers set heartbeat_at = ? where name = ?', [now, name])) > 0;
   }
 
+  /** Records a clean stop; its agents rest (PAUSED) until it starts again, instead of looking idle. */
   async markStopped(name: string, now: number): Promise<void> {
     await this.run('update workers set stopped_at = ?, heartbeat_at = ? where name = ?', [now, now, name]);
+    await this.run("update agents set state = 'PAUSED' where worker_id = ? and state = 'IDLE' and current_task is null", [name]);
+  }
+
+  /**
+   * Forgets the workers that have said nothing since `before` (stopped, or gone without a word, as
+   * a replaced container) and hold no claim: their rows and their free agents. Without it every
+   * machine that ever ran `aq worker` stays in get_status and list_workers, and its agents in the
+   * table every status read scans. Their workspace rows stay: a machine that comes back under its
+   * name finds its checkouts as it left them, and registers (and makes its agents) again.
+   * Returns the names forgotten.
+   */
+  async forgetSilentSince(before: number): Promise<string[]> {
+    const silent = `heartbeat_at < ? and not exists (select 1 from tasks t where t.claimed_by = workers.name and t.status in ${RUNNING})`;
+    const names = async (sql: string, params: unknown[]) =>
+      (await this.em().execute<Array<{ name: string }>>(sql, params)).map((w) => w.name);
+    const candidates = await names(`select name from workers where ${silent}`, [before]);
+    if (candidates.length === 0) return [];
+    // Each statement stands alone: the delete asks again (a worker that registered meanwhile has a
+    // fresh heartbeat and stays), and an agent is removed only while no row of its worker exists.
+    await this.run(`delete from workers where name in (${placeholders(candidates)}) and ${silent}`, [...candidates, before]);
+    const kept = new Set(await names(`select name from workers where name in (${placeholders(candidates)})`, candidates));
+    await this.run(
+      `delete from agents where worker_id is not null and current_task is null
+         and not exists (select 1 from workers w where w.name = agents.worker_id)`,
+      [],
+    );
+    return candidates.filter((name) => !kept.has(name)).sort();
   }
 
   async get(name: string): Promise<WorkerRecord | null> {
@@ -72,7 +103,7 @@ export class WorkerRepository {
       `select 'worker' as kind, name, host, capacity, lease_ms, labels, started_at, heartbeat_at, stopped_at, null as task_id from workers
          union all
          select 'claim', claimed_by, null, null, null, null, null, null, null, id from tasks
-          where claimed_by is not null and status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT')
+          where claimed_by is not null and status in ${RUNNING}
          order by kind, name, task_id`,
     )) as Array<Record<string, unknown>>;
     const held = new Map<string, string[]>();

@@ -1,3 +1,4 @@
+import { FORGET_SILENT_WORKERS_AFTER_MS } from '../../../src/orchestrator/worker';
 import { ManualClock } from '../../../src/util/clock';
 import { gitOut } from '../../support/git-fixtures';
 import { untilAborted, waitFor, writeIn } from '../orchestrator/harness';
@@ -112,5 +113,52 @@ describe('workers on many machines (in-process workers, one connection each)', (
     await ghost.worker.stop();
     expect((await fleet.rt.db.tasks.get(id))?.status).toBe('COMPLETED');
     expect(await fleet.rt.db.runRecords.forTask(id)).toHaveLength(2);
+  });
+  it('a worker silent for a day is forgotten when another starts, with its agents, unless it holds a claim; it can come back', async () => {
+    fleet = await makeFleet();
+    const [id] = await createTasks(1);
+    const twoDaysAgo = () => new Date(Date.now() - 2 * FORGET_SILENT_WORKERS_AFTER_MS);
+    // One stopped cleanly two days ago; one stopped answering then (a replaced container)...
+    const stopped = await fleet.addWorker('pod-stopped', { now: twoDaysAgo });
+    await stopped.stop();
+    expect((await fleet.rt.exec('get_status')).agents).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: 'pod-stopped-agent-1', state: 'PAUSED' })]),
+    );
+    await fleet.addWorker('pod-gone', { now: twoDaysAgo, clock: new ManualClock(), wakeOnWork: false, labels: ['project:none'] });
+    // ...and one as silent, but still holding its claim on a task.
+    const holding = await fleet.addWorker('pod-holding', { now: twoDaysAgo, clock: new ManualClock(), wakeOnWork: false });
+    holding.adapter.on(id, (req) => untilAborted(req).then(() => ({ status: 'aborted' as const })));
+    await waitFor(async () => (await fleet.rt.db.tasks.get(id))?.status === 'IN_PROGRESS', 30_000, 'the silent worker to hold the task');
+
+    const fresh = await fleet.addWorker('pod-fresh');
+    expect(fresh.logs).toContain('Worker pod-fresh: forgot 2 worker(s) silent for a day: pod-gone, pod-stopped.');
+    const status = await fleet.rt.exec('get_status');
+    expect((status.workers as Array<{ name: string }>).map((w) => w.name)).toEqual(['pod-fresh', 'pod-holding']);
+    expect(status.workers_total).toBe(2);
+    expect((status.agents as Array<{ id: string }>).map((a) => a.id).sort()).toEqual(
+      ['pod-fresh-agent-1', 'pod-fresh-agent-2', 'pod-holding-agent-1', 'pod-holding-agent-2'].sort(),
+    );
+    expect((await fleet.rt.exec('list_workers')).total).toBe(2);
+
+    // Once its lapsed claim is taken over and the task done, the silent one holds nothing; a
+    // forgotten machine that comes back registers again, with its agents, and forgets it.
+    await waitFor(async () => (await fleet.rt.db.tasks.get(id))?.status === 'COMPLETED', 30_000, 'the task to complete on pod-fresh');
+    const back = await fleet.addWorker('pod-stopped');
+    expect(back.logs).toContain('Worker pod-stopped: forgot 1 worker(s) silent for a day: pod-holding.');
+    const now = await fleet.rt.exec('get_status');
+    expect((now.workers as Array<{ name: string }>).map((w) => w.name)).toEqual(['pod-fresh', 'pod-stopped']);
+    expect(now.agents).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'pod-stopped-agent-1', state: 'IDLE' })]));
+    expect((now.agents as unknown[]).length).toBe(4);
+  });
+  it('a live worker whose row was removed registers again at its next heartbeat, and goes on taking work', async () => {
+    fleet = await makeFleet();
+    const w = await fleet.addWorker('alive');
+    expect(await fleet.rt.db.workers.forgetSilentSince(Date.now() + 60_000)).toEqual(['alive']);
+    expect((await fleet.rt.exec('get_status')).agents).toEqual([]);
+    await waitFor(async () => (await fleet.rt.db.workers.get('alive')) !== null, 30_000, 'the worker to register again');
+    expect(w.logs).toContain('Worker alive: its row was gone from the workers table; registered again.');
+    const [id] = await createTasks(1);
+    await waitFor(async () => (await fleet.rt.db.tasks.get(id))?.status === 'COMPLETED', 30_000, 'the task to complete on it');
+    expect((await fleet.rt.db.runRecords.forTask(id)).map((r) => r.workerId)).toEqual(['alive']);
   });
 });
