@@ -135,7 +135,7 @@ export class FleetWorker {
 
   async start(): Promise<void> {
     if (!this.loop.isStopped) return;
-    const { name, host, capacity, labels } = this.options;
+    const { name, host, capacity } = this.options;
     const now = this.now().getTime();
     // Each start tidies the fleet: machines silent for a day (replaced containers, retired hosts) are dropped.
     const forgotten = await this.db.workers.forgetSilentSince(now - FORGET_SILENT_WORKERS_AFTER_MS);
@@ -143,9 +143,8 @@ export class FleetWorker {
       const named = forgotten.slice(0, 5).join(', ') + (forgotten.length > 5 ? ` and ${forgotten.length - 5} more` : '');
       this.log(`Worker ${name}: forgot ${forgotten.length} worker(s) silent for a day: ${named}.`);
     }
-    await this.db.workers.register({ name, host, capacity, labels, leaseMs: this.leaseMs }, now);
+    await this.register(now);
     this.lastBeat = now;
-    await this.db.workers.ensureAgents(name, capacity, new Date(now));
     // What this worker's previous life (same name) left behind is its own to put back.
     const recovered = await recoverStaleState(this.db, this.events, this.machine, [], name);
     if (recovered.tasks.length > 0) this.log(`Worker ${name}: ${recovered.tasks.length} task(s) of a previous run back to READY.`);
@@ -154,12 +153,17 @@ export class FleetWorker {
     this.loop.kick();
   }
 
-  /** Its row was removed while it ran (forgotten as silent, or by hand): it registers again, with its agents. */
-  private async registerAgain(now: number): Promise<void> {
+  /** Its row in the workers table, and its agents. */
+  private async register(now: number): Promise<void> {
     const { name, host, capacity, labels } = this.options;
     await this.db.workers.register({ name, host, capacity, labels, leaseMs: this.leaseMs }, now);
     await this.db.workers.ensureAgents(name, capacity, new Date(now));
-    this.log(`Worker ${name}: its row was gone from the workers table; registered again.`);
+  }
+
+  /** Its row was removed while it ran (forgotten as silent, or by hand): it registers again, with its agents. */
+  private async registerAgain(now: number): Promise<void> {
+    await this.register(now);
+    this.log(`Worker ${this.options.name}: its row was gone from the workers table; registered again.`);
   }
 
   /** Stops taking work, ends live runs (their tasks go back to READY) and says so in the table. */

@@ -20,6 +20,9 @@ export const TASK_STATUSES = [
 ] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 
+/** The statuses of a task while a run holds it: claimed, running, or waiting on a person. */
+export const RUNNING_STATUSES = ['ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT'] as const satisfies readonly TaskStatus[];
+
 @Entity({ tableName: 'tasks' })
 @Index({ name: 'tasks_project_status_order', properties: ['project', 'status', 'priority', 'createdAt'] })
 @Index({ name: 'tasks_status_order', properties: ['status', 'priority', 'createdAt'] })

@@ -1,4 +1,5 @@
 import type { EmFactory } from '../database';
+import { RUNNING_STATUSES } from '../entities';
 import { changes, placeholders } from './run-sql';
 
 /** An `aq worker` process as registered in the database. Times are milliseconds since the epoch. */
@@ -32,9 +33,6 @@ function parseLabels(raw: unknown): string[] {
     return [];
   }
 }
-
-/** The statuses of a task a worker's claim holds. */
-const RUNNING = "('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT')";
 
 /** The workers table: registration, heartbeats, and the fleet as status views show it. */
 export class WorkerRepository {
@@ -74,14 +72,18 @@ export class WorkerRepository {
    * Returns the names forgotten.
    */
   async forgetSilentSince(before: number): Promise<string[]> {
-    const silent = `heartbeat_at < ? and not exists (select 1 from tasks t where t.claimed_by = workers.name and t.status in ${RUNNING})`;
+    const silent = `heartbeat_at < ? and not exists (select 1 from tasks t where t.claimed_by = workers.name and t.status in (${placeholders(RUNNING_STATUSES)}))`;
     const names = async (sql: string, params: unknown[]) =>
       (await this.em().execute<Array<{ name: string }>>(sql, params)).map((w) => w.name);
-    const candidates = await names(`select name from workers where ${silent}`, [before]);
+    const candidates = await names(`select name from workers where ${silent}`, [before, ...RUNNING_STATUSES]);
     if (candidates.length === 0) return [];
     // Each statement stands alone: the delete asks again (a worker that registered meanwhile has a
     // fresh heartbeat and stays), and an agent is removed only while no row of its worker exists.
-    await this.run(`delete from workers where name in (${placeholders(candidates)}) and ${silent}`, [...candidates, before]);
+    await this.run(`delete from workers where name in (${placeholders(candidates)}) and ${silent}`, [
+      ...candidates,
+      before,
+      ...RUNNING_STATUSES,
+    ]);
     const kept = new Set(await names(`select name from workers where name in (${placeholders(candidates)})`, candidates));
     await this.run(
       `delete from agents where worker_id is not null and current_task is null
@@ -103,8 +105,9 @@ export class WorkerRepository {
       `select 'worker' as kind, name, host, capacity, lease_ms, labels, started_at, heartbeat_at, stopped_at, null as task_id from workers
          union all
          select 'claim', claimed_by, null, null, null, null, null, null, null, id from tasks
-          where claimed_by is not null and status in ${RUNNING}
+          where claimed_by is not null and status in (${placeholders(RUNNING_STATUSES)})
          order by kind, name, task_id`,
+      [...RUNNING_STATUSES],
     )) as Array<Record<string, unknown>>;
     const held = new Map<string, string[]>();
     const workers: Array<Record<string, unknown>> = [];
