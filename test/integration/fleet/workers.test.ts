@@ -114,9 +114,9 @@ describe('workers on many machines (in-process workers, one connection each)', (
     expect((await fleet.rt.db.tasks.get(id))?.status).toBe('COMPLETED');
     expect(await fleet.rt.db.runRecords.forTask(id)).toHaveLength(2);
   });
+
   it('a worker silent for a day is forgotten when another starts, with its agents, unless it holds a claim; it can come back', async () => {
     fleet = await makeFleet();
-    const [id] = await createTasks(1);
     const twoDaysAgo = () => new Date(Date.now() - 2 * FORGET_SILENT_WORKERS_AFTER_MS);
     // One stopped cleanly two days ago; one stopped answering then (a replaced container)...
     const stopped = await fleet.addWorker('pod-stopped', { now: twoDaysAgo });
@@ -125,7 +125,9 @@ describe('workers on many machines (in-process workers, one connection each)', (
       expect.arrayContaining([expect.objectContaining({ id: 'pod-stopped-agent-1', state: 'PAUSED' })]),
     );
     await fleet.addWorker('pod-gone', { now: twoDaysAgo, clock: new ManualClock(), wakeOnWork: false, labels: ['project:none'] });
-    // ...and one as silent, but still holding its claim on a task.
+    // ...and one as silent, but still holding its claim on a task (created only now, so that
+    // neither of the others could take it).
+    const [id] = await createTasks(1);
     const holding = await fleet.addWorker('pod-holding', { now: twoDaysAgo, clock: new ManualClock(), wakeOnWork: false });
     holding.adapter.on(id, (req) => untilAborted(req).then(() => ({ status: 'aborted' as const })));
     await waitFor(async () => (await fleet.rt.db.tasks.get(id))?.status === 'IN_PROGRESS', 30_000, 'the silent worker to hold the task');
@@ -150,6 +152,7 @@ describe('workers on many machines (in-process workers, one connection each)', (
     expect(now.agents).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'pod-stopped-agent-1', state: 'IDLE' })]));
     expect((now.agents as unknown[]).length).toBe(4);
   });
+
   it('a live worker whose row was removed registers again at its next heartbeat, and goes on taking work', async () => {
     fleet = await makeFleet();
     const w = await fleet.addWorker('alive');
