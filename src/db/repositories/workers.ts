@@ -2,6 +2,12 @@ import type { EmFactory } from '../database';
 import { RUNNING_STATUSES } from '../entities';
 import { changes, placeholders } from './run-sql';
 
+/**
+ * The running statuses written into the statements' text, as they were before the list had a
+ * name: PostgreSQL plans a literal list once, where bound values can make it plan at every run.
+ */
+const RUNNING_SQL = RUNNING_STATUSES.map((s) => `'${s}'`).join(', ');
+
 /** An `aq worker` process as registered in the database. Times are milliseconds since the epoch. */
 export interface WorkerRecord {
   name: string;
@@ -72,18 +78,14 @@ export class WorkerRepository {
    * Returns the names forgotten.
    */
   async forgetSilentSince(before: number): Promise<string[]> {
-    const silent = `heartbeat_at < ? and not exists (select 1 from tasks t where t.claimed_by = workers.name and t.status in (${placeholders(RUNNING_STATUSES)}))`;
+    const silent = `heartbeat_at < ? and not exists (select 1 from tasks t where t.claimed_by = workers.name and t.status in (${RUNNING_SQL}))`;
     const names = async (sql: string, params: unknown[]) =>
       (await this.em().execute<Array<{ name: string }>>(sql, params)).map((w) => w.name);
-    const candidates = await names(`select name from workers where ${silent}`, [before, ...RUNNING_STATUSES]);
+    const candidates = await names(`select name from workers where ${silent}`, [before]);
     if (candidates.length === 0) return [];
     // Each statement stands alone: the delete asks again (a worker that registered meanwhile has a
     // fresh heartbeat and stays), and an agent is removed only while no row of its worker exists.
-    await this.run(`delete from workers where name in (${placeholders(candidates)}) and ${silent}`, [
-      ...candidates,
-      before,
-      ...RUNNING_STATUSES,
-    ]);
+    await this.run(`delete from workers where name in (${placeholders(candidates)}) and ${silent}`, [...candidates, before]);
     const kept = new Set(await names(`select name from workers where name in (${placeholders(candidates)})`, candidates));
     await this.run(
       `delete from agents where worker_id is not null and current_task is null
@@ -105,9 +107,8 @@ export class WorkerRepository {
       `select 'worker' as kind, name, host, capacity, lease_ms, labels, started_at, heartbeat_at, stopped_at, null as task_id from workers
          union all
          select 'claim', claimed_by, null, null, null, null, null, null, null, id from tasks
-          where claimed_by is not null and status in (${placeholders(RUNNING_STATUSES)})
+          where claimed_by is not null and status in (${RUNNING_SQL})
          order by kind, name, task_id`,
-      [...RUNNING_STATUSES],
     )) as Array<Record<string, unknown>>;
     const held = new Map<string, string[]>();
     const workers: Array<Record<string, unknown>> = [];
