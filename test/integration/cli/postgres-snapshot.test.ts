@@ -1,4 +1,5 @@
 // @database-dependent: aq starts from the PostgreSQL startup snapshot and connects to the server.
+import { type AqAnswer, runAqInProcess } from '../../support/aq-in-process';
 import { type AqRun, runAq, snapshotOf } from '../../support/aq-process';
 import { createTestDatabase } from '../../support/postgres-databases';
 import { makeTempDir } from '../../support/tmp';
@@ -24,16 +25,22 @@ describe('aq on PostgreSQL, started from its own snapshot', () => {
     return made.dir;
   };
 
-  /** The real `aq` on AQ_HOME `home` with only `env` (and PATH), its output with the home named, not compared. */
-  async function aq(home: string, env: Record<string, string>, args: string[], fallback = false): Promise<AqRun> {
-    const run = await runAq(home, args, { env, fallback });
+  const scrubbed = <T extends AqAnswer>(home: string, run: T): T => {
     const scrub = (text: string) => text.split(home).join('<AQ_HOME>');
     return { ...run, stdout: scrub(run.stdout), stderr: scrub(run.stderr) };
-  }
+  };
 
-  it('starts from aq-postgres.blob when DATABASE_URL names PostgreSQL, and answers as the unbundled build does', async () => {
-    const [snapshotDb, unbundledDb] = [await database(), await database()];
-    const [snapshotHome, unbundledHome] = [await homeDir(), await homeDir()];
+  /** The real `aq` on AQ_HOME `home` with only `env` (and PATH), its output with the home named, not compared. */
+  const aq = async (home: string, env: Record<string, string>, args: string[]): Promise<AqRun> =>
+    scrubbed(home, await runAq(home, args, { env }));
+
+  /** The same from its TypeScript sources, in this process. */
+  const fromSources = async (home: string, env: Record<string, string>, args: string[]): Promise<AqAnswer> =>
+    scrubbed(home, await runAqInProcess(args, { PATH: process.env.PATH, AQ_HOME: home, ...env }));
+
+  it('starts from aq-postgres.blob when DATABASE_URL names PostgreSQL, and answers as its TypeScript sources do', async () => {
+    const [snapshotDb, sourcesDb] = [await database(), await database()];
+    const [snapshotHome, sourcesHome] = [await homeDir(), await homeDir()];
     const commands = [
       ['exec', 'create_project', '{"name": "Demo"}'],
       ['exec', 'create_task', '{"project_id": "demo", "title": "First", "description": "Do it"}'],
@@ -42,15 +49,14 @@ describe('aq on PostgreSQL, started from its own snapshot', () => {
       ['exec', 'get_task', '{"task_id": "nope"}'],
     ];
     for (const args of commands) {
-      const [fromSnapshot, unbundled] = await Promise.all([
+      const [fromSnapshot, sources] = await Promise.all([
         aq(snapshotHome, { DATABASE_URL: snapshotDb }, args),
-        aq(unbundledHome, { DATABASE_URL: unbundledDb }, args, true),
+        fromSources(sourcesHome, { DATABASE_URL: sourcesDb }, args),
       ]);
       expect(snapshotOf(fromSnapshot)).toBe('aq-postgres.blob');
-      expect(snapshotOf(unbundled)).toBeNull();
       // Task ids are random words: named, not compared.
-      const same = (run: AqRun) => ({ code: run.code, stdout: run.stdout.replace(/[a-z]+-[a-z]+-\d+/g, '<task>'), stderr: run.stderr });
-      expect({ args, ...same(fromSnapshot) }).toEqual({ args, ...same(unbundled) });
+      const same = (run: AqAnswer) => ({ code: run.code, stdout: run.stdout.replace(/[a-z]+-[a-z]+-\d+/g, '<task>'), stderr: run.stderr });
+      expect({ args, ...same(fromSnapshot) }).toEqual({ args, ...same(sources) });
     }
     // Without a PostgreSQL URL, the SQLite snapshot as before.
     const sqlite = await aq(await homeDir(), {}, ['exec', 'list_projects']);

@@ -1,0 +1,30 @@
+import { main } from '../../src/cli';
+import { Readable } from 'node:stream';
+import { asLine, type CliIo, splitLines } from '../../src/cli/io';
+
+export interface AqAnswer {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * `aq` from its TypeScript sources, in this process: the reference the built forms of aq (the
+ * bundle, the startup snapshots) are compared with. It writes what the process would, line by
+ * line, and reads `stdin` as the process reads its standard input; the environment is `env` alone.
+ */
+export async function runAqInProcess(args: string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<AqAnswer> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: (text) => {
+      stdout += asLine(text);
+    },
+    stderr: (text) => {
+      stderr += asLine(text);
+    },
+    readLines: () => splitLines(Readable.from([Buffer.from(stdin)])),
+  };
+  const code = await main(args, io, { ...env });
+  return { code, stdout, stderr };
+}
