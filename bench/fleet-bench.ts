@@ -303,7 +303,7 @@ async function workerPass(ready: number): Promise<BenchRow> {
       events: rt.events,
       machine: new TaskStateMachine(rt.db, () => undefined),
       git: { isRepo: async () => true },
-      provisioning: { git: { isRepo: async () => true, clone: async () => undefined }, retryMs: 60_000 },
+      provisioning: { git: { isRepo: async () => true, clone: async () => undefined, getRemoteUrl: async () => null }, retryMs: 60_000 },
       now: () => new Date(),
       windowMs: 24 * 3600_000,
       log: () => undefined,

@@ -99,7 +99,7 @@ export async function runSchedulerBench(iterations = 100): Promise<BenchRow[]> {
       machine: new TaskStateMachine(rt.db, () => undefined),
       git: { isRepo: async () => true },
       // Every project of the bench has its workspaces: nothing is cloned in the timed pass.
-      provisioning: { git: { isRepo: async () => true, clone: async () => undefined }, retryMs: 60_000 },
+      provisioning: { git: { isRepo: async () => true, clone: async () => undefined, getRemoteUrl: async () => null }, retryMs: 60_000 },
       now: () => new Date(),
       windowMs: 24 * 3600_000,
       log: () => undefined,

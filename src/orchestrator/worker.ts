@@ -12,7 +12,7 @@ import { recoverStaleState } from './recovery';
 import { loopClock, RunLoop, runnerDeps } from './run-loop';
 import { TrainDriver } from './landing';
 import { TaskStateMachine } from './state-machine';
-import type { ProvisioningGit } from './workspace-provisioning';
+import { forgetWorkersFailures, type ProvisioningGit } from './workspace-provisioning';
 import type { Clock } from '../util/clock';
 import { gitCredentialsDir } from '../util/app-home-files';
 import { errorMessage } from '../util/error-message';
@@ -140,6 +140,7 @@ export class FleetWorker {
     // Each start tidies the fleet: machines silent for a day (replaced containers, retired hosts) are dropped.
     const forgotten = await this.db.workers.forgetSilentSince(now - FORGET_SILENT_WORKERS_AFTER_MS);
     if (forgotten.length > 0) {
+      await forgetWorkersFailures(this.db, forgotten);
       const named = forgotten.slice(0, 5).join(', ') + (forgotten.length > 5 ? ` and ${forgotten.length - 5} more` : '');
       this.log(`Worker ${name}: forgot ${forgotten.length} worker(s) silent for a day: ${named}.`);
     }

@@ -4,6 +4,7 @@ import type { Database } from '../db/database';
 import type { RepoRecord } from '../db/repositories/repos';
 import type { WorkspaceRecord } from '../db/repositories/workspaces';
 import { GitError } from '../git/git-errors';
+import { withoutCredentials } from '../git/remote-credentials';
 import { errorMessage } from '../util/error-message';
 import { settleAll } from '../util/settle-all';
 
@@ -17,6 +18,7 @@ import { settleAll } from '../util/settle-all';
 export interface ProvisioningGit {
   clone(url: string, dest: string): Promise<void>;
   isRepo(path: string): Promise<boolean>;
+  getRemoteUrl(path: string): Promise<string | null>;
 }
 
 /** The repo a workspace is made from by default: the project's first with a URL, else its first. */
@@ -49,6 +51,11 @@ export async function cloneWorkspaceFolder(git: Pick<ProvisioningGit, 'clone'>, 
   await git.clone(source, target);
 }
 
+/** Whether `folder` is a repository of its own whose origin is `source` (as a clone of it names its origin). */
+async function isCloneOf(git: ProvisioningGit, folder: string, source: string): Promise<boolean> {
+  return (await git.isRepo(folder)) && (await git.getRemoteUrl(folder)) === withoutCredentials(source);
+}
+
 /** Why the last attempt to provision a project's workspace failed, kept until one succeeds. */
 export interface ProvisioningFailure {
   error: string;
@@ -65,6 +72,14 @@ export type ProvisioningFailures = Record<string, ProvisioningFailure>;
 
 export async function provisioningFailures(db: Database): Promise<ProvisioningFailures> {
   return db.state.get<ProvisioningFailures>(PROVISIONING_FAILURES_KEY, {});
+}
+
+/** Drops the failures kept for `workers` (`<project>@<worker>`), once they are forgotten. */
+export async function forgetWorkersFailures(db: Database, workers: string[]): Promise<void> {
+  const all = await provisioningFailures(db);
+  const gone = new Set(workers);
+  const kept = Object.entries(all).filter(([key]) => !(key.includes('@') && gone.has(key.slice(key.lastIndexOf('@') + 1))));
+  if (kept.length < Object.keys(all).length) await db.state.set(PROVISIONING_FAILURES_KEY, Object.fromEntries(kept));
 }
 
 async function recordFailure(db: Database, projectId: string, failure: ProvisioningFailure | null): Promise<void> {
@@ -169,7 +184,10 @@ export async function provisionWorkspaces(deps: ProvisionDeps, project: Provisio
 /**
  * A worker's clones of the project's repo: `<worker>-ws-<n>` in `<worker dir>/<project>/`. A
  * project whose workspace is a linked folder on the app's machine has nothing a worker can
- * clone: it gets none. Failures are kept under `<project>@<worker>`.
+ * clone: it gets none. Failures are kept under `<project>@<worker>`. A folder of such a name
+ * without a row is the worker's own checkout from before it was forgotten (silent for a day, as a
+ * machine switched off over a weekend): taken back while it is still a clone of the source, else
+ * left alone for the next name.
  */
 async function provisionForWorker(
   deps: ProvisionDeps,
@@ -185,17 +203,21 @@ async function provisionForWorker(
   const failed = (await provisioningFailures(deps.db))[key];
   if (failed && failed.source === source && deps.now().getTime() - failed.at < deps.retryMs) return [];
   const taken = new Set(existing.flatMap((w) => [w.name, w.id]));
-  const names: string[] = [];
+  const names: Array<{ name: string; takenBack: boolean }> = [];
   for (let n = 1; names.length < count; n++) {
     const name = `${owner.workerId}-ws-${n}`;
     if (taken.has(name) || taken.has(`${project.id}-${name}`)) continue;
-    if (await stat(path.join(owner.dir, project.id, name)).catch(() => null)) continue;
-    names.push(name);
+    const target = path.join(owner.dir, project.id, name);
+    if (await stat(target).catch(() => null)) {
+      if (await isCloneOf(deps.git, target, source)) names.push({ name, takenBack: true });
+      continue;
+    }
+    names.push({ name, takenBack: false });
   }
   const results = await Promise.allSettled(
-    names.map(async (name) => {
+    names.map(async ({ name, takenBack }) => {
       const target = path.join(owner.dir, project.id, name);
-      await cloneWorkspaceFolder(deps.git, source, target);
+      if (!takenBack) await cloneWorkspaceFolder(deps.git, source, target);
       const id = `${project.id}-${name}`;
       await deps.db.workspaces.create({
         id,
@@ -217,6 +239,11 @@ async function provisionForWorker(
     deps.log(`Workspace provisioning for project ${project.id} failed: ${error}`);
     await recordFailure(deps.db, key, { error, source, at: deps.now().getTime() });
   } else await recordFailure(deps.db, key, null);
-  if (created.length > 0) deps.log(`Provisioned workspace(s) ${created.join(', ')} for project ${project.id}.`);
+  const back = new Set(names.filter((n) => n.takenBack).map((n) => `${project.id}-${n.name}`));
+  const made = created.filter((id) => !back.has(id));
+  const tookBack = created.filter((id) => back.has(id));
+  if (made.length > 0) deps.log(`Provisioned workspace(s) ${made.join(', ')} for project ${project.id}.`);
+  if (tookBack.length > 0)
+    deps.log(`Took back workspace(s) ${tookBack.join(', ')} for project ${project.id}: checkouts already in ${owner.dir}.`);
   return created;
 }

@@ -27,10 +27,10 @@ class Refused extends Error {
   }
 }
 
-/** The SQL for an atomic workspace lock: free row, and no other row for the same path locked. */
 /** A workspace lock not held by a task waiting in the merge train (its holder lands it there). */
-const NOT_QUEUED_TO_LAND = `not exists (select 1 from merge_train m where m.task_id = workspaces.locked_by_task_id and m.state <> 'sent_back')`;
+export const NOT_QUEUED_TO_LAND = `not exists (select 1 from merge_train m where m.task_id = workspaces.locked_by_task_id and m.state <> 'sent_back')`;
 
+/** The SQL for an atomic workspace lock: free row, and no other row for the same path locked. */
 const LOCK_WORKSPACE = `update workspaces set locked_by_task_id = ?, locked_by_agent_id = ?, locked_at = ?
   where id = ? and locked_by_task_id is null
     and not exists (select 1 from workspaces other

@@ -1,6 +1,7 @@
 import type { EmFactory } from '../database';
 import { RUNNING_STATUSES } from '../entities';
 import { changes, placeholders } from './run-sql';
+import { NOT_QUEUED_TO_LAND } from './task-runs';
 
 /**
  * The running statuses written into the statements' text, as they were before the list had a
@@ -71,10 +72,12 @@ export class WorkerRepository {
 
   /**
    * Forgets the workers that have said nothing since `before` (stopped, or gone without a word, as
-   * a replaced container) and hold no claim: their rows and their free agents. Without it every
-   * machine that ever ran `aq worker` stays in get_status and list_workers, and its agents in the
-   * table every status read scans. Their workspace rows stay: a machine that comes back under its
-   * name finds its checkouts as it left them, and registers (and makes its agents) again.
+   * a replaced container) and hold no claim: their rows, their free agents and their workspaces'
+   * rows, but those a task waiting in the merge train holds. Without it every machine that ever
+   * ran `aq worker` stays in get_status and list_workers, its agents in the table every status
+   * read scans and its workspaces in list_workspaces and every scheduling pass. The folders stay
+   * on that machine: one that comes back under its name registers (and makes its agents) again,
+   * and takes its checkouts back as it needs them (workspace-provisioning.ts).
    * Returns the names forgotten.
    */
   async forgetSilentSince(before: number): Promise<string[]> {
@@ -90,6 +93,13 @@ export class WorkerRepository {
     await this.run(
       `delete from agents where worker_id is not null and current_task is null
          and not exists (select 1 from workers w where w.name = agents.worker_id)`,
+      [],
+    );
+    // No run of a forgotten worker goes on, so a lock it left is stale, unless the train lands there.
+    await this.run(
+      `delete from workspaces where worker_id is not null
+         and not exists (select 1 from workers w where w.name = workspaces.worker_id)
+         and (locked_by_task_id is null or ${NOT_QUEUED_TO_LAND})`,
       [],
     );
     return candidates.filter((name) => !kept.has(name)).sort();

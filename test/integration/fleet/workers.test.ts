@@ -1,7 +1,10 @@
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
 import { FORGET_SILENT_WORKERS_AFTER_MS } from '../../../src/orchestrator/worker';
+import { PROVISIONING_FAILURES_KEY } from '../../../src/orchestrator/workspace-provisioning';
 import { ManualClock } from '../../../src/util/clock';
 import { gitOut } from '../../support/git-fixtures';
-import { untilAborted, waitFor, writeIn } from '../orchestrator/harness';
+import { type ScriptedAdapter, untilAborted, waitFor, writeIn } from '../orchestrator/harness';
 import { makeFleet, overlappingRuns, peakConcurrency, type Fleet } from './fleet-harness';
 
 jest.setTimeout(120_000);
@@ -151,6 +154,51 @@ describe('workers on many machines (in-process workers, one connection each)', (
     expect((now.workers as Array<{ name: string }>).map((w) => w.name)).toEqual(['pod-fresh', 'pod-stopped']);
     expect(now.agents).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'pod-stopped-agent-1', state: 'IDLE' })]));
     expect((now.agents as unknown[]).length).toBe(4);
+  });
+
+  it("a forgotten worker's workspaces and failures go with it; back, it takes back its checkouts that are still clones", async () => {
+    fleet = await makeFleet();
+    const writeFile = async (req: Parameters<NonNullable<ScriptedAdapter['fallback']>>[0]) => {
+      await writeIn(req, `${req.taskId}.txt`, `${req.taskId}\n`);
+      return {};
+    };
+    const completed = (ids: string[]) => async () =>
+      (await Promise.all(ids.map((id) => fleet.rt.db.tasks.get(id)))).every((t) => t?.status === 'COMPLETED');
+    const laptopWorkspaces = async () =>
+      (await fleet.rt.db.workspaces.list('web'))
+        .filter((w) => w.workerId === 'laptop')
+        .map((w) => w.id)
+        .sort();
+
+    const first = await createTasks(2);
+    const laptop = await fleet.addWorker('laptop');
+    laptop.adapter.fallback = writeFile;
+    await waitFor(completed(first), 60_000, 'both tasks to complete on the laptop');
+    expect(await laptopWorkspaces()).toEqual(['web-laptop-ws-1', 'web-laptop-ws-2']);
+    await laptop.stop();
+    // Switched off two days ago, with a failure kept for it; the app's own failure is not its.
+    await fleet.rt.db.workers.markStopped('laptop', Date.now() - 2 * FORGET_SILENT_WORKERS_AFTER_MS);
+    const failure = { error: 'Could not clone', source: fleet.origin, at: 1 };
+    await fleet.rt.db.state.set(PROVISIONING_FAILURES_KEY, { 'web@laptop': failure, web: failure });
+
+    const desk = await fleet.addWorker('desk');
+    expect(desk.logs).toContain('Worker desk: forgot 1 worker(s) silent for a day: laptop.');
+    await desk.stop();
+    expect(await laptopWorkspaces()).toEqual([]);
+    expect(await fleet.rt.db.state.get(PROVISIONING_FAILURES_KEY, {})).toEqual({ web: failure });
+    const folders = path.join(fleet.rt.home, 'machines', 'laptop', 'web');
+    expect((await readdir(folders)).sort()).toEqual(['laptop-ws-1', 'laptop-ws-2']);
+
+    // Back on Monday: ws-1 now points elsewhere, so it is left alone; ws-2 is taken back as it is.
+    await gitOut(path.join(folders, 'laptop-ws-1'), 'remote', 'set-url', 'origin', path.join(fleet.rt.home, 'elsewhere.git'));
+    const back = await fleet.addWorker('laptop');
+    back.adapter.fallback = writeFile;
+    const second = await createTasks(2);
+    await waitFor(completed(second), 60_000, 'both new tasks to complete on the laptop');
+    expect(await laptopWorkspaces()).toEqual(['web-laptop-ws-2', 'web-laptop-ws-3']);
+    expect(back.logs.join('\n')).toMatch(/Took back workspace\(s\) web-laptop-ws-2 for project web/);
+    const runs = (await fleet.rt.db.runRecords.all()).filter((r) => second.includes(r.taskId));
+    expect(runs.map((r) => r.workspaceId).sort()).toEqual(['web-laptop-ws-2', 'web-laptop-ws-3']);
   });
 
   it('a live worker whose row was removed registers again at its next heartbeat, and goes on taking work', async () => {
