@@ -51,7 +51,7 @@ export const getToolPolicy = defineCommand({
   kind: 'read',
   description:
     "Show a project's tool policy: the Claude Code allow rules its agents run under without asking (e.g. Read, Bash(npm test:*)). Anything else is asked in the task's thread, or denied when nobody can be asked.",
-  input: z.object({ project_id: requiredText('Project id') }),
+  input: () => z.object({ project_id: requiredText('Project id') }),
   async run({ project_id }, ctx) {
     await requireProject(ctx, project_id);
     return policyResult(ctx, project_id);
@@ -64,13 +64,14 @@ export const setToolPolicy = defineCommand({
   kind: 'admin',
   description:
     "Change a project's tool policy: `rules` replaces it, `add` and `remove` edit it, `reset` returns to the default. A rule is a tool name (Read, WebFetch) or a tool with a pattern (Bash(npm test:*), WebFetch(domain:example.com)). The workspace confinement and the shell sandbox still apply to everything allowed.",
-  input: z.object({
-    project_id: requiredText('Project id'),
-    rules: rules('The whole policy, e.g. ["Read","Edit","Bash(npm test:*)"]'),
-    add: rules('Rules to add, e.g. ["Bash(make build:*)"]'),
-    remove: rules('Rules to remove'),
-    reset: optional(boolean('Go back to the default policy')),
-  }),
+  input: () =>
+    z.object({
+      project_id: requiredText('Project id'),
+      rules: rules('The whole policy, e.g. ["Read","Edit","Bash(npm test:*)"]'),
+      add: rules('Rules to add, e.g. ["Bash(make build:*)"]'),
+      remove: rules('Rules to remove'),
+      reset: optional(boolean('Go back to the default policy')),
+    }),
   async run({ project_id, rules: whole, add, remove, reset }, ctx) {
     await requireProject(ctx, project_id);
     checkRules('rules', whole);
@@ -136,12 +137,13 @@ export const listAgentRequests = defineCommand({
   kind: 'read',
   description:
     "Questions and permission requests of agents, newest first: the open ones (status=pending, the default) or all, for a task or a project. Answer them with answer_agent_request, or in the task's Slack thread.",
-  input: z.object({
-    task_id: optional(requiredText('Task id')),
-    project_id: optional(requiredText('Project id')),
-    status: optional(z.enum(['pending', 'answered', 'timed_out', 'cancelled', 'all']).describe('Which requests (default pending)')),
-    ...pageFields(REQUEST_PAGE),
-  }),
+  input: () =>
+    z.object({
+      task_id: optional(requiredText('Task id')),
+      project_id: optional(requiredText('Project id')),
+      status: optional(z.enum(['pending', 'answered', 'timed_out', 'cancelled', 'all']).describe('Which requests (default pending)')),
+      ...pageFields(REQUEST_PAGE),
+    }),
   list: REQUEST_PAGE,
   async run({ task_id, project_id, status, ...paging }, ctx) {
     // A filter naming nothing is a mistake to say, not an empty list.
@@ -164,21 +166,22 @@ export const answerAgentRequestCommand = defineCommand({
   kind: 'change',
   description:
     "Answer an agent that waits for a person. A permission request: decision allow (once), always (allow, and add its rule to the project's tool policy) or deny (with a reason the agent reads). A question: decision answer, with `answer` text, or question_index and option_index for one of its options (0-based), or question_index and option_indexes for several options of a multi-select question.",
-  input: z.object({
-    request_id: integer('Request id (list_agent_requests)', { min: 1 }),
-    decision: z.enum(['allow', 'always', 'deny', 'answer']).describe('allow | always | deny for permissions; answer for questions'),
-    answer: optional(z.string().trim().min(1).max(4000).describe('The answer text (questions)')),
-    reason: optional(z.string().trim().min(1).max(2000).describe('Why it is denied; the agent reads it')),
-    question_index: optional(integer('Which question (0-based)', { min: 0, max: 20 })),
-    option_index: optional(integer('Which of its options (0-based)', { min: 0, max: 20 })),
-    option_indexes: optional(
-      z
-        .array(integer('An option (0-based)', { min: 0, max: 20 }))
-        .min(1)
-        .max(20)
-        .describe('Several of its options (0-based), for a multi-select question'),
-    ),
-  }),
+  input: () =>
+    z.object({
+      request_id: integer('Request id (list_agent_requests)', { min: 1 }),
+      decision: z.enum(['allow', 'always', 'deny', 'answer']).describe('allow | always | deny for permissions; answer for questions'),
+      answer: optional(z.string().trim().min(1).max(4000).describe('The answer text (questions)')),
+      reason: optional(z.string().trim().min(1).max(2000).describe('Why it is denied; the agent reads it')),
+      question_index: optional(integer('Which question (0-based)', { min: 0, max: 20 })),
+      option_index: optional(integer('Which of its options (0-based)', { min: 0, max: 20 })),
+      option_indexes: optional(
+        z
+          .array(integer('An option (0-based)', { min: 0, max: 20 }))
+          .min(1)
+          .max(20)
+          .describe('Several of its options (0-based), for a multi-select question'),
+      ),
+    }),
   modelAccess: 'confirm',
   async run({ request_id, decision, answer, reason, question_index, option_index, option_indexes }, ctx) {
     const request = await ctx.db.agentRequests.get(request_id);

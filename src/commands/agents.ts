@@ -14,7 +14,7 @@ export const listAgents = defineCommand({
   group: 'agents',
   kind: 'read',
   description: `List agents with their type, state and current task, oldest first, ${AGENT_LIST.defaultLimit} a page; total counts them all and next_offset asks for the next page.`,
-  input: z.object(pageFields(AGENT_LIST)),
+  input: () => z.object(pageFields(AGENT_LIST)),
   list: AGENT_LIST,
   async run(args, ctx) {
     const page = pageOf(args, AGENT_LIST.defaultLimit);
@@ -40,13 +40,14 @@ export const createAgent = defineCommand({
   group: 'agents',
   kind: 'change',
   description: 'Add an agent that picks up ready tasks. The id is the name lowercased with spaces as hyphens.',
-  input: z.object({
-    name: requiredText('Agent name'),
-    agent_type: optional(z.enum(AGENT_TYPES).describe('Kind of agent; claude runs Claude Code')),
-    repo_id: optional(requiredText('Repo the agent is tied to')),
-    backend: optional(z.enum(AGENT_BACKENDS).describe('What the agent runs: claude-code (default) or acp, an ACP agent from a profile')),
-    profile: optional(requiredText('For backend acp: the agent profile that starts it (list_agent_profiles)')),
-  }),
+  input: () =>
+    z.object({
+      name: requiredText('Agent name'),
+      agent_type: optional(z.enum(AGENT_TYPES).describe('Kind of agent; claude runs Claude Code')),
+      repo_id: optional(requiredText('Repo the agent is tied to')),
+      backend: optional(z.enum(AGENT_BACKENDS).describe('What the agent runs: claude-code (default) or acp, an ACP agent from a profile')),
+      profile: optional(requiredText('For backend acp: the agent profile that starts it (list_agent_profiles)')),
+    }),
   async run({ name, agent_type, repo_id, backend, profile }, ctx) {
     const id = idFromName(name, 'Agent id', { folder: false });
     if (repo_id && !(await ctx.db.repos.get(repo_id))) throw new CommandError(`Repo '${repo_id}' not found.`);
@@ -80,7 +81,7 @@ export const listAgentProfiles = defineCommand({
   kind: 'admin',
   description:
     'List the configured ACP agent profiles (AQ_AGENT_PROFILES): the command that starts each agent, the names of the environment variables it is given, and whether it runs in the sandbox.',
-  input: z.object({}),
+  input: () => z.object({}),
   async run(_args, ctx) {
     return {
       profiles: ctx.config.agents.profiles.map((p) => ({

@@ -85,12 +85,13 @@ export const createAutomation = defineCommand({
   kind: 'admin',
   description:
     'Create an automation that starts work by itself: kind intake (messages in a channel, triaged by the model), schedule (cron) or webhook (an HTTP endpoint).',
-  input: z.object({
-    name: requiredText('Automation name (its id is derived from it)'),
-    kind: z.enum(AUTOMATION_KINDS).describe('intake, schedule or webhook'),
-    project_id: optional(requiredText('Project its tasks go to (defaults to the active project)')),
-    ...commonFields,
-  }),
+  input: () =>
+    z.object({
+      name: requiredText('Automation name (its id is derived from it)'),
+      kind: z.enum(AUTOMATION_KINDS).describe('intake, schedule or webhook'),
+      project_id: optional(requiredText('Project its tasks go to (defaults to the active project)')),
+      ...commonFields,
+    }),
   async run(args, ctx) {
     const projectId = projectIdOrActive(ctx, args.project_id);
     await requireProject(ctx, projectId);
@@ -136,11 +137,12 @@ export const listAutomations = defineCommand({
   group: 'automations',
   kind: 'read',
   description: `List automations, optionally of one project or kind, oldest first, ${AUTOMATION_LIST.defaultLimit} a page.`,
-  input: z.object({
-    project_id: optional(requiredText('Only this project')),
-    kind: optional(z.enum(AUTOMATION_KINDS).describe('Only this kind')),
-    ...pageFields(AUTOMATION_LIST),
-  }),
+  input: () =>
+    z.object({
+      project_id: optional(requiredText('Only this project')),
+      kind: optional(z.enum(AUTOMATION_KINDS).describe('Only this kind')),
+      ...pageFields(AUTOMATION_LIST),
+    }),
   list: AUTOMATION_LIST,
   async run({ project_id, kind, ...paging }, ctx) {
     if (project_id) await requireProject(ctx, project_id);
@@ -156,7 +158,7 @@ export const getAutomation = defineCommand({
   group: 'automations',
   kind: 'read',
   description: 'Show one automation: its kind, settings, task template, state and next run.',
-  input: z.object({ automation_id: automationId }),
+  input: () => z.object({ automation_id: automationId }),
   async run({ automation_id }, ctx) {
     return automationView(await requireAutomation(ctx, automation_id));
   },
@@ -167,7 +169,7 @@ export const editAutomation = defineCommand({
   group: 'automations',
   kind: 'admin',
   description: 'Change an automation: its name, task template, limits or the fields of its kind.',
-  input: z.object({ automation_id: automationId, name: optional(requiredText('New display name')), ...commonFields }),
+  input: () => z.object({ automation_id: automationId, name: optional(requiredText('New display name')), ...commonFields }),
   async run({ automation_id, name, ...args }, ctx) {
     const a = await requireAutomation(ctx, automation_id);
     checkFieldsOfKind(a.kind, args);
@@ -203,7 +205,7 @@ export const pauseAutomationCommand = defineCommand({
   group: 'automations',
   kind: 'admin',
   description: 'Pause an automation: it starts nothing until resume_automation.',
-  input: z.object({ automation_id: automationId, reason: optional(requiredText('Why (shown in its listing)')) }),
+  input: () => z.object({ automation_id: automationId, reason: optional(requiredText('Why (shown in its listing)')) }),
   async run({ automation_id, reason }, ctx) {
     const a = await requireAutomation(ctx, automation_id);
     if (a.state === 'paused') throw new CommandError(`Automation '${a.id}' is already paused.`);
@@ -218,7 +220,7 @@ export const resumeAutomation = defineCommand({
   group: 'automations',
   kind: 'admin',
   description: 'Resume a paused automation; a schedule continues from its next run after now (missed runs are not made up).',
-  input: z.object({ automation_id: automationId }),
+  input: () => z.object({ automation_id: automationId }),
   async run({ automation_id }, ctx) {
     const a = await requireAutomation(ctx, automation_id);
     if (a.state !== 'paused') throw new CommandError(`Automation '${a.id}' is not paused.`);
@@ -233,7 +235,7 @@ export const runAutomation = defineCommand({
   group: 'automations',
   kind: 'change',
   description: 'Run a schedule or webhook automation now (a schedule keeps its next run); its limits still apply.',
-  input: z.object({ automation_id: automationId }),
+  input: () => z.object({ automation_id: automationId }),
   async run({ automation_id }, ctx) {
     const a = await requireAutomation(ctx, automation_id);
     if (a.state === 'paused') throw new CommandError(`Automation '${a.id}' is paused. Resume it with resume_automation first.`);
@@ -261,7 +263,7 @@ export const listAutomationRuns = defineCommand({
   kind: 'read',
   description:
     'What an automation did, newest first: each firing, the task it created or why it skipped or failed, and how the task ended; for deep pages pass next_cursor back as cursor instead of an offset.',
-  input: z.object({ automation_id: automationId, ...cursorPageFields(RUN_LIST) }),
+  input: () => z.object({ automation_id: automationId, ...cursorPageFields(RUN_LIST) }),
   list: RUN_LIST,
   async run({ automation_id, cursor, ...paging }, ctx) {
     oneStartOnly({ cursor, ...paging });
@@ -280,7 +282,7 @@ export const deleteAutomation = defineCommand({
   group: 'automations',
   kind: 'admin',
   description: 'Delete an automation and its run log (the tasks it created stay).',
-  input: z.object({ automation_id: automationId }),
+  input: () => z.object({ automation_id: automationId }),
   async run({ automation_id }, ctx) {
     const a = await requireAutomation(ctx, automation_id);
     await ctx.db.automations.delete(a.id);

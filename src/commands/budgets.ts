@@ -49,12 +49,15 @@ export const setBudget = defineCommand({
   kind: 'admin',
   description:
     'Set a token and/or dollar budget over a rolling window for a project (or global=true for everything). Warnings at 75/90/95 %; at 100 % no new tasks start until the window frees up or the budget is raised. Limits not given keep their current value.',
-  input: z.object({
-    ...scopeFields,
-    tokens: optional(integer('Most tokens (cache included) in the window', { min: 1 })),
-    cost_usd: optional(decimal('Most dollars in the window', { min: 0.01 })),
-    window_hours: optional(integer(`Length of the rolling window in hours (default ${DEFAULT_BUDGET_WINDOW_HOURS})`, { min: 1, max: 720 })),
-  }),
+  input: () =>
+    z.object({
+      ...scopeFields,
+      tokens: optional(integer('Most tokens (cache included) in the window', { min: 1 })),
+      cost_usd: optional(decimal('Most dollars in the window', { min: 0.01 })),
+      window_hours: optional(
+        integer(`Length of the rolling window in hours (default ${DEFAULT_BUDGET_WINDOW_HOURS})`, { min: 1, max: 720 }),
+      ),
+    }),
   async run(args, ctx) {
     const projectId = await resolveScope(ctx, args);
     const current = await ctx.db.budgets.get(projectId);
@@ -79,7 +82,7 @@ export const getBudget = defineCommand({
   kind: 'read',
   description:
     "Show a project's budget (or global=true for the one over everything): used, limit, percent, window and resets_at (when spent: when new tasks may start again; otherwise when the window's oldest usage leaves it).",
-  input: z.object(scopeFields),
+  input: () => z.object(scopeFields),
   async run(args, ctx) {
     const projectId = await resolveScope(ctx, args);
     const budget = await ctx.db.budgets.get(projectId);
@@ -96,7 +99,7 @@ export const clearBudget = defineCommand({
   group: 'projects',
   kind: 'admin',
   description: "Remove a project's budget (or global=true for the one over everything); its tasks are no longer held back by it.",
-  input: z.object(scopeFields),
+  input: () => z.object(scopeFields),
   async run(args, ctx) {
     const projectId = await resolveScope(ctx, args);
     if (!(await ctx.db.budgets.clear(projectId))) {

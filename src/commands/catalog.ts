@@ -98,9 +98,15 @@ export interface CommandDefinition<
   run(args: z.output<S>, ctx: CommandContext): Promise<R>;
 }
 
-/** A command's contract, defined once; execute, the model's tools, help, Slack and the CLI derive from it. */
+/**
+ * A command's contract, defined once; execute, the model's tools, help, Slack and the CLI derive from it.
+ * `input` may be given as a function that builds the schema: it is then built on first use. Most
+ * processes run one command or a few (`aq`, a test file), and a zod schema is dozens of objects
+ * and closures that every process would otherwise build at start (and `aq`'s startup snapshot
+ * would hold) for all of them.
+ */
 export function defineCommand<S extends z.ZodObject, R extends CommandResult, const N extends string>(
-  definition: CommandDefinition<S, R, N>,
+  definition: Omit<CommandDefinition<S, R, N>, 'input'> & { input: S | (() => S) },
 ): CommandDefinition<S, R, N> {
   if (!/^_?[a-z][a-z0-9_]*$/.test(definition.name)) {
     throw new Error(`Command name ${JSON.stringify(definition.name)} must be snake_case.`);
@@ -109,7 +115,13 @@ export function defineCommand<S extends z.ZodObject, R extends CommandResult, co
   if (!(COMMAND_KINDS as readonly string[]).includes(definition.kind)) {
     throw new Error(`Command ${definition.name} needs a kind: one of ${COMMAND_KINDS.join(', ')}.`);
   }
-  return definition;
+  const { input, ...rest } = definition;
+  if (typeof input !== 'function') return { ...rest, input };
+  let built: S | undefined;
+  return Object.defineProperty(rest, 'input', {
+    get: () => (built ??= input()),
+    enumerable: true,
+  }) as CommandDefinition<S, R, N>;
 }
 
 /** Admin commands are refused for Slack and chat users not listed in AQ_ADMINS. */

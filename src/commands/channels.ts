@@ -8,10 +8,11 @@ export const setProjectChannel = defineCommand({
   group: 'channels',
   kind: 'change',
   description: 'Link a Slack channel to a project: its work is reported there and commands there default to it.',
-  input: z.object({
-    project_id: requiredText('Project id'),
-    channel_id: z.preprocess((v) => (typeof v === 'number' ? String(v) : v), requiredText('Slack channel id, e.g. C0123456789')),
-  }),
+  input: () =>
+    z.object({
+      project_id: requiredText('Project id'),
+      channel_id: z.preprocess((v) => (typeof v === 'number' ? String(v) : v), requiredText('Slack channel id, e.g. C0123456789')),
+    }),
   run: ({ project_id, channel_id }, ctx) => linkChannel(ctx, project_id, channel_id),
 });
 
@@ -33,13 +34,14 @@ export const setControlInterface = defineCommand({
   group: 'channels',
   kind: 'change',
   description: 'Link a channel to a project by channel name (a leading # is ignored).',
-  input: z.object({
-    project_id: optional(z.string().trim().min(1).describe('Project id')),
-    project_name: optional(z.string().trim().min(1).describe('Project id (alternative spelling)')),
-    channel_name: optional(z.string().trim().min(1).describe('Channel name, e.g. #aq-demo')),
-    _resolved_channel_id: optional(z.string().trim().min(1).describe('Channel id already resolved by the caller')),
-    guild_channels: optional(channelList),
-  }),
+  input: () =>
+    z.object({
+      project_id: optional(z.string().trim().min(1).describe('Project id')),
+      project_name: optional(z.string().trim().min(1).describe('Project id (alternative spelling)')),
+      channel_name: optional(z.string().trim().min(1).describe('Channel name, e.g. #aq-demo')),
+      _resolved_channel_id: optional(z.string().trim().min(1).describe('Channel id already resolved by the caller')),
+      guild_channels: optional(channelList),
+    }),
   async run(args, ctx) {
     const projectId = args.project_id ?? args.project_name;
     if (!projectId) throw new CommandError("Missing required field 'project_id'.");
@@ -66,7 +68,7 @@ export const getProjectChannels = defineCommand({
   group: 'channels',
   kind: 'read',
   description: 'The Slack channel linked to a project, if any.',
-  input: z.object({ project_id: requiredText('Project id') }),
+  input: () => z.object({ project_id: requiredText('Project id') }),
   async run({ project_id }, ctx) {
     const project = await requireProject(ctx, project_id);
     return { project_id, channel_id: project.chatChannelId };
@@ -78,9 +80,10 @@ export const getProjectForChannel = defineCommand({
   group: 'channels',
   kind: 'read',
   description: 'The project a Slack channel is linked to (null when none).',
-  input: z.object({
-    channel_id: z.preprocess((v) => (typeof v === 'number' ? String(v) : v), requiredText('Slack channel id')),
-  }),
+  input: () =>
+    z.object({
+      channel_id: z.preprocess((v) => (typeof v === 'number' ? String(v) : v), requiredText('Slack channel id')),
+    }),
   async run({ channel_id }, ctx) {
     const project = await ctx.db.projects.findByChannel(channel_id);
     return { channel_id, project_id: project?.id ?? null, project_name: project?.name ?? null };

@@ -53,10 +53,11 @@ export const readFileCommand = defineCommand({
   group: 'files',
   kind: 'read',
   description: `Read a text file inside the workspace directory or a linked repo (first ${READ_FILE_DEFAULT_LINES} lines by default).`,
-  input: z.object({
-    path: requiredText('File path; relative paths start at the workspace directory'),
-    max_lines: optional(integer(`Most lines to return (default ${READ_FILE_DEFAULT_LINES})`, { min: 1 })),
-  }),
+  input: () =>
+    z.object({
+      path: requiredText('File path; relative paths start at the workspace directory'),
+      max_lines: optional(integer(`Most lines to return (default ${READ_FILE_DEFAULT_LINES})`, { min: 1 })),
+    }),
   async run(args, ctx) {
     const file = await validatePath(ctx, fromWorkspaceDir(ctx, args.path));
     const info = await stat(file).catch(() => null);
@@ -98,13 +99,14 @@ export const runCommand = defineCommand({
   group: 'files',
   kind: 'admin',
   description: `Run a shell command in a workspace folder (timeout ${COMMAND_DEFAULT_TIMEOUT} s by default, at most ${COMMAND_MAX_TIMEOUT} s).`,
-  input: z.object({
-    command: requiredText('Shell command line'),
-    working_dir: requiredText('Folder: absolute, a project id, or relative to the workspace directory'),
-    timeout: optional(
-      integer(`Seconds before the command is killed (default ${COMMAND_DEFAULT_TIMEOUT})`, { min: 1, max: COMMAND_MAX_TIMEOUT }),
-    ),
-  }),
+  input: () =>
+    z.object({
+      command: requiredText('Shell command line'),
+      working_dir: requiredText('Folder: absolute, a project id, or relative to the workspace directory'),
+      timeout: optional(
+        integer(`Seconds before the command is killed (default ${COMMAND_DEFAULT_TIMEOUT})`, { min: 1, max: COMMAND_MAX_TIMEOUT }),
+      ),
+    }),
   async run(args, ctx) {
     const dir = await validatePath(ctx, await resolveWorkingDir(ctx, args.working_dir));
     await requireDirectory(dir, args.working_dir);
@@ -222,11 +224,12 @@ export const searchFiles = defineCommand({
   group: 'files',
   kind: 'read',
   description: `Search file contents with a regular expression (grep mode, ${SEARCH_MAX_MATCHES} matches at most) or file names with a glob (find mode).`,
-  input: z.object({
-    pattern: requiredText('Regular expression (grep) or file-name glob such as *.ts (find)'),
-    path: requiredText('Folder to search; relative paths start at the workspace directory'),
-    mode: optional(z.enum(['grep', 'find']).describe('grep (default) or find')),
-  }),
+  input: () =>
+    z.object({
+      pattern: requiredText('Regular expression (grep) or file-name glob such as *.ts (find)'),
+      path: requiredText('Folder to search; relative paths start at the workspace directory'),
+      mode: optional(z.enum(['grep', 'find']).describe('grep (default) or find')),
+    }),
   async run(args, ctx) {
     const dir = await validatePath(ctx, fromWorkspaceDir(ctx, args.path));
     await requireDirectory(dir, args.path);
@@ -253,13 +256,14 @@ export const listDirectory = defineCommand({
   group: 'files',
   kind: 'read',
   description: `List a folder of a project's workspace (default: the first workspace's root), ${DIRECTORY_PAGE} entries a page in name order; total counts every entry and next_offset asks for the next page.`,
-  input: z.object({
-    project_id: optional(requiredText('Project id (defaults to the active project)')),
-    workspace: optional(requiredText('Workspace name or id')),
-    path: optional(z.string().describe('Folder inside the workspace; empty for its root')),
-    limit: limitField(DIRECTORY_PAGE, DIRECTORY_MAX_PAGE),
-    offset: offsetField(),
-  }),
+  input: () =>
+    z.object({
+      project_id: optional(requiredText('Project id (defaults to the active project)')),
+      workspace: optional(requiredText('Workspace name or id')),
+      path: optional(z.string().describe('Folder inside the workspace; empty for its root')),
+      limit: limitField(DIRECTORY_PAGE, DIRECTORY_MAX_PAGE),
+      offset: offsetField(),
+    }),
   async run(args, ctx) {
     const projectId = projectIdOrActive(ctx, args.project_id);
     await requireProject(ctx, projectId);

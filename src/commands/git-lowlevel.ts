@@ -19,7 +19,7 @@ export const gitCommit = defineCommand({
   group: 'git',
   kind: 'change',
   description: 'Commit every change in a repository.',
-  input: z.object({ repo_id: repoId, message: requiredText('Commit message'), project_id: optional(projectId) }),
+  input: () => z.object({ repo_id: repoId, message: requiredText('Commit message'), project_id: optional(projectId) }),
   async run(args, ctx) {
     const { path } = await resolveRepoPath(ctx, { repoId: args.repo_id, projectId: args.project_id });
     const { committed } = await gitStep(() => ctx.git.commitAll(path, args.message));
@@ -34,7 +34,7 @@ export const gitPush = defineCommand({
   group: 'git',
   kind: 'change',
   description: 'Push a branch (default: the current one) of a repository to origin.',
-  input: z.object({ repo_id: repoId, branch: optional(requiredText('Branch')), project_id: optional(projectId) }),
+  input: () => z.object({ repo_id: repoId, branch: optional(requiredText('Branch')), project_id: optional(projectId) }),
   async run(args, ctx) {
     const { path } = await resolveRepoPath(ctx, { repoId: args.repo_id, projectId: args.project_id });
     const branch = args.branch ?? (await currentBranchOrFail(ctx, path));
@@ -48,7 +48,7 @@ export const gitCreateBranch = defineCommand({
   group: 'git',
   kind: 'change',
   description: 'Create a branch in a repository and switch to it.',
-  input: z.object({ repo_id: repoId, branch_name: requiredText('Branch name'), project_id: optional(projectId) }),
+  input: () => z.object({ repo_id: repoId, branch_name: requiredText('Branch name'), project_id: optional(projectId) }),
   async run(args, ctx) {
     const { path } = await resolveRepoPath(ctx, { repoId: args.repo_id, projectId: args.project_id });
     await gitStep(() => ctx.git.createBranch(path, args.branch_name));
@@ -61,12 +61,13 @@ export const gitMerge = defineCommand({
   group: 'git',
   kind: 'change',
   description: 'Merge a branch into the default branch of a repository; a conflict is aborted and reported.',
-  input: z.object({
-    repo_id: repoId,
-    branch_name: requiredText('Branch to merge'),
-    default_branch: optional(requiredText('Branch to merge into (default: the repo’s default)')),
-    project_id: optional(projectId),
-  }),
+  input: () =>
+    z.object({
+      repo_id: repoId,
+      branch_name: requiredText('Branch to merge'),
+      default_branch: optional(requiredText('Branch to merge into (default: the repo’s default)')),
+      project_id: optional(projectId),
+    }),
   async run(args, ctx) {
     const { path, repo } = await resolveRepoPath(ctx, { repoId: args.repo_id, projectId: args.project_id });
     const into = args.default_branch ?? (repo.defaultBranch || 'main');
@@ -88,14 +89,15 @@ export const gitCreatePr = defineCommand({
   group: 'git',
   kind: 'change',
   description: 'Open a pull request with the GitHub CLI (gh).',
-  input: z.object({
-    repo_id: repoId,
-    title: requiredText('Pull request title'),
-    body: optional(z.string().describe('Pull request description')),
-    branch: optional(requiredText('Branch (default: the current one)')),
-    base: optional(requiredText('Base branch (default: the repo’s default)')),
-    project_id: optional(projectId),
-  }),
+  input: () =>
+    z.object({
+      repo_id: repoId,
+      title: requiredText('Pull request title'),
+      body: optional(z.string().describe('Pull request description')),
+      branch: optional(requiredText('Branch (default: the current one)')),
+      base: optional(requiredText('Base branch (default: the repo’s default)')),
+      project_id: optional(projectId),
+    }),
   async run(args, ctx) {
     const { path, repo } = await resolveRepoPath(ctx, { repoId: args.repo_id, projectId: args.project_id });
     const branch = args.branch ?? (await currentBranchOrFail(ctx, path));
@@ -110,13 +112,14 @@ export const gitChangedFiles = defineCommand({
   group: 'git',
   kind: 'read',
   description: `Files changed in a repository compared with a base branch, ${GIT_LIST_PAGE} a page; count counts them all and next_offset asks for the next page.`,
-  input: z.object({
-    repo_id: repoId,
-    base_branch: optional(requiredText('Base branch (default: the repo’s default)')),
-    project_id: optional(projectId),
-    limit: limitField(GIT_LIST_PAGE, GIT_LIST_MAX_PAGE),
-    offset: offsetField(),
-  }),
+  input: () =>
+    z.object({
+      repo_id: repoId,
+      base_branch: optional(requiredText('Base branch (default: the repo’s default)')),
+      project_id: optional(projectId),
+      limit: limitField(GIT_LIST_PAGE, GIT_LIST_MAX_PAGE),
+      offset: offsetField(),
+    }),
   async run(args, ctx) {
     const { path, repo } = await resolveRepoPath(ctx, { repoId: args.repo_id, projectId: args.project_id });
     const base = args.base_branch ?? (repo.defaultBranch || 'main');
@@ -130,11 +133,12 @@ export const gitLog = defineCommand({
   group: 'git',
   kind: 'read',
   description: "Recent commits of a project's repository.",
-  input: z.object({
-    project_id: projectId,
-    count: optional(integer('How many commits (default 10)', { min: 1, max: 500 })),
-    repo_id: optionalRepo,
-  }),
+  input: () =>
+    z.object({
+      project_id: projectId,
+      count: optional(integer('How many commits (default 10)', { min: 1, max: 500 })),
+      repo_id: optionalRepo,
+    }),
   async run(args, ctx) {
     const { path, repo } = await resolveRepoPath(ctx, { projectId: args.project_id, repoId: args.repo_id });
     const [branch, lines] = await gitStep(() => settleAll([ctx.git.currentBranch(path), ctx.git.log(path, args.count ?? 10)]));
@@ -152,13 +156,14 @@ export const gitBranch = defineCommand({
   group: 'git',
   kind: 'change',
   description: `List the branches of a project's repository (${GIT_LIST_PAGE} a page; total counts them all, next_offset asks for the next page), or create one (with name) and switch to it.`,
-  input: z.object({
-    project_id: projectId,
-    name: optional(requiredText('New branch name')),
-    repo_id: optionalRepo,
-    limit: limitField(GIT_LIST_PAGE, GIT_LIST_MAX_PAGE),
-    offset: offsetField(),
-  }),
+  input: () =>
+    z.object({
+      project_id: projectId,
+      name: optional(requiredText('New branch name')),
+      repo_id: optionalRepo,
+      limit: limitField(GIT_LIST_PAGE, GIT_LIST_MAX_PAGE),
+      offset: offsetField(),
+    }),
   async run(args, ctx) {
     const { path } = await resolveRepoPath(ctx, { projectId: args.project_id, repoId: args.repo_id });
     if (args.name) {
@@ -176,7 +181,7 @@ export const gitCheckout = defineCommand({
   group: 'git',
   kind: 'change',
   description: "Switch a project's repository to another branch.",
-  input: z.object({ project_id: projectId, branch: requiredText('Branch'), repo_id: optionalRepo }),
+  input: () => z.object({ project_id: projectId, branch: requiredText('Branch'), repo_id: optionalRepo }),
   async run(args, ctx) {
     const { path } = await resolveRepoPath(ctx, { projectId: args.project_id, repoId: args.repo_id });
     const old = (await gitStep(() => ctx.git.currentBranch(path))) ?? '(detached HEAD)';
@@ -195,7 +200,7 @@ export const gitDiff = defineCommand({
   group: 'git',
   kind: 'read',
   description: "Unstaged changes of a project's repository, or its difference from a base branch.",
-  input: z.object({ project_id: projectId, base_branch: optional(requiredText('Base branch')), repo_id: optionalRepo }),
+  input: () => z.object({ project_id: projectId, base_branch: optional(requiredText('Base branch')), repo_id: optionalRepo }),
   async run(args, ctx) {
     const { path, repo } = await resolveRepoPath(ctx, { projectId: args.project_id, repoId: args.repo_id });
     const diff = await gitStep(() => ctx.git.diff(path, args.base_branch));

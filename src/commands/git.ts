@@ -20,7 +20,7 @@ export const createBranch = defineCommand({
   group: 'git',
   kind: 'change',
   description: "Create a branch in a project's repository and switch to it.",
-  input: z.object({ project_id: projectId, branch_name: branchName, repo_id: repoId }),
+  input: () => z.object({ project_id: projectId, branch_name: branchName, repo_id: repoId }),
   async run(args, ctx) {
     const { path, repo } = await resolveRepoPath(ctx, { projectId: args.project_id, repoId: args.repo_id });
     await gitStep(() => ctx.git.createBranch(path, args.branch_name));
@@ -33,7 +33,7 @@ export const checkoutBranch = defineCommand({
   group: 'git',
   kind: 'change',
   description: "Switch a project's repository to a branch.",
-  input: z.object({ project_id: projectId, branch_name: branchName, repo_id: repoId }),
+  input: () => z.object({ project_id: projectId, branch_name: branchName, repo_id: repoId }),
   async run(args, ctx) {
     const { path, repo } = await resolveRepoPath(ctx, { projectId: args.project_id, repoId: args.repo_id });
     await gitStep(() => ctx.git.checkout(path, args.branch_name));
@@ -47,7 +47,7 @@ export const commitChanges = defineCommand({
   group: 'git',
   kind: 'change',
   description: "Commit every change in a project's repository.",
-  input: z.object({ project_id: projectId, message: requiredText('Commit message'), repo_id: repoId }),
+  input: () => z.object({ project_id: projectId, message: requiredText('Commit message'), repo_id: repoId }),
   async run(args, ctx) {
     const { path, repo } = await resolveRepoPath(ctx, { projectId: args.project_id, repoId: args.repo_id });
     const { committed } = await gitStep(() => ctx.git.commitAll(path, args.message));
@@ -62,7 +62,7 @@ export const pushBranch = defineCommand({
   group: 'git',
   kind: 'change',
   description: "Push a branch (default: the current one) of a project's repository to origin.",
-  input: z.object({ project_id: projectId, branch_name: optional(branchName), repo_id: repoId }),
+  input: () => z.object({ project_id: projectId, branch_name: optional(branchName), repo_id: repoId }),
   async run(args, ctx) {
     const { path, repo } = await resolveRepoPath(ctx, { projectId: args.project_id, repoId: args.repo_id });
     const branch = args.branch_name ?? (await currentBranchOrFail(ctx, path));
@@ -76,7 +76,7 @@ export const mergeBranch = defineCommand({
   group: 'git',
   kind: 'change',
   description: "Merge a branch into the repository's default branch; a conflict is aborted and reported.",
-  input: z.object({ project_id: projectId, branch_name: branchName, repo_id: repoId }),
+  input: () => z.object({ project_id: projectId, branch_name: branchName, repo_id: repoId }),
   async run(args, ctx) {
     const { path, repo } = await resolveRepoPath(ctx, { projectId: args.project_id, repoId: args.repo_id });
     const target = repo.defaultBranch || 'main';
@@ -95,7 +95,7 @@ export const getGitStatus = defineCommand({
   group: 'git',
   kind: 'read',
   description: 'Branch, status and recent commits of every repository of a project.',
-  input: z.object({ project_id: projectId }),
+  input: () => z.object({ project_id: projectId }),
   async run({ project_id }, ctx) {
     const project = await requireProject(ctx, project_id);
     const repos = await ctx.db.repos.list(project_id);
@@ -134,7 +134,7 @@ export const getTaskDiff = defineCommand({
   kind: 'read',
   description:
     "What a task's branch changed compared with the repository's default branch (`git diff default...branch`); summary=true gives the files changed with their added and removed lines instead of the diff.",
-  input: z.object({ task_id: taskId, summary: optional(boolean('Only the files changed and the totals, not the diff')) }),
+  input: () => z.object({ task_id: taskId, summary: optional(boolean('Only the files changed and the totals, not the diff')) }),
   async run({ task_id, summary }, ctx) {
     const task = await requireTask(ctx, task_id);
     if (!task.repoId) throw new CommandError(`Task '${task_id}' has no associated repository.`);

@@ -92,15 +92,16 @@ export const createHook = defineCommand({
   group: 'hooks',
   kind: 'change',
   description: 'Create a hook: on a schedule or an event, gather context and run a prompt through the model.',
-  input: z.object({
-    project_id: requiredText('Project id'),
-    name: requiredText('Hook name (its id is derived from it)'),
-    trigger: jsonObject('{"type":"periodic","interval_seconds":N} or {"type":"event","event_type":NAME}'),
-    prompt_template: requiredText('Prompt; may use {{step_N}}, {{step_N.field}}, {{event}}, {{event.field}}'),
-    context_steps: optional(jsonList('Steps run before the prompt: shell, read_file, http, git_diff, db_query, create_task')),
-    cooldown_seconds: optional(integer('Minimum seconds between firings (default 3600)', { min: 0 })),
-    llm_config: optional(jsonObject('Model settings for this hook, e.g. {"model": "…"}')),
-  }),
+  input: () =>
+    z.object({
+      project_id: requiredText('Project id'),
+      name: requiredText('Hook name (its id is derived from it)'),
+      trigger: jsonObject('{"type":"periodic","interval_seconds":N} or {"type":"event","event_type":NAME}'),
+      prompt_template: requiredText('Prompt; may use {{step_N}}, {{step_N.field}}, {{event}}, {{event.field}}'),
+      context_steps: optional(jsonList('Steps run before the prompt: shell, read_file, http, git_diff, db_query, create_task')),
+      cooldown_seconds: optional(integer('Minimum seconds between firings (default 3600)', { min: 0 })),
+      llm_config: optional(jsonObject('Model settings for this hook, e.g. {"model": "…"}')),
+    }),
   async run(args, ctx) {
     await requireProject(ctx, args.project_id);
     const trigger = parseTrigger(args.trigger);
@@ -127,7 +128,7 @@ export const listHooks = defineCommand({
   group: 'hooks',
   kind: 'read',
   description: `List hooks, optionally of one project, oldest first, ${HOOK_LIST.defaultLimit} a page; total counts them all and next_offset asks for the next page.`,
-  input: z.object({ project_id: optional(requiredText('Only this project')), ...pageFields(HOOK_LIST) }),
+  input: () => z.object({ project_id: optional(requiredText('Only this project')), ...pageFields(HOOK_LIST) }),
   list: HOOK_LIST,
   async run({ project_id, ...paging }, ctx) {
     if (project_id) await requireProject(ctx, project_id);
@@ -163,15 +164,16 @@ export const editHook = defineCommand({
   group: 'hooks',
   kind: 'change',
   description: 'Change a hook: enable or disable it, or change its trigger, steps, prompt, cooldown or model settings.',
-  input: z.object({
-    hook_id: hookId,
-    enabled: optional(boolean('Whether the hook runs')),
-    trigger: optional(jsonObject('New trigger')),
-    context_steps: optional(jsonList('New context steps')),
-    prompt_template: optional(requiredText('New prompt template')),
-    cooldown_seconds: optional(integer('New cooldown in seconds', { min: 0 })),
-    llm_config: optional(jsonObject('New model settings')),
-  }),
+  input: () =>
+    z.object({
+      hook_id: hookId,
+      enabled: optional(boolean('Whether the hook runs')),
+      trigger: optional(jsonObject('New trigger')),
+      context_steps: optional(jsonList('New context steps')),
+      prompt_template: optional(requiredText('New prompt template')),
+      cooldown_seconds: optional(integer('New cooldown in seconds', { min: 0 })),
+      llm_config: optional(jsonObject('New model settings')),
+    }),
   async run(args, ctx) {
     checkSteps(args.context_steps);
     requireAdminForSteps(args.context_steps, ctx);
@@ -195,7 +197,7 @@ export const deleteHook = defineCommand({
   group: 'hooks',
   kind: 'destructive',
   description: 'Delete a hook and its run history.',
-  input: z.object({ hook_id: hookId }),
+  input: () => z.object({ hook_id: hookId }),
   async run({ hook_id }, ctx) {
     const hook = await ctx.db.hookRuns.hook(hook_id);
     if (!hook) throw new CommandError(`Hook '${hook_id}' not found.`);
@@ -210,7 +212,7 @@ export const listHookRuns = defineCommand({
   kind: 'read',
   description:
     'Recent runs of a hook, newest first; total counts every run and next_offset asks for older ones (for deep pages pass next_cursor back as cursor instead).',
-  input: z.object({ hook_id: hookId, ...cursorPageFields(HOOK_RUN_LIST) }),
+  input: () => z.object({ hook_id: hookId, ...cursorPageFields(HOOK_RUN_LIST) }),
   list: HOOK_RUN_LIST,
   async run({ hook_id, cursor, ...paging }, ctx) {
     oneStartOnly({ cursor, ...paging });
@@ -252,7 +254,7 @@ export const fireHook = defineCommand({
   group: 'hooks',
   kind: 'change',
   description: 'Run a hook now, ignoring its cooldown; it runs in the background.',
-  input: z.object({ hook_id: hookId }),
+  input: () => z.object({ hook_id: hookId }),
   async run({ hook_id }, ctx) {
     const engine = ctx.orchestrator.hookEngine;
     if (!engine) {

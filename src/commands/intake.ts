@@ -76,12 +76,13 @@ export const matchIntake = defineCommand({
   modelAccess: 'excluded',
   description:
     'Which enabled channel intake takes a message (or a reaction added to one), if any; answers automation_id null when none does, so the message is left alone.',
-  input: z.object({
-    channel_id: requiredText('The Slack channel of the message'),
-    user_id: requiredText('Who posted the message'),
-    text: optional(z.string().describe('The message text, when it is known')),
-    reaction: optional(requiredText('The reaction added, for a reaction_added event')),
-  }),
+  input: () =>
+    z.object({
+      channel_id: requiredText('The Slack channel of the message'),
+      user_id: requiredText('Who posted the message'),
+      text: optional(z.string().describe('The message text, when it is known')),
+      reaction: optional(requiredText('The reaction added, for a reaction_added event')),
+    }),
   async run(args, ctx) {
     for (const a of await ctx.db.automations.intakeFor(args.channel_id)) {
       if (!passesIntakeFilters(a, { userId: args.user_id, text: args.text, reaction: args.reaction?.replace(/:/g, '') })) continue;
@@ -111,12 +112,13 @@ export const logIntakeTriage = defineCommand({
   modelAccess: 'excluded',
   description:
     "Logs what triage made of an intake message that did not create a task: proposed (waiting for a click), linked to an earlier task, or skipped and why. The message's text is not stored.",
-  input: z.object({
-    automation_id: requiredText('The intake automation'),
-    outcome: z.enum(['proposed', 'linked', 'skipped']).describe('What triage decided'),
-    reason: requiredText('Why, in a sentence'),
-    task_id: optional(requiredText('The earlier task a duplicate links to')),
-  }),
+  input: () =>
+    z.object({
+      automation_id: requiredText('The intake automation'),
+      outcome: z.enum(['proposed', 'linked', 'skipped']).describe('What triage decided'),
+      reason: requiredText('Why, in a sentence'),
+      task_id: optional(requiredText('The earlier task a duplicate links to')),
+    }),
   async run(args, ctx) {
     const a = await requireIntake(ctx, args.automation_id);
     const runId = await logRun(ctx, a, { outcome: args.outcome, reason: args.reason, taskId: args.task_id });
@@ -131,16 +133,17 @@ export const createIntakeTask = defineCommand({
   modelAccess: 'excluded',
   description:
     'Creates the task triage found in an intake message (policy create, or a Create click on a proposal), under the automation’s rate limit, budget and log. A click is taken from the reporter, the automation’s owner or an admin.',
-  input: z.object({
-    automation_id: requiredText('The intake automation'),
-    title: requiredText('Task title'),
-    description: requiredText('Task description'),
-    priority: optional(integer('Priority (lower runs first)')),
-    reporter: optional(requiredText('Who posted the message (their clicks count)')),
-    proposal_run: proposalRun,
-    source_channel_id: optional(requiredText('The channel of the reported message')),
-    source_thread_ts: optional(requiredText("The reported message's ts: a reply in its thread then reaches the task")),
-  }),
+  input: () =>
+    z.object({
+      automation_id: requiredText('The intake automation'),
+      title: requiredText('Task title'),
+      description: requiredText('Task description'),
+      priority: optional(integer('Priority (lower runs first)')),
+      reporter: optional(requiredText('Who posted the message (their clicks count)')),
+      proposal_run: proposalRun,
+      source_channel_id: optional(requiredText('The channel of the reported message')),
+      source_thread_ts: optional(requiredText("The reported message's ts: a reply in its thread then reaches the task")),
+    }),
   async run(args, ctx) {
     const a = await requireIntake(ctx, args.automation_id);
     const clicker = ctx.actor.userId;
@@ -170,11 +173,12 @@ export const dismissIntakeProposal = defineCommand({
   kind: 'change',
   modelAccess: 'excluded',
   description: 'Dismisses a task an intake proposed; the log says who dismissed it. Taken from the reporter, the owner or an admin.',
-  input: z.object({
-    automation_id: requiredText('The intake automation'),
-    reporter: optional(requiredText('Who posted the message')),
-    proposal_run: proposalRun,
-  }),
+  input: () =>
+    z.object({
+      automation_id: requiredText('The intake automation'),
+      reporter: optional(requiredText('Who posted the message')),
+      proposal_run: proposalRun,
+    }),
   async run(args, ctx) {
     const a = await requireIntake(ctx, args.automation_id);
     const clicker = ctx.actor.userId;

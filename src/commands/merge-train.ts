@@ -56,11 +56,12 @@ export const getMergeQueue = defineCommand({
   group: 'tasks',
   kind: 'read',
   description: `List a project's (or one repository's) merge train: each queued task's place, state (waiting, updating, checking, merging, sent_back), since when, tries and last outcome, in landing order, ${MERGE_QUEUE.defaultLimit} a page; total counts them all and next_offset asks for the next page.`,
-  input: z.object({
-    project_id: optionalText('Project id (its trains, one per repository)'),
-    repo_id: optionalText("Repository id (only that repository's train)"),
-    ...pageFields(MERGE_QUEUE),
-  }),
+  input: () =>
+    z.object({
+      project_id: optionalText('Project id (its trains, one per repository)'),
+      repo_id: optionalText("Repository id (only that repository's train)"),
+      ...pageFields(MERGE_QUEUE),
+    }),
   list: MERGE_QUEUE,
   async run({ project_id, repo_id, ...paging }, ctx) {
     if (!project_id && !repo_id) throw new CommandError('Give project_id or repo_id to say which merge train to show.');
@@ -92,10 +93,11 @@ export const moveInMergeQueue = defineCommand({
   group: 'tasks',
   kind: 'admin',
   description: 'Move a task to another place in its merge train (1 or no place: the front); the others keep their order.',
-  input: z.object({
-    task_id: requiredText('Task id'),
-    place: optional(integer('Its new place, 1 being next to land (default 1)', { min: 1, max: 100_000 })),
-  }),
+  input: () =>
+    z.object({
+      task_id: requiredText('Task id'),
+      place: optional(integer('Its new place, 1 being next to land (default 1)', { min: 1, max: 100_000 })),
+    }),
   async run({ task_id, place }, ctx) {
     await requireEntry(ctx, task_id);
     const moved = await ctx.db.mergeTrain.moveTo(task_id, place ?? 1);
@@ -110,7 +112,7 @@ export const removeFromMergeQueue = defineCommand({
   kind: 'admin',
   description:
     'Take a task out of its merge train: it stays AWAITING_APPROVAL, unmerged, until someone approves, restarts or skips it. A landing under way is not interrupted.',
-  input: z.object({ task_id: requiredText('Task id') }),
+  input: () => z.object({ task_id: requiredText('Task id') }),
   async run({ task_id }, ctx) {
     const entry = await requireEntry(ctx, task_id);
     if (entry.state !== 'waiting' && entry.state !== 'sent_back')

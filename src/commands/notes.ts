@@ -129,7 +129,7 @@ export const listNotes = defineCommand({
   group: 'notes',
   kind: 'read',
   description: `List a project's notes (Markdown files in its workspace's notes/ folder) by name, ${NOTE_LIST.defaultLimit} a page; total counts them all and next_offset asks for the next page.`,
-  input: z.object({ project_id: projectId, ...pageFields(NOTE_LIST) }),
+  input: () => z.object({ project_id: projectId, ...pageFields(NOTE_LIST) }),
   list: NOTE_LIST,
   async run({ project_id, ...paging }, ctx) {
     const dir = await notesDir(ctx, project_id);
@@ -149,7 +149,7 @@ export const writeNote = defineCommand({
   group: 'notes',
   kind: 'change',
   description: 'Write a note (replacing a note with the same title).',
-  input: z.object({ project_id: projectId, title, content: z.string().describe('Markdown content') }),
+  input: () => z.object({ project_id: projectId, title, content: z.string().describe('Markdown content') }),
   async run(args, ctx) {
     const dir = await notesDir(ctx, args.project_id);
     const { file } = await noteFile(ctx, dir, args.title);
@@ -169,7 +169,7 @@ export const appendNote = defineCommand({
   group: 'notes',
   kind: 'change',
   description: 'Add text to the end of a note, creating it (with a # title) when it does not exist.',
-  input: z.object({ project_id: projectId, title, content: z.string().describe('Markdown to append') }),
+  input: () => z.object({ project_id: projectId, title, content: z.string().describe('Markdown to append') }),
   async run(args, ctx) {
     const dir = await notesDir(ctx, args.project_id);
     const { file } = await noteFile(ctx, dir, args.title);
@@ -195,7 +195,7 @@ export const readNote = defineCommand({
   group: 'notes',
   kind: 'read',
   description: 'Read a note.',
-  input: z.object({ project_id: projectId, title }),
+  input: () => z.object({ project_id: projectId, title }),
   async run(args, ctx) {
     const dir = await notesDir(ctx, args.project_id);
     const { file } = await noteFile(ctx, dir, args.title);
@@ -214,7 +214,7 @@ export const deleteNote = defineCommand({
   group: 'notes',
   kind: 'destructive',
   description: 'Delete a note.',
-  input: z.object({ project_id: projectId, title }),
+  input: () => z.object({ project_id: projectId, title }),
   async run(args, ctx) {
     const dir = await notesDir(ctx, args.project_id);
     const { file } = await noteFile(ctx, dir, args.title);
@@ -230,11 +230,12 @@ export const compareSpecsNotes = defineCommand({
   group: 'notes',
   kind: 'read',
   description: `List a project's specs (specs/ in its repo or workspace) beside its notes, to compare them, ${COMPARE_LIST.defaultLimit} of each a page; specs_total and notes_total count them all, next_offset asks for the next page.`,
-  input: z.object({
-    project_id: projectId,
-    specs_path: optional(requiredText('Specs folder to use instead')),
-    ...pageFields(COMPARE_LIST),
-  }),
+  input: () =>
+    z.object({
+      project_id: projectId,
+      specs_path: optional(requiredText('Specs folder to use instead')),
+      ...pageFields(COMPARE_LIST),
+    }),
   list: COMPARE_LIST,
   async run(args, ctx) {
     const request = pageOf(args, COMPARE_LIST.defaultLimit);

@@ -51,11 +51,12 @@ export const getOverlaps = defineCommand({
   kind: 'read',
   description:
     'Live overlaps found by the conflict radar: pairs of running or unmerged tasks of one repository that touched the same files, with the tasks and the files. Optionally for one project or one repository.',
-  input: z.object({
-    project_id: z.string().optional().describe('Only this project'),
-    repo_id: z.string().optional().describe('Only this repository (see list_repos)'),
-    ...pageFields(OVERLAP_LIST),
-  }),
+  input: () =>
+    z.object({
+      project_id: z.string().optional().describe('Only this project'),
+      repo_id: z.string().optional().describe('Only this repository (see list_repos)'),
+      ...pageFields(OVERLAP_LIST),
+    }),
   list: OVERLAP_LIST,
   async run(args, ctx) {
     const { project_id, repo_id } = args;

@@ -20,7 +20,7 @@ export const getPlan = defineCommand({
   kind: 'read',
   description:
     "The plan a task's agent wrote, as its steps (the child tasks, in order, with their status); given a step, the plan it belongs to. No steps: the task made no plan.",
-  input: z.object({ task_id: taskId }),
+  input: () => z.object({ task_id: taskId }),
   async run({ task_id }, ctx) {
     const owner = await planOwner(ctx, task_id);
     const steps = await ctx.db.planChains.steps(owner.id);
@@ -49,11 +49,12 @@ export const revisePlan = defineCommand({
   kind: 'change',
   description:
     "Revise a plan before its steps run: the plan's new text (Markdown, read like an agent's plan file) is matched to the standing steps, and the changes (steps added, removed, renamed) are returned. Nothing changes unless confirm is true, and only while every step still waits.",
-  input: z.object({
-    task_id: taskId,
-    plan: requiredText('The revised plan as Markdown: a "## " heading (or a numbered item) per step, with its details under it'),
-    confirm: optional(boolean('Apply the changes (default false: only show them)')),
-  }),
+  input: () =>
+    z.object({
+      task_id: taskId,
+      plan: requiredText('The revised plan as Markdown: a "## " heading (or a numbered item) per step, with its details under it'),
+      confirm: optional(boolean('Apply the changes (default false: only show them)')),
+    }),
   async run({ task_id, plan, confirm }, ctx) {
     const owner = await planOwner(ctx, task_id);
     const standing = await ctx.db.planChains.steps(owner.id);

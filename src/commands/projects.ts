@@ -105,7 +105,7 @@ export const listProjects = defineCommand({
   group: 'projects',
   kind: 'read',
   description: `List projects with their status, scheduling weight and linked channel, oldest first, ${PROJECT_LIST.defaultLimit} a page; total counts them all and next_offset asks for the next page.`,
-  input: z.object(pageFields(PROJECT_LIST)),
+  input: () => z.object(pageFields(PROJECT_LIST)),
   list: PROJECT_LIST,
   async run(args, ctx) {
     const page = pageOf(args, PROJECT_LIST.defaultLimit);
@@ -123,20 +123,21 @@ export const createProject = defineCommand({
   kind: 'change',
   description:
     'Create a project with its own workspace directory. The id is the name lowercased with spaces as hyphens. backends limits which agent backends run its tasks, in order of preference.',
-  input: z.object({
-    name: requiredText('Project name'),
-    credit_weight: optional(decimal('Share of agent time relative to other projects', { min: 0 })),
-    max_concurrent_agents: optional(integer('Most agents working on this project at once', { min: 1, max: 100 })),
-    auto_create_channels: optional(boolean('Create and link a Slack channel for the project')),
-    approvals_by_requester: optional(approvalsByRequester),
-    task_rooms: optional(taskRooms),
-    overlap_policy: overlapPolicy.optional(),
-    backends: optional(backends),
-    check_command: checkCommand,
-    check_timeout_seconds: optional(checkTimeoutSeconds),
-    landing: optional(landing),
-    landing_tries: optional(landingTries),
-  }),
+  input: () =>
+    z.object({
+      name: requiredText('Project name'),
+      credit_weight: optional(decimal('Share of agent time relative to other projects', { min: 0 })),
+      max_concurrent_agents: optional(integer('Most agents working on this project at once', { min: 1, max: 100 })),
+      auto_create_channels: optional(boolean('Create and link a Slack channel for the project')),
+      approvals_by_requester: optional(approvalsByRequester),
+      task_rooms: optional(taskRooms),
+      overlap_policy: overlapPolicy.optional(),
+      backends: optional(backends),
+      check_command: checkCommand,
+      check_timeout_seconds: optional(checkTimeoutSeconds),
+      landing: optional(landing),
+      landing_tries: optional(landingTries),
+    }),
   async run(args, ctx) {
     const id = idFromName(args.name, 'Project id', { folder: true });
     const allowed = args.backends !== undefined ? checkedBackends(ctx, args.backends) : null;
@@ -184,7 +185,7 @@ export const getProject = defineCommand({
   kind: 'read',
   description:
     "Show one project's settings: status, scheduling weight, agent limit, linked channel, approvals, task rooms, overlap policy, backends (null: any) and merge train settings (check command, its time limit, landing mode, tries).",
-  input: z.object({ project_id: projectId }),
+  input: () => z.object({ project_id: projectId }),
   async run({ project_id }, ctx) {
     const project = await requireProject(ctx, project_id);
     return {
@@ -202,7 +203,7 @@ export const pauseProject = defineCommand({
   group: 'projects',
   kind: 'change',
   description: 'Pause a project so no new tasks are scheduled for it.',
-  input: z.object({ project_id: projectId }),
+  input: () => z.object({ project_id: projectId }),
   async run({ project_id }, ctx) {
     await requireSteerProject(ctx, project_id, 'pause');
     const project = await ctx.db.projects.update(project_id, { status: 'PAUSED' });
@@ -217,7 +218,7 @@ export const resumeProject = defineCommand({
   group: 'projects',
   kind: 'change',
   description: 'Resume a paused project so its tasks are scheduled again.',
-  input: z.object({ project_id: projectId }),
+  input: () => z.object({ project_id: projectId }),
   async run({ project_id }, ctx) {
     await requireSteerProject(ctx, project_id, 'resume');
     const project = await ctx.db.projects.update(project_id, { status: 'ACTIVE' });
@@ -233,20 +234,21 @@ export const editProject = defineCommand({
   kind: 'change',
   description:
     "Change a project's name, credit weight, agent limit, who may approve its tasks, which tasks get a Slack room, the overlap policy, or its merge train settings (check_command, check_timeout_seconds, landing, landing_tries).",
-  input: z.object({
-    project_id: projectId,
-    name: optional(requiredText('New display name')),
-    credit_weight: optional(decimal('Share of agent time relative to other projects', { min: 0 })),
-    max_concurrent_agents: optional(integer('Most agents working on this project at once', { min: 1, max: 100 })),
-    approvals_by_requester: optional(approvalsByRequester),
-    task_rooms: optional(taskRooms),
-    overlap_policy: overlapPolicy.optional(),
-    check_command: checkCommand,
-    check_timeout_seconds: optional(checkTimeoutSeconds),
-    landing: optional(landing),
-    landing_tries: optional(landingTries),
-    backends: optional(backends),
-  }),
+  input: () =>
+    z.object({
+      project_id: projectId,
+      name: optional(requiredText('New display name')),
+      credit_weight: optional(decimal('Share of agent time relative to other projects', { min: 0 })),
+      max_concurrent_agents: optional(integer('Most agents working on this project at once', { min: 1, max: 100 })),
+      approvals_by_requester: optional(approvalsByRequester),
+      task_rooms: optional(taskRooms),
+      overlap_policy: overlapPolicy.optional(),
+      check_command: checkCommand,
+      check_timeout_seconds: optional(checkTimeoutSeconds),
+      landing: optional(landing),
+      landing_tries: optional(landingTries),
+      backends: optional(backends),
+    }),
   async run(args, ctx) {
     const changes: Record<string, unknown> = {};
     const fields: string[] = [];
@@ -321,10 +323,11 @@ export const deleteProject = defineCommand({
   group: 'projects',
   kind: 'admin',
   description: 'Delete a project and everything that belongs to it (tasks, repos, hooks). Refused while tasks are running.',
-  input: z.object({
-    project_id: projectId,
-    archive_channels: optional(boolean('Also archive the linked Slack channel')),
-  }),
+  input: () =>
+    z.object({
+      project_id: projectId,
+      archive_channels: optional(boolean('Also archive the linked Slack channel')),
+    }),
   async run({ project_id, archive_channels }, ctx) {
     const project = await requireProject(ctx, project_id);
     const running = await ctx.db.tasks.countInStatus('IN_PROGRESS', project_id);

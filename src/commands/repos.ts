@@ -45,14 +45,15 @@ export const addRepo = defineCommand({
   kind: 'change',
   description:
     'Add a repository to a project: clone it from a URL, link an existing folder, or init a new one. Linking a folder outside the workspace directory is for admins.',
-  input: z.object({
-    project_id: requiredText('Project id'),
-    source: z.enum(['clone', 'link', 'init']).describe('clone (from url), link (an existing folder) or init (a new repository)'),
-    url: optional(requiredText('Repository URL (for clone)')),
-    path: optional(requiredText('Existing folder (for link)')),
-    default_branch: optional(requiredText('Default branch (default main)')),
-    name: optional(requiredText('Repo name; derived from the URL or folder when absent')),
-  }),
+  input: () =>
+    z.object({
+      project_id: requiredText('Project id'),
+      source: z.enum(['clone', 'link', 'init']).describe('clone (from url), link (an existing folder) or init (a new repository)'),
+      url: optional(requiredText('Repository URL (for clone)')),
+      path: optional(requiredText('Existing folder (for link)')),
+      default_branch: optional(requiredText('Default branch (default main)')),
+      name: optional(requiredText('Repo name; derived from the URL or folder when absent')),
+    }),
   async run(args, ctx) {
     const project = await requireProject(ctx, args.project_id);
     if (args.source === 'clone' && !args.url) throw new CommandError('A url is required to clone a repository.');
@@ -99,7 +100,7 @@ export const listRepos = defineCommand({
   group: 'repos',
   kind: 'read',
   description: `List repositories, optionally of one project, oldest first, ${REPO_LIST.defaultLimit} a page; total counts them all and next_offset asks for the next page.`,
-  input: z.object({ project_id: optional(requiredText('Only this project')), ...pageFields(REPO_LIST) }),
+  input: () => z.object({ project_id: optional(requiredText('Only this project')), ...pageFields(REPO_LIST) }),
   list: REPO_LIST,
   async run({ project_id, ...paging }, ctx) {
     if (project_id) await requireProject(ctx, project_id);

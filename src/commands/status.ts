@@ -18,7 +18,7 @@ export const getStatus = defineCommand({
   group: 'status',
   kind: 'read',
   description: `Overview: agents and what they work on, task counts by status, running tasks (up to ${STATUS_IN_PROGRESS_LIMIT}) and the ${STATUS_READY_LIMIT} most urgent ready tasks, and whether scheduling is paused.`,
-  input: z.object({}),
+  input: () => z.object({}),
   async run(_args, ctx) {
     const [summary, agents, pages, workers] = await settleAll([
       // Counts and system_state rows in one statement: on PostgreSQL a round trip is what a small

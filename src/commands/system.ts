@@ -31,7 +31,7 @@ export const getRecentEvents = defineCommand({
   kind: 'read',
   description:
     'The newest events of the system log, newest first; total counts every event and next_offset asks for older ones (for deep pages pass next_cursor back as cursor instead).',
-  input: z.object(cursorPageFields(EVENT_LIST)),
+  input: () => z.object(cursorPageFields(EVENT_LIST)),
   list: EVENT_LIST,
   async run({ cursor, ...paging }, ctx) {
     oneStartOnly({ cursor, ...paging });
@@ -77,11 +77,12 @@ export const getTokenUsage = defineCommand({
   group: 'system',
   kind: 'read',
   description: `Tokens used (agents, chat and hooks, cache included): for a task by agent, for a project by task, or per project. The breakdown is largest first, ${TOKEN_USAGE_LIMIT} rows a page (breakdown_total counts them all; next_offset asks for the next page); total is every token.`,
-  input: z.object({
-    task_id: optional(requiredText('One task')),
-    project_id: optional(requiredText('One project')),
-    ...pageFields(USAGE_LIST),
-  }),
+  input: () =>
+    z.object({
+      task_id: optional(requiredText('One task')),
+      project_id: optional(requiredText('One project')),
+      ...pageFields(USAGE_LIST),
+    }),
   list: USAGE_LIST,
   async run({ task_id, project_id, ...paging }, ctx) {
     const page = pageOf(paging, TOKEN_USAGE_LIMIT);
@@ -96,7 +97,7 @@ export const setActiveProject = defineCommand({
   group: 'system',
   kind: 'change',
   description: 'Set the project this conversation works in by default; without project_id, clear it.',
-  input: z.object({ project_id: optional(z.string().trim().describe('Project id; empty to clear')) }),
+  input: () => z.object({ project_id: optional(z.string().trim().describe('Project id; empty to clear')) }),
   async run({ project_id }, ctx) {
     if (!project_id) {
       ctx.session.activeProjectId = null;
@@ -113,7 +114,7 @@ export const orchestratorControl = defineCommand({
   group: 'system',
   kind: 'destructive',
   description: 'Pause or resume scheduling of new tasks everywhere, or show whether it is paused.',
-  input: z.object({ action: requiredText('pause, resume or status') }),
+  input: () => z.object({ action: requiredText('pause, resume or status') }),
   async run({ action }, ctx) {
     const verb = action.trim().toLowerCase();
     if (verb === 'pause') {
@@ -138,7 +139,7 @@ export const restartDaemon = defineCommand({
   group: 'system',
   kind: 'admin',
   description: 'Restart the Agent Queue daemon (the app process); from `aq` the running daemon is asked through the database.',
-  input: z.object({ reason: optional(requiredText('Why (shown in the notification)')) }),
+  input: () => z.object({ reason: optional(requiredText('Why (shown in the notification)')) }),
   modelAccess: 'excluded',
   async run({ reason }, ctx) {
     const why = reason ?? NO_REASON;
@@ -165,7 +166,7 @@ export const updateAndRestart = defineCommand({
   group: 'system',
   kind: 'admin',
   description: "Pull the app's latest code (fast-forward only), reinstall it, and restart.",
-  input: z.object({ reason: optional(requiredText('Why (shown in the notification)')) }),
+  input: () => z.object({ reason: optional(requiredText('Why (shown in the notification)')) }),
   modelAccess: 'excluded',
   async run({ reason }, ctx) {
     const why = reason ?? NO_REASON;

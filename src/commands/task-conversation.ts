@@ -17,13 +17,14 @@ export const messageTask = defineCommand({
   kind: 'change',
   description:
     "Send a message to a task's agent. A running task gets it in its live session (while its agent waits for an answer to a question, the message is the answer); a COMPLETED, FAILED, BLOCKED or AWAITING_APPROVAL task runs again as a follow-up that continues the same agent session on the same branch (an open PR is updated); a task approved and queued in its merge train lands first, then runs the follow-up. Only the project's steerers (set_project_steerers) or admins may.",
-  input: z.object({
-    task_id: taskId,
-    text: requiredText('What to tell the agent').pipe(
-      z.string().max(MESSAGE_LIMIT, `A message to an agent is at most ${MESSAGE_LIMIT} characters.`),
-    ),
-    author: z.string().trim().max(200).optional().describe('Who wrote it, as the agent should see it (e.g. a Slack display name)'),
-  }),
+  input: () =>
+    z.object({
+      task_id: taskId,
+      text: requiredText('What to tell the agent').pipe(
+        z.string().max(MESSAGE_LIMIT, `A message to an agent is at most ${MESSAGE_LIMIT} characters.`),
+      ),
+      author: z.string().trim().max(200).optional().describe('Who wrote it, as the agent should see it (e.g. a Slack display name)'),
+    }),
   modelAccess: 'confirm',
   async run({ task_id, text, author }, ctx) {
     const target = await ctx.db.tasks.get(task_id);
@@ -82,18 +83,19 @@ export const setProjectSteerers = defineCommand({
   kind: 'admin',
   description:
     "Set who (Slack user ids) may message a project's agents and queue follow-ups, besides the admins; answers the list now in force. An empty list leaves it to the admin rule.",
-  input: z.object({
-    project_id: requiredText('Project id'),
-    user_ids: z
-      .array(
-        z
-          .string()
-          .trim()
-          .regex(/^[UW][A-Z0-9]+$/, 'Each steerer is a Slack user id such as U012AB3CD.'),
-      )
-      .max(200)
-      .describe('Slack user ids, e.g. ["U012AB3CD"]'),
-  }),
+  input: () =>
+    z.object({
+      project_id: requiredText('Project id'),
+      user_ids: z
+        .array(
+          z
+            .string()
+            .trim()
+            .regex(/^[UW][A-Z0-9]+$/, 'Each steerer is a Slack user id such as U012AB3CD.'),
+        )
+        .max(200)
+        .describe('Slack user ids, e.g. ["U012AB3CD"]'),
+    }),
   async run({ project_id, user_ids }, ctx) {
     await requireProject(ctx, project_id);
     await ctx.db.steerers.set(project_id, user_ids);

@@ -21,7 +21,7 @@ export const addDependency = defineCommand({
   group: 'tasks',
   kind: 'change',
   description: 'Make a task wait until another task completes. Cycles and self-dependencies are refused.',
-  input: z.object({ task_id: taskId, depends_on: requiredText('Task id it must wait for') }),
+  input: () => z.object({ task_id: taskId, depends_on: requiredText('Task id it must wait for') }),
   async run({ task_id, depends_on }, ctx) {
     if (task_id === depends_on) throw new CommandError('A task cannot depend on itself.');
     const task = await requireTask(ctx, task_id);
@@ -48,7 +48,7 @@ export const removeDependency = defineCommand({
   group: 'tasks',
   kind: 'change',
   description: 'Stop a task from waiting on another; it becomes READY when nothing else holds it back.',
-  input: z.object({ task_id: taskId, depends_on: requiredText('Task id to stop waiting for') }),
+  input: () => z.object({ task_id: taskId, depends_on: requiredText('Task id to stop waiting for') }),
   async run({ task_id, depends_on }, ctx) {
     const task = await requireTask(ctx, task_id);
     if (!(await ctx.db.tasks.removeDependency(task_id, depends_on))) {
@@ -68,7 +68,7 @@ export const getTaskDependencies = defineCommand({
   group: 'tasks',
   kind: 'read',
   description: `What a task waits on, and what waits on it, ${DEPENDENCY_LIST.defaultLimit} of each a page; depends_on_total and dependents_total count them all, next_offset asks for the next page.`,
-  input: z.object({ task_id: taskId, ...pageFields(DEPENDENCY_LIST) }),
+  input: () => z.object({ task_id: taskId, ...pageFields(DEPENDENCY_LIST) }),
   list: DEPENDENCY_LIST,
   async run({ task_id, ...paging }, ctx) {
     await requireTask(ctx, task_id);
@@ -94,11 +94,12 @@ export const getChainHealth = defineCommand({
   group: 'tasks',
   kind: 'read',
   description: `Find tasks stuck behind BLOCKED tasks (every downstream task not yet COMPLETED), for one task or a whole project (default: the active project). A project lists the BLOCKED tasks that hold something up, ${CHAIN_LIST.defaultLimit} a page (total_stuck_chains counts them all, next_offset asks for the next page), each with its ${CHAIN_DOWNSTREAM_SHOWN} nearest stuck tasks and stuck_count; with task_id, limit and offset page its stuck_downstream.`,
-  input: z.object({
-    task_id: optional(requiredText('A task to check')),
-    project_id: optional(requiredText('A project to check')),
-    ...pageFields(CHAIN_LIST),
-  }),
+  input: () =>
+    z.object({
+      task_id: optional(requiredText('A task to check')),
+      project_id: optional(requiredText('A project to check')),
+      ...pageFields(CHAIN_LIST),
+    }),
   list: CHAIN_LIST,
   async run({ task_id, project_id, ...paging }, ctx) {
     const page = pageOf(paging, CHAIN_LIST.defaultLimit);

@@ -20,7 +20,7 @@ export const stopTask = defineCommand({
   group: 'tasks',
   kind: 'change',
   description: 'Stop a running task; it becomes BLOCKED until restarted or skipped.',
-  input: z.object({ task_id: taskId }),
+  input: () => z.object({ task_id: taskId }),
   async run({ task_id }, ctx) {
     await requireSteerTask(ctx, task_id, 'stop');
     await taskOperation(ctx.orchestrator.stopTask(task_id));
@@ -33,7 +33,7 @@ export const restartTask = defineCommand({
   group: 'tasks',
   kind: 'change',
   description: 'Put a task back in the queue (READY) with its retry count reset. Not for running tasks.',
-  input: z.object({ task_id: taskId }),
+  input: () => z.object({ task_id: taskId }),
   async run({ task_id }, ctx) {
     await requireSteerTask(ctx, task_id, 'restart');
     const { title, previousStatus } = await taskOperation(ctx.orchestrator.restartTask(task_id));
@@ -47,7 +47,7 @@ export const approveTask = defineCommand({
   kind: 'change',
   description:
     "Approve a task that is AWAITING_APPROVAL: its work is queued for landing in its repository's merge train (checked, then merged; it becomes COMPLETED when it lands). A task with nothing to land becomes COMPLETED at once.",
-  input: z.object({ task_id: taskId }),
+  input: () => z.object({ task_id: taskId }),
   async run({ task_id }, ctx) {
     await requireMayApprove(ctx, task_id);
     const queued = await queueApprovedTask(ctx, task_id);
@@ -63,7 +63,7 @@ export const skipTask = defineCommand({
   group: 'tasks',
   kind: 'change',
   description: 'Skip a BLOCKED or FAILED task (it counts as done) so tasks waiting only on it can run.',
-  input: z.object({ task_id: taskId }),
+  input: () => z.object({ task_id: taskId }),
   async run({ task_id }, ctx) {
     await requireSteerTask(ctx, task_id, 'skip');
     const outcome = await taskOperation(ctx.orchestrator.skipTask(task_id));

@@ -18,7 +18,7 @@ export const getTaskResult = defineCommand({
   group: 'tasks',
   kind: 'read',
   description: 'The latest result an agent recorded for a task: outcome, summary, error, tokens and cost.',
-  input: z.object({ task_id: taskId }),
+  input: () => z.object({ task_id: taskId }),
   async run({ task_id }, ctx) {
     const r = await ctx.db.taskResults.latest(task_id);
     if (!r) throw new CommandError(`No result recorded for task '${task_id}'.`);
@@ -41,7 +41,7 @@ export const getAgentError = defineCommand({
   group: 'tasks',
   kind: 'read',
   description: 'Why a task failed: the error, its kind, and a suggested fix.',
-  input: z.object({ task_id: taskId }),
+  input: () => z.object({ task_id: taskId }),
   async run({ task_id }, ctx) {
     const task = await requireTask(ctx, task_id);
     const base = { task_id, title: task.title, status: task.status, retries: `${task.retryCount} / ${task.maxRetries}` };

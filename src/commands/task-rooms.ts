@@ -7,7 +7,7 @@ export const getTaskForRoom = defineCommand({
   group: 'channels',
   kind: 'read',
   description: "The task whose Slack room (code channel) this is (null when the channel is no task's room).",
-  input: z.object({ channel_id: z.preprocess((v) => (typeof v === 'number' ? String(v) : v), requiredText('Slack channel id')) }),
+  input: () => z.object({ channel_id: z.preprocess((v) => (typeof v === 'number' ? String(v) : v), requiredText('Slack channel id')) }),
   async run({ channel_id }, ctx) {
     return { channel_id, task_id: await ctx.db.taskRooms.taskFor(channel_id) };
   },

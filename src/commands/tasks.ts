@@ -38,12 +38,13 @@ export const listTasks = defineCommand({
   group: 'tasks',
   kind: 'read',
   description: `List tasks in queue order (priority, then age), at most ${LIST_TASKS_LIMIT}; total counts every match, and next_offset (null at the end) asks for the next slice. For deep pages pass next_cursor back as cursor instead of an offset.`,
-  input: z.object({
-    project_id: optional(requiredText('Only this project')),
-    status: optional(taskStatus('Only tasks in this status')),
-    ...pageFields(TASK_LIST),
-    cursor: cursorField(),
-  }),
+  input: () =>
+    z.object({
+      project_id: optional(requiredText('Only this project')),
+      status: optional(taskStatus('Only tasks in this status')),
+      ...pageFields(TASK_LIST),
+      cursor: cursorField(),
+    }),
   list: TASK_LIST,
   async run({ project_id, status, cursor, ...paging }, ctx) {
     if (cursor !== undefined && paging.offset !== undefined) throw new CommandError('Give either offset or cursor, not both.');
@@ -89,17 +90,18 @@ export const createTask = defineCommand({
   kind: 'change',
   description:
     'Queue a task for an agent. Lower priority numbers run first. With depends_on, the task waits (DEFINED) until those tasks complete.',
-  input: z.object({
-    title: requiredText('Short title'),
-    description: requiredText('Self-contained description of the work'),
-    project_id: optional(requiredText('Project id (defaults to the active project)')),
-    priority: optional(integer('Lower runs first; default 100')),
-    repo_id: optional(requiredText('Repo to work in')),
-    requires_approval: optional(boolean('Open a pull request and wait for approval instead of merging')),
-    depends_on: optional(stringList('Task ids that must complete first')),
-    source_url: optional(sourceUrl),
-    backend: optional(requiredText('Agent backend to run on: claude-code, acp (any ACP profile) or acp:<profile>')),
-  }),
+  input: () =>
+    z.object({
+      title: requiredText('Short title'),
+      description: requiredText('Self-contained description of the work'),
+      project_id: optional(requiredText('Project id (defaults to the active project)')),
+      priority: optional(integer('Lower runs first; default 100')),
+      repo_id: optional(requiredText('Repo to work in')),
+      requires_approval: optional(boolean('Open a pull request and wait for approval instead of merging')),
+      depends_on: optional(stringList('Task ids that must complete first')),
+      source_url: optional(sourceUrl),
+      backend: optional(requiredText('Agent backend to run on: claude-code, acp (any ACP profile) or acp:<profile>')),
+    }),
   async run(args, ctx) {
     const projectId = projectIdOrActive(ctx, args.project_id);
     const project = await requireProject(ctx, projectId);
@@ -169,7 +171,7 @@ export const getTask = defineCommand({
   group: 'tasks',
   kind: 'read',
   description: 'Show one task in full.',
-  input: z.object({ task_id: taskId }),
+  input: () => z.object({ task_id: taskId }),
   async run({ task_id }, ctx) {
     // What the id alone finds is read beside the task, and what the task leads to after it: two waits, not six.
     const [t, usage, room, mergeQueue] = await settleAll([
@@ -216,12 +218,13 @@ export const editTask = defineCommand({
   group: 'tasks',
   kind: 'change',
   description: "Change a task's title, description or priority.",
-  input: z.object({
-    task_id: taskId,
-    title: optional(requiredText('New title')),
-    description: optional(requiredText('New description')),
-    priority: optional(integer('New priority (lower runs first)')),
-  }),
+  input: () =>
+    z.object({
+      task_id: taskId,
+      title: optional(requiredText('New title')),
+      description: optional(requiredText('New description')),
+      priority: optional(integer('New priority (lower runs first)')),
+    }),
   async run({ task_id, title, description, priority }, ctx) {
     const changes: Record<string, unknown> = {};
     if (title !== undefined) changes.title = title;
@@ -242,7 +245,7 @@ export const deleteTask = defineCommand({
   group: 'tasks',
   kind: 'destructive',
   description: 'Delete a task (a running one is stopped first). Tasks that waited only on it become READY.',
-  input: z.object({ task_id: taskId }),
+  input: () => z.object({ task_id: taskId }),
   async run({ task_id }, ctx) {
     const task = await requireTask(ctx, task_id);
     await requireSteerTask(ctx, task_id, 'delete');
@@ -266,7 +269,7 @@ export const setTaskStatus = defineCommand({
   group: 'tasks',
   kind: 'destructive',
   description: 'Force a task into any status, bypassing the usual rules (for repairs).',
-  input: z.object({ task_id: taskId, status: taskStatus('The new status') }),
+  input: () => z.object({ task_id: taskId, status: taskStatus('The new status') }),
   async run({ task_id, status }, ctx) {
     await requireSteerTask(ctx, task_id, 'set the status of');
     const forced = await taskOperation(ctx.orchestrator.setTaskStatus(task_id, status));

@@ -26,7 +26,7 @@ export const listWorkers = defineCommand({
   group: 'agents',
   kind: 'read',
   description: `List the \`aq worker\` machines that run agents for this queue, by name, ${WORKER_LIST.defaultLimit} a page: alive or not, capacity, labels, the tasks they run and their last heartbeat.`,
-  input: z.object(pageFields(WORKER_LIST)),
+  input: () => z.object(pageFields(WORKER_LIST)),
   list: WORKER_LIST,
   async run(args, ctx) {
     // The fleet is a handful of machines: read whole, paged here.

@@ -68,14 +68,15 @@ export const addWorkspace = defineCommand({
   kind: 'change',
   description:
     'Give a project a workspace for agents: clone its repository into a new folder, or link an existing checkout (outside the workspace directory: admins only).',
-  input: z.object({
-    project_id: requiredText('Project id'),
-    source: optional(z.enum(['clone', 'link']).describe('clone (default) or link')),
-    name: optional(requiredText('Workspace name (default: ws-<n>)')),
-    repo_id: optional(requiredText('Repo to clone (default: the project’s first repo with a URL)')),
-    url: optional(requiredText('URL to clone instead of a repo’s')),
-    path: optional(requiredText('Existing git checkout (for link)')),
-  }),
+  input: () =>
+    z.object({
+      project_id: requiredText('Project id'),
+      source: optional(z.enum(['clone', 'link']).describe('clone (default) or link')),
+      name: optional(requiredText('Workspace name (default: ws-<n>)')),
+      repo_id: optional(requiredText('Repo to clone (default: the project’s first repo with a URL)')),
+      url: optional(requiredText('URL to clone instead of a repo’s')),
+      path: optional(requiredText('Existing git checkout (for link)')),
+    }),
   async run(args, ctx) {
     const project = await requireProject(ctx, args.project_id);
     const source = args.source ?? (args.path ? 'link' : 'clone');
@@ -133,10 +134,11 @@ export const listWorkspaces = defineCommand({
   group: 'workspaces',
   kind: 'read',
   description: `List workspaces with the task and agent holding each one, oldest first, ${WORKSPACE_LIST.defaultLimit} a page; total counts them all and next_offset asks for the next page.`,
-  input: z.object({
-    project_id: optional(requiredText('Only this project (default: the active project, else all)')),
-    ...pageFields(WORKSPACE_LIST),
-  }),
+  input: () =>
+    z.object({
+      project_id: optional(requiredText('Only this project (default: the active project, else all)')),
+      ...pageFields(WORKSPACE_LIST),
+    }),
   list: WORKSPACE_LIST,
   async run({ project_id, ...paging }, ctx) {
     const scope = project_id ?? ctx.session.activeProjectId ?? undefined;
@@ -157,7 +159,7 @@ export const releaseWorkspace = defineCommand({
   group: 'workspaces',
   kind: 'change',
   description: 'Release a stuck workspace lock. Refused while its task is running unless force is true.',
-  input: z.object({ workspace_id: requiredText('Workspace id'), force: optional(boolean('Release even if its task is running')) }),
+  input: () => z.object({ workspace_id: requiredText('Workspace id'), force: optional(boolean('Release even if its task is running')) }),
   async run({ workspace_id, force }, ctx) {
     const w = await requireWorkspace(ctx, workspace_id);
     if (!w.lockedByTaskId) return { workspace_id, released: false, message: 'The workspace was not locked.' };
@@ -175,7 +177,7 @@ export const removeWorkspace = defineCommand({
   group: 'workspaces',
   kind: 'admin',
   description: 'Remove a workspace (refused while locked); delete_files also deletes a cloned folder.',
-  input: z.object({ workspace_id: requiredText('Workspace id'), delete_files: optional(boolean('Also delete the cloned folder')) }),
+  input: () => z.object({ workspace_id: requiredText('Workspace id'), delete_files: optional(boolean('Also delete the cloned folder')) }),
   async run({ workspace_id, delete_files }, ctx) {
     const w = await requireWorkspace(ctx, workspace_id);
     if (w.lockedByTaskId) throw new CommandError(`Workspace '${workspace_id}' is locked by task '${w.lockedByTaskId}'. Release it first.`);
@@ -204,7 +206,7 @@ export const findMergeConflictWorkspaces = defineCommand({
   kind: 'read',
   description:
     "Scan a project's workspaces (read-only) for branches that would conflict with the default branch and for unresolved conflicts.",
-  input: z.object({ project_id: optional(requiredText('Project id (default: the active project)')) }),
+  input: () => z.object({ project_id: optional(requiredText('Project id (default: the active project)')) }),
   async run({ project_id }, ctx) {
     const { projectId, workspaces, defaultBranch } = await projectWorkspaces(ctx, project_id);
     const conflicts = [];
@@ -262,10 +264,11 @@ export const syncWorkspaces = defineCommand({
   kind: 'destructive',
   description:
     "Bring a project's workspaces up to date with origin: reset the default branch, push and rebase feature branches. Locked workspaces are skipped unless skip_locked is false.",
-  input: z.object({
-    project_id: optional(requiredText('Project id (default: the active project)')),
-    skip_locked: optional(boolean('Skip workspaces an agent holds (default true)')),
-  }),
+  input: () =>
+    z.object({
+      project_id: optional(requiredText('Project id (default: the active project)')),
+      skip_locked: optional(boolean('Skip workspaces an agent holds (default true)')),
+    }),
   async run({ project_id, skip_locked }, ctx) {
     const { projectId, workspaces, defaultBranch } = await projectWorkspaces(ctx, project_id);
     type Base = { workspace_id: string; workspace_name: string; workspace_path: string };

@@ -40,3 +40,26 @@ describe('every command declares its class', () => {
     expect(() => defineCommand(unclassified as unknown as AnyCommand)).toThrow(/needs a kind: one of read, change, destructive, admin/);
   });
 });
+
+describe('command schemas are built on first use', () => {
+  it('defines every command of the catalog with its schema as a function, built once when first read', () => {
+    const eager = ALL_COMMANDS.filter((c) => typeof Object.getOwnPropertyDescriptor(c, 'input')?.get !== 'function').map((c) => c.name);
+    expect(eager).toEqual([]);
+    let builds = 0;
+    const lazy = defineCommand({
+      name: 'lazy_probe',
+      group: 'system',
+      kind: 'read',
+      description: 'x',
+      input: () => {
+        builds++;
+        return z.object({ n: z.number() });
+      },
+      run: async ({ n }) => ({ n }),
+    });
+    expect(builds).toBe(0);
+    expect(lazy.input.safeParse({ n: 1 }).success).toBe(true);
+    expect(lazy.input).toBe(lazy.input);
+    expect(builds).toBe(1);
+  });
+});
