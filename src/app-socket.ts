@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { AppConfig } from './config';
 import type { Runtime } from './runtime';
 import { execOne } from './cli/exec';
-import { asLine, type CliIo } from './cli/io';
+import { capturingIo } from './cli/io';
 import { cliLogPath, fileLog } from './cli/log-file';
 import { type AppSocketReply, type AppSocketRequest, appSocketPath, isServableArgv, MAX_REQUEST_BYTES } from './cli/app-socket-protocol';
 import { errorDetails, errorText, isForPeople } from './commands/error-text';
@@ -110,17 +110,7 @@ export async function openAppSocket(runtime: Runtime, log: (message: string) => 
   const logFile = cliLogPath(config.home);
   const cliLog = fileLog(logFile);
   const run = async (request: AppSocketRequest): Promise<AppSocketReply> => {
-    let stdout = '';
-    let stderr = '';
-    const io: CliIo = {
-      stdout: (text) => {
-        stdout += asLine(text);
-      },
-      stderr: (text) => {
-        stderr += asLine(text);
-      },
-      readLines: async function* () {},
-    };
+    const { io, stdout, stderr } = capturingIo();
     let code: number;
     try {
       code = await execOne(runtime.createCliHandler(cliLog), request.argv[1], request.argv[2], io);
@@ -130,7 +120,7 @@ export async function openAppSocket(runtime: Runtime, log: (message: string) => 
       io.stderr(`aq failed: ${errorText(err)}${isForPeople(err) ? '' : ` (${logFile})`}`);
       code = 1;
     }
-    return { stdout, stderr, code };
+    return { stdout: stdout(), stderr: stderr(), code };
   };
 
   const answer = async (socket: net.Socket, line: string) => {

@@ -63,6 +63,26 @@ export async function* splitLines(
 /** What the CLI writes for `text`: a line, ended by one newline. */
 export const asLine = (text: string): string => (text.endsWith('\n') ? text : `${text}\n`);
 
+/** A CliIo that keeps what the CLI writes, as the process would print it, and reads `input` as its standard input. */
+export function capturingIo(input: AsyncIterable<string | OversizedLine> = (async function* () {})()): {
+  io: CliIo;
+  stdout(): string;
+  stderr(): string;
+} {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: (text) => {
+      stdout += asLine(text);
+    },
+    stderr: (text) => {
+      stderr += asLine(text);
+    },
+    readLines: () => input,
+  };
+  return { io, stdout: () => stdout, stderr: () => stderr };
+}
+
 export const processIo: CliIo = {
   stdout: (text) => process.stdout.write(asLine(text)),
   stderr: (text) => process.stderr.write(asLine(text)),

@@ -1,6 +1,6 @@
-import { main } from '../../src/cli';
 import { Readable } from 'node:stream';
-import { asLine, type CliIo, splitLines } from '../../src/cli/io';
+import { main } from '../../src/cli';
+import { capturingIo, splitLines } from '../../src/cli/io';
 
 export interface AqAnswer {
   code: number;
@@ -14,17 +14,7 @@ export interface AqAnswer {
  * line, and reads `stdin` as the process reads its standard input; the environment is `env` alone.
  */
 export async function runAqInProcess(args: string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<AqAnswer> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: (text) => {
-      stdout += asLine(text);
-    },
-    stderr: (text) => {
-      stderr += asLine(text);
-    },
-    readLines: () => splitLines(Readable.from([Buffer.from(stdin)])),
-  };
+  const { io, stdout, stderr } = capturingIo(splitLines(Readable.from([Buffer.from(stdin)])));
   const code = await main(args, io, { ...env });
-  return { code, stdout, stderr };
+  return { code, stdout: stdout(), stderr: stderr() };
 }
