@@ -161,6 +161,52 @@ export function taskFromRow(r: TaskRow): TaskRecord {
  * `column = ?, …` for the fields of `changes`, and their values: a field given as undefined is
  * set to null, as the ORM's update did; the platform writes dates as epoch milliseconds.
  */
+/** The record of a task `create` makes: `data`, and what a new task starts with for the rest. */
+export function newTaskRecord(id: string, data: NewTask, now: Date): TaskRecord {
+  return {
+    id,
+    projectId: data.projectId,
+    title: data.title,
+    description: data.description,
+    status: data.status ?? 'READY',
+    priority: data.priority ?? 100,
+    assignedAgent: null,
+    retryCount: 0,
+    maxRetries: data.maxRetries ?? 3,
+    requiresApproval: data.requiresApproval ?? false,
+    prUrl: null,
+    repoId: data.repoId ?? null,
+    branchName: data.branchName ?? null,
+    parentTaskId: data.parentTaskId ?? null,
+    isPlanSubtask: data.isPlanSubtask ?? false,
+    planDepth: data.planDepth ?? 0,
+    planSource: data.planSource ?? null,
+    autoTasks: data.autoTasks ?? true,
+    preferredWorkspaceId: data.preferredWorkspaceId ?? null,
+    workspaceId: null,
+    resumeAfter: null,
+    pauseReason: null,
+    sourceUrl: data.sourceUrl ?? null,
+    requestedBy: data.requestedBy ?? null,
+    skipped: false,
+    backend: data.backend ?? null,
+    currentRunId: null,
+    createdAt: now,
+    updatedAt: now,
+    startedAt: null,
+    completedAt: null,
+  };
+}
+
+/** The insert of a whole task row, every column of TASK_COLUMN with its value bound. */
+export function taskInsert(task: TaskRecord): { sql: string; params: unknown[] } {
+  const keys = Object.keys(TASK_COLUMN) as Array<keyof TaskRecord>;
+  return {
+    sql: `insert into tasks (${keys.map((k) => TASK_COLUMN[k]).join(', ')}) values (${keys.map(() => '?').join(', ')})`,
+    params: keys.map((k) => task[k]),
+  };
+}
+
 export function taskAssignments(changes: TaskUpdate): { columns: string[]; params: unknown[] } {
   const keys = Object.keys(changes) as Array<keyof TaskUpdate>;
   const unknown = keys.find((k) => !Object.hasOwn(TASK_COLUMN, k) || NOT_UPDATED.has(k));
