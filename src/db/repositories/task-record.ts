@@ -157,10 +157,6 @@ export function taskFromRow(r: TaskRow): TaskRecord {
   };
 }
 
-/**
- * `column = ?, …` for the fields of `changes`, and their values: a field given as undefined is
- * set to null, as the ORM's update did; the platform writes dates as epoch milliseconds.
- */
 /** The record of a task `create` makes: `data`, and what a new task starts with for the rest. */
 export function newTaskRecord(id: string, data: NewTask, now: Date): TaskRecord {
   return {
@@ -207,6 +203,10 @@ export function taskInsert(task: TaskRecord): { sql: string; params: unknown[] }
   };
 }
 
+/**
+ * `column = ?, …` for the fields of `changes`, and their values: a field given as undefined is
+ * set to null, as the ORM's update did; the platform writes dates as epoch milliseconds.
+ */
 export function taskAssignments(changes: TaskUpdate): { columns: string[]; params: unknown[] } {
   const keys = Object.keys(changes) as Array<keyof TaskUpdate>;
   const unknown = keys.find((k) => !Object.hasOwn(TASK_COLUMN, k) || NOT_UPDATED.has(k));
