@@ -65,7 +65,7 @@ export class TaskRepository {
   }
 
   async exists(id: string): Promise<boolean> {
-    return (await this.em().count(Task, { id })) > 0;
+    return (await this.em().execute('select 1 as found from tasks where id = ?', [id])).length > 0;
   }
 
   /**
