@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { AppConfig } from '../config';
 import type { Database } from '../db/database';
+import { RUNNING_STATUSES } from '../db/entities';
 import type { ProjectRecord } from '../db/repositories/projects';
 import type { TrainEntry } from '../db/repositories/merge-train';
 import type { TaskRecord } from '../db/repositories/tasks';
@@ -25,9 +26,6 @@ export const LANDING_HOLDER = `${os.hostname()}:${process.pid}`;
 
 /** How long a landing lock lasts without renewal; each landing step renews it. */
 export const LANDING_LEASE_MS = 60_000;
-
-/** A task in one of these runs in its workspace: its lock is its run's. */
-const RUNNING = ['ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT'];
 
 /** How much of a failing check's output goes back to the agent. */
 const OUTPUT_LIMIT = 6000;
@@ -136,7 +134,7 @@ async function landEntry(deps: LandingDeps, entry: TrainEntry, renew: () => Prom
     // Moved on without the train (restarted, skipped, forced): it no longer waits to land, nor
     // holds the workspace it kept for landing (unless it runs there again).
     await db.mergeTrain.remove(entry.taskId);
-    if (!task || RUNNING.includes(task.status)) return 'skipped';
+    if (!task || (RUNNING_STATUSES as readonly string[]).includes(task.status)) return 'skipped';
     if (task.workspaceId) await db.workspaces.release(task.workspaceId, task.id);
     // A follow-up that waited for the landing goes on without it (a PR merged on its forge, a skip).
     await queuePendingFollowUp(deps, task.id);

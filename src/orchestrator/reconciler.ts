@@ -1,4 +1,5 @@
 import type { Database } from '../db/database';
+import { RUNNING_STATUSES } from '../db/entities';
 import { reportBlocked } from './completion';
 import type { EventLog } from './events';
 import type { TaskStateMachine } from './state-machine';
@@ -38,11 +39,7 @@ export async function reconcile(db: Database, events: EventLog, machine: TaskSta
     const { tasks } = await db.taskRuns.recoverStale(
       scope.liveTaskIds,
       async (tx, taskId) =>
-        (
-          await machine
-            .within(tx)
-            .fire(taskId, 'RECOVERY', { assignedAgent: null }, { from: ['ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT'], quiet: true })
-        ).ok,
+        (await machine.within(tx).fire(taskId, 'RECOVERY', { assignedAgent: null }, { from: [...RUNNING_STATUSES], quiet: true })).ok,
       scope.workerId,
       before,
     );

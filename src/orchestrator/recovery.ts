@@ -1,4 +1,5 @@
 import type { Database } from '../db/database';
+import { RUNNING_STATUSES } from '../db/entities';
 import type { EventLog } from './events';
 import type { TaskStateMachine } from './state-machine';
 
@@ -25,9 +26,7 @@ export async function recoverStaleState(
   const { tasks, agents, locks } = await db.taskRuns.recoverStale(
     liveTaskIds,
     async (tx, taskId) => {
-      const moved = await machine
-        .within(tx)
-        .fire(taskId, 'RECOVERY', { assignedAgent: null }, { from: ['ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT'] });
+      const moved = await machine.within(tx).fire(taskId, 'RECOVERY', { assignedAgent: null }, { from: [...RUNNING_STATUSES] });
       return moved.ok;
     },
     workerId,
@@ -68,7 +67,7 @@ export async function reapLapsedClaims(
     const taken = await db.runRecords.reap(claim, now.getTime(), async (tx) => {
       const moved = await machine
         .within(tx)
-        .fire(claim.id, 'RECOVERY', { assignedAgent: null }, { from: ['ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT'], quiet: true });
+        .fire(claim.id, 'RECOVERY', { assignedAgent: null }, { from: [...RUNNING_STATUSES], quiet: true });
       return moved.ok;
     });
     if (!taken) continue;

@@ -23,6 +23,13 @@ export type TaskStatus = (typeof TASK_STATUSES)[number];
 /** The statuses of a task while a run holds it: claimed, running, or waiting on a person. */
 export const RUNNING_STATUSES = ['ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT'] as const satisfies readonly TaskStatus[];
 
+/**
+ * RUNNING_STATUSES as SQL literals (`'ASSIGNED', …`), for `status in (…)`: written into a
+ * statement's text, where PostgreSQL plans a literal list once; bound values can make it plan at
+ * every run.
+ */
+export const RUNNING_SQL = RUNNING_STATUSES.map((s) => `'${s}'`).join(', ');
+
 @Entity({ tableName: 'tasks' })
 @Index({ name: 'tasks_project_status_order', properties: ['project', 'status', 'priority', 'createdAt'] })
 @Index({ name: 'tasks_status_order', properties: ['status', 'priority', 'createdAt'] })

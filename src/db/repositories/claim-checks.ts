@@ -1,5 +1,6 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import { dialectOf } from '../dialect';
+import { RUNNING_SQL } from '../entities';
 import { backendKeySql, taskBackendSql } from './backend-key-sql';
 import { GLOBAL_BUDGET_SCOPE } from './budgets';
 
@@ -43,7 +44,7 @@ export async function fleetRefusal(tx: SqlEntityManager, taskId: string, agentId
     tx,
     `select p.status, p.max_concurrent_agents,
             (select coalesce(sum(c.n), 0) from task_status_counts c
-              where c.project_id = p.id and c.status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT')) as active,
+              where c.project_id = p.id and c.status in (${RUNNING_SQL})) as active,
             (select count(*) from task_dependencies d join tasks u on u.id = d.depends_on_id
               where d.task_id = t.id and u.status <> 'COMPLETED') as open_deps,
             (select value from system_state where key = 'orchestrator_paused') as paused,

@@ -1,4 +1,5 @@
 import type { EmFactory } from '../database';
+import { RUNNING_SQL } from '../entities';
 import { retryingTransaction } from '../retrying-transaction';
 import { changes, placeholders } from './run-sql';
 
@@ -21,7 +22,7 @@ export interface OpenRunWithoutHolder {
   taskStatus: string;
 }
 
-const RUNNING = "('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT')";
+const RUNNING = `(${RUNNING_SQL})`;
 export const REPAIRS_KEY = 'task_repairs';
 
 /**

@@ -1,6 +1,6 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { EmFactory } from '../database';
-import type { TaskStatus } from '../entities';
+import { RUNNING_SQL, RUNNING_STATUSES, type TaskStatus } from '../entities';
 import { TaskRepository } from './tasks';
 import { changes } from './run-sql';
 import { retryingTransaction } from '../retrying-transaction';
@@ -31,7 +31,7 @@ export interface ExpiredClaim {
   runId: string | null;
 }
 
-const STILL_RUNNING: TaskStatus[] = ['ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT'];
+const STILL_RUNNING: readonly TaskStatus[] = RUNNING_STATUSES;
 
 /**
  * What a run did, from the status its last move left the task in. A run that leaves its task
@@ -52,7 +52,7 @@ async function endRunOn(tx: SqlEntityManager, runId: string, outcome: string, no
   // at each run's end was most of what PostgreSQL did in the claims bench.
   await tx.execute(
     `update tasks set claimed_by = null, lease_expires_at = null
-      where id = (select task_id from task_runs where id = ?) and current_run_id = ? and status not in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT')`,
+      where id = (select task_id from task_runs where id = ?) and current_run_id = ? and status not in (${RUNNING_SQL})`,
     [runId, runId],
   );
 }
@@ -140,11 +140,11 @@ export class RunRecordRepository {
     const renewed = await changes(
       this.em(),
       `update tasks set lease_expires_at = ?
-        where claimed_by = ? and status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT') and lease_expires_at >= ?`,
+        where claimed_by = ? and status in (${RUNNING_SQL}) and lease_expires_at >= ?`,
       [until, workerId, now],
     );
     const lapsed = (await this.em().execute(
-      "select id from tasks where claimed_by = ? and status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT') and lease_expires_at < ?",
+      `select id from tasks where claimed_by = ? and status in (${RUNNING_SQL}) and lease_expires_at < ?`,
       [workerId, now],
     )) as Array<{ id: string }>;
     return { renewed, lapsed: lapsed.map((r) => r.id) };
@@ -152,10 +152,9 @@ export class RunRecordRepository {
 
   /** Tasks a worker still holds that are not the runs it knows (its own recovery at start). */
   async claimsOf(workerId: string): Promise<Array<{ id: string; runId: string | null }>> {
-    const rows = (await this.em().execute(
-      "select id, current_run_id from tasks where claimed_by = ? and status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT')",
-      [workerId],
-    )) as Array<{ id: string; current_run_id: string | null }>;
+    const rows = (await this.em().execute(`select id, current_run_id from tasks where claimed_by = ? and status in (${RUNNING_SQL})`, [
+      workerId,
+    ])) as Array<{ id: string; current_run_id: string | null }>;
     return rows.map((r) => ({ id: r.id, runId: r.current_run_id }));
   }
 
@@ -163,7 +162,7 @@ export class RunRecordRepository {
   async expiredClaims(now: number, limit = 100): Promise<ExpiredClaim[]> {
     const rows = (await this.em().execute(
       `select id, title, project_id, status, claimed_by, current_run_id from tasks
-          where claimed_by is not null and lease_expires_at < ? and status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT')
+          where claimed_by is not null and lease_expires_at < ? and status in (${RUNNING_SQL})
           order by lease_expires_at limit ?`,
       [now, limit],
     )) as Array<Record<string, string | null>>;

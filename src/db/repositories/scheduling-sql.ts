@@ -1,3 +1,4 @@
+import { RUNNING_SQL } from '../entities';
 import { backendKeySql, taskBackendSql } from './backend-key-sql';
 import type { SchedulingProjectRow } from './scheduling';
 
@@ -28,8 +29,7 @@ export function projectRow(r: Record<string, unknown>): SchedulingProjectRow {
   };
 }
 
-export const ACTIVE_COUNTS_SQL =
-  "select project_id, sum(n) as n from task_status_counts where status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT') group by project_id having sum(n) > 0";
+export const ACTIVE_COUNTS_SQL = `select project_id, sum(n) as n from task_status_counts where status in (${RUNNING_SQL}) group by project_id having sum(n) > 0`;
 
 export const AGENT_BACKENDS_SQL = `select ${backendKeySql('a')} as "key", count(*) as total,
         sum(case when a.state = 'IDLE' and a.current_task is null then 1 else 0 end) as idle

@@ -1,5 +1,6 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { EmFactory } from '../database';
+import { RUNNING_SQL } from '../entities';
 import { fleetRefusal, isPostgres, type FleetRefusal } from './claim-checks';
 import { changes, placeholders } from './run-sql';
 import { retryingTransaction } from '../retrying-transaction';
@@ -224,7 +225,7 @@ export class TaskRunRepository {
         Array<{ id: string; title: string; project_id: string; status: string; current_run_id: string | null }>
       >(
         `select id, title, project_id, status, current_run_id from tasks
-          where status in ('ASSIGNED', 'IN_PROGRESS', 'WAITING_INPUT') and claimed_by ${owner} and id not in (${marks})
+          where status in (${RUNNING_SQL}) and claimed_by ${owner} and id not in (${marks})
             and updated_at < ?`,
         [...who, ...keep, updatedBefore],
       );

@@ -1,13 +1,7 @@
 import type { EmFactory } from '../database';
-import { RUNNING_STATUSES } from '../entities';
+import { RUNNING_SQL } from '../entities';
 import { changes, placeholders } from './run-sql';
 import { NOT_QUEUED_TO_LAND } from './task-runs';
-
-/**
- * The running statuses written into the statements' text, as they were before the list had a
- * name: PostgreSQL plans a literal list once, where bound values can make it plan at every run.
- */
-const RUNNING_SQL = RUNNING_STATUSES.map((s) => `'${s}'`).join(', ');
 
 /** An `aq worker` process as registered in the database. Times are milliseconds since the epoch. */
 export interface WorkerRecord {
