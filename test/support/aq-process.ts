@@ -5,10 +5,14 @@ import path from 'node:path';
 /** `aq` as npm installs it (package.json bin): the shell script that picks a startup snapshot. */
 export const AQ = path.join(__dirname, '..', '..', 'bin', 'aq');
 
-export interface AqRun {
+/** What an `aq` run answered: its exit code and what it wrote. */
+export interface AqAnswer {
   code: number;
   stdout: string;
   stderr: string;
+}
+
+export interface AqRun extends AqAnswer {
   /** Node's own options, as the process reported them at exit: which snapshot it started from. */
   execArgv: string[];
 }

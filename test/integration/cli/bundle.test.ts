@@ -7,6 +7,7 @@ import { MikroORM } from '@mikro-orm/sqlite';
 import { MIGRATIONS } from '../../../src/db/migrations';
 import { ormOptions, shippedMigrationNames } from '../../../src/db/orm';
 import { runAqInProcess } from '../../support/aq-in-process';
+import type { AqAnswer } from '../../support/aq-process';
 import { makeTempDir } from '../../support/tmp';
 
 const execFileAsync = promisify(execFile);
@@ -14,14 +15,8 @@ const ROOT = path.join(__dirname, '..', '..', '..');
 const AQ = path.join(ROOT, 'bin', 'aq.js');
 const BUNDLE = path.join(ROOT, 'dist', 'aq-cli.js');
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** The real `aq` as its own process: the bundle, or with AQ_NO_BUNDLE the modules tsc built. */
-function aq(home: string, args: string[], options: { bundled: boolean; stdin?: string; cwd?: string }): Promise<Run> {
+function aq(home: string, args: string[], options: { bundled: boolean; stdin?: string; cwd?: string }): Promise<AqAnswer> {
   return new Promise((resolve, reject) => {
     const env = { PATH: process.env.PATH, AQ_HOME: home, ...(options.bundled ? {} : { AQ_NO_BUNDLE: '1' }) };
     const child = spawn(process.execPath, [AQ, ...args], { env, cwd: options.cwd ?? ROOT });
@@ -34,9 +29,6 @@ function aq(home: string, args: string[], options: { bundled: boolean; stdin?: s
     child.stdin.end(options.stdin ?? '');
   });
 }
-
-/** What a bundled run is given, for `aq` run from its sources in this process. */
-const sourcesEnv = (home: string) => ({ PATH: process.env.PATH, AQ_HOME: home });
 
 /** Which files a bin run loaded, as the process itself reports at exit. */
 async function loadedFiles(home: string, cwd: string): Promise<string[]> {
@@ -71,7 +63,7 @@ const SESSION = [
  * Task ids are random words and each run has its own AQ_HOME: both are named (in the order the
  * ids were created in that home), not compared.
  */
-function comparer(home: string): (run: Run) => Run {
+function comparer(home: string): (run: AqAnswer) => AqAnswer {
   const ids: string[] = [];
   return (run) => {
     for (const m of run.stdout.matchAll(/"created":"([a-z]+-[a-z]+-\d+)"/g)) if (!ids.includes(m[1])) ids.push(m[1]);
@@ -118,14 +110,14 @@ describe('the aq bundle', () => {
     for (const round of ['first run: creates and migrates the database', 'second run: finds it current']) {
       const [bundled, sources] = await Promise.all([
         aq(homes[0], ['exec', '-'], { bundled: true, stdin: SESSION }),
-        runAqInProcess(['exec', '-'], sourcesEnv(homes[1]), SESSION),
+        runAqInProcess(homes[1], ['exec', '-'], { stdin: SESSION }),
       ]);
       expect({ round, ...sameA(bundled) }).toEqual({ round, ...sameB(sources) });
       expect(bundled.code).toBe(1);
       expect(bundled.stdout.trim().split('\n')).toHaveLength(13);
     }
     const oneCommand = async (args: string[]) => {
-      const [bundled, sources] = await Promise.all([aq(homes[0], args, { bundled: true }), runAqInProcess(args, sourcesEnv(homes[1]))]);
+      const [bundled, sources] = await Promise.all([aq(homes[0], args, { bundled: true }), runAqInProcess(homes[1], args)]);
       expect(sameA(bundled)).toEqual(sameB(sources));
       return bundled;
     };

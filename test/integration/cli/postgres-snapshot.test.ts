@@ -1,6 +1,6 @@
 // @database-dependent: aq starts from the PostgreSQL startup snapshot and connects to the server.
-import { type AqAnswer, runAqInProcess } from '../../support/aq-in-process';
-import { type AqRun, runAq, snapshotOf } from '../../support/aq-process';
+import { runAqInProcess } from '../../support/aq-in-process';
+import { type AqAnswer, type AqRun, runAq, snapshotOf } from '../../support/aq-process';
 import { createTestDatabase } from '../../support/postgres-databases';
 import { makeTempDir } from '../../support/tmp';
 
@@ -36,7 +36,7 @@ describe('aq on PostgreSQL, started from its own snapshot', () => {
 
   /** The same from its TypeScript sources, in this process. */
   const fromSources = async (home: string, env: Record<string, string>, args: string[]): Promise<AqAnswer> =>
-    scrubbed(home, await runAqInProcess(args, { PATH: process.env.PATH, AQ_HOME: home, ...env }));
+    scrubbed(home, await runAqInProcess(home, args, { env }));
 
   it('starts from aq-postgres.blob when DATABASE_URL names PostgreSQL, and answers as its TypeScript sources do', async () => {
     const [snapshotDb, sourcesDb] = [await database(), await database()];

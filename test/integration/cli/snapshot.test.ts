@@ -40,9 +40,6 @@ const SESSION = [
   .concat(['not json'])
   .join('\n');
 
-/** What runAq gives a run besides its reporter, for `aq` run from its sources in this process. */
-const sourcesEnv = (home: string) => ({ PATH: process.env.PATH, AQ_HOME: home });
-
 /** Task ids are random words and each run has its own AQ_HOME: both are named, not compared. */
 function comparer(home: string): (run: Omit<Run, 'execArgv'>) => Omit<Run, 'execArgv'> {
   const ids: string[] = [];
@@ -80,7 +77,7 @@ describe('aq started from its startup snapshot', () => {
     for (const round of ['first run: creates and migrates the database', 'second run: finds it current']) {
       const [snapshot, sources] = await Promise.all([
         aq(homes[0], ['exec', '-'], { stdin: SESSION }),
-        runAqInProcess(['exec', '-'], sourcesEnv(homes[1]), SESSION),
+        runAqInProcess(homes[1], ['exec', '-'], { stdin: SESSION }),
       ]);
       expect(fromSnapshot(snapshot)).toBe(true);
       expect({ round, ...sameA(snapshot) }).toEqual({ round, ...sameB(sources) });
@@ -88,7 +85,7 @@ describe('aq started from its startup snapshot', () => {
       expect(snapshot.stdout.trim().split('\n')).toHaveLength(12);
     }
     const oneCommand = async (args: string[]) => {
-      const [snapshot, sources] = await Promise.all([aq(homes[0], args), runAqInProcess(args, sourcesEnv(homes[1]))]);
+      const [snapshot, sources] = await Promise.all([aq(homes[0], args), runAqInProcess(homes[1], args)]);
       expect(fromSnapshot(snapshot)).toBe(true);
       expect(sameA(snapshot)).toEqual(sameB(sources));
       return snapshot;
