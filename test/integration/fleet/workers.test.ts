@@ -9,6 +9,12 @@ import { makeFleet, overlappingRuns, peakConcurrency, type Fleet } from './fleet
 
 jest.setTimeout(120_000);
 
+/** A run that writes a file named after its task, and completes. */
+async function writeTaskFile(req: Parameters<NonNullable<ScriptedAdapter['fallback']>>[0]) {
+  await writeIn(req, `${req.taskId}.txt`, `${req.taskId}\n`);
+  return {};
+}
+
 describe('workers on many machines (in-process workers, one connection each)', () => {
   let fleet: Fleet;
   afterEach(async () => {
@@ -31,10 +37,7 @@ describe('workers on many machines (in-process workers, one connection each)', (
     for (const name of ['alpha', 'beta', 'gamma']) {
       // Leases long enough for a loaded machine: three workers and the app share one event loop here.
       const w = await fleet.addWorker(name, { leaseMs: 6000 });
-      w.adapter.fallback = async (req) => {
-        await writeIn(req, `${req.taskId}.txt`, `${req.taskId}\n`);
-        return {};
-      };
+      w.adapter.fallback = writeTaskFile;
     }
     await waitFor(
       async () => (await fleet.rt.db.tasks.list({ projectId: 'web', status: 'COMPLETED' }, 100)).tasks.length === ids.length,
@@ -158,10 +161,6 @@ describe('workers on many machines (in-process workers, one connection each)', (
 
   it("a forgotten worker's workspaces and failures go with it; back, it takes back its checkouts that are still clones", async () => {
     fleet = await makeFleet();
-    const writeFile = async (req: Parameters<NonNullable<ScriptedAdapter['fallback']>>[0]) => {
-      await writeIn(req, `${req.taskId}.txt`, `${req.taskId}\n`);
-      return {};
-    };
     const completed = (ids: string[]) => async () =>
       (await Promise.all(ids.map((id) => fleet.rt.db.tasks.get(id)))).every((t) => t?.status === 'COMPLETED');
     const laptopWorkspaces = async () =>
@@ -172,7 +171,7 @@ describe('workers on many machines (in-process workers, one connection each)', (
 
     const first = await createTasks(2);
     const laptop = await fleet.addWorker('laptop');
-    laptop.adapter.fallback = writeFile;
+    laptop.adapter.fallback = writeTaskFile;
     await waitFor(completed(first), 60_000, 'both tasks to complete on the laptop');
     expect(await laptopWorkspaces()).toEqual(['web-laptop-ws-1', 'web-laptop-ws-2']);
     await laptop.stop();
@@ -192,7 +191,7 @@ describe('workers on many machines (in-process workers, one connection each)', (
     // Back on Monday: ws-1 now points elsewhere, so it is left alone; ws-2 is taken back as it is.
     await gitOut(path.join(folders, 'laptop-ws-1'), 'remote', 'set-url', 'origin', path.join(fleet.rt.home, 'elsewhere.git'));
     const back = await fleet.addWorker('laptop');
-    back.adapter.fallback = writeFile;
+    back.adapter.fallback = writeTaskFile;
     const second = await createTasks(2);
     await waitFor(completed(second), 60_000, 'both new tasks to complete on the laptop');
     expect(await laptopWorkspaces()).toEqual(['web-laptop-ws-2', 'web-laptop-ws-3']);
