@@ -1,7 +1,7 @@
-import { TokenUsage, type TokenSource } from '../entities';
+import type { TokenSource } from '../entities';
 import type { EmFactory } from '../database';
 import { settleAll } from '../../util/settle-all';
-import { pageSlice } from './run-sql';
+import { pageSlice, runSql } from './run-sql';
 
 export interface TokenUsageEntry {
   projectId?: string | null;
@@ -51,24 +51,31 @@ const orNull = (value: string): string | null => (value === '' ? null : value);
 export class TokenUsageRepository {
   constructor(private readonly em: EmFactory) {}
 
+  /**
+   * One insert statement: every model run records one, and through the ORM's unit of work (its
+   * changeset, a transaction of its own) each cost several times the statement.
+   */
   async record(entry: TokenUsageEntry): Promise<void> {
-    const em = this.em();
     const cacheRead = entry.cacheReadTokens ?? 0;
     const cacheCreation = entry.cacheCreationTokens ?? 0;
-    em.create(TokenUsage, {
-      projectId: entry.projectId ?? null,
-      taskId: entry.taskId ?? null,
-      agentId: entry.agentId ?? null,
-      source: entry.source,
-      inputTokens: entry.inputTokens,
-      outputTokens: entry.outputTokens,
-      cacheReadTokens: cacheRead,
-      cacheCreationTokens: cacheCreation,
-      tokens: entry.inputTokens + entry.outputTokens + cacheRead + cacheCreation,
-      costUsd: entry.costUsd ?? 0,
-      createdAt: new Date(),
-    });
-    await em.flush();
+    await runSql(
+      this.em(),
+      `insert into token_usage (project_id, task_id, agent_id, source, input_tokens, output_tokens, cache_read_tokens,
+        cache_creation_tokens, tokens, cost_usd, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        entry.projectId ?? null,
+        entry.taskId ?? null,
+        entry.agentId ?? null,
+        entry.source,
+        entry.inputTokens,
+        entry.outputTokens,
+        cacheRead,
+        cacheCreation,
+        entry.inputTokens + entry.outputTokens + cacheRead + cacheCreation,
+        entry.costUsd ?? 0,
+        Date.now(),
+      ],
+    );
   }
 
   private query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
