@@ -1,6 +1,5 @@
-import { SystemState } from '../entities';
 import type { EmFactory } from '../database';
-import { placeholders } from './run-sql';
+import { placeholders, runSql } from './run-sql';
 
 /**
  * A `system_state` value read as `cast(value as text)`: the JSON column's text on both databases
@@ -28,9 +27,14 @@ export class SystemStateRepository {
     return (await this.read(keys)) as Map<string, T>;
   }
 
+  /** One statement, not the ORM's upsert (which built it anew through its query builder at every call). */
   async set(key: string, value: unknown): Promise<void> {
-    const em = this.em();
-    await em.upsert(SystemState, { key, value, updatedAt: new Date() });
+    await runSql(
+      this.em(),
+      `insert into system_state (key, value, updated_at) values (?, ?, ?)
+        on conflict (key) do update set value = excluded.value, updated_at = excluded.updated_at`,
+      [key, JSON.stringify(value ?? null), Date.now()],
+    );
   }
 
   private async read(keys: readonly string[]): Promise<Map<string, unknown>> {
