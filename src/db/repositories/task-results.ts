@@ -1,5 +1,5 @@
-import { TaskResult } from '../entities';
 import type { EmFactory } from '../database';
+import { runSql } from './run-sql';
 
 export interface TaskResultRecord {
   id: number;
@@ -18,54 +18,83 @@ export interface TaskResultRecord {
 
 export type NewTaskResult = Omit<TaskResultRecord, 'id' | 'createdAt'>;
 
+interface ResultRow {
+  id: number;
+  agent_id: string | null;
+  result: string;
+  summary: string | null;
+  error_message: string | null;
+  /** Text on SQLite, parsed on PostgreSQL (a json column). */
+  files_changed: string[] | string | null;
+  tokens_used: number;
+  tokens_reported: boolean | number;
+  cost_usd: number;
+  cost_reported: boolean | number;
+  session_id: string | null;
+  created_at: number;
+}
+
+const reported = (v: boolean | number): boolean => v === true || Number(v) === 1;
+
+/**
+ * Reads and writes are plain statements: a run's end stores a result and several readers (the
+ * agent's next turn, the landing, the task's card) read the newest, and through the ORM each
+ * built its query, hydrated an entity and, for a write, ran a unit of work of its own.
+ */
 export class TaskResultRepository {
   constructor(private readonly em: EmFactory) {}
 
   /** The newest result of a task, or null when none was recorded. */
   async latest(taskId: string): Promise<TaskResultRecord | null> {
-    const r = await this.em().findOne(TaskResult, { task: taskId }, { orderBy: { id: 'desc' } });
+    const [r] = await this.em().execute<ResultRow[]>(
+      `select id, agent_id, result, summary, error_message, files_changed, tokens_used, tokens_reported, cost_usd, cost_reported,
+        session_id, created_at from task_results where task_id = ? order by id desc limit 1`,
+      [taskId],
+    );
     if (!r) return null;
     return {
-      id: r.id,
+      id: Number(r.id),
       taskId,
-      agentId: r.agentId ?? null,
+      agentId: r.agent_id,
       result: r.result,
-      summary: r.summary ?? null,
-      errorMessage: r.errorMessage ?? null,
-      filesChanged: r.filesChanged ?? null,
-      tokensUsed: r.tokensReported ? r.tokensUsed : null,
-      costUsd: r.costReported ? r.costUsd : null,
-      sessionId: r.sessionId ?? null,
-      createdAt: r.createdAt,
+      summary: r.summary,
+      errorMessage: r.error_message,
+      filesChanged: typeof r.files_changed === 'string' ? (JSON.parse(r.files_changed) as string[] | null) : r.files_changed,
+      tokensUsed: reported(r.tokens_reported) ? Number(r.tokens_used) : null,
+      costUsd: reported(r.cost_reported) ? Number(r.cost_usd) : null,
+      sessionId: r.session_id,
+      createdAt: new Date(Number(r.created_at)),
     };
   }
 
   /** The agent session of the task's newest result that had one (a follow-up resumes it). */
   async lastSessionId(taskId: string): Promise<string | null> {
-    const r = await this.em().findOne(
-      TaskResult,
-      { task: taskId, sessionId: { $ne: null } },
-      { orderBy: { id: 'desc' }, fields: ['sessionId'] },
+    const rows = await this.em().execute<Array<{ session_id: string }>>(
+      'select session_id from task_results where task_id = ? and session_id is not null order by id desc limit 1',
+      [taskId],
     );
-    return r?.sessionId ?? null;
+    return rows[0]?.session_id ?? null;
   }
 
   async add(data: NewTaskResult): Promise<void> {
-    const em = this.em();
-    em.create(TaskResult, {
-      task: data.taskId,
-      agentId: data.agentId,
-      result: data.result,
-      summary: data.summary,
-      errorMessage: data.errorMessage,
-      filesChanged: data.filesChanged,
-      tokensUsed: data.tokensUsed ?? 0,
-      tokensReported: data.tokensUsed !== null,
-      costUsd: data.costUsd ?? 0,
-      costReported: data.costUsd !== null,
-      sessionId: data.sessionId,
-      createdAt: new Date(),
-    });
-    await em.flush();
+    await runSql(
+      this.em(),
+      `insert into task_results (task_id, agent_id, result, summary, error_message, files_changed, tokens_used, tokens_reported,
+        cost_usd, cost_reported, session_id, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        data.taskId,
+        data.agentId,
+        data.result,
+        data.summary,
+        data.errorMessage,
+        data.filesChanged === null ? null : JSON.stringify(data.filesChanged),
+        data.tokensUsed ?? 0,
+        data.tokensUsed !== null,
+        data.costUsd ?? 0,
+        data.costUsd !== null,
+        data.sessionId,
+        Date.now(),
+      ],
+    );
   }
 }
