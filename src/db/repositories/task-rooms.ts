@@ -13,16 +13,29 @@ export interface TaskRoomRecord {
   archivedAt: Date | null;
 }
 
-function toRecord(row: TaskRoom): TaskRoomRecord {
+interface RoomRow {
+  task_id: string;
+  channel_id: string;
+  url: string | null;
+  views: string;
+  context_hash: string | null;
+  diff_hash: string | null;
+  diff_stats: string | null;
+  archived_at: number | null;
+}
+
+const ROOM_COLUMNS = 'task_id, channel_id, url, views, context_hash, diff_hash, diff_stats, archived_at';
+
+function toRecord(row: RoomRow): TaskRoomRecord {
   return {
-    taskId: row.task.id,
-    channelId: row.channelId,
-    url: row.url ?? null,
+    taskId: row.task_id,
+    channelId: row.channel_id,
+    url: row.url,
     views: parseViews(row.views),
-    contextHash: row.contextHash ?? null,
-    diffHash: row.diffHash ?? null,
-    diffStats: row.diffStats ? (JSON.parse(row.diffStats) as TaskRoomRecord['diffStats']) : null,
-    archivedAt: row.archivedAt ?? null,
+    contextHash: row.context_hash,
+    diffHash: row.diff_hash,
+    diffStats: row.diff_stats ? (JSON.parse(row.diff_stats) as TaskRoomRecord['diffStats']) : null,
+    archivedAt: row.archived_at === null ? null : new Date(Number(row.archived_at)),
   };
 }
 
@@ -35,19 +48,22 @@ function parseViews(text: string): string[] {
   }
 }
 
-/** Where each task's room is, what it shows, and what was last written to it. */
+/**
+ * Where each task's room is, what it shows, and what was last written to it. Its reads are plain
+ * statements: the notifier looks a task's room up for every event it posts.
+ */
 export class TaskRoomRepository {
   constructor(private readonly em: EmFactory) {}
 
   async get(taskId: string): Promise<TaskRoomRecord | null> {
-    const row = await this.em().findOne(TaskRoom, { task: taskId });
-    return row ? toRecord(row) : null;
+    const rows = await this.em().execute<RoomRow[]>(`select ${ROOM_COLUMNS} from task_rooms where task_id = ?`, [taskId]);
+    return rows[0] ? toRecord(rows[0]) : null;
   }
 
   /** The task whose room this channel is (a message in a room is matched to its task by this). */
   async taskFor(channelId: string): Promise<string | null> {
-    const row = await this.em().findOne(TaskRoom, { channelId });
-    return row ? row.task.id : null;
+    const rows = await this.em().execute<Array<{ task_id: string }>>('select task_id from task_rooms where channel_id = ?', [channelId]);
+    return rows[0]?.task_id ?? null;
   }
 
   /** Remembers the room a task got (again: Slack answers the same channel for the same session). */
