@@ -28,6 +28,33 @@ function toAgentRecord(a: Agent): AgentRecord {
   };
 }
 
+/** An agent's row as a plain select of AGENT_COLUMNS gives it. */
+interface AgentRow {
+  id: string;
+  name: string;
+  type: string;
+  state: AgentState;
+  current_task: string | null;
+  checkout_path: string | null;
+  repo_id: string | null;
+  backend: string;
+  profile: string | null;
+}
+
+function fromRow(r: AgentRow): AgentRecord {
+  return {
+    id: r.id,
+    name: r.name,
+    type: r.type,
+    state: r.state,
+    currentTask: r.current_task,
+    checkoutPath: r.checkout_path,
+    repoId: r.repo_id,
+    backend: r.backend,
+    profile: r.profile,
+  };
+}
+
 /** An agent as selectAsJson gives it: the values of AGENT_COLUMNS, in that order. */
 type AgentTuple = [
   id: string,
@@ -46,8 +73,9 @@ export class AgentRepository {
   constructor(private readonly em: EmFactory) {}
 
   async get(id: string): Promise<AgentRecord | null> {
-    const a = await this.em().findOne(Agent, { id });
-    return a ? toAgentRecord(a) : null;
+    // A plain select: every run start, get_task and the conflict radar look agents up one by one.
+    const rows = await this.em().execute<AgentRow[]>(`select ${AGENT_COLUMNS.join(', ')} from agents where id = ?`, [id]);
+    return rows[0] ? fromRow(rows[0]) : null;
   }
 
   /** Agents, oldest first; with `page`, only that slice (see `count`). */
@@ -102,22 +130,16 @@ export class AgentRepository {
 
   /** Agents with their current task, joined in one query (for status views). */
   async listWithWork(): Promise<Array<AgentRecord & { task: { id: string; title: string; projectId: string; status: string } | null }>> {
-    const rows = await this.em().execute<Array<Record<string, string | null>>>(
+    const rows = await this.em().execute<
+      Array<AgentRow & Record<'task_id' | 'task_title' | 'task_project' | 'task_status', string | null>>
+    >(
       `select a.id, a.name, a.type, a.state, a.current_task, a.checkout_path, a.repo_id, a.backend, a.profile,
                 t.id as task_id, t.title as task_title, t.project_id as task_project, t.status as task_status
            from agents a left join tasks t on t.id = a.current_task
           order by a.created_at, a.id`,
     );
     return rows.map((r) => ({
-      id: r.id as string,
-      name: r.name as string,
-      type: r.type as string,
-      state: r.state as AgentState,
-      currentTask: r.current_task,
-      checkoutPath: r.checkout_path,
-      repoId: r.repo_id,
-      backend: r.backend as string,
-      profile: r.profile,
+      ...fromRow(r),
       task: r.task_id
         ? { id: r.task_id, title: r.task_title as string, projectId: r.task_project as string, status: r.task_status as string }
         : null,

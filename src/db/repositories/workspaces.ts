@@ -1,6 +1,6 @@
 import { Workspace, type RepoSourceType } from '../entities';
 import type { EmFactory } from '../database';
-import { changes } from './run-sql';
+import { changes, oldestFirst } from './run-sql';
 
 /** A plain statement (each landing run frees its workspace; the ORM's update cost about 2 ms of CPU). */
 const UNLOCK = 'update workspaces set locked_by_task_id = null, locked_by_agent_id = null, locked_at = null';
@@ -34,34 +34,76 @@ function toWorkspaceRecord(w: Workspace): WorkspaceRecord {
   };
 }
 
+/** A workspace's row as a plain select of WORKSPACE_COLUMNS gives it. */
+interface WorkspaceRow {
+  id: string;
+  project_id: string;
+  name: string;
+  path: string;
+  source_type: RepoSourceType;
+  repo_id: string | null;
+  locked_by_task_id: string | null;
+  locked_by_agent_id: string | null;
+  locked_at: number | null;
+  worker_id: string | null;
+}
+
+const WORKSPACE_COLUMNS = 'id, project_id, name, path, source_type, repo_id, locked_by_task_id, locked_by_agent_id, locked_at, worker_id';
+
+function fromRow(r: WorkspaceRow): WorkspaceRecord {
+  return {
+    id: r.id,
+    projectId: r.project_id,
+    name: r.name,
+    path: r.path,
+    sourceType: r.source_type,
+    repoId: r.repo_id,
+    lockedByTaskId: r.locked_by_task_id,
+    lockedByAgentId: r.locked_by_agent_id,
+    lockedAt: r.locked_at === null ? null : new Date(Number(r.locked_at)),
+    workerId: r.worker_id,
+  };
+}
+
+/** Reads are plain statements: every run start and landing looks its workspace up. */
 export class WorkspaceRepository {
   constructor(private readonly em: EmFactory) {}
 
   async get(id: string): Promise<WorkspaceRecord | null> {
-    const w = await this.em().findOne(Workspace, { id });
-    return w ? toWorkspaceRecord(w) : null;
+    return this.one('id = ?', [id]);
   }
 
   /** Workspaces, oldest first; with `page`, only that slice (see `count`). */
   async list(projectId?: string, page?: { limit: number; offset: number }): Promise<WorkspaceRecord[]> {
-    const rows = await this.em().find(Workspace, projectId ? { project: projectId } : {}, {
-      orderBy: { createdAt: 'asc', id: 'asc' },
-      ...page,
-    });
-    return rows.map(toWorkspaceRecord);
+    const rows = await oldestFirst<WorkspaceRow>(
+      this.em(),
+      { table: 'workspaces', columns: WORKSPACE_COLUMNS },
+      projectId ? 'project_id = ?' : '',
+      projectId ? [projectId] : [],
+      page,
+    );
+    return rows.map(fromRow);
   }
 
   async count(projectId?: string): Promise<number> {
-    return this.em().count(Workspace, projectId ? { project: projectId } : {});
+    const [row] = await this.em().execute<Array<{ n: number | string }>>(
+      `select count(*) as n from workspaces${projectId ? ' where project_id = ?' : ''}`,
+      projectId ? [projectId] : [],
+    );
+    return Number(row?.n ?? 0);
   }
 
   /** A project's workspace by name, then by id. */
   async findInProject(projectId: string, nameOrId: string): Promise<WorkspaceRecord | null> {
-    const em = this.em();
-    const w =
-      (await em.findOne(Workspace, { project: projectId, name: nameOrId })) ??
-      (await em.findOne(Workspace, { project: projectId, id: nameOrId }));
-    return w ? toWorkspaceRecord(w) : null;
+    return (
+      (await this.one('project_id = ? and name = ?', [projectId, nameOrId])) ??
+      (await this.one('project_id = ? and id = ?', [projectId, nameOrId]))
+    );
+  }
+
+  private async one(where: string, params: unknown[]): Promise<WorkspaceRecord | null> {
+    const rows = await this.em().execute<WorkspaceRow[]>(`select ${WORKSPACE_COLUMNS} from workspaces where ${where}`, params);
+    return rows[0] ? fromRow(rows[0]) : null;
   }
 
   async create(
