@@ -127,7 +127,7 @@ export const createTask = defineCommand({
     if (missing) throw new CommandError(`Cannot depend on task '${missing}': it does not exist.`);
     // Waits (DEFINED) while any upstream task is unfinished; the orchestrator promotes it to READY.
     const waiting = upstream.some((id) => upstreamStatus.get(id) !== 'COMPLETED');
-    const task = await ctx.db.tasks.create(
+    const { task, event } = await ctx.db.tasks.createReported(
       {
         projectId,
         title: args.title,
@@ -143,8 +143,9 @@ export const createTask = defineCommand({
         backend: args.backend ?? null,
       },
       upstream,
+      (t) => ctx.events.event('task_created', { projectId, taskId: t.id, payload: { title: t.title, status: t.status } }),
     );
-    await ctx.events.emit('task_created', { projectId, taskId: task.id, payload: { title: task.title, status: task.status } });
+    await ctx.events.dispatch(event);
     return {
       created: task.id,
       title: task.title,

@@ -1,5 +1,5 @@
 import type { Database } from '../db/database';
-import type { EventRecord } from '../db/repositories/events';
+import type { EventRecord, NewEvent } from '../db/repositories/events';
 import { EventCursor } from './event-cursor';
 import { errorMessage } from '../util/error-message';
 
@@ -97,16 +97,24 @@ export class EventLog {
   ) {}
 
   async emit(type: EventType, options: EmitOptions = {}): Promise<EventRecord> {
-    const event = await this.db.events.append({
+    const event = await this.db.events.append(this.event(type, options));
+    await this.dispatch(event);
+    return event;
+  }
+
+  /**
+   * The event `emit` would store, for a change that stores it in its own transaction
+   * (`TaskRepository.createReported`); `dispatch` it once that committed.
+   */
+  event(type: EventType, options: EmitOptions = {}): NewEvent {
+    return {
       type,
       projectId: options.projectId ?? null,
       taskId: options.taskId ?? null,
       agentId: options.agentId ?? null,
       payload: options.payload ?? {},
       origin: PROCESS_ORIGIN,
-    });
-    await this.dispatch(event);
-    return event;
+    };
   }
 
   /** Delivers an event (for example one another process stored) to the listeners. */

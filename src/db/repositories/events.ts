@@ -1,3 +1,4 @@
+import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { EmFactory } from '../database';
 import { dialectOf } from '../dialect';
 import { pageSlice, runSql, selectAsJson } from './run-sql';
@@ -52,6 +53,23 @@ function fromTuple([id, type, projectId, taskId, agentId, payload, origin, creat
   };
 }
 
+/** An event to store: the columns the caller gives. */
+export type NewEvent = Omit<EventRecord, 'id' | 'createdAt'>;
+
+/**
+ * Stores an event by one insert statement through `em`: on its own, or inside the transaction of
+ * the change it reports (a new task and its `task_created` commit together).
+ */
+export async function insertEvent(em: SqlEntityManager, data: NewEvent): Promise<EventRecord> {
+  const createdAt = new Date();
+  const { id } = await runSql(
+    em,
+    `insert into events (type, project_id, task_id, agent_id, payload, origin, created_at) values (?, ?, ?, ?, ?, ?, ?)${dialectOf(em).returningId}`,
+    [data.type, data.projectId, data.taskId, data.agentId, JSON.stringify(data.payload), data.origin, createdAt.getTime()],
+  );
+  return { ...data, id, createdAt };
+}
+
 export class EventRepository {
   constructor(private readonly em: EmFactory) {}
 
@@ -59,15 +77,8 @@ export class EventRepository {
    * One insert statement: every emit appends one, and through the ORM's unit of work (its
    * changeset, a transaction of its own) each cost several times the statement.
    */
-  async append(data: Omit<EventRecord, 'id' | 'createdAt'>): Promise<EventRecord> {
-    const em = this.em();
-    const createdAt = new Date();
-    const { id } = await runSql(
-      em,
-      `insert into events (type, project_id, task_id, agent_id, payload, origin, created_at) values (?, ?, ?, ?, ?, ?, ?)${dialectOf(em).returningId}`,
-      [data.type, data.projectId, data.taskId, data.agentId, JSON.stringify(data.payload), data.origin, createdAt.getTime()],
-    );
-    return { ...data, id, createdAt };
+  append(data: NewEvent): Promise<EventRecord> {
+    return insertEvent(this.em(), data);
   }
 
   /**

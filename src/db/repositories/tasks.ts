@@ -3,6 +3,7 @@ import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import { Task, TaskDependency, type TaskStatus } from '../entities';
 import type { EmFactory } from '../database';
 import { generateTaskId } from '../ids';
+import { insertEvent, type EventRecord, type NewEvent } from './events';
 import {
   blockedHoldingUp,
   everyStuckDownstream,
@@ -73,17 +74,40 @@ export class TaskRepository {
    * plain inserts in one transaction (through the ORM's unit of work, building and flushing the
    * entities cost more than the statements).
    */
+  /** Stores a new task and what it waits on. */
   async create(data: NewTask, dependsOn: string[] = []): Promise<TaskRecord> {
+    return (await this.store(data, dependsOn, null)).task;
+  }
+
+  /**
+   * Stores a new task with the event that reports it, in one transaction: the task is never
+   * stored without its event, and on PostgreSQL one commit waits for the log instead of two.
+   */
+  async createReported(
+    data: NewTask,
+    dependsOn: string[],
+    eventOf: (task: TaskRecord) => NewEvent,
+  ): Promise<{ task: TaskRecord; event: EventRecord }> {
+    const { task, event } = await this.store(data, dependsOn, eventOf);
+    return { task, event: event as EventRecord };
+  }
+
+  private async store(
+    data: NewTask,
+    dependsOn: string[],
+    eventOf: ((task: TaskRecord) => NewEvent) | null,
+  ): Promise<{ task: TaskRecord; event: EventRecord | null }> {
     const id = await generateTaskId((candidate) => this.exists(candidate));
     const task = newTaskRecord(id, data, new Date());
-    await retryingTransaction(this.em, async (em) => {
+    const event = await retryingTransaction(this.em, async (em) => {
       const insert = taskInsert(task);
       await changedRows(em, insert.sql, insert.params);
       for (const upstream of dependsOn) {
         await changedRows(em, 'insert into task_dependencies (task_id, depends_on_id) values (?, ?)', [id, upstream]);
       }
+      return eventOf ? insertEvent(em, eventOf(task)) : null;
     });
-    return task;
+    return { task, event };
   }
 
   /** Applies the update; returns the task as it was before, or null when it does not exist. */
