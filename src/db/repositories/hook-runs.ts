@@ -19,19 +19,37 @@ export interface HookDefinition {
   createdAt: Date;
 }
 
-function toDefinition(h: Hook): HookDefinition {
+/** A hook's row as HOOK_SELECT gives it: its JSON columns as their text on both databases. */
+interface HookRow {
+  id: string;
+  project_id: string;
+  name: string;
+  enabled: boolean | number;
+  trigger: string;
+  context_steps: string | null;
+  prompt_template: string;
+  cooldown_seconds: number;
+  llm_config: string | null;
+  last_run_at: number | null;
+  created_at: number;
+}
+
+const HOOK_SELECT = `select id, project_id, name, enabled, cast("trigger" as text) as "trigger", cast(context_steps as text) as context_steps,
+  prompt_template, cooldown_seconds, cast(llm_config as text) as llm_config, last_run_at, created_at from hooks`;
+
+function toDefinition(h: HookRow): HookDefinition {
   return {
     id: h.id,
-    projectId: h.project.id,
+    projectId: h.project_id,
     name: h.name,
-    enabled: h.enabled,
-    trigger: h.trigger,
-    contextSteps: (h.contextSteps ?? []) as Array<Record<string, unknown>>,
-    promptTemplate: h.promptTemplate,
-    cooldownSeconds: h.cooldownSeconds,
-    llmConfig: h.llmConfig ?? null,
-    lastRunAt: h.lastRunAt ?? null,
-    createdAt: h.createdAt,
+    enabled: h.enabled === true || Number(h.enabled) === 1,
+    trigger: JSON.parse(h.trigger) as HookTrigger,
+    contextSteps: (h.context_steps === null ? null : (JSON.parse(h.context_steps) as Array<Record<string, unknown>> | null)) ?? [],
+    promptTemplate: h.prompt_template,
+    cooldownSeconds: Number(h.cooldown_seconds),
+    llmConfig: h.llm_config === null ? null : (JSON.parse(h.llm_config) as Record<string, unknown> | null),
+    lastRunAt: h.last_run_at === null ? null : new Date(Number(h.last_run_at)),
+    createdAt: new Date(Number(h.created_at)),
   };
 }
 
@@ -64,14 +82,15 @@ interface HookRunRow {
 export class HookRunRepository {
   constructor(private readonly em: EmFactory) {}
 
+  /** A plain select: the engine reads the enabled hooks at every event and every tick, most often to find none. */
   async enabledHooks(): Promise<HookDefinition[]> {
-    const rows = await this.em().find(Hook, { enabled: true }, { orderBy: { id: 'asc' } });
+    const rows = await this.em().execute<HookRow[]>(`${HOOK_SELECT} where enabled = ? order by id`, [true]);
     return rows.map(toDefinition);
   }
 
   async hook(id: string): Promise<HookDefinition | null> {
-    const h = await this.em().findOne(Hook, { id });
-    return h ? toDefinition(h) : null;
+    const rows = await this.em().execute<HookRow[]>(`${HOOK_SELECT} where id = ?`, [id]);
+    return rows[0] ? toDefinition(rows[0]) : null;
   }
 
   /**
