@@ -1,5 +1,6 @@
-import { ChatThread, SystemState } from '../entities';
 import type { EmFactory } from '../database';
+import { changes, runSql } from './run-sql';
+import { setStateValue, stateValueOf } from './system-state';
 
 export interface StoredConversation {
   summary: string | null;
@@ -21,47 +22,61 @@ export interface ChatFeedback {
  */
 const PENDING_PREFIX = 'chat_confirmation:';
 
+/** A JSON column read as its text (`cast(… as text)`, the same on both databases), parsed. */
+function parsedList(text: string | null | undefined): unknown[] | null {
+  return text == null ? null : (JSON.parse(text) as unknown[] | null);
+}
+
+/**
+ * Chat conversations by thread, and pending confirmations. Plain statements: every message to
+ * the bot loads and saves its conversation.
+ */
 export class ChatThreadRepository {
   constructor(private readonly em: EmFactory) {}
 
   async load(id: string): Promise<StoredConversation> {
-    const row = await this.em().findOne(ChatThread, { id });
-    return { summary: row?.summary ?? null, turns: row?.turns ?? [] };
+    const rows = await this.em().execute<Array<{ summary: string | null; turns: string | null }>>(
+      'select summary, cast(turns as text) as turns from chat_threads where id = ?',
+      [id],
+    );
+    return { summary: rows[0]?.summary ?? null, turns: parsedList(rows[0]?.turns) ?? [] };
   }
 
   async save(id: string, conversation: StoredConversation): Promise<void> {
-    await this.em().upsert(ChatThread, { id, summary: conversation.summary, turns: conversation.turns, updatedAt: new Date() });
+    await runSql(
+      this.em(),
+      `insert into chat_threads (id, summary, turns, updated_at) values (?, ?, ?, ?)
+        on conflict (id) do update set summary = excluded.summary, turns = excluded.turns, updated_at = excluded.updated_at`,
+      [id, conversation.summary, JSON.stringify(conversation.turns), Date.now()],
+    );
   }
 
   /** Adds a person's rating of a reply to its conversation; a person rating the same reply again replaces their rating. */
   async addFeedback(id: string, entry: ChatFeedback): Promise<void> {
-    const em = this.em();
-    const row = await em.findOne(ChatThread, { id });
-    const kept = (row?.feedback ?? []).filter((f) => {
-      const old = f as Partial<ChatFeedback>;
-      return !(old.user_id === entry.user_id && old.message_ts === entry.message_ts);
-    });
-    if (row) {
-      row.feedback = [...kept, entry];
-      await em.flush();
-    } else {
-      await em.upsert(ChatThread, { id, summary: null, turns: [], feedback: [entry], updatedAt: new Date() });
-    }
+    const kept = (await this.feedback(id)).filter((old) => !(old.user_id === entry.user_id && old.message_ts === entry.message_ts));
+    await runSql(
+      this.em(),
+      `insert into chat_threads (id, summary, turns, feedback, updated_at) values (?, null, '[]', ?, ?)
+        on conflict (id) do update set feedback = excluded.feedback, updated_at = excluded.updated_at`,
+      [id, JSON.stringify([...kept, entry]), Date.now()],
+    );
   }
 
   async feedback(id: string): Promise<ChatFeedback[]> {
-    const row = await this.em().findOne(ChatThread, { id });
-    return (row?.feedback ?? []) as ChatFeedback[];
+    const rows = await this.em().execute<Array<{ feedback: string | null }>>(
+      'select cast(feedback as text) as feedback from chat_threads where id = ?',
+      [id],
+    );
+    return (parsedList(rows[0]?.feedback) ?? []) as ChatFeedback[];
   }
 
   async savePending(id: string, value: unknown): Promise<void> {
-    await this.em().upsert(SystemState, { key: PENDING_PREFIX + id, value, updatedAt: new Date() });
+    await setStateValue(this.em(), PENDING_PREFIX + id, value);
   }
 
   /** Reads a pending confirmation without taking it (to check who may confirm it first). */
   async peekPending<T>(id: string): Promise<T | null> {
-    const row = await this.em().findOne(SystemState, { key: PENDING_PREFIX + id });
-    return row ? (row.value as T) : null;
+    return ((await stateValueOf(this.em(), PENDING_PREFIX + id)) ?? null) as T | null;
   }
 
   /**
@@ -70,9 +85,9 @@ export class ChatThreadRepository {
    */
   async takePending<T>(id: string): Promise<T | null> {
     const key = PENDING_PREFIX + id;
-    const row = await this.em().findOne(SystemState, { key });
-    if (!row) return null;
-    const deleted = await this.em().nativeDelete(SystemState, { key });
-    return deleted === 1 ? (row.value as T) : null;
+    const value = await stateValueOf(this.em(), key);
+    if (value === undefined) return null;
+    const deleted = await changes(this.em(), 'delete from system_state where key = ?', [key]);
+    return deleted === 1 ? (value as T) : null;
   }
 }

@@ -1,3 +1,4 @@
+import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { EmFactory } from '../database';
 import { placeholders, runSql } from './run-sql';
 
@@ -7,6 +8,24 @@ import { placeholders, runSql } from './run-sql';
  */
 export function stateValue(text: string | null): unknown {
   return text === null ? null : JSON.parse(text);
+}
+
+/** Stores `value` (as its JSON text, as the ORM wrote it) under `key`, replacing what was there. */
+export async function setStateValue(em: SqlEntityManager, key: string, value: unknown): Promise<void> {
+  await runSql(
+    em,
+    `insert into system_state (key, value, updated_at) values (?, ?, ?)
+      on conflict (key) do update set value = excluded.value, updated_at = excluded.updated_at`,
+    [key, JSON.stringify(value ?? null), Date.now()],
+  );
+}
+
+/** The value stored under `key`, parsed; undefined when there is no such row. */
+export async function stateValueOf(em: SqlEntityManager, key: string): Promise<unknown> {
+  const rows = await em.execute<Array<{ value: string | null }>>('select cast(value as text) as value from system_state where key = ?', [
+    key,
+  ]);
+  return rows.length === 0 ? undefined : stateValue(rows[0].value);
 }
 
 /**
@@ -29,12 +48,7 @@ export class SystemStateRepository {
 
   /** One statement, not the ORM's upsert (which built it anew through its query builder at every call). */
   async set(key: string, value: unknown): Promise<void> {
-    await runSql(
-      this.em(),
-      `insert into system_state (key, value, updated_at) values (?, ?, ?)
-        on conflict (key) do update set value = excluded.value, updated_at = excluded.updated_at`,
-      [key, JSON.stringify(value ?? null), Date.now()],
-    );
+    await setStateValue(this.em(), key, value);
   }
 
   private async read(keys: readonly string[]): Promise<Map<string, unknown>> {
