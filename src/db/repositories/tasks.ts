@@ -18,7 +18,6 @@ import {
   taskAssignments,
   taskFromRow,
   taskInsert,
-  toTaskRecord,
   type NewTask,
   type TaskRecord,
   type TaskRow,
@@ -110,15 +109,25 @@ export class TaskRepository {
     return { task, event };
   }
 
-  /** Applies the update; returns the task as it was before, or null when it does not exist. */
+  /**
+   * Applies the update; returns the task as it was before and after, or null when it does not
+   * exist. Plain statements: a run's start writes its branch and backend through here.
+   */
   async update(id: string, changes: TaskUpdate): Promise<{ before: TaskRecord; after: TaskRecord } | null> {
+    const set = taskAssignments(changes);
     return retryingTransaction(this.em, async (em) => {
-      const task = await em.findOne(Task, { id });
-      if (!task) return null;
-      const before = toTaskRecord(task);
-      em.assign(task, changes);
-      await em.flush();
-      return { before, after: toTaskRecord(task) };
+      const [row] = await em.execute<TaskRow[]>(`select ${TASK_COLUMNS} from tasks where id = ?`, [id]);
+      if (!row) return null;
+      const before = taskFromRow(row);
+      const updatedAt = new Date();
+      await changedRows(em, `update tasks set ${[...set.columns, 'updated_at = ?'].join(', ')} where id = ?`, [
+        ...set.params,
+        updatedAt.getTime(),
+        id,
+      ]);
+      const after = { ...before, updatedAt };
+      for (const key of Object.keys(changes) as Array<keyof TaskUpdate>) Object.assign(after, { [key]: changes[key] ?? null });
+      return { before, after };
     });
   }
 
