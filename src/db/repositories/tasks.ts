@@ -73,7 +73,6 @@ export class TaskRepository {
    * plain inserts in one transaction (through the ORM's unit of work, building and flushing the
    * entities cost more than the statements).
    */
-  /** Stores a new task and what it waits on. */
   async create(data: NewTask, dependsOn: string[] = []): Promise<TaskRecord> {
     return (await this.store(data, dependsOn, null)).task;
   }
