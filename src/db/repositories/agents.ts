@@ -1,6 +1,6 @@
-import { Agent, type AgentState } from '../entities';
+import type { AgentState } from '../entities';
 import type { EmFactory } from '../database';
-import { pageSlice, selectAsJson } from './run-sql';
+import { pageSlice, runSql, selectAsJson } from './run-sql';
 
 export interface AgentRecord {
   id: string;
@@ -12,20 +12,6 @@ export interface AgentRecord {
   repoId: string | null;
   backend: string;
   profile: string | null;
-}
-
-function toAgentRecord(a: Agent): AgentRecord {
-  return {
-    id: a.id,
-    name: a.name,
-    type: a.type,
-    state: a.state,
-    currentTask: a.currentTask ?? null,
-    checkoutPath: a.checkoutPath ?? null,
-    repoId: a.repoId ?? null,
-    backend: a.backend,
-    profile: a.profile ?? null,
-  };
 }
 
 /** An agent's row as a plain select of AGENT_COLUMNS gives it. */
@@ -102,7 +88,8 @@ export class AgentRepository {
   }
 
   async count(): Promise<number> {
-    return this.em().count(Agent, {});
+    const [row] = await this.em().execute<Array<{ n: number | string }>>('select count(*) as n from agents');
+    return Number(row?.n ?? 0);
   }
 
   async create(data: {
@@ -114,18 +101,24 @@ export class AgentRepository {
     backend?: string;
     profile?: string | null;
   }): Promise<AgentRecord> {
-    const em = this.em();
-    const agent = em.create(Agent, {
+    const agent: AgentRecord = {
       id: data.id,
       name: data.name,
       type: data.type,
+      state: 'IDLE',
+      currentTask: null,
+      checkoutPath: null,
       repoId: data.repoId ?? null,
-      workerId: data.workerId ?? null,
       backend: data.backend ?? 'claude-code',
       profile: data.profile ?? null,
-    });
-    await em.flush();
-    return toAgentRecord(agent);
+    };
+    await runSql(
+      this.em(),
+      `insert into agents (id, name, type, state, repo_id, worker_id, backend, profile, created_at)
+        values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [agent.id, agent.name, agent.type, agent.state, agent.repoId, data.workerId ?? null, agent.backend, agent.profile, Date.now()],
+    );
+    return agent;
   }
 
   /** Agents with their current task, joined in one query (for status views). */
