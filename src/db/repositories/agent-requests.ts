@@ -1,4 +1,5 @@
 import type { EmFactory } from '../database';
+import { storedDate } from './column-values';
 import { dialectOf } from '../dialect';
 import { pageSlice, runSql } from './run-sql';
 
@@ -44,8 +45,6 @@ function parsed(text: string | null): Record<string, unknown> | null {
   }
 }
 
-const date = (ms: number | null): Date | null => (ms === null ? null : new Date(Number(ms)));
-
 const toRecord = (r: Row): AgentRequestRecord => ({
   id: Number(r.id),
   taskId: r.task_id,
@@ -56,8 +55,8 @@ const toRecord = (r: Row): AgentRequestRecord => ({
   answer: parsed(r.answer),
   answeredBy: r.answered_by ?? null,
   createdAt: new Date(Number(r.created_at)),
-  answeredAt: date(r.answered_at),
-  expiresAt: date(r.expires_at),
+  answeredAt: storedDate(r.answered_at),
+  expiresAt: storedDate(r.expires_at),
 });
 
 /**

@@ -1,4 +1,5 @@
 import type { EmFactory } from '../database';
+import { storedDate } from './column-values';
 import { changes, placeholders } from './run-sql';
 
 /** The scope of the budget over everything (chat and hooks included). */
@@ -170,7 +171,7 @@ export class BudgetRepository {
       return {
         tokens: Number(r?.tokens ?? 0),
         costUsd: Number(r?.cost ?? 0),
-        oldest: r?.oldest === null || r?.oldest === undefined ? null : new Date(Number(r.oldest)),
+        oldest: storedDate(r?.oldest),
       };
     });
   }

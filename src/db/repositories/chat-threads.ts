@@ -1,6 +1,7 @@
 import type { EmFactory } from '../database';
+import { storedJson } from './column-values';
 import { changes, runSql } from './run-sql';
-import { setStateValue, stateValueOf } from './system-state';
+import { SystemStateRepository } from './system-state';
 
 export interface StoredConversation {
   summary: string | null;
@@ -22,24 +23,24 @@ export interface ChatFeedback {
  */
 const PENDING_PREFIX = 'chat_confirmation:';
 
-/** A JSON column read as its text (`cast(… as text)`, the same on both databases), parsed. */
-function parsedList(text: string | null | undefined): unknown[] | null {
-  return text == null ? null : (JSON.parse(text) as unknown[] | null);
-}
-
 /**
  * Chat conversations by thread, and pending confirmations. Plain statements: every message to
  * the bot loads and saves its conversation.
  */
 export class ChatThreadRepository {
-  constructor(private readonly em: EmFactory) {}
+  /** Where pending confirmations are kept (PENDING_PREFIX). */
+  private readonly state: SystemStateRepository;
+
+  constructor(private readonly em: EmFactory) {
+    this.state = new SystemStateRepository(em);
+  }
 
   async load(id: string): Promise<StoredConversation> {
     const rows = await this.em().execute<Array<{ summary: string | null; turns: string | null }>>(
       'select summary, cast(turns as text) as turns from chat_threads where id = ?',
       [id],
     );
-    return { summary: rows[0]?.summary ?? null, turns: parsedList(rows[0]?.turns) ?? [] };
+    return { summary: rows[0]?.summary ?? null, turns: (storedJson(rows[0]?.turns) as unknown[] | null) ?? [] };
   }
 
   async save(id: string, conversation: StoredConversation): Promise<void> {
@@ -67,16 +68,16 @@ export class ChatThreadRepository {
       'select cast(feedback as text) as feedback from chat_threads where id = ?',
       [id],
     );
-    return (parsedList(rows[0]?.feedback) ?? []) as ChatFeedback[];
+    return (storedJson(rows[0]?.feedback) as ChatFeedback[] | null) ?? [];
   }
 
   async savePending(id: string, value: unknown): Promise<void> {
-    await setStateValue(this.em(), PENDING_PREFIX + id, value);
+    await this.state.set(PENDING_PREFIX + id, value);
   }
 
   /** Reads a pending confirmation without taking it (to check who may confirm it first). */
   async peekPending<T>(id: string): Promise<T | null> {
-    return ((await stateValueOf(this.em(), PENDING_PREFIX + id)) ?? null) as T | null;
+    return this.state.get<T | null>(PENDING_PREFIX + id, null);
   }
 
   /**
@@ -85,9 +86,9 @@ export class ChatThreadRepository {
    */
   async takePending<T>(id: string): Promise<T | null> {
     const key = PENDING_PREFIX + id;
-    const value = await stateValueOf(this.em(), key);
-    if (value === undefined) return null;
+    const found = await this.state.getMany<T>([key]);
+    if (!found.has(key)) return null;
     const deleted = await changes(this.em(), 'delete from system_state where key = ?', [key]);
-    return deleted === 1 ? (value as T) : null;
+    return deleted === 1 ? (found.get(key) as T) : null;
   }
 }

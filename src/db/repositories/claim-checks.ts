@@ -2,6 +2,7 @@ import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import { dialectOf } from '../dialect';
 import { RUNNING_SQL } from '../entities';
 import { backendKeySql, taskBackendSql } from './backend-key-sql';
+import { storedFlag } from './column-values';
 import { GLOBAL_BUDGET_SCOPE } from './budgets';
 
 /**
@@ -64,12 +65,11 @@ export async function fleetRefusal(tx: SqlEntityManager, taskId: string, agentId
   if (Number(task.active) >= Number(task.max_concurrent_agents)) return 'project_full';
   if (Number(task.open_deps) > 0) return 'dependencies_open';
   if (task.paused === true || task.paused === 'true' || task.paused === 1) return 'orchestrator_paused';
-  if (truthy(task.quota_hold)) return 'quota_hold';
-  return truthy(task.budget_spent) ? 'budget_spent' : null;
+  if (storedFlag(task.quota_hold)) return 'quota_hold';
+  return storedFlag(task.budget_spent) ? 'budget_spent' : null;
 }
 
 /** A boolean as either database returns it (PostgreSQL: true/false; SQLite: 1/0). */
-const truthy = (value: unknown) => value === true || Number(value) === 1;
 
 /**
  * What budget `b` (of the outer query) has used of `column` over its window ending at the

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Hook, HookRun, type HookRunStatus, type HookTrigger } from '../entities';
 import type { EmFactory } from '../database';
+import { storedDate, storedFlag, storedJson } from './column-values';
 import type { HookRunRecord } from './hooks';
 import { settleAll } from '../../util/settle-all';
 
@@ -42,13 +43,13 @@ function toDefinition(h: HookRow): HookDefinition {
     id: h.id,
     projectId: h.project_id,
     name: h.name,
-    enabled: h.enabled === true || Number(h.enabled) === 1,
+    enabled: storedFlag(h.enabled),
     trigger: JSON.parse(h.trigger) as HookTrigger,
-    contextSteps: (h.context_steps === null ? null : (JSON.parse(h.context_steps) as Array<Record<string, unknown>> | null)) ?? [],
+    contextSteps: (storedJson(h.context_steps) as Array<Record<string, unknown>> | null) ?? [],
     promptTemplate: h.prompt_template,
     cooldownSeconds: Number(h.cooldown_seconds),
-    llmConfig: h.llm_config === null ? null : (JSON.parse(h.llm_config) as Record<string, unknown> | null),
-    lastRunAt: h.last_run_at === null ? null : new Date(Number(h.last_run_at)),
+    llmConfig: storedJson(h.llm_config) as Record<string, unknown> | null,
+    lastRunAt: storedDate(h.last_run_at),
     createdAt: new Date(Number(h.created_at)),
   };
 }
@@ -171,7 +172,7 @@ export class HookRunRepository {
         tokensUsed: Number(r.tokens_used),
         skippedReason: r.skipped_reason ?? null,
         startedAt: new Date(Number(r.started_at)),
-        completedAt: r.completed_at === null ? null : new Date(Number(r.completed_at)),
+        completedAt: storedDate(r.completed_at),
       })),
       total: Number(counts[0]?.n ?? 0),
       more: rows.length > page.limit,

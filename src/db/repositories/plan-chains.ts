@@ -2,6 +2,7 @@ import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { EmFactory } from '../database';
 import { generateTaskId } from '../ids';
 import { retryingTransaction } from '../retrying-transaction';
+import { storedFlag } from './column-values';
 import { placeholders } from './run-sql';
 
 export interface PlanChildInput {
@@ -133,7 +134,7 @@ export class PlanChainRepository {
     const byId = new Map(rows.map((r) => [r.id, r]));
     return ordered.map((id) => {
       const r = byId.get(id)!;
-      return { id, title: r.title, description: r.description, status: r.status, skipped: r.skipped === true || Number(r.skipped) === 1 };
+      return { id, title: r.title, description: r.description, status: r.status, skipped: storedFlag(r.skipped) };
     });
   }
 
@@ -180,7 +181,7 @@ export class PlanChainRepository {
         return { ok: false, started: null };
       const removed = current.filter((id) => !kept.includes(id));
       const template = children[0];
-      const approval = children.some((c) => c.requires_approval === true || Number(c.requires_approval) === 1);
+      const approval = children.some((c) => storedFlag(c.requires_approval));
       const [parent] = await tx.execute<Array<{ priority: number }>>('select priority from tasks where id = ?', [parentId]);
       const downstream = await tx.execute<Array<{ task_id: string }>>(
         `select distinct task_id from task_dependencies where depends_on_id in (${placeholders(current)}) and task_id not in (${placeholders(current)})`,

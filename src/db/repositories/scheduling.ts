@@ -3,7 +3,7 @@ import { dialectOf } from '../dialect';
 import { backendKeySql } from './backend-key-sql';
 import { budgetFromRow, type BudgetRecord } from './budgets';
 import { placeholders, selectAsJson } from './run-sql';
-import { stateValue } from './system-state';
+import { storedJson } from './column-values';
 import {
   ACTIVE_COUNTS_SQL,
   AGENT_BACKENDS_SQL,
@@ -344,7 +344,7 @@ export class SchedulingRepository {
           updated_at: Number(r.n4),
         }),
       ),
-      state: new Map(of('state').map((r) => [String(r.id), stateValue(r.s1)])),
+      state: new Map(of('state').map((r) => [String(r.id), storedJson(r.s1)])),
     };
   }
 

@@ -1,6 +1,6 @@
 import type { EmFactory } from '../database';
 import { REPAIRS_KEY } from './reconciliation';
-import { stateValue } from './system-state';
+import { storedJson } from './column-values';
 import { placeholders, selectAsJson } from './run-sql';
 
 /** The small-table reads behind get_status, as one statement. */
@@ -52,7 +52,7 @@ export class StatusSummaryRepository {
     const summary: StatusSummary = { projects: 0, byStatus: {}, readyByProject: {}, repairs: 0, state: new Map() };
     for (const [kind, name, value, count] of rows) {
       const n = Number(count);
-      if (kind === 'state') summary.state.set(name, stateValue(value));
+      if (kind === 'state') summary.state.set(name, storedJson(value));
       else if (kind === 'status') summary.byStatus[name] = n;
       else if (kind === 'ready') summary.readyByProject[name] = n;
       else if (kind === 'projects') summary.projects = n;

@@ -1,4 +1,5 @@
 import type { EmFactory } from '../database';
+import { storedDate } from './column-values';
 import { dialectOf } from '../dialect';
 import { runSql } from './run-sql';
 import { retryingTransaction } from '../retrying-transaction';
@@ -32,7 +33,7 @@ const toRecord = (r: Row): TaskMessageRecord => ({
   text: r.text,
   author: r.author ?? null,
   createdAt: new Date(Number(r.created_at)),
-  deliveredAt: r.delivered_at === null ? null : new Date(Number(r.delivered_at)),
+  deliveredAt: storedDate(r.delivered_at),
 });
 
 /**

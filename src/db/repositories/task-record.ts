@@ -1,4 +1,5 @@
 import type { Task, TaskStatus } from '../entities';
+import { storedDate, storedFlag } from './column-values';
 
 /**
  * A task as repositories, commands and the orchestrator see it: the entity's own columns (one
@@ -117,8 +118,6 @@ const NOT_UPDATED: ReadonlySet<string> = new Set(['id', 'projectId', 'status', '
 export type TaskRow = Record<string, unknown>;
 
 const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
-const flag = (v: unknown): boolean => v === true || Number(v) === 1;
-const date = (v: unknown): Date | null => (v === null || v === undefined ? null : new Date(Number(v)));
 
 /** A TaskRecord from a row of TASK_COLUMNS: the same record toTaskRecord makes of the entity. */
 export function taskFromRow(r: TaskRow): TaskRecord {
@@ -132,28 +131,28 @@ export function taskFromRow(r: TaskRow): TaskRecord {
     assignedAgent: text(r.assigned_agent),
     retryCount: Number(r.retry_count),
     maxRetries: Number(r.max_retries),
-    requiresApproval: flag(r.requires_approval),
+    requiresApproval: storedFlag(r.requires_approval),
     prUrl: text(r.pr_url),
     repoId: text(r.repo_id),
     branchName: text(r.branch_name),
     parentTaskId: text(r.parent_task_id),
-    isPlanSubtask: flag(r.is_plan_subtask),
+    isPlanSubtask: storedFlag(r.is_plan_subtask),
     planDepth: Number(r.plan_depth),
     planSource: text(r.plan_source),
-    autoTasks: flag(r.auto_tasks),
+    autoTasks: storedFlag(r.auto_tasks),
     preferredWorkspaceId: text(r.preferred_workspace_id),
     workspaceId: text(r.workspace_id),
-    resumeAfter: date(r.resume_after),
+    resumeAfter: storedDate(r.resume_after),
     pauseReason: text(r.pause_reason),
     sourceUrl: text(r.source_url),
     requestedBy: text(r.requested_by),
-    skipped: flag(r.skipped),
+    skipped: storedFlag(r.skipped),
     backend: text(r.backend),
     currentRunId: text(r.current_run_id),
     createdAt: new Date(Number(r.created_at)),
     updatedAt: new Date(Number(r.updated_at)),
-    startedAt: date(r.started_at),
-    completedAt: date(r.completed_at),
+    startedAt: storedDate(r.started_at),
+    completedAt: storedDate(r.completed_at),
   };
 }
 

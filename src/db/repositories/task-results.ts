@@ -1,4 +1,5 @@
 import type { EmFactory } from '../database';
+import { storedFlag } from './column-values';
 import { runSql } from './run-sql';
 
 export interface TaskResultRecord {
@@ -34,8 +35,6 @@ interface ResultRow {
   created_at: number;
 }
 
-const reported = (v: boolean | number): boolean => v === true || Number(v) === 1;
-
 /**
  * Reads and writes are plain statements: a run's end stores a result and several readers (the
  * agent's next turn, the landing, the task's card) read the newest, and through the ORM each
@@ -60,8 +59,8 @@ export class TaskResultRepository {
       summary: r.summary,
       errorMessage: r.error_message,
       filesChanged: typeof r.files_changed === 'string' ? (JSON.parse(r.files_changed) as string[] | null) : r.files_changed,
-      tokensUsed: reported(r.tokens_reported) ? Number(r.tokens_used) : null,
-      costUsd: reported(r.cost_reported) ? Number(r.cost_usd) : null,
+      tokensUsed: storedFlag(r.tokens_reported) ? Number(r.tokens_used) : null,
+      costUsd: storedFlag(r.cost_reported) ? Number(r.cost_usd) : null,
       sessionId: r.session_id,
       createdAt: new Date(Number(r.created_at)),
     };

@@ -1,5 +1,6 @@
 import { TaskRoom } from '../entities';
 import type { EmFactory } from '../database';
+import { storedDate } from './column-values';
 
 /** A task's room (Slack code channel) as stored. */
 export interface TaskRoomRecord {
@@ -35,7 +36,7 @@ function toRecord(row: RoomRow): TaskRoomRecord {
     contextHash: row.context_hash,
     diffHash: row.diff_hash,
     diffStats: row.diff_stats ? (JSON.parse(row.diff_stats) as TaskRoomRecord['diffStats']) : null,
-    archivedAt: row.archived_at === null ? null : new Date(Number(row.archived_at)),
+    archivedAt: storedDate(row.archived_at),
   };
 }
 

@@ -1,5 +1,6 @@
-import { Workspace, type RepoSourceType } from '../entities';
+import type { RepoSourceType } from '../entities';
 import type { EmFactory } from '../database';
+import { storedDate } from './column-values';
 import { changes, oldestFirst } from './run-sql';
 
 /** A plain statement (each landing run frees its workspace; the ORM's update cost about 2 ms of CPU). */
@@ -17,21 +18,6 @@ export interface WorkspaceRecord {
   lockedAt: Date | null;
   /** The worker that owns the checkout; null for the app's own. */
   workerId: string | null;
-}
-
-function toWorkspaceRecord(w: Workspace): WorkspaceRecord {
-  return {
-    id: w.id,
-    projectId: w.project.id,
-    name: w.name,
-    path: w.path,
-    sourceType: w.sourceType,
-    repoId: w.repoId ?? null,
-    lockedByTaskId: w.lockedByTaskId ?? null,
-    lockedByAgentId: w.lockedByAgentId ?? null,
-    lockedAt: w.lockedAt ?? null,
-    workerId: w.workerId ?? null,
-  };
 }
 
 /** A workspace's row as a plain select of WORKSPACE_COLUMNS gives it. */
@@ -60,12 +46,12 @@ function fromRow(r: WorkspaceRow): WorkspaceRecord {
     repoId: r.repo_id,
     lockedByTaskId: r.locked_by_task_id,
     lockedByAgentId: r.locked_by_agent_id,
-    lockedAt: r.locked_at === null ? null : new Date(Number(r.locked_at)),
+    lockedAt: storedDate(r.locked_at),
     workerId: r.worker_id,
   };
 }
 
-/** Reads are plain statements: every run start and landing looks its workspace up. */
+/** Plain statements: every run start and landing looks its workspace up. */
 export class WorkspaceRepository {
   constructor(private readonly em: EmFactory) {}
 
@@ -109,22 +95,37 @@ export class WorkspaceRepository {
   async create(
     data: Pick<WorkspaceRecord, 'id' | 'projectId' | 'name' | 'path' | 'sourceType' | 'repoId'> & { workerId?: string | null },
   ): Promise<WorkspaceRecord> {
-    const em = this.em();
-    const w = em.create(Workspace, {
+    const workspace: WorkspaceRecord = {
       id: data.id,
-      project: data.projectId,
+      projectId: data.projectId,
       name: data.name,
       path: data.path,
       sourceType: data.sourceType,
       repoId: data.repoId,
+      lockedByTaskId: null,
+      lockedByAgentId: null,
+      lockedAt: null,
       workerId: data.workerId ?? null,
-    });
-    await em.flush();
-    return toWorkspaceRecord(w);
+    };
+    await changes(
+      this.em(),
+      'insert into workspaces (id, project_id, name, path, source_type, repo_id, worker_id, created_at) values (?, ?, ?, ?, ?, ?, ?, ?)',
+      [
+        workspace.id,
+        workspace.projectId,
+        workspace.name,
+        workspace.path,
+        workspace.sourceType,
+        workspace.repoId,
+        workspace.workerId,
+        Date.now(),
+      ],
+    );
+    return workspace;
   }
 
   async delete(id: string): Promise<boolean> {
-    return (await this.em().nativeDelete(Workspace, { id })) > 0;
+    return (await changes(this.em(), 'delete from workspaces where id = ?', [id])) > 0;
   }
 
   /**
