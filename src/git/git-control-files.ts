@@ -1,10 +1,11 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, type Stats, statSync } from 'node:fs';
 import path from 'node:path';
 
 /*
  * The files of a repository's git folder that decide which programs git runs: its settings
  * (`core.fsmonitor`, filters, diff and merge drivers, credential helpers, `include.path`), its
- * hooks, and the pointers that send git to another folder's settings (`commondir`, a `.git` file).
+ * hooks, the pointers that send git to another folder's settings (`commondir`, a `.git` file), and
+ * the list of other repositories git takes objects from (`objects/info/alternates`).
  * The app runs git in agents' workspaces outside any sandbox, with its own secrets in reach, so an
  * agent must change git's state only by running git, never by writing these. Claude Code's shell
  * sandbox holds the same files read-only; the file tools and a whole ACP agent are held here.
@@ -63,6 +64,39 @@ function statIfThere(file: string): Stats | null {
 export function plantedCommonDir(cwd: string): string | null {
   const dotGit = path.join(cwd, '.git');
   const file = path.join(dotGit, 'commondir');
+  return readPlanted(file, (fd) => path.resolve(dotGit, readFileSync(fd, 'utf8').trim()) !== dotGit);
+}
+
+/** How much of an alternates file is read: enough to see whether it names anything. */
+const ALTERNATES_READ_BYTES = 4096;
+
+/**
+ * The `objects/info/alternates` file in the `.git` folder of `cwd` when it names any folder. With
+ * one, git takes the objects it lacks from the folders listed: a commit the agent made could then
+ * name another repository's files (another project's, which the agent itself cannot read), and the
+ * app's push would carry them to this project's remote. The app never makes one (it clones without
+ * `--reference` or `--shared`); an empty one names nothing.
+ */
+export function plantedAlternates(cwd: string): string | null {
+  const file = path.join(cwd, '.git', 'objects', 'info', 'alternates');
+  return readPlanted(file, (fd) => {
+    // Longer than what is read counts whatever it holds: blank lines could push a name past the read.
+    if (fstatSync(fd).size > ALTERNATES_READ_BYTES) return true;
+    const start = Buffer.alloc(ALTERNATES_READ_BYTES);
+    return (
+      start
+        .subarray(0, readSync(fd, start, 0, start.length, 0))
+        .toString('latin1')
+        .trim() !== ''
+    );
+  });
+}
+
+/**
+ * `file` when something is there that is not a file or that `names` takes for a pointer
+ * elsewhere; null when nothing is there.
+ */
+function readPlanted(file: string, names: (fd: number) => boolean): string | null {
   let fd: number;
   try {
     // Without waiting: a pipe planted there would otherwise hold this read, and the whole process, for ever.
@@ -71,9 +105,9 @@ export function plantedCommonDir(cwd: string): string | null {
     return null;
   }
   try {
-    // Anything but a file there is no worktree's doing either.
+    // Anything but a file there is no git's doing either.
     if (!fstatSync(fd).isFile()) return file;
-    return path.resolve(dotGit, readFileSync(fd, 'utf8').trim()) === dotGit ? null : file;
+    return names(fd) ? file : null;
   } finally {
     closeSync(fd);
   }

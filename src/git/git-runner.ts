@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from '../util/clock';
 import { folderMissing, launch } from '../util/process-launcher';
-import { plantedCommonDir } from './git-control-files';
+import { plantedAlternates, plantedCommonDir } from './git-control-files';
 import { GitError, GitExitError, toGitError } from './git-errors';
 
 export interface GitRunResult {
@@ -115,6 +115,12 @@ export class GitRunner {
     if (planted) {
       throw new GitError(
         `git will not run in ${cwd}: ${planted} would make it read its settings from another folder, and only a linked worktree has one. Look at it and remove it.`,
+      );
+    }
+    const alternates = plantedAlternates(cwd);
+    if (alternates) {
+      throw new GitError(
+        `git will not run in ${cwd}: ${alternates} would make it take objects from other repositories, and the app never makes one. Look at it; if the repository is your own clone made with --reference, run "git repack -a -d" there, then remove it.`,
       );
     }
     for (let attempt = 0; ; attempt++) {

@@ -182,6 +182,18 @@ describe('tasks on an ACP agent (scripted ACP agent over stdio)', () => {
     expect(await gitOut(h.origin, 'ls-tree', '--name-only', 'main')).not.toContain('hello.txt');
   });
 
+  it("an alternates file planted in the git folder stops the app's git there: no other repository's objects reach the push", async () => {
+    await start();
+    // Another project's objects, which the agent cannot read itself but the app's git could.
+    const other = path.join(h.rt.config.workspaceDir, 'beta', 'workspaces', 'ws1', '.git', 'objects');
+    const id = await h.task('Borrow', { description: `acp:put .git/objects/info/alternates ${other}\nacp:write hello.txt Hello` });
+    const sentBack = await waitFor(async () => h.eventsOf('landing_sent_back', id)[0], 60_000, 'the landing sent back');
+    expect(String(sentBack.payload.reason)).toBe(
+      `Landing stopped: git will not run in ${h.workspace}: ${path.join(h.workspace, '.git', 'objects', 'info', 'alternates')} would make it take objects from other repositories, and the app never makes one. Look at it; if the repository is your own clone made with --reference, run "git repack -a -d" there, then remove it.`,
+    );
+    expect(await gitOut(h.origin, 'ls-tree', '--name-only', 'main')).not.toContain('hello.txt');
+  });
+
   it("reads its own workspace but no other task's or project's, and neither does the landing check", async () => {
     await start({}, true, [], true);
     const root = h.rt.config.workspaceDir;

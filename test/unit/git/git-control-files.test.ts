@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { gitControlPaths, isInsideGitFolder, plantedCommonDir } from '../../../src/git/git-control-files';
+import { gitControlPaths, isInsideGitFolder, plantedAlternates, plantedCommonDir } from '../../../src/git/git-control-files';
 import { makeTempDir } from '../../support/tmp';
 
 describe("git's control files in a workspace", () => {
@@ -53,5 +53,25 @@ describe("git's control files in a workspace", () => {
     await rm(file);
     await mkdir(file);
     expect(plantedCommonDir(repo)).toBe(file);
+  });
+
+  it('finds an alternates file that names any folder, and accepts none or an empty one', async () => {
+    const info = path.join(repo, '.git', 'objects', 'info');
+    const file = path.join(info, 'alternates');
+    expect(plantedAlternates(repo)).toBeNull();
+    await mkdir(info, { recursive: true });
+    expect(plantedAlternates(repo)).toBeNull();
+    for (const nothing of ['', '\n', '  \n\n']) {
+      await writeFile(file, nothing);
+      expect(plantedAlternates(repo)).toBeNull();
+    }
+    for (const named of ['../../../other/.git/objects\n', `${tmp.dir}\n`, `${'\n'.repeat(5000)}/far/objects`, '# a comment\n']) {
+      await writeFile(file, named);
+      expect(plantedAlternates(repo)).toBe(file);
+    }
+    await rm(file);
+    expect(spawnSync('mkfifo', [file]).status).toBe(0);
+    expect(plantedAlternates(repo)).toBe(file);
+    expect(plantedAlternates(tmp.dir)).toBeNull();
   });
 });
