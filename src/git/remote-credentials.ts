@@ -47,6 +47,18 @@ export function credentialFile(dir: string, clonePath: string, url: string): str
   return path.join(dir, name.slice(0, 24));
 }
 
+/**
+ * `url` as git matches it against a `credential.<url>` setting: git compares the URL it fetches
+ * with the path's reserved characters (`=`, `@`, `+`, `,` and the rest) percent-encoded, so a
+ * setting naming them as they are would never apply. Encoded, the path holds no `=` either, where
+ * `clone -c key=value` would cut the key.
+ */
+export function credentialScope(url: string): string {
+  const parsed = new URL(url);
+  const path = parsed.pathname.replace(/[!$&'()*+,;=:@]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `${parsed.origin}${path}${parsed.search}${parsed.hash}`;
+}
+
 function shellQuoted(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
@@ -70,7 +82,7 @@ export async function credentialHelperSettings(
   const file = credentialFile(dir, clonePath, credentials.url);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await writeFile(file, `username=${credentials.username}\npassword=${credentials.password}\n`, { mode: 0o600 });
-  const scope = `credential.${credentials.url}`;
+  const scope = `credential.${credentialScope(credentials.url)}`;
   return [
     [`${scope}.helper`, ''],
     [`${scope}.helper`, `!f() { test "$1" = get && cat ${shellQuoted(file)}; }; f`],

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { execFile } from 'node:child_process';
-import { readFile, readdir, realpath, stat } from 'node:fs/promises';
+import { mkdir, readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
@@ -162,6 +162,36 @@ describe('clone sources', () => {
       expect(await as(admin, 'delete_project', { project_id: 'alpha' })).toMatchObject({ deleted: 'alpha' });
       expect(await readdir(gitCredentialsDir(rt.config.home))).toEqual([]);
       expect(existsSync(path.join(clone, '.git'))).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('keeps the credentials of a URL with reserved characters (=, +, @) in its path apart too, and fetches and pushes with them', async () => {
+    // The credential setting's key holds the URL: git reads `-c key=value` up to the first "=", and matches the path's reserved characters percent-encoded.
+    const team = path.join(outside.dir, 'team=web+ops@2');
+    await mkdir(team);
+    const teamOrigin = await createOriginRepo(team, { files: { 'team.txt': 'team\n' } });
+    const server = await startGitHttpServer(outside.dir, 'bot', 's3cret-token');
+    try {
+      const url = `${server.url}/team=web+ops@2/origin.git`;
+      const added = await as(admin, 'add_repo', {
+        project_id: 'alpha',
+        source: 'clone',
+        url: url.replace('http://', 'http://bot:s3cret-token@'),
+        name: 'team',
+      });
+      expect(added).toMatchObject({ created: 'team' });
+      const clone = path.join(rt.config.workspaceDir, 'alpha', 'team');
+      expect(await readFile(path.join(clone, 'team.txt'), 'utf8')).toBe('team\n');
+      expect(await gitOut(clone, 'remote', 'get-url', 'origin')).toBe(url);
+      expect(await readFile(path.join(clone, '.git', 'config'), 'utf8')).not.toContain('s3cret-token');
+      // The helper stayed in the clone's settings under the whole URL: the app's git still authenticates.
+      await commitFile(clone, 'new.txt', 'new\n');
+      await rt.git.push(clone, 'main');
+      expect(await gitOut(teamOrigin, 'show', 'main:new.txt')).toBe('new');
+      const basic = `Basic ${Buffer.from('bot:s3cret-token').toString('base64')}`;
+      expect(server.authorizations.filter((a) => a === basic).length).toBeGreaterThanOrEqual(2);
     } finally {
       await server.close();
     }

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { credentialHelperSettings, splitCredentials, withoutCredentials } from '../../../src/git/remote-credentials';
+import { credentialHelperSettings, credentialScope, splitCredentials, withoutCredentials } from '../../../src/git/remote-credentials';
 import { makeTempDir } from '../../support/tmp';
 
 describe("a clone URL's credentials apart from it", () => {
@@ -34,6 +34,16 @@ describe("a clone URL's credentials apart from it", () => {
       expect(withoutCredentials(url)).toBe(url);
     }
     expect(withoutCredentials('https://bot:s3cret@github.com/org/app.git')).toBe('https://github.com/org/app.git');
+  });
+});
+
+describe("the URL a clone's credential settings are scoped to", () => {
+  it("percent-encodes the path's reserved characters, as git matches them, and nothing else", () => {
+    expect(credentialScope('https://github.com/org/app.git')).toBe('https://github.com/org/app.git');
+    expect(credentialScope('http://127.0.0.1:8080/team=web+ops@2/a,b;c/r.git')).toBe(
+      'http://127.0.0.1:8080/team%3Dweb%2Bops%402/a%2Cb%3Bc/r.git',
+    );
+    expect(credentialScope("https://h.example/!$&'()*:~-._/r.git")).toBe('https://h.example/%21%24%26%27%28%29%2A%3A~-._/r.git');
   });
 });
 
