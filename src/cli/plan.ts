@@ -1,7 +1,7 @@
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { findPlanFile, parsePlan, readPlanFile, type ParsedPlan } from '../plan/parser';
+import { findPlanFile, parsePlan, PlanTooLarge, readPlanFile, type ParsedPlan } from '../plan/parser';
 import { CliExit, type CliIo } from './io';
 import { jsonWithDirectionEscaped } from '../util/hidden-characters';
 
@@ -41,6 +41,7 @@ export function registerPlanCommands(program: Command, io: CliIo): void {
       try {
         content = await readPlanFile(absolute);
       } catch (err) {
+        if (err instanceof PlanTooLarge) throw new CliExit(1, `${err.message} The app skips such a plan.`);
         throw new CliExit(1, `Could not read ${absolute}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
       }
       io.stdout(jsonWithDirectionEscaped(JSON.stringify(planToJson(parsePlan(content, { sourceFile: absolute, maxSteps })), null, 2)));

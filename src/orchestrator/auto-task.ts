@@ -12,6 +12,7 @@ import {
   extractPlanContext,
   findPlanFile,
   parsePlan,
+  PLAN_FILE_MAX_BYTES,
   type ParsedPlan,
 } from '../plan/parser';
 import type { EventLog } from './events';
@@ -51,12 +52,6 @@ export function isSingleStepFallback(content: string, plan: ParsedPlan): boolean
   const withoutTitle = text.replace(/^#[ \t]+.+$/m, '');
   return plan.steps[0].description.trim() === withoutTitle.trim();
 }
-
-/**
- * The largest plan file turned into tasks. An agent's plan is a few kilobytes; reading a file of
- * any size the agent left would let one run fill the app's memory.
- */
-export const PLAN_FILE_MAX_BYTES = 4 * 1024 * 1024;
 
 /**
  * Past this many characters (about 50,000 tokens) a plan goes to the rule-based parser only: the

@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { firstMatchStart, LineScanner } from './line-patterns';
@@ -267,7 +267,39 @@ export async function findPlanFile(workspace: string, patterns: readonly string[
   return null;
 }
 
-/** The plan file's text as UTF-8, unmodified. */
-export function readPlanFile(file: string): Promise<string> {
-  return readFile(file, 'utf8');
+/**
+ * The largest plan file turned into tasks. An agent's plan is a few kilobytes; reading a file of
+ * any size the agent left would let one run fill the app's memory.
+ */
+export const PLAN_FILE_MAX_BYTES = 4 * 1024 * 1024;
+
+/** A plan file that holds more than PLAN_FILE_MAX_BYTES. */
+export class PlanTooLarge extends Error {
+  constructor(readonly file: string) {
+    super(`${file} holds more than the ${PLAN_FILE_MAX_BYTES / 1024 / 1024} MB a plan may be.`);
+  }
+}
+
+/**
+ * The plan file's text as UTF-8, unmodified: a file, or what a pipe gives until it ends. Reading
+ * stops past PLAN_FILE_MAX_BYTES (PlanTooLarge), so neither a huge file nor an endless stream
+ * (`/dev/zero`) fills the memory.
+ */
+export async function readPlanFile(file: string): Promise<string> {
+  const handle = await open(file, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(64 * 1024);
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total > PLAN_FILE_MAX_BYTES) throw new PlanTooLarge(file);
+      chunks.push(chunk.subarray(0, bytesRead));
+    }
+    return Buffer.concat(chunks, total).toString('utf8');
+  } finally {
+    await handle.close();
+  }
 }

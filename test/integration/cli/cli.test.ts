@@ -1,10 +1,11 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { main } from '../../../src/cli';
 import { ALL_COMMANDS } from '../../../src/commands';
+import { PLAN_FILE_MAX_BYTES } from '../../../src/plan/parser';
 import type { CliIo } from '../../../src/cli/io';
 import { makeTempDir } from '../../support/tmp';
 
@@ -169,6 +170,25 @@ describe('aq CLI', () => {
     expect(missing.err[0]).toMatch(/^Plan file not found/);
     const badSteps = captureIo();
     expect(await main(['plan', 'parse', file, '--max-steps', 'x'], badSteps.io, env())).toBe(2);
+  });
+
+  it('plan parse reads a pipe to its end, and stops at the size the app takes a plan to: no endless read', async () => {
+    const fifo = path.join(home, 'plan.fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const written = writeFile(fifo, '## Step 1: Piped\nCame through a pipe.\n');
+    const piped = captureIo();
+    expect(await main(['plan', 'parse', fifo], piped.io, env())).toBe(0);
+    await written;
+    expect(JSON.parse(piped.out[0]).steps).toEqual([{ title: 'Piped', description: 'Came through a pipe.', priority_hint: 0 }]);
+    const endless = captureIo();
+    expect(await main(['plan', 'parse', '/dev/zero'], endless.io, env())).toBe(1);
+    expect(endless.err).toEqual(['/dev/zero holds more than the 4 MB a plan may be. The app skips such a plan.']);
+    const large = path.join(home, 'large.md');
+    await writeFile(large, `## Step 1: Large\n${'x'.repeat(PLAN_FILE_MAX_BYTES)}`);
+    const tooLarge = captureIo();
+    expect(await main(['plan', 'parse', large], tooLarge.io, env())).toBe(1);
+    expect(tooLarge.err).toEqual([`${large} holds more than the 4 MB a plan may be. The app skips such a plan.`]);
+    expect(tooLarge.out).toEqual([]);
   });
 
   it('reports a configuration error in one line', async () => {

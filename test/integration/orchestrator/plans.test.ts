@@ -1,6 +1,6 @@
 import { access, readdir, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { PLAN_FILE_MAX_BYTES } from '../../../src/orchestrator/auto-task';
+import { PLAN_FILE_MAX_BYTES } from '../../../src/plan/parser';
 import { gitOut } from '../../support/git-fixtures';
 import { makeTempDir } from '../../support/tmp';
 import { makeHarness, waitFor, writeIn, type Harness } from './harness';
