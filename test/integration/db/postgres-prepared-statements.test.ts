@@ -207,4 +207,30 @@ describe('the app on PostgreSQL with prepared statements', () => {
     );
     expect(plans).toEqual([{ custom: 5, generic: 7 }]);
   });
+
+  it("plans a status's list page and get_status's first tasks of each status once, not at every run", async () => {
+    await rt.exec('create_project', { name: 'Statuses' });
+    // Most tasks done, a few of each other status: a plan for any status looked dearer than one for READY.
+    const em = rt.db.em();
+    await em.execute(
+      `insert into tasks (id, project_id, title, description, status, priority, retry_count, max_retries, requires_approval,
+                          is_plan_subtask, plan_depth, auto_tasks, skipped, created_at, updated_at)
+       select 'st-' || i, 'statuses', 'Task ' || i, 'd',
+              (array['COMPLETED','COMPLETED','COMPLETED','COMPLETED','COMPLETED','READY','READY','FAILED','BLOCKED','DEFINED'])[i % 10 + 1],
+              i % 7, 0, 3, false, false, 0, true, false, 1700000000000 + i, 1700000000000 + i
+         from generate_series(0, 5999) as i`,
+    );
+    await em.execute('analyze');
+    for (let i = 0; i < 12; i++) {
+      expect(await rt.exec('list_tasks', { status: 'READY' })).toEqual(expect.objectContaining({ total: 1200 }));
+      expect(await rt.exec('get_status', {})).toEqual(expect.objectContaining({ orchestrator_paused: false }));
+    }
+    const plans = await em.execute<Array<{ custom: number; generic: number; statement: string }>>(
+      `select custom_plans as custom, generic_plans as generic, statement from pg_prepared_statements
+        where statement like '%from tasks where status%' and statement not like '%pg_prepared_statements%'`,
+    );
+    expect(plans.length).toBeGreaterThanOrEqual(2);
+    for (const plan of plans)
+      expect({ statement: plan.statement, custom: Number(plan.custom) }).toEqual({ statement: plan.statement, custom: 0 });
+  });
 });
