@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Hook, HookRun, type HookRunStatus, type HookTrigger } from '../entities';
+import type { HookRunStatus, HookTrigger } from '../entities';
 import type { EmFactory } from '../database';
 import { storedDate, storedFlag, storedJson } from './column-values';
+import { changes, runSql } from './run-sql';
 import type { HookRunRecord } from './hooks';
 import { settleAll } from '../../util/settle-all';
 
@@ -99,40 +100,44 @@ export class HookRunRepository {
    * processes cannot launch the same hook twice. Returns whether this caller won.
    */
   async claimLaunch(id: string, now: Date, cooldownSeconds: number, force: boolean): Promise<boolean> {
-    const threshold = new Date(now.getTime() - cooldownSeconds * 1000);
-    const where = force ? { id } : { id, $or: [{ lastRunAt: null }, { lastRunAt: { $lte: threshold } }] };
-    return (await this.em().nativeUpdate(Hook, where, { lastRunAt: now })) > 0;
+    const threshold = now.getTime() - cooldownSeconds * 1000;
+    const cooled = force ? '' : ' and (last_run_at is null or last_run_at <= ?)';
+    return (
+      (await changes(this.em(), `update hooks set last_run_at = ? where id = ?${cooled}`, [
+        now.getTime(),
+        id,
+        ...(force ? [] : [threshold]),
+      ])) > 0
+    );
   }
 
   async startRun(hook: HookDefinition, triggerReason: string, eventData: Record<string, unknown> | null): Promise<string> {
-    const em = this.em();
     const id = randomUUID().replace(/-/g, '').slice(0, 12);
-    em.create(HookRun, {
-      id,
-      hook: hook.id,
-      projectId: hook.projectId,
-      triggerReason,
-      status: 'running',
-      eventData,
-      startedAt: new Date(),
-    });
-    await em.flush();
+    await runSql(
+      this.em(),
+      `insert into hook_runs (id, hook_id, project_id, trigger_reason, status, event_data, tokens_used, started_at)
+       values (?, ?, ?, ?, 'running', ?, 0, ?)`,
+      [id, hook.id, hook.projectId, triggerReason, eventData === null ? null : JSON.stringify(eventData), Date.now()],
+    );
     return id;
   }
 
   async finishRun(runId: string, outcome: RunOutcome): Promise<void> {
-    await this.em().nativeUpdate(
-      HookRun,
-      { id: runId },
-      {
-        status: outcome.status,
-        contextResults: outcome.contextResults ?? null,
-        promptSent: outcome.promptSent ?? null,
-        llmResponse: outcome.llmResponse ?? null,
-        skippedReason: outcome.skippedReason ?? null,
-        tokensUsed: outcome.tokensUsed ?? 0,
-        completedAt: new Date(),
-      },
+    await runSql(
+      this.em(),
+      `update hook_runs set status = ?, context_results = ?, prompt_sent = ?, llm_response = ?, skipped_reason = ?,
+                            tokens_used = ?, completed_at = ?
+        where id = ?`,
+      [
+        outcome.status,
+        outcome.contextResults == null ? null : JSON.stringify(outcome.contextResults),
+        outcome.promptSent ?? null,
+        outcome.llmResponse ?? null,
+        outcome.skippedReason ?? null,
+        outcome.tokensUsed ?? 0,
+        Date.now(),
+        runId,
+      ],
     );
   }
 
@@ -181,10 +186,9 @@ export class HookRunRepository {
 
   /** Runs a crashed process left "running" are marked failed at start-up. */
   async failAbandonedRuns(): Promise<number> {
-    return this.em().nativeUpdate(
-      HookRun,
-      { status: 'running' },
-      { status: 'failed', llmResponse: 'Interrupted: the daemon stopped during this run.', completedAt: new Date() },
-    );
+    return changes(this.em(), "update hook_runs set status = 'failed', llm_response = ?, completed_at = ? where status = 'running'", [
+      'Interrupted: the daemon stopped during this run.',
+      Date.now(),
+    ]);
   }
 }
