@@ -1,6 +1,6 @@
-import { TaskRoom } from '../entities';
 import type { EmFactory } from '../database';
 import { storedDate } from './column-values';
+import { runSql } from './run-sql';
 
 /** A task's room (Slack code channel) as stored. */
 export interface TaskRoomRecord {
@@ -50,8 +50,8 @@ function parseViews(text: string): string[] {
 }
 
 /**
- * Where each task's room is, what it shows, and what was last written to it. Its reads are plain
- * statements: the notifier looks a task's room up for every event it posts.
+ * Where each task's room is, what it shows, and what was last written to it, in plain statements:
+ * the notifier looks a task's room up for every event it posts, and writes what it showed.
  */
 export class TaskRoomRepository {
   constructor(private readonly em: EmFactory) {}
@@ -69,26 +69,28 @@ export class TaskRoomRepository {
 
   /** Remembers the room a task got (again: Slack answers the same channel for the same session). */
   async save(taskId: string, channelId: string, url: string | null): Promise<void> {
-    const em = this.em();
-    const row = await em.findOne(TaskRoom, { task: taskId });
-    if (row) em.assign(row, { channelId, url, archivedAt: null });
-    else em.create(TaskRoom, { task: taskId, channelId, url, createdAt: new Date() });
-    await em.flush();
+    await runSql(
+      this.em(),
+      `insert into task_rooms (task_id, channel_id, url, views, created_at) values (?, ?, ?, '[]', ?)
+       on conflict (task_id) do update set channel_id = excluded.channel_id, url = excluded.url, archived_at = null`,
+      [taskId, channelId, url, Date.now()],
+    );
   }
 
   async update(
     taskId: string,
     changes: Partial<Pick<TaskRoomRecord, 'views' | 'contextHash' | 'diffHash' | 'diffStats' | 'archivedAt'>>,
   ): Promise<void> {
-    const em = this.em();
-    const row = await em.findOne(TaskRoom, { task: taskId });
-    if (!row) return;
-    const { views, diffStats, ...rest } = changes;
-    em.assign(row, {
-      ...rest,
-      ...(views && { views: JSON.stringify([...new Set(views)]) }),
-      ...(diffStats && { diffStats: JSON.stringify(diffStats) }),
-    });
-    await em.flush();
+    const values: Array<[column: string, value: unknown]> = [];
+    if (changes.views) values.push(['views', JSON.stringify([...new Set(changes.views)])]);
+    if (changes.contextHash !== undefined) values.push(['context_hash', changes.contextHash]);
+    if (changes.diffHash !== undefined) values.push(['diff_hash', changes.diffHash]);
+    if (changes.diffStats) values.push(['diff_stats', JSON.stringify(changes.diffStats)]);
+    if (changes.archivedAt !== undefined) values.push(['archived_at', changes.archivedAt?.getTime() ?? null]);
+    if (values.length === 0) return;
+    await runSql(this.em(), `update task_rooms set ${values.map(([column]) => `${column} = ?`).join(', ')} where task_id = ?`, [
+      ...values.map(([, value]) => value),
+      taskId,
+    ]);
   }
 }
