@@ -1,6 +1,5 @@
-import type { FilterQuery } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
-import { Task, TaskDependency, type TaskStatus } from '../entities';
+import type { TaskStatus } from '../entities';
 import type { EmFactory } from '../database';
 import { generateTaskId } from '../ids';
 import { insertEvent, type EventRecord, type NewEvent } from './events';
@@ -40,14 +39,6 @@ export type { TaskListFilter, TaskPage, TaskPageOptions, TaskPlace, TaskSummaryR
 /** A move made by one run: it lands only while the task is that run's. */
 export interface TaskFence {
   runId: string;
-}
-
-function whereOf(filter: TaskListFilter): FilterQuery<Task> {
-  const where: Record<string, unknown> = {};
-  if (filter.projectId) where.project = filter.projectId;
-  if (filter.status) where.status = filter.status;
-  else if (filter.statuses) where.status = { $in: filter.statuses };
-  return where as FilterQuery<Task>;
 }
 
 export class TaskRepository {
@@ -146,7 +137,7 @@ export class TaskRepository {
   }
 
   async delete(id: string): Promise<boolean> {
-    return (await this.em().nativeDelete(Task, { id })) > 0;
+    return (await changedRows(this.em(), 'delete from tasks where id = ?', [id])) > 0;
   }
 
   /** One page of tasks in queue order, its total and more (task-pages.ts taskPage). */
@@ -170,8 +161,13 @@ export class TaskRepository {
     return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
   }
 
+  /** How many tasks are in `status` (of a project), from the trigger-kept task_status_counts. */
   async countInStatus(status: TaskStatus, projectId?: string): Promise<number> {
-    return this.em().count(Task, whereOf({ status, projectId }));
+    const rows = await this.em().execute<Array<{ n: number | string }>>(
+      `select coalesce(sum(n), 0) as n from task_status_counts where status = ?${projectId ? ' and project_id = ?' : ''}`,
+      projectId ? [status, projectId] : [status],
+    );
+    return Number(rows[0]?.n ?? 0);
   }
 
   // --- dependencies -------------------------------------------------------------------------
@@ -209,17 +205,19 @@ export class TaskRepository {
   }
 
   async addDependency(taskId: string, dependsOn: string): Promise<void> {
-    const em = this.em();
-    em.create(TaskDependency, { task: taskId, dependsOn });
-    await em.flush();
+    await changedRows(this.em(), 'insert into task_dependencies (task_id, depends_on_id) values (?, ?)', [taskId, dependsOn]);
   }
 
   async removeDependency(taskId: string, dependsOn: string): Promise<boolean> {
-    return (await this.em().nativeDelete(TaskDependency, { task: taskId, dependsOn })) > 0;
+    return (await changedRows(this.em(), 'delete from task_dependencies where task_id = ? and depends_on_id = ?', [taskId, dependsOn])) > 0;
   }
 
   async hasDependency(taskId: string, dependsOn: string): Promise<boolean> {
-    return (await this.em().count(TaskDependency, { task: taskId, dependsOn })) > 0;
+    const rows = await this.em().execute('select 1 as found from task_dependencies where task_id = ? and depends_on_id = ?', [
+      taskId,
+      dependsOn,
+    ]);
+    return rows.length > 0;
   }
 
   /** Whether `upstream` already (transitively) depends on `taskId`, so a new edge would close a cycle. */

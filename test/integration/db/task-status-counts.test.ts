@@ -41,4 +41,28 @@ describe('task_status_counts', () => {
     expect(await rt.db.tasks.countByStatus('b')).toEqual({ COMPLETED: 1, READY: 1 });
     expect(await rt.db.tasks.countByStatus('a')).toEqual({});
   });
+
+  it("counts one status's tasks, of a project or all, and delete_project is refused with that count", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      ids.push((await rt.exec('create_task', { project_id: i < 3 ? 'a' : 'b', title: `t${i}`, description: 'd' })).created as string);
+    }
+    const em = rt.db.em();
+    await em.execute("update tasks set status = 'IN_PROGRESS' where id in (?, ?, ?)", [ids[0], ids[1], ids[3]]);
+    await expectCountsExact(rt);
+    expect(await rt.db.tasks.countInStatus('IN_PROGRESS')).toBe(3);
+    expect(await rt.db.tasks.countInStatus('IN_PROGRESS', 'a')).toBe(2);
+    expect(await rt.db.tasks.countInStatus('IN_PROGRESS', 'b')).toBe(1);
+    expect(await rt.db.tasks.countInStatus('READY', 'a')).toBe(1);
+    expect(await rt.db.tasks.countInStatus('FAILED')).toBe(0);
+    expect(await rt.db.tasks.countInStatus('IN_PROGRESS', 'nope')).toBe(0);
+    expect(await rt.exec('delete_project', { project_id: 'a' })).toEqual({
+      error: "Project 'a' has 2 task(s) IN_PROGRESS. Stop them first (stop_task), then delete the project.",
+    });
+    await em.execute("update tasks set status = 'FAILED' where id in (?, ?)", [ids[0], ids[1]]);
+    expect(await rt.db.tasks.countInStatus('IN_PROGRESS', 'a')).toBe(0);
+    expect(await rt.exec('delete_project', { project_id: 'a' })).toMatchObject({ deleted: 'a' });
+    expect(await rt.db.tasks.countInStatus('FAILED')).toBe(0);
+    expect(await rt.db.tasks.countInStatus('IN_PROGRESS')).toBe(1);
+  });
 });
