@@ -1,6 +1,7 @@
-import { Hook, HookRun } from '../entities';
 import type { EmFactory } from '../database';
+import { storedFlag } from './column-values';
 import type { HookDefinition } from './hook-runs';
+import { changes as changedRows, oldestFirst } from './run-sql';
 
 export type HookChanges = Partial<
   Pick<HookDefinition, 'enabled' | 'trigger' | 'contextSteps' | 'promptTemplate' | 'cooldownSeconds' | 'llmConfig'>
@@ -16,68 +17,88 @@ export interface HookRunRecord {
   completedAt: Date | null;
 }
 
-/** Hook definitions (the engine's run bookkeeping is in hook-runs.ts). */
+type HookListItem = Pick<HookDefinition, 'id' | 'projectId' | 'name' | 'enabled' | 'trigger' | 'cooldownSeconds'>;
+
+interface HookListRow {
+  id: string;
+  project_id: string;
+  name: string;
+  enabled: boolean | number;
+  trigger: string;
+  cooldown_seconds: number | string;
+}
+
+/** `null` stays SQL NULL; anything else is stored as its JSON text (both databases read that back). */
+const jsonOrNull = (value: unknown) => (value == null ? null : JSON.stringify(value));
+
+/** Hook definitions, in plain statements (the engine's run bookkeeping is in hook-runs.ts). */
 export class HookRepository {
   constructor(private readonly em: EmFactory) {}
 
   async create(data: Omit<HookDefinition, 'enabled' | 'lastRunAt' | 'createdAt'>): Promise<void> {
-    const em = this.em();
-    em.create(Hook, {
-      id: data.id,
-      project: data.projectId,
-      name: data.name,
-      trigger: data.trigger,
-      contextSteps: data.contextSteps,
-      promptTemplate: data.promptTemplate,
-      cooldownSeconds: data.cooldownSeconds,
-      llmConfig: data.llmConfig,
-    });
-    await em.flush();
+    const now = Date.now();
+    await changedRows(
+      this.em(),
+      `insert into hooks (id, project_id, name, enabled, "trigger", context_steps, prompt_template, cooldown_seconds, llm_config, created_at, updated_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        data.id,
+        data.projectId,
+        data.name,
+        true,
+        JSON.stringify(data.trigger),
+        JSON.stringify(data.contextSteps),
+        data.promptTemplate,
+        data.cooldownSeconds,
+        jsonOrNull(data.llmConfig),
+        now,
+        now,
+      ],
+    );
   }
 
   /** Hooks, oldest first; with `page`, only that slice (see `count`). */
-  async list(
-    projectId?: string,
-    page?: { limit: number; offset: number },
-  ): Promise<Array<Pick<HookDefinition, 'id' | 'projectId' | 'name' | 'enabled' | 'trigger' | 'cooldownSeconds'>>> {
-    const rows = await this.em().find(Hook, projectId ? { project: projectId } : {}, { orderBy: { createdAt: 'asc', id: 'asc' }, ...page });
+  async list(projectId?: string, page?: { limit: number; offset: number }): Promise<HookListItem[]> {
+    const rows = await oldestFirst<HookListRow>(
+      this.em(),
+      { table: 'hooks', columns: 'id, project_id, name, enabled, cast("trigger" as text) as "trigger", cooldown_seconds' },
+      projectId ? 'project_id = ?' : '',
+      projectId ? [projectId] : [],
+      page,
+    );
     return rows.map((h) => ({
       id: h.id,
-      projectId: h.project.id,
+      projectId: h.project_id,
       name: h.name,
-      enabled: h.enabled,
-      trigger: h.trigger,
-      cooldownSeconds: h.cooldownSeconds,
+      enabled: storedFlag(h.enabled),
+      trigger: JSON.parse(h.trigger) as HookDefinition['trigger'],
+      cooldownSeconds: Number(h.cooldown_seconds),
     }));
   }
 
   async count(projectId?: string): Promise<number> {
-    return this.em().count(Hook, projectId ? { project: projectId } : {});
+    const rows = await this.em().execute<Array<{ n: number | string }>>(
+      `select count(*) as n from hooks${projectId ? ' where project_id = ?' : ''}`,
+      projectId ? [projectId] : [],
+    );
+    return Number(rows[0]?.n ?? 0);
   }
 
+  /** Writes the given fields; false when there is no such hook. */
   async update(id: string, changes: HookChanges): Promise<boolean> {
-    const em = this.em();
-    const hook = await em.findOne(Hook, { id });
-    if (!hook) return false;
-    em.assign(hook, changes);
-    await em.flush();
-    return true;
+    const values: Array<[column: string, value: unknown]> = [];
+    if (changes.enabled !== undefined) values.push(['enabled', changes.enabled]);
+    if (changes.trigger !== undefined) values.push(['"trigger"', JSON.stringify(changes.trigger)]);
+    if (changes.contextSteps !== undefined) values.push(['context_steps', JSON.stringify(changes.contextSteps)]);
+    if (changes.promptTemplate !== undefined) values.push(['prompt_template', changes.promptTemplate]);
+    if (changes.cooldownSeconds !== undefined) values.push(['cooldown_seconds', changes.cooldownSeconds]);
+    if (changes.llmConfig !== undefined) values.push(['llm_config', jsonOrNull(changes.llmConfig)]);
+    values.push(['updated_at', Date.now()]);
+    const set = values.map(([column]) => `${column} = ?`).join(', ');
+    return (await changedRows(this.em(), `update hooks set ${set} where id = ?`, [...values.map(([, value]) => value), id])) > 0;
   }
 
   async delete(id: string): Promise<boolean> {
-    return (await this.em().nativeDelete(Hook, { id })) > 0;
-  }
-
-  async runs(hookId: string, limit: number): Promise<HookRunRecord[]> {
-    const rows = await this.em().find(HookRun, { hook: hookId }, { orderBy: { startedAt: 'desc', id: 'desc' }, limit });
-    return rows.map((r) => ({
-      id: r.id,
-      triggerReason: r.triggerReason,
-      status: r.status,
-      tokensUsed: r.tokensUsed,
-      skippedReason: r.skippedReason ?? null,
-      startedAt: r.startedAt,
-      completedAt: r.completedAt ?? null,
-    }));
+    return (await changedRows(this.em(), 'delete from hooks where id = ?', [id])) > 0;
   }
 }

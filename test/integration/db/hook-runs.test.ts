@@ -63,4 +63,53 @@ describe('hook runs', () => {
     expect(byId.get(left)?.llm_response).toBe('Interrupted: the daemon stopped during this run.');
     expect(Number(byId.get(left)?.completed_at)).toBeGreaterThan(0);
   });
+
+  it('lists, counts, changes and deletes hooks as stored', async () => {
+    await rt.exec('create_project', { name: 'api' });
+    await rt.exec('create_hook', {
+      project_id: 'api',
+      name: 'on-done',
+      trigger: { type: 'event', event_type: 'task_completed' },
+      prompt_template: 'Done: {{event.title}}',
+      context_steps: [{ type: 'shell', command: 'echo hi' }],
+      cooldown_seconds: 30,
+      llm_config: { model: 'fast' },
+    });
+    expect(await rt.db.hooks.count()).toBe(2);
+    expect(await rt.db.hooks.count('api')).toBe(1);
+    expect(await rt.db.hooks.list()).toEqual([
+      {
+        id: hook.id,
+        projectId: 'web',
+        name: 'nightly',
+        enabled: true,
+        trigger: { type: 'periodic', interval_seconds: 3600 },
+        cooldownSeconds: 3600,
+      },
+      {
+        id: 'on-done',
+        projectId: 'api',
+        name: 'on-done',
+        enabled: true,
+        trigger: { type: 'event', event_type: 'task_completed' },
+        cooldownSeconds: 30,
+      },
+    ]);
+    expect(await rt.db.hooks.list(undefined, { limit: 1, offset: 1 })).toEqual([expect.objectContaining({ id: 'on-done' })]);
+
+    expect(await rt.db.hooks.update('on-done', { enabled: false, cooldownSeconds: 5, llmConfig: null, contextSteps: [] })).toBe(true);
+    expect(await rt.db.hooks.update('no-such-hook', { enabled: false })).toBe(false);
+    expect(await rt.db.hookRuns.hook('on-done')).toMatchObject({
+      enabled: false,
+      cooldownSeconds: 5,
+      llmConfig: null,
+      contextSteps: [],
+      promptTemplate: 'Done: {{event.title}}',
+      trigger: { type: 'event', event_type: 'task_completed' },
+    });
+    expect((await rt.db.hookRuns.enabledHooks()).map((h) => h.id)).toEqual([hook.id]);
+    expect(await rt.db.hooks.delete('on-done')).toBe(true);
+    expect(await rt.db.hooks.delete('on-done')).toBe(false);
+    expect(await rt.db.hooks.count()).toBe(1);
+  });
 });
