@@ -1,7 +1,7 @@
 import type { EmFactory } from '../database';
 import { storedFlag } from './column-values';
 import type { HookDefinition } from './hook-runs';
-import { changes as changedRows, oldestFirst } from './run-sql';
+import { changes as changedRows, columnAssignments, oldestFirst } from './run-sql';
 
 export type HookChanges = Partial<
   Pick<HookDefinition, 'enabled' | 'trigger' | 'contextSteps' | 'promptTemplate' | 'cooldownSeconds' | 'llmConfig'>
@@ -94,8 +94,8 @@ export class HookRepository {
     if (changes.cooldownSeconds !== undefined) values.push(['cooldown_seconds', changes.cooldownSeconds]);
     if (changes.llmConfig !== undefined) values.push(['llm_config', jsonOrNull(changes.llmConfig)]);
     values.push(['updated_at', Date.now()]);
-    const set = values.map(([column]) => `${column} = ?`).join(', ');
-    return (await changedRows(this.em(), `update hooks set ${set} where id = ?`, [...values.map(([, value]) => value), id])) > 0;
+    const set = columnAssignments(values);
+    return (await changedRows(this.em(), `update hooks set ${set.sql} where id = ?`, [...set.params, id])) > 0;
   }
 
   async delete(id: string): Promise<boolean> {

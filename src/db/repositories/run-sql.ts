@@ -18,6 +18,11 @@ export async function changes(em: SqlEntityManager, sql: string, params: unknown
   return (await runSql(em, sql, params)).changes;
 }
 
+/** `a = ?, b = ?` and its values, for an update of the given columns (names are ours, never input). */
+export function columnAssignments(values: ReadonlyArray<readonly [column: string, value: unknown]>): { sql: string; params: unknown[] } {
+  return { sql: values.map(([column]) => `${column} = ?`).join(', '), params: values.map(([, value]) => value) };
+}
+
 /** `?, ?, ?` with one mark per value: the bound parameters of an `in (…)` list. */
 export function placeholders(values: readonly unknown[]): string {
   return values.map(() => '?').join(', ');

@@ -85,8 +85,8 @@ export interface TaskPage {
 /**
  * Statuses written into a statement as literals rather than bound: there are ten, so each list
  * has a statement of its own, planned for its status. Bound, PostgreSQL planned the statement
- * again at every call (a plan for any status cost more than one for the status asked), about a
- * third of the server's time for a status's page.
+ * again at every call (a plan for any status cost more than one for the status asked): about
+ * 0.6 ms of a status's page at 100k tasks.
  */
 function statusLiterals(statuses: readonly TaskStatus[]): string {
   for (const status of statuses) {

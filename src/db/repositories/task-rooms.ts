@@ -1,6 +1,6 @@
 import type { EmFactory } from '../database';
 import { storedDate } from './column-values';
-import { runSql } from './run-sql';
+import { columnAssignments, runSql } from './run-sql';
 
 /** A task's room (Slack code channel) as stored. */
 export interface TaskRoomRecord {
@@ -88,9 +88,7 @@ export class TaskRoomRepository {
     if (changes.diffStats) values.push(['diff_stats', JSON.stringify(changes.diffStats)]);
     if (changes.archivedAt !== undefined) values.push(['archived_at', changes.archivedAt?.getTime() ?? null]);
     if (values.length === 0) return;
-    await runSql(this.em(), `update task_rooms set ${values.map(([column]) => `${column} = ?`).join(', ')} where task_id = ?`, [
-      ...values.map(([, value]) => value),
-      taskId,
-    ]);
+    const set = columnAssignments(values);
+    await runSql(this.em(), `update task_rooms set ${set.sql} where task_id = ?`, [...set.params, taskId]);
   }
 }
