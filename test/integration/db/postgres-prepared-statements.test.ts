@@ -1,6 +1,7 @@
 import { PostgreSqlPlatform } from '@mikro-orm/postgresql';
 import { AppPostgreSqlPlatform } from '../../../src/db/postgres-driver';
 import { PostgresStatements } from '../../../src/db/postgres-statements';
+import { firstTasksInStatuses, taskPage } from '../../../src/db/repositories/task-pages';
 import { createTestDatabase } from '../../support/postgres-databases';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 
@@ -221,16 +222,20 @@ describe('the app on PostgreSQL with prepared statements', () => {
          from generate_series(0, 5999) as i`,
     );
     await em.execute('analyze');
-    for (let i = 0; i < 12; i++) {
-      expect(await rt.exec('list_tasks', { status: 'READY' })).toEqual(expect.objectContaining({ total: 1200 }));
-      expect(await rt.exec('get_status', {})).toEqual(expect.objectContaining({ orchestrator_paused: false }));
-    }
-    const plans = await em.execute<Array<{ custom: number; generic: number; statement: string }>>(
-      `select custom_plans as custom, generic_plans as generic, statement from pg_prepared_statements
-        where statement like '%from tasks where status%' and statement not like '%pg_prepared_statements%'`,
-    );
-    expect(plans.length).toBeGreaterThanOrEqual(2);
-    for (const plan of plans)
+    // All on one connection (a transaction's), whose prepared statements and plans are its own.
+    const plans = await rt.db.transaction(async (tx) => {
+      for (let i = 0; i < 12; i++) {
+        expect((await taskPage(tx, { status: 'READY' }, 50)).total).toBe(1200);
+        expect((await firstTasksInStatuses(tx, { READY: 5, FAILED: 5 })).FAILED).toHaveLength(5);
+      }
+      return tx.execute<Array<{ custom: number; generic: number; statement: string }>>(
+        `select custom_plans as custom, generic_plans as generic, statement from pg_prepared_statements
+          where statement like '%from tasks where status%' and statement not like '%pg_prepared_statements%'`,
+      );
+    });
+    expect(plans).toHaveLength(2);
+    for (const plan of plans) {
       expect({ statement: plan.statement, custom: Number(plan.custom) }).toEqual({ statement: plan.statement, custom: 0 });
+    }
   });
 });
