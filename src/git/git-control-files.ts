@@ -79,9 +79,9 @@ const ALTERNATES_READ_BYTES = 4096;
  */
 export function plantedAlternates(cwd: string): string | null {
   const file = path.join(cwd, '.git', 'objects', 'info', 'alternates');
-  return readPlanted(file, (fd) => {
+  return readPlanted(file, (fd, size) => {
     // Longer than what is read counts whatever it holds: blank lines could push a name past the read.
-    if (fstatSync(fd).size > ALTERNATES_READ_BYTES) return true;
+    if (size > ALTERNATES_READ_BYTES) return true;
     const start = Buffer.alloc(ALTERNATES_READ_BYTES);
     return (
       start
@@ -96,7 +96,7 @@ export function plantedAlternates(cwd: string): string | null {
  * `file` when something is there that is not a file or that `names` takes for a pointer
  * elsewhere; null when nothing is there.
  */
-function readPlanted(file: string, names: (fd: number) => boolean): string | null {
+function readPlanted(file: string, names: (fd: number, size: number) => boolean): string | null {
   let fd: number;
   try {
     // Without waiting: a pipe planted there would otherwise hold this read, and the whole process, for ever.
@@ -105,9 +105,10 @@ function readPlanted(file: string, names: (fd: number) => boolean): string | nul
     return null;
   }
   try {
+    const stats = fstatSync(fd);
     // Anything but a file there is no git's doing either.
-    if (!fstatSync(fd).isFile()) return file;
-    return names(fd) ? file : null;
+    if (!stats.isFile()) return file;
+    return names(fd, stats.size) ? file : null;
   } finally {
     closeSync(fd);
   }

@@ -13,6 +13,11 @@ export function storedDate(value: unknown): Date | null {
   return value === null || value === undefined ? null : new Date(Number(value));
 }
 
+/** A value for a nullable JSON column: null stays SQL NULL, anything else is stored as its JSON text. */
+export function storableJson(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
+}
+
 /**
  * A JSON column read as its text (`cast(… as text)`: PostgreSQL would return it parsed, SQLite as
  * text), parsed here; null for SQL null or a missing row.

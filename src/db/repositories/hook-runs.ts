@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { HookRunStatus, HookTrigger } from '../entities';
 import type { EmFactory } from '../database';
-import { storedDate, storedFlag, storedJson } from './column-values';
+import { storableJson, storedDate, storedFlag, storedJson } from './column-values';
 import { changes, runSql } from './run-sql';
 import type { HookRunRecord } from './hooks';
 import { settleAll } from '../../util/settle-all';
@@ -117,7 +117,7 @@ export class HookRunRepository {
       this.em(),
       `insert into hook_runs (id, hook_id, project_id, trigger_reason, status, event_data, tokens_used, started_at)
        values (?, ?, ?, ?, 'running', ?, 0, ?)`,
-      [id, hook.id, hook.projectId, triggerReason, eventData === null ? null : JSON.stringify(eventData), Date.now()],
+      [id, hook.id, hook.projectId, triggerReason, storableJson(eventData), Date.now()],
     );
     return id;
   }
@@ -130,7 +130,7 @@ export class HookRunRepository {
         where id = ?`,
       [
         outcome.status,
-        outcome.contextResults == null ? null : JSON.stringify(outcome.contextResults),
+        storableJson(outcome.contextResults),
         outcome.promptSent ?? null,
         outcome.llmResponse ?? null,
         outcome.skippedReason ?? null,

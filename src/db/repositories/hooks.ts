@@ -1,5 +1,5 @@
 import type { EmFactory } from '../database';
-import { storedFlag } from './column-values';
+import { storableJson, storedFlag } from './column-values';
 import type { HookDefinition } from './hook-runs';
 import { changes as changedRows, columnAssignments, oldestFirst } from './run-sql';
 
@@ -28,9 +28,6 @@ interface HookListRow {
   cooldown_seconds: number | string;
 }
 
-/** `null` stays SQL NULL; anything else is stored as its JSON text (both databases read that back). */
-const jsonOrNull = (value: unknown) => (value == null ? null : JSON.stringify(value));
-
 /** Hook definitions, in plain statements (the engine's run bookkeeping is in hook-runs.ts). */
 export class HookRepository {
   constructor(private readonly em: EmFactory) {}
@@ -50,7 +47,7 @@ export class HookRepository {
         JSON.stringify(data.contextSteps),
         data.promptTemplate,
         data.cooldownSeconds,
-        jsonOrNull(data.llmConfig),
+        storableJson(data.llmConfig),
         now,
         now,
       ],
@@ -92,7 +89,7 @@ export class HookRepository {
     if (changes.contextSteps !== undefined) values.push(['context_steps', JSON.stringify(changes.contextSteps)]);
     if (changes.promptTemplate !== undefined) values.push(['prompt_template', changes.promptTemplate]);
     if (changes.cooldownSeconds !== undefined) values.push(['cooldown_seconds', changes.cooldownSeconds]);
-    if (changes.llmConfig !== undefined) values.push(['llm_config', jsonOrNull(changes.llmConfig)]);
+    if (changes.llmConfig !== undefined) values.push(['llm_config', storableJson(changes.llmConfig)]);
     values.push(['updated_at', Date.now()]);
     const set = columnAssignments(values);
     return (await changedRows(this.em(), `update hooks set ${set.sql} where id = ?`, [...set.params, id])) > 0;

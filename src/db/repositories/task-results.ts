@@ -1,5 +1,5 @@
 import type { EmFactory } from '../database';
-import { storedFlag } from './column-values';
+import { storableJson, storedFlag } from './column-values';
 import { runSql } from './run-sql';
 
 export interface TaskResultRecord {
@@ -86,7 +86,7 @@ export class TaskResultRepository {
         data.result,
         data.summary,
         data.errorMessage,
-        data.filesChanged === null ? null : JSON.stringify(data.filesChanged),
+        storableJson(data.filesChanged),
         data.tokensUsed ?? 0,
         data.tokensUsed !== null,
         data.costUsd ?? 0,
