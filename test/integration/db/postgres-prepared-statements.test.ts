@@ -2,6 +2,8 @@ import { PostgreSqlPlatform } from '@mikro-orm/postgresql';
 import { AppPostgreSqlPlatform } from '../../../src/db/postgres-driver';
 import { PostgresStatements } from '../../../src/db/postgres-statements';
 import { firstTasksInStatuses, taskPage } from '../../../src/db/repositories/task-pages';
+import { projectStuckChains } from '../../../src/db/repositories/stuck-chains';
+import { CHAIN_DOWNSTREAM_SHOWN } from '../../../src/commands/task-dependencies';
 import { createTestDatabase } from '../../support/postgres-databases';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 
@@ -197,16 +199,20 @@ describe('the app on PostgreSQL with prepared statements', () => {
       "insert into task_dependencies (task_id, depends_on_id) select 'chain-' || (i + 1), 'chain-' || i from generate_series(0, 2998, 2) as i",
     );
     await em.execute('analyze');
-    for (let i = 0; i < 12; i++) {
-      expect(await rt.exec('get_chain_health', { project_id: 'chains' })).toEqual(expect.objectContaining({ total_stuck_chains: 1500 }));
-    }
+    // All on one connection (a transaction's), whose prepared statements and plans are its own.
+    const plans = await rt.db.transaction(async (tx) => {
+      for (let i = 0; i < 12; i++) {
+        expect((await projectStuckChains(tx, 'chains', { limit: 50, offset: 0 }, CHAIN_DOWNSTREAM_SHOWN)).total).toBe(1500);
+      }
+      return tx.execute<Array<{ custom: number; generic: number }>>(
+        `select custom_plans as custom, generic_plans as generic from pg_prepared_statements
+          where statement like '%with recursive roots%' and statement not like '%pg_prepared_statements%'`,
+      );
+    });
     // The server plans a statement's first five runs with their values, then keeps a plan for any
     // values when it costs no more.
-    const plans = await em.execute<Array<{ custom: number; generic: number }>>(
-      `select custom_plans as custom, generic_plans as generic from pg_prepared_statements
-        where statement like '%with recursive roots%' and statement not like '%pg_prepared_statements%'`,
-    );
     expect(plans).toEqual([{ custom: 5, generic: 7 }]);
+    expect(await rt.exec('get_chain_health', { project_id: 'chains' })).toEqual(expect.objectContaining({ total_stuck_chains: 1500 }));
   });
 
   it("plans a status's list page and get_status's first tasks of each status once, not at every run", async () => {
