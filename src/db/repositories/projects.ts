@@ -1,6 +1,7 @@
-import { Project, type LandingMode, type OverlapPolicy, type ProjectStatus, type TaskRoomsSetting } from '../entities';
+import type { LandingMode, OverlapPolicy, ProjectStatus, TaskRoomsSetting } from '../entities';
 import type { EmFactory } from '../database';
-import { oldestFirst } from './run-sql';
+import { storableJson } from './column-values';
+import { changes as changedRows, columnAssignments, oldestFirst, placeholders } from './run-sql';
 import { retryingTransaction } from '../retrying-transaction';
 
 export interface ProjectRecord {
@@ -22,28 +23,6 @@ export interface ProjectRecord {
   /** Backends its tasks may use, in order of preference; null: any. */
   backends: string[] | null;
   createdAt: Date;
-}
-
-export function toProjectRecord(p: Project): ProjectRecord {
-  return {
-    id: p.id,
-    name: p.name,
-    status: p.status,
-    creditWeight: p.creditWeight,
-    maxConcurrentAgents: p.maxConcurrentAgents,
-    workspace: p.workspace,
-    chatChannelId: p.chatChannelId ?? null,
-    budgetLimit: p.budgetLimit ?? null,
-    approvalsByRequester: p.approvalsByRequester,
-    taskRooms: p.taskRooms,
-    overlapPolicy: p.overlapPolicy,
-    checkCommand: p.checkCommand,
-    checkTimeoutSeconds: p.checkTimeoutSeconds,
-    landing: p.landing,
-    landingTries: p.landingTries,
-    backends: p.backends ?? null,
-    createdAt: p.createdAt,
-  };
 }
 
 /** A projects row as both databases return it (booleans 0/1 on SQLite, JSON as text there). */
@@ -113,6 +92,31 @@ export type ProjectUpdate = Partial<
   >
 >;
 
+/** Each setting of a project and its column, in the order an insert or update names them. */
+const SETTING_COLUMNS: ReadonlyArray<readonly [keyof ProjectUpdate, string]> = [
+  ['name', 'name'],
+  ['status', 'status'],
+  ['creditWeight', 'credit_weight'],
+  ['maxConcurrentAgents', 'max_concurrent_agents'],
+  ['chatChannelId', 'chat_channel_id'],
+  ['budgetLimit', 'budget_limit'],
+  ['approvalsByRequester', 'approvals_by_requester'],
+  ['taskRooms', 'task_rooms'],
+  ['overlapPolicy', 'overlap_policy'],
+  ['checkCommand', 'check_command'],
+  ['checkTimeoutSeconds', 'check_timeout_seconds'],
+  ['landing', 'landing'],
+  ['landingTries', 'landing_tries'],
+  ['backends', 'backends'],
+];
+
+/** The columns and stored values of the settings `data` gives (an absent one is left out). */
+function settingColumns(data: ProjectUpdate): Array<readonly [string, unknown]> {
+  return SETTING_COLUMNS.filter(([key]) => data[key] !== undefined).map(
+    ([key, column]) => [column, key === 'backends' ? storableJson(data.backends) : data[key]] as const,
+  );
+}
+
 export class ProjectRepository {
   constructor(private readonly em: EmFactory) {}
 
@@ -138,37 +142,31 @@ export class ProjectRepository {
     return Number(row?.n ?? 0);
   }
 
+  /** Creates the project; a setting not given takes the column's default. */
   async create(data: Pick<ProjectRecord, 'id' | 'name' | 'workspace'> & ProjectUpdate): Promise<ProjectRecord> {
-    const em = this.em();
-    const project = em.create(Project, {
-      id: data.id,
-      name: data.name,
-      workspace: data.workspace,
-      ...(data.creditWeight !== undefined && { creditWeight: data.creditWeight }),
-      ...(data.maxConcurrentAgents !== undefined && { maxConcurrentAgents: data.maxConcurrentAgents }),
-      ...(data.chatChannelId !== undefined && { chatChannelId: data.chatChannelId }),
-      ...(data.budgetLimit !== undefined && { budgetLimit: data.budgetLimit }),
-      ...(data.approvalsByRequester !== undefined && { approvalsByRequester: data.approvalsByRequester }),
-      ...(data.taskRooms !== undefined && { taskRooms: data.taskRooms }),
-      ...(data.overlapPolicy !== undefined && { overlapPolicy: data.overlapPolicy }),
-      ...(data.checkCommand !== undefined && { checkCommand: data.checkCommand }),
-      ...(data.checkTimeoutSeconds !== undefined && { checkTimeoutSeconds: data.checkTimeoutSeconds }),
-      ...(data.landing !== undefined && { landing: data.landing }),
-      ...(data.landingTries !== undefined && { landingTries: data.landingTries }),
-      ...(data.backends !== undefined && { backends: data.backends }),
-    });
-    await em.flush();
-    return toProjectRecord(project);
+    const now = Date.now();
+    const values: Array<readonly [string, unknown]> = [
+      ['id', data.id],
+      ['workspace', data.workspace],
+      ...settingColumns(data),
+      ['created_at', now],
+      ['updated_at', now],
+    ];
+    await changedRows(
+      this.em(),
+      `insert into projects (${values.map(([column]) => column).join(', ')}) values (${placeholders(values)})`,
+      values.map(([, value]) => value),
+    );
+    const created = await this.get(data.id);
+    if (!created) throw new Error(`Project ${data.id} was not stored`);
+    return created;
   }
 
   /** Applies the update; returns null when the project does not exist. */
   async update(id: string, changes: ProjectUpdate): Promise<ProjectRecord | null> {
-    const em = this.em();
-    const project = await em.findOne(Project, { id });
-    if (!project) return null;
-    em.assign(project, changes);
-    await em.flush();
-    return toProjectRecord(project);
+    const set = columnAssignments([...settingColumns(changes), ['updated_at', Date.now()]]);
+    if ((await changedRows(this.em(), `update projects set ${set.sql} where id = ?`, [...set.params, id])) === 0) return null;
+    return this.get(id);
   }
 
   async findByChannel(channelId: string): Promise<ProjectRecord | null> {
@@ -185,7 +183,7 @@ export class ProjectRepository {
         [id],
       );
       await em.execute('update agents set repo_id = null where repo_id in (select id from repos where project_id = ?)', [id]);
-      const deleted = await em.nativeDelete(Project, { id });
+      const deleted = await changedRows(em, 'delete from projects where id = ?', [id]);
       // The cascade's count triggers leave the project's count rows at zero; every count read
       // (each scheduling pass, list_tasks, get_status) would scan them for ever after.
       await em.execute('delete from task_status_counts where project_id = ?', [id]);

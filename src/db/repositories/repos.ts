@@ -1,6 +1,6 @@
-import { Repo, type RepoSourceType } from '../entities';
+import type { RepoSourceType } from '../entities';
 import type { EmFactory } from '../database';
-import { oldestFirst, readInBatches } from './run-sql';
+import { changes as changedRows, oldestFirst, readInBatches } from './run-sql';
 
 export interface RepoRecord {
   id: string;
@@ -40,19 +40,6 @@ function fromRow(r: RepoRow): RepoRecord {
   };
 }
 
-function toRepoRecord(r: Repo): RepoRecord {
-  return {
-    id: r.id,
-    projectId: r.project.id,
-    name: r.name,
-    sourceType: r.sourceType,
-    url: r.url ?? null,
-    sourcePath: r.sourcePath ?? null,
-    defaultBranch: r.defaultBranch,
-    checkoutBasePath: r.checkoutBasePath ?? null,
-  };
-}
-
 /**
  * Repositories of projects. Reads are plain statements: the ORM's find cost about five times as
  * much for these few rows, and the waiting reasons read them on every get_status.
@@ -86,20 +73,19 @@ export class RepoRepository {
     return Number(row?.n ?? 0);
   }
 
-  async create(data: Omit<RepoRecord, 'checkoutBasePath'> & { checkoutBasePath: string | null }): Promise<RepoRecord> {
-    const em = this.em();
-    const repo = em.create(Repo, {
-      id: data.id,
-      project: data.projectId,
-      name: data.name,
-      sourceType: data.sourceType,
-      url: data.url,
-      sourcePath: data.sourcePath,
-      defaultBranch: data.defaultBranch,
-      checkoutBasePath: data.checkoutBasePath,
-    });
-    await em.flush();
-    return toRepoRecord(repo);
+  async create(data: RepoRecord): Promise<RepoRecord> {
+    await changedRows(this.em(), `insert into repos (${REPO_COLUMNS}, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+      data.id,
+      data.projectId,
+      data.name,
+      data.sourceType,
+      data.url,
+      data.sourcePath,
+      data.defaultBranch,
+      data.checkoutBasePath,
+      Date.now(),
+    ]);
+    return { ...data };
   }
 
   /** Source paths of every repo that has one (path validation allows them). */
