@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config';
-import { TASK_STATUSES } from '../src/db/entities/task';
+import { TASK_STATUSES } from '../src/db/value-sets';
 import { GitManager } from '../src/git/git-manager';
 import { driveTrain, enterTrain } from '../src/orchestrator/landing';
 import { TaskStateMachine } from '../src/orchestrator/state-machine';

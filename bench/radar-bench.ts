@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config';
-import { TASK_STATUSES } from '../src/db/entities/task';
+import { TASK_STATUSES } from '../src/db/value-sets';
 import { GitManager } from '../src/git/git-manager';
 import { refreshRunRadars, TaskRadar } from '../src/orchestrator/conflict-radar';
 import { createRuntime, type Runtime } from '../src/runtime';

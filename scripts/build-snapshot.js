@@ -4,8 +4,8 @@
 // whether the snapshots fit: the Node binary they were built with (a snapshot only loads in the
 // Node that made it) and the checkout they were built in (the bundle's own folder is fixed
 // inside them). A process started from a snapshot begins with the bundle evaluated and the
-// catalog and entity metadata built, which a cold `aq` spent most of its time on. The
-// PostgreSQL one also holds that driver's modules and its entity discovery; kept apart, so that
+// catalog and the ORM built, which a cold `aq` spent most of its time on. The
+// PostgreSQL one also holds that driver's modules; kept apart, so that
 // the SQLite default does not start from a heap that holds them.
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');

@@ -125,7 +125,7 @@ async function bundleCli() {
     format: 'cjs',
     external: EXTERNAL,
     plugins: [oneZod, optionalPackages, ownDirname, withoutUmzugCli, pgStreamForNode],
-    // Names stay: MikroORM names entities after their classes.
+    // Names stay: stack traces and error names read as the source's.
     minifyWhitespace: true,
     minifySyntax: true,
     logLevel: 'error',

@@ -19,7 +19,7 @@ node -e "new (require('sqlite3').Database)(':memory:').get('select 1 as one', (e
 npx jest test/unit/docs.test.ts test/unit/plan \
   test/integration/commands/projects.test.ts test/integration/orchestrator/task-conversation.test.ts \
   test/integration/runtime/process-launcher.test.ts \
-  test/integration/db/known-metadata.test.ts test/unit/support/release-async-storage.test.ts \
+  test/integration/db/projects-and-repos.test.ts test/unit/support/release-async-storage.test.ts \
   --selectProjects sqlite
 
 home=$(mktemp -d)

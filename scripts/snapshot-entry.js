@@ -1,5 +1,5 @@
 // The script `node --build-snapshot` runs (scripts/build-snapshot.js): evaluates the CLI bundle
-// and does the work every `aq` would repeat (the command catalog, MikroORM's entity discovery),
+// and does the work every `aq` would repeat (the command catalog, making the ORM),
 // then Node saves the heap as dist/aq.blob. A builder script may require only Node's built-in
 // modules, so the bundle is compiled here by hand; what it leaves out (the SQLite driver, the
 // model SDKs) is required from node_modules after the snapshot is deserialized, when used, and
@@ -122,8 +122,8 @@ v8.startupSnapshot.setDeserializeMainFunction(() => {
 /**
  * Runs the CLI, so the functions it calls are compiled already in every process started from
  * the snapshot (V8 keeps their bytecode in it); `exec` runs on the stand-in SQLite driver above,
- * and must succeed there, or the snapshot would leave the query path out unnoticed. The entity
- * discovery the warm-up used up is then done again.
+ * and must succeed there, or the snapshot would leave the query path out unnoticed. The ORM the
+ * warm-up used up is then made again.
  */
 async function warmUp() {
   let errors = '';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { HookContextStep, HookTrigger } from '../db/entities';
+import type { HookContextStep, HookTrigger } from '../db/value-sets';
 import type { HookChanges } from '../db/repositories/hooks';
 import { EVENT_TYPES } from '../orchestrator/events';
 import { isAdminHere } from './admin-check';

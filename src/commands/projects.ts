@@ -1,8 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { LANDING_MODES, TASK_ROOMS_SETTINGS } from '../db/entities';
-import { OVERLAP_POLICIES } from '../db/entities/project';
+import { LANDING_MODES, TASK_ROOMS_SETTINGS } from '../db/value-sets';
+import { OVERLAP_POLICIES } from '../db/value-sets';
 import type { ProjectRecord } from '../db/repositories/projects';
 import { CommandError, defineCommand, type CommandContext } from './catalog';
 import { idFromName } from './derived-ids';

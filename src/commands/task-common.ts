@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TASK_STATUSES } from '../db/entities';
+import { TASK_STATUSES } from '../db/value-sets';
 import type { TaskRecord } from '../db/repositories/tasks';
 import { CommandError, type CommandContext } from './catalog';
 import { requiredText } from './schema';

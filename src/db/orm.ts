@@ -2,9 +2,7 @@ import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { MikroORM as CoreMikroORM } from '@mikro-orm/core';
 import { MikroORM, defineConfig, type AbstractSqlDriver, type Options, type SqlEntityManager } from '@mikro-orm/sqlite';
-import { ALL_ENTITIES } from './entities';
 import { AppSqliteDriver } from './sqlite-driver';
-import { initWithKnownMetadata } from './known-metadata';
 import { unreachableDatabase } from './connection-errors';
 import { settleAll } from '../util/settle-all';
 
@@ -45,7 +43,9 @@ export function ormOptions(databasePath: string): Options {
   return defineConfig({
     dbName: databasePath,
     driver: AppSqliteDriver,
-    entities: ALL_ENTITIES,
+    // No entities: every repository runs plain statements (DESIGN.md).
+    entities: [],
+    discovery: { warnWhenNoEntities: false },
     allowGlobalContext: false,
     debug: false,
     forceUtcTimezone: true,
@@ -87,24 +87,24 @@ async function schemaIsCurrent(orm: AnyMikroORM): Promise<boolean> {
 let discovered: MikroORM | null = null;
 
 /**
- * Discovers the entities now, without a database: the CLI's startup snapshot
- * (src/cli/snapshot.ts) holds the result, so the next openOrm in that process only connects.
+ * Makes the ORM now, without a database: the CLI's startup snapshot (src/cli/snapshot.ts) holds
+ * it and the modules it loads, so the next openOrm in that process only connects.
  */
-export function discoverOrmAhead(): void {
+export function prepareOrmAhead(): void {
   discovered = MikroORM.initSync({ ...ormOptions(':memory:'), connect: false });
 }
 
-/** discoverOrmAhead for PostgreSQL: loads its driver and discovers the entities for its platform. */
-export async function discoverPostgresAhead(): Promise<void> {
+/** prepareOrmAhead for PostgreSQL: loads its driver and the modules an ORM on it loads. */
+export async function preparePostgresAhead(): Promise<void> {
   const postgres = await import('./postgres-orm');
-  postgres.discoverPostgresAhead({ entities: ALL_ENTITIES, migrations: ormOptions('').migrations ?? {} });
+  postgres.preparePostgresAhead(ormOptions('').migrations ?? {});
 }
 
-/** The ORM discovered ahead for this file, or a new one (discovers and connects). */
+/** The ORM made ahead for this file, or a new one, connected. */
 async function initOrm(databasePath: string): Promise<MikroORM> {
   const orm = discovered;
   discovered = null;
-  if (!orm) return (await initWithKnownMetadata(ormOptions(databasePath))) as unknown as MikroORM;
+  if (!orm) return MikroORM.init(ormOptions(databasePath));
   // SQLite's connection reads the file name from the configuration when it connects.
   orm.config.set('dbName', databasePath);
   await orm.connect();
@@ -164,7 +164,7 @@ async function openPostgres(url: string, maxConnections?: number): Promise<AnyMi
   // Loaded only here, so the SQLite default never pays for the PostgreSQL driver.
   const { openPostgresOrm } = await import('./postgres-orm');
   const migrations = ormOptions('').migrations ?? {};
-  return (await openPostgresOrm(url, { entities: ALL_ENTITIES, migrations }, maxConnections)) as unknown as AnyMikroORM;
+  return (await openPostgresOrm(url, migrations, maxConnections)) as unknown as AnyMikroORM;
 }
 
 /** The Migrator of `orm`, with the migrations loaded: only ever when something is pending. */

@@ -1,16 +1,18 @@
 import { MikroORM, type Options } from '@mikro-orm/core';
-import { initWithKnownMetadata, rememberMetadata } from './known-metadata';
 import { AppPostgreSqlDriver } from './postgres-driver';
 
 /** Connections a process may hold by default: the app and workers run queries side by side. */
 export const DEFAULT_MAX_CONNECTIONS = 10;
 
 /** The options of every PostgreSQL ORM of the app, for `url`. */
-function postgresOptions(url: string, options: Pick<Options, 'entities' | 'migrations'>, maxConnections: number): Options {
+function postgresOptions(url: string, migrations: Options['migrations'], maxConnections: number): Options {
   return {
-    ...options,
     clientUrl: url,
     driver: AppPostgreSqlDriver,
+    // No entities: every repository runs plain statements (DESIGN.md).
+    entities: [],
+    discovery: { warnWhenNoEntities: false },
+    migrations,
     allowGlobalContext: false,
     debug: false,
     forceUtcTimezone: true,
@@ -24,18 +26,16 @@ function postgresOptions(url: string, options: Pick<Options, 'entities' | 'migra
 /** Opens a PostgreSQL database (`postgres://user:password@host:port/database`) with the app's driver. */
 export async function openPostgresOrm(
   url: string,
-  options: Pick<Options, 'entities' | 'migrations'>,
+  migrations: Options['migrations'],
   maxConnections = DEFAULT_MAX_CONNECTIONS,
 ): Promise<MikroORM> {
-  return initWithKnownMetadata(postgresOptions(url, options, maxConnections));
+  return MikroORM.init(postgresOptions(url, migrations, maxConnections));
 }
 
 /**
- * Discovers the entities for PostgreSQL now, without a server: the CLI's PostgreSQL startup
- * snapshot holds the result (and the driver's modules), so the next openPostgresOrm in that
- * process only connects. The metadata depends on the entities and the platform, not the URL.
+ * Makes an ORM for PostgreSQL without a server, and lets it go: the CLI's PostgreSQL startup
+ * snapshot then holds the driver's modules and those an ORM loads as it is made.
  */
-export function discoverPostgresAhead(options: Pick<Options, 'entities' | 'migrations'>): void {
-  const orm = MikroORM.initSync({ ...postgresOptions('postgresql://localhost/unused', options, 1), connect: false });
-  rememberMetadata(AppPostgreSqlDriver, orm.getMetadata());
+export function preparePostgresAhead(migrations: Options['migrations']): void {
+  MikroORM.initSync({ ...postgresOptions('postgresql://localhost/unused', migrations, 1), connect: false });
 }

@@ -1,4 +1,4 @@
-import type { LandingMode } from '../db/entities';
+import type { LandingMode } from '../db/value-sets';
 import { assertValidBranchName } from './branch-names';
 import type { GitManager } from './git-manager';
 import { operationInProgress, refsPresent } from './repo-state';

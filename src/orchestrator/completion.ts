@@ -1,6 +1,6 @@
 import type { AppConfig } from '../config';
 import type { Database } from '../db/database';
-import type { LandingMode } from '../db/entities';
+import type { LandingMode } from '../db/value-sets';
 import type { BranchUpdate } from '../git/branch-update';
 import type { TaskRecord } from '../db/repositories/tasks';
 import type { EventLog } from './events';

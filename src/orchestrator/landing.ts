@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { AppConfig } from '../config';
 import type { Database } from '../db/database';
-import { RUNNING_STATUSES } from '../db/entities';
+import { RUNNING_STATUSES } from '../db/value-sets';
 import type { ProjectRecord } from '../db/repositories/projects';
 import type { TrainEntry } from '../db/repositories/merge-train';
 import type { TaskRecord } from '../db/repositories/tasks';

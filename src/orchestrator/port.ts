@@ -1,4 +1,4 @@
-import type { TaskStatus } from '../db/entities';
+import type { TaskStatus } from '../db/value-sets';
 import type { DaemonLease } from '../db/repositories/scheduling';
 
 /**

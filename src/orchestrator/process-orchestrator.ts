@@ -1,5 +1,5 @@
 import type { Database } from '../db/database';
-import type { TaskStatus } from '../db/entities';
+import type { TaskStatus } from '../db/value-sets';
 import type { DaemonLease } from '../db/repositories/scheduling';
 import { askDaemonToRestart, liveLeaseOwner, runningDaemon } from './daemon-restart';
 import type { HookEnginePort, OrchestratorPort, TaskControlPort } from './port';

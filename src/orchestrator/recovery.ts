@@ -1,5 +1,5 @@
 import type { Database } from '../db/database';
-import { RUNNING_STATUSES } from '../db/entities';
+import { RUNNING_STATUSES } from '../db/value-sets';
 import type { EventLog } from './events';
 import type { TaskStateMachine } from './state-machine';
 

@@ -1,5 +1,5 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
-import type { TaskStatus } from '../db/entities';
+import type { TaskStatus } from '../db/value-sets';
 import { TaskRepository, type TaskRecord, type TaskUpdate } from '../db/repositories/tasks';
 
 /** What happened to a task; the table below says where each event may take it. */

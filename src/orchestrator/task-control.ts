@@ -1,6 +1,6 @@
 import type { Database } from '../db/database';
 import { PAUSED_KEY } from '../db/repositories/scheduling';
-import type { TaskStatus } from '../db/entities';
+import type { TaskStatus } from '../db/value-sets';
 import type { TaskRecord, TaskUpdate } from '../db/repositories/tasks';
 import type { EventLog } from './events';
 import type { ForcedStatus, RestartResult, SkipResult, TaskControlPort } from './port';

@@ -1,5 +1,5 @@
 import type { Database } from '../db/database';
-import type { TaskStatus } from '../db/entities';
+import type { TaskStatus } from '../db/value-sets';
 import type { TaskRecord } from '../db/repositories/tasks';
 import { TaskMessageRepository, type TaskMessageRecord } from '../db/repositories/task-messages';
 import type { AgentInbox } from '../agents/streaming-input';

@@ -1,5 +1,5 @@
 import type { GitManager } from '../git/git-manager';
-import type { LandingMode } from '../db/entities';
+import type { LandingMode } from '../db/value-sets';
 import { updateBranchToBase, type BranchUpdate } from '../git/branch-update';
 import { landApproval } from '../git/forges/approval';
 import { assertValidBranchName } from '../git/branch-names';

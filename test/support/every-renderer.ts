@@ -7,7 +7,7 @@
 import type { KnownBlock } from '@slack/types';
 import { ALL_COMMANDS } from '../../src/commands';
 import { COMMAND_GROUPS } from '../../src/commands/catalog';
-import { TASK_STATUSES } from '../../src/db/entities/task';
+import { TASK_STATUSES } from '../../src/db/value-sets';
 import type { EventRecord } from '../../src/db/repositories/events';
 import { EVENT_TYPES } from '../../src/orchestrator/events';
 import { classicFeedbackBlock, nativeFeedbackBlock } from '../../src/slack/ai-surfaces/feedback';

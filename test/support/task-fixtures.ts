@@ -1,5 +1,5 @@
 import type { Database } from '../../src/db/database';
-import { TASK_STATUSES, type TaskStatus } from '../../src/db/entities';
+import { TASK_STATUSES, type TaskStatus } from '../../src/db/value-sets';
 import type { TaskUpdate } from '../../src/db/repositories/tasks';
 
 /**

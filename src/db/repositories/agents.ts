@@ -1,4 +1,4 @@
-import type { AgentState } from '../entities';
+import type { AgentState } from '../value-sets';
 import type { EmFactory } from '../database';
 import { pageSlice, runSql, selectAsJson } from './run-sql';
 

@@ -1,6 +1,6 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import { dialectOf } from '../dialect';
-import { RUNNING_SQL } from '../entities';
+import { RUNNING_SQL } from '../value-sets';
 import { backendKeySql, taskBackendSql } from './backend-key-sql';
 import { storedFlag } from './column-values';
 import { GLOBAL_BUDGET_SCOPE } from './budgets';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { HookRunStatus, HookTrigger } from '../entities';
+import type { HookRunStatus, HookTrigger } from '../value-sets';
 import type { EmFactory } from '../database';
 import { storableJson, storedDate, storedFlag, storedJson } from './column-values';
 import { changes, runSql } from './run-sql';

@@ -1,4 +1,4 @@
-import type { LandingMode, OverlapPolicy, ProjectStatus, TaskRoomsSetting } from '../entities';
+import type { LandingMode, OverlapPolicy, ProjectStatus, TaskRoomsSetting } from '../value-sets';
 import type { EmFactory } from '../database';
 import { storableJson } from './column-values';
 import { changes as changedRows, columnAssignments, oldestFirst, placeholders } from './run-sql';

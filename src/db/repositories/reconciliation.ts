@@ -1,5 +1,5 @@
 import type { EmFactory } from '../database';
-import { RUNNING_SQL } from '../entities';
+import { RUNNING_SQL } from '../value-sets';
 import { retryingTransaction } from '../retrying-transaction';
 import { changes, placeholders } from './run-sql';
 

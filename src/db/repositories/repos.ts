@@ -1,4 +1,4 @@
-import type { RepoSourceType } from '../entities';
+import type { RepoSourceType } from '../value-sets';
 import type { EmFactory } from '../database';
 import { changes as changedRows, oldestFirst, readInBatches } from './run-sql';
 

@@ -1,6 +1,6 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { EmFactory } from '../database';
-import { RUNNING_SQL, RUNNING_STATUSES, type TaskStatus } from '../entities';
+import { RUNNING_SQL, RUNNING_STATUSES, type TaskStatus } from '../value-sets';
 import { TaskRepository } from './tasks';
 import { changes } from './run-sql';
 import { retryingTransaction } from '../retrying-transaction';

@@ -1,4 +1,4 @@
-import { RUNNING_SQL } from '../entities';
+import { RUNNING_SQL } from '../value-sets';
 import { backendKeySql, taskBackendSql } from './backend-key-sql';
 import type { SchedulingProjectRow } from './scheduling';
 

@@ -1,5 +1,5 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
-import type { TaskStatus } from '../entities';
+import type { TaskStatus } from '../value-sets';
 import { pageSlice, readInBatches, selectAsJson } from './run-sql';
 import { settleAll } from '../../util/settle-all';
 

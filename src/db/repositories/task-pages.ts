@@ -1,5 +1,5 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
-import { TASK_STATUSES, type TaskStatus } from '../entities';
+import { TASK_STATUSES, type TaskStatus } from '../value-sets';
 import { dialectOf, rowsFromJson } from '../dialect';
 import { pageSlice, selectAsJson } from './run-sql';
 

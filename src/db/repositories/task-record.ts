@@ -1,11 +1,53 @@
-import type { Task, TaskStatus } from '../entities';
+import type { TaskStatus } from '../value-sets';
 import { storedDate, storedFlag } from './column-values';
 
-/**
- * A task as repositories, commands and the orchestrator see it: the entity's own columns (one
- * declaration, in entities/task.ts), unset ones as null, and the project as its id.
- */
-export type TaskRecord = { [K in Exclude<keyof Task, 'project'>]-?: Exclude<Task[K], undefined> } & { projectId: string };
+/** A task as repositories, commands and the orchestrator see it: a row of `tasks`, unset columns as null. */
+export interface TaskRecord {
+  id: string;
+  projectId: string;
+  title: string;
+  description: string;
+  status: TaskStatus;
+  /** Lower means more urgent. */
+  priority: number;
+  assignedAgent: string | null;
+  retryCount: number;
+  maxRetries: number;
+  requiresApproval: boolean;
+  prUrl: string | null;
+  repoId: string | null;
+  branchName: string | null;
+  parentTaskId: string | null;
+  isPlanSubtask: boolean;
+  /** Depth in the plan tree: 0 for tasks people create, parent + 1 for plan subtasks. */
+  planDepth: number;
+  planSource: string | null;
+  /** When false, a plan file the agent leaves behind is not turned into subtasks. */
+  autoTasks: boolean;
+  preferredWorkspaceId: string | null;
+  /** Workspace the task last ran in (kept after the lock is released). */
+  workspaceId: string | null;
+  /** For PAUSED tasks: when the scheduler may make them READY again. */
+  resumeAfter: Date | null;
+  pauseReason: string | null;
+  /** A permalink to the Slack thread the task was asked for in, if it came from one. */
+  sourceUrl: string | null;
+  /** The Slack user who asked for the task (create_task from Slack or the chat agent), if any. */
+  requestedBy: string | null;
+  /** Set when a task was completed by skip_task rather than by work. */
+  skipped: boolean;
+  /**
+   * The backend the task runs on (`claude-code`, `acp`, `acp:<profile>`): asked for at creation,
+   * or fixed by its first run so follow-ups resume the same vendor's session.
+   */
+  backend: string | null;
+  /** The run that holds the task (task_runs.id): the run's moves are fenced on it. */
+  currentRunId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  startedAt: Date | null;
+  completedAt: Date | null;
+}
 
 /** The fields a caller may set when creating a task. */
 export interface NewTask {
@@ -32,44 +74,8 @@ export interface NewTask {
 /** Field changes; the status is not among them; it moves only through `transition`. */
 export type TaskUpdate = Partial<Omit<TaskRecord, 'id' | 'projectId' | 'status' | 'createdAt' | 'updatedAt'>>;
 
-export function toTaskRecord(t: Task): TaskRecord {
-  return {
-    id: t.id,
-    projectId: t.project.id,
-    title: t.title,
-    description: t.description,
-    status: t.status,
-    priority: t.priority,
-    assignedAgent: t.assignedAgent ?? null,
-    retryCount: t.retryCount,
-    maxRetries: t.maxRetries,
-    requiresApproval: t.requiresApproval,
-    prUrl: t.prUrl ?? null,
-    repoId: t.repoId ?? null,
-    branchName: t.branchName ?? null,
-    parentTaskId: t.parentTaskId ?? null,
-    isPlanSubtask: t.isPlanSubtask,
-    planDepth: t.planDepth,
-    planSource: t.planSource ?? null,
-    autoTasks: t.autoTasks,
-    preferredWorkspaceId: t.preferredWorkspaceId ?? null,
-    workspaceId: t.workspaceId ?? null,
-    resumeAfter: t.resumeAfter ?? null,
-    pauseReason: t.pauseReason ?? null,
-    sourceUrl: t.sourceUrl ?? null,
-    requestedBy: t.requestedBy ?? null,
-    skipped: t.skipped,
-    backend: t.backend ?? null,
-    currentRunId: t.currentRunId ?? null,
-    createdAt: t.createdAt,
-    updatedAt: t.updatedAt,
-    startedAt: t.startedAt ?? null,
-    completedAt: t.completedAt ?? null,
-  };
-}
-
 /**
- * The column of each field of a TaskRecord: the names the entity maps them to (entities/task.ts).
+ * The column of each field of a TaskRecord.
  * Typed on the record, so a field added there and missing here fails the type check.
  */
 const TASK_COLUMN: { [K in keyof TaskRecord]: string } = {
@@ -119,7 +125,7 @@ export type TaskRow = Record<string, unknown>;
 
 const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
-/** A TaskRecord from a row of TASK_COLUMNS: the same record toTaskRecord makes of the entity. */
+/** A TaskRecord from a row of TASK_COLUMNS. */
 export function taskFromRow(r: TaskRow): TaskRecord {
   return {
     id: String(r.id),

@@ -1,6 +1,6 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { EmFactory } from '../database';
-import { RUNNING_SQL } from '../entities';
+import { RUNNING_SQL } from '../value-sets';
 import { fleetRefusal, isPostgres, type FleetRefusal } from './claim-checks';
 import { changes, placeholders } from './run-sql';
 import { retryingTransaction } from '../retrying-transaction';

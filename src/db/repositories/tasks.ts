@@ -1,5 +1,5 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
-import type { TaskStatus } from '../entities';
+import type { TaskStatus } from '../value-sets';
 import type { EmFactory } from '../database';
 import { generateTaskId } from '../ids';
 import { insertEvent, type EventRecord, type NewEvent } from './events';
@@ -33,7 +33,7 @@ import {
 import { retryingTransaction } from '../retrying-transaction';
 import { changes as changedRows, pageSlice, placeholders, readInBatches } from './run-sql';
 
-export { toTaskRecord, type NewTask, type TaskRecord, type TaskUpdate } from './task-record';
+export type { NewTask, TaskRecord, TaskUpdate } from './task-record';
 export type { TaskListFilter, TaskPage, TaskPageOptions, TaskPlace, TaskSummaryRow } from './task-pages';
 
 /** A move made by one run: it lands only while the task is that run's. */

@@ -1,4 +1,4 @@
-import type { TokenSource } from '../entities';
+import type { TokenSource } from '../value-sets';
 import type { EmFactory } from '../database';
 import { settleAll } from '../../util/settle-all';
 import { pageSlice, runSql } from './run-sql';

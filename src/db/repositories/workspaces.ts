@@ -1,4 +1,4 @@
-import type { RepoSourceType } from '../entities';
+import type { RepoSourceType } from '../value-sets';
 import type { EmFactory } from '../database';
 import { storedDate } from './column-values';
 import { changes, oldestFirst } from './run-sql';

@@ -2,7 +2,7 @@ import type { Button, KnownBlock } from '@slack/types';
 import { esc, mdCode, preformatted } from './text';
 import { wholeEnd } from '../../util/whole-characters';
 import { withoutDirectionOverrides } from '../../util/hidden-characters';
-import type { AgentState, ProjectStatus, TaskStatus } from '../../db/entities';
+import type { AgentState, ProjectStatus, TaskStatus } from '../../db/value-sets';
 
 /** Every state a task, project or agent can be in: each has an emoji and a word. */
 type Shown = TaskStatus | ProjectStatus | AgentState;

@@ -1,4 +1,3 @@
-import { Hook } from '../../../src/db/entities';
 import { createHookModelRunner } from '../../../src/chat/hook-runner';
 import { HookEngine } from '../../../src/orchestrator/hooks';
 import { FakeAnthropic } from '../../support/fake-anthropic';
@@ -10,16 +9,16 @@ it('runs a hook prompt through the real SDK, letting the model call commands, an
   const rt = await makeTestRuntime({ ANTHROPIC_API_KEY: 'sk-fake', ANTHROPIC_BASE_URL: fake.url, AQ_CHAT_MODEL: 'fake-model-1' });
   try {
     await rt.exec('create_project', { name: 'ops' });
-    const em = rt.db.em();
-    em.create(Hook, {
+    await rt.db.hooks.create({
       id: 'triage',
-      project: 'ops',
+      projectId: 'ops',
       name: 'triage',
       trigger: { type: 'event', event_type: 'task_failed' },
       contextSteps: [{ type: 'shell', command: 'echo 3 failing tests' }],
       promptTemplate: 'CI says: {{step_0}}',
+      cooldownSeconds: 3600,
+      llmConfig: null,
     });
-    await em.flush();
     fake.enqueue(
       {
         toolUses: [{ name: 'create_task', input: { title: 'Fix failing tests', description: 'Three tests fail in CI.' } }],

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { Migrator } from '@mikro-orm/migrations';
 import { Database } from '../../../src/db/database';
-import { ALL_ENTITIES } from '../../../src/db/entities';
 import { MIGRATIONS } from '../../../src/db/migrations';
 import { ormOptions } from '../../../src/db/orm';
 import { openPostgresOrm } from '../../../src/db/postgres-orm';
@@ -23,10 +22,7 @@ async function postgresBefore(
   await adminQuery(`drop database ${name}`);
   await adminQuery(`create database ${name}`);
   const previous = MIGRATIONS[MIGRATIONS.findIndex((m) => m.name === MIGRATION) - 1].name;
-  const orm = await openPostgresOrm(made.url, {
-    entities: ALL_ENTITIES,
-    migrations: { ...ormOptions('').migrations, migrationsList: MIGRATIONS },
-  });
+  const orm = await openPostgresOrm(made.url, { ...ormOptions('').migrations, migrationsList: MIGRATIONS });
   try {
     Migrator.register(orm as never);
     await orm.getMigrator().up({ to: previous });

@@ -5,23 +5,32 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { commitFile, gitOut } from '../../support/git-fixtures';
 import path from 'node:path';
-import { Hook } from '../../../src/db/entities';
+import type { HookDefinition } from '../../../src/db/repositories/hook-runs';
 import { HookEngine, type HookModelRunner } from '../../../src/orchestrator/hooks';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 import { orchestratorCommands } from '../../../src/commands/orchestrator-commands';
 
-async function addHook(rt: TestRuntime, data: Partial<Hook> & { id: string; trigger: Record<string, unknown> }) {
-  const em = rt.db.em();
-  em.create(Hook, {
-    project: 'p',
+type HookFields = Partial<Omit<HookDefinition, 'trigger'>> & { id: string; trigger: Record<string, unknown> };
+
+/** A hook of project `p`, created as of 2026-01-01, with `data` over the defaults here. */
+async function addHook(rt: TestRuntime, data: HookFields) {
+  await rt.db.hooks.create({
+    projectId: 'p',
     name: data.id,
     promptTemplate: 'Summarise: {{step_0}}',
     contextSteps: [],
     cooldownSeconds: 3600,
-    createdAt: new Date('2026-01-01T00:00:00Z'),
+    llmConfig: null,
     ...data,
+    trigger: data.trigger as HookDefinition['trigger'],
   });
-  await em.flush();
+  await rt.db
+    .em()
+    .execute('update hooks set created_at = ?, last_run_at = ? where id = ?', [
+      Date.parse('2026-01-01T00:00:00Z'),
+      data.lastRunAt?.getTime() ?? null,
+      data.id,
+    ]);
 }
 
 async function runs(rt: TestRuntime, hookId: string) {

@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { TaskStatus } from '../../../src/db/entities';
+import type { TaskStatus } from '../../../src/db/value-sets';
 import { GitManager } from '../../../src/git/git-manager';
 import { statusesAccepting, TaskStateMachine, transitions, type TaskEvent } from '../../../src/orchestrator/state-machine';
 import { GitManagerTaskGit } from '../../../src/orchestrator/task-git';

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
-import { TASK_STATUSES } from '../../../src/db/entities';
+import { TASK_STATUSES } from '../../../src/db/value-sets';
 import { nextStatus, statusesAccepting, TaskStateMachine } from '../../../src/orchestrator/state-machine';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
 
