@@ -104,7 +104,7 @@ export class EventRepository {
 
   /** Events after `afterId`, oldest first: how the daemon picks up events other processes wrote. */
   async since(afterId: number, limit = 200): Promise<EventRecord[]> {
-    const rows = await this.page('where id > ? order by id limit ?', [afterId, limit]);
+    const rows = await this.page(`where id > ? order by id${pageSlice({ limit })}`, [afterId]);
     return rows.sort((a, b) => a.id - b.id);
   }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { HookRunStatus, HookTrigger } from '../value-sets';
 import type { EmFactory } from '../database';
 import { storableJson, storedDate, storedFlag, storedJson } from './column-values';
-import { changes, runSql } from './run-sql';
+import { changes, pageSlice, runSql } from './run-sql';
 import type { HookRunRecord } from './hooks';
 import { settleAll } from '../../util/settle-all';
 
@@ -153,20 +153,17 @@ export class HookRunRepository {
   ): Promise<{ runs: HookRunRecord[]; total: number; more: boolean }> {
     const em = this.em();
     const columns = 'id, trigger_reason, status, tokens_used, skipped_reason, started_at, completed_at';
-    const order = 'order by started_at desc, id desc limit ?';
+    const order = 'order by started_at desc, id desc';
     const [rows, counts] = await settleAll([
       page.after
-        ? em.execute<HookRunRow[]>(`select ${columns} from hook_runs where hook_id = ? and (started_at, id) < (?, ?) ${order}`, [
-            hookId,
-            page.after.startedAt,
-            page.after.id,
-            page.limit + 1,
-          ])
-        : em.execute<HookRunRow[]>(`select ${columns} from hook_runs where hook_id = ? ${order} offset ?`, [
-            hookId,
-            page.limit + 1,
-            page.offset,
-          ]),
+        ? em.execute<HookRunRow[]>(
+            `select ${columns} from hook_runs where hook_id = ? and (started_at, id) < (?, ?) ${order}${pageSlice({ limit: page.limit + 1 })}`,
+            [hookId, page.after.startedAt, page.after.id],
+          )
+        : em.execute<HookRunRow[]>(
+            `select ${columns} from hook_runs where hook_id = ? ${order}${pageSlice({ limit: page.limit + 1, offset: page.offset })}`,
+            [hookId],
+          ),
       em.execute<Array<{ n: number }>>('select n from history_counts where name = ?', [`hook_runs:${hookId}`]),
     ]);
     return {

@@ -1,7 +1,7 @@
 import type { EmFactory } from '../database';
 import { RUNNING_SQL } from '../value-sets';
 import { retryingTransaction } from '../retrying-transaction';
-import { changes, placeholders } from './run-sql';
+import { changes, pageSlice, placeholders } from './run-sql';
 
 /** A FAILED task that nothing moved on: its run ended, and neither its retry nor its block landed. */
 export interface StrandedFailure {
@@ -38,8 +38,8 @@ export class ReconciliationRepository {
       `select t.id, t.title, t.project_id, t.retry_count, t.max_retries from tasks t
           where t.status = 'FAILED' and t.updated_at < ?
             and not exists (select 1 from task_runs r where r.task_id = t.id and r.ended_at is null)
-          order by t.updated_at limit ?`,
-      [before, limit],
+          order by t.updated_at${pageSlice({ limit })}`,
+      [before],
     )) as Array<Record<string, unknown>>;
     return rows.map((r) => ({
       id: String(r.id),
@@ -79,8 +79,8 @@ export class ReconciliationRepository {
     const rows = (await this.em().execute(
       `select r.id, r.task_id, r.worker_id, t.project_id, t.title, t.status from task_runs r join tasks t on t.id = r.task_id
           where r.ended_at is null and r.claimed_at < ? and not (coalesce(t.current_run_id, '') = r.id and t.status in ${RUNNING})
-          order by r.claimed_at limit ?`,
-      [before, limit],
+          order by r.claimed_at${pageSlice({ limit })}`,
+      [before],
     )) as Array<Record<string, unknown>>;
     return rows.map((r) => ({
       id: String(r.id),

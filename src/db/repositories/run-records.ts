@@ -2,7 +2,7 @@ import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { EmFactory } from '../database';
 import { RUNNING_SQL, RUNNING_STATUSES, type TaskStatus } from '../value-sets';
 import { TaskRepository } from './tasks';
-import { changes } from './run-sql';
+import { changes, pageSlice } from './run-sql';
 import { retryingTransaction } from '../retrying-transaction';
 
 /** One run of one task: who claimed it, and from when to when (milliseconds since the epoch). */
@@ -111,7 +111,7 @@ export class RunRecordRepository {
 
   /** Every run record (for tests and checks), oldest first. */
   async all(limit = 10_000): Promise<RunRecord[]> {
-    return this.select('order by claimed_at, id limit ?', [limit]);
+    return this.select(`order by claimed_at, id${pageSlice({ limit })}`, []);
   }
 
   private async select(tail: string, params: unknown[]): Promise<RunRecord[]> {
@@ -163,8 +163,8 @@ export class RunRecordRepository {
     const rows = (await this.em().execute(
       `select id, title, project_id, status, claimed_by, current_run_id from tasks
           where claimed_by is not null and lease_expires_at < ? and status in (${RUNNING_SQL})
-          order by lease_expires_at limit ?`,
-      [now, limit],
+          order by lease_expires_at${pageSlice({ limit })}`,
+      [now],
     )) as Array<Record<string, string | null>>;
     return rows.map((r) => ({
       id: String(r.id),

@@ -2,7 +2,7 @@ import type { EmFactory } from '../database';
 import { dialectOf } from '../dialect';
 import { backendKeySql } from './backend-key-sql';
 import { budgetFromRow, type BudgetRecord } from './budgets';
-import { placeholders, selectAsJson } from './run-sql';
+import { pageSlice, placeholders, selectAsJson } from './run-sql';
 import { storedJson } from './column-values';
 import {
   ACTIVE_COUNTS_SQL,
@@ -151,10 +151,9 @@ export class SchedulingRepository {
          join tasks t on t.id in (
            select x.id from tasks x
             where x.project_id = p.id and x.status = 'READY'
-            order by x.priority, x.created_at
-            limit ?)
+            order by x.priority, x.created_at${pageSlice({ limit: Math.max(1, perProject) })})
         where p.status = 'ACTIVE'`,
-      [Math.max(1, perProject)],
+      [],
     );
     const byProject: Record<string, ReadyTaskRow[]> = {};
     for (const r of rows) {

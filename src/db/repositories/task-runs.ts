@@ -2,7 +2,7 @@ import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { EmFactory } from '../database';
 import { RUNNING_SQL } from '../value-sets';
 import { fleetRefusal, isPostgres, type FleetRefusal } from './claim-checks';
-import { changes, placeholders } from './run-sql';
+import { changes, pageSlice, placeholders } from './run-sql';
 import { retryingTransaction } from '../retrying-transaction';
 
 export type LaunchRefusal = 'workspace_busy' | 'task_not_ready' | 'agent_not_idle' | FleetRefusal;
@@ -261,8 +261,8 @@ export class TaskRunRepository {
   /** PAUSED tasks whose resume time has come (oldest first). */
   async dueToResume(now: Date, limit = 200): Promise<Array<{ id: string; title: string; projectId: string }>> {
     const rows = await this.em().execute<Array<{ id: string; title: string; project_id: string }>>(
-      "select id, title, project_id from tasks where status = 'PAUSED' and (resume_after is null or resume_after <= ?) order by resume_after limit ?",
-      [now.getTime(), limit],
+      `select id, title, project_id from tasks where status = 'PAUSED' and (resume_after is null or resume_after <= ?) order by resume_after${pageSlice({ limit })}`,
+      [now.getTime()],
     );
     return rows.map((r) => ({ id: r.id, title: r.title, projectId: r.project_id }));
   }
@@ -279,8 +279,8 @@ export class TaskRunRepository {
   /** Consecutive rate-limit pauses of a task's latest results (for the backoff). */
   async recentRateLimitPauses(taskId: string, window = 8): Promise<number> {
     const rows = await this.em().execute<Array<{ result: string }>>(
-      'select result from task_results where task_id = ? order by id desc limit ?',
-      [taskId, window],
+      `select result from task_results where task_id = ? order by id desc${pageSlice({ limit: window })}`,
+      [taskId],
     );
     let n = 0;
     for (const r of rows) {

@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import fg from 'fast-glob';
 import { pageSlice } from '../../../src/db/repositories/run-sql';
 
 describe('pageSlice: a page size and place written into a statement', () => {
@@ -13,5 +16,19 @@ describe('pageSlice: a page size and place written into a statement', () => {
       expect(() => pageSlice({ limit: bad })).toThrow(RangeError);
       expect(() => pageSlice({ limit: 10, offset: bad })).toThrow(RangeError);
     }
+  });
+});
+
+describe('no statement binds a row count', () => {
+  it('writes every limit and offset in src/db through pageSlice or as a number', async () => {
+    const root = path.resolve(__dirname, '../../..');
+    const files = await fg(['src/db/**/*.ts', '!src/db/migrations/**'], { cwd: root });
+    expect(files.length).toBeGreaterThan(30);
+    const bound = files.flatMap((file) =>
+      readFileSync(path.join(root, file), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (/\b(limit|offset)\s+\?(?!\?)/i.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+    );
+    expect(bound).toEqual([]);
   });
 });
