@@ -34,7 +34,7 @@ const SQLITE_ONLY = [
 
 /**
  * Test files that run on PostgreSQL only: what only PostgreSQL does (concurrent writers, its
- * server's faults, its prepared statements, `aq`'s PostgreSQL startup snapshot), and the fleet of `aq worker` processes running the real Claude Code CLI.
+ * server's faults, its prepared statements and commit level, `aq`'s PostgreSQL startup snapshot), and the fleet of `aq worker` processes running the real Claude Code CLI.
  * That one's database behaviour (claims, leases, a worker killed holding claims, the relay) is
  * `contention`'s and `workers`' on both databases; what it adds — the real CLI in real worker
  * processes, posted by the real app — does not depend on the database, and costs a core for
@@ -43,6 +43,7 @@ const SQLITE_ONLY = [
 const POSTGRES_ONLY = [
   'test/integration/db/postgres-event-relay.test.ts',
   'test/integration/db/postgres-prepared-statements.test.ts',
+  'test/integration/db/postgres-commits.test.ts',
   'test/integration/cli/postgres-snapshot.test.ts',
   'test/e2e/fleet/faults.test.ts',
   'test/e2e/fleet/worker-processes.test.ts',

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { AgentProfilesError, loadAgentProfiles, type AgentProfile } from './agents/profiles';
 import { agentProfilesPath, configDigest } from './config-digest';
 import { isWithin } from './util/path-within';
+import { synchronousCommitOf } from './db/postgres-commit';
 
 /** The model used for chat, the LLM plan parser and hooks unless AQ_CHAT_MODEL says otherwise. */
 export const DEFAULT_CHAT_MODEL = 'claude-sonnet-4-6';
@@ -210,6 +211,11 @@ function isPostgresUrl(url: string): boolean {
   }
   if (!parsed.hostname || parsed.pathname.replace(/^\//, '') === '') {
     throw new ConfigError('DATABASE_URL must name a host and a database, like postgres://user:password@host:5432/database.');
+  }
+  try {
+    synchronousCommitOf(url);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
   }
   return true;
 }

@@ -1,6 +1,7 @@
 import { types } from 'node:util';
 import { AbstractSqlDriver, PostgreSqlConnection, PostgreSqlPlatform, type Configuration } from '@mikro-orm/postgresql';
 import { withDirectStatements } from './direct-statements';
+import { synchronousCommitOf } from './postgres-commit';
 import { PostgresStatements } from './postgres-statements';
 import { storableValue } from './storable-text';
 
@@ -45,6 +46,8 @@ class NumericPostgreSqlConnection extends PostgreSqlConnection {
     // loaded, which in the CLI's startup snapshot was the builder's: it is read now instead.
     const named = options as { user?: string };
     named.user ||= process.env.PGUSER || process.env.USER || undefined;
+    // Sent as the connection starts, so it costs no statement: SQLite's durability by default.
+    (options as { options?: string }).options = `-c synchronous_commit=${synchronousCommitOf(this.config.getClientUrl())}`;
     return options;
   }
 }

@@ -79,6 +79,8 @@ describe('loadConfig', () => {
       dialect: 'postgresql',
       url: 'postgresql://db/aq',
     });
+    const durable = 'postgres://db/aq?synchronous_commit=on';
+    expect(loadConfig({ AQ_HOME: '/x', DATABASE_URL: durable }).database).toEqual({ dialect: 'postgresql', url: durable });
     // Nothing is stored in the SQLite file then; it stays hidden from agents all the same.
     expect(config.databasePath).toBe('/x/agent-queue.db');
   });
@@ -91,6 +93,10 @@ describe('loadConfig', () => {
     [{ AQ_ADMINS: 'alice' }, 'AQ_ADMINS must list Slack user ids such as U012ABCDEF, separated by commas (got "alice").'],
     [{ DATABASE_URL: 'postgres://db' }, 'DATABASE_URL must name a host and a database, like postgres://user:password@host:5432/database.'],
     [{ DATABASE_URL: 'mysql://x' }, expect.stringContaining('DATABASE_URL must look like sqlite:')],
+    [
+      { DATABASE_URL: 'postgres://db/aq?synchronous_commit=on;drop' },
+      `DATABASE_URL's synchronous_commit must be one of off, local, remote_write, on, remote_apply (got "on;drop").`,
+    ],
   ])('rejects %j with a clear sentence', (env, message) => {
     expect(() => loadConfig(env as NodeJS.ProcessEnv)).toThrow(ConfigError);
     try {
