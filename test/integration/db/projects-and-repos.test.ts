@@ -35,39 +35,29 @@ describe('projects and repos', () => {
   });
 
   it('stores every setting given, changes only those an update names, and deletes the project', async () => {
+    const settings = {
+      status: 'PAUSED',
+      creditWeight: 2.5,
+      maxConcurrentAgents: 7,
+      chatChannelId: 'C123',
+      budgetLimit: 3_000_000_000,
+      approvalsByRequester: true,
+      taskRooms: 'all',
+      overlapPolicy: 'serialize',
+      checkCommand: 'npm test',
+      checkTimeoutSeconds: 90,
+      landing: 'merge',
+      landingTries: 5,
+      backends: ['acp:codex', 'claude-code'],
+    } as const;
     const created = await rt.db.projects.create({
       id: 'full',
       name: 'Full',
       workspace: '/ws/full',
-      status: 'PAUSED',
-      creditWeight: 2.5,
-      maxConcurrentAgents: 7,
-      chatChannelId: 'C123',
-      budgetLimit: 3_000_000_000,
-      approvalsByRequester: true,
-      taskRooms: 'all',
-      overlapPolicy: 'serialize',
-      checkCommand: 'npm test',
-      checkTimeoutSeconds: 90,
-      landing: 'merge',
-      landingTries: 5,
-      backends: ['acp:codex', 'claude-code'],
+      ...settings,
+      backends: [...settings.backends],
     });
-    expect(created).toMatchObject({
-      status: 'PAUSED',
-      creditWeight: 2.5,
-      maxConcurrentAgents: 7,
-      chatChannelId: 'C123',
-      budgetLimit: 3_000_000_000,
-      approvalsByRequester: true,
-      taskRooms: 'all',
-      overlapPolicy: 'serialize',
-      checkCommand: 'npm test',
-      checkTimeoutSeconds: 90,
-      landing: 'merge',
-      landingTries: 5,
-      backends: ['acp:codex', 'claude-code'],
-    });
+    expect(created).toEqual({ id: 'full', name: 'Full', workspace: '/ws/full', ...settings, createdAt: expect.any(Date) });
     expect(await rt.db.projects.findByChannel('C123')).toEqual(created);
 
     const updated = await rt.db.projects.update('full', {
