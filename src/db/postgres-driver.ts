@@ -47,7 +47,9 @@ class NumericPostgreSqlConnection extends PostgreSqlConnection {
     const named = options as { user?: string };
     named.user ||= process.env.PGUSER || process.env.USER || undefined;
     // Sent as the connection starts, so it costs no statement: SQLite's durability by default.
-    (options as { options?: string }).options = `-c synchronous_commit=${synchronousCommitOf(this.config.getClientUrl())}`;
+    // PGOPTIONS, which pg would send in its place, follows it, so what it sets still holds.
+    const commit = `-c synchronous_commit=${synchronousCommitOf(this.config.getClientUrl())}`;
+    (options as { options?: string }).options = [commit, process.env.PGOPTIONS].filter(Boolean).join(' ');
     return options;
   }
 }

@@ -29,6 +29,15 @@ describe("the app's commits on PostgreSQL", () => {
       expect(await levelOn(made.url)).toBe('off');
       expect(await levelOn(`${made.url}?synchronous_commit=local`)).toBe('local');
       expect(await levelOn(`${made.url}?synchronous_commit=remote_write`)).toBe('remote_write');
+      // What PGOPTIONS sets (pg sends it when the app names no options) still holds.
+      const before = process.env.PGOPTIONS;
+      process.env.PGOPTIONS = '-c synchronous_commit=on -c application_name=aq-test';
+      try {
+        expect(await levelOn(made.url)).toBe('on');
+      } finally {
+        if (before === undefined) delete process.env.PGOPTIONS;
+        else process.env.PGOPTIONS = before;
+      }
     } finally {
       await adminQuery(`alter database ${name} reset synchronous_commit`);
       await made.drop();
