@@ -88,6 +88,21 @@ const withoutUmzugCli = {
 };
 
 /**
+ * zod's locale index requires every one of its 49 languages as it loads, though the app's
+ * messages are its own and zod speaks English by default: a tenth of the bundle, evaluated in
+ * every `aq` and held by the startup snapshot. The bundle's index holds English alone.
+ */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.cjs$/ }, () => ({
+      contents: "'use strict';\nObject.defineProperty(exports, '__esModule', { value: true });\nexports.en = require('./en.cjs');\n",
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * pg asks on load whether it runs in a Cloudflare Worker; where Node has no `navigator` (Node 20)
  * it finds out by building a `Response`, which loads Node's whole fetch implementation (undici)
  * into every `aq` on PostgreSQL. aq runs on Node only: its bundle gets pg's Node stream functions.
@@ -124,7 +139,7 @@ async function bundleCli() {
     target: 'node20',
     format: 'cjs',
     external: EXTERNAL,
-    plugins: [oneZod, optionalPackages, ownDirname, withoutUmzugCli, pgStreamForNode],
+    plugins: [oneZod, zodEnglishOnly, optionalPackages, ownDirname, withoutUmzugCli, pgStreamForNode],
     // Names stay: stack traces and error names read as the source's.
     minifyWhitespace: true,
     minifySyntax: true,
