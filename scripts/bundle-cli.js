@@ -88,6 +88,29 @@ const withoutUmzugCli = {
 };
 
 /**
+ * Modules the bundle's packages require as they load but `aq` never runs, each replaced by a
+ * stand-in that says so if it ever were: knex's own migrator and seeder (MikroORM migrates through
+ * umzug), with the lodash functions they bring, and esprima, which MikroORM's entity discovery
+ * parses constructors with (the ORM holds no entities).
+ */
+const NEVER_RUN = [
+  [/[\\/]knex[\\/]lib[\\/]migrations[\\/]migrate[\\/]Migrator\.js$/, 'exports.Migrator'],
+  [/[\\/]knex[\\/]lib[\\/]migrations[\\/]seed[\\/]Seeder\.js$/, 'module.exports'],
+  [/[\\/]esprima[\\/]dist[\\/]esprima\.js$/, 'exports.tokenize'],
+];
+const withoutNeverRun = {
+  name: 'without-never-run',
+  setup(build) {
+    for (const [filter, name] of NEVER_RUN) {
+      build.onLoad({ filter }, (args) => ({
+        contents: `${name} = function () { throw new Error(${JSON.stringify(`${path.basename(args.path)} is not part of aq.`)}); };`,
+        loader: 'js',
+      }));
+    }
+  },
+};
+
+/**
  * zod's locale index requires every one of its 49 languages as it loads, though the app's
  * messages are its own and zod speaks English by default: a tenth of the bundle, evaluated in
  * every `aq` and held by the startup snapshot. The bundle's index holds English alone.
@@ -139,7 +162,7 @@ async function bundleCli() {
     target: 'node20',
     format: 'cjs',
     external: EXTERNAL,
-    plugins: [oneZod, zodEnglishOnly, optionalPackages, ownDirname, withoutUmzugCli, pgStreamForNode],
+    plugins: [oneZod, zodEnglishOnly, withoutNeverRun, optionalPackages, ownDirname, withoutUmzugCli, pgStreamForNode],
     // Names stay: stack traces and error names read as the source's.
     minifyWhitespace: true,
     minifySyntax: true,
