@@ -111,7 +111,7 @@ const withoutNeverRun = {
 };
 
 /**
- * zod's locale index requires every one of its 49 languages as it loads, though the app's
+ * zod's locale index requires every one of its 63 locale files as it loads, though the app's
  * messages are its own and zod speaks English by default: a tenth of the bundle, evaluated in
  * every `aq` and held by the startup snapshot. The bundle's index holds English alone.
  */
