@@ -48,8 +48,8 @@ export async function startApp(
   config: AppConfig,
   options: SlackAppOptions & { port?: number; host?: string; daemon?: boolean; commands?: RuntimeOptions['commands'] } = {},
 ): Promise<StartedApp> {
-  const runtime = await createRuntime(config, options.commands ? { commands: options.commands } : {});
-  const log = (message: string) => console.error(message);
+  const log = options.log ?? ((message: string) => console.error(message));
+  const runtime = await createRuntime(config, { log, ...(options.commands && { commands: options.commands }) });
   try {
     const { app, stopListeners } = createSlackApp(runtime, options);
     await app.init();

@@ -9,6 +9,8 @@ export interface SlackAppOptions {
   logLevel?: LogLevel;
   /** Extra Web API client options (tests: loopback URL, no retries). */
   clientOptions?: AppOptions['clientOptions'];
+  /** Where the app's own messages go (standard error by default). */
+  log?: (message: string) => void;
 }
 
 /** The Bolt app for this runtime: Socket Mode with an app token, HTTP with a signing secret. */
@@ -30,7 +32,7 @@ export function createSlackApp(runtime: Runtime, options: SlackAppOptions = {}):
     clientOptions,
     deferInitialization: true,
   });
-  const surfaces = createAiSurfaces(runtime, (m) => console.error(m));
+  const surfaces = createAiSurfaces(runtime, options.log ?? ((m) => console.error(m)));
   const stop = registerListeners(app, { runtime, surfaces });
   // Replies being written finish before the runtime (and its database) closes.
   const stopListeners = async () => {

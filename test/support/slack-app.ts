@@ -29,7 +29,7 @@ export interface TestApp {
  */
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: { daemon?: boolean; commands?: readonly AnyCommand[] } = {},
+  options: { daemon?: boolean; commands?: readonly AnyCommand[]; log?: (message: string) => void } = {},
 ): Promise<TestApp> {
   const slack = await FakeSlack.start();
   const tmp = await makeTempDir('aq-app-');
@@ -53,6 +53,7 @@ export async function startTestApp(
       clientOptions: { retryConfig: { retries: 0 } },
       daemon: options.daemon ?? false,
       ...(options.commands && { commands: options.commands }),
+      ...(options.log && { log: options.log }),
     });
     started.runtime.events.subscribe(() => wakeWaits());
     return started;

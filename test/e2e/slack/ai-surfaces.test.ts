@@ -1,3 +1,4 @@
+import { AppLog } from '../../support/app-log';
 import { startTestApp, type TestApp } from '../../support/slack-app';
 import { FakeAnthropic } from '../../support/fake-anthropic';
 import { type ApiCall, FakeSlack } from '../../support/fake-slack';
@@ -33,20 +34,29 @@ const REPLY_METHODS = new Set([...NATIVE_METHODS, 'chat.postMessage', 'chat.upda
 
 describe("Slack's AI surfaces", () => {
   let app: TestApp;
+  let appLog: AppLog;
   let slack: FakeSlack;
   let model: FakeAnthropic;
 
   beforeEach(async () => {
     model = await FakeAnthropic.start();
-    app = await startTestApp({ ANTHROPIC_API_KEY: 'sk-fake', ANTHROPIC_BASE_URL: model.url, AQ_CHAT_MODEL: 'fake-model-1' });
+    appLog = new AppLog();
+    app = await startTestApp(
+      { ANTHROPIC_API_KEY: 'sk-fake', ANTHROPIC_BASE_URL: model.url, AQ_CHAT_MODEL: 'fake-model-1' },
+      { log: appLog.log },
+    );
     slack = app.slack;
     await exec('create_project', { name: 'web', auto_create_channels: false });
     await exec('set_project_channel', { project_id: 'web', channel_id: 'CPROJ' });
     slack.clearCalls();
   });
   afterEach(async () => {
-    await app.stop();
-    await model.close();
+    try {
+      await app.stop();
+      await model.close();
+    } finally {
+      appLog.flush();
+    }
   });
 
   const rt = () => app.started.runtime;
@@ -243,60 +253,55 @@ describe("Slack's AI surfaces", () => {
 
   it('falls back to the classic messages when the workspace answers not_allowed to every native method, once, and says so in get_status', async () => {
     refuseNative();
-    const log = jest.spyOn(console, 'error').mockImplementation(() => undefined);
-    try {
-      // Slack's feedback block refused too: the reply keeps plain 👍 / 👎 buttons.
-      slack.setResponse('chat.update', (args) =>
-        JSON.stringify(args.blocks ?? '').includes('context_actions')
-          ? { ok: false, error: 'invalid_blocks' }
-          : { ok: true, channel: args.channel, ts: args.ts },
-      );
-      model.enqueue({ toolUses: [{ name: 'list_tasks', input: {} }] }, { text: `Nothing here: ${HOSTILE}` }, { text: 'Still nothing.' });
-      await mention('what is queued?', '1700000002.000100');
-      await slack.waitFor(
-        () => slack.callsTo('chat.update').some((c) => JSON.stringify(c.args.blocks ?? '').includes('aq_chat_feedback_good')),
-        'the classic reply',
-      );
-      const placeholder = slack.callsTo('chat.postMessage')[0];
-      expect(placeholder.args).toMatchObject({ channel: 'CPROJ', thread_ts: '1700000002.000100', text: ':thought_balloon: Thinking…' });
-      expect(slack.callsTo('chat.update').some((c) => String(c.args.text) === ':thought_balloon: Running list_tasks…')).toBe(true);
+    // Slack's feedback block refused too: the reply keeps plain 👍 / 👎 buttons.
+    slack.setResponse('chat.update', (args) =>
+      JSON.stringify(args.blocks ?? '').includes('context_actions')
+        ? { ok: false, error: 'invalid_blocks' }
+        : { ok: true, channel: args.channel, ts: args.ts },
+    );
+    model.enqueue({ toolUses: [{ name: 'list_tasks', input: {} }] }, { text: `Nothing here: ${HOSTILE}` }, { text: 'Still nothing.' });
+    await mention('what is queued?', '1700000002.000100');
+    await slack.waitFor(
+      () => slack.callsTo('chat.update').some((c) => JSON.stringify(c.args.blocks ?? '').includes('aq_chat_feedback_good')),
+      'the classic reply',
+    );
+    const placeholder = slack.callsTo('chat.postMessage')[0];
+    expect(placeholder.args).toMatchObject({ channel: 'CPROJ', thread_ts: '1700000002.000100', text: ':thought_balloon: Thinking…' });
+    expect(slack.callsTo('chat.update').some((c) => String(c.args.text) === ':thought_balloon: Running list_tasks…')).toBe(true);
 
-      const before = slack.calls.length;
-      await mention('and now?', '1700000002.000200');
-      await slack.waitFor(() => slack.callsTo('chat.update').some((c) => String(c.args.text) === 'Still nothing.'), 'the second reply');
-      // Detected once: the second reply does not ask the refused methods again.
-      expect(slack.calls.slice(before).filter((c) => NATIVE_METHODS.includes(c.method))).toEqual([]);
-      expect(slack.callsTo('assistant.threads.setStatus')).toHaveLength(1);
+    const before = slack.calls.length;
+    await mention('and now?', '1700000002.000200');
+    await slack.waitFor(() => slack.callsTo('chat.update').some((c) => String(c.args.text) === 'Still nothing.'), 'the second reply');
+    // Detected once: the second reply does not ask the refused methods again.
+    expect(slack.calls.slice(before).filter((c) => NATIVE_METHODS.includes(c.method))).toEqual([]);
+    expect(slack.callsTo('assistant.threads.setStatus')).toHaveLength(1);
 
-      const id = await runningTask('Refused session');
-      await emit('task_started', id, 'Refused session');
-      await emit('task_completed', id, 'Refused session');
-      await app.started.notifier.idle();
-      expect(slack.callsTo('agents.sessions.setStatus')).toHaveLength(1);
-      expect(slack.callsTo('chat.postMessage').filter((c) => String(c.args.text).includes('Refused session')).length).toBeGreaterThan(0);
+    const id = await runningTask('Refused session');
+    await emit('task_started', id, 'Refused session');
+    await emit('task_completed', id, 'Refused session');
+    await app.started.notifier.idle();
+    expect(slack.callsTo('agents.sessions.setStatus')).toHaveLength(1);
+    expect(slack.callsTo('chat.postMessage').filter((c) => String(c.args.text).includes('Refused session')).length).toBeGreaterThan(0);
 
-      const hostile = (await exec('create_task', { project_id: 'web', title: HOSTILE, description: 'd' })).created as string;
-      await exec('set_task_status', { task_id: hostile, status: 'AWAITING_APPROVAL' });
-      await post(eventCallback(assistantThreadStarted({ channelId: 'D1', threadTs: '1700000003.000100' })));
-      await slack.waitFor(() => slack.callsTo('chat.postMessage').some((c) => c.args.channel === 'D1'), 'the suggestions as a message');
-      const suggestions = slack.callsTo('chat.postMessage').find((c) => c.args.channel === 'D1')!;
-      expect(showsLiterally(suggestions.args.blocks, `Task ${hostile} (${HOSTILE})`)).toBe(true);
+    const hostile = (await exec('create_task', { project_id: 'web', title: HOSTILE, description: 'd' })).created as string;
+    await exec('set_task_status', { task_id: hostile, status: 'AWAITING_APPROVAL' });
+    await post(eventCallback(assistantThreadStarted({ channelId: 'D1', threadTs: '1700000003.000100' })));
+    await slack.waitFor(() => slack.callsTo('chat.postMessage').some((c) => c.args.channel === 'D1'), 'the suggestions as a message');
+    const suggestions = slack.callsTo('chat.postMessage').find((c) => c.args.channel === 'D1')!;
+    expect(showsLiterally(suggestions.args.blocks, `Task ${hostile} (${HOSTILE})`)).toBe(true);
 
-      const features = await slackFeatures();
-      expect(features).toMatchObject({
-        assistant_status: { mode: 'fallback', slack_error: 'not_allowed', method: 'assistant.threads.setStatus' },
-        agent_sessions: { mode: 'fallback', slack_error: 'not_allowed', method: 'agents.sessions.setStatus' },
-        assistant_panel: { mode: 'fallback', slack_error: 'not_allowed', method: 'assistant.threads.setSuggestedPrompts' },
-        feedback_buttons: { mode: 'fallback', slack_error: 'invalid_blocks', method: 'chat.update' },
-      });
-      const card = renderResult('get_status', {}, await exec('get_status'));
-      expect(showsLiterally(card.blocks, "Classic messages instead of Slack's assistant status (not_allowed), ")).toBe(true);
-      const logged = log.mock.calls.map((c) => String(c[0])).filter((m) => m.startsWith('Slack answered'));
-      expect(logged).toHaveLength(4); // once per refused feature, however often it was needed
-      expect(logged.every((m) => !/\n\s+at /.test(m))).toBe(true);
-    } finally {
-      log.mockRestore();
-    }
+    const features = await slackFeatures();
+    expect(features).toMatchObject({
+      assistant_status: { mode: 'fallback', slack_error: 'not_allowed', method: 'assistant.threads.setStatus' },
+      agent_sessions: { mode: 'fallback', slack_error: 'not_allowed', method: 'agents.sessions.setStatus' },
+      assistant_panel: { mode: 'fallback', slack_error: 'not_allowed', method: 'assistant.threads.setSuggestedPrompts' },
+      feedback_buttons: { mode: 'fallback', slack_error: 'invalid_blocks', method: 'chat.update' },
+    });
+    const card = renderResult('get_status', {}, await exec('get_status'));
+    expect(showsLiterally(card.blocks, "Classic messages instead of Slack's assistant status (not_allowed), ")).toBe(true);
+    const logged = appLog.take('Slack answered');
+    expect(logged).toHaveLength(4); // once per refused feature, however often it was needed
+    expect(logged.every((m) => !/\n\s+at /.test(m))).toBe(true);
   });
 
   it('posts the reply as a message when only streaming is refused', async () => {
@@ -335,5 +340,6 @@ describe("Slack's AI surfaces", () => {
       assistant_status: { mode: 'native' },
       feedback_buttons: { mode: 'native' },
     });
+    expect(appLog.take('Slack answered unknown_method to chat.startStream')).toHaveLength(1);
   });
 });

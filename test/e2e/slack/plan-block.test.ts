@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createTasksFromPlan } from '../../../src/orchestrator/auto-task';
 import type { ApiCall, FakeSlack } from '../../support/fake-slack';
+import { AppLog } from '../../support/app-log';
 import { startTestApp, type TestApp } from '../../support/slack-app';
 
 const PLAN = `# Ship the widget
@@ -28,15 +29,23 @@ type Card = { type: string; task_id: string; title: string; status: string };
  */
 describe('plans as plan blocks of task cards', () => {
   let app: TestApp;
+  let appLog: AppLog;
   let slack: FakeSlack;
 
   beforeEach(async () => {
-    app = await startTestApp();
+    appLog = new AppLog();
+    app = await startTestApp({}, { log: appLog.log });
     slack = app.slack;
     await exec('create_project', { name: 'p', auto_create_channels: false });
     await exec('set_project_channel', { project_id: 'p', channel_id: 'CP' });
   });
-  afterEach(() => app.stop());
+  afterEach(async () => {
+    try {
+      await app.stop();
+    } finally {
+      appLog.flush();
+    }
+  });
 
   const rt = () => app.started.runtime;
   const exec = (name: string, args: Record<string, unknown> = {}) => rt().handler.executeAny(name, args, { source: 'system' });
@@ -152,6 +161,7 @@ describe('plans as plan blocks of task cards', () => {
     expect(await exec('get_status')).toMatchObject({
       slack_features: { plan_blocks: { mode: 'native' }, plan_canvas: { mode: 'fallback', slack_error: 'not_allowed' } },
     });
+    expect(appLog.take('Slack answered not_allowed to canvases.create')).toHaveLength(1);
   });
 
   it('where Slack refuses the plan block, posts the list instead, decided once, and still updates it in place', async () => {
@@ -185,5 +195,6 @@ describe('plans as plan blocks of task cards', () => {
     expect(update?.args.ts).toBe(listInThread[0].ts);
     expect(update?.args.text).toBe('🗺️ Plan of First plan · 3 tasks: 1 of 3 done');
     expect(JSON.stringify(update?.args.blocks)).not.toContain('"plan"');
+    expect(appLog.take('Slack answered invalid_blocks to chat.postMessage')).toHaveLength(1);
   });
 });

@@ -7,6 +7,7 @@ import { FakeAnthropic, type RecordedRequest } from '../../support/fake-anthropi
 import { createOriginRepo, gitOut } from '../../support/git-fixtures';
 import { FakeSlack } from '../../support/fake-slack';
 import { eventCallback, slashCommand } from '../../support/slack-payloads';
+import { AppLog } from '../../support/app-log';
 import { startTestApp, type TestApp } from '../../support/slack-app';
 import { waitFor } from '../../integration/orchestrator/harness';
 
@@ -23,6 +24,7 @@ const conversation = (r: RecordedRequest): string => JSON.stringify(r.body.messa
  */
 describe('task rooms with the real Claude Code CLI (e2e)', () => {
   let app: TestApp;
+  let appLog: AppLog;
   let slack: FakeSlack;
   let fake: FakeAnthropic;
   let origin: string;
@@ -31,7 +33,8 @@ describe('task rooms with the real Claude Code CLI (e2e)', () => {
 
   beforeEach(async () => {
     fake = await FakeAnthropic.start();
-    app = await startTestApp({}, { daemon: false });
+    appLog = new AppLog();
+    app = await startTestApp({}, { daemon: false, log: appLog.log });
     slack = app.slack;
     const rt = app.started.runtime;
     events.length = 0;
@@ -44,8 +47,12 @@ describe('task rooms with the real Claude Code CLI (e2e)', () => {
     await startDaemon();
   });
   afterEach(async () => {
-    await app.stop();
-    await fake.close();
+    try {
+      await app.stop();
+      await fake.close();
+    } finally {
+      appLog.flush();
+    }
   });
 
   /** The daemon of the app's current process, running the real CLI against the fake Messages API; its events recorded. */
@@ -287,6 +294,7 @@ describe('task rooms with the real Claude Code CLI (e2e)', () => {
       );
       const answer = await slack.waitForResponse((r) => r.id === 'x');
       expect(JSON.stringify(answer.body)).toContain("works in a task's room; here, use /aq.");
+      expect(appLog.take(`Slack answered ${refusal} to agents.conversations.create`)).toHaveLength(1);
     },
   );
 });

@@ -1,4 +1,5 @@
 import type { EntityMetadata } from '@slack/types';
+import { AppLog } from '../../support/app-log';
 import { startTestApp, type TestApp } from '../../support/slack-app';
 import { FakeSlack, type ApiCall } from '../../support/fake-slack';
 import { eventCallback } from '../../support/slack-payloads';
@@ -16,18 +17,26 @@ import { slackFeaturesFor } from '../../../src/slack/ai-surfaces/features';
  */
 describe('tasks as Work Objects', () => {
   let app: TestApp;
+  let appLog: AppLog;
   let slack: FakeSlack;
 
   const PUBLIC_URL = 'https://aq.example.com/queue';
 
   beforeEach(async () => {
-    app = await startTestApp({ AQ_PUBLIC_URL: `${PUBLIC_URL}/` });
+    appLog = new AppLog();
+    app = await startTestApp({ AQ_PUBLIC_URL: `${PUBLIC_URL}/` }, { log: appLog.log });
     slack = app.slack;
     await exec('create_project', { name: 'web', auto_create_channels: false });
     await exec('set_project_channel', { project_id: 'web', channel_id: 'CPROJ' });
     slack.clearCalls();
   });
-  afterEach(() => app.stop());
+  afterEach(async () => {
+    try {
+      await app.stop();
+    } finally {
+      appLog.flush();
+    }
+  });
 
   const rt = () => app.started.runtime;
   const exec = (name: string, args: Record<string, unknown> = {}) => rt().handler.executeAny(name, args, { source: 'system' });
@@ -183,6 +192,7 @@ describe('tasks as Work Objects', () => {
       method: 'chat.unfurl',
       slack_error: 'invalid_metadata',
     });
+    expect(appLog.take('Slack answered invalid_metadata to chat.unfurl')).toHaveLength(1);
   });
 
   it('leaves task links alone once Slack refuses chat.unfurl, and says so in get_status', async () => {
@@ -201,6 +211,7 @@ describe('tasks as Work Objects', () => {
     expect(features.task_unfurls).toMatchObject({ method: 'chat.unfurl', slack_error: 'missing_scope' });
     // The Work Objects of cards are not the unfurl's business.
     expect(features.work_objects?.mode).not.toBe('fallback');
+    expect(appLog.take('Slack answered missing_scope to chat.unfurl')).toHaveLength(1);
     // Decided once: the next link is left without asking Slack (awaited here, as the listener runs it).
     slack.clearCalls();
     const logged: string[] = [];
@@ -260,5 +271,6 @@ describe('tasks as Work Objects', () => {
     }, 'the refusal of entity.presentDetails recorded');
     await reading;
     expect(slack.workObjects.presented).toHaveLength(0);
+    expect(appLog.take('Slack answered feature_not_enabled to chat.postMessage')).toHaveLength(1);
   });
 });
