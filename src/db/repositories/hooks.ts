@@ -1,7 +1,7 @@
 import type { EmFactory } from '../database';
 import { storableJson, storedFlag } from './column-values';
 import type { HookDefinition } from './hook-runs';
-import { changes as changedRows, columnAssignments, oldestFirst } from './run-sql';
+import { changes as changedRows, columnAssignments, type FieldColumn, fieldColumns, oldestFirst } from './run-sql';
 
 export type HookChanges = Partial<
   Pick<HookDefinition, 'enabled' | 'trigger' | 'contextSteps' | 'promptTemplate' | 'cooldownSeconds' | 'llmConfig'>
@@ -27,6 +27,16 @@ interface HookListRow {
   trigger: string;
   cooldown_seconds: number | string;
 }
+
+/** The fields an update may change and their columns (JSON columns stored as their text). */
+const HOOK_FIELDS: ReadonlyArray<FieldColumn<HookChanges>> = [
+  ['enabled', 'enabled'],
+  ['trigger', '"trigger"', JSON.stringify],
+  ['contextSteps', 'context_steps', JSON.stringify],
+  ['promptTemplate', 'prompt_template'],
+  ['cooldownSeconds', 'cooldown_seconds'],
+  ['llmConfig', 'llm_config', storableJson],
+];
 
 /** Hook definitions, in plain statements (the engine's run bookkeeping is in hook-runs.ts). */
 export class HookRepository {
@@ -83,15 +93,7 @@ export class HookRepository {
 
   /** Writes the given fields; false when there is no such hook. */
   async update(id: string, changes: HookChanges): Promise<boolean> {
-    const values: Array<[column: string, value: unknown]> = [];
-    if (changes.enabled !== undefined) values.push(['enabled', changes.enabled]);
-    if (changes.trigger !== undefined) values.push(['"trigger"', JSON.stringify(changes.trigger)]);
-    if (changes.contextSteps !== undefined) values.push(['context_steps', JSON.stringify(changes.contextSteps)]);
-    if (changes.promptTemplate !== undefined) values.push(['prompt_template', changes.promptTemplate]);
-    if (changes.cooldownSeconds !== undefined) values.push(['cooldown_seconds', changes.cooldownSeconds]);
-    if (changes.llmConfig !== undefined) values.push(['llm_config', storableJson(changes.llmConfig)]);
-    values.push(['updated_at', Date.now()]);
-    const set = columnAssignments(values);
+    const set = columnAssignments([...fieldColumns(changes, HOOK_FIELDS), ['updated_at', Date.now()]]);
     return (await changedRows(this.em(), `update hooks set ${set.sql} where id = ?`, [...set.params, id])) > 0;
   }
 

@@ -1,7 +1,7 @@
 import type { LandingMode, OverlapPolicy, ProjectStatus, TaskRoomsSetting } from '../value-sets';
 import type { EmFactory } from '../database';
 import { storableJson } from './column-values';
-import { changes as changedRows, columnAssignments, oldestFirst, placeholders } from './run-sql';
+import { changes as changedRows, columnAssignments, type FieldColumn, fieldColumns, oldestFirst, placeholders } from './run-sql';
 import { retryingTransaction } from '../retrying-transaction';
 
 export interface ProjectRecord {
@@ -93,7 +93,7 @@ export type ProjectUpdate = Partial<
 >;
 
 /** Each setting of a project and its column, in the order an insert or update names them. */
-const SETTING_COLUMNS: ReadonlyArray<readonly [keyof ProjectUpdate, string]> = [
+const SETTING_COLUMNS: ReadonlyArray<FieldColumn<ProjectUpdate>> = [
   ['name', 'name'],
   ['status', 'status'],
   ['creditWeight', 'credit_weight'],
@@ -107,15 +107,8 @@ const SETTING_COLUMNS: ReadonlyArray<readonly [keyof ProjectUpdate, string]> = [
   ['checkTimeoutSeconds', 'check_timeout_seconds'],
   ['landing', 'landing'],
   ['landingTries', 'landing_tries'],
-  ['backends', 'backends'],
+  ['backends', 'backends', storableJson],
 ];
-
-/** The columns and stored values of the settings `data` gives (an absent one is left out). */
-function settingColumns(data: ProjectUpdate): Array<readonly [string, unknown]> {
-  return SETTING_COLUMNS.filter(([key]) => data[key] !== undefined).map(
-    ([key, column]) => [column, key === 'backends' ? storableJson(data.backends) : data[key]] as const,
-  );
-}
 
 export class ProjectRepository {
   constructor(private readonly em: EmFactory) {}
@@ -148,7 +141,7 @@ export class ProjectRepository {
     const values: Array<readonly [string, unknown]> = [
       ['id', data.id],
       ['workspace', data.workspace],
-      ...settingColumns(data),
+      ...fieldColumns(data, SETTING_COLUMNS),
       ['created_at', now],
       ['updated_at', now],
     ];
@@ -164,7 +157,7 @@ export class ProjectRepository {
 
   /** Applies the update; returns null when the project does not exist. */
   async update(id: string, changes: ProjectUpdate): Promise<ProjectRecord | null> {
-    const set = columnAssignments([...settingColumns(changes), ['updated_at', Date.now()]]);
+    const set = columnAssignments([...fieldColumns(changes, SETTING_COLUMNS), ['updated_at', Date.now()]]);
     if ((await changedRows(this.em(), `update projects set ${set.sql} where id = ?`, [...set.params, id])) === 0) return null;
     return this.get(id);
   }

@@ -23,6 +23,20 @@ export function columnAssignments(values: ReadonlyArray<readonly [column: string
   return { sql: values.map(([column]) => `${column} = ?`).join(', '), params: values.map(([, value]) => value) };
 }
 
+/** A field of a record, the column it is stored in, and how its value is stored (as it is, without `store`). */
+export type FieldColumn<T> = readonly [field: keyof T & string, column: string, store?: (value: never) => unknown];
+
+/**
+ * The columns and stored values of the fields `given` sets, in the order of `fields`: a field
+ * left undefined is left out (null is a value). For an insert's column list, or an update through
+ * columnAssignments.
+ */
+export function fieldColumns<T>(given: Partial<T>, fields: ReadonlyArray<FieldColumn<T>>): Array<readonly [string, unknown]> {
+  return fields
+    .filter(([field]) => given[field] !== undefined)
+    .map(([field, column, store]) => [column, store ? (store as (value: unknown) => unknown)(given[field]) : given[field]] as const);
+}
+
 /** `?, ?, ?` with one mark per value: the bound parameters of an `in (…)` list. */
 export function placeholders(values: readonly unknown[]): string {
   return values.map(() => '?').join(', ');

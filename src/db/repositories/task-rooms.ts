@@ -1,6 +1,6 @@
 import type { EmFactory } from '../database';
 import { storedDate } from './column-values';
-import { columnAssignments, runSql } from './run-sql';
+import { columnAssignments, type FieldColumn, fieldColumns, runSql } from './run-sql';
 
 /** A task's room (Slack code channel) as stored. */
 export interface TaskRoomRecord {
@@ -49,6 +49,20 @@ function parseViews(text: string): string[] {
   }
 }
 
+/** What a room keeper writes after a change; diff stats, once shown, are only ever replaced. */
+type RoomChanges = Partial<Pick<TaskRoomRecord, 'views' | 'contextHash' | 'diffHash' | 'archivedAt'>> & {
+  diffStats?: NonNullable<TaskRoomRecord['diffStats']>;
+};
+
+/** The fields an update may change and their columns (views once each, JSON columns as their text). */
+const ROOM_FIELDS: ReadonlyArray<FieldColumn<RoomChanges>> = [
+  ['views', 'views', (views: string[]) => JSON.stringify([...new Set(views)])],
+  ['contextHash', 'context_hash'],
+  ['diffHash', 'diff_hash'],
+  ['diffStats', 'diff_stats', JSON.stringify],
+  ['archivedAt', 'archived_at', (at: Date | null) => at?.getTime() ?? null],
+];
+
 /**
  * Where each task's room is, what it shows, and what was last written to it, in plain statements:
  * the notifier looks a task's room up for every event it posts, and writes what it showed.
@@ -77,16 +91,8 @@ export class TaskRoomRepository {
     );
   }
 
-  async update(
-    taskId: string,
-    changes: Partial<Pick<TaskRoomRecord, 'views' | 'contextHash' | 'diffHash' | 'diffStats' | 'archivedAt'>>,
-  ): Promise<void> {
-    const values: Array<[column: string, value: unknown]> = [];
-    if (changes.views) values.push(['views', JSON.stringify([...new Set(changes.views)])]);
-    if (changes.contextHash !== undefined) values.push(['context_hash', changes.contextHash]);
-    if (changes.diffHash !== undefined) values.push(['diff_hash', changes.diffHash]);
-    if (changes.diffStats) values.push(['diff_stats', JSON.stringify(changes.diffStats)]);
-    if (changes.archivedAt !== undefined) values.push(['archived_at', changes.archivedAt?.getTime() ?? null]);
+  async update(taskId: string, changes: RoomChanges): Promise<void> {
+    const values = fieldColumns(changes, ROOM_FIELDS);
     if (values.length === 0) return;
     const set = columnAssignments(values);
     await runSql(this.em(), `update task_rooms set ${set.sql} where task_id = ?`, [...set.params, taskId]);
