@@ -1,5 +1,5 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
-import type { TaskStatus } from '../db/value-sets';
+import { TASK_STATUSES, type TaskStatus } from '../db/value-sets';
 import { TaskRepository, type TaskRecord, type TaskUpdate } from '../db/repositories/tasks';
 
 /** What happened to a task; the table below says where each event may take it. */
@@ -76,6 +76,14 @@ const TABLE: Table = {
   BLOCKED: { ADMIN_SKIP: 'COMPLETED', ADMIN_RESTART: 'READY', FOLLOW_UP: 'READY' },
 };
 
+/**
+ * Where each event takes a task: one status, whatever it comes from, which lets a move be one
+ * compare-and-set on all the statuses it may come from (TaskStateMachine.fire).
+ */
+const TARGETS: Partial<Record<TaskEvent, TaskStatus>> = Object.fromEntries(
+  Object.values(TABLE).flatMap((moves) => Object.entries(moves) as Array<[TaskEvent, TaskStatus]>),
+);
+
 /** Where `event` takes a task in `status`, or null when the move is not allowed. */
 export function nextStatus(status: TaskStatus, event: TaskEvent): TaskStatus | null {
   return TABLE[status]?.[event] ?? null;
@@ -115,10 +123,11 @@ export type ForceOutcome =
   | { ok: false; reason: 'not_found' | 'raced' };
 
 /**
- * The one door for a task's status. Enforces the table against the database: reads the status,
- * refuses (and logs) a move the table does not allow, and writes the allowed one as
- * compare-and-set on that status, so a concurrent change by another process makes the write
- * miss instead of clobbering it. `within(tx)` makes the move part of a wider transaction (launch
+ * The one door for a task's status. Enforces the table against the database: writes a move as
+ * compare-and-set on the statuses the table moves it from, so a concurrent change by another
+ * process makes the write miss instead of clobbering it, and when it misses reads the task to say
+ * why: refused (and logged) when the table does not allow the move from where the task is, raced
+ * when another process moved it meanwhile. `within(tx)` makes the move part of a wider transaction (launch
  * claims, stops, recovery, promotion), and `force` is set_task_status's repair hatch.
  */
 export class TaskStateMachine {
@@ -137,11 +146,16 @@ export class TaskStateMachine {
   }
 
   async fire(taskId: string, event: TaskEvent, changes: TaskUpdate = {}, options: FireOptions = {}): Promise<TransitionOutcome> {
+    const accepting = statusesAccepting(event).filter((s) => !options.from || options.from.includes(s));
+    const to = TARGETS[event];
+    // The move first, as compare-and-set on every status it may come from: on success the
+    // repository answers the task as it was, so the move costs no read of its own.
+    const moved = to ? await this.tasks.transition(taskId, accepting, to, changes) : null;
+    if (moved && to) return { ok: true, from: moved.status, to, task: moved };
     const task = await this.tasks.get(taskId);
     if (!task) return { ok: false, reason: 'not_found' };
     const from = task.status;
-    const to = nextStatus(from, event);
-    if (!to || (options.from && !options.from.includes(from))) {
+    if (!to || !accepting.includes(from)) {
       if (!options.quiet) {
         this.log(
           `State machine refused ${event} for task ${taskId} in ${from}${options.from ? ` (expected ${options.from.join('/')})` : ''}.`,
@@ -149,11 +163,9 @@ export class TaskStateMachine {
       }
       return { ok: false, reason: 'refused', from, task };
     }
-    if (!(await this.tasks.transition(taskId, [from], to, changes))) {
-      this.log(`Task ${taskId} changed while applying ${event} (${from} → ${to}); left as it is.`);
-      return { ok: false, reason: 'raced', from, task };
-    }
-    return { ok: true, from, to, task };
+    // It was in a status the move takes now, but not when the move was tried: another process moved it.
+    this.log(`Task ${taskId} changed while applying ${event} (${from} → ${to}); left as it is.`);
+    return { ok: false, reason: 'raced', from, task };
   }
 
   /**
@@ -161,10 +173,9 @@ export class TaskStateMachine {
    * A move no event allows is reported as `outsideTable`, for the caller to put on record.
    */
   async force(taskId: string, to: TaskStatus): Promise<ForceOutcome> {
-    const task = await this.tasks.get(taskId);
-    if (!task) return { ok: false, reason: 'not_found' };
-    const from = task.status;
-    if (!(await this.tasks.transition(taskId, [from], to))) return { ok: false, reason: 'raced' };
-    return { ok: true, from, to, task, outsideTable: from !== to && !isTableMove(from, to) };
+    const moved = await this.tasks.transition(taskId, [...TASK_STATUSES], to);
+    if (moved)
+      return { ok: true, from: moved.status, to, task: moved, outsideTable: moved.status !== to && !isTableMove(moved.status, to) };
+    return (await this.tasks.get(taskId)) ? { ok: false, reason: 'raced' } : { ok: false, reason: 'not_found' };
   }
 }

@@ -1,7 +1,7 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { EmFactory } from '../database';
 import { RUNNING_SQL, RUNNING_STATUSES, type TaskStatus } from '../value-sets';
-import { TaskRepository } from './tasks';
+import { TaskRepository, type TaskRecord } from './tasks';
 import { changes, pageSlice } from './run-sql';
 import { retryingTransaction } from '../retrying-transaction';
 
@@ -78,14 +78,14 @@ export class FencedTaskRepository extends TaskRepository {
     from: TaskStatus[],
     to: TaskStatus,
     changes: Parameters<TaskRepository['transition']>[3] = {},
-  ): Promise<boolean> {
+  ): Promise<TaskRecord | null> {
     if (id !== this.taskId) return super.transition(id, from, to, changes);
     // A move that keeps the run going is one fenced statement: no transaction around it.
     if (STILL_RUNNING.includes(to)) return super.transition(id, from, to, changes, { runId: this.runId });
     return retryingTransaction(this.factory, async (em) => {
       const tx = em as SqlEntityManager;
       const moved = await new TaskRepository(() => tx).transition(id, from, to, changes, { runId: this.runId });
-      if (moved && !STILL_RUNNING.includes(to)) await endRunOn(tx, this.runId, runOutcome(to), Date.now());
+      if (moved) await endRunOn(tx, this.runId, runOutcome(to), Date.now());
       return moved;
     });
   }

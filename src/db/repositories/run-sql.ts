@@ -13,6 +13,12 @@ export async function runSql(em: SqlEntityManager, sql: string, params: unknown[
   return { changes: Number(result.affectedRows ?? 0), id: Number(result.insertId ?? 0) };
 }
 
+/** The rows a write statement's `returning` gives, retried as runSql retries it. */
+export async function writeReturning<Row>(em: SqlEntityManager, sql: string, params: unknown[]): Promise<Row[]> {
+  const run = () => em.execute<Row[]>(sql, params, 'all');
+  return em.isInTransaction() ? run() : retrying(run);
+}
+
 /** How many rows a write statement changed (compare-and-set writes read success from it). */
 export async function changes(em: SqlEntityManager, sql: string, params: unknown[]): Promise<number> {
   return (await runSql(em, sql, params)).changes;

@@ -3,8 +3,10 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
 import { TASK_STATUSES } from '../../../src/db/value-sets';
-import { nextStatus, statusesAccepting, TaskStateMachine } from '../../../src/orchestrator/state-machine';
+import { nextStatus, statusesAccepting, TASK_EVENTS, TaskStateMachine, transitions } from '../../../src/orchestrator/state-machine';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
+import { countStatements } from '../../support/statement-counter';
+import { onPostgres } from '../../support/postgres-databases';
 
 describe('task state machine table', () => {
   it('allows the happy path and the failure paths', () => {
@@ -30,6 +32,14 @@ describe('task state machine table', () => {
     expect(nextStatus('PAUSED', 'ASSIGN')).toBeNull();
   });
 
+  it('takes a task to one status for each event, wherever it comes from (a move is one compare-and-set)', () => {
+    const targets = new Map<string, Set<string>>();
+    for (const { event, to } of transitions()) targets.set(event, (targets.get(event) ?? new Set()).add(to));
+    const several = [...targets].filter(([, to]) => to.size > 1).map(([event]) => event);
+    expect(several).toEqual([]);
+    expect(targets.size).toBe(TASK_EVENTS.length);
+  });
+
   it('lets every status but IN_PROGRESS be restarted, and only BLOCKED/FAILED be skipped', () => {
     expect(statusesAccepting('ADMIN_RESTART').sort()).toEqual(TASK_STATUSES.filter((s) => s !== 'IN_PROGRESS').sort());
     expect(statusesAccepting('ADMIN_SKIP').sort()).toEqual(['BLOCKED', 'FAILED']);
@@ -47,8 +57,8 @@ describe('the state machine is the only door to a task status', () => {
     const writes = (await sources()).flatMap(({ file, text }) =>
       [...text.matchAll(/update\s+tasks\s+set\b(?:(?!\bwhere\b)[^;`]){0,300}?\bstatus\s*=/gi)].map(() => file),
     );
-    // TaskRepository.transition, the move the state machine makes: one statement.
-    expect(writes).toEqual(['src/db/repositories/tasks.ts']);
+    // TaskRepository.transition, the move the state machine makes: one statement in PostgreSQL's form and in SQLite's.
+    expect(writes).toEqual(['src/db/repositories/tasks.ts', 'src/db/repositories/tasks.ts']);
     const bulkUpdates = (await sources()).filter(({ text }) => /nativeUpdate\(\s*Task\b/.test(text)).map((s) => s.file);
     expect(bulkUpdates).toEqual([]);
   });
@@ -111,6 +121,34 @@ describe('TaskStateMachine against the database', () => {
     expect(await rt.db.tasks.get(t.id)).toMatchObject({ status: 'IN_PROGRESS' });
     expect(await machine.force(t.id, 'BLOCKED')).toMatchObject({ ok: true, from: 'IN_PROGRESS', outsideTable: false });
     expect(await machine.force('nope', 'READY')).toEqual({ ok: false, reason: 'not_found' });
+  });
+
+  it('moves a task in one statement on PostgreSQL (its row read and moved at once), a read and a move on SQLite', async () => {
+    const t = await rt.db.tasks.create({ projectId: 'p', title: 't', description: 'd' });
+    const counter = countStatements(rt.db);
+    try {
+      const outcome = await machine.fire(t.id, 'ASSIGN', { assignedAgent: 'a1' });
+      expect(outcome).toMatchObject({
+        ok: true,
+        from: 'READY',
+        to: 'ASSIGNED',
+        task: { id: t.id, title: 't', status: 'READY', assignedAgent: null },
+      });
+      expect(counter.count).toBe(onPostgres() ? 1 : 2);
+    } finally {
+      counter.stop();
+    }
+    expect(await rt.db.tasks.get(t.id)).toMatchObject({ status: 'ASSIGNED', assignedAgent: 'a1' });
+  });
+
+  it('a move that misses says why from where the task is now, and the repository move answers the task as it was', async () => {
+    const t = await rt.db.tasks.create({ projectId: 'p', title: 't', description: 'd', status: 'FAILED' });
+    // Another process moved it from FAILED to BLOCKED after this caller decided to retry it.
+    const moved = await rt.db.tasks.transition(t.id, ['FAILED'], 'BLOCKED');
+    expect(moved).toMatchObject({ id: t.id, status: 'FAILED' });
+    expect(await machine.fire(t.id, 'RETRY', {}, { quiet: true })).toMatchObject({ ok: false, reason: 'refused', from: 'BLOCKED' });
+    expect(await rt.db.tasks.transition(t.id, ['FAILED'], 'READY')).toBeNull();
+    expect(await machine.force(t.id, 'COMPLETED')).toMatchObject({ ok: true, from: 'BLOCKED', outsideTable: false });
   });
 
   it('reports a missing task', async () => {
