@@ -3,6 +3,7 @@ import type { EmFactory } from '../database';
 import { RUNNING_SQL, RUNNING_STATUSES, type TaskStatus } from '../value-sets';
 import { TaskRepository, type TaskRecord } from './tasks';
 import { changes, pageSlice } from './run-sql';
+import { endRunOn } from './run-end';
 import { retryingTransaction } from '../retrying-transaction';
 
 /** One run of one task: who claimed it, and from when to when (milliseconds since the epoch). */
@@ -42,22 +43,6 @@ function runOutcome(to: TaskStatus): string {
 }
 
 /**
- * Ends the run record and lets go of the task's claim, if the task is still the run's and no
- * longer running. A task the run left running (its last move failed) keeps the claim, so its
- * worker's reconciler, or the reaper once the lease lapses, puts it back.
- */
-async function endRunOn(tx: SqlEntityManager, runId: string, outcome: string, now: number): Promise<void> {
-  await tx.execute('update task_runs set ended_at = ?, outcome = ? where id = ? and ended_at is null', [now, outcome, runId]);
-  // The task through its run record's key: current_run_id has no index, and a scan of every task
-  // at each run's end was most of what PostgreSQL did in the claims bench.
-  await tx.execute(
-    `update tasks set claimed_by = null, lease_expires_at = null
-      where id = (select task_id from task_runs where id = ?) and current_run_id = ? and status not in (${RUNNING_SQL})`,
-    [runId, runId],
-  );
-}
-
-/**
  * The task queries, with one task's moves fenced on its run: a move of `taskId` lands only while
  * the task's current_run_id is `runId`, so a run whose claim lapsed (its worker lost the network
  * and the task went to another) can no longer move the task. A move that takes the task out of
@@ -66,7 +51,7 @@ async function endRunOn(tx: SqlEntityManager, runId: string, outcome: string, no
  */
 export class FencedTaskRepository extends TaskRepository {
   constructor(
-    private readonly factory: EmFactory,
+    factory: EmFactory,
     private readonly taskId: string,
     private readonly runId: string,
   ) {
@@ -80,13 +65,10 @@ export class FencedTaskRepository extends TaskRepository {
     changes: Parameters<TaskRepository['transition']>[3] = {},
   ): Promise<TaskRecord | null> {
     if (id !== this.taskId) return super.transition(id, from, to, changes);
-    // A move that keeps the run going is one fenced statement: no transaction around it.
-    if (STILL_RUNNING.includes(to)) return super.transition(id, from, to, changes, { runId: this.runId });
-    return retryingTransaction(this.factory, async (em) => {
-      const tx = em as SqlEntityManager;
-      const moved = await new TaskRepository(() => tx).transition(id, from, to, changes, { runId: this.runId });
-      if (moved) await endRunOn(tx, this.runId, runOutcome(to), Date.now());
-      return moved;
+    // A move that keeps the run going is fenced; one that ends it closes its record with it.
+    return super.transition(id, from, to, changes, {
+      runId: this.runId,
+      ...(!STILL_RUNNING.includes(to) && { endsRunAs: runOutcome(to) }),
     });
   }
 }

@@ -181,18 +181,28 @@ export class TaskRunRepository {
    * paused meanwhile, or already moved on to another task).
    */
   async finishRun(taskId: string, agentId: string, workspaceId?: string): Promise<void> {
+    const freeAgent =
+      "update agents set state = case when state = 'BUSY' then 'IDLE' else state end, current_task = null where id = ? and current_task = ?";
+    // A task queued to land keeps its workspace: the train lands it there, and no other task
+    // may take it meanwhile (a killed worker's runs keep theirs, which would stall the train).
+    const freeWorkspace = `update workspaces set locked_by_task_id = null, locked_by_agent_id = null, locked_at = null
+      where locked_by_task_id = ?${workspaceId ? ' and id = ?' : ''} and ${NOT_QUEUED_TO_LAND}`;
+    const workspaceParams = workspaceId ? [taskId, workspaceId] : [taskId];
+    const em = this.em();
+    if (isPostgres(em)) {
+      // One statement where begin, two updates and commit were four round trips. The agent's
+      // update runs first, as LOCK-ORDER.md asks: the workspaces' update waits on a one-time
+      // check that reads it, which PostgreSQL makes before it reads any workspace.
+      await changes(em, `with agent as (${freeAgent} returning id) ${freeWorkspace} and (select count(*) from agent) >= 0`, [
+        agentId,
+        taskId,
+        ...workspaceParams,
+      ]);
+      return;
+    }
     await retryingTransaction(this.em, async (tx) => {
-      await tx.execute(
-        "update agents set state = case when state = 'BUSY' then 'IDLE' else state end, current_task = null where id = ? and current_task = ?",
-        [agentId, taskId],
-      );
-      // A task queued to land keeps its workspace: the train lands it there, and no other task
-      // may take it meanwhile (a killed worker's runs keep theirs, which would stall the train).
-      await tx.execute(
-        `update workspaces set locked_by_task_id = null, locked_by_agent_id = null, locked_at = null
-          where locked_by_task_id = ?${workspaceId ? ' and id = ?' : ''} and ${NOT_QUEUED_TO_LAND}`,
-        workspaceId ? [taskId, workspaceId] : [taskId],
-      );
+      await tx.execute(freeAgent, [agentId, taskId]);
+      await tx.execute(freeWorkspace, workspaceParams);
     });
   }
 

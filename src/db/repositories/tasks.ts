@@ -33,6 +33,7 @@ import {
 import { retryingTransaction } from '../retrying-transaction';
 import { changes as changedRows, pageSlice, placeholders, readInBatches, writeReturning } from './run-sql';
 import { dialectOf } from '../dialect';
+import { endRunOn } from './run-end';
 
 export type { NewTask, TaskRecord, TaskUpdate } from './task-record';
 export type { TaskListFilter, TaskPage, TaskPageOptions, TaskPlace, TaskSummaryRow } from './task-pages';
@@ -40,6 +41,11 @@ export type { TaskListFilter, TaskPage, TaskPageOptions, TaskPlace, TaskSummaryR
 /** A move made by one run: it lands only while the task is that run's. */
 export interface TaskFence {
   runId: string;
+  /**
+   * The move ends the run (it takes the task out of the running statuses): with it, the run's
+   * record is closed with this outcome and the task's claim let go (run-end.ts).
+   */
+  endsRunAs?: string;
 }
 
 export class TaskRepository {
@@ -149,15 +155,31 @@ export class TaskRepository {
     const whereParams = [id, ...from, ...(fence ? [fence.runId] : [])];
     const set = taskAssignments(changes);
     const changed = set.columns.map((column) => `${column}, `).join('');
-    const setParams = [...set.params, to, Date.now()];
+    const now = Date.now();
+    const setParams = [...set.params, to, now];
+    const endsRunAs = fence?.endsRunAs;
     if (dialectOf(em).name === 'postgresql') {
+      // A run's last move also closes its record and lets go of its claim in the same statement (as
+      // endRunOn does in two more): one round trip where begin, three statements and commit were five.
+      const releaseClaim = endsRunAs ? ', claimed_by = null, lease_expires_at = null' : '';
+      const endRun = endsRunAs
+        ? ', ended as (update task_runs set ended_at = ?, outcome = ? where id = ? and ended_at is null and exists (select 1 from moved))'
+        : '';
       const [before] = await writeReturning<TaskRow>(
         em,
-        `with before as (select ${TASK_COLUMNS} from tasks where ${where} for no key update)
-          update tasks set ${changed}status = ?, updated_at = ? from before where tasks.id = before.id returning before.*`,
-        [...whereParams, ...setParams],
+        `with before as (select ${TASK_COLUMNS} from tasks where ${where} for no key update),
+          moved as (update tasks set ${changed}status = ?, updated_at = ?${releaseClaim} from before where tasks.id = before.id returning before.*)${endRun}
+          select * from moved`,
+        [...whereParams, ...setParams, ...(endsRunAs && fence ? [now, endsRunAs, fence.runId] : [])],
       );
       return before ? taskFromRow(before) : null;
+    }
+    if (endsRunAs && fence) {
+      return retryingTransaction(this.em, async (tx) => {
+        const moved = await new TaskRepository(() => tx).transition(id, from, to, changes, { runId: fence.runId });
+        if (moved) await endRunOn(tx, fence.runId, endsRunAs, now);
+        return moved;
+      });
     }
     const before = await new TaskRepository(() => em).get(id);
     if (!before || !from.includes(before.status)) return null;

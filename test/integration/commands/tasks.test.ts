@@ -284,7 +284,8 @@ describe('task commands', () => {
     const moved = await rt.db.tasks.create({ projectId: 'alpha', title: 'B', description: 'b' });
     await rt.db.tasks.update(viaOrm.id, changes);
     const ormAfter = await rt.db.tasks.get(viaOrm.id);
-    expect(await rt.db.tasks.transition(moved.id, ['READY'], 'ASSIGNED', changes)).toBe(true);
+    // The move answers the task as it was before it.
+    expect(await rt.db.tasks.transition(moved.id, ['READY'], 'ASSIGNED', changes)).toEqual(moved);
     const after = await rt.db.tasks.get(moved.id);
     const { id: _a, status: _s, createdAt: _c, updatedAt: _u, ...fields } = after ?? ({} as never);
     const { id: _b, status: _t, createdAt: _d, updatedAt: _v, ...ormFields } = ormAfter ?? ({} as never);
@@ -294,13 +295,13 @@ describe('task commands', () => {
     expect(after?.updatedAt.getTime()).toBeGreaterThanOrEqual(moved.updatedAt.getTime());
 
     // Not from a status it is not in, nor for another run than the one holding it.
-    expect(await rt.db.tasks.transition(moved.id, ['READY'], 'IN_PROGRESS')).toBe(false);
-    expect(await rt.db.tasks.transition(moved.id, [], 'IN_PROGRESS')).toBe(false);
-    expect(await rt.db.tasks.transition(moved.id, ['ASSIGNED'], 'IN_PROGRESS', {}, { runId: 'run-other' })).toBe(false);
+    expect(await rt.db.tasks.transition(moved.id, ['READY'], 'IN_PROGRESS')).toBeNull();
+    expect(await rt.db.tasks.transition(moved.id, [], 'IN_PROGRESS')).toBeNull();
+    expect(await rt.db.tasks.transition(moved.id, ['ASSIGNED'], 'IN_PROGRESS', {}, { runId: 'run-other' })).toBeNull();
     expect((await rt.db.tasks.get(moved.id))?.status).toBe('ASSIGNED');
     expect(
       await rt.db.tasks.transition(moved.id, ['ASSIGNED', 'PAUSED'], 'IN_PROGRESS', { pauseReason: undefined }, { runId: 'run-2' }),
-    ).toBe(true);
+    ).toMatchObject({ id: moved.id, status: 'ASSIGNED', currentRunId: 'run-2' });
     expect(await rt.db.tasks.get(moved.id)).toMatchObject({ status: 'IN_PROGRESS', pauseReason: null, startedAt: changes.startedAt });
   });
 });

@@ -5,6 +5,7 @@ import { TaskStateMachine } from '../../../src/orchestrator/state-machine';
 import { claimLaunch } from '../../../src/orchestrator/task-moves';
 import { onPostgres } from '../../support/postgres-databases';
 import { makeTestRuntime, type TestRuntime } from '../../support/runtime';
+import { countStatements } from '../../support/statement-counter';
 
 /**
  * Claims as separate processes make them: each claimer on its own connection to the same SQLite
@@ -121,6 +122,44 @@ describe('claiming launches across the fleet', () => {
     ]);
     // The old worker's workspace keeps its lock: it is that worker's to clean up.
     expect((await rt.db.workspaces.get('w0-ws'))?.lockedByTaskId).toBe(id);
+  });
+
+  it("a run's last move ends its record and lets go of its claim with it; its end frees agent and workspace (one statement each on PostgreSQL)", async () => {
+    const [db] = await setup(4, 1);
+    const id = await task('Ends');
+    expect(await claim(db, id, 0, 'the-run')).toBeNull();
+    const run = new TaskStateMachine({ tasks: db.runRecords.fencedTasks(id, 'the-run') }, () => undefined);
+    const claimOf = async () =>
+      (
+        await rt.db
+          .em()
+          .execute<Array<{ claimed_by: string | null; lease_expires_at: number | null }>>(
+            'select claimed_by, lease_expires_at from tasks where id = ?',
+            [id],
+          )
+      )[0];
+    const counter = countStatements(db);
+    try {
+      expect(await run.fire(id, 'AGENT_STARTED', { startedAt: new Date() })).toMatchObject({ ok: true, from: 'ASSIGNED' });
+      // A move that keeps the run going keeps its claim and its record open.
+      expect(await claimOf()).toMatchObject({ claimed_by: 'w0' });
+      expect((await rt.db.runRecords.forTask(id))[0]).toMatchObject({ endedAt: null, outcome: null });
+      const before = counter.count;
+      expect(await run.fire(id, 'PR_CREATED', { prUrl: 'https://example.test/pr/1' })).toMatchObject({ ok: true, from: 'IN_PROGRESS' });
+      const lastMove = counter.count - before;
+      expect(await claimOf()).toEqual({ claimed_by: null, lease_expires_at: null });
+      expect((await rt.db.runRecords.forTask(id))[0]).toMatchObject({ id: 'the-run', outcome: 'COMPLETED', endedAt: expect.any(Number) });
+      const atFinish = counter.count;
+      await db.taskRuns.finishRun(id, 'w0-agent', 'w0-ws');
+      const finish = counter.count - atFinish;
+      // PostgreSQL: one statement each. SQLite: the transaction's write lock, then the read, the move
+      // and the run's two ends; the write lock and the two updates.
+      expect([lastMove, finish]).toEqual(onPostgres() ? [1, 1] : [5, 3]);
+    } finally {
+      counter.stop();
+    }
+    expect(await rt.db.agents.get('w0-agent')).toMatchObject({ state: 'IDLE', currentTask: null });
+    expect(await rt.db.workspaces.get('w0-ws')).toMatchObject({ lockedByTaskId: null });
   });
 
   it("frees a workspace only for the task that holds it, or all of a task's workspaces", async () => {
