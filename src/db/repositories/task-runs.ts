@@ -38,22 +38,41 @@ const LOCK_WORKSPACE = `update workspaces set locked_by_task_id = ?, locked_by_a
                      where other.path = workspaces.path and other.id <> workspaces.id
                        and other.locked_by_task_id is not null)`;
 
+const TAKE_AGENT =
+  "update agents set state = 'BUSY', current_task = ?, last_heartbeat = ? where id = ? and state = 'IDLE' and current_task is null";
+
 /**
- * Binds a free slot of the project to the run (PostgreSQL): the last lock a claim takes, passed
+ * A free slot of the project bound to the run (PostgreSQL): the last lock a claim takes, passed
  * over when another claim holds it, so a claim never waits here and holds nothing it waits for
  * after. No free slot: the project is at its cap. The read of the running tasks in fleetRefusal
  * turns most such claims away earlier; this is what holds under concurrent claims.
  */
-async function takeSlot(tx: SqlEntityManager, projectId: string, runId: string): Promise<void> {
-  const taken = await changes(
-    tx,
-    `update project_slots set run_id = ?
-      where (project_id, slot) = (select project_id, slot from project_slots
-                                   where project_id = ? and run_id is null and not retired
-                                   limit 1 for update skip locked)`,
-    [runId, projectId],
+const TAKE_SLOT = `update project_slots set run_id = ?
+  where (project_id, slot) = (select project_id, slot from project_slots
+                               where project_id = ? and run_id is null and not retired
+                               limit 1 for update skip locked)`;
+
+/**
+ * The last three writes of a claim on PostgreSQL in one statement, in LOCK-ORDER.md's order: the
+ * agent, then its workspace, then a slot. Each step waits on a one-time check that reads the one
+ * before, which PostgreSQL makes before it reads any row of its own table, so a step runs only
+ * when the one before it took its row. What did not happen says why the claim is refused; the
+ * transaction then rolls back the steps that did.
+ */
+async function takeAgentWorkspaceAndSlot(
+  tx: SqlEntityManager,
+  claim: { taskId: string; agentId: string; workspaceId: string; runId: string; projectId: string; now: number },
+): Promise<void> {
+  const [taken] = await tx.execute<Array<{ agent: number; workspace: number; slot: number }>>(
+    `with agent as (${TAKE_AGENT} returning 1),
+      workspace as (${LOCK_WORKSPACE} and (select count(*) from agent) > 0 returning 1),
+      slot as (${TAKE_SLOT} and (select count(*) from workspace) > 0 returning 1)
+    select (select count(*) from agent) as agent, (select count(*) from workspace) as workspace, (select count(*) from slot) as slot`,
+    [claim.taskId, claim.now, claim.agentId, claim.taskId, claim.agentId, claim.now, claim.workspaceId, claim.runId, claim.projectId],
   );
-  if (taken === 0) throw new Refused('project_full');
+  if (Number(taken?.agent) === 0) throw new Refused('agent_not_idle');
+  if (Number(taken?.workspace) === 0) throw new Refused('workspace_busy');
+  if (Number(taken?.slot) === 0) throw new Refused('project_full');
 }
 
 /**
@@ -88,11 +107,6 @@ export class TaskRunRepository {
         const now = input.clock?.() ?? new Date();
         const pg = isPostgres(tx);
         let projectId = '';
-        const lockWorkspace = async () => {
-          if ((await changes(tx, LOCK_WORKSPACE, [input.taskId, input.agentId, now.getTime(), input.workspaceId])) === 0) {
-            throw new Refused('workspace_busy');
-          }
-        };
         if (pg) {
           // The task, passed over when another claimer holds it (LOCK-ORDER.md, 1).
           const free = await tx.execute(`select id, project_id from tasks where id = ? and status = 'READY' for update skip locked`, [
@@ -100,9 +114,9 @@ export class TaskRunRepository {
           ]);
           if ((free as unknown[]).length === 0) throw new Refused('task_not_ready');
           projectId = String((free as Array<{ project_id: string }>)[0].project_id);
-        } else {
+        } else if ((await changes(tx, LOCK_WORKSPACE, [input.taskId, input.agentId, now.getTime(), input.workspaceId])) === 0) {
           // SQLite: a write first takes the database's one write lock, so the reads below are current.
-          await lockWorkspace();
+          throw new Refused('workspace_busy');
         }
         const refusal = await fleetRefusal(tx, input.taskId, input.agentId, now);
         if (refusal) throw new Refused(refusal);
@@ -117,28 +131,20 @@ export class TaskRunRepository {
                values (?, (select id from claimed), ?, ?, ?, ?)`,
             [input.runId, workerId, lease, input.taskId, run[0], run[2], run[3], run[4], run[5]],
           );
-        } else {
-          await tx.execute('update tasks set current_run_id = ?, claimed_by = ?, lease_expires_at = ? where id = ?', [
-            input.runId,
-            workerId,
-            lease,
-            input.taskId,
-          ]);
-          await tx.execute(
-            'insert into task_runs (id, task_id, worker_id, agent_id, workspace_id, claimed_at) values (?, ?, ?, ?, ?, ?)',
-            run,
-          );
+          await takeAgentWorkspaceAndSlot(tx, { ...input, projectId, now: now.getTime() });
+          return;
         }
-        const agent = await changes(
-          tx,
-          "update agents set state = 'BUSY', current_task = ?, last_heartbeat = ? where id = ? and state = 'IDLE' and current_task is null",
-          [input.taskId, now.getTime(), input.agentId],
+        await tx.execute('update tasks set current_run_id = ?, claimed_by = ?, lease_expires_at = ? where id = ?', [
+          input.runId,
+          workerId,
+          lease,
+          input.taskId,
+        ]);
+        await tx.execute(
+          'insert into task_runs (id, task_id, worker_id, agent_id, workspace_id, claimed_at) values (?, ?, ?, ?, ?, ?)',
+          run,
         );
-        if (agent === 0) throw new Refused('agent_not_idle');
-        if (pg) {
-          await lockWorkspace();
-          await takeSlot(tx, projectId, input.runId);
-        }
+        if ((await changes(tx, TAKE_AGENT, [input.taskId, now.getTime(), input.agentId])) === 0) throw new Refused('agent_not_idle');
       });
       return null;
     } catch (err) {

@@ -124,6 +124,32 @@ describe('claiming launches across the fleet', () => {
     expect((await rt.db.workspaces.get('w0-ws'))?.lockedByTaskId).toBe(id);
   });
 
+  it('a claim refused at its agent or its workspace leaves nothing taken', async () => {
+    const [db] = await setup(4, 2);
+    const id = await task('Refused late');
+    const left = async () => ({
+      status: (await rt.db.tasks.get(id))?.status,
+      runs: (await rt.db.runRecords.forTask(id)).length,
+      agent: (await rt.db.agents.get('w0-agent'))?.state,
+      workspace: (await rt.db.workspaces.get('w0-ws'))?.lockedByTaskId ?? null,
+      // PostgreSQL's project slots (SQLite counts running tasks instead).
+      slots: onPostgres()
+        ? Number((await rt.db.em().execute<Array<{ n: number }>>('select count(*) as n from project_slots where run_id is not null'))[0].n)
+        : 0,
+    });
+    await rt.db.em().execute("update agents set state = 'BUSY', current_task = 'elsewhere' where id = 'w0-agent'");
+    expect(await claim(db, id, 0)).toBe('agent_not_idle');
+    expect(await left()).toEqual({ status: 'READY', runs: 0, agent: 'BUSY', workspace: null, slots: 0 });
+    await rt.db.em().execute("update agents set state = 'IDLE', current_task = null where id = 'w0-agent'");
+    const other = await task('Holds the workspace');
+    expect(await rt.db.taskRuns.lockWorkspace('w0-ws', other, null)).toBe(true);
+    expect(await claim(db, id, 0)).toBe('workspace_busy');
+    expect(await left()).toEqual({ status: 'READY', runs: 0, agent: 'IDLE', workspace: other, slots: 0 });
+    expect(await rt.db.workspaces.release('w0-ws', other)).toBe(true);
+    expect(await claim(db, id, 0)).toBeNull();
+    expect(await left()).toEqual({ status: 'ASSIGNED', runs: 1, agent: 'BUSY', workspace: id, slots: onPostgres() ? 1 : 0 });
+  });
+
   it("a run's last move ends its record and lets go of its claim with it; its end frees agent and workspace (one statement each on PostgreSQL)", async () => {
     const [db] = await setup(4, 1);
     const id = await task('Ends');
