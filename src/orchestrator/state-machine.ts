@@ -127,8 +127,9 @@ export type ForceOutcome =
  * compare-and-set on the statuses the table moves it from, so a concurrent change by another
  * process makes the write miss instead of clobbering it, and when it misses reads the task to say
  * why: refused (and logged) when the table does not allow the move from where the task is, raced
- * when another process moved it meanwhile. `within(tx)` makes the move part of a wider transaction (launch
- * claims, stops, recovery, promotion), and `force` is set_task_status's repair hatch.
+ * when another process moved it meanwhile. `within(tx)` makes the move part of a wider
+ * transaction (launch claims, stops, recovery, promotion), and `force` is set_task_status's
+ * repair hatch.
  */
 export class TaskStateMachine {
   private readonly tasks: TaskRepository;
@@ -169,8 +170,9 @@ export class TaskStateMachine {
   }
 
   /**
-   * Puts the task in `to` whatever the table says (still compare-and-set on the status it read).
-   * A move no event allows is reported as `outsideTable`, for the caller to put on record.
+   * Puts the task in `to` whatever the table says and whatever status it is in, and says which
+   * status that was (read by the move itself on PostgreSQL, just before it on SQLite). A move no
+   * event allows is reported as `outsideTable`, for the caller to put on record.
    */
   async force(taskId: string, to: TaskStatus): Promise<ForceOutcome> {
     const moved = await this.tasks.transition(taskId, [...TASK_STATUSES], to);
