@@ -3,12 +3,13 @@ import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { MikroORM } from '@mikro-orm/sqlite';
 import { MIGRATIONS } from '../../../src/db/migrations';
-import { ormOptions, shippedMigrationNames } from '../../../src/db/orm';
+import { shippedMigrationNames } from '../../../src/db/orm';
 import { runAqInProcess } from '../../support/aq-in-process';
 import type { AqAnswer } from '../../support/aq-process';
 import { makeTempDir } from '../../support/tmp';
+import { AQ_SESSION, AQ_SESSION_ANSWERS, appliedMigrations, comparableAnswers } from '../../support/aq-session';
+import { databaseBefore } from '../../support/older-database';
 
 const execFileAsync = promisify(execFile);
 const ROOT = path.join(__dirname, '..', '..', '..');
@@ -38,38 +39,6 @@ async function loadedFiles(home: string, cwd: string): Promise<string[]> {
     require(${JSON.stringify(AQ)});`;
   const { stderr } = await execFileAsync(process.execPath, ['-e', script], { env: { PATH: process.env.PATH, AQ_HOME: home }, cwd });
   return JSON.parse(stderr) as string[];
-}
-
-/** A session that writes, reads, fails validation and names unknown things, as people use aq. */
-const SESSION = [
-  { name: 'create_project', args: { name: 'Demo' } },
-  { name: 'set_active_project', args: { project_id: 'demo' } },
-  { name: 'create_task', args: { title: 'First', description: 'Do the first thing' } },
-  { name: 'create_task', args: { title: 'Second', description: 'Then this', priority: 5 } },
-  { name: 'list_tasks', args: {} },
-  { name: 'get_status', args: {} },
-  { name: 'list_projects', args: {} },
-  { name: 'get_token_usage', args: {} },
-  { name: 'create_task', args: {} },
-  { name: 'get_task', args: { task_id: 'no-such-task' } },
-  { name: 'no_such_command', args: {} },
-  { name: 'set_task_status', args: { task_id: 'a\u0000b', status: 'READY' } },
-]
-  .map((line) => JSON.stringify(line))
-  .concat(['not json'])
-  .join('\n');
-
-/**
- * Task ids are random words and each run has its own AQ_HOME: both are named (in the order the
- * ids were created in that home), not compared.
- */
-function comparer(home: string): (run: AqAnswer) => AqAnswer {
-  const ids: string[] = [];
-  return (run) => {
-    for (const m of run.stdout.matchAll(/"created":"([a-z]+-[a-z]+-\d+)"/g)) if (!ids.includes(m[1])) ids.push(m[1]);
-    const scrub = (text: string) => ids.reduce((t, id, i) => t.split(id).join(`<task ${i + 1}>`), text.split(home).join('<AQ_HOME>'));
-    return { code: run.code, stdout: scrub(run.stdout), stderr: scrub(run.stderr) };
-  };
 }
 
 describe('the aq bundle', () => {
@@ -106,15 +75,15 @@ describe('the aq bundle', () => {
 
   it('gives the same answers as its TypeScript sources, on a new database and on the same one again', async () => {
     const homes = [await home(), await home()];
-    const [sameA, sameB] = homes.map(comparer);
+    const [sameA, sameB] = homes.map(comparableAnswers);
     for (const round of ['first run: creates and migrates the database', 'second run: finds it current']) {
       const [bundled, sources] = await Promise.all([
-        aq(homes[0], ['exec', '-'], { bundled: true, stdin: SESSION }),
-        runAqInProcess(homes[1], ['exec', '-'], { stdin: SESSION }),
+        aq(homes[0], ['exec', '-'], { bundled: true, stdin: AQ_SESSION }),
+        runAqInProcess(homes[1], ['exec', '-'], { stdin: AQ_SESSION }),
       ]);
       expect({ round, ...sameA(bundled) }).toEqual({ round, ...sameB(sources) });
       expect(bundled.code).toBe(1);
-      expect(bundled.stdout.trim().split('\n')).toHaveLength(13);
+      expect(bundled.stdout.trim().split('\n')).toHaveLength(AQ_SESSION_ANSWERS);
     }
     const oneCommand = async (args: string[]) => {
       const [bundled, sources] = await Promise.all([aq(homes[0], args, { bundled: true }), runAqInProcess(homes[1], args)]);
@@ -135,21 +104,13 @@ describe('the aq bundle', () => {
     const dir = await home();
     const databasePath = path.join(dir, 'agent-queue.db');
     // A database as an older release left it: only the first migration applied.
-    const old = await MikroORM.init({ ...ormOptions(databasePath), migrations: { migrationsList: MIGRATIONS.slice(0, 1), silent: true } });
-    await old.getMigrator().up();
-    await old.close(true);
+    await databaseBefore(databasePath, MIGRATIONS[1].name, async () => undefined);
 
     const run = await aq(dir, ['exec', 'create_project', '{"name": "After upgrade"}'], { bundled: true });
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(run.stdout)).toMatchObject({ created: 'after-upgrade' });
 
-    const orm = await MikroORM.init(ormOptions(databasePath));
-    try {
-      const applied = await orm.em.getConnection().execute<Array<{ name: string }>>('select name from mikro_orm_migrations');
-      expect(applied.map((r) => r.name).sort()).toEqual(await shippedMigrationNames());
-    } finally {
-      await orm.close(true);
-    }
+    expect(await appliedMigrations(databasePath)).toEqual(await shippedMigrationNames());
   });
 
   it('the bin runs the bundle only while it is newer than the TypeScript build and the npm install', async () => {

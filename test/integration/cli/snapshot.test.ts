@@ -3,10 +3,11 @@ import { existsSync, realpathSync } from 'node:fs';
 import { copyFile, mkdir, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { MikroORM } from '@mikro-orm/sqlite';
 import { MIGRATIONS } from '../../../src/db/migrations';
-import { ormOptions, shippedMigrationNames } from '../../../src/db/orm';
+import { shippedMigrationNames } from '../../../src/db/orm';
 import { makeTempDir } from '../../support/tmp';
+import { AQ_SESSION, AQ_SESSION_ANSWERS, appliedMigrations, comparableAnswers } from '../../support/aq-session';
+import { databaseBefore } from '../../support/older-database';
 import { runAqInProcess } from '../../support/aq-in-process';
 import { AQ, type AqRun, runAq, snapshotOf } from '../../support/aq-process';
 
@@ -21,34 +22,6 @@ const aq = (dir: string, args: string[], options: { fallback?: boolean; stdin?: 
   runAq(dir, args, { ...options, cwd: options.cwd ?? ROOT });
 
 const fromSnapshot = (run: Run) => snapshotOf(run) !== null;
-
-/** A session that writes, reads, fails validation and names unknown things, as people use aq. */
-const SESSION = [
-  { name: 'create_project', args: { name: 'Demo' } },
-  { name: 'set_active_project', args: { project_id: 'demo' } },
-  { name: 'create_task', args: { title: 'First', description: 'Do the first thing' } },
-  { name: 'create_task', args: { title: 'Second', description: 'Then this', priority: 5 } },
-  { name: 'list_tasks', args: {} },
-  { name: 'get_status', args: {} },
-  { name: 'list_projects', args: {} },
-  { name: 'create_task', args: {} },
-  { name: 'get_task', args: { task_id: 'no-such-task' } },
-  { name: 'no_such_command', args: {} },
-  { name: 'set_task_status', args: { task_id: 'a\u0000b', status: 'READY' } },
-]
-  .map((line) => JSON.stringify(line))
-  .concat(['not json'])
-  .join('\n');
-
-/** Task ids are random words and each run has its own AQ_HOME: both are named, not compared. */
-function comparer(home: string): (run: Omit<Run, 'execArgv'>) => Omit<Run, 'execArgv'> {
-  const ids: string[] = [];
-  return (run) => {
-    for (const m of run.stdout.matchAll(/"created":"([a-z]+-[a-z]+-\d+)"/g)) if (!ids.includes(m[1])) ids.push(m[1]);
-    const scrub = (text: string) => ids.reduce((t, id, i) => t.split(id).join(`<task ${i + 1}>`), text.split(home).join('<AQ_HOME>'));
-    return { code: run.code, stdout: scrub(run.stdout), stderr: scrub(run.stderr) };
-  };
-}
 
 describe('aq started from its startup snapshot', () => {
   let cleanups: Array<() => Promise<void>>;
@@ -73,16 +46,16 @@ describe('aq started from its startup snapshot', () => {
 
   it('gives the same answers as its TypeScript sources, on a new database and on the same one again', async () => {
     const homes = [await tempDir(), await tempDir()];
-    const [sameA, sameB] = homes.map(comparer);
+    const [sameA, sameB] = homes.map(comparableAnswers);
     for (const round of ['first run: creates and migrates the database', 'second run: finds it current']) {
       const [snapshot, sources] = await Promise.all([
-        aq(homes[0], ['exec', '-'], { stdin: SESSION }),
-        runAqInProcess(homes[1], ['exec', '-'], { stdin: SESSION }),
+        aq(homes[0], ['exec', '-'], { stdin: AQ_SESSION }),
+        runAqInProcess(homes[1], ['exec', '-'], { stdin: AQ_SESSION }),
       ]);
       expect(fromSnapshot(snapshot)).toBe(true);
       expect({ round, ...sameA(snapshot) }).toEqual({ round, ...sameB(sources) });
       expect(snapshot.code).toBe(1);
-      expect(snapshot.stdout.trim().split('\n')).toHaveLength(12);
+      expect(snapshot.stdout.trim().split('\n')).toHaveLength(AQ_SESSION_ANSWERS);
     }
     const oneCommand = async (args: string[]) => {
       const [snapshot, sources] = await Promise.all([aq(homes[0], args), runAqInProcess(homes[1], args)]);
@@ -106,22 +79,14 @@ describe('aq started from its startup snapshot', () => {
   it('migrates a database whose schema is behind before it runs the command', async () => {
     const dir = await tempDir();
     const databasePath = path.join(dir, 'agent-queue.db');
-    const old = await MikroORM.init({ ...ormOptions(databasePath), migrations: { migrationsList: MIGRATIONS.slice(0, 1), silent: true } });
-    await old.getMigrator().up();
-    await old.close(true);
+    await databaseBefore(databasePath, MIGRATIONS[1].name, async () => undefined);
 
     const run = await aq(dir, ['exec', 'create_project', '{"name": "After upgrade"}'], { cwd: await tempDir() });
     expect(fromSnapshot(run)).toBe(true);
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(run.stdout)).toMatchObject({ created: 'after-upgrade' });
 
-    const orm = await MikroORM.init(ormOptions(databasePath));
-    try {
-      const applied = await orm.em.getConnection().execute<Array<{ name: string }>>('select name from mikro_orm_migrations');
-      expect(applied.map((r) => r.name).sort()).toEqual(await shippedMigrationNames());
-    } finally {
-      await orm.close(true);
-    }
+    expect(await appliedMigrations(databasePath)).toEqual(await shippedMigrationNames());
   });
 
   it('bin/aq uses a snapshot only when this Node built it, here, after the last build and install', async () => {
