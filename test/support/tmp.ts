@@ -18,3 +18,31 @@ export async function makeTempDirOutsideTmp(prefix = 'aq-test-'): Promise<{ dir:
   const dir = await mkdtemp(path.join(parent, prefix));
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
+
+/**
+ * Cleanups a suite's tests register as they go, run after each test, the last registered first.
+ * Call it in a `describe` block: it adds the `afterEach` that runs them.
+ */
+export function cleanupsAfterEach(): {
+  add(...cleanups: Array<() => Promise<unknown>>): void;
+  /** A fresh temporary directory, removed after the test. */
+  tempDir(prefix?: string): Promise<string>;
+} {
+  let cleanups: Array<() => Promise<unknown>> = [];
+  afterEach(async () => {
+    const due = cleanups.reverse();
+    cleanups = [];
+    for (const cleanup of due) await cleanup();
+  });
+  const add = (...more: Array<() => Promise<unknown>>) => {
+    cleanups.push(...more);
+  };
+  return {
+    add,
+    async tempDir(prefix) {
+      const made = await makeTempDir(prefix);
+      add(made.cleanup);
+      return made.dir;
+    },
+  };
+}

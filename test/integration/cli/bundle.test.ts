@@ -7,7 +7,7 @@ import { MIGRATIONS } from '../../../src/db/migrations';
 import { shippedMigrationNames } from '../../../src/db/orm';
 import { runAqInProcess } from '../../support/aq-in-process';
 import type { AqAnswer } from '../../support/aq-process';
-import { makeTempDir } from '../../support/tmp';
+import { cleanupsAfterEach } from '../../support/tmp';
 import { AQ_SESSION, AQ_SESSION_ANSWERS, appliedMigrations, comparableAnswers } from '../../support/aq-session';
 import { databaseBefore } from '../../support/older-database';
 
@@ -42,18 +42,8 @@ async function loadedFiles(home: string, cwd: string): Promise<string[]> {
 }
 
 describe('the aq bundle', () => {
-  let cleanups: Array<() => Promise<void>>;
-  const home = async () => {
-    const made = await makeTempDir('aq-bundle-');
-    cleanups.push(made.cleanup);
-    return made.dir;
-  };
-  beforeEach(() => {
-    cleanups = [];
-  });
-  afterEach(async () => {
-    for (const cleanup of cleanups) await cleanup();
-  });
+  const cleanups = cleanupsAfterEach();
+  const home = () => cleanups.tempDir('aq-bundle-');
 
   it('is what the bin runs after a build, and it loads no package code but the SQLite driver', async () => {
     expect(existsSync(BUNDLE)).toBe(true);

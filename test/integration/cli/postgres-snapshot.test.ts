@@ -2,28 +2,18 @@
 import { runAqInProcess } from '../../support/aq-in-process';
 import { type AqAnswer, type AqRun, runAq, snapshotOf } from '../../support/aq-process';
 import { createTestDatabase } from '../../support/postgres-databases';
-import { makeTempDir } from '../../support/tmp';
+import { cleanupsAfterEach } from '../../support/tmp';
 
 describe('aq on PostgreSQL, started from its own snapshot', () => {
-  let cleanups: Array<() => Promise<void>>;
-  beforeEach(() => {
-    cleanups = [];
-  });
-  afterEach(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup();
-  });
+  const cleanups = cleanupsAfterEach();
 
   const database = async () => {
     const made = await createTestDatabase();
-    cleanups.push(made.drop);
+    cleanups.add(made.drop);
     return made.url;
   };
 
-  const homeDir = async () => {
-    const made = await makeTempDir('aq-pg-snapshot-');
-    cleanups.push(made.cleanup);
-    return made.dir;
-  };
+  const homeDir = () => cleanups.tempDir('aq-pg-snapshot-');
 
   const scrubbed = <T extends AqAnswer>(home: string, run: T): T => {
     const scrub = (text: string) => text.split(home).join('<AQ_HOME>');

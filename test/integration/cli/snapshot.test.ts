@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { MIGRATIONS } from '../../../src/db/migrations';
 import { shippedMigrationNames } from '../../../src/db/orm';
-import { makeTempDir } from '../../support/tmp';
+import { cleanupsAfterEach } from '../../support/tmp';
 import { AQ_SESSION, AQ_SESSION_ANSWERS, appliedMigrations, comparableAnswers } from '../../support/aq-session';
 import { databaseBefore } from '../../support/older-database';
 import { runAqInProcess } from '../../support/aq-in-process';
@@ -24,18 +24,8 @@ const aq = (dir: string, args: string[], options: { fallback?: boolean; stdin?: 
 const fromSnapshot = (run: Run) => snapshotOf(run) !== null;
 
 describe('aq started from its startup snapshot', () => {
-  let cleanups: Array<() => Promise<void>>;
-  const tempDir = async () => {
-    const made = await makeTempDir('aq-snapshot-');
-    cleanups.push(made.cleanup);
-    return made.dir;
-  };
-  beforeEach(() => {
-    cleanups = [];
-  });
-  afterEach(async () => {
-    for (const cleanup of cleanups) await cleanup();
-  });
+  const cleanups = cleanupsAfterEach();
+  const tempDir = () => cleanups.tempDir('aq-snapshot-');
 
   it('is how the installed aq starts after a build, and falls back to bin/aq.js when asked', async () => {
     expect(existsSync(BLOB)).toBe(true);
