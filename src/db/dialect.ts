@@ -79,6 +79,11 @@ export function dialectOf(source: HasPlatform): SqlDialect {
   return DIALECTS[platform.dialect ?? 'sqlite'];
 }
 
+/** Whether the database behind `source` is PostgreSQL (row locks, round trips) rather than SQLite (one writer, in process). */
+export function isPostgres(source: HasPlatform): boolean {
+  return dialectOf(source).name === 'postgresql';
+}
+
 /**
  * The rows `jsonRows` aggregated: SQLite hands the JSON over as text, node-postgres parses it
  * already, and an aggregate of no rows is null on PostgreSQL.

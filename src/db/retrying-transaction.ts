@@ -1,5 +1,5 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
-import { dialectOf } from './dialect';
+import { isPostgres } from './dialect';
 
 /**
  * The one place where a write that lost a race to another process is tried again. Every
@@ -114,7 +114,7 @@ export async function retryingTransaction<T>(
 ): Promise<T> {
   const first = fork();
   if (first.isInTransaction()) return first.transactional((em) => work(em as SqlEntityManager));
-  const lockFirst = (policy.writeLockFirst ?? true) && dialectOf(first).name === 'sqlite';
+  const lockFirst = (policy.writeLockFirst ?? true) && !isPostgres(first);
   return retrying(
     (attempt) =>
       (attempt === 1 ? first : fork()).transactional(async (em) => {

@@ -1,5 +1,5 @@
 import { Migration, type Query } from '@mikro-orm/migrations';
-import { dialectOf } from '../dialect';
+import { isPostgres } from '../dialect';
 
 /**
  * Rewrites the SQLite DDL the migrations are written in for PostgreSQL: quoted names, datetimes as
@@ -20,7 +20,7 @@ export function postgresDdl(sql: string): string {
 /** A migration written in SQLite's SQL that also runs on PostgreSQL (through postgresDdl). */
 export abstract class PortableMigration extends Migration {
   protected get postgres(): boolean {
-    return dialectOf(this.driver).name === 'postgresql';
+    return isPostgres(this.driver);
   }
 
   override addSql(sql: Query): void {

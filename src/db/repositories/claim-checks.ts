@@ -1,5 +1,4 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
-import { dialectOf } from '../dialect';
 import { RUNNING_SQL } from '../value-sets';
 import { backendKeySql, taskBackendSql } from './backend-key-sql';
 import { storedFlag } from './column-values';
@@ -13,11 +12,6 @@ export type FleetRefusal = 'project_paused' | 'project_full' | 'orchestrator_pau
 
 /** How a pause for a usage limit with a named reset time starts its reason (scheduling.ts). */
 const QUOTA_PREFIX = 'Usage limit until';
-
-/** Whether the connection behind `em` is PostgreSQL (row locks) rather than SQLite (one writer). */
-export function isPostgres(em: SqlEntityManager): boolean {
-  return dialectOf(em).name === 'postgresql';
-}
 
 async function rows<T>(tx: SqlEntityManager, sql: string, params: unknown[]): Promise<T[]> {
   return (await tx.execute(sql, params)) as T[];

@@ -8,15 +8,18 @@ import { retrying } from '../retrying-transaction';
  * race (retrying-transaction.ts); inside one, the transaction is what gets retried.
  */
 export async function runSql(em: SqlEntityManager, sql: string, params: unknown[]): Promise<{ changes: number; id: number }> {
-  const run = async () => (await em.execute(sql, params, 'run')) as { affectedRows?: number; insertId?: number };
-  const result = em.isInTransaction() ? await run() : await retrying(run);
+  const result = await alone(em, async () => (await em.execute(sql, params, 'run')) as { affectedRows?: number; insertId?: number });
   return { changes: Number(result.affectedRows ?? 0), id: Number(result.insertId ?? 0) };
 }
 
 /** The rows a write statement's `returning` gives, retried as runSql retries it. */
-export async function writeReturning<Row>(em: SqlEntityManager, sql: string, params: unknown[]): Promise<Row[]> {
-  const run = () => em.execute<Row[]>(sql, params, 'all');
-  return em.isInTransaction() ? run() : retrying(run);
+export function writeReturning<Row>(em: SqlEntityManager, sql: string, params: unknown[]): Promise<Row[]> {
+  return alone(em, () => em.execute<Row[]>(sql, params, 'all'));
+}
+
+/** `write` retried when it loses a race if it stands alone; inside a transaction, once (the transaction is retried). */
+function alone<T>(em: SqlEntityManager, write: () => Promise<T>): Promise<T> {
+  return em.isInTransaction() ? write() : retrying(write);
 }
 
 /** How many rows a write statement changed (compare-and-set writes read success from it). */

@@ -1,7 +1,8 @@
 import type { SqlEntityManager } from '@mikro-orm/sqlite';
 import type { EmFactory } from '../database';
 import { RUNNING_SQL } from '../value-sets';
-import { fleetRefusal, isPostgres, type FleetRefusal } from './claim-checks';
+import { fleetRefusal, type FleetRefusal } from './claim-checks';
+import { isPostgres } from '../dialect';
 import { changes, pageSlice, placeholders } from './run-sql';
 import { retryingTransaction } from '../retrying-transaction';
 

@@ -32,7 +32,7 @@ import {
 } from './task-pages';
 import { retryingTransaction } from '../retrying-transaction';
 import { changes as changedRows, pageSlice, placeholders, readInBatches, writeReturning } from './run-sql';
-import { dialectOf } from '../dialect';
+import { isPostgres } from '../dialect';
 import { endRunOn } from './run-end';
 
 export type { NewTask, TaskRecord, TaskUpdate } from './task-record';
@@ -158,7 +158,7 @@ export class TaskRepository {
     const now = Date.now();
     const setParams = [...set.params, to, now];
     const endsRunAs = fence?.endsRunAs;
-    if (dialectOf(em).name === 'postgresql') {
+    if (isPostgres(em)) {
       // A run's last move also closes its record and lets go of its claim in the same statement (as
       // endRunOn does in two more): one round trip where begin, three statements and commit were five.
       const releaseClaim = endsRunAs ? ', claimed_by = null, lease_expires_at = null' : '';
