@@ -76,7 +76,8 @@ const TYPESCRIPT = { ...require('./scripts/swc-options'), sourceMaps: 'inline' }
 
 /** @type {import('jest').Config} */
 const shared = {
-  testEnvironment: 'node',
+  // Jest's Node environment, with the suite's temporary folder chosen first: see test/support/scratch.ts.
+  testEnvironment: '<rootDir>/test/support/scratch-environment.ts',
   // Switches off what the worker's earlier test files left switched on: see the file.
   setupFiles: ['<rootDir>/test/support/release-async-storage.ts'],
   roots: ['<rootDir>/test'],

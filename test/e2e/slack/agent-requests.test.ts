@@ -1,3 +1,4 @@
+// @scratch-on-disk: the real Claude Code CLI runs shell commands in a sandbox with a /dev of its own, where a workspace in /dev/shm is not.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ClaudeCodeAdapter } from '../../../src/agents/claude-code';
