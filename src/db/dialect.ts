@@ -19,7 +19,8 @@ export interface SqlDialect {
   /**
    * What ends every order index of `tasks` and identifies its row (SQLite's rowid), so an offset
    * page can skip index entries alone and read only its own rows; null where the indexes end in
-   * no such key (PostgreSQL would fetch each row twice): the page reads its rows directly.
+   * no such key (PostgreSQL would fetch each row twice): there a deep page walks the index to its
+   * first place instead (task-pages.ts).
    */
   readonly taskIndexRowKey: string | null;
   /** `like` that ignores ASCII case, as SQLite's `like` does. */

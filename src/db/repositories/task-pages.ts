@@ -106,6 +106,42 @@ function queueOrder(em: Reader): { order: string; columns: string; key: string |
 }
 
 /**
+ * The statement reading a page's rows (`rows` of them, from `offset` matches in, or after the
+ * place `after`) and its parameters. A keyset page starts at its place, through the order
+ * index. A deep offset page walks that index alone to where the page starts, instead of reading
+ * and discarding every row before it: through SQLite's rowid, which ends every index, or, on
+ * PostgreSQL, to the page's first place (its indexes end in `seq`), read from as a cursor would.
+ */
+function pageRows(
+  em: Reader,
+  where: string,
+  params: unknown[],
+  rows: number,
+  options: { offset?: number; after?: TaskPlace; indexed: boolean },
+): { sql: string; params: unknown[] } {
+  const { order, columns, key } = queueOrder(em);
+  const and = where ? `${where} and` : 'where';
+  if (options.after) {
+    const { priority, createdAt, seq } = options.after;
+    return {
+      sql: `select ${columns} from tasks ${and} (${order}) > (?, ?, ?) order by ${order}${pageSlice({ limit: rows })}`,
+      params: [...params, priority, createdAt, seq],
+    };
+  }
+  const offset = options.offset ?? 0;
+  const slice = pageSlice({ limit: rows, offset });
+  if (key) {
+    return { sql: `select ${columns} from tasks where ${key} in (select ${key} from tasks ${where} order by ${order}${slice})`, params };
+  }
+  if (offset === 0 || !options.indexed) return { sql: `select ${columns} from tasks ${where} order by ${order}${slice}`, params };
+  const start = `select ${order} from tasks ${where} order by ${order}${pageSlice({ limit: 1, offset })}`;
+  return {
+    sql: `select ${columns} from tasks ${and} (${order}) >= (${start}) order by ${order}${pageSlice({ limit: rows })}`,
+    params: [...params, ...params],
+  };
+}
+
+/**
  * One page of tasks in queue order (priority, then age, then insertion order: unique), from
  * `offset` matches in or after the task whose `placeOf` is `after` (keyset: through the order
  * index however deep), the count of all matches, read from the trigger-kept task_status_counts
@@ -125,22 +161,9 @@ export async function taskPage(em: Reader, filter: TaskListFilter, limit: number
     conditions.push(`status in (${statusLiterals(statuses)})`);
   }
   const where = conditions.length ? `where ${conditions.join(' and ')}` : '';
-  const { order, columns, key } = queueOrder(em);
-  // One row past the page tells whether more follow; a keyset page starts at its place, not an offset.
-  const slice = pageSlice({ limit: limit + 1, offset: options.after ? undefined : (options.offset ?? 0) });
-  const page = options.after
-    ? {
-        sql: `select ${columns} from tasks ${where ? `${where} and` : 'where'} (${order}) > (?, ?, ?) order by ${order}${slice}`,
-        params: [...params, options.after.priority, options.after.createdAt, options.after.seq],
-      }
-    : {
-        // Where the order index ends in the row's key, the page's keys come from an index-only
-        // walk, so a deep offset skips index entries instead of reading and discarding whole rows.
-        sql: key
-          ? `select ${columns} from tasks where ${key} in (select ${key} from tasks ${where} order by ${order}${slice})`
-          : `select ${columns} from tasks ${where} order by ${order}${slice}`,
-        params,
-      };
+  // Several statuses share no order index: their page is sorted, wherever it starts.
+  const indexed = !statuses || statuses.length <= 1;
+  const page = pageRows(em, where, params, limit + 1, { ...options, indexed });
   const counted = options.count !== false;
   const checked = options.checkProject === true && filter.projectId !== undefined;
   const [row] = await em.execute<Array<{ total: number | string; project_found: number | string; page_json: unknown }>>(
