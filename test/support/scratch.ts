@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, rmSync, statfsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,9 +12,9 @@ import path from 'node:path';
  * costs in proportion to the files deleted in the last few minutes (the inode allocator steps
  * over each one): about a seventh of a run's CPU went there (bench/README.md, "Test files in
  * memory"). A memory filesystem has no such cost on any machine. So the global setup makes the
- * run's scratch folder in /dev/shm when that is a memory filesystem with room to spare, and points
- * TMPDIR at it for the workers Jest starts next; without one, or when TMPDIR is set already, the
- * run keeps the system's temp folder.
+ * run's scratch folder in /dev/shm when that is a memory filesystem with room to spare where
+ * programs may run, and points TMPDIR at it for the workers Jest starts next; without one, or when
+ * TMPDIR is set already, the run keeps the system's temp folder.
  *
  * A suite whose agents cannot see /dev/shm (the real Claude Code CLI's sandbox mounts a /dev of
  * its own, hiding a workspace there) starts its file with a `// @scratch-on-disk: <why>` line:
@@ -72,6 +73,22 @@ export function tmpdirFor(source: string, env: NodeJS.ProcessEnv): string | unde
   return ON_DISK.test(source) ? env[DISK_SCRATCH_VARIABLE] : memory;
 }
 
+/**
+ * Whether a program written in `folder` runs: the tests run scripts and copied binaries from
+ * their temp folders, and some machines mount /dev/shm `noexec`.
+ */
+export function runsPrograms(folder: string): boolean {
+  const probe = path.join(folder, 'probe.sh');
+  try {
+    writeFileSync(probe, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    return spawnSync(probe, { stdio: 'ignore' }).status === 0;
+  } catch {
+    return false;
+  } finally {
+    rmSync(probe, { force: true });
+  }
+}
+
 const removeAtExit = () => {
   const dir = process.env[MEMORY_SCRATCH_VARIABLE];
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -83,6 +100,10 @@ export async function chooseScratch(): Promise<void> {
   removeAbandoned();
   const disk = os.tmpdir();
   const dir = await mkdtemp(path.join(MEMORY_ROOT, `${PREFIX}${process.pid}-`));
+  if (!runsPrograms(dir)) {
+    await rm(dir, { recursive: true, force: true });
+    return;
+  }
   // As /tmp is to every user: the PostgreSQL server runs as its own user under it.
   await chmod(dir, 0o1777);
   process.env[DISK_SCRATCH_VARIABLE] = disk;

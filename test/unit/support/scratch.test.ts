@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { DISK_SCRATCH_VARIABLE, hasRoom, MEMORY_SCRATCH_VARIABLE, removeAbandoned, tmpdirFor } from '../../support/scratch';
+import { DISK_SCRATCH_VARIABLE, hasRoom, MEMORY_SCRATCH_VARIABLE, removeAbandoned, runsPrograms, tmpdirFor } from '../../support/scratch';
 import { cleanupsAfterEach } from '../../support/tmp';
 
 describe('the test run’s temporary files (scratch.ts)', () => {
@@ -30,6 +30,12 @@ describe('the test run’s temporary files (scratch.ts)', () => {
     expect(hasRoom('/proc', 0)).toBe(false);
     expect(hasRoom(path.join(os.tmpdir(), 'no-such-folder'), 0)).toBe(false);
     expect(hasRoom(os.tmpdir(), Number.MAX_SAFE_INTEGER)).toBe(false);
+  });
+
+  it('takes only a folder where programs run', async () => {
+    expect(runsPrograms(await cleanups.tempDir('aq-scratch-probe-'))).toBe(true);
+    // Nor one it cannot write a program into.
+    expect(runsPrograms(path.join(os.tmpdir(), 'no-such-folder', 'below'))).toBe(false);
   });
 
   it('removes the memory folders of runs that died, and no other folder', async () => {
