@@ -18,7 +18,7 @@ import path from 'node:path';
  *
  * A suite whose agents cannot see /dev/shm (the real Claude Code CLI's sandbox mounts a /dev of
  * its own, hiding a workspace there) starts its file with a `// @scratch-on-disk: <why>` line:
- * `scratch-environment.js` gives it the disk temp folder instead.
+ * `scratch-environment.ts` gives it the disk temp folder instead.
  */
 
 /** The run's memory folder, or unset when the run keeps the system's temp folder. */
