@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { processRuns } from '../util/process-runs';
 
 /**
  * Each agent run's own temporary folder, in the app's `agent-tmp` (agentTempDir). A folder's name
@@ -16,16 +17,6 @@ export type RunDirPrefix = (typeof RUN_DIR_PREFIXES)[number];
 /** The start of the names of the folders processes on this machine made with `prefix`; the pid follows. */
 function machineTag(prefix: RunDirPrefix): string {
   return `${prefix}${os.hostname()}-`;
-}
-
-/** Whether a process with this id runs on this machine (one of another user still counts). */
-function processRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** The process on this machine that made the run folder called `name`, or null for another machine's (or no run's). */

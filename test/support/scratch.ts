@@ -3,6 +3,7 @@ import { existsSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { processRuns } from '../../src/util/process-runs';
 
 /**
  * Where a test run keeps its temporary files: in memory when the machine has room for them.
@@ -43,15 +44,6 @@ export function hasRoom(folder: string, minFree = MIN_FREE_BYTES): boolean {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Removes the memory folders of earlier runs that died before their teardown (a folder is named
  * after the process that made it): each would hold its memory until the machine restarts.
@@ -59,7 +51,7 @@ function alive(pid: number): boolean {
 export function removeAbandoned(root = MEMORY_ROOT): void {
   for (const name of readdirSync(root)) {
     const pid = name.startsWith(PREFIX) ? Number.parseInt(name.slice(PREFIX.length), 10) : Number.NaN;
-    if (pid > 0 && !alive(pid)) rmSync(path.join(root, name), { recursive: true, force: true });
+    if (pid > 0 && !processRuns(pid)) rmSync(path.join(root, name), { recursive: true, force: true });
   }
 }
 
