@@ -33,7 +33,7 @@ import {
 import { retryingTransaction } from '../retrying-transaction';
 import { changes as changedRows, pageSlice, placeholders, readInBatches, writeReturning } from './run-sql';
 import { isPostgres } from '../dialect';
-import { endRunOn } from './run-end';
+import { CLOSE_RUN_RECORD, endRunOn } from './run-end';
 
 export type { NewTask, TaskRecord, TaskUpdate } from './task-record';
 export type { TaskListFilter, TaskPage, TaskPageOptions, TaskPlace, TaskSummaryRow } from './task-pages';
@@ -162,9 +162,7 @@ export class TaskRepository {
       // A run's last move also closes its record and lets go of its claim in the same statement (as
       // endRunOn does in two more): one round trip where begin, three statements and commit were five.
       const releaseClaim = endsRunAs ? ', claimed_by = null, lease_expires_at = null' : '';
-      const endRun = endsRunAs
-        ? ', ended as (update task_runs set ended_at = ?, outcome = ? where id = ? and ended_at is null and exists (select 1 from moved))'
-        : '';
+      const endRun = endsRunAs ? `, ended as (${CLOSE_RUN_RECORD} and exists (select 1 from moved))` : '';
       const [before] = await writeReturning<TaskRow>(
         em,
         `with before as (select ${TASK_COLUMNS} from tasks where ${where} for no key update),
